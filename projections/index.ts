@@ -1,0 +1,9 @@
+/** The built-in projections, in the order they start. */
+import type { Projection } from '../src/projection/projection';
+import content from './content';
+import users from './users';
+import revisions from './revisions';
+import terms from './terms';
+
+const builtIn: readonly Projection[] = [content as unknown as Projection, users as unknown as Projection, revisions as unknown as Projection, terms as unknown as Projection];
+export default builtIn;

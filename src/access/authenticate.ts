@@ -1,0 +1,130 @@
+/**
+ * HTTP Basic with an application password. Runs before routing, so bad credentials get a 401 on every route
+ * (WordPress 6.1 would silently treat the caller as anonymous; we tell a client that its password is wrong).
+ * Repeated failures are throttled (throttle.ts), and a password's use is recorded (at most daily) after the
+ * request has been let in, off its critical path.
+ */
+import type { ReadModel } from '../ports/readModel';
+import type { Site } from '../site';
+import type { Actor } from './capabilities';
+import { isRole } from './capabilities';
+import { applicationPasswordMatches } from './applicationPasswords';
+import { retryAfterSeconds, throttleFor } from './throttle';
+import { RestError, restError } from '../rest/errors';
+import type { UserDoc } from '../../projections/users';
+import { recordApplicationPasswordUse } from '../resources/users/operations';
+import { USAGE_RECORD_INTERVAL_MS } from '../resources/users/decider';
+
+export interface Authenticated {
+  actor: Actor;
+  user: UserDoc;
+  /** uuid of the application password used. */
+  applicationPassword: string;
+}
+
+/** The application password each authenticated actor signed in with (for `/application-passwords/introspect`). */
+const passwordOfActor = new WeakMap<Actor, string>();
+
+export const applicationPasswordOf = (actor: Actor): string | null => passwordOfActor.get(actor) ?? null;
+
+export async function findUserByLoginOrEmail(readModel: ReadModel, name: string): Promise<{ user: UserDoc | null; byEmail: boolean }> {
+  const lookup = async (field: 'login' | 'email') => {
+    const { items } = await readModel.query('user', {
+      filters: [{ kind: 'any', field, values: [name.toLowerCase()] }],
+      order: { kind: 'field', field: 'id', direction: 'asc' },
+      offset: 0,
+      limit: 1,
+    });
+    return (items[0] as UserDoc | undefined) ?? null;
+  };
+  const byLogin = await lookup('login');
+  if (byLogin || !name.includes('@')) return { user: byLogin, byEmail: false };
+  return { user: await lookup('email'), byEmail: true };
+}
+
+/** The login and password of a Basic header; null when the header is not Basic. */
+export function parseBasic(authorization: string | undefined): { name: string; password: string } | null {
+  if (!authorization || !/^basic /i.test(authorization)) return null;
+  const decoded = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return { name: decoded, password: '' };
+  return { name: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/** Returns null for a request without Basic credentials; throws a 401 RestError for bad ones. */
+export async function authenticateBasic(readModel: ReadModel, secret: string, authorization: string | undefined): Promise<Authenticated | null> {
+  if (!authorization || !/^basic /i.test(authorization)) return null;
+  const decoded = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw restError('incorrect_password', 'The provided password is an invalid application password.', 401);
+  const name = decoded.slice(0, colon);
+  const password = decoded.slice(colon + 1);
+  const { user, byEmail } = await findUserByLoginOrEmail(readModel, name);
+  if (!user) {
+    throw byEmail
+      ? restError('invalid_email', '<strong>Error:</strong> Unknown email address. Check again or try your username.', 401)
+      : restError('invalid_username', '<strong>Error:</strong> Unknown username. Check again or try your email address.', 401);
+  }
+  const match = user.application_passwords.find((p) => applicationPasswordMatches(secret, password, p.passwordHash));
+  if (!match) throw restError('incorrect_password', 'The provided password is an invalid application password.', 401);
+  const actor: Actor = { id: user.id, roles: user.roles.filter(isRole) };
+  passwordOfActor.set(actor, match.uuid);
+  return { actor, user, applicationPassword: match.uuid };
+}
+
+/** What authentication needs from an HTTP request (Koa's context has it). */
+export interface HttpExchange {
+  get(header: string): string;
+  ip: string;
+  set(header: string, value: string): void;
+}
+
+/**
+ * Authenticates a request as the app does it: throttled (429 with Retry-After, before any password is
+ * checked), then HTTP Basic, then the password's use recorded in the background.
+ */
+export async function authenticateRequest(site: Site, http: HttpExchange, requestId: string): Promise<Authenticated | null> {
+  const authorization = http.get('authorization') || undefined;
+  const credentials = parseBasic(authorization);
+  if (!credentials) return null;
+  const address = clientAddress(http.ip);
+  const throttle = throttleFor(site);
+  const waitMs = throttle.retryAfterMs(credentials.name, address);
+  if (waitMs > 0) {
+    const seconds = retryAfterSeconds(waitMs);
+    http.set('Retry-After', String(seconds));
+    throw restError('rest_too_many_requests', `Too many failed sign-in attempts. Try again in ${seconds} seconds.`, 429);
+  }
+  let authenticated: Authenticated | null;
+  try {
+    authenticated = await authenticateBasic(site.readModel, site.settings.authSecret, authorization);
+  } catch (error) {
+    if (error instanceof RestError && error.status === 401) throttle.failed(credentials.name, address);
+    throw error;
+  }
+  if (authenticated) {
+    throttle.succeeded(credentials.name, address);
+    noteUse(site, authenticated, address, requestId);
+  }
+  return authenticated;
+}
+
+/** IPv4 clients of a dual-stack socket show as `::ffff:a.b.c.d`; they are the same address. */
+export const clientAddress = (ip: string | undefined): string => (ip ?? '').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+
+/** Per site: uuids whose use is being recorded right now, so concurrent requests append it once. */
+const recording = new WeakMap<Site, Set<string>>();
+
+/** Records the use when the last record is a day old or more; never awaited by the request. */
+function noteUse(site: Site, authenticated: Authenticated, address: string, requestId: string): void {
+  const password = authenticated.user.application_passwords.find((p) => p.uuid === authenticated.applicationPassword);
+  if (!password) return;
+  if (password.last_used !== null && Date.parse(password.last_used) + USAGE_RECORD_INTERVAL_MS > site.clock.now()) return;
+  let pending = recording.get(site);
+  if (!pending) recording.set(site, (pending = new Set()));
+  if (pending.has(password.uuid)) return;
+  pending.add(password.uuid);
+  void recordApplicationPasswordUse(site, authenticated.user.id, password.uuid, address || null, requestId)
+    .catch((error: unknown) => console.error(`[${requestId}] could not record the use of an application password`, error))
+    .finally(() => pending.delete(password.uuid));
+}

@@ -1,0 +1,936 @@
+/**
+ * The in-memory read model: the embedded default that serves production traffic on one machine.
+ *
+ * Indexes, per collection:
+ * - `rows`: id → Row (the frozen document plus its normalised index entry). A Row object lives as long as its
+ *   document, and is updated in place, so every index can hold Rows and a walk never looks anything up.
+ * - `sets`: set field → value → Set<Row>.
+ * - `orders`: sort key → OrderIndex, a chunked sorted array of (key, row) ordered by (key, id); `byId` is the
+ *   same for ids. Chunks keep inserts and deletes cheap (a splice of at most ~1k entries), lookups are binary
+ *   searches, and a walk can start at a bound and go either way.
+ *
+ * A query compiles its filters into nodes that can test a row, estimate the size of a candidate superset they
+ * can list (set sizes, range counts), and sometimes count their matches exactly (one set's size, an
+ * intersection of sets, a range count). The total comes from that count when there is one, otherwise from
+ * listing the smallest candidate superset and testing it. The page then comes either from walking the order
+ * index from the right end, testing rows until offset + limit matches were seen, or from sorting the matches,
+ * whichever the estimates say is cheaper. So `status = publish` ordered by date, limit 10, costs a set size plus
+ * a walk of about 10 / (share of published rows) entries: O(log n + offset + limit) for a given mix.
+ *
+ * Documents are stored as frozen JSON copies: freezing once per write is cheaper than copying on every read
+ * (for a ~2 KB post, a JSON copy or structuredClone costs microseconds per read, a frozen object nothing).
+ *
+ * The validation and plan helpers at the top are shared with the Redis adapter, so both adapters accept and
+ * reject exactly the same commits and plans.
+ */
+import type {
+  Checkpoint,
+  Commit,
+  Direction,
+  Doc,
+  DocId,
+  Filter,
+  Order,
+  QueryPlan,
+  QueryResult,
+  ReadModel,
+  Scalar,
+} from '../../ports/readModel';
+
+// ---------------------------------------------------------------------------------------------------------
+// Shared rules
+
+/** The total order of scalars: numbers numerically, before strings by UTF-16 code units. */
+export function compareScalars(a: Scalar, b: Scalar): number {
+  if (typeof a === 'number') {
+    if (typeof b !== 'number') return -1;
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+  if (typeof b === 'number') return 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function isScalar(value: unknown): value is Scalar {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/** -0 and 0 are one value (JSON cannot tell them apart either). */
+function norm(value: Scalar): Scalar {
+  return value === 0 ? 0 : value;
+}
+
+function invalid(message: string): never {
+  throw new TypeError(`read model: ${message}`);
+}
+
+export interface PreparedEntry {
+  sort: Map<string, Scalar>;
+  sets: Map<string, Scalar[]>;
+  text: Map<string, string>;
+}
+
+export interface PreparedWrite {
+  collection: string;
+  id: Scalar;
+  /** null deletes. */
+  json: string | null;
+  doc: Doc | null;
+  entry: PreparedEntry;
+}
+
+export interface PreparedCommit {
+  writes: PreparedWrite[];
+  name: string;
+  checkpoint: Checkpoint;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function entries(value: unknown, what: string): [string, unknown][] {
+  if (value === undefined || value === null) return [];
+  if (!isRecord(value)) invalid(`index ${what} must be an object`);
+  // undefined / null mean absent, as JSON would have it.
+  return Object.entries(value).filter(([, v]) => v !== undefined && v !== null);
+}
+
+function prepareEntry(index: unknown): PreparedEntry {
+  const entry: PreparedEntry = { sort: new Map(), sets: new Map(), text: new Map() };
+  if (index === undefined || index === null) return entry;
+  if (!isRecord(index)) invalid('index entry must be an object');
+  for (const [field, value] of entries(index.sort, 'sort')) {
+    if (field === 'id') invalid('`id` is implicitly a sort key and must not be declared');
+    if (!isScalar(value)) invalid(`sort key ${JSON.stringify(field)} must be a finite number or a string`);
+    entry.sort.set(field, norm(value));
+  }
+  for (const [field, value] of entries(index.sets, 'sets')) {
+    if (field === 'id') invalid('`id` is implicitly a set field and must not be declared');
+    const list = Array.isArray(value) ? value : [value];
+    const distinct: Scalar[] = [];
+    for (const v of list) {
+      if (!isScalar(v)) invalid(`set field ${JSON.stringify(field)} holds a value that is not a finite number or a string`);
+      const n = norm(v);
+      if (!distinct.includes(n)) distinct.push(n);
+    }
+    entry.sets.set(field, distinct);
+  }
+  for (const [column, value] of entries(index.text, 'text')) {
+    if (typeof value !== 'string') invalid(`text column ${JSON.stringify(column)} must be a string`);
+    entry.text.set(column, value);
+  }
+  return entry;
+}
+
+/** Validates a whole commit before anything is applied; throws a TypeError naming the first problem. */
+export function prepareCommit(commit: Commit): PreparedCommit {
+  if (!isRecord(commit) || !Array.isArray(commit.writes) || !isRecord(commit.checkpoint)) {
+    invalid('a commit needs writes and a checkpoint');
+  }
+  const { name, position, version } = commit.checkpoint;
+  if (typeof name !== 'string' || name === '') invalid('checkpoint name must be a non-empty string');
+  if (!Number.isSafeInteger(position) || position < 0) invalid('checkpoint position must be a non-negative integer');
+  if (!Number.isSafeInteger(version)) invalid('checkpoint version must be an integer');
+  const writes = commit.writes.map((write, n): PreparedWrite => {
+    if (!isRecord(write)) invalid(`write ${n} is not an object`);
+    const { collection, doc } = write;
+    if (typeof collection !== 'string' || collection === '') invalid(`write ${n}: collection must be a non-empty string`);
+    if (!isScalar(write.id)) invalid(`write ${n}: id must be a finite number or a string`);
+    const id = norm(write.id);
+    if (doc === null) return { collection, id, json: null, doc: null, entry: prepareEntry(undefined) };
+    if (!isRecord(doc)) invalid(`write ${n}: doc must be an object or null`);
+    let json: string;
+    try {
+      json = JSON.stringify(doc);
+    } catch (error) {
+      invalid(`write ${n}: doc cannot be serialised (${(error as Error).message})`);
+    }
+    const copy: unknown = typeof json === 'string' ? JSON.parse(json) : undefined;
+    if (!isRecord(copy)) invalid(`write ${n}: doc does not serialise to a JSON object`);
+    if (copy.id !== id) invalid(`write ${n}: doc.id ${JSON.stringify(copy.id)} is not the write's id ${JSON.stringify(id)}`);
+    return { collection, id, json, doc: copy as Doc, entry: prepareEntry(write.index) };
+  });
+  return { writes, name, checkpoint: { position, version } };
+}
+
+function checkValues(values: unknown, where: string): void {
+  if (!Array.isArray(values) || !values.every(isScalar)) invalid(`${where}: values must be finite numbers or strings`);
+}
+
+function checkStrings(values: unknown, where: string): void {
+  if (!Array.isArray(values) || !values.every((v) => typeof v === 'string')) invalid(`${where} must be strings`);
+}
+
+function checkFilter(filter: Filter): void {
+  if (!isRecord(filter)) invalid('a filter must be an object');
+  switch (filter.kind) {
+    case 'any':
+    case 'all':
+    case 'none':
+      if (typeof filter.field !== 'string') invalid(`${filter.kind} filter needs a field`);
+      return checkValues(filter.values, `${filter.kind} filter`);
+    case 'range':
+      if (typeof filter.field !== 'string') invalid('range filter needs a field');
+      for (const bound of [filter.gt, filter.gte, filter.lt, filter.lte]) {
+        if (bound !== undefined && !isScalar(bound)) invalid('range bounds must be finite numbers or strings');
+      }
+      return;
+    case 'text':
+      checkStrings(filter.fields, 'text filter fields');
+      checkStrings(filter.includes, 'text filter includes');
+      return checkStrings(filter.excludes, 'text filter excludes');
+    case 'or':
+    case 'and':
+      if (!Array.isArray(filter.filters)) invalid(`${filter.kind} filter needs filters`);
+      return filter.filters.forEach(checkFilter);
+    default:
+      invalid(`unknown filter kind ${JSON.stringify((filter as { kind: unknown }).kind)}`);
+  }
+}
+
+function checkDirection(direction: unknown): void {
+  if (direction !== 'asc' && direction !== 'desc') invalid('direction must be asc or desc');
+}
+
+/** Validates a plan; both adapters call it first, so they reject the same plans. */
+export function checkPlan(plan: QueryPlan): void {
+  if (!isRecord(plan) || !Array.isArray(plan.filters)) invalid('a plan needs filters');
+  if (!Number.isSafeInteger(plan.offset) || plan.offset < 0) invalid('offset must be a non-negative integer');
+  if (plan.limit !== null && (!Number.isSafeInteger(plan.limit) || plan.limit < 0)) {
+    invalid('limit must be null or a non-negative integer');
+  }
+  plan.filters.forEach(checkFilter);
+  const order: Order = plan.order;
+  if (!isRecord(order)) invalid('a plan needs an order');
+  switch (order.kind) {
+    case 'field':
+      if (typeof order.field !== 'string') invalid('field order needs a field');
+      return checkDirection(order.direction);
+    case 'list':
+      if (typeof order.field !== 'string') invalid('list order needs a field');
+      return checkValues(order.values, 'list order');
+    case 'relevance':
+      if (typeof order.phrase !== 'string') invalid('relevance order needs a phrase');
+      checkStrings(order.terms, 'relevance terms');
+      if (!isRecord(order.columns)) invalid('relevance order needs columns');
+      checkStrings([order.columns.title, order.columns.excerpt, order.columns.content], 'relevance columns');
+      if (!isRecord(order.then) || typeof order.then.field !== 'string') invalid('relevance order needs `then`');
+      return checkDirection(order.then.direction);
+    default:
+      invalid(`unknown order kind ${JSON.stringify((order as { kind: unknown }).kind)}`);
+  }
+}
+
+/** A range filter's bounds, the tighter of gt/gte and of lt/lte. */
+export interface Bounds {
+  lo?: Scalar;
+  loIncl: boolean;
+  hi?: Scalar;
+  hiIncl: boolean;
+}
+
+export function rangeBounds(filter: Extract<Filter, { kind: 'range' }>): Bounds {
+  const bounds: Bounds = { loIncl: true, hiIncl: true };
+  if (filter.gte !== undefined) bounds.lo = norm(filter.gte);
+  if (filter.gt !== undefined && (bounds.lo === undefined || compareScalars(filter.gt, bounds.lo) >= 0)) {
+    bounds.lo = norm(filter.gt);
+    bounds.loIncl = false;
+  }
+  if (filter.lte !== undefined) bounds.hi = norm(filter.lte);
+  if (filter.lt !== undefined && (bounds.hi === undefined || compareScalars(filter.lt, bounds.hi) <= 0)) {
+    bounds.hi = norm(filter.lt);
+    bounds.hiIncl = false;
+  }
+  return bounds;
+}
+
+export function aboveLo(key: Scalar, b: Bounds): boolean {
+  if (b.lo === undefined) return true;
+  const c = compareScalars(key, b.lo);
+  return c > 0 || (c === 0 && b.loIncl);
+}
+
+export function belowHi(key: Scalar, b: Bounds): boolean {
+  if (b.hi === undefined) return true;
+  const c = compareScalars(key, b.hi);
+  return c < 0 || (c === 0 && b.hiIncl);
+}
+
+/** Search terms as matched: lowercased, empty ones dropped, duplicates dropped. */
+export function searchTerms(terms: readonly string[]): string[] {
+  return [...new Set(terms.filter((t) => t !== '').map((t) => t.toLowerCase()))];
+}
+
+export function distinctValues(values: readonly Scalar[]): Scalar[] {
+  return [...new Set(values.map(norm))];
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Storage
+
+interface Row {
+  readonly id: Scalar;
+  doc: Doc;
+  sort: Map<string, Scalar>;
+  sets: Map<string, Scalar[]>;
+  /** Lowercased once per write, so text filters never lowercase at query time. */
+  text: Map<string, string>;
+}
+
+interface Entry {
+  key: Scalar;
+  row: Row;
+}
+
+function compareEntries(a: Entry, b: Entry): number {
+  return compareScalars(a.key, b.key) || compareScalars(a.row.id, b.row.id);
+}
+
+const CHUNK = 512;
+
+/** Entries ordered by (key, id) in sorted chunks of CHUNK..2*CHUNK entries. */
+class OrderIndex {
+  private chunks: Entry[][] = [];
+  size = 0;
+
+  /** The first position at or after which `pred` holds (pred: false then true along the order). */
+  private firstWhere(pred: (e: Entry) => boolean): [number, number] {
+    const chunks = this.chunks;
+    let lo = 0;
+    let hi = chunks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const chunk = chunks[mid]!;
+      if (pred(chunk[chunk.length - 1]!)) hi = mid;
+      else lo = mid + 1;
+    }
+    if (lo === chunks.length) return [lo, 0];
+    const chunk = chunks[lo]!;
+    let a = 0;
+    let b = chunk.length - 1;
+    while (a < b) {
+      const mid = (a + b) >> 1;
+      if (pred(chunk[mid]!)) b = mid;
+      else a = mid + 1;
+    }
+    return [lo, a];
+  }
+
+  private rankOf([ci, i]: [number, number]): number {
+    let rank = i;
+    for (let c = 0; c < ci; c++) rank += this.chunks[c]!.length;
+    return rank;
+  }
+
+  insert(entry: Entry): void {
+    if (this.chunks.length === 0) {
+      this.chunks.push([entry]);
+      this.size = 1;
+      return;
+    }
+    let [ci, i] = this.firstWhere((e) => compareEntries(e, entry) >= 0);
+    if (ci === this.chunks.length) {
+      ci -= 1;
+      i = this.chunks[ci]!.length;
+    }
+    const chunk = this.chunks[ci]!;
+    chunk.splice(i, 0, entry);
+    this.size++;
+    if (chunk.length > 2 * CHUNK) this.chunks.splice(ci + 1, 0, chunk.splice(CHUNK));
+  }
+
+  remove(entry: Entry): void {
+    const [ci, i] = this.firstWhere((e) => compareEntries(e, entry) >= 0);
+    const chunk = this.chunks[ci];
+    if (chunk === undefined || chunk[i]?.row !== entry.row) return;
+    chunk.splice(i, 1);
+    this.size--;
+    if (chunk.length === 0) this.chunks.splice(ci, 1);
+  }
+
+  /** How many entries have keys within the bounds. */
+  count(b: Bounds): number {
+    const start = b.lo === undefined ? 0 : this.rankOf(this.firstWhere((e) => aboveLo(e.key, b)));
+    const end = b.hi === undefined ? this.size : this.rankOf(this.firstWhere((e) => !belowHi(e.key, b)));
+    return Math.max(0, end - start);
+  }
+
+  /**
+   * Visits the entries within `b` in the direction, after skipping `skip` of them, until `visit` returns true.
+   */
+  each(direction: Direction, b: Bounds | undefined, skip: number, visit: (e: Entry) => boolean): void {
+    const chunks = this.chunks;
+    if (direction === 'asc') {
+      let [ci, i] = b?.lo === undefined ? [0, 0] : this.firstWhere((e) => aboveLo(e.key, b));
+      while (skip > 0 && ci < chunks.length) {
+        const room = chunks[ci]!.length - i;
+        if (skip < room) {
+          i += skip;
+          skip = 0;
+        } else {
+          skip -= room;
+          ci++;
+          i = 0;
+        }
+      }
+      for (; ci < chunks.length; ci++, i = 0) {
+        const chunk = chunks[ci]!;
+        for (; i < chunk.length; i++) {
+          const e = chunk[i]!;
+          if (b !== undefined && !belowHi(e.key, b)) return;
+          if (visit(e)) return;
+        }
+      }
+    } else {
+      let ci: number;
+      let i: number;
+      if (b?.hi === undefined) {
+        ci = chunks.length - 1;
+        i = ci >= 0 ? chunks[ci]!.length - 1 : -1;
+      } else {
+        [ci, i] = this.firstWhere((e) => !belowHi(e.key, b));
+        i -= 1;
+        if (i < 0) {
+          ci -= 1;
+          i = ci >= 0 ? chunks[ci]!.length - 1 : -1;
+        }
+      }
+      while (skip > 0 && ci >= 0) {
+        if (skip <= i) {
+          i -= skip;
+          skip = 0;
+        } else {
+          skip -= i + 1;
+          ci--;
+          i = ci >= 0 ? chunks[ci]!.length - 1 : -1;
+        }
+      }
+      for (; ci >= 0; ci--, i = ci >= 0 ? chunks[ci]!.length - 1 : -1) {
+        const chunk = chunks[ci]!;
+        for (; i >= 0; i--) {
+          const e = chunk[i]!;
+          if (b !== undefined && !aboveLo(e.key, b)) return;
+          if (visit(e)) return;
+        }
+      }
+    }
+  }
+}
+
+class Collection {
+  readonly rows = new Map<Scalar, Row>();
+  readonly byId = new OrderIndex();
+  readonly orders = new Map<string, OrderIndex>();
+  readonly sets = new Map<string, Map<Scalar, Set<Row>>>();
+
+  put(id: Scalar, doc: Doc, entry: PreparedEntry): void {
+    const text = new Map<string, string>();
+    for (const [column, value] of entry.text) text.set(column, value.toLowerCase());
+    let row = this.rows.get(id);
+    if (row === undefined) {
+      row = { id, doc, sort: new Map(), sets: new Map(), text };
+      this.rows.set(id, row);
+      this.byId.insert({ key: id, row });
+    }
+    row.doc = doc;
+    row.text = text;
+    for (const [field, key] of row.sort) {
+      const next = entry.sort.get(field);
+      if (next !== key) this.orders.get(field)!.remove({ key, row });
+      if (next === undefined) this.dropEmptyOrder(field);
+    }
+    for (const [field, key] of entry.sort) {
+      if (row.sort.get(field) === key) continue;
+      let index = this.orders.get(field);
+      if (index === undefined) this.orders.set(field, (index = new OrderIndex()));
+      index.insert({ key, row });
+    }
+    row.sort = entry.sort;
+    for (const [field, values] of row.sets) {
+      const next = entry.sets.get(field);
+      for (const value of values) if (next === undefined || !next.includes(value)) this.leaveSet(field, value, row);
+    }
+    for (const [field, values] of entry.sets) {
+      const previous = row.sets.get(field);
+      for (const value of values) if (previous === undefined || !previous.includes(value)) this.joinSet(field, value, row);
+    }
+    row.sets = entry.sets;
+  }
+
+  delete(id: Scalar): void {
+    const row = this.rows.get(id);
+    if (row === undefined) return;
+    for (const [field, key] of row.sort) {
+      this.orders.get(field)!.remove({ key, row });
+      this.dropEmptyOrder(field);
+    }
+    for (const [field, values] of row.sets) for (const value of values) this.leaveSet(field, value, row);
+    this.byId.remove({ key: id, row });
+    this.rows.delete(id);
+  }
+
+  private dropEmptyOrder(field: string): void {
+    if (this.orders.get(field)?.size === 0) this.orders.delete(field);
+  }
+
+  private joinSet(field: string, value: Scalar, row: Row): void {
+    let byValue = this.sets.get(field);
+    if (byValue === undefined) this.sets.set(field, (byValue = new Map()));
+    let set = byValue.get(value);
+    if (set === undefined) byValue.set(value, (set = new Set()));
+    set.add(row);
+  }
+
+  private leaveSet(field: string, value: Scalar, row: Row): void {
+    const byValue = this.sets.get(field)!;
+    const set = byValue.get(value)!;
+    set.delete(row);
+    if (set.size === 0) byValue.delete(value);
+    if (byValue.size === 0) this.sets.delete(field);
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Queries
+
+interface Node {
+  test(row: Row): boolean;
+  /** Relative cost of `test`; conjunctions test cheap children first. */
+  cost: number;
+  /** Size of a candidate superset `candidates()` can list cheaply; undefined: only a scan would do. */
+  estimate(): number | undefined;
+  candidates(): Iterable<Row>;
+  /** The exact number of matches when it is cheap to know. */
+  count(): number | undefined;
+  /** Sets whose intersection is exactly this node's matches, for counting conjunctions. */
+  sets?: Set<Row>[];
+  /** Set when this node is exactly a range on a sort key, so an order walk can start at its bound. */
+  range?: { field: string; bounds: Bounds };
+}
+
+const TRUE: Node = {
+  test: () => true,
+  cost: 0,
+  estimate: () => undefined,
+  candidates: () => [],
+  count: () => undefined,
+};
+
+const FALSE: Node = {
+  test: () => false,
+  cost: 0,
+  estimate: () => 0,
+  candidates: () => [],
+  count: () => 0,
+  sets: [],
+};
+
+function intersectionCount(sets: Set<Row>[]): number {
+  if (sets.length === 0) return -1;
+  const sorted = [...sets].sort((a, b) => a.size - b.size);
+  const [smallest, ...rest] = sorted;
+  if (rest.length === 0) return smallest!.size;
+  let n = 0;
+  for (const row of smallest!) if (rest.every((s) => s.has(row))) n++;
+  return n;
+}
+
+function unionCount(sets: Set<Row>[]): number {
+  // Count the largest set whole, then only the members of smaller sets not seen in a larger one.
+  const sorted = [...sets].sort((a, b) => b.size - a.size);
+  let n = 0;
+  sorted.forEach((set, i) => {
+    if (i === 0) n += set.size;
+    else for (const row of set) if (!sorted.slice(0, i).some((s) => s.has(row))) n++;
+  });
+  return n;
+}
+
+function union(sets: Iterable<Iterable<Row>>): Set<Row> {
+  const out = new Set<Row>();
+  for (const set of sets) for (const row of set) out.add(row);
+  return out;
+}
+
+function sortKeyOf(row: Row, field: string): Scalar | undefined {
+  return field === 'id' ? row.id : row.sort.get(field);
+}
+
+class Query {
+  constructor(private readonly c: Collection) {}
+
+  compile(filter: Filter): Node {
+    switch (filter.kind) {
+      case 'any':
+        return this.anyOf(filter.field, distinctValues(filter.values));
+      case 'all': {
+        const values = distinctValues(filter.values);
+        if (values.length === 0) return TRUE;
+        if (filter.field === 'id') return values.length === 1 ? this.anyOf('id', values) : FALSE;
+        const byValue = this.c.sets.get(filter.field);
+        const sets = values.map((v) => byValue?.get(v));
+        if (sets.some((s) => s === undefined)) return FALSE;
+        const present = sets as Set<Row>[];
+        const field = filter.field;
+        return {
+          test: (row) => {
+            const own = row.sets.get(field);
+            return own !== undefined && values.every((v) => own.includes(v));
+          },
+          cost: values.length,
+          estimate: () => Math.min(...present.map((s) => s.size)),
+          candidates: () => present.reduce((a, b) => (b.size < a.size ? b : a)),
+          count: () => intersectionCount(present),
+          sets: present,
+        };
+      }
+      case 'none': {
+        const values = distinctValues(filter.values);
+        if (values.length === 0) return TRUE;
+        const any = this.anyOf(filter.field, values);
+        const size = this.c.rows.size;
+        return {
+          test: (row) => !any.test(row),
+          cost: any.cost,
+          estimate: () => undefined,
+          candidates: () => [],
+          count: () => {
+            const n = any.count();
+            return n === undefined ? undefined : size - n;
+          },
+        };
+      }
+      case 'range': {
+        const field = filter.field;
+        const index = field === 'id' ? this.c.byId : this.c.orders.get(field);
+        if (index === undefined) return FALSE;
+        const bounds = rangeBounds(filter);
+        return {
+          test: (row) => {
+            const key = sortKeyOf(row, field);
+            return key !== undefined && aboveLo(key, bounds) && belowHi(key, bounds);
+          },
+          cost: 2,
+          estimate: () => index.count(bounds),
+          candidates: () => {
+            const rows: Row[] = [];
+            index.each('asc', bounds, 0, (e) => (rows.push(e.row), false));
+            return rows;
+          },
+          count: () => index.count(bounds),
+          range: { field, bounds },
+        };
+      }
+      case 'text': {
+        const includes = searchTerms(filter.includes);
+        const excludes = searchTerms(filter.excludes);
+        if (includes.length === 0 && excludes.length === 0) return TRUE;
+        if (includes.length > 0 && filter.fields.length === 0) return FALSE;
+        const fields = [...filter.fields];
+        // No trigram index here: a memory scan of lowercased columns narrowed by the other filters is fast
+        // enough, and trigram sets of whole post bodies would cost far more memory than the documents.
+        return {
+          test: (row) => {
+            const texts = fields.map((f) => row.text.get(f) ?? '');
+            return (
+              includes.every((t) => texts.some((x) => x.includes(t))) &&
+              !excludes.some((t) => texts.some((x) => x.includes(t)))
+            );
+          },
+          cost: 50,
+          estimate: () => undefined,
+          candidates: () => [],
+          count: () => undefined,
+        };
+      }
+      case 'or':
+        return this.or(filter.filters.map((f) => this.compile(f)));
+      case 'and':
+        return this.and(filter.filters.map((f) => this.compile(f)));
+    }
+  }
+
+  private anyOf(field: string, values: Scalar[]): Node {
+    if (values.length === 0) return FALSE;
+    if (field === 'id') {
+      const rows = this.c.rows;
+      const wanted = new Set(values);
+      const present = () => values.map((v) => rows.get(v)).filter((r): r is Row => r !== undefined);
+      return {
+        test: (row) => wanted.has(row.id),
+        cost: 1,
+        estimate: () => values.length,
+        candidates: present,
+        count: () => present().length,
+      };
+    }
+    const byValue = this.c.sets.get(field);
+    const sets = values.map((v) => byValue?.get(v)).filter((s): s is Set<Row> => s !== undefined);
+    if (sets.length === 0) return FALSE;
+    if (sets.length === 1) {
+      const set = sets[0]!;
+      return {
+        test: (row) => set.has(row),
+        cost: 1,
+        estimate: () => set.size,
+        candidates: () => set,
+        count: () => set.size,
+        sets: [set],
+      };
+    }
+    return {
+      test: (row) => sets.some((s) => s.has(row)),
+      cost: sets.length,
+      estimate: () => sets.reduce((n, s) => n + s.size, 0),
+      candidates: () => union(sets),
+      count: () => unionCount(sets),
+    };
+  }
+
+  private or(children: Node[]): Node {
+    const live = children.filter((n) => n !== FALSE);
+    if (live.length === 0) return FALSE;
+    if (live.length === 1) return live[0]!;
+    if (live.includes(TRUE)) return TRUE;
+    live.sort((a, b) => a.cost - b.cost);
+    return {
+      test: (row) => live.some((n) => n.test(row)),
+      cost: live.reduce((n, c) => n + c.cost, 0),
+      estimate: () => {
+        let total = 0;
+        for (const n of live) {
+          const e = n.estimate();
+          if (e === undefined) return undefined;
+          total += e;
+        }
+        return total;
+      },
+      candidates: () => union(live.map((n) => n.candidates())),
+      count: () => undefined,
+    };
+  }
+
+  and(children: Node[]): Node {
+    const live = children.filter((n) => n !== TRUE);
+    if (live.length === 0) return TRUE;
+    if (live.length === 1) return live[0]!;
+    if (live.includes(FALSE)) return FALSE;
+    live.sort((a, b) => a.cost - b.cost);
+    const best = (): Node | undefined => {
+      let chosen: Node | undefined;
+      let size = Infinity;
+      for (const n of live) {
+        const e = n.estimate();
+        if (e !== undefined && e < size) [chosen, size] = [n, e];
+      }
+      return chosen;
+    };
+    const sets = live.every((n) => n.sets !== undefined) ? live.flatMap((n) => n.sets!) : undefined;
+    const node: Node = {
+      test: (row) => live.every((n) => n.test(row)),
+      cost: live.reduce((n, c) => n + c.cost, 0),
+      estimate: () => best()?.estimate(),
+      candidates: () => best()!.candidates(),
+      count: () => (sets === undefined ? undefined : intersectionCount(sets)),
+    };
+    if (sets !== undefined) node.sets = sets;
+    return node;
+  }
+
+  /** Every matching row, from the smallest candidate superset (or a scan when there is none). */
+  matches(node: Node): Row[] {
+    const source = node.estimate() === undefined ? this.c.rows.values() : node.candidates();
+    const out: Row[] = [];
+    for (const row of source) if (node.test(row)) out.push(row);
+    return out;
+  }
+
+  /** `rows` ordered by a sort key: walk its index when the rows are dense in it, otherwise sort them. */
+  orderRows(rows: Row[], field: string, direction: Direction, offset: number, take: number): Row[] {
+    const m = rows.length;
+    if (m === 0 || take === 0 || offset >= m) return [];
+    const index = field === 'id' ? this.c.byId : this.c.orders.get(field);
+    const walkCost = index === undefined ? Infinity : (Math.min(offset + take, m) * index.size) / m;
+    if (walkCost < m * Math.log2(m + 1)) {
+      const wanted = new Set(rows);
+      const out: Row[] = [];
+      let seen = 0;
+      index!.each(direction, undefined, 0, (e) => {
+        if (!wanted.has(e.row)) return false;
+        if (seen++ >= offset) out.push(e.row);
+        return out.length >= take;
+      });
+      if (out.length < take && field !== 'id') {
+        const sign = direction === 'asc' ? 1 : -1;
+        const missing = rows.filter((r) => !r.sort.has(field)).sort((a, b) => sign * compareScalars(a.id, b.id));
+        out.push(...missing.slice(Math.max(0, offset - seen), Math.max(0, offset - seen) + take - out.length));
+      }
+      return out;
+    }
+    const sign = direction === 'asc' ? 1 : -1;
+    const sorted = [...rows].sort((a, b) => {
+      const ka = sortKeyOf(a, field);
+      const kb = sortKeyOf(b, field);
+      if (ka === undefined || kb === undefined) {
+        if (ka !== kb) return ka === undefined ? 1 : -1;
+      } else {
+        const c = compareScalars(ka, kb);
+        if (c !== 0) return sign * c;
+      }
+      return sign * compareScalars(a.id, b.id);
+    });
+    return sorted.slice(offset, offset + take);
+  }
+
+  run(plan: QueryPlan): { rows: Row[]; total: number } {
+    const node = this.and(plan.filters.map((f) => this.compile(f)));
+    const take = plan.limit ?? Infinity;
+    const { offset } = plan;
+    const order = plan.order;
+    if (order.kind === 'field') return this.byField(node, order.field, order.direction, offset, take);
+    const matches = this.matches(node);
+    const total = matches.length;
+    const out: Row[] = [];
+    // Each segment of the order gets its share of the page: its own offset and what is still to take.
+    let consumed = 0;
+    const segment = (rows: Row[], field: string, direction: Direction) => {
+      if (out.length < take && consumed + rows.length > offset) {
+        out.push(...this.orderRows(rows, field, direction, Math.max(0, offset - consumed), take - out.length));
+      }
+      consumed += rows.length;
+    };
+    if (order.kind === 'list') {
+      const matched = new Set(matches);
+      const placed = new Set<Row>();
+      for (const value of distinctValues(order.values)) {
+        if (out.length >= take) break;
+        const listed =
+          order.field === 'id' ? [this.c.rows.get(value)] : [...(this.c.sets.get(order.field)?.get(value) ?? [])];
+        const bucket = listed.filter((r): r is Row => r !== undefined && matched.has(r) && !placed.has(r));
+        bucket.forEach((r) => placed.add(r));
+        segment(bucket, 'id', 'asc');
+      }
+      if (out.length < take) segment(placed.size === 0 ? matches : matches.filter((r) => !placed.has(r)), 'id', 'asc');
+      return { rows: out, total };
+    }
+    const phrase = order.phrase.toLowerCase();
+    const terms = searchTerms(order.terms);
+    const { title, excerpt, content } = order.columns;
+    const ranks: Row[][] = [[], [], [], [], [], []];
+    for (const row of matches) {
+      const t = row.text.get(title) ?? '';
+      let rank = 5;
+      if (phrase !== '' && t.includes(phrase)) rank = 0;
+      else if (terms.length > 0 && terms.every((x) => t.includes(x))) rank = 1;
+      else if (terms.some((x) => t.includes(x))) rank = 2;
+      else if (phrase !== '' && (row.text.get(excerpt) ?? '').includes(phrase)) rank = 3;
+      else if (phrase !== '' && (row.text.get(content) ?? '').includes(phrase)) rank = 4;
+      ranks[rank]!.push(row);
+    }
+    for (const rows of ranks) segment(rows, order.then.field, order.then.direction);
+    return { rows: out, total };
+  }
+
+  private byField(node: Node, field: string, direction: Direction, offset: number, take: number) {
+    const counted = node === TRUE ? this.c.rows.size : node.count();
+    if (counted === undefined) {
+      const matches = this.matches(node);
+      return { rows: this.orderRows(matches, field, direction, offset, take), total: matches.length };
+    }
+    const total = counted;
+    if (total === 0 || take === 0 || offset >= total) return { rows: [], total };
+    const n = this.c.rows.size;
+    const walkCost = (Math.min(offset + take, total) * n) / total;
+    const estimate = node.estimate();
+    if (estimate !== undefined && estimate * Math.log2(estimate + 2) < walkCost) {
+      return { rows: this.orderRows(this.matches(node), field, direction, offset, take), total };
+    }
+    // Walk the order index from the requested end, testing rows; stop when the page is full or every match
+    // has been seen. A range on the order key itself bounds the walk, and with no other filter every entry
+    // inside the bounds matches, so the offset can be skipped without testing.
+    const index = field === 'id' ? this.c.byId : this.c.orders.get(field);
+    const bounds = node.range?.field === field ? node.range.bounds : undefined;
+    const exact = node === TRUE || bounds !== undefined;
+    const out: Row[] = [];
+    let seen = exact ? Math.min(offset, index?.size ?? 0) : 0;
+    index?.each(direction, bounds, exact ? offset : 0, (e) => {
+      if (!exact && !node.test(e.row)) return false;
+      if (seen++ >= offset) out.push(e.row);
+      return out.length >= take || seen >= total;
+    });
+    if (out.length < take && seen < total && field !== 'id') {
+      // Rows without the key come last, by id in the same direction.
+      this.c.byId.each(direction, undefined, 0, (e) => {
+        if (e.row.sort.has(field) || !node.test(e.row)) return false;
+        if (seen++ >= offset) out.push(e.row);
+        return out.length >= take || seen >= total;
+      });
+    }
+    return { rows: out, total };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+export function createMemoryReadModel(): ReadModel {
+  const collections = new Map<string, Collection>();
+  const checkpoints = new Map<string, Checkpoint>();
+
+  const lookup = (collection: string, id: DocId): Doc | null => {
+    if (!isScalar(id)) return null;
+    return collections.get(collection)?.rows.get(norm(id))?.doc ?? null;
+  };
+
+  return {
+    async get(collection, id) {
+      return lookup(collection, id);
+    },
+
+    async getMany(collection, ids) {
+      return ids.map((id) => lookup(collection, id));
+    },
+
+    async query(collection, plan): Promise<QueryResult> {
+      checkPlan(plan);
+      const c = collections.get(collection);
+      if (c === undefined) return { items: [], total: 0 };
+      const { rows, total } = new Query(c).run(plan);
+      return { items: rows.map((r) => r.doc), total };
+    },
+
+    async commit(commit) {
+      // Everything that can fail happens in prepareCommit; applying below cannot throw, so it is all or nothing.
+      const prepared = prepareCommit(commit);
+      for (const write of prepared.writes) {
+        let c = collections.get(write.collection);
+        if (write.doc === null) {
+          c?.delete(write.id);
+          continue;
+        }
+        if (c === undefined) collections.set(write.collection, (c = new Collection()));
+        c.put(write.id, deepFreeze(write.doc), write.entry);
+      }
+      checkpoints.set(prepared.name, prepared.checkpoint);
+    },
+
+    async checkpoint(name) {
+      const cp = checkpoints.get(name);
+      return cp === undefined ? null : { ...cp };
+    },
+
+    async reset(name, names) {
+      checkpoints.delete(name);
+      for (const collection of names) collections.delete(collection);
+    },
+
+    async close() {},
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * The embedded event store: one SQLite file (better-sqlite3, WAL), safe to share between processes.
+ *
+ * Durability: an append's transaction is committed before its promise resolves. In WAL mode with
+ * `synchronous=NORMAL` (durability 'process-crash', the default) a commit reaches the OS without an fsync, so a
+ * killed process loses nothing it acknowledged, but a power cut or kernel crash may roll back the last commits
+ * (the file stays consistent). 'power-loss' uses `synchronous=FULL`: an fsync per commit, which survives power
+ * loss at the cost of far fewer appends per second on most disks.
+ *
+ * Idempotency: see `resultOfRetriedAppend` — re-appending the same event ids right after the same expected
+ * revision returns the original append's result instead of a conflict.
+ */
+import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
+import {
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type RecordedEvent,
+} from '../../ports/eventStore';
+import {
+  assertAppendable,
+  resultOfRetriedAppend,
+  satisfiesExpectedRevision,
+  startCatchUpSubscription,
+  type CatchUpSubscription,
+} from '../eventStoreShared';
+
+export interface SqliteEventStoreOptions {
+  file: string;
+  /** How often live subscriptions look for events appended by other processes. */
+  pollIntervalMs?: number;
+  durability?: 'process-crash' | 'power-loss';
+}
+
+/** How long a writer waits for another process's write transaction before failing with SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 5000;
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS events (
+    position INTEGER PRIMARY KEY,
+    stream_id TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    data TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    UNIQUE (stream_id, revision)
+  ) STRICT;
+`;
+
+interface EventRow {
+  position: number;
+  stream_id: string;
+  revision: number;
+  id: string;
+  type: string;
+  data: string;
+  metadata: string;
+}
+
+const COLUMNS = 'position, stream_id, revision, id, type, data, metadata';
+/** SQLite reads a negative LIMIT as "no limit". */
+const NO_LIMIT = -1;
+
+const toRecordedEvent = (row: EventRow): RecordedEvent => ({
+  id: row.id,
+  streamId: row.stream_id,
+  revision: row.revision,
+  position: row.position,
+  type: row.type,
+  data: JSON.parse(row.data),
+  metadata: JSON.parse(row.metadata),
+});
+
+export function openSqliteEventStore(options: SqliteEventStoreOptions): EventStore {
+  const db = new Database(options.file, { timeout: BUSY_TIMEOUT_MS });
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${options.durability === 'power-loss' ? 'FULL' : 'NORMAL'}`);
+  db.exec(SCHEMA);
+
+  const lastRevision = db.prepare<[string], number>('SELECT revision FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1').pluck();
+  const insert = db.prepare<[string, number, string, string, string, string]>(
+    'INSERT INTO events (stream_id, revision, id, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  const streamForwards = db.prepare<[string, number, number], EventRow>(
+    `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?`,
+  );
+  const streamBackwards = db.prepare<[string, number, number], EventRow>(
+    `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`,
+  );
+  const allForwards = db.prepare<[number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position >= ? ORDER BY position LIMIT ?`);
+  const allBackwards = db.prepare<[number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position <= ? ORDER BY position DESC LIMIT ?`);
+  const head = db.prepare<[], number>('SELECT COALESCE(MAX(position), 0) FROM events').pluck();
+
+  const append = db.transaction((streamId: string, events: NewEvent[], expected: ExpectedRevision): AppendResult => {
+    const current = lastRevision.get(streamId) ?? -1;
+    if (!satisfiesExpectedRevision(expected, current)) {
+      const retried = resultOfRetriedAppend(expected, events, (revision, count) => streamForwards.all(streamId, revision + 1, count));
+      if (retried) return retried;
+      throw new WrongExpectedRevisionError(streamId, expected, current === -1 ? 'no_stream' : current);
+    }
+    let revision = current;
+    let position = 0;
+    for (const event of events) {
+      revision += 1;
+      const data = JSON.stringify(event.data ?? null);
+      position = Number(insert.run(streamId, revision, event.id ?? randomUUID(), event.type, data, JSON.stringify(event.metadata)).lastInsertRowid);
+    }
+    return { nextExpectedRevision: revision, position };
+  });
+
+  const subscriptions = new Set<CatchUpSubscription>();
+  let closed = false;
+
+  return {
+    async appendToStream(streamId, events, { expectedRevision }) {
+      assertAppendable(events);
+      // IMMEDIATE takes the write lock before reading the current revision, so no other process can append in between.
+      const result = append.immediate(streamId, events, expectedRevision);
+      for (const subscription of subscriptions) subscription.notify();
+      return result;
+    },
+
+    async readStream(streamId, { direction = 'forwards', fromRevision, maxCount = NO_LIMIT } = {}) {
+      const rows = direction === 'forwards'
+        ? streamForwards.all(streamId, fromRevision ?? 0, maxCount)
+        : streamBackwards.all(streamId, fromRevision ?? Number.MAX_SAFE_INTEGER, maxCount);
+      return rows.map(toRecordedEvent);
+    },
+
+    async readAll({ direction = 'forwards', fromPosition, maxCount = NO_LIMIT } = {}) {
+      const rows = direction === 'forwards'
+        ? allForwards.all(fromPosition ?? 1, maxCount)
+        : allBackwards.all(fromPosition ?? Number.MAX_SAFE_INTEGER, maxCount);
+      return rows.map(toRecordedEvent);
+    },
+
+    subscribeToAll(subscriptionOptions) {
+      if (closed) throw new Error('The event store is closed');
+      const subscription = startCatchUpSubscription(
+        {
+          readAfter: (position, maxCount) => allForwards.all(position + 1, maxCount).map(toRecordedEvent),
+          headPosition: () => head.get()!,
+        },
+        subscriptionOptions,
+        { pollIntervalMs: options.pollIntervalMs ?? 50, onClosed: () => subscriptions.delete(subscription) },
+      );
+      subscriptions.add(subscription);
+      return subscription;
+    },
+
+    async headPosition() {
+      return head.get()!;
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all([...subscriptions].map((subscription) => subscription.close()));
+      db.close();
+    },
+  };
+}

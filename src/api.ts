@@ -1,0 +1,59 @@
+/**
+ * Every route of the API, assembled from the resource slices, plus the discovery routes generated from them.
+ * Adding a resource means adding its routes here; the index, batch and OPTIONS follow.
+ */
+import type { Site } from './site';
+import type { RouteDefinition } from './rest/route';
+import { Dispatcher } from './rest/dispatch';
+import { discoveryRoutes } from './rest/discovery';
+import { gmtOffsetHours } from './text/dates';
+import { contentRoutes } from './resources/content/routes';
+import { applicationPasswordRoutes } from './resources/users/applicationPasswordRoutes';
+import { userRoutes } from './resources/users/routes';
+import { batchRoute } from './rest/batch';
+import { revisionRoutes } from './resources/revisions/routes';
+import { termRoutes } from './resources/terms/routes';
+import { historyRoutes } from './resources/history/routes';
+import { auditRoutes } from './resources/audit/routes';
+import { customProjections, projectionRoutes } from './resources/projections/routes';
+
+/** Namespaces with routes of ours, in the order the index lists them. */
+const NAMESPACES = ['oembed/1.0', 'core/v2', 'projections/v1', 'audit/v1'];
+/** Listed by every WordPress site; their routes are not part of this interface. */
+const LISTED_ONLY = ['site-health/v1', 'block-editor/v1'];
+
+export function buildDispatcher(site: Site): Dispatcher {
+    const content = {
+    // No category tree exists until the terms slice lands, so no category has descendants.
+    categoryDescendants: async (): Promise<number[]> => [],
+  };
+  const resourceRoutes: RouteDefinition[] = [
+    ...contentRoutes(site, 'post', content),
+    ...revisionRoutes(site, 'post'),
+    ...contentRoutes(site, 'page', content),
+    ...revisionRoutes(site, 'page'),
+    ...termRoutes(site),
+  ];
+  resourceRoutes.push(...userRoutes(site), ...applicationPasswordRoutes(site));
+  resourceRoutes.push(...historyRoutes(site, 'post'), ...historyRoutes(site, 'page'), ...auditRoutes(site), ...projectionRoutes(site, customProjections(site)));
+  const all: RouteDefinition[] = [];
+  const index = discoveryRoutes(
+    () => all,
+    {
+      name: site.settings.name,
+      description: site.settings.description,
+      url: site.settings.siteUrl,
+      home: site.settings.siteUrl,
+      gmtOffset: () => String(gmtOffsetHours(site.settings.timezone, site.clock.now())),
+      timezoneString: site.settings.timezone === 'UTC' ? '' : site.settings.timezone,
+      extraNamespaces: LISTED_ONLY,
+      authorizationUrl: `${site.settings.siteUrl}/wp-admin/authorize-application.php`,
+    },
+    site.apiRoot,
+    NAMESPACES,
+  );
+  let dispatcher: Dispatcher | null = null;
+  all.push(index[0]!, batchRoute(() => dispatcher!), ...index.slice(1), ...resourceRoutes);
+  dispatcher = new Dispatcher(all, { apiRoot: site.apiRoot });
+  return dispatcher;
+}

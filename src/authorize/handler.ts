@@ -1,0 +1,188 @@
+/**
+ * `{SITE_URL}/wp-admin/authorize-application.php`, the authorization endpoint the index advertises. An
+ * application sends its user here; the user signs in with their login password and approves (a new
+ * application password, handed to `success_url` or shown) or rejects (sent to `reject_url` with
+ * `success=false`). Sign-in failures share the API's throttle.
+ */
+import type Koa from 'koa';
+import { randomUUID } from 'node:crypto';
+import type { Site } from '../site';
+import { chunkPassword } from '../access/applicationPasswords';
+import { clientAddress, findUserByLoginOrEmail } from '../access/authenticate';
+import { retryAfterSeconds, throttleFor } from '../access/throttle';
+import { RestError } from '../rest/errors';
+import { parseQuery } from '../rest/query';
+import { createApplicationPassword, loadUserState } from '../resources/users/operations';
+import { hashLoginPassword, loginPasswordMatches } from '../resources/users/loginPassword';
+import { renderForm, renderMessage, renderPassword, renderRejected } from './page';
+import { readAuthorizationRequest, requestProblems, withQuery } from './request';
+import type { AuthorizationRequest } from './request';
+import { NONCE_COOKIE, TOKEN_LIFETIME_MS, isNonce, issueToken, newNonce, readCookie, tokenIsValid } from './token';
+
+export const AUTHORIZE_PATH = '/wp-admin/authorize-application.php';
+const MAX_FORM_BYTES = 64 * 1024;
+
+/** Serves the page when the request is for it; false lets the API handle the request. */
+export async function serveAuthorizationPage(site: Site, ctx: Koa.Context): Promise<boolean> {
+  const path = `${new URL(site.settings.siteUrl).pathname.replace(/\/$/, '')}${AUTHORIZE_PATH}`;
+  if (ctx.path !== path) return false;
+  const page = new AuthorizationPage(site, ctx, path);
+  if (ctx.method === 'GET' || ctx.method === 'HEAD') page.show(parseQuery(ctx.querystring));
+  else if (ctx.method === 'POST') await page.submit();
+  else {
+    ctx.set('Allow', 'GET, HEAD, POST');
+    page.send(405, renderMessage(site.settings.name, 'Method not allowed', ['This page only answers GET and POST.']));
+  }
+  return true;
+}
+
+/** A dummy hash, so that an unknown login costs the same time as a wrong password. */
+let dummyHash: Promise<string> | null = null;
+
+class AuthorizationPage {
+  private readonly siteName: string;
+
+  constructor(
+    private readonly site: Site,
+    private readonly ctx: Koa.Context,
+    private readonly path: string,
+  ) {
+    this.siteName = site.settings.name;
+  }
+
+  show(params: Record<string, unknown>): void {
+    const request = readAuthorizationRequest(params);
+    if (!this.acceptable(request)) return;
+    this.form(200, request, request.appName, '', []);
+  }
+
+  async submit(): Promise<void> {
+    const form = await this.readForm();
+    if (!form) return;
+    const request = readAuthorizationRequest(form);
+    if (!this.acceptable(request)) return;
+    const nonce = readCookie(this.ctx.get('cookie'), NONCE_COOKIE);
+    const token = typeof form.token === 'string' ? form.token : '';
+    if (!tokenIsValid(this.site.settings.authSecret, nonce, token, this.site.clock.now(), bound(request))) {
+      const retry = `${this.path}?${new URLSearchParams(Object.entries({ app_name: request.appName, app_id: request.appId, success_url: request.successUrl, reject_url: request.rejectUrl }).filter(([, v]) => v !== '')).toString()}`;
+      this.send(403, renderMessage(this.siteName, 'Please try again', ['This form has expired or was not sent from this site, so nothing was done.'], { href: retry, text: 'Load the authorization page again' }));
+      return;
+    }
+    if (form.reject !== undefined) {
+      if (request.rejectUrl === '') this.send(200, renderRejected(this.siteName));
+      else this.redirect(withQuery(request.rejectUrl, { success: 'false' }));
+      return;
+    }
+    await this.approve(request, form);
+  }
+
+  private async approve(request: AuthorizationRequest, form: Record<string, unknown>): Promise<void> {
+    const login = typeof form.log === 'string' ? form.log.trim() : '';
+    const password = typeof form.pwd === 'string' ? form.pwd : '';
+    const passwordName = typeof form.app_name === 'string' ? form.app_name.trim() : '';
+    if (login === '' || password === '') {
+      this.form(400, request, passwordName, login, ['Enter your username (or email address) and your password.']);
+      return;
+    }
+    const address = clientAddress(this.ctx.ip);
+    const throttle = throttleFor(this.site);
+    const waitMs = throttle.retryAfterMs(login, address);
+    if (waitMs > 0) {
+      const seconds = retryAfterSeconds(waitMs);
+      this.ctx.set('Retry-After', String(seconds));
+      this.form(429, request, passwordName, login, [`Too many failed sign-in attempts. Wait ${seconds} seconds, then try again.`]);
+      return;
+    }
+    const { user } = await findUserByLoginOrEmail(this.site.readModel, login);
+    const state = user ? await loadUserState(this.site, user.id) : null;
+    const hash = state?.user?.passwordHash ?? null;
+    if (!user || !hash) await (dummyHash ??= hashLoginPassword('no such user')).then((h) => loginPasswordMatches(password, h));
+    if (!user || !(await loginPasswordMatches(password, hash))) {
+      throttle.failed(login, address);
+      this.form(403, request, passwordName, login, ['The username or password is not correct.']);
+      return;
+    }
+    throttle.succeeded(login, address);
+    if (passwordName === '') {
+      this.form(400, request, passwordName, login, ['Give the new application password a name.']);
+      return;
+    }
+    let created: Awaited<ReturnType<typeof createApplicationPassword>>;
+    try {
+      created = await createApplicationPassword(this.site, user.id, { name: passwordName, appId: request.appId }, user.id, (this.ctx.get('x-request-id') || `authorize-${randomUUID()}`).slice(0, 100));
+    } catch (error) {
+      if (!(error instanceof RestError)) throw error;
+      const message = error.code === 'application_password_duplicate_name' ? 'You already have an application password with this name. Choose another name.' : error.message;
+      this.form(error.status >= 500 ? 500 : error.status, request, passwordName, login, [message]);
+      return;
+    }
+    await this.site.settle(created.position);
+    if (request.successUrl !== '') {
+      this.redirect(withQuery(request.successUrl, { site_url: this.site.settings.siteUrl, user_login: user.login, password: created.password }));
+    } else {
+      this.send(200, renderPassword(this.siteName, passwordName, user.login, chunkPassword(created.password)));
+    }
+  }
+
+  /** Refuses an invalid request with a page naming every problem; true when it is acceptable. */
+  private acceptable(request: AuthorizationRequest): boolean {
+    const problems = requestProblems(request);
+    if (problems.length === 0) return true;
+    this.send(400, renderMessage(this.siteName, 'This authorization request cannot be accepted', problems));
+    return false;
+  }
+
+  private form(status: number, request: AuthorizationRequest, passwordName: string, login: string, errors: readonly string[]): void {
+    // Reuse the browser's nonce so several open tabs stay valid.
+    const existing = readCookie(this.ctx.get('cookie'), NONCE_COOKIE);
+    const nonce = isNonce(existing) ? existing : newNonce();
+    const secure = this.site.settings.siteUrl.startsWith('https:') ? '; Secure' : '';
+    this.ctx.set('Set-Cookie', `${NONCE_COOKIE}=${nonce}; Path=${this.path}; Max-Age=${TOKEN_LIFETIME_MS / 1000}; HttpOnly; SameSite=Strict${secure}`);
+    const token = issueToken(this.site.settings.authSecret, nonce, this.site.clock.now(), bound(request));
+    this.send(status, renderForm({ siteName: this.siteName, siteUrl: this.site.settings.siteUrl, action: this.path, request, token, passwordName, login, errors }));
+  }
+
+  private async readForm(): Promise<Record<string, unknown> | null> {
+    const type = (this.ctx.get('content-type') || '').toLowerCase();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of this.ctx.req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_FORM_BYTES) {
+        this.send(413, renderMessage(this.siteName, 'Request too large', ['The form sent was too large.']));
+        return null;
+      }
+      chunks.push(chunk);
+    }
+    if (!type.startsWith('application/x-www-form-urlencoded')) {
+      this.send(415, renderMessage(this.siteName, 'Unsupported form', ['The form must be sent as application/x-www-form-urlencoded.']));
+      return null;
+    }
+    return parseQuery(Buffer.concat(chunks).toString('utf8'));
+  }
+
+  private redirect(location: string): void {
+    this.setCommonHeaders();
+    this.ctx.status = 302;
+    this.ctx.set('Location', location);
+    this.ctx.body = '';
+  }
+
+  send(status: number, html: string): void {
+    this.setCommonHeaders();
+    this.ctx.status = status;
+    this.ctx.set('Content-Type', 'text/html; charset=utf-8');
+    this.ctx.body = html;
+  }
+
+  private setCommonHeaders(): void {
+    this.ctx.set('Cache-Control', 'no-store');
+    this.ctx.set('X-Content-Type-Options', 'nosniff');
+    this.ctx.set('X-Frame-Options', 'DENY');
+    this.ctx.set('Referrer-Policy', 'no-referrer');
+    this.ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'");
+  }
+}
+
+/** The request fields the token binds, so the redirect targets cannot be swapped after the page was shown. */
+const bound = (request: AuthorizationRequest): string[] => [request.appId, request.successUrl, request.rejectUrl];

@@ -1,0 +1,77 @@
+/**
+ * Opens a site from configuration: picks the adapters (embedded SQLite + in-memory by default; EventStoreDB when
+ * EVENTSTORE_URL is set; Redis when REDIS_URL is set), the auth secret, and assembles the Site. Shared by the server and the CLI.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Config } from './config';
+import { createSite } from './site';
+import type { Site } from './site';
+import type { EventStore } from './ports/eventStore';
+import type { ReadModel } from './ports/readModel';
+import { systemClock } from './ports/clock';
+import { openSqliteEventStore } from './adapters/sqlite/eventStore';
+import { createMemoryReadModel } from './adapters/memory/readModel';
+import type { Projection } from './projection/projection';
+import { BUILT_IN_PROJECTIONS_DIR, loadProjections } from './projection/loader';
+import builtInProjections from '../projections/index';
+
+export async function openEventStore(config: Config): Promise<EventStore> {
+  if (config.eventStoreUrl) {
+    // Loaded only when configured: the embedded default needs no gRPC stack.
+    const { createEventStoreDbEventStore } = await import('./adapters/eventstoredb/eventStore');
+    return createEventStoreDbEventStore({ connectionString: config.eventStoreUrl });
+  }
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  return openSqliteEventStore({ file: path.join(config.dataDir, 'events.sqlite') });
+}
+
+export async function openReadModel(config: Config): Promise<ReadModel> {
+  if (!config.redisUrl) return createMemoryReadModel();
+  const [{ default: Redis }, { createRedisReadModel }] = await Promise.all([import('ioredis'), import('./adapters/redis/readModel')]);
+  const redis = new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
+  return createRedisReadModel({ redis, prefix: 'palimpsest:' });
+}
+
+/** The key application-password hashes are made with: AUTH_SECRET, or one generated once and kept in DATA_DIR. */
+export function authSecret(config: Config): string {
+  if (config.authSecret) return config.authSecret;
+  const file = path.join(config.dataDir, 'auth-secret');
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    const secret = randomBytes(32).toString('hex');
+    try {
+      // `wx`: if another process created it first, use theirs.
+      fs.writeFileSync(file, `${secret}\n`, { flag: 'wx', mode: 0o600 });
+      return secret;
+    } catch {
+      return fs.readFileSync(file, 'utf8').trim();
+    }
+  }
+}
+
+/** The built-in projections followed by the custom ones found in `projections/` and PROJECTIONS_DIR. */
+export async function siteProjections(config: Config): Promise<Projection[]> {
+  const custom = await loadProjections([BUILT_IN_PROJECTIONS_DIR, config.projectionsDir], builtInProjections);
+  return [...builtInProjections, ...custom];
+}
+
+export async function openSite(config: Config): Promise<Site> {
+  const projections = await siteProjections(config);
+  const [store, readModel] = await Promise.all([openEventStore(config), openReadModel(config)]);
+  return createSite(
+    {
+      siteUrl: config.siteUrl,
+      name: config.siteName,
+      description: config.siteDescription,
+      timezone: config.timezone,
+      authSecret: authSecret(config),
+      idBlockSize: config.idBlockSize,
+      readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+    },
+    { store, readModel, clock: systemClock, projections },
+  );
+}

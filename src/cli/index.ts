@@ -1,0 +1,143 @@
+/**
+ * `palimpsest <command>`: serve, user create, projections rebuild, replay. Each command opens the site from the same
+ * configuration as the server (environment variables), so it can run beside a live server on the same
+ * DATA_DIR: its events reach the server through the shared event store.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config';
+import { openEventStore, openSite, siteProjections } from '../bootstrap';
+import type { RebuildProgress } from '../projection/runner';
+import { replayLog } from '../projection/replay';
+import type { ReplayPoint } from '../projection/replay';
+import { redact } from '../resources/audit/log';
+import { parseRestDate } from '../text/dates';
+import { isRole, ROLES } from '../access/capabilities';
+import { createApplicationPassword, registerUser } from '../resources/users/operations';
+import { RestError } from '../rest/errors';
+
+const USAGE = `usage:
+  palimpsest serve                          start the API server (same as npm start)
+  palimpsest user create --login NAME --role ROLE [--email EMAIL] [--json]
+                                            create a user with an application password
+  palimpsest projections rebuild [NAME]     rebuild read models from the event log
+  palimpsest replay --until DATE|POSITION [--out FILE]
+                                            the site's read models as they were at that point, as JSON
+
+configuration comes from the environment: DATA_DIR, SITE_URL, REDIS_URL, EVENTSTORE_URL, ... (see README)`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, sub, ...rest] = argv;
+  try {
+    if (command === 'serve') {
+      const { serve } = await import('../main');
+      const { close } = await serve(loadConfig());
+      await new Promise<void>((resolve) => {
+        for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void close().then(resolve));
+      });
+      return 0;
+    }
+    if (command === 'user' && sub === 'create') return await userCreate(rest);
+    if (command === 'projections' && sub === 'rebuild') return await rebuild(rest);
+    if (command === 'replay') return await replay(argv.slice(1));
+    console.error(USAGE);
+    return command === undefined || command === '--help' || command === 'help' ? 0 : 2;
+  } catch (error) {
+    console.error(error instanceof RestError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error));
+    return 1;
+  }
+}
+
+async function userCreate(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { login: { type: 'string' }, role: { type: 'string' }, email: { type: 'string' }, json: { type: 'boolean', default: false }, 'app-name': { type: 'string' } },
+  });
+  if (!values.login) throw new Error('--login is required');
+  const role = values.role ?? 'subscriber';
+  if (!isRole(role)) throw new Error(`--role must be one of ${ROLES.join(', ')}`);
+  const site = await openSite(loadConfig());
+  try {
+    const requestId = `cli-${randomUUID()}`;
+    const { id } = await registerUser(site, { login: values.login, email: values.email, role }, null, requestId);
+    const { password } = await createApplicationPassword(site, id, { name: values['app-name'] ?? 'palimpsest-cli' }, null, requestId);
+    if (values.json) console.log(JSON.stringify({ id, username: values.login, app_password: password }));
+    else console.log(`created user ${id} (${values.login}, ${role})\napplication password: ${password}`);
+    return 0;
+  } finally {
+    await site.close();
+  }
+}
+
+async function rebuild(args: string[]): Promise<number> {
+  const config = loadConfig();
+  if (!config.redisUrl) {
+    console.log('The embedded read model lives in the server process and is rebuilt from the log at every start; nothing to do.');
+    return 0;
+  }
+  const site = await openSite(config);
+  try {
+    const names = args.length > 0 ? args : site.projector.names;
+    for (const name of names) {
+      const result = await site.projector.rebuild(name, showProgress);
+      process.stderr.write('\n');
+      console.log(`${name}: ${result.applied} events replayed at ${result.eventsPerSecond} events/s`);
+    }
+    return 0;
+  } finally {
+    await site.close();
+  }
+}
+
+/** One progress line per projection, redrawn in place: a bar, the events applied and the rate. */
+export function progressLine(p: RebuildProgress, width = 30): string {
+  const done = p.head > 0 ? Math.min(1, p.applied / p.head) : 1;
+  const bar = '#'.repeat(Math.round(done * width)).padEnd(width, '.');
+  return `${p.projection} [${bar}] ${Math.round(done * 100)}% ${p.applied} events, ${p.eventsPerSecond} events/s`;
+}
+
+const showProgress = (p: RebuildProgress) => process.stderr.write(`\r${progressLine(p)}`);
+
+/** `--until`: a global log position (digits) or a date-time (site time zone unless it carries an offset). */
+export function replayPoint(until: string, timezone: string): ReplayPoint {
+  if (/^\d+$/.test(until)) return { position: Number(until) };
+  const time = parseRestDate(until, timezone);
+  if (time === null) throw new Error(`--until must be a log position or a date-time such as 2024-05-01T12:00:00Z, got "${until}"`);
+  return { time };
+}
+
+async function replay(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { until: { type: 'string' }, out: { type: 'string' } } });
+  if (!values.until) throw new Error('--until is required');
+  const config = loadConfig();
+  const point = replayPoint(values.until, config.timezone);
+  const [projections, store] = await Promise.all([siteProjections(config), openEventStore(config)]);
+  try {
+    let last = '';
+    const result = await replayLog({
+      store,
+      projections,
+      point,
+      onProgress: (p) => {
+        if (last !== '' && last !== p.projection) process.stderr.write('\n');
+        last = p.projection;
+        showProgress(p);
+      },
+    });
+    if (last !== '') process.stderr.write('\n');
+    // Secrets (password hashes) stay out of exports, as they stay out of the audit log.
+    const state = { until: { position: result.cutoff.position, time: result.cutoff.time }, collections: redact(result.collections) };
+    const json = JSON.stringify(state, null, 2);
+    if (values.out) {
+      fs.writeFileSync(values.out, `${json}\n`);
+      const counts = Object.entries(result.collections).map(([name, docs]) => `${name}: ${docs.length}`).join(', ');
+      console.log(`state at position ${result.cutoff.position} (${result.cutoff.time ?? 'empty log'}) written to ${values.out} (${counts})`);
+    } else {
+      console.log(json);
+    }
+    return 0;
+  } finally {
+    await store.close();
+  }
+}

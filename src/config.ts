@@ -1,0 +1,67 @@
+/**
+ * Typed configuration. `loadConfig` is the only place that reads the environment; everything else receives
+ * a Config. With no REDIS_URL / EVENTSTORE_URL the site runs embedded: a SQLite event store in DATA_DIR and
+ * an in-process read model.
+ */
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  siteUrl: string;
+  siteName: string;
+  siteDescription: string;
+  timezone: string;
+  redisUrl: string | null;
+  eventStoreUrl: string | null;
+  /** Key for application-password hashes; when absent one is generated and kept in DATA_DIR. */
+  authSecret: string | null;
+  /** Where user projections are loaded from, besides the built-in ones. */
+  projectionsDir: string;
+  /** Ids reserved per allocation from the shared id sequence. */
+  idBlockSize: number;
+  /** Bound on how long a write waits for its read-your-writes projection (ms). */
+  readYourWritesTimeoutMs: number;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  const port = integer(env.PORT, 8080, 'PORT');
+  const host = env.HOST || '127.0.0.1';
+  const timezone = env.SITE_TIMEZONE || 'UTC';
+  if (!isTimeZone(timezone)) throw new ConfigError(`SITE_TIMEZONE "${timezone}" is not an IANA time zone`);
+  const siteUrl = (env.SITE_URL || `http://${host}:${port}`).replace(/\/+$/, '');
+  return {
+    port,
+    host,
+    dataDir: path.resolve(cwd, env.DATA_DIR || './data'),
+    siteUrl,
+    siteName: env.SITE_NAME ?? 'palimpsest',
+    siteDescription: env.SITE_DESCRIPTION ?? '',
+    timezone,
+    redisUrl: env.REDIS_URL || null,
+    eventStoreUrl: env.EVENTSTORE_URL || null,
+    authSecret: env.AUTH_SECRET || null,
+    projectionsDir: path.resolve(cwd, env.PROJECTIONS_DIR || './projections'),
+    idBlockSize: integer(env.ID_BLOCK_SIZE, 20, 'ID_BLOCK_SIZE'),
+    readYourWritesTimeoutMs: integer(env.READ_YOUR_WRITES_TIMEOUT_MS, 5000, 'READ_YOUR_WRITES_TIMEOUT_MS'),
+  };
+}
+
+function integer(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${name} must be a non-negative integer, got "${value}"`);
+  return n;
+}
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}

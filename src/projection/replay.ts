@@ -1,0 +1,121 @@
+/**
+ * Replay: the state of the site at an earlier point, built by folding a prefix of the log through the
+ * projections into a fresh read model. The live read model is never touched. A point in time is turned into
+ * a position first (the last event that had happened by then), so the state is always one the site was in.
+ */
+import type { EventStore, RecordedEvent, SubscribeToAllOptions, Subscription } from '../ports/eventStore';
+import type { Doc, ReadModel } from '../ports/readModel';
+import { createMemoryReadModel } from '../adapters/memory/readModel';
+import type { Projection } from './projection';
+import { Projector } from './runner';
+import type { RebuildProgress } from './runner';
+
+export type ReplayPoint = { position: number } | { time: number };
+
+export interface Cutoff {
+  /** The last position included (0: nothing). */
+  position: number;
+  /** `metadata.at` of that event, or null when nothing is included. */
+  time: string | null;
+}
+
+const SCAN_CHUNK = 1000;
+
+/** Whether an event had happened by `ms`, to the second (as item dates and `as_of` count it). */
+const happenedBy = (event: RecordedEvent, ms: number) => Math.floor(Date.parse(event.metadata.at) / 1000) * 1000 <= ms;
+
+/** The last event a replay to `point` includes. */
+export async function cutoffOf(store: EventStore, point: ReplayPoint): Promise<Cutoff> {
+  let cutoff: Cutoff = { position: 0, time: null };
+  let from = 1;
+  for (;;) {
+    const chunk = await store.readAll({ fromPosition: from, maxCount: SCAN_CHUNK });
+    for (const event of chunk) {
+      const included = 'position' in point ? event.position <= point.position : happenedBy(event, point.time);
+      if (included) cutoff = { position: event.position, time: event.metadata.at };
+      // Positions only grow; times may not (clocks of several writers), so a time scan reads the whole log.
+      else if ('position' in point) return cutoff;
+    }
+    if (chunk.length < SCAN_CHUNK) return cutoff;
+    from = chunk[chunk.length - 1]!.position + 1;
+  }
+}
+
+/** A read-only view of the log up to and including `last`: what the store held at that point. */
+export function logPrefix(store: EventStore, last: number): EventStore {
+  const readOnly = () => Promise.reject(new Error('a replay is read-only'));
+  return {
+    appendToStream: readOnly,
+    async readStream(streamId, options) {
+      return (await store.readStream(streamId, options)).filter((e) => e.position <= last);
+    },
+    async readAll(options) {
+      const from = options?.direction === 'backwards' ? Math.min(options.fromPosition ?? last, last) : options?.fromPosition;
+      return (await store.readAll({ ...options, fromPosition: from })).filter((e) => e.position <= last);
+    },
+    subscribeToAll(options: SubscribeToAllOptions): Subscription {
+      let closed = false;
+      const batch = options.maxBatchSize ?? SCAN_CHUNK;
+      const run = async () => {
+        let from = (options.after ?? 0) + 1;
+        while (!closed) {
+          const read = await store.readAll({ fromPosition: from, maxCount: batch });
+          const events = read.filter((e) => e.position > (options.after ?? 0) && e.position <= last);
+          if (events.length > 0) await options.onEvents(events);
+          if (events.length < batch) break;
+          from = events[events.length - 1]!.position + 1;
+        }
+        if (!closed) options.onCaughtUp?.();
+      };
+      run().catch((error) => options.onError?.(error));
+      return {
+        async close() {
+          closed = true;
+        },
+      };
+    },
+    async headPosition() {
+      return Math.min(last, await store.headPosition());
+    },
+    // The view does not own the store.
+    async close() {},
+  };
+}
+
+export interface ReplayResult {
+  cutoff: Cutoff;
+  /** Every document of every projection, per collection, by id. */
+  collections: Record<string, Doc[]>;
+  readModel: ReadModel;
+}
+
+/** Folds the log up to `point` through `projections`, one after the other, reporting each one's progress. */
+export async function replayLog(options: {
+  store: EventStore;
+  projections: readonly Projection[];
+  point: ReplayPoint;
+  readModel?: ReadModel;
+  onProgress?: (progress: RebuildProgress) => void;
+}): Promise<ReplayResult> {
+  const cutoff = await cutoffOf(options.store, options.point);
+  const readModel = options.readModel ?? createMemoryReadModel();
+  const projector = new Projector({ store: logPrefix(options.store, cutoff.position), readModel, projections: options.projections });
+  try {
+    for (const projection of options.projections) await projector.rebuild(projection.name, options.onProgress);
+  } finally {
+    await projector.stop();
+  }
+  return { cutoff, collections: await dumpCollections(readModel, options.projections), readModel };
+}
+
+/** Every document of the projections' collections, ordered by id. */
+export async function dumpCollections(readModel: ReadModel, projections: readonly Projection[]): Promise<Record<string, Doc[]>> {
+  const collections: Record<string, Doc[]> = {};
+  for (const projection of projections) {
+    for (const collection of projection.collections) {
+      const { items } = await readModel.query(collection, { filters: [], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null });
+      collections[collection] = items;
+    }
+  }
+  return collections;
+}

@@ -1,0 +1,254 @@
+/**
+ * The projector: feeds the global log to every projection and commits each batch of document changes
+ * together with the projection's checkpoint, atomically, so a crash neither skips nor repeats an event.
+ * It also answers "has everything up to position P been applied?", which is how a write waits before it
+ * answers (read-your-writes).
+ */
+import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore';
+import type { Doc, DocId, DocWrite, ReadModel } from '../ports/readModel';
+import type { DocTarget, Projection, ReadOwn } from './projection';
+
+export interface ProjectorOptions {
+  store: EventStore;
+  readModel: ReadModel;
+  projections: readonly Projection[];
+  maxBatchSize?: number;
+  log?: (message: string, detail?: unknown) => void;
+}
+
+export interface RebuildProgress {
+  projection: string;
+  applied: number;
+  head: number;
+  eventsPerSecond: number;
+}
+
+interface Running {
+  projection: Projection;
+  applied: number;
+  subscription: Subscription | null;
+  failed: unknown;
+}
+
+interface Waiter {
+  position: number;
+  resolve(reached: boolean): void;
+  timer: NodeJS.Timeout;
+}
+
+export class Projector {
+  private readonly running = new Map<string, Running>();
+  private waiters: Waiter[] = [];
+  private stopped = false;
+
+  constructor(private readonly options: ProjectorOptions) {
+    for (const projection of options.projections) {
+      if (this.running.has(projection.name)) throw new Error(`two projections are named "${projection.name}"`);
+      this.running.set(projection.name, { projection, applied: 0, subscription: null, failed: null });
+    }
+  }
+
+  /** Starts every projection (rebuilding those whose version changed); resolves once all have caught up. */
+  async start(): Promise<void> {
+    await Promise.all([...this.running.values()].map((entry) => this.startOne(entry)));
+  }
+
+  get names(): string[] {
+    return [...this.running.keys()];
+  }
+
+  /** Every projection this projector runs, in start order. */
+  get projections(): readonly Projection[] {
+    return [...this.running.values()].map((entry) => entry.projection);
+  }
+
+  /** The lowest position every projection has applied. */
+  get appliedPosition(): number {
+    let lowest = Number.POSITIVE_INFINITY;
+    for (const entry of this.running.values()) lowest = Math.min(lowest, entry.applied);
+    return Number.isFinite(lowest) ? lowest : 0;
+  }
+
+  /** Projections that stopped on an error (a read model that cannot be trusted until fixed and rebuilt). */
+  get failures(): { projection: string; error: unknown }[] {
+    return [...this.running.values()].filter((e) => e.failed !== null).map((e) => ({ projection: e.projection.name, error: e.failed }));
+  }
+
+  /** Resolves true once every projection has applied `position`, or false after `timeoutMs`. */
+  waitFor(position: number, timeoutMs = 5_000): Promise<boolean> {
+    if (position <= this.appliedPosition) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        position,
+        resolve,
+        timer: setTimeout(() => {
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          resolve(false);
+        }, timeoutMs),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** Clears a projection's read model and replays the whole log into it, reporting progress. */
+  async rebuild(name: string, onProgress?: (progress: RebuildProgress) => void): Promise<RebuildProgress> {
+    const entry = this.running.get(name);
+    if (!entry) throw new Error(`no projection named "${name}"`);
+    await entry.subscription?.close();
+    entry.subscription = null;
+    entry.applied = 0;
+    entry.failed = null;
+    await this.options.readModel.reset(name, entry.projection.collections);
+    const head = await this.options.store.headPosition();
+    const started = Date.now();
+    let last: RebuildProgress = { projection: name, applied: 0, head, eventsPerSecond: 0 };
+    await this.subscribe(entry, 0, (applied) => {
+      const seconds = (Date.now() - started) / 1000;
+      last = { projection: name, applied, head, eventsPerSecond: seconds > 0 ? Math.round(applied / seconds) : 0 };
+      onProgress?.(last);
+    });
+    return last;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all([...this.running.values()].map((entry) => entry.subscription?.close()));
+    for (const waiter of this.waiters) {
+      clearTimeout(waiter.timer);
+      waiter.resolve(false);
+    }
+    this.waiters = [];
+  }
+
+  private async startOne(entry: Running): Promise<void> {
+    const { readModel } = this.options;
+    const checkpoint = await readModel.checkpoint(entry.projection.name);
+    let after = 0;
+    if (checkpoint && checkpoint.version === entry.projection.version) {
+      after = checkpoint.position;
+    } else if (checkpoint) {
+      this.options.log?.(`projection ${entry.projection.name}: version ${checkpoint.version} -> ${entry.projection.version}, rebuilding`);
+      await readModel.reset(entry.projection.name, entry.projection.collections);
+    }
+    entry.applied = after;
+    await this.subscribe(entry, after);
+  }
+
+  /** Subscribes after `after`; resolves when caught up with the log as it was at subscription time. */
+  private subscribe(entry: Running, after: number, onApplied?: (applied: number) => void): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let caughtUp = false;
+      let appliedEvents = 0;
+      entry.subscription = this.options.store.subscribeToAll({
+        after,
+        maxBatchSize: this.options.maxBatchSize ?? 1000,
+        onEvents: async (events) => {
+          await this.apply(entry, events);
+          appliedEvents += events.length;
+          onApplied?.(appliedEvents);
+        },
+        onCaughtUp: () => {
+          caughtUp = true;
+          resolve();
+        },
+        onError: (error) => {
+          entry.failed = error;
+          this.options.log?.(`projection ${entry.projection.name} stopped`, error);
+          if (!caughtUp) reject(error);
+        },
+      });
+    });
+  }
+
+  private async apply(entry: Running, events: readonly RecordedEvent[]): Promise<void> {
+    if (this.stopped) return;
+    const { projection } = entry;
+    const { readModel } = this.options;
+    const handled = new Set(projection.handles);
+
+    // Locate every document the batch touches, fetch those not yet seen in one call per collection, then fold.
+    const located: { event: RecordedEvent; target: DocTarget }[] = [];
+    for (const event of events) {
+      if (!handled.has(event.type)) continue;
+      const target = projection.locate(event);
+      if (target) located.push({ event, target });
+    }
+    const current = new Map<string, Doc | null>();
+    const load = async (targets: readonly DocTarget[]): Promise<void> => {
+      const wanted = new Map<string, Set<DocId>>();
+      for (const { collection, id } of targets) {
+        if (current.has(key(collection, id))) continue;
+        let ids = wanted.get(collection);
+        if (!ids) wanted.set(collection, (ids = new Set()));
+        ids.add(id);
+      }
+      await Promise.all(
+        [...wanted].map(async ([collection, ids]) => {
+          const list = [...ids];
+          const docs = await readModel.getMany(collection, list);
+          list.forEach((id, i) => current.set(key(collection, id), docs[i] ?? null));
+        }),
+      );
+    };
+    await load(located.map((l) => l.target));
+
+    const touched = new Map<string, DocTarget>();
+    for (const { event, target } of located) {
+      let targets: DocTarget[] = [target];
+      if (projection.related) {
+        // Related documents depend on state the batch may have just changed, so they are found event by event.
+        const more = projection.related(event, ownReader(projection.name, current, targets));
+        targets = uniqueTargets([target, ...more]);
+        if (targets.length > 1) await load(targets);
+      }
+      // Every document of this event is folded against the others' state from before it.
+      const read = ownReader(projection.name, current, targets);
+      const next = targets.map((t) => projection.evolve(current.get(key(t.collection, t.id)) ?? null, event, { ...t, read }));
+      targets.forEach((t, i) => {
+        current.set(key(t.collection, t.id), next[i] ?? null);
+        touched.set(key(t.collection, t.id), t);
+      });
+    }
+    const writes: DocWrite[] = [...touched].map(([k, { collection, id }]) => {
+      const doc = current.get(k) ?? null;
+      return doc ? { collection, id, doc, index: projection.index?.(doc, collection) } : { collection, id, doc: null };
+    });
+    const position = events[events.length - 1]!.position;
+    await readModel.commit({ writes, checkpoint: { name: projection.name, position, version: projection.version } });
+    entry.applied = position;
+    this.release();
+  }
+
+  private release(): void {
+    if (this.waiters.length === 0) return;
+    const applied = this.appliedPosition;
+    this.waiters = this.waiters.filter((waiter) => {
+      if (waiter.position > applied) return true;
+      clearTimeout(waiter.timer);
+      waiter.resolve(true);
+      return false;
+    });
+  }
+}
+
+const key = (collection: string, id: DocId) => `${collection}\u0000${typeof id}\u0000${String(id)}`;
+
+function uniqueTargets(targets: readonly DocTarget[]): DocTarget[] {
+  const unique = new Map<string, DocTarget>();
+  for (const target of targets) if (!unique.has(key(target.collection, target.id))) unique.set(key(target.collection, target.id), target);
+  return [...unique.values()];
+}
+
+/**
+ * Reads the event's own documents only: anything else could be loaded or not depending on how the log was
+ * batched, and the fold must give the same documents however it is batched.
+ */
+function ownReader(name: string, current: ReadonlyMap<string, Doc | null>, targets: readonly DocTarget[]): ReadOwn {
+  const allowed = new Set(targets.map((t) => key(t.collection, t.id)));
+  return (collection, id) => {
+    const k = key(collection, id);
+    if (!allowed.has(k)) throw new Error(`projection ${name} read ${collection}/${String(id)}, which the event does not change`);
+    return current.get(k) ?? null;
+  };
+}
+

@@ -1,0 +1,277 @@
+/**
+ * The list query language of posts and pages: the collection args (as the index shows them) and their
+ * translation into a read-model QueryPlan. Pure: term-tree lookups and the caller come in as arguments.
+ */
+import type { ArgSchema } from '../../rest/args';
+import { contextParam } from '../../rest/schema';
+import { restError } from '../../rest/errors';
+import type { Filter, Order, QueryPlan } from '../../ports/readModel';
+import { formatLocal, parseRestDate } from '../../text/dates';
+import type { PostType } from './events';
+
+/** Every status a list may filter by (writable ones plus WordPress's internal ones), and `any`. */
+export const LIST_STATUSES = [
+  'publish',
+  'future',
+  'draft',
+  'pending',
+  'private',
+  'trash',
+  'auto-draft',
+  'inherit',
+  'request-pending',
+  'request-confirmed',
+  'request-failed',
+  'request-completed',
+  'any',
+] as const;
+
+/** `status=any` means every status that shows in searches: not trash, not auto-draft. */
+export const ANY_STATUSES = ['publish', 'future', 'draft', 'pending', 'private', 'inherit', 'request-pending', 'request-confirmed', 'request-failed', 'request-completed'];
+
+const SEARCH_COLUMNS = { post_title: 'title', post_content: 'content', post_excerpt: 'excerpt' } as const;
+
+function termQueryArg(description: string, options: { children: boolean; operator: boolean }): ArgSchema {
+  const properties: Record<string, unknown> = {
+    terms: { description: 'Term ids.', type: 'array', items: { type: 'integer' }, default: [] },
+  };
+  if (options.children) properties.include_children = { description: 'Whether to include child terms.', type: 'boolean', default: false };
+  if (options.operator) properties.operator = { description: 'Whether every term must match (AND) or any (OR).', type: 'string', enum: ['AND', 'OR'], default: 'OR' };
+  return {
+    description,
+    type: ['object', 'array'],
+    oneOf: [
+      { title: 'Term ID List', description: `${description} As a list of ids.`, type: 'array', items: { type: 'integer' } },
+      { title: 'Term ID Taxonomy Query', description: `${description} As a query object.`, type: 'object', properties, additionalProperties: false },
+    ],
+  } as ArgSchema;
+}
+
+const idList = (description: string): ArgSchema => ({ description, type: 'array', items: { type: 'integer' }, default: [] });
+
+export interface ListArgsOptions {
+  /** The caller-dependent rule on `status` (filtering beyond publish needs rights), run while sanitizing. */
+  statusRule?: ArgSchema['validate'];
+}
+
+/**
+ * The collection args in the order WordPress registers them. As in WordPress, only context, page, per_page
+ * and search are validated up front; the other filters are checked while sanitizing, in a second round (so
+ * an invalid `order` is reported only once context and paging are valid).
+ */
+export function contentListArgs(postType: PostType, options: ListArgsOptions = {}): Record<string, ArgSchema> {
+  const isPage = postType === 'page';
+  const orderby = ['author', 'date', 'id', 'include', 'modified', 'parent', 'relevance', 'slug', 'include_slugs', 'title', ...(isPage ? ['menu_order'] : [])];
+  const args: Record<string, ArgSchema> = {
+    context: contextParam('view'),
+    page: { description: 'Page of the collection to return.', type: 'integer', default: 1, minimum: 1 },
+    per_page: { description: 'Most items to return in one page.', type: 'integer', default: 10, minimum: 1, maximum: 100 },
+    search: { description: 'Only items matching this search.', type: 'string' },
+    after: { description: 'Only items published after this date.', type: 'string', format: 'date-time' },
+    modified_after: { description: 'Only items modified after this date.', type: 'string', format: 'date-time' },
+    author: idList('Only items by these authors.'),
+    author_exclude: idList('No items by these authors.'),
+    before: { description: 'Only items published before this date.', type: 'string', format: 'date-time' },
+    modified_before: { description: 'Only items modified before this date.', type: 'string', format: 'date-time' },
+    exclude: idList('Leave out these ids.'),
+    include: idList('Only these ids.'),
+  };
+  if (isPage) args.menu_order = { description: 'Only pages with this menu order.', type: 'integer' };
+  Object.assign(args, {
+    offset: { description: 'Skip this many matches (instead of paging).', type: 'integer' },
+    order: { description: 'Sort direction.', type: 'string', default: 'desc', enum: ['asc', 'desc'] },
+    orderby: { description: 'Attribute to sort by.', type: 'string', default: 'date', enum: orderby },
+  });
+  if (isPage) {
+    args.parent = idList('Only pages with these parents.');
+    args.parent_exclude = idList('No pages with these parents.');
+  }
+  Object.assign(args, {
+    search_columns: {
+      default: [],
+      description: 'Columns the search looks in.',
+      type: 'array',
+      items: { enum: Object.keys(SEARCH_COLUMNS), type: 'string' },
+    },
+    slug: { description: 'Only items with these slugs.', type: 'array', items: { type: 'string' } },
+    status: {
+      default: 'publish',
+      description: 'Only items with one of these statuses.',
+      type: 'array',
+      items: { enum: [...LIST_STATUSES], type: 'string' },
+      ...(options.statusRule ? { validate: options.statusRule } : {}),
+    },
+  });
+  if (!isPage) {
+    Object.assign(args, {
+      tax_relation: { description: 'How the term filters combine.', type: 'string', enum: ['AND', 'OR'] },
+      categories: termQueryArg('Only items in these categories.', { children: true, operator: true }),
+      categories_exclude: termQueryArg('No items in these categories.', { children: true, operator: false }),
+      tags: termQueryArg('Only items with these tags.', { children: false, operator: true }),
+      tags_exclude: termQueryArg('No items with these tags.', { children: false, operator: false }),
+      sticky: { description: 'Only sticky items (true), or none of them (false).', type: 'boolean' },
+    });
+  }
+  const upFront = new Set(['context', 'page', 'per_page', 'search']);
+  for (const [name, arg] of Object.entries(args)) if (!upFront.has(name)) arg.lateValidation = true;
+  return args;
+}
+
+const STOPWORDS = new Set(
+  'about an are as at be by com for from how in is it of on or that the this to was what when where who will with www'.split(' '),
+);
+
+export interface ParsedSearch {
+  /** The whole search string, for relevance. */
+  phrase: string;
+  includes: string[];
+  excludes: string[];
+}
+
+/**
+ * WordPress's search parsing: terms split on spaces, commas and plus signs; "quoted phrases" kept whole;
+ * `-term` excludes; single letters and stopwords dropped; nothing left (or more than nine terms) means the
+ * whole string is one term.
+ */
+export function parseSearch(search: string): ParsedSearch {
+  const phrase = search.replace(/\s+/g, ' ').trim();
+  const raw = phrase.match(/"[^"]*"|[^\s,+]+/g) ?? [];
+  const terms: string[] = [];
+  for (let token of raw) {
+    if (token.startsWith('"') && token.endsWith('"') && token.length >= 2) token = token.slice(1, -1);
+    token = token.trim();
+    if (token === '') continue;
+    const bare = token.startsWith('-') ? token.slice(1) : token;
+    if (/^[a-z-]$/i.test(token) || STOPWORDS.has(bare.toLowerCase())) continue;
+    terms.push(token);
+  }
+  const chosen = terms.length === 0 || terms.length > 9 ? [phrase] : terms;
+  const includes: string[] = [];
+  const excludes: string[] = [];
+  for (const term of chosen) {
+    if (term.length > 1 && term.startsWith('-')) excludes.push(term.slice(1));
+    else includes.push(term);
+  }
+  return { phrase, includes, excludes };
+}
+
+export interface ListContext {
+  postType: PostType;
+  timezone: string;
+  /** Anonymous searches leave password-protected items out. */
+  signedIn: boolean;
+  /** The category ids below the given ones (for include_children). */
+  descendants(ids: readonly number[]): Promise<number[]>;
+}
+
+interface TermQuery {
+  terms: number[];
+  include_children?: boolean;
+  operator?: 'AND' | 'OR';
+}
+
+const asTermQuery = (value: unknown): TermQuery => (Array.isArray(value) ? { terms: value as number[] } : ((value ?? { terms: [] }) as TermQuery));
+
+/** A date-time argument as the sortable site-local key the content projection indexes dates with. */
+function localKey(value: string, timezone: string): number {
+  const ms = parseRestDate(value, timezone);
+  if (ms === null) throw restError('rest_invalid_param', 'Invalid parameter(s): date', 400);
+  return Date.parse(`${formatLocal(ms, timezone)}Z`);
+}
+
+/** Translates validated list params into a plan. Throws WordPress's errors for contradictory params. */
+export async function buildListPlan(params: Record<string, any>, ctx: ListContext): Promise<QueryPlan> {
+  const filters: Filter[] = [];
+  const statuses = (params.status as string[]).includes('any') ? ANY_STATUSES : (params.status as string[]);
+  filters.push({ kind: 'any', field: 'status', values: statuses });
+
+  const include = (params.include as number[] | undefined) ?? [];
+  const exclude = (params.exclude as number[] | undefined) ?? [];
+  if (include.length > 0) filters.push({ kind: 'any', field: 'id', values: include });
+  // WordPress ignores `exclude` when `include` is given.
+  else if (exclude.length > 0) filters.push({ kind: 'none', field: 'id', values: exclude });
+
+  const author = (params.author as number[] | undefined) ?? [];
+  const authorExclude = (params.author_exclude as number[] | undefined) ?? [];
+  if (author.length > 0) filters.push({ kind: 'any', field: 'author', values: author });
+  if (authorExclude.length > 0) filters.push({ kind: 'none', field: 'author', values: authorExclude });
+
+  const range = (field: string, after: unknown, before: unknown) => {
+    if (typeof after !== 'string' && typeof before !== 'string') return;
+    const filter: Filter = { kind: 'range', field };
+    if (typeof after === 'string') filter.gt = localKey(after, ctx.timezone);
+    if (typeof before === 'string') filter.lt = localKey(before, ctx.timezone);
+    filters.push(filter);
+  };
+  range('date', params.after, params.before);
+  range('modified', params.modified_after, params.modified_before);
+
+  const slugs = (params.slug as string[] | undefined) ?? [];
+  if (slugs.length > 0) filters.push({ kind: 'any', field: 'slug', values: slugs });
+
+  if (ctx.postType === 'page') {
+    const parent = (params.parent as number[] | undefined) ?? [];
+    const parentExclude = (params.parent_exclude as number[] | undefined) ?? [];
+    if (parent.length > 0) filters.push({ kind: 'any', field: 'parent', values: parent });
+    if (parentExclude.length > 0) filters.push({ kind: 'none', field: 'parent', values: parentExclude });
+    if (typeof params.menu_order === 'number') filters.push({ kind: 'range', field: 'menu_order', gte: params.menu_order, lte: params.menu_order });
+  }
+
+  if (ctx.postType === 'post') {
+    if (params.sticky === true) filters.push({ kind: 'any', field: 'sticky', values: [1] });
+    if (params.sticky === false) filters.push({ kind: 'none', field: 'sticky', values: [1] });
+    const clauses: Filter[] = [];
+    for (const [param, field, mode] of [
+      ['categories', 'categories', 'include'],
+      ['categories_exclude', 'categories', 'exclude'],
+      ['tags', 'tags', 'include'],
+      ['tags_exclude', 'tags', 'exclude'],
+    ] as const) {
+      const query = asTermQuery(params[param]);
+      if (!query.terms || query.terms.length === 0) continue;
+      const terms = field === 'categories' && query.include_children ? [...new Set([...query.terms, ...(await ctx.descendants(query.terms))])] : query.terms;
+      if (mode === 'exclude') clauses.push({ kind: 'none', field, values: terms });
+      else if (query.operator === 'AND') clauses.push({ kind: 'all', field, values: query.terms });
+      else clauses.push({ kind: 'any', field, values: terms });
+    }
+    if (clauses.length > 0) filters.push(params.tax_relation === 'OR' && clauses.length > 1 ? { kind: 'or', filters: clauses } : { kind: 'and', filters: clauses });
+  }
+
+  let search: ParsedSearch | null = null;
+  if (typeof params.search === 'string' && params.search.trim() !== '') {
+    search = parseSearch(params.search);
+    const chosen = (params.search_columns as string[] | undefined) ?? [];
+    const fields = chosen.length > 0 ? chosen.map((c) => SEARCH_COLUMNS[c as keyof typeof SEARCH_COLUMNS]) : ['title', 'excerpt', 'content'];
+    filters.push({ kind: 'text', fields, includes: search.includes, excludes: search.excludes });
+    if (!ctx.signedIn) filters.push({ kind: 'none', field: 'protected', values: [1] });
+  }
+
+  const direction = params.order as 'asc' | 'desc';
+  let order: Order;
+  switch (params.orderby) {
+    case 'include':
+      if (include.length === 0) throw restError('rest_orderby_include_missing_include', 'You need to define an include parameter to order by include.', 400);
+      order = { kind: 'list', field: 'id', values: include };
+      break;
+    case 'include_slugs':
+      order = { kind: 'list', field: 'slug', values: slugs };
+      break;
+    case 'relevance':
+      if (!search) throw restError('rest_no_search_term_defined', 'You need to define a search term to order by relevance.', 400);
+      order = {
+        kind: 'relevance',
+        phrase: search.phrase,
+        terms: search.includes,
+        columns: { title: 'title', excerpt: 'excerpt', content: 'content' },
+        then: { field: 'date', direction: 'desc' },
+      };
+      break;
+    default:
+      order = { kind: 'field', field: params.orderby as string, direction };
+  }
+
+  const perPage = params.per_page as number;
+  const page = params.page as number;
+  const offset = typeof params.offset === 'number' && params.offset > 0 ? params.offset : (page - 1) * perPage;
+  return { filters, order, offset, limit: perPage };
+}

@@ -1,0 +1,112 @@
+/**
+ * Read-model document -> WordPress item, for one context and caller. Pure: everything it needs comes in.
+ */
+import type { ContentDoc } from '../../../projections/content';
+import type { ResourceSchema } from '../../rest/schema';
+import { filterByContext } from '../../rest/schema';
+import { formatGmt, parseRestDate } from '../../text/dates';
+import { renderContent, renderExcerpt, renderTitle } from '../../text/render';
+import { sanitizeSlug as slugFromTitle } from '../../text/slug';
+import { permalinkPath } from './decider';
+
+export interface PresentOptions {
+  context: 'view' | 'edit' | 'embed';
+  /** Whether the caller may see protected content (edit context with edit rights, or the right password). */
+  passwordAccepted: boolean;
+  siteUrl: string;
+  apiRoot: string;
+  timezone: string;
+  /** The REST base of the type, e.g. `core/v2/posts`. */
+  restBase: string;
+}
+
+const TYPE_PLURAL: Record<string, string> = { post: 'posts', page: 'pages' };
+
+/** WordPress computes the UTC date of a floating draft from its local date. */
+function gmtOf(doc: ContentDoc, timezone: string): string {
+  if (doc.date_gmt !== null) return doc.date_gmt;
+  const ms = parseRestDate(doc.date, timezone);
+  return ms === null ? doc.date : formatGmt(ms);
+}
+
+export function permalink(doc: ContentDoc, siteUrl: string): string {
+  return `${siteUrl}${permalinkPath(doc.type, doc.id, doc.status, doc.slug)}`;
+}
+
+export function presentContent(doc: ContentDoc, schema: ResourceSchema, options: PresentOptions): Record<string, unknown> {
+  const { siteUrl, apiRoot, timezone, context } = options;
+  const isProtected = doc.password !== '';
+  const hidden = isProtected && !options.passwordAccepted;
+  const guid = `${siteUrl}${doc.guid}`;
+  const item: Record<string, unknown> = {
+    id: doc.id,
+    date: doc.date,
+    date_gmt: gmtOf(doc, timezone),
+    guid: { rendered: guid, raw: guid },
+    modified: doc.modified,
+    modified_gmt: doc.modified_gmt,
+    slug: doc.slug,
+    status: doc.status,
+    type: doc.type,
+    link: permalink(doc, siteUrl),
+    title: { raw: doc.title, rendered: renderTitle(doc.title, { private: doc.status === 'private' }) },
+    content: {
+      raw: doc.content,
+      rendered: hidden ? '' : renderContent(doc.content, { siteUrl }),
+      protected: isProtected,
+      block_version: doc.content.includes('<!-- wp:') ? 1 : 0,
+    },
+    excerpt: {
+      raw: doc.excerpt,
+      rendered: hidden ? '' : renderExcerpt(doc.excerpt, doc.content, { siteUrl }),
+      protected: isProtected,
+    },
+    author: doc.author,
+    featured_media: doc.featured_media,
+    comment_status: doc.comment_status,
+    ping_status: doc.ping_status,
+    template: doc.template,
+    meta: { footnotes: doc.meta?.footnotes ?? '' },
+    ...(doc.type === 'post'
+      ? { format: doc.format, sticky: doc.sticky, categories: doc.categories, tags: doc.tags }
+      : { parent: doc.parent, menu_order: doc.menu_order }),
+    password: doc.password,
+    permalink_template: `${siteUrl}/${doc.type === 'page' ? '%pagename%' : '%postname%'}/`,
+    generated_slug: doc.slug !== '' ? doc.slug : sanitizeForDisplay(doc),
+  };
+  const filtered = filterByContext(schema, item, context) as Record<string, unknown>;
+  filtered._links = contentLinks(doc, apiRoot, options.restBase);
+  return filtered;
+}
+
+function sanitizeForDisplay(doc: ContentDoc): string {
+  return doc.title === '' ? String(doc.id) : slugFromTitle(doc.title) || String(doc.id);
+}
+
+export function contentLinks(doc: ContentDoc, apiRoot: string, restBase: string): Record<string, unknown[]> {
+  const self = `${apiRoot}${restBase}/${doc.id}`;
+  const links: Record<string, unknown[]> = {
+    self: [{ href: self }],
+    collection: [{ href: `${apiRoot}${restBase}` }],
+    about: [{ href: `${apiRoot}core/v2/types/${doc.type}` }],
+  };
+  if (doc.author !== 0) links.author = [{ embeddable: true, href: `${apiRoot}core/v2/users/${doc.author}` }];
+  links.replies = [{ embeddable: true, href: `${apiRoot}core/v2/comments?post=${doc.id}` }];
+  links['version-history'] = [{ count: doc.revision_count, href: `${self}/revisions` }];
+  if (doc.revision_count > 0 && doc.latest_revision_id !== null) {
+    links['predecessor-version'] = [{ id: doc.latest_revision_id, href: `${self}/revisions/${doc.latest_revision_id}` }];
+  }
+  if (doc.type === 'page' && doc.parent > 0) links.up = [{ embeddable: true, href: `${apiRoot}${restBase}/${doc.parent}` }];
+  if (doc.featured_media > 0) links['wp:featuredmedia'] = [{ embeddable: true, href: `${apiRoot}core/v2/media/${doc.featured_media}` }];
+  links['wp:attachment'] = [{ href: `${apiRoot}core/v2/media?parent=${doc.id}` }];
+  if (doc.type === 'post') {
+    links['wp:term'] = [
+      { taxonomy: 'category', embeddable: true, href: `${apiRoot}core/v2/categories?post=${doc.id}` },
+      { taxonomy: 'post_tag', embeddable: true, href: `${apiRoot}core/v2/tags?post=${doc.id}` },
+    ];
+  }
+  links.curies = [{ name: 'wp', href: 'https://api.w.org/{rel}', templated: true }];
+  return links;
+}
+
+export const restBaseOf = (type: string): string => `core/v2/${TYPE_PLURAL[type] ?? type}`;

@@ -1,0 +1,347 @@
+/**
+ * Routes of a post type (`/core/v2/posts`, `/core/v2/pages`): list, create, read, update, delete. Each
+ * endpoint wires the schema's args, a permission rule written in capability terms, an operation and the
+ * presenter; WordPress's error for every refusal comes from the rule, in WordPress's order.
+ */
+import type { Site } from '../../site';
+import type { Actor } from '../../access/capabilities';
+import { canDeleteItem, canEditItem, canReadItem, hasCap, postTypeCaps } from '../../access/capabilities';
+import type { PostTypeCaps } from '../../access/capabilities';
+import type { ArgSchema } from '../../rest/args';
+import { argsFromSchema, contextParam } from '../../rest/schema';
+import { authorizationStatus, restError } from '../../rest/errors';
+import type { RestError } from '../../rest/errors';
+import { assertPageInRange, collectionResult } from '../../rest/collection';
+import { created, ok } from '../../rest/route';
+import type { HandlerContext, RestRequest, RouteDefinition } from '../../rest/route';
+import type { ContentDoc } from '../../../projections/content';
+import { contentSchema } from './schema';
+import { buildListPlan, contentListArgs } from './listQuery';
+import { presentContent, restBaseOf } from './present';
+import { createItem, deleteItem, trashItem, updateItem } from './operations';
+import type { PostInput } from './decider';
+import type { PostType } from './events';
+import { asOfArg, itemAsOf } from '../history/operations';
+
+interface TypeInfo {
+  postType: PostType;
+  /** `posts` / `pages`: REST base and capability suffix. */
+  plural: 'posts' | 'pages';
+  caps: PostTypeCaps;
+  restBase: string;
+}
+
+export interface ContentRouteDeps {
+  /** The category ids below the given ones, for `include_children` (from the terms slice). */
+  categoryDescendants(ids: readonly number[]): Promise<number[]>;
+}
+
+export function contentRoutes(site: Site, postType: PostType, deps: ContentRouteDeps): RouteDefinition[] {
+  const plural = postType === 'page' ? 'pages' : 'posts';
+  const type: TypeInfo = { postType, plural, caps: postTypeCaps(plural), restBase: restBaseOf(postType) };
+  const schema = contentSchema(postType);
+  const writeArgs = (kind: 'create' | 'update') => argsFromSchema(schema, kind);
+  const collectionPath = `/${type.restBase}`;
+  const itemPath = `/${type.restBase}/(?P<id>[\\d]+)`;
+
+  const listArgs = contentListArgs(postType, {
+    statusRule: (value, arg) => forbiddenStatus(value as string[], (arg.request as RestRequest | undefined)?.actor ?? null, type) ?? true,
+  });
+
+  const itemArgs: Record<string, ArgSchema> = {
+    id: { description: 'Unique identifier of the item.', type: 'integer' },
+  };
+
+  return [
+    {
+      namespace: 'core/v2',
+      path: collectionPath,
+      schema,
+      endpoints: [
+        {
+          methods: ['GET'],
+          args: listArgs,
+          allowBatch: true,
+          permission: (ctx) => listPermission(ctx, type),
+          handle: (ctx) => listItems(site, ctx, type, schema, deps),
+        },
+        {
+          methods: ['POST'],
+          args: writeArgs('create'),
+          allowBatch: true,
+          permission: (ctx) => createPermission(ctx, type),
+          handle: async (ctx) => {
+            const actor = ctx.actor!;
+            const input = await writeInput(site, ctx, type, null);
+            const outcome = await createItem(site, postType, input, actor, ctx.request.requestId);
+            await site.settle(outcome.position);
+            const doc = await readDoc(site, postType, outcome.id);
+            return created(present(site, doc, schema, type, 'edit', true), `${site.apiRoot}${type.restBase}/${outcome.id}`);
+          },
+        },
+      ],
+    },
+    {
+      namespace: 'core/v2',
+      path: itemPath,
+      schema,
+      endpoints: [
+        {
+          methods: ['GET'],
+          args: { ...itemArgs, context: contextParam('view'), password: { description: 'The password of a protected item.', type: 'string' }, as_of: asOfArg },
+          allowBatch: true,
+          permission: (ctx) => readPermission(site, ctx, type),
+          handle: async (ctx) => {
+            const doc = (await loadDoc(site, ctx, type))!;
+            // Time travel (an extension): the item folded from its stream up to `as_of`.
+            if (ctx.params.as_of !== undefined) return itemAsOf(site, ctx, doc, schema);
+            const context = ctx.params.context as 'view' | 'edit' | 'embed';
+            const accepted = passwordAccepted(ctx, type, doc);
+            const item = present(site, doc, schema, type, context, accepted);
+            return ok(item, { Link: `<${item.link ?? ''}>; rel="alternate"; type=text/html` });
+          },
+        },
+        {
+          methods: ['POST', 'PUT', 'PATCH'],
+          args: { ...itemArgs, ...writeArgs('update') },
+          allowBatch: true,
+          permission: (ctx) => updatePermission(site, ctx, type),
+          handle: async (ctx) => {
+            const doc = (await loadDoc(site, ctx, type))!;
+            const input = await writeInput(site, ctx, type, doc);
+            const outcome = await updateItem(site, postType, doc.id, input, ctx.actor!, ctx.request.requestId);
+            await site.settle(outcome.position);
+            return ok(present(site, await readDoc(site, postType, doc.id), schema, type, 'edit', true));
+          },
+        },
+        {
+          methods: ['DELETE'],
+          args: { ...itemArgs, force: { type: 'boolean', default: false, description: 'Delete for good instead of moving to the trash.' } },
+          allowBatch: true,
+          permission: (ctx) => deletePermission(site, ctx, type),
+          handle: async (ctx) => {
+            const doc = (await loadDoc(site, ctx, type))!;
+            const actor = ctx.actor!;
+            if (ctx.params.force === true) {
+              const previous = present(site, doc, schema, type, 'edit', true);
+              const outcome = await deleteItem(site, postType, doc.id, actor, ctx.request.requestId);
+              await site.settle(outcome.position);
+              return ok({ deleted: true, previous });
+            }
+            if (doc.status === 'trash') throw restError('rest_already_trashed', 'The post has already been deleted.', 410);
+            const outcome = await trashItem(site, postType, doc.id, actor, ctx.request.requestId);
+            await site.settle(outcome.position);
+            return ok(present(site, await readDoc(site, postType, doc.id), schema, type, 'edit', true));
+          },
+        },
+      ],
+    },
+  ];
+}
+
+// --- permissions -------------------------------------------------------------------------------------------
+
+function listPermission(ctx: HandlerContext, type: TypeInfo): true | RestError {
+  if (ctx.params.context === 'edit' && !hasCap(ctx.actor, type.caps.edit_posts)) {
+    return restError('rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.', authorizationStatus(ctx.actor?.id ?? null));
+  }
+  return true;
+}
+
+/**
+ * Filtering by a status beyond `publish` needs edit rights (private: read_private). WordPress refuses it while
+ * sanitizing the arg, so it is reported as an invalid `status` (400) with this error in its details.
+ */
+function forbiddenStatus(statuses: readonly string[], actor: Actor | null, type: TypeInfo): RestError | null {
+  for (const status of statuses) {
+    if (status === 'publish') continue;
+    const allowed = status === 'private' ? hasCap(actor, type.caps.read_private_posts) || hasCap(actor, type.caps.edit_posts) : hasCap(actor, type.caps.edit_posts);
+    if (!allowed) return restError('rest_forbidden_status', 'Status is forbidden.', authorizationStatus(actor?.id ?? null));
+  }
+  return null;
+}
+
+function createPermission(ctx: HandlerContext, type: TypeInfo): true | RestError {
+  const actor = ctx.actor;
+  const status = authorizationStatus(actor?.id ?? null);
+  if (ctx.params.id !== undefined && ctx.params.id !== null && ctx.params.id !== '' && ctx.params.id !== 0) {
+    return restError('rest_post_exists', 'Cannot create existing post.', 400);
+  }
+  if (ctx.params.author && ctx.params.author !== actor?.id && !hasCap(actor, type.caps.edit_others_posts)) {
+    return restError('rest_cannot_edit_others', 'Sorry, you are not allowed to create posts as this user.', status);
+  }
+  if (ctx.params.sticky === true && !hasCap(actor, type.caps.edit_others_posts) && !hasCap(actor, type.caps.publish_posts)) {
+    return restError('rest_cannot_assign_sticky', 'Sorry, you are not allowed to make posts sticky.', status);
+  }
+  if (!hasCap(actor, type.caps.create_posts)) {
+    return restError('rest_cannot_create', 'Sorry, you are not allowed to create posts as this user.', status);
+  }
+  return true;
+}
+
+async function readPermission(site: Site, ctx: HandlerContext, type: TypeInfo): Promise<boolean | RestError> {
+  const doc = await loadDoc(site, ctx, type);
+  if (!doc) return invalidId();
+  const status = authorizationStatus(ctx.actor?.id ?? null);
+  if (ctx.params.context === 'edit' && !canEditItem(ctx.actor, type.caps, owned(doc))) {
+    return restError('rest_forbidden_context', 'Sorry, you are not allowed to edit this post.', status);
+  }
+  // Any password sent must be the item's own, even for an item that has none.
+  if (typeof ctx.params.password === 'string' && ctx.params.password !== '' && ctx.params.password !== doc.password) {
+    return restError('rest_post_incorrect_password', 'Incorrect post password.', 403);
+  }
+  return canReadItem(ctx.actor, type.caps, owned(doc));
+}
+
+async function updatePermission(site: Site, ctx: HandlerContext, type: TypeInfo): Promise<boolean | RestError> {
+  const doc = await loadDoc(site, ctx, type);
+  if (!doc) return invalidId();
+  const actor = ctx.actor;
+  const status = authorizationStatus(actor?.id ?? null);
+  if (!canEditItem(actor, type.caps, owned(doc))) {
+    return restError('rest_cannot_edit', 'Sorry, you are not allowed to edit this post.', status);
+  }
+  if (ctx.params.author && ctx.params.author !== actor?.id && !hasCap(actor, type.caps.edit_others_posts)) {
+    return restError('rest_cannot_edit_others', 'Sorry, you are not allowed to update posts as this user.', status);
+  }
+  if (ctx.params.sticky === true && !hasCap(actor, type.caps.edit_others_posts) && !hasCap(actor, type.caps.publish_posts)) {
+    return restError('rest_cannot_assign_sticky', 'Sorry, you are not allowed to make posts sticky.', status);
+  }
+  return true;
+}
+
+async function deletePermission(site: Site, ctx: HandlerContext, type: TypeInfo): Promise<boolean | RestError> {
+  const doc = await loadDoc(site, ctx, type);
+  if (!doc) return invalidId();
+  if (!canDeleteItem(ctx.actor, type.caps, owned(doc))) {
+    return restError('rest_cannot_delete', 'Sorry, you are not allowed to delete this post.', authorizationStatus(ctx.actor?.id ?? null));
+  }
+  return true;
+}
+
+// --- handlers ------------------------------------------------------------------------------------------------
+
+async function listItems(site: Site, ctx: HandlerContext, type: TypeInfo, schema: ReturnType<typeof contentSchema>, deps: ContentRouteDeps) {
+  const p = ctx.params;
+  const page = p.page as number;
+  const perPage = p.per_page as number;
+  const plan = await buildListPlan(p, {
+    postType: type.postType,
+    timezone: site.settings.timezone,
+    signedIn: ctx.actor !== null,
+    descendants: (ids) => deps.categoryDescendants(ids),
+  });
+  const { items, total } = await site.readModel.query(type.postType, plan);
+  assertPageInRange({ total, page, perPage });
+  const context = p.context as 'view' | 'edit' | 'embed';
+  const visible = (items as ContentDoc[]).filter((doc) => canReadItem(ctx.actor, type.caps, owned(doc)));
+  const body = visible.map((doc) => present(site, doc, schema, type, context, passwordAccepted(ctx, type, doc)));
+  return collectionResult(body, { total, page, perPage }, `${site.apiRoot}${type.restBase}`, sanitizedQuery(ctx));
+}
+
+/**
+ * The query string as WordPress has it once sanitized (which is what its pagination links repeat): each
+ * registered arg sent in the query replaced by its coerced value (`exclude=1,2` → `exclude[0]=1&exclude[1]=2`).
+ */
+function sanitizedQuery(ctx: HandlerContext): Record<string, unknown> {
+  const { query, json, form } = ctx.request;
+  const overridden = (key: string) => (json !== null && Object.hasOwn(json, key)) || (form !== null && Object.hasOwn(form, key));
+  return Object.fromEntries(
+    Object.entries(query).map(([key, value]) => [key, ctx.params[key] !== undefined && !overridden(key) ? ctx.params[key] : value]),
+  );
+}
+
+/** Turns validated body params into the decider's input, enforcing the rules that need the site. */
+async function writeInput(site: Site, ctx: HandlerContext, type: TypeInfo, current: ContentDoc | null): Promise<PostInput> {
+  const p = ctx.params;
+  const body = { ...(ctx.request.form ?? {}), ...(ctx.request.json ?? {}) };
+  const sent = (key: string) => Object.prototype.hasOwnProperty.call(body, key) || Object.prototype.hasOwnProperty.call(ctx.request.query, key);
+  const input: PostInput = {};
+  const text = (value: unknown): string | undefined => {
+    if (typeof value === 'string') return value;
+    if (value && typeof value === 'object' && typeof (value as { raw?: unknown }).raw === 'string') return (value as { raw: string }).raw;
+    return undefined;
+  };
+  for (const field of ['title', 'content', 'excerpt'] as const) {
+    if (sent(field)) {
+      const value = text(p[field]);
+      if (value !== undefined) input[field] = value;
+    }
+  }
+  const copy = ['slug', 'status', 'password', 'featured_media', 'comment_status', 'ping_status', 'sticky', 'template', 'format', 'categories', 'tags', 'parent', 'menu_order'] as const;
+  for (const field of copy) if (sent(field) && p[field] !== undefined) (input as Record<string, unknown>)[field] = p[field];
+  if (sent('date')) input.date = p.date ?? null;
+  if (sent('date_gmt')) input.date_gmt = p.date_gmt ?? null;
+  if (sent('meta') && p.meta && typeof p.meta === 'object') input.meta = { footnotes: String((p.meta as { footnotes?: unknown }).footnotes ?? '') };
+
+  const actor = ctx.actor!;
+  const status = authorizationStatus(actor.id);
+  if (sent('author') && p.author) {
+    // Only another user's id is looked up; naming oneself always works (and takes the item over).
+    if (p.author !== actor.id && !(await site.readModel.get('user', p.author as number))) throw restError('rest_invalid_author', 'Invalid author ID.', 400);
+    input.author = p.author as number;
+  }
+  if (input.status !== undefined && input.status !== current?.status) {
+    if (['publish', 'future', 'private'].includes(input.status) && !hasCap(actor, type.caps.publish_posts)) {
+      // WordPress's messages say "posts" whatever the type.
+      const message = input.status === 'private' ? 'Sorry, you are not allowed to create private posts in this post type.' : 'Sorry, you are not allowed to publish posts in this post type.';
+      throw restError('rest_cannot_publish', message, status);
+    }
+  }
+  if (type.postType !== 'page') {
+    delete input.parent;
+    delete input.menu_order;
+  } else if (input.parent !== undefined && input.parent !== 0) {
+    // A page's parent must be an existing page other than itself.
+    const parent = input.parent === current?.id ? null : await site.readModel.get('page', input.parent);
+    if (!parent) throw restError('rest_post_invalid_id', 'Invalid post parent ID.', 400);
+  }
+  if (type.postType !== 'post') {
+    delete input.sticky;
+    delete input.format;
+    delete input.categories;
+    delete input.tags;
+  }
+  return input;
+}
+
+// --- helpers -------------------------------------------------------------------------------------------------
+
+const invalidId = () => restError('rest_post_invalid_id', 'Invalid post ID.', 404);
+
+const owned = (doc: ContentDoc) => ({ author: doc.author, status: doc.status, trashedFrom: doc.trashed_from });
+
+/** The item addressed by `{id}`, loaded once per request; null when absent or of another type. */
+async function loadDoc(site: Site, ctx: HandlerContext, type: TypeInfo): Promise<ContentDoc | null> {
+  const key = `doc:${type.postType}`;
+  if (!ctx.memo.has(key)) {
+    const id = Number(ctx.params.id);
+    ctx.memo.set(key, Number.isInteger(id) && id > 0 ? ((await site.readModel.get(type.postType, id)) as ContentDoc | null) : null);
+  }
+  return ctx.memo.get(key) as ContentDoc | null;
+}
+
+async function readDoc(site: Site, postType: PostType, id: number): Promise<ContentDoc> {
+  const doc = (await site.readModel.get(postType, id)) as ContentDoc | null;
+  if (!doc) throw restError('rest_post_invalid_id', 'Invalid post ID.', 404);
+  return doc;
+}
+
+function passwordAccepted(ctx: HandlerContext, type: TypeInfo, doc: ContentDoc): boolean {
+  if (doc.password === '') return true;
+  if (ctx.params.context === 'edit' && canEditItem(ctx.actor, type.caps, owned(doc))) return true;
+  return typeof ctx.params.password === 'string' && ctx.params.password === doc.password;
+}
+
+function present(site: Site, doc: ContentDoc, schema: ReturnType<typeof contentSchema>, type: TypeInfo, context: 'view' | 'edit' | 'embed', accepted: boolean) {
+  return presentContent(doc, schema, {
+    context,
+    passwordAccepted: accepted,
+    siteUrl: site.settings.siteUrl,
+    apiRoot: site.apiRoot,
+    timezone: site.settings.timezone,
+    restBase: type.restBase,
+  });
+}
+
+export type { Actor };

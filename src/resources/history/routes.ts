@@ -1,0 +1,81 @@
+/**
+ * `GET /core/v2/{posts,pages}/{id}/history` (an extension to WordPress, see docs/history.md): every event of
+ * the item's stream, oldest first, with who, when and the fields it changed.
+ */
+import type { Site } from '../../site';
+import { restError } from '../../rest/errors';
+import { assertPageInRange, collectionResult } from '../../rest/collection';
+import type { RouteDefinition } from '../../rest/route';
+import type { ResourceSchema } from '../../rest/schema';
+import type { ContentDoc } from '../../../projections/content';
+import type { PostType } from '../content/events';
+import { restBaseOf } from '../content/present';
+import { historyRefusal, itemHistory } from './operations';
+import type { HistoryEntry } from './fold';
+
+const ALL = ['view', 'edit', 'embed'];
+
+export const historyEntrySchema: ResourceSchema = {
+  $schema: 'http://json-schema.org/draft-04/schema#',
+  title: 'history-entry',
+  type: 'object',
+  properties: {
+    revision: { description: '0-based index of the event in the item\'s stream.', type: 'integer', context: ALL, readonly: true },
+    position: { description: 'Position of the event in the global event log.', type: 'integer', context: ALL, readonly: true },
+    type: { description: 'Event type.', type: 'string', context: ALL, readonly: true },
+    time: { description: 'When it happened, ISO 8601 UTC.', type: 'string', format: 'date-time', context: ALL, readonly: true },
+    user: { description: 'Identifier of the acting user; null for the system.', type: ['integer', 'null'], context: ALL, readonly: true },
+    request_id: { description: 'Identifier of the request that made it.', type: 'string', context: ALL, readonly: true },
+    diff: { description: 'The item\'s fields it changed: {field: {from, to}}.', type: 'object', context: ALL, readonly: true },
+    revision_id: { description: 'The revision it made (PostRevised).', type: 'integer', context: ALL, readonly: true },
+    autosave_id: { description: 'The autosave it wrote or dropped.', type: 'integer', context: ALL, readonly: true },
+  },
+} as ResourceSchema;
+
+export function historyRoutes(site: Site, postType: PostType): RouteDefinition[] {
+  const restBase = restBaseOf(postType);
+  const load = async (id: unknown): Promise<ContentDoc | null> => {
+    const n = Number(id);
+    return Number.isInteger(n) && n > 0 ? ((await site.readModel.get(postType, n)) as ContentDoc | null) : null;
+  };
+  const present = (entry: HistoryEntry, id: number) => {
+    const links: Record<string, unknown[]> = {};
+    if (entry.user !== null && entry.user > 0) links.author = [{ embeddable: true, href: `${site.apiRoot}core/v2/users/${entry.user}` }];
+    if (entry.revision_id !== undefined) links.revision = [{ href: `${site.apiRoot}${restBase}/${id}/revisions/${entry.revision_id}` }];
+    return { ...entry, _links: links };
+  };
+
+  return [
+    {
+      namespace: 'core/v2',
+      path: `/${restBase}/(?P<id>[\\d]+)/history`,
+      schema: historyEntrySchema,
+      endpoints: [
+        {
+          methods: ['GET'],
+          args: {
+            id: { description: 'Unique identifier of the item.', type: 'integer' },
+            page: { description: 'Page of the collection to return.', type: 'integer', default: 1, minimum: 1 },
+            per_page: { description: 'Most events to return in one page.', type: 'integer', default: 10, minimum: 1, maximum: 100 },
+            order: { description: 'Oldest first (asc) or newest first (desc).', type: 'string', default: 'asc', enum: ['asc', 'desc'] },
+          },
+          permission: async (ctx) => {
+            const doc = await load(ctx.params.id);
+            if (!doc) return restError('rest_post_invalid_id', 'Invalid post ID.', 404);
+            return historyRefusal(ctx.actor, doc) ?? true;
+          },
+          handle: async (ctx) => {
+            const id = Number(ctx.params.id);
+            const { page, per_page: perPage, order } = ctx.params as { page: number; per_page: number; order: 'asc' | 'desc' };
+            const entries = await itemHistory(site, id);
+            if (order === 'desc') entries.reverse();
+            const total = entries.length;
+            assertPageInRange({ total, page, perPage });
+            const body = entries.slice((page - 1) * perPage, page * perPage).map((entry) => present(entry, id));
+            return collectionResult(body, { total, page, perPage }, `${site.apiRoot}${restBase}/${id}/history`, ctx.request.query);
+          },
+        },
+      ],
+    },
+  ];
+}

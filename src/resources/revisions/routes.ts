@@ -1,0 +1,368 @@
+/**
+ * Revisions and autosaves of posts and pages (`/core/v2/{posts,pages}/{parent}/revisions[/{id}]`,
+ * `/…/{id}/autosaves[/{id}]`). Nothing is stored for them separately: the `revisions` projection folds
+ * them out of each item's stream (PostRevised, PostAutosaved, AutosaveDiscarded).
+ */
+import type { Site } from '../../site';
+import { canDeleteItem, canEditItem, hasCap, postTypeCaps } from '../../access/capabilities';
+import type { PostTypeCaps } from '../../access/capabilities';
+import type { ArgSchema } from '../../rest/args';
+import { argsFromSchema, contextParam, filterByContext } from '../../rest/schema';
+import type { ResourceSchema } from '../../rest/schema';
+import { authorizationStatus, restError } from '../../rest/errors';
+import type { RestError } from '../../rest/errors';
+import { ok } from '../../rest/route';
+import type { HandlerContext, RouteDefinition } from '../../rest/route';
+import { parseSearch } from '../content/listQuery';
+import type { ContentDoc } from '../../../projections/content';
+import type { RevisionEntry, RevisionsDoc } from '../../../projections/revisions';
+import { contentSchema } from '../content/schema';
+import { presentContent, restBaseOf } from '../content/present';
+import { restoreRevision } from '../history/operations';
+import { autosaveItem } from './operations';
+import type { PostType } from '../content/events';
+import { renderContent, renderExcerpt, renderTitle } from '../../text/render';
+
+const ALL = ['view', 'edit', 'embed'];
+const VIEW_EDIT = ['view', 'edit'];
+const EDIT = ['edit'];
+
+function renderedText(description: string, contexts: string[]) {
+  return {
+    description,
+    type: 'object',
+    context: contexts,
+    properties: {
+      raw: { description: `${description} As stored.`, type: 'string', context: EDIT },
+      rendered: { description: `${description} As HTML for display.`, type: 'string', context: contexts },
+    },
+  };
+}
+
+export function revisionSchema(postType: PostType, autosave: boolean): ResourceSchema {
+  const properties: Record<string, unknown> = {
+    author: { description: 'Identifier of the revision\'s author.', type: 'integer', context: ALL },
+    date: { description: 'When the revision was made, in the site time zone.', type: 'string', format: 'date-time', context: ALL },
+    date_gmt: { description: 'When the revision was made, in UTC.', type: 'string', format: 'date-time', context: VIEW_EDIT },
+    guid: {
+      description: 'Globally unique identifier of the revision.',
+      type: 'object',
+      context: VIEW_EDIT,
+      readonly: true,
+      properties: {
+        raw: { description: 'The identifier as stored.', type: 'string', context: EDIT, readonly: true },
+        rendered: { description: 'The identifier for display.', type: 'string', context: VIEW_EDIT, readonly: true },
+      },
+    },
+    id: { description: 'Unique identifier of the revision.', type: 'integer', context: ALL },
+    modified: { description: 'Last modification, in the site time zone.', type: 'string', format: 'date-time', context: VIEW_EDIT },
+    modified_gmt: { description: 'Last modification, in UTC.', type: 'string', format: 'date-time', context: VIEW_EDIT },
+    parent: { description: 'Identifier of the item the revision belongs to.', type: 'integer', context: ALL },
+    slug: { description: 'URL-safe identifier of the revision.', type: 'string', context: ALL },
+    title: renderedText('Title of the revision.', ALL),
+    content: renderedText('Content of the revision.', VIEW_EDIT),
+    excerpt: renderedText('Excerpt of the revision.', ALL),
+  };
+  if (autosave) properties.preview_link = { description: 'Preview URL of the autosave.', type: 'string', format: 'uri', context: EDIT, readonly: true };
+  return { $schema: 'http://json-schema.org/draft-04/schema#', title: `${postType}-revision`, type: 'object', properties } as ResourceSchema;
+}
+
+interface TypeInfo {
+  postType: PostType;
+  caps: PostTypeCaps;
+  restBase: string;
+}
+
+export function revisionRoutes(site: Site, postType: PostType): RouteDefinition[] {
+  const type: TypeInfo = { postType, caps: postTypeCaps(postType === 'page' ? 'pages' : 'posts'), restBase: restBaseOf(postType) };
+  const revisions = revisionSchema(postType, false);
+  const autosaves = revisionSchema(postType, true);
+  const itemSchema = contentSchema(postType);
+  const base = `/${type.restBase}`;
+  const parentArg: ArgSchema = { description: 'Identifier of the item the revision belongs to.', type: 'integer' };
+  const idArg: ArgSchema = { description: 'Unique identifier of the revision.', type: 'integer' };
+
+  const present = (entry: RevisionEntry, parent: ContentDoc, schema: ResourceSchema, context: 'view' | 'edit' | 'embed') => {
+    const guid = `${site.settings.siteUrl}/?p=${entry.id}`;
+    const item: Record<string, unknown> = {
+      author: entry.author,
+      date: entry.date,
+      date_gmt: entry.date_gmt,
+      guid: { rendered: guid, raw: guid },
+      id: entry.id,
+      modified: entry.date,
+      modified_gmt: entry.date_gmt,
+      parent: parent.id,
+      slug: `${parent.id}-${entry.autosave ? 'autosave' : 'revision'}-v1`,
+      title: { raw: entry.title, rendered: renderTitle(entry.title) },
+      content: { raw: entry.content, rendered: renderContent(entry.content, { siteUrl: site.settings.siteUrl }) },
+      excerpt: { raw: entry.excerpt, rendered: renderExcerpt(entry.excerpt, entry.content, { siteUrl: site.settings.siteUrl }) },
+    };
+    if ('preview_link' in schema.properties) item.preview_link = `${site.settings.siteUrl}/?p=${parent.id}&preview=true`;
+    const filtered = filterByContext(schema, item, context) as Record<string, unknown>;
+    filtered._links = { parent: [{ href: `${site.apiRoot}${type.restBase}/${parent.id}` }] };
+    return filtered;
+  };
+
+  const history = async (parentId: number): Promise<RevisionsDoc | null> => (await site.readModel.get('revisions', parentId)) as RevisionsDoc | null;
+
+  /** The parent, checked as WordPress checks it for reading its revisions or autosaves. */
+  const readableParent = async (ctx: HandlerContext, what: 'revisions' | 'autosaves', key = 'parent'): Promise<ContentDoc | RestError> => {
+    const parent = await loadParent(site, ctx, type, key);
+    if (!parent) return restError('rest_post_invalid_parent', 'Invalid post parent ID.', 404);
+    if (!canEditItem(ctx.actor, type.caps, owned(parent))) {
+      return restError('rest_cannot_read', `Sorry, you are not allowed to view ${what} of this post.`, authorizationStatus(ctx.actor?.id ?? null));
+    }
+    return parent;
+  };
+
+  const newestFirst = (a: RevisionEntry, b: RevisionEntry) => (a.date === b.date ? b.id - a.id : a.date < b.date ? 1 : -1);
+
+  return [
+    {
+      namespace: 'core/v2',
+      path: `${base}/(?P<parent>[\\d]+)/revisions`,
+      schema: revisions,
+      endpoints: [
+        {
+          methods: ['GET'],
+          args: {
+            parent: parentArg,
+            context: contextParam('view'),
+            page: { description: 'Page of the collection to return.', type: 'integer', default: 1, minimum: 1 },
+            per_page: { description: 'Most items to return in one page.', type: 'integer', minimum: 1, maximum: 100 },
+            search: { description: 'Only revisions matching this search.', type: 'string' },
+            exclude: { description: 'Leave out these ids.', type: 'array', items: { type: 'integer' }, default: [] },
+            include: { description: 'Only these ids.', type: 'array', items: { type: 'integer' }, default: [] },
+            offset: { description: 'Skip this many matches.', type: 'integer' },
+            order: { description: 'Sort direction.', type: 'string', default: 'desc', enum: ['asc', 'desc'] },
+            orderby: { description: 'Attribute to sort by.', type: 'string', default: 'date', enum: ['date', 'id', 'include', 'relevance', 'slug', 'include_slugs', 'title'] },
+          },
+          permission: async (ctx) => {
+            const parent = await readableParent(ctx, 'revisions');
+            return parent instanceof Error ? parent : true;
+          },
+          handle: async (ctx) => {
+            const parent = (await loadParent(site, ctx, type, 'parent'))!;
+            const doc = await history(parent.id);
+            const p = ctx.params;
+            let entries = doc ? [...doc.revisions, ...doc.autosaves] : [];
+            const include = p.include as number[];
+            if (include.length > 0) entries = entries.filter((e) => include.includes(e.id));
+            else if ((p.exclude as number[]).length > 0) entries = entries.filter((e) => !(p.exclude as number[]).includes(e.id));
+            if (typeof p.search === 'string' && p.search.trim() !== '') {
+              const { includes, excludes } = parseSearch(p.search);
+              const has = (e: RevisionEntry, term: string) => [e.title, e.excerpt, e.content].some((text) => text.toLowerCase().includes(term.toLowerCase()));
+              entries = entries.filter((e) => includes.every((term) => has(e, term)) && !excludes.some((term) => has(e, term)));
+            }
+            if (p.orderby === 'include' && include.length === 0) {
+              throw restError('rest_orderby_include_missing_include', 'You need to define an include parameter to order by include.', 400);
+            }
+            if (p.orderby === 'relevance' && !(typeof p.search === 'string' && p.search !== '')) {
+              throw restError('rest_no_search_term_defined', 'You need to define a search term to order by relevance.', 400);
+            }
+            entries.sort(newestFirst);
+            if (p.orderby === 'id') entries.sort((a, b) => b.id - a.id);
+            if (p.orderby === 'title') entries.sort((a, b) => (a.title.toLowerCase() < b.title.toLowerCase() ? 1 : a.title.toLowerCase() > b.title.toLowerCase() ? -1 : b.id - a.id));
+            if (p.orderby === 'include') entries.sort((a, b) => include.indexOf(a.id) - include.indexOf(b.id));
+            else if (p.order === 'asc') entries.reverse();
+
+            const total = entries.length;
+            let pages = total > 0 ? 1 : 0;
+            let page = entries;
+            if (typeof p.per_page === 'number') {
+              const perPage = p.per_page;
+              pages = Math.ceil(total / perPage);
+              if (typeof p.offset === 'number') {
+                if (total > 0 && p.offset >= total) {
+                  throw restError('rest_revision_invalid_offset_number', 'The offset number requested is larger than or equal to the number of available revisions.', 400);
+                }
+                page = entries.slice(p.offset, p.offset + perPage);
+              } else {
+                if (total > 0 && p.page > pages) {
+                  throw restError('rest_revision_invalid_page_number', 'The page number requested is larger than the number of pages available.', 400);
+                }
+                page = entries.slice((p.page - 1) * perPage, p.page * perPage);
+              }
+            }
+            const body = page.map((entry) => present(entry, parent, revisions, p.context));
+            return ok(body, { 'X-WP-Total': String(total), 'X-WP-TotalPages': String(pages) });
+          },
+        },
+      ],
+    },
+    {
+      namespace: 'core/v2',
+      path: `${base}/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)`,
+      schema: revisions,
+      endpoints: [
+        {
+          methods: ['GET'],
+          args: { parent: parentArg, id: idArg, context: contextParam('view') },
+          permission: async (ctx) => {
+            const parent = await readableParent(ctx, 'revisions');
+            return parent instanceof Error ? parent : true;
+          },
+          handle: async (ctx) => {
+            const parent = (await loadParent(site, ctx, type, 'parent'))!;
+            const entry = findRevision(await history(parent.id), Number(ctx.params.id));
+            if (!entry) throw restError('rest_post_invalid_id', 'Invalid revision ID.', 404);
+            return ok(present(entry, parent, revisions, ctx.params.context));
+          },
+        },
+        {
+          methods: ['DELETE'],
+          args: { parent: parentArg, id: idArg, force: { type: 'boolean', default: false, description: 'Required to be true, as revisions do not support trashing.' } },
+          permission: async (ctx) => {
+            const status = authorizationStatus(ctx.actor?.id ?? null);
+            const parent = await loadParent(site, ctx, type, 'parent');
+            if (!parent) return restError('rest_post_invalid_parent', 'Invalid post parent ID.', 404);
+            if (!canDeleteItem(ctx.actor, type.caps, owned(parent))) {
+              return restError('rest_cannot_delete', 'Sorry, you are not allowed to delete revisions of this post.', status);
+            }
+            if (!findRevision(await history(parent.id), Number(ctx.params.id))) return restError('rest_post_invalid_id', 'Invalid revision ID.', 404);
+            if (!canEditItem(ctx.actor, type.caps, owned(parent))) {
+              return restError('rest_cannot_read', 'Sorry, you are not allowed to view revisions of this post.', status);
+            }
+            // WordPress 6.1 maps deleting a revision to a capability nobody has: every caller is refused here.
+            return restError('rest_cannot_delete', 'Sorry, you are not allowed to delete this revision.', 403);
+          },
+          handle: () => {
+            throw restError('rest_trash_not_supported', "Revisions do not support trashing. Set 'force=true' to delete.", 501);
+          },
+        },
+      ],
+    },
+    {
+      // Restoring (an extension: WordPress restores from its admin screens only). See docs/history.md.
+      namespace: 'core/v2',
+      path: `${base}/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)/restore`,
+      schema: itemSchema,
+      endpoints: [
+        {
+          methods: ['POST'],
+          args: { parent: parentArg, id: idArg },
+          permission: async (ctx) => {
+            const parent = await loadParent(site, ctx, type, 'parent');
+            if (!parent) return restError('rest_post_invalid_parent', 'Invalid post parent ID.', 404);
+            if (!canEditItem(ctx.actor, type.caps, owned(parent))) {
+              return restError('rest_cannot_edit', `Sorry, you are not allowed to edit this ${postType}.`, authorizationStatus(ctx.actor?.id ?? null));
+            }
+            if (!findRevision(await history(parent.id), Number(ctx.params.id))) return restError('rest_post_invalid_id', 'Invalid revision ID.', 404);
+            return true;
+          },
+          handle: async (ctx) => {
+            const parent = (await loadParent(site, ctx, type, 'parent'))!;
+            const entry = findRevision(await history(parent.id), Number(ctx.params.id))!;
+            const outcome = await restoreRevision(site, postType, parent.id, entry, ctx.actor!, ctx.request.requestId);
+            await site.settle(outcome.position);
+            const doc = (await site.readModel.get(postType, parent.id)) as ContentDoc | null;
+            if (!doc) throw restError('rest_post_invalid_id', 'Invalid post ID.', 404);
+            const item = presentContent(doc, itemSchema, {
+              context: 'edit',
+              passwordAccepted: true,
+              siteUrl: site.settings.siteUrl,
+              apiRoot: site.apiRoot,
+              timezone: site.settings.timezone,
+              restBase: type.restBase,
+            });
+            return ok(item);
+          },
+        },
+      ],
+    },
+    {
+      namespace: 'core/v2',
+      path: `${base}/(?P<id>[\\d]+)/autosaves`,
+      schema: autosaves,
+      endpoints: [
+        {
+          methods: ['GET'],
+          args: { parent: parentArg, context: contextParam('view') },
+          permission: async (ctx) => {
+            const parent = await readableParent(ctx, 'autosaves', 'id');
+            return parent instanceof Error ? parent : true;
+          },
+          handle: async (ctx) => {
+            const parent = (await loadParent(site, ctx, type, 'id'))!;
+            const doc = await history(parent.id);
+            const entries = doc ? [...doc.autosaves].sort(newestFirst) : [];
+            return ok(entries.map((entry) => present(entry, parent, autosaves, ctx.params.context)));
+          },
+        },
+        {
+          methods: ['POST'],
+          args: { parent: parentArg, ...argsFromSchema(contentSchema(postType), 'update') },
+          permission: async (ctx) => {
+            const parent = await loadParent(site, ctx, type, 'id');
+            if (!parent) return restError('rest_post_invalid_id', 'Invalid post ID.', 404);
+            // The item's own update rule, as WordPress applies it to autosaves.
+            const status = authorizationStatus(ctx.actor?.id ?? null);
+            if (!canEditItem(ctx.actor, type.caps, owned(parent))) {
+              return restError('rest_cannot_edit', 'Sorry, you are not allowed to edit this post.', status);
+            }
+            if (ctx.params.author && ctx.params.author !== ctx.actor?.id && !hasCap(ctx.actor, type.caps.edit_others_posts)) {
+              return restError('rest_cannot_edit_others', 'Sorry, you are not allowed to update posts as this user.', status);
+            }
+            if (ctx.params.sticky === true && !hasCap(ctx.actor, type.caps.edit_others_posts) && !hasCap(ctx.actor, type.caps.publish_posts)) {
+              return restError('rest_cannot_assign_sticky', 'Sorry, you are not allowed to make posts sticky.', status);
+            }
+            return true;
+          },
+          handle: async (ctx) => {
+            const parent = (await loadParent(site, ctx, type, 'id'))!;
+            const outcome = await autosaveItem(site, postType, parent.id, ctx, ctx.actor!, ctx.request.requestId);
+            await site.settle(outcome.position);
+            if (outcome.savedItem) {
+              // The author's own draft was saved: WordPress answers with the draft in the revision shape.
+              const doc = (await site.readModel.get(postType, parent.id)) as ContentDoc;
+              const entry: RevisionEntry = { id: doc.id, author: doc.author, date: doc.modified, date_gmt: doc.modified_gmt, title: doc.title, content: doc.content, excerpt: doc.excerpt, autosave: true };
+              return ok({ ...present(entry, parent, autosaves, 'edit'), parent: doc.parent });
+            }
+            const entry = findRevision(await history(parent.id), outcome.autosaveId!)!;
+            return ok(present(entry, parent, autosaves, 'edit'));
+          },
+        },
+      ],
+    },
+    {
+      namespace: 'core/v2',
+      path: `${base}/(?P<parent>[\\d]+)/autosaves/(?P<id>[\\d]+)`,
+      schema: autosaves,
+      endpoints: [
+        {
+          methods: ['GET'],
+          args: { parent: parentArg, id: { description: 'Identifier of the autosave.', type: 'integer' }, context: contextParam('view') },
+          // WordPress checks a single autosave with the revisions rule, message included.
+          permission: async (ctx) => {
+            const parent = await readableParent(ctx, 'revisions');
+            return parent instanceof Error ? parent : true;
+          },
+          handle: async (ctx) => {
+            const parent = (await loadParent(site, ctx, type, 'parent'))!;
+            const doc = await history(parent.id);
+            // WordPress answers with the item's latest autosave, whatever the id asked for.
+            const latest = doc ? [...doc.autosaves].sort(newestFirst)[0] : undefined;
+            if (!latest) throw restError('rest_post_no_autosave', 'There is no autosave revision for this post.', 404);
+            return ok(present(latest, parent, autosaves, ctx.params.context));
+          },
+        },
+      ],
+    },
+  ];
+}
+
+const owned = (doc: ContentDoc) => ({ author: doc.author, status: doc.status, trashedFrom: doc.trashed_from });
+
+function findRevision(doc: RevisionsDoc | null, id: number): RevisionEntry | undefined {
+  return doc ? [...doc.revisions, ...doc.autosaves].find((entry) => entry.id === id) : undefined;
+}
+
+async function loadParent(site: Site, ctx: HandlerContext, type: TypeInfo, key: string): Promise<ContentDoc | null> {
+  const memoKey = `parent:${type.postType}:${key}`;
+  if (!ctx.memo.has(memoKey)) {
+    const id = Number(ctx.params[key]);
+    ctx.memo.set(memoKey, Number.isInteger(id) && id > 0 ? ((await site.readModel.get(type.postType, id)) as ContentDoc | null) : null);
+  }
+  return ctx.memo.get(memoKey) as ContentDoc | null;
+}

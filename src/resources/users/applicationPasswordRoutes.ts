@@ -1,0 +1,194 @@
+/**
+ * `/core/v2/users/{user_id}/application-passwords` (`user_id` a number or `me`): list, create (the password
+ * is answered once), delete all; `/{uuid}`: read, rename, delete; `/introspect`: the password this request
+ * was authenticated with. Every rule maps onto edit_user, as in WordPress: your own, or anyone's with
+ * `edit_users`. Application passwords are always available here (WordPress needs HTTPS or a local site).
+ */
+import type { Site } from '../../site';
+import { applicationPasswordOf } from '../../access/authenticate';
+import { sanitizeValue } from '../../rest/args';
+import { argsFromSchema, contextParam } from '../../rest/schema';
+import type { Context } from '../../rest/schema';
+import { authorizationStatus, restError } from '../../rest/errors';
+import type { RestError } from '../../rest/errors';
+import { ok } from '../../rest/route';
+import type { HandlerContext, RouteDefinition } from '../../rest/route';
+import type { ApplicationPasswordDoc, UserDoc } from '../../../projections/users';
+import { canEditUser } from './access';
+import { createApplicationPassword, renameApplicationPassword, revokeAllApplicationPasswords, revokeApplicationPassword } from './operations';
+import { applicationPasswordUrl, presentApplicationPassword } from './present';
+import { applicationPasswordSchema } from './schema';
+
+const BASE = '/core/v2/users/(?P<user_id>(?:[\\d]+|me))/application-passwords';
+
+export function applicationPasswordRoutes(site: Site): RouteDefinition[] {
+  const schema = applicationPasswordSchema();
+  const contextArgs = { context: contextParam('view') };
+  const present = (ctx: HandlerContext, user: UserDoc, password: ApplicationPasswordDoc, context: Context, extra: { newPassword?: string; links?: boolean } = {}) =>
+    presentApplicationPassword(password, schema, { context, apiRoot: site.apiRoot, userId: user.id, ...extra });
+
+  /** The permission rule of an endpoint: the user must exist, and the caller may edit them. */
+  const mayManage = (code: string, message: string) => async (ctx: HandlerContext): Promise<true | RestError> => {
+    const user = await targetUser(site, ctx);
+    if (!canEditUser(ctx.actor, user.id)) return restError(code, message, authorizationStatus(ctx.actor?.id ?? null));
+    return true;
+  };
+
+  return [
+    {
+      namespace: 'core/v2',
+      path: BASE,
+      schema,
+      endpoints: [
+        {
+          methods: ['GET'],
+          args: contextArgs,
+          permission: mayManage('rest_cannot_list_application_passwords', 'Sorry, you are not allowed to list application passwords for this user.'),
+          handle: async (ctx) => {
+            const user = await targetUser(site, ctx);
+            return ok(user.application_passwords.map((p) => present(ctx, user, p, ctx.params.context as Context)));
+          },
+        },
+        {
+          methods: ['POST'],
+          args: argsFromSchema(schema, 'create'),
+          permission: mayManage('rest_cannot_create_application_passwords', 'Sorry, you are not allowed to create application passwords for this user.'),
+          handle: async (ctx) => {
+            const user = await targetUser(site, ctx);
+            const name = typeof ctx.params.name === 'string' ? sanitizeName(ctx.params.name) : '';
+            const appId = typeof ctx.params.app_id === 'string' ? ctx.params.app_id : '';
+            const outcome = await createApplicationPassword(site, user.id, { name, appId }, ctx.actor!.id, ctx.request.requestId);
+            await site.settle(outcome.position);
+            const fresh = await reloadPassword(site, user.id, outcome.uuid);
+            const body = present(ctx, user, fresh, 'edit', { newPassword: outcome.password });
+            return { status: 201, body, headers: { Location: applicationPasswordUrl(site.apiRoot, user.id, outcome.uuid) } };
+          },
+        },
+        {
+          methods: ['DELETE'],
+          args: {},
+          permission: mayManage('rest_cannot_delete_application_passwords', 'Sorry, you are not allowed to delete application passwords for this user.'),
+          handle: async (ctx) => {
+            const user = await targetUser(site, ctx);
+            const outcome = await revokeAllApplicationPasswords(site, user.id, ctx.actor!.id, ctx.request.requestId);
+            await site.settle(outcome.position);
+            return ok({ deleted: true, count: outcome.count });
+          },
+        },
+      ],
+    },
+    {
+      namespace: 'core/v2',
+      path: `${BASE}/introspect`,
+      schema,
+      endpoints: [
+        {
+          methods: ['GET'],
+          args: contextArgs,
+          permission: async (ctx) => {
+            const user = await targetUser(site, ctx);
+            if (ctx.actor?.id !== user.id) {
+              return restError(
+                'rest_cannot_introspect_app_password_for_non_authenticated_user',
+                'The authenticated application password can only be introspected for the current user.',
+                authorizationStatus(ctx.actor?.id ?? null),
+              );
+            }
+            return true;
+          },
+          handle: async (ctx) => {
+            const user = await targetUser(site, ctx);
+            const uuid = ctx.actor ? applicationPasswordOf(ctx.actor) : null;
+            if (!uuid) throw restError('rest_no_authenticated_app_password', 'Cannot introspect application password.', 404);
+            const password = user.application_passwords.find((p) => p.uuid === uuid);
+            if (!password) throw restError('rest_application_password_not_found', 'Application password not found.', 500);
+            return ok(present(ctx, user, password, ctx.params.context as Context));
+          },
+        },
+      ],
+    },
+    {
+      namespace: 'core/v2',
+      path: `${BASE}/(?P<uuid>[\\w\\-]+)`,
+      schema,
+      endpoints: [
+        {
+          methods: ['GET'],
+          args: contextArgs,
+          permission: mayManage('rest_cannot_read_application_password', 'Sorry, you are not allowed to read this application password.'),
+          handle: async (ctx) => {
+            const user = await targetUser(site, ctx);
+            return ok(present(ctx, user, passwordOf(user, ctx), ctx.params.context as Context));
+          },
+        },
+        {
+          methods: ['POST', 'PUT', 'PATCH'],
+          args: argsFromSchema(schema, 'update'),
+          permission: mayManage('rest_cannot_edit_application_password', 'Sorry, you are not allowed to edit this application password.'),
+          handle: async (ctx) => {
+            const user = await targetUser(site, ctx);
+            const password = passwordOf(user, ctx);
+            // Only the name can change; an empty one (after sanitizing) changes nothing, as in WordPress.
+            const name = typeof ctx.params.name === 'string' ? sanitizeName(ctx.params.name) : '';
+            if (name !== '') {
+              const outcome = await renameApplicationPassword(site, user.id, password.uuid, name, ctx.actor!.id, ctx.request.requestId);
+              await site.settle(outcome.position);
+            }
+            return ok(present(ctx, user, await reloadPassword(site, user.id, password.uuid), 'edit'));
+          },
+        },
+        {
+          methods: ['DELETE'],
+          args: {},
+          permission: mayManage('rest_cannot_delete_application_password', 'Sorry, you are not allowed to delete this application password.'),
+          handle: async (ctx) => {
+            const user = await targetUser(site, ctx);
+            const password = passwordOf(user, ctx);
+            const previous = present(ctx, user, password, 'edit', { links: false });
+            const outcome = await revokeApplicationPassword(site, user.id, password.uuid, ctx.actor!.id, ctx.request.requestId);
+            await site.settle(outcome.position);
+            return ok({ deleted: true, previous });
+          },
+        },
+      ],
+    },
+  ];
+}
+
+/** WordPress cleans application names as text fields (no tags, no line breaks, trimmed). */
+const sanitizeName = (name: string): string => sanitizeValue(name, { type: 'string', format: 'text-field' }) as string;
+
+/**
+ * The user named by `{user_id}`: `me` needs a signed-in caller. Throws WordPress's errors, so permission rules
+ * and handlers report a missing user the same way. Loaded once per request.
+ */
+async function targetUser(site: Site, ctx: HandlerContext): Promise<UserDoc> {
+  const key = 'application-passwords:user';
+  if (!ctx.memo.has(key)) {
+    let doc: UserDoc | null = null;
+    if (ctx.params.user_id === 'me') {
+      if (!ctx.actor) throw restError('rest_not_logged_in', 'You are not currently logged in.', 401);
+      doc = (await site.readModel.get('user', ctx.actor.id)) as UserDoc | null;
+    } else {
+      const id = Number(ctx.params.user_id);
+      if (Number.isInteger(id) && id > 0) doc = (await site.readModel.get('user', id)) as UserDoc | null;
+    }
+    ctx.memo.set(key, doc);
+  }
+  const doc = ctx.memo.get(key) as UserDoc | null;
+  if (!doc) throw restError('rest_user_invalid_id', 'Invalid user ID.', 404);
+  return doc;
+}
+
+function passwordOf(user: UserDoc, ctx: HandlerContext): ApplicationPasswordDoc {
+  const password = user.application_passwords.find((p) => p.uuid === ctx.params.uuid);
+  if (!password) throw restError('rest_application_password_not_found', 'Application password not found.', 404);
+  return password;
+}
+
+async function reloadPassword(site: Site, userId: number, uuid: string): Promise<ApplicationPasswordDoc> {
+  const user = (await site.readModel.get('user', userId)) as UserDoc | null;
+  const password = user?.application_passwords.find((p) => p.uuid === uuid);
+  if (!password) throw restError('rest_application_password_not_found', 'Application password not found.', 404);
+  return password;
+}

@@ -1,0 +1,110 @@
+/**
+ * `POST /batch/v1`: up to 25 sub-requests run in-process through the same pipeline as HTTP requests
+ * (match, validate, permission, handler), as the same caller, in order. Only endpoints flagged
+ * `allowBatch` may be batched. With `validation: require-all-validate` nothing runs unless every
+ * sub-request matches, validates and passes its permission check.
+ */
+import { restError, RestError } from './errors';
+import type { Dispatcher, Prepared } from './dispatch';
+import { errorResult } from './dispatch';
+import { parseQuery } from './query';
+import type { RestRequest, RestResult, RouteDefinition } from './route';
+import { allowEveryone } from './route';
+
+interface SubRequest {
+  method: string;
+  path: string;
+  body?: Record<string, unknown>;
+  headers?: Record<string, string | string[]>;
+}
+
+type Envelope = { body: unknown; status: number; headers: Record<string, string> };
+
+const envelope = (result: RestResult): Envelope => ({ body: result.body, status: result.status, headers: result.headers ?? {} });
+
+export function batchRoute(dispatcher: () => Dispatcher): RouteDefinition {
+  return {
+    namespace: '',
+    path: '/batch/v1',
+    endpoints: [
+      {
+        methods: ['POST'],
+        args: {
+          validation: { type: 'string', enum: ['require-all-validate', 'normal'], default: 'normal' },
+          requests: {
+            required: true,
+            type: 'array',
+            maxItems: 25,
+            items: {
+              type: 'object',
+              properties: {
+                method: { type: 'string', enum: ['POST', 'PUT', 'PATCH', 'DELETE'], default: 'POST' },
+                path: { type: 'string', required: true },
+                body: { type: 'object', properties: {}, additionalProperties: true },
+                headers: { type: 'object', properties: {}, additionalProperties: { type: ['string', 'array'], items: { type: 'string' } } },
+              },
+            },
+          },
+        },
+        permission: allowEveryone,
+        async handle(ctx) {
+          const d = dispatcher();
+          const requests = (ctx.params.requests as SubRequest[]).map((sub) => toRequest(sub, ctx.request));
+          const prepared = await Promise.all(requests.map((request) => prepareForBatch(d, request)));
+          if (ctx.params.validation === 'require-all-validate' && prepared.some((p) => !('matched' in p))) {
+            const responses = prepared.map((p) => ('matched' in p ? null : p));
+            return { status: 207, body: { failed: 'validation', responses } };
+          }
+          const responses: Envelope[] = [];
+          // Sequentially, like WordPress: a later request may depend on an earlier one's effect.
+          for (let i = 0; i < requests.length; i++) {
+            const p = prepared[i]!;
+            if (!('matched' in p)) {
+              responses.push(p);
+              continue;
+            }
+            // A request prepared before its predecessors ran is prepared again now, against the current state.
+            const fresh = i === 0 ? p : await prepareForBatch(d, requests[i]!);
+            responses.push('matched' in fresh ? envelope(await d.execute(fresh)) : fresh);
+          }
+          return { status: 207, body: { responses } };
+        },
+      },
+    ],
+  };
+}
+
+function toRequest(sub: SubRequest, parent: RestRequest): RestRequest {
+  const questionMark = sub.path.indexOf('?');
+  const path = questionMark === -1 ? sub.path : sub.path.slice(0, questionMark);
+  const query = questionMark === -1 ? {} : parseQuery(sub.path.slice(questionMark + 1));
+  const headers: Record<string, string | string[] | undefined> = {};
+  for (const [name, value] of Object.entries(sub.headers ?? {})) headers[name.toLowerCase()] = value;
+  return {
+    method: (sub.method ?? 'POST').toUpperCase(),
+    path,
+    query,
+    json: sub.body ?? null,
+    form: null,
+    headers,
+    actor: parent.actor,
+    requestId: parent.requestId,
+    ip: parent.ip,
+  };
+}
+
+async function prepareForBatch(d: Dispatcher, request: RestRequest): Promise<Prepared | Envelope> {
+  const found = d.match(request.path, request.method);
+  if (found?.endpoint && !found.endpoint.allowBatch) {
+    const allow = found.route.endpoints.flatMap((e) => e.methods).join(', ');
+    const error = restError('rest_batch_not_allowed', 'The requested route does not support batch requests.', 400);
+    return { ...envelope(errorResult(error)), headers: { Allow: allow } };
+  }
+  try {
+    const prepared = await d.prepare(request);
+    return prepared instanceof RestError ? envelope(errorResult(prepared)) : prepared;
+  } catch (error) {
+    if (error instanceof RestError) return envelope(errorResult(error));
+    throw error;
+  }
+}

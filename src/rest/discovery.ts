@@ -1,0 +1,104 @@
+/**
+ * Discovery: `GET /` (the site index) and the namespace indexes, generated from the same route definitions
+ * that serve requests, so the index can never disagree with what the API accepts.
+ */
+import { describeArgs } from './args';
+import { ok, allowEveryone } from './route';
+import type { RouteDefinition } from './route';
+
+export interface SiteDescription {
+  name: string;
+  description: string;
+  url: string;
+  home: string;
+  /** The UTC offset in hours, as text (the interface asks for a string). */
+  gmtOffset: () => string;
+  timezoneString: string;
+  /** Namespaces listed without routes of ours (WordPress lists them on every site). */
+  extraNamespaces: readonly string[];
+  authorizationUrl: string;
+}
+
+export function describeRoute(route: RouteDefinition, apiRoot: string): Record<string, unknown> {
+  const methods = route.endpoints.flatMap((e) => e.methods);
+  const description: Record<string, unknown> = {
+    namespace: route.namespace,
+    methods,
+    endpoints: route.endpoints.map((e) => ({
+      methods: e.methods,
+      ...(e.allowBatch ? { allow_batch: { v1: true } } : {}),
+      args: describeArgs(e.args),
+    })),
+  };
+  if (!route.path.includes('(?P<') && !route.hideLinks) {
+    description._links = { self: [{ href: `${apiRoot}${route.path.replace(/^\//, '')}` }] };
+  }
+  return description;
+}
+
+function describeRoutes(routes: readonly RouteDefinition[], apiRoot: string, namespace?: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const route of routes) {
+    if (namespace !== undefined && route.namespace !== namespace) continue;
+    out[route.path] = describeRoute(route, apiRoot);
+  }
+  return out;
+}
+
+/**
+ * The index routes. `allRoutes` is read lazily because the index lists itself and every route registered
+ * after it.
+ */
+export function discoveryRoutes(allRoutes: () => readonly RouteDefinition[], site: SiteDescription, apiRoot: string, namespaces: readonly string[]): RouteDefinition[] {
+  const listedNamespaces = () => [...namespaces, ...site.extraNamespaces];
+  const root: RouteDefinition = {
+    namespace: '',
+    path: '/',
+    endpoints: [
+      {
+        methods: ['GET'],
+        args: { context: { default: 'view' } },
+        permission: allowEveryone,
+        handle: () =>
+          ok({
+            name: site.name,
+            description: site.description,
+            url: site.url,
+            home: site.home,
+            gmt_offset: site.gmtOffset(),
+            timezone_string: site.timezoneString,
+            namespaces: listedNamespaces(),
+            authentication: { 'application-passwords': { endpoints: { authorization: site.authorizationUrl } } },
+            routes: describeRoutes(allRoutes(), apiRoot),
+            site_logo: 0,
+            site_icon: 0,
+            site_icon_url: '',
+            _links: { help: [{ href: 'https://developer.wordpress.org/rest-api/' }] },
+          }),
+      },
+    ],
+  };
+  const namespaceIndexes = namespaces.map(
+    (namespace): RouteDefinition => ({
+      namespace,
+      path: `/${namespace}`,
+      endpoints: [
+        {
+          methods: ['GET'],
+          args: {
+            namespace: { default: namespace },
+            context: { default: 'view' },
+          },
+          permission: allowEveryone,
+          handle: () =>
+            ok({
+              namespace,
+              routes: describeRoutes(allRoutes(), apiRoot, namespace),
+              _links: { up: [{ href: apiRoot }] },
+            }),
+        },
+      ],
+    }),
+  );
+  return [root, ...namespaceIndexes];
+}

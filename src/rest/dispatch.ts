@@ -1,0 +1,263 @@
+/**
+ * The request pipeline, in WordPress's order (which decides which error a client gets):
+ * match route and method (rest_no_route) -> JSON body (rest_invalid_json) -> merge params -> validate args
+ * (rest_missing_callback_param, rest_invalid_param) -> permission (401/403) -> handler -> Allow header,
+ * `_embed`, `_fields`, `_envelope`.
+ *
+ * It knows nothing about HTTP: koa (app.ts) and batch (batch.ts) both call it with a RestRequest.
+ */
+import { validateArgs } from './args';
+import { applyFields } from './schema';
+import { describeRoute } from './discovery';
+import { parseQuery } from './query';
+import { RestError, authorizationStatus, restError } from './errors';
+import type { Endpoint, HandlerContext, Method, RestRequest, RestResult, RouteDefinition } from './route';
+
+interface CompiledRoute {
+  definition: RouteDefinition;
+  pattern: RegExp;
+}
+
+export interface Matched {
+  route: RouteDefinition;
+  endpoint: Endpoint;
+  captures: Record<string, string>;
+}
+
+/** A request that matched, validated and passed its permission check: ready to run. */
+export interface Prepared {
+  matched: Matched;
+  ctx: HandlerContext;
+  /** The merged parameters before validation, for judging the route's other endpoints. */
+  input: Record<string, unknown>;
+}
+
+const noRoute = () => restError('rest_no_route', 'No route was found matching the URL and request method.', 404);
+
+/** `(?P<id>[\d]+)` as WordPress writes it, compiled to a JavaScript named group, anchored, case-insensitive. */
+export function compileRoutePattern(path: string): RegExp {
+  return new RegExp(`^${path.replace(/\(\?P</g, '(?<')}$`, 'i');
+}
+
+export class Dispatcher {
+  private readonly compiled: CompiledRoute[];
+
+  constructor(
+    readonly routes: readonly RouteDefinition[],
+    private readonly options: { apiRoot: string },
+  ) {
+    this.compiled = routes.map((definition) => ({ definition, pattern: compileRoutePattern(definition.path) }));
+  }
+
+  /** Finds the route whose pattern matches the path, and the endpoint serving the method (HEAD uses GET). */
+  match(path: string, method: string): { route: RouteDefinition; captures: Record<string, string>; endpoint: Endpoint | null } | null {
+    const wanted = (method === 'HEAD' ? 'GET' : method) as Method;
+    let firstPathMatch: { route: RouteDefinition; captures: Record<string, string> } | null = null;
+    for (const { definition, pattern } of this.compiled) {
+      const m = pattern.exec(path);
+      if (!m) continue;
+      const captures = { ...(m.groups ?? {}) };
+      const endpoint = definition.endpoints.find((e) => e.methods.includes(wanted));
+      if (endpoint) return { route: definition, captures, endpoint };
+      firstPathMatch ??= { route: definition, captures };
+    }
+    return firstPathMatch ? { ...firstPathMatch, endpoint: null } : null;
+  }
+
+  /** Everything before the handler: matching, parsing, validation and permission. */
+  async prepare(request: RestRequest): Promise<Prepared | RestError> {
+    const found = this.match(normalisePath(request.path), request.method);
+    if (!found || !found.endpoint) return noRoute();
+    if (request.invalidJson) {
+      return restError('rest_invalid_json', 'Invalid JSON body passed.', 400, { json_error_code: 4, json_error_message: 'Syntax error' });
+    }
+    const { route, endpoint, captures } = found;
+    // Precedence, lowest first: URL captures < query < form body < JSON body (defaults come from validation).
+    const input: Record<string, unknown> = { ...captures, ...request.query, ...(request.form ?? {}), ...(request.json ?? {}) };
+    const validated = validateArgs(endpoint.args, input, { request });
+    if ('error' in validated) return validated.error;
+    const params = { ...input, ...validated.values };
+    const ctx: HandlerContext = { request, params, actor: request.actor, memo: new Map() };
+    const allowed = await this.permit(endpoint, ctx);
+    if (allowed !== true) return allowed;
+    return { matched: { route, endpoint, captures }, ctx, input };
+  }
+
+  /** Runs a prepared request's handler, turning thrown RestErrors into error results. */
+  async execute(prepared: Prepared): Promise<RestResult> {
+    let result: RestResult;
+    try {
+      result = await prepared.matched.endpoint.handle(prepared.ctx);
+    } catch (error) {
+      if (!(error instanceof RestError)) throw error;
+      result = errorResult(error);
+    }
+    const { route, endpoint } = prepared.matched;
+    return this.withAllow(result, route, prepared.input, prepared.ctx.request, { endpoint, params: prepared.ctx.params });
+  }
+
+  /** A request refused before its handler. Once a route matched, WordPress still says which methods are allowed. */
+  private async refused(request: RestRequest, error: RestError): Promise<RestResult> {
+    const result = errorResult(error);
+    const found = this.match(normalisePath(request.path), request.method);
+    if (!found?.endpoint) return result;
+    const input: Record<string, unknown> = { ...found.captures, ...request.query, ...(request.form ?? {}), ...(request.json ?? {}) };
+    return this.withAllow(result, found.route, input, request);
+  }
+
+  /**
+   * The whole pipeline for one request, with the response-shaping globals (`_embed`, `_fields`, `_envelope`)
+   * applied, as served over HTTP.
+   */
+  async dispatch(request: RestRequest, options: { embed?: boolean } = {}): Promise<RestResult> {
+    if (request.method === 'OPTIONS') return this.options_(request);
+    const prepared = await this.prepare(request);
+    let result = prepared instanceof RestError ? await this.refused(request, prepared) : await this.execute(prepared);
+    const isError = result.status >= 400;
+    if (!isError && options.embed !== false && request.query._embed !== undefined) {
+      result = { ...result, body: await this.embed(result.body, request) };
+    }
+    if (!isError && request.query._fields !== undefined) {
+      result = { ...result, body: applyFields(result.body, fieldList(request.query._fields)) };
+    }
+    if (request.query._envelope !== undefined) {
+      result = { status: 200, body: { body: result.body, status: result.status, headers: envelopeHeaders(result.headers ?? {}) }, headers: {} };
+    }
+    return result;
+  }
+
+  /** OPTIONS: the route's description with its schema, and the methods the caller may use. */
+  private async options_(request: RestRequest): Promise<RestResult> {
+    const found = this.match(normalisePath(request.path), 'GET') ?? this.match(normalisePath(request.path), 'POST');
+    const route = found?.route ?? this.compiled.find((c) => c.pattern.test(normalisePath(request.path)))?.definition;
+    if (!route) return errorResult(noRoute());
+    const body: Record<string, unknown> = { ...describeRoute(route, this.options.apiRoot) };
+    if (route.schema) body.schema = route.schema;
+    delete body._links;
+    const input = { ...(found?.captures ?? {}), ...request.query };
+    const memo = new Map<string, unknown>();
+    const methods: string[] = [];
+    for (const endpoint of route.endpoints) {
+      // Each endpoint's rule sees the request as that endpoint would have validated it.
+      const validated = validateArgs(endpoint.args, input, { request });
+      if ('error' in validated) continue;
+      const ctx: HandlerContext = { request, params: { ...input, ...validated.values }, actor: request.actor, memo };
+      if ((await this.permit(endpoint, ctx)) === true) methods.push(...endpoint.methods);
+    }
+    return { status: 200, body, headers: { Allow: methods.join(', ') } };
+  }
+
+  private async permit(endpoint: Endpoint, ctx: HandlerContext): Promise<true | RestError> {
+    let verdict: boolean | RestError;
+    try {
+      verdict = await endpoint.permission(ctx);
+    } catch (error) {
+      if (error instanceof RestError) return error;
+      throw error;
+    }
+    if (verdict === true) return true;
+    if (verdict instanceof RestError) return verdict;
+    return restError('rest_forbidden', 'Sorry, you are not allowed to do that.', authorizationStatus(ctx.actor?.id ?? null));
+  }
+
+  private async withAllow(
+    result: RestResult,
+    route: RouteDefinition,
+    input: Record<string, unknown>,
+    request: RestRequest,
+    matched?: { endpoint: Endpoint; params: Record<string, any> },
+  ): Promise<RestResult> {
+    const allow = await this.allowHeader(route, input, request, matched);
+    return allow === '' ? result : { ...result, headers: { ...(result.headers ?? {}), Allow: allow } };
+  }
+
+  /**
+   * WordPress lists in `Allow` the route's methods whose permission rule the caller passes, the matched one
+   * included, judged once the request was answered (so an item just deleted allows nothing, and the header is
+   * left out). Errors after routing get it too.
+   */
+  private async allowHeader(
+    route: RouteDefinition,
+    input: Record<string, unknown>,
+    request: RestRequest,
+    matched?: { endpoint: Endpoint; params: Record<string, any> },
+  ): Promise<string> {
+    const methods: string[] = [];
+    // A fresh memo: the handler may have changed what the rules look at.
+    const memo = new Map<string, unknown>();
+    for (const endpoint of route.endpoints) {
+      let params = matched?.endpoint === endpoint ? matched.params : undefined;
+      if (!params) {
+        // Judge the endpoint on the request as it would have validated it (its own defaults, not ours).
+        const validated = validateArgs(endpoint.args, input, { request });
+        params = 'error' in validated ? input : { ...input, ...validated.values };
+      }
+      const ctx: HandlerContext = { request, params, actor: request.actor, memo };
+      const verdict = await this.permit(endpoint, ctx).catch(() => false);
+      if (verdict === true) methods.push(...endpoint.methods);
+    }
+    return methods.join(', ');
+  }
+
+  /** `_embed`: dispatches each embeddable link of this API in the embed context, as the same caller. */
+  private async embed(body: unknown, request: RestRequest): Promise<unknown> {
+    const wanted = request.query._embed;
+    const rels = typeof wanted === 'string' && wanted !== '' && wanted !== '1' && wanted !== 'true' ? fieldList(wanted) : null;
+    const cache = new Map<string, Promise<unknown>>();
+    const embedOne = async (item: unknown): Promise<unknown> => {
+      if (item === null || typeof item !== 'object' || Array.isArray(item)) return item;
+      const links = (item as { _links?: Record<string, { href: string; embeddable?: boolean }[]> })._links;
+      if (!links) return item;
+      const embedded: Record<string, unknown[]> = {};
+      for (const [rel, entries] of Object.entries(links)) {
+        if (rels && !rels.includes(rel)) continue;
+        const results = await Promise.all(
+          entries.map((link) => {
+            if (!link.embeddable || !link.href.startsWith(this.options.apiRoot)) return Promise.resolve(null);
+            let pending = cache.get(link.href);
+            if (!pending) {
+              pending = this.fetchEmbedded(link.href, request);
+              cache.set(link.href, pending);
+            }
+            return pending;
+          }),
+        );
+        if (results.some((r) => r !== null)) embedded[rel] = results.map((r) => r ?? []);
+      }
+      return Object.keys(embedded).length > 0 ? { ...item, _embedded: embedded } : item;
+    };
+    return Array.isArray(body) ? Promise.all(body.map(embedOne)) : embedOne(body);
+  }
+
+  private async fetchEmbedded(href: string, parent: RestRequest): Promise<unknown> {
+    const url = new URL(href);
+    const path = decodeURIComponent(url.pathname.slice(new URL(this.options.apiRoot).pathname.length - 1));
+    const query = { ...parseQuery(url.search.slice(1)), context: 'embed' };
+    const result = await this.dispatch(
+      { ...parent, method: 'GET', path, query, json: null, form: null, invalidJson: false, rawBody: undefined, files: undefined },
+      { embed: false },
+    );
+    return result.body;
+  }
+}
+
+export function errorResult(error: RestError): RestResult {
+  return { status: error.status, body: error.toJSON(), headers: {} };
+}
+
+/** WordPress sets the collection totals as integers, which an envelope shows as JSON numbers. */
+function envelopeHeaders(headers: Record<string, string>): Record<string, string | number> {
+  const out: Record<string, string | number> = { ...headers };
+  for (const name of ['X-WP-Total', 'X-WP-TotalPages']) if (Object.hasOwn(out, name)) out[name] = Number(out[name]);
+  return out;
+}
+
+/** The trailing slash is not part of a route (WordPress strips it). */
+function normalisePath(path: string): string {
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+function fieldList(value: unknown): string[] {
+  const list = Array.isArray(value) ? value : String(value).split(',');
+  return list.map((v) => String(v).trim()).filter((v) => v !== '');
+}

@@ -1,0 +1,90 @@
+/**
+ * Routes are data: a path pattern (written as WordPress writes it, which is also what the index shows), and
+ * per method set an endpoint with its args, a REQUIRED permission rule and a handler. Nothing resource-specific
+ * lives in the machinery that runs them (dispatch.ts).
+ */
+import type { Actor } from '../access/capabilities';
+import type { ArgSchema } from './args';
+import type { RestError } from './errors';
+import type { ResourceSchema } from './schema';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** A request, independent of HTTP: what koa parsed, or one sub-request of a batch. */
+export interface RestRequest {
+  method: string;
+  /** The route path, e.g. `/core/v2/posts/5`, without the query string. */
+  path: string;
+  /** Query-string parameters (PHP-style brackets parsed). */
+  query: Record<string, unknown>;
+  /** Parsed JSON body parameters. */
+  json: Record<string, unknown> | null;
+  /** Parsed form (urlencoded or multipart field) parameters. */
+  form: Record<string, unknown> | null;
+  /** Set when a JSON body could not be parsed: WordPress reports it only once a route matched. */
+  invalidJson?: boolean;
+  /** The raw body, for uploads. */
+  rawBody?: Buffer;
+  /** Uploaded files of a multipart body. */
+  files?: Record<string, UploadedFile>;
+  /** Lower-cased header names. */
+  headers: Record<string, string | string[] | undefined>;
+  actor: Actor | null;
+  requestId: string;
+  /** Client address, for audit and throttling. */
+  ip?: string;
+}
+
+export interface UploadedFile {
+  filepath: string;
+  originalFilename: string | null;
+  mimetype: string | null;
+  size: number;
+}
+
+/** What a handler sees: the validated, merged parameters and the request they came from. */
+export interface HandlerContext {
+  request: RestRequest;
+  params: Record<string, any>;
+  actor: Actor | null;
+  /** Per-request memo, so a permission rule and the handler load an item once. */
+  memo: Map<string, unknown>;
+}
+
+export interface RestResult {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/**
+ * A permission rule: true to allow; false for WordPress's generic `rest_forbidden` (401 anonymous / 403
+ * signed in); or a specific RestError.
+ */
+export type PermissionRule = (ctx: HandlerContext) => boolean | RestError | Promise<boolean | RestError>;
+
+export interface Endpoint {
+  methods: readonly Method[];
+  args: Record<string, ArgSchema>;
+  permission: PermissionRule;
+  handle(ctx: HandlerContext): Promise<RestResult> | RestResult;
+  /** Listed as `allow_batch: {v1: true}` and runnable inside /batch/v1. */
+  allowBatch?: boolean;
+}
+
+export interface RouteDefinition {
+  /** '' for root-level routes (`/`, `/batch/v1`). */
+  namespace: string;
+  /** The full pattern, e.g. `/core/v2/posts/(?P<id>[\d]+)`. */
+  path: string;
+  endpoints: readonly Endpoint[];
+  /** The resource schema, shown by OPTIONS. */
+  schema?: ResourceSchema;
+  /** Hide `_links.self` in the index (WordPress omits it for patterned routes anyway). */
+  hideLinks?: boolean;
+}
+
+export const ok = (body: unknown, headers?: Record<string, string>): RestResult => ({ status: 200, body, headers });
+export const created = (body: unknown, location: string): RestResult => ({ status: 201, body, headers: { Location: location } });
+
+export const allowEveryone: PermissionRule = () => true;

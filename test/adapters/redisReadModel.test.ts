@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createRedisReadModel } from '../../src/adapters/redis/readModel';
+import type { QueryPlan } from '../../src/ports/readModel';
+import { readModelContract } from '../contracts/readModel.contract';
+
+const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const runId = randomBytes(6).toString('hex');
+let instances = 0;
+
+async function keysUnder(redis: Redis, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    keys.push(...found);
+    cursor = next;
+  } while (cursor !== '0');
+  return keys;
+}
+
+async function deleteUnder(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, found] = await redis.scanBuffer(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    if (found.length > 0) await redis.unlink(...found);
+    cursor = next.toString();
+  } while (cursor !== '0');
+}
+
+/** A fresh client and prefix per use; cleanup deletes the prefix's keys and quits so the process can exit. */
+async function fresh() {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  const prefix = `test:${runId}:${instances++}:`;
+  return {
+    redis,
+    prefix,
+    readModel: createRedisReadModel({ redis, prefix }),
+    cleanup: async () => {
+      await deleteUnder(redis, prefix);
+      await redis.quit();
+    },
+  };
+}
+
+readModelContract('redis', fresh);
+
+const own = suite('redis read model: round trips, scripts and keys');
+
+const common: QueryPlan = {
+  filters: [{ kind: 'any', field: 'status', values: ['publish'] }],
+  order: { kind: 'field', field: 'date', direction: 'desc' },
+  offset: 0,
+  limit: 10,
+};
+
+/** Counts the commands sent through the client while `body` runs. */
+async function countCommands(redis: Redis, body: () => Promise<void>): Promise<string[]> {
+  const sent: string[] = [];
+  const original = redis.sendCommand.bind(redis);
+  redis.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
+    sent.push(command.name);
+    return (original as (...a: unknown[]) => unknown)(command, ...rest);
+  }) as typeof redis.sendCommand;
+  try {
+    await body();
+  } finally {
+    redis.sendCommand = original;
+  }
+  return sent;
+}
+
+own('a query and a commit are one round trip each', async () => {
+  const { redis, readModel, cleanup } = await fresh();
+  try {
+    const writes = Array.from({ length: 50 }, (_, id) => ({
+      collection: 'posts',
+      id,
+      doc: { id },
+      index: { sort: { date: id % 7 }, sets: { status: id % 3 ? 'publish' : 'draft', tags: [id % 4] }, text: { title: `post ${id}` } },
+    }));
+    await readModel.commit({ writes, checkpoint: { name: 'p', position: 1, version: 1 } });
+    const plans: QueryPlan[] = [
+      common,
+      { ...common, filters: [...common.filters, { kind: 'any', field: 'tags', values: [1, 2] }, { kind: 'text', fields: ['title'], includes: ['post 1'], excludes: [] }] },
+      { ...common, order: { kind: 'list', field: 'id', values: [3, 1] } },
+    ];
+    for (const plan of plans) {
+      const sent = await countCommands(redis, async () => {
+        await readModel.query('posts', plan);
+      });
+      assert.equal(sent, ['evalsha'], JSON.stringify(plan));
+    }
+    const sent = await countCommands(redis, () => readModel.commit({ writes: writes.slice(0, 5), checkpoint: { name: 'p', position: 2, version: 1 } }));
+    assert.equal(sent, ['evalsha']);
+  } finally {
+    await cleanup();
+  }
+});
+
+own('falls back to EVAL when the server has lost the script', async () => {
+  const { redis, readModel, cleanup } = await fresh();
+  try {
+    await readModel.commit({
+      writes: [{ collection: 'posts', id: 1, doc: { id: 1 }, index: { sort: { date: 1 }, sets: { status: 'publish' } } }],
+      checkpoint: { name: 'p', position: 1, version: 1 },
+    });
+    // Pretend the cache was flushed for this client only (a real SCRIPT FLUSH would disturb other users of
+    // the shared server): the next EVALSHA answers NOSCRIPT.
+    const original = redis.evalsha.bind(redis);
+    let refused = 0;
+    redis.evalsha = (async () => {
+      refused++;
+      redis.evalsha = original;
+      throw new Error('NOSCRIPT No matching script. Please use EVAL.');
+    }) as typeof redis.evalsha;
+    const result = await readModel.query('posts', common);
+    assert.is(refused, 1);
+    assert.equal(result, { items: [{ id: 1 }], total: 1 });
+  } finally {
+    await cleanup();
+  }
+});
+
+own('keys stay under the prefix; reset removes every key of its collections', async () => {
+  const { redis, prefix, readModel, cleanup } = await fresh();
+  try {
+    const index = { sort: { date: 3 }, sets: { status: 'publish' }, text: { title: 'Hello ✓ world' } };
+    await readModel.commit({
+      writes: [
+        { collection: 'posts', id: 1, doc: { id: 1 }, index },
+        { collection: 'posts:2', id: 1, doc: { id: 1 }, index },
+        { collection: 'p*', id: 1, doc: { id: 1 }, index },
+      ],
+      checkpoint: { name: 'p', position: 1, version: 1 },
+    });
+    const before = await keysUnder(redis, prefix);
+    assert.ok(before.length > 10);
+    assert.ok(before.every((k) => k.startsWith(prefix)));
+    // A glob character in a collection name must not widen the reset to other collections.
+    await readModel.reset('p', ['p*']);
+    assert.equal(await readModel.get('posts', 1), { id: 1 });
+    assert.equal(await readModel.get('posts:2', 1), { id: 1 });
+    assert.is(await readModel.get('p*', 1), null);
+    await readModel.reset('p', ['posts', 'posts:2']);
+    assert.equal(await keysUnder(redis, prefix), []);
+  } finally {
+    await cleanup();
+  }
+});
+
+own('deleting every document leaves no index keys behind', async () => {
+  const { redis, prefix, readModel, cleanup } = await fresh();
+  try {
+    const writes = Array.from({ length: 20 }, (_, id) => ({
+      collection: 'posts',
+      id,
+      doc: { id },
+      index: { sort: { date: id, title: `t${id}` }, sets: { status: 'publish', tags: [id, 'x'] }, text: { title: `title ${id}`, content: 'some longer content' } },
+    }));
+    await readModel.commit({ writes, checkpoint: { name: 'p', position: 1, version: 1 } });
+    await readModel.commit({ writes: writes.map((w) => ({ ...w, doc: null })), checkpoint: { name: 'p', position: 2, version: 1 } });
+    // What may remain: the handle counter and the checkpoint.
+    const left = (await keysUnder(redis, prefix)).map((k) => k.slice(prefix.length)).sort();
+    assert.equal(left, ['c:posts:seq', 'checkpoints']);
+  } finally {
+    await cleanup();
+  }
+});
+
+own.run();

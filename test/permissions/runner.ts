@@ -1,0 +1,239 @@
+/**
+ * Runs rows of the permission table against a target (our site, or the reference WordPress): makes the row's
+ * fixtures as the administrator, sends the request as each caller, and reduces the answer to a cell in the
+ * table's notation so that expected and actual compare as strings.
+ */
+import type { Cell, ItemFixture, Row, TermFixture, UserFixture, Who } from './table';
+import { FIXTURE_DATES, WHO } from './table';
+import type { Role } from '../../src/access/capabilities';
+
+export interface TargetResponse {
+  status: number;
+  body: any;
+}
+
+/** A caller: a role's user, anonymous, or a login with a given application password. */
+export type Caller = Who | { login: string; password: string };
+
+export interface Target {
+  /** The namespace our `core/v2` stands for there (`wp/v2` on WordPress). */
+  namespace: string;
+  /** Sends a request as the caller; `path` is already in the target's namespace. */
+  send(method: string, path: string, body: unknown, caller: Caller): Promise<TargetResponse>;
+  userId(role: Role): number;
+  login(role: Role): string;
+}
+
+interface Made {
+  id: number;
+  word?: string;
+  revision?: number;
+  autosave?: number;
+  uuid?: string;
+}
+
+/** Fixtures a run made: reusable ones for reads, and everything to delete afterwards. */
+export class FixtureBook {
+  private readonly shared = new Map<string, Made>();
+  /** Paths (in `core/v2` terms) of what was made, to delete afterwards, oldest first. */
+  readonly made: string[] = [];
+  private counter = 0;
+  constructor(private readonly target: Target) {}
+
+  path(path: string): string {
+    return path.replace(/^\/core\/v2(?=\/|$)/, `/${this.target.namespace}`);
+  }
+
+  unique(prefix: string): string {
+    return `${prefix}${Date.now().toString(36)}x${(this.counter++).toString(36)}`;
+  }
+
+  private async admin(method: string, path: string, body?: unknown): Promise<TargetResponse> {
+    const response = await this.target.send(method, this.path(path), body, 'administrator');
+    if (response.status >= 300) throw new Error(`fixture ${method} ${path} answered ${response.status} ${JSON.stringify(response.body)}`);
+    return response;
+  }
+
+  /** The user who is not the caller: the administrator, or the editor for the administrator. */
+  otherUser(who: Who): number {
+    return this.target.userId(who === 'administrator' ? 'editor' : 'administrator');
+  }
+
+  private async reuse(key: string, reusable: boolean, make: () => Promise<Made>): Promise<Made> {
+    if (reusable && this.shared.has(key)) return this.shared.get(key)!;
+    const made = await make();
+    if (reusable) this.shared.set(key, made);
+    return made;
+  }
+
+  async item(fixture: ItemFixture, who: Who, reusable: boolean, author?: number): Promise<Made> {
+    const owner = author ?? (fixture.owner === 'own' ? this.target.userId(who as Role) : this.otherUser(who));
+    return this.reuse(JSON.stringify({ ...fixture, owner }), reusable, async () => {
+      const word = this.unique('permword');
+      const base = `/core/v2/${fixture.type}`;
+      const status = fixture.status === 'trash' ? (fixture.trashedFrom ?? 'draft') : fixture.status;
+      const body: Record<string, unknown> = { title: `Permission fixture ${word}`, content: `<p>Only ${word} here.</p>`, status, author: owner };
+      if (fixture.type === 'posts') body.excerpt = `Excerpt of ${word}`;
+      if (status === 'future') body.date = FIXTURE_DATES.future;
+      if (fixture.password) body.password = fixture.password;
+      const created = await this.admin('POST', base, body);
+      const made: Made = { id: created.body.id, word };
+      this.made.push(`${base}/${made.id}`);
+      if (fixture.revised) {
+        await this.admin('POST', `${base}/${made.id}`, { title: `Permission fixture ${word} (revised)` });
+        const revisions = await this.admin('GET', `${base}/${made.id}/revisions`);
+        made.revision = revisions.body[0]?.id;
+      }
+      if (fixture.autosaved) {
+        const autosave = await this.admin('POST', `${base}/${made.id}/autosaves`, { title: `Autosave of ${word}`, content: `<p>Autosaved ${word}.</p>` });
+        made.autosave = autosave.body.id;
+      }
+      if (fixture.status === 'trash') await this.admin('DELETE', `${base}/${made.id}`);
+      return made;
+    });
+  }
+
+  async term(fixture: TermFixture, reusable: boolean): Promise<Made> {
+    return this.reuse(JSON.stringify(fixture), reusable, async () => {
+      const name = this.unique('permterm');
+      const created = await this.admin('POST', `/core/v2/${fixture.taxonomy}`, { name });
+      this.made.push(`/core/v2/${fixture.taxonomy}/${created.body.id}`);
+      return { id: created.body.id, word: name };
+    });
+  }
+
+  /** A new user of the caller's role, signed in with an application password of their own. */
+  async freshCaller(role: Role): Promise<{ id: number; login: string; password: string }> {
+    const login = this.unique('permcaller');
+    const created = await this.admin('POST', '/core/v2/users', { username: login, email: `${login}@example.test`, password: `${login}-Pass-1`, roles: [role] });
+    this.made.push(`/core/v2/users/${created.body.id}`);
+    const issued = await this.admin('POST', `/core/v2/users/${created.body.id}/application-passwords`, { name: 'permission table caller' });
+    return { id: created.body.id, login, password: issued.body.password };
+  }
+
+  async user(fixture: UserFixture, who: Who, reusable: boolean, self?: number): Promise<Made> {
+    let id: number;
+    if (fixture.user === 'self') id = self ?? this.target.userId(who as Role);
+    else if (fixture.user === 'other') id = this.otherUser(who);
+    else {
+      const made = await this.reuse(JSON.stringify({ fresh: true }), reusable, async () => {
+        const login = this.unique('permuser');
+        const created = await this.admin('POST', '/core/v2/users', { username: login, email: `${login}@example.test`, password: `${login}-Pass-1`, roles: ['subscriber'] });
+        this.made.push(`/core/v2/users/${created.body.id}`);
+        return { id: created.body.id };
+      });
+      id = made.id;
+    }
+    if (fixture.withPublishedPost) await this.item({ type: 'posts', owner: 'other', status: 'publish' }, who, true, id);
+    const made: Made = { id };
+    if (fixture.applicationPassword) {
+      const created = await this.admin('POST', `/core/v2/users/${id}/application-passwords`, { name: this.unique('permission table ') });
+      made.uuid = created.body.uuid;
+      this.made.push(`/core/v2/users/${id}/application-passwords/${made.uuid}`);
+    }
+    return made;
+  }
+
+  /** Records what a row's request made, so that it is deleted too. */
+  noteCreated(path: string, response: TargetResponse): void {
+    if (response.status !== 201 || !response.body || typeof response.body !== 'object') return;
+    const collection = path.split('?')[0]!.replace(/^\/[^/]+\/[^/]+/, '/core/v2');
+    if (typeof response.body.uuid === 'string' && collection.endsWith('/application-passwords')) this.made.push(`${collection}/${response.body.uuid}`);
+    else if (typeof response.body.id === 'number') this.made.push(`${collection}/${response.body.id}`);
+  }
+
+  /** Deletes what the run made, newest first (for the reference site; a test site is thrown away anyway). */
+  async cleanUp(): Promise<void> {
+    const reassign = this.target.userId('administrator');
+    for (const path of [...this.made].reverse()) {
+      const query = /\/users\/\d+$/.test(path) ? `?force=true&reassign=${reassign}` : /application-passwords\//.test(path) ? '' : '?force=true';
+      const response = await this.target.send('DELETE', this.path(`${path}${query}`), undefined, 'administrator');
+      if (response.status >= 300 && response.status !== 404 && response.status !== 410) console.error(`clean-up of ${path} answered ${response.status}`);
+    }
+  }
+}
+
+const substitute = (text: string, values: Record<string, string | number | undefined>): string =>
+  text.replace(/\{(\w+)\}/g, (whole, name: string) => (values[name] !== undefined ? String(values[name]) : whole));
+
+function substituteValue(value: unknown, values: Record<string, string | number | undefined>): unknown {
+  if (typeof value === 'string') {
+    const replaced = substitute(value, values);
+    return /^\{\w+\}$/.test(value) && /^\d+$/.test(replaced) ? Number(replaced) : replaced;
+  }
+  if (Array.isArray(value)) return value.map((entry) => substituteValue(entry, values));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, substituteValue(entry, values)]));
+  return value;
+}
+
+const CHECKS = ['listed', 'unlisted', 'hidden', 'shown'];
+
+/** Reduces an answer to the table's notation, looking only at what the expected cell asks about. */
+export function describe(expected: string, response: TargetResponse, listedId: number | null, who: Who): string {
+  const checkWanted = expected.split(' ').find((word) => CHECKS.includes(word));
+  const parts = [String(response.status)];
+  const body = response.body;
+  if (body && typeof body === 'object' && !Array.isArray(body) && typeof body.code === 'string') {
+    let code = body.code as string;
+    if (code === 'rest_invalid_param' && body.data?.details) {
+      const inner = Object.values(body.data.details as Record<string, { code?: string; data?: { status?: number } }>)[0];
+      if (inner?.code) {
+        code += `/${inner.code}`;
+        // The inner error carries the caller's authorization status.
+        if (inner.code === 'rest_forbidden_status' && inner.data?.status !== (who === 'anonymous' ? 401 : 403)) code += `(status ${inner.data?.status})`;
+      }
+    }
+    parts.push(code);
+    // An error's status must be the one in its data.
+    if (body.data?.status !== undefined && body.data.status !== response.status) parts.push(`(data.status ${body.data.status})`);
+  } else if (checkWanted === 'listed' || checkWanted === 'unlisted') {
+    const listed = Array.isArray(body) && listedId !== null && body.some((entry: { id?: number }) => entry.id === listedId);
+    parts.push(listed ? 'listed' : 'unlisted');
+  } else if (checkWanted === 'hidden' || checkWanted === 'shown') {
+    const hidden = body?.content?.protected === true && body?.content?.rendered === '';
+    parts.push(hidden ? 'hidden' : 'shown');
+  }
+  return parts.join(' ');
+}
+
+/** Runs one row for one caller and describes the answer in the notation of `expected`. */
+export async function runCell(target: Target, book: FixtureBook, row: Row, who: Who, expected: string): Promise<string> {
+  const reusable = row.method === 'GET' && !row.viaBatch;
+  const item = row.item ? await book.item(row.item, who, reusable) : null;
+  const term = row.term ? await book.term(row.term, reusable) : null;
+  const fresh = row.asFreshCaller && who !== 'anonymous' ? await book.freshCaller(who) : null;
+  const user = row.users ? await book.user(row.users, who, reusable, fresh?.id) : null;
+  const values: Record<string, string | number | undefined> = {
+    id: item?.id,
+    revision: item?.revision,
+    autosave: item?.autosave,
+    word: item?.word,
+    term: term?.id,
+    me: who === 'anonymous' ? undefined : (fresh?.id ?? target.userId(who)),
+    other: book.otherUser(who),
+    user: user?.id,
+    uuid: user?.uuid,
+    unique: book.unique('perm'),
+  };
+  const path = book.path(substitute(row.path, values));
+  const body = substituteValue(row.body, values) as Record<string, unknown> | undefined;
+  let caller: Caller = who;
+  if (fresh) caller = { login: fresh.login, password: fresh.password };
+  if (row.wrongPassword && who !== 'anonymous') caller = { login: target.login(who), password: 'wrongwrongwrongwrongwrong' };
+  const listedId = item?.id ?? term?.id ?? user?.id ?? null;
+  if (row.viaBatch) {
+    const batch = await target.send('POST', '/batch/v1', { requests: [{ method: row.method, path, ...(body ? { body } : {}) }] }, caller);
+    if (batch.status !== 207) return `batch answered ${batch.status} ${JSON.stringify(batch.body)}`;
+    const inner = batch.body.responses[0] as TargetResponse;
+    book.noteCreated(path, inner);
+    return describe(expected, inner, listedId, who);
+  }
+  const response = await target.send(row.method, path, body, caller);
+  book.noteCreated(path, response);
+  return describe(expected, response, listedId, who);
+}
+
+/** Every caller's expected cell of a row, by name. */
+export function expectations(row: Row): [Who, string][] {
+  return WHO.map((who, i) => [who, row.cells[i]] as [Who, Cell]).filter((pair): pair is [Who, string] => pair[1] !== null);
+}

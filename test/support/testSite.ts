@@ -1,0 +1,130 @@
+/**
+ * A whole site on in-memory adapters (or any given ones), served by the real app on an ephemeral port, for
+ * black-box HTTP tests. Requests go through `app.callback()` exactly as in production.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createSite } from '../../src/site';
+import type { Site } from '../../src/site';
+import { createApp } from '../../src/app';
+import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
+import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
+import { manualClock } from '../../src/ports/clock';
+import type { EventStore } from '../../src/ports/eventStore';
+import type { ReadModel } from '../../src/ports/readModel';
+import type { Role } from '../../src/access/capabilities';
+import type { Projection } from '../../src/projection/projection';
+import { createApplicationPassword, registerUser } from '../../src/resources/users/operations';
+
+export interface TestUser {
+  id: number;
+  login: string;
+  password: string;
+  auth: string;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** A urlencoded form body instead of JSON. */
+  form?: Record<string, string>;
+  /** Sent as is, with the given content type. */
+  raw?: { data: string | Buffer; type: string };
+  as?: TestUser | null;
+  headers?: Record<string, string>;
+}
+
+export interface TestSite {
+  site: Site;
+  url: string;
+  clock: ReturnType<typeof manualClock>;
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  createUser(login: string, role: Role): Promise<TestUser>;
+  close(): Promise<void>;
+}
+
+export interface TestSiteOptions {
+  timezone?: string;
+  store?: EventStore;
+  readModel?: ReadModel;
+  now?: number;
+  siteUrl?: string;
+  /** Every projection the site runs (default: the built-in ones). */
+  projections?: readonly Projection[];
+}
+
+export async function startTestSite(options: TestSiteOptions = {}): Promise<TestSite> {
+  const clock = manualClock(options.now ?? Date.parse('2024-05-01T12:00:00Z'));
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const siteUrl = options.siteUrl ?? `http://127.0.0.1:${port}`;
+  const site = createSite(
+    {
+      siteUrl,
+      name: 'Test site',
+      description: 'Just another test site',
+      timezone: options.timezone ?? 'UTC',
+      authSecret: 'test-secret',
+      idBlockSize: 5,
+      readYourWritesTimeoutMs: 5000,
+    },
+    { store: options.store ?? createMemoryEventStore(), readModel: options.readModel ?? createMemoryReadModel(), clock, projections: options.projections },
+  );
+  await site.projector.start();
+  const app = createApp(site);
+  server.on('request', app.callback());
+  const base = `http://127.0.0.1:${port}`;
+
+  const request = async (method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse> => {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    let body: string | Buffer | undefined;
+    if (opts.raw) {
+      body = opts.raw.data;
+      headers['content-type'] = opts.raw.type;
+    } else if (opts.form) {
+      body = new URLSearchParams(opts.form).toString();
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+    } else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] = 'application/json';
+    }
+    if (opts.as) headers.authorization = opts.as.auth;
+    const response = await fetch(`${base}${path}`, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, headers: response.headers, body: parsed, text };
+  };
+
+  const createUser = async (login: string, role: Role): Promise<TestUser> => {
+    const { id } = await registerUser(site, { login, role, email: `${login}@example.test` }, null, 'test');
+    const { password, position } = await createApplicationPassword(site, id, { name: 'tests' }, null, 'test');
+    await site.settle(position);
+    return { id, login, password, auth: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}` };
+  };
+
+  return {
+    site,
+    url: base,
+    clock,
+    request,
+    createUser,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      await site.close();
+    },
+  };
+}

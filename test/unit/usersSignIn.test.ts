@@ -1,0 +1,116 @@
+/**
+ * The pieces of signing in, pure or nearly: login-password hashing, usernames and nicenames, the sign-in
+ * throttle on a manual clock, the authorization request's rules and its CSRF token.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { hashLoginPassword, loginPasswordMatches } from '../../src/resources/users/loginPassword';
+import { defaultDisplayName, isValidUsername, nicenameCandidates, nicenameFor } from '../../src/resources/users/names';
+import { SignInThrottle } from '../../src/access/throttle';
+import { manualClock } from '../../src/ports/clock';
+import { readAuthorizationRequest, requestProblems } from '../../src/authorize/request';
+import { issueToken, newNonce, readCookie, tokenIsValid } from '../../src/authorize/token';
+
+const test = suite('users: signing in');
+
+test('login passwords: scrypt with a per-user salt; only the right password matches', async () => {
+  const first = await hashLoginPassword('correct horse');
+  const second = await hashLoginPassword('correct horse');
+  assert.match(first, /^scrypt\$32768\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
+  assert.is.not(first, second);
+  assert.ok(await loginPasswordMatches('correct horse', first));
+  assert.ok(await loginPasswordMatches('correct horse', second));
+  assert.not.ok(await loginPasswordMatches('correct horse!', first));
+  assert.not.ok(await loginPasswordMatches('', first));
+  assert.not.ok(await loginPasswordMatches('correct horse', null));
+  assert.not.ok(await loginPasswordMatches('correct horse', 'md5$abc'));
+});
+
+test('usernames and nicenames as WordPress accepts and derives them', () => {
+  for (const ok of ['ada', 'Ada Lovelace', 'a.b-c_d@e']) assert.ok(isValidUsername(ok), ok);
+  for (const bad of ['', 'bad*name', ' padded', 'two  spaces', 'émile', '<b>x</b>']) assert.not.ok(isValidUsername(bad), bad);
+  assert.is(nicenameFor('Ada Lovelace', undefined), 'ada-lovelace');
+  assert.is(nicenameFor('ada', 'Émile Zola!'), 'emile-zola');
+  assert.is(nicenameFor('x'.repeat(60), undefined), 'x'.repeat(50));
+  const candidates = nicenameCandidates('y'.repeat(50))[Symbol.iterator]();
+  assert.is(candidates.next().value, 'y'.repeat(50));
+  assert.is(candidates.next().value, `${'y'.repeat(48)}-2`);
+  assert.is(defaultDisplayName('ada', 'Ada', 'Lovelace'), 'Ada Lovelace');
+  assert.is(defaultDisplayName('ada', '', 'Lovelace'), 'Lovelace');
+  assert.is(defaultDisplayName('ada', '', ''), 'ada');
+});
+
+test('throttle: a sliding window per address and per login; trusted addresses pass the login limit', () => {
+  const clock = manualClock(0);
+  const throttle = new SignInThrottle(clock, { perAddress: { failures: 3, windowMs: 10_000 }, perLogin: { failures: 2, windowMs: 10_000 }, trustAddressMs: 60_000, maxEntries: 10 });
+  throttle.succeeded('ada', 'home');
+  throttle.failed('ada', 'a');
+  clock.advance(1000);
+  throttle.failed('ADA', 'b');
+  // Two failures for `ada`: new addresses wait until the first failure is 10 s old; home does not.
+  assert.is(throttle.retryAfterMs('ada', 'c'), 9000);
+  assert.is(throttle.retryAfterMs('ada', 'home'), 0);
+  assert.is(throttle.retryAfterMs('grace', 'c'), 0);
+  clock.advance(9000);
+  assert.is(throttle.retryAfterMs('ada', 'c'), 0);
+  // Per address, whatever the login; a success clears the address.
+  throttle.failed('x', 'd');
+  throttle.failed('y', 'd');
+  throttle.succeeded('z', 'd');
+  throttle.failed('x2', 'd');
+  throttle.failed('y2', 'd');
+  assert.is(throttle.retryAfterMs('z', 'd'), 0);
+  throttle.failed('w2', 'd');
+  assert.is(throttle.retryAfterMs('z', 'd'), 10_000);
+  // Trust expires.
+  clock.advance(61_000);
+  throttle.failed('ada', 'e');
+  throttle.failed('ada', 'e');
+  assert.ok(throttle.retryAfterMs('ada', 'home') > 0);
+});
+
+test('throttle: memory stays bounded by forgetting the least recently touched keys', () => {
+  const clock = manualClock(0);
+  const throttle = new SignInThrottle(clock, { perAddress: { failures: 1, windowMs: 10_000 }, perLogin: { failures: 100, windowMs: 10_000 }, trustAddressMs: 1, maxEntries: 2 });
+  throttle.failed('a', '1');
+  throttle.failed('b', '2');
+  throttle.failed('c', '3');
+  assert.is(throttle.retryAfterMs('q', '1'), 0);
+  assert.is(throttle.retryAfterMs('q', '3'), 10_000);
+});
+
+test('authorization requests: the reject URL defaults to the success URL with success=false; the URL rules', () => {
+  assert.equal(readAuthorizationRequest({ app_name: ' App ', success_url: 'https://a.example/cb?x=1' }), {
+    appName: 'App',
+    appId: '',
+    successUrl: 'https://a.example/cb?x=1',
+    rejectUrl: 'https://a.example/cb?x=1&success=false',
+  });
+  assert.is(readAuthorizationRequest({ success_url: 'https://a.example/', reject_url: 'https://b.example/' }).rejectUrl, 'https://b.example/');
+  assert.is(readAuthorizationRequest({}).rejectUrl, '');
+  assert.is(readAuthorizationRequest({ app_name: ['array'] }).appName, '');
+  const problems = (query: Record<string, string>) => requestProblems(readAuthorizationRequest(query));
+  assert.equal(problems({ success_url: 'https://a.example/', app_id: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' }), []);
+  assert.equal(problems({ success_url: 'http://127.0.0.9:8080/' }), []);
+  assert.is(problems({ success_url: 'http://a.example/' }).length, 2);
+  assert.is(problems({ success_url: 'data:text/html,x' }).length, 2);
+  assert.is(problems({ success_url: 'ftp://a.example/' }).length, 2);
+  assert.equal(problems({ app_id: '12345' }), ['The application id (app_id) must be a UUID.']);
+});
+
+test('CSRF tokens: bound to the nonce, the request and time', () => {
+  const nonce = newNonce();
+  const bound = ['', 'https://a.example/', 'https://a.example/?success=false'];
+  const token = issueToken('secret', nonce, 1000, bound);
+  assert.ok(tokenIsValid('secret', nonce, token, 1000, bound));
+  assert.not.ok(tokenIsValid('other secret', nonce, token, 1000, bound));
+  assert.not.ok(tokenIsValid('secret', newNonce(), token, 1000, bound));
+  assert.not.ok(tokenIsValid('secret', undefined, token, 1000, bound));
+  assert.not.ok(tokenIsValid('secret', nonce, token, 1000, ['', 'https://evil.example/', bound[2]!]));
+  assert.not.ok(tokenIsValid('secret', nonce, token, 1000 + 30 * 60 * 1000, bound));
+  assert.not.ok(tokenIsValid('secret', nonce, `${Number(token.split('.')[0]) + 1}.${token.split('.')[1]}`, 1000, bound));
+  assert.is(readCookie('a=1; palimpsest_authorize=abc; b=2', 'palimpsest_authorize'), 'abc');
+  assert.is(readCookie(undefined, 'palimpsest_authorize'), undefined);
+});
+
+test.run();
