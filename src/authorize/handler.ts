@@ -12,8 +12,8 @@ import { clientAddress, findUserByLoginOrEmail } from '../access/authenticate';
 import { retryAfterSeconds, throttleFor } from '../access/throttle';
 import { RestError } from '../rest/errors';
 import { parseQuery } from '../rest/query';
-import { createApplicationPassword, loadUserState } from '../resources/users/operations';
-import { hashLoginPassword, loginPasswordMatches } from '../resources/users/loginPassword';
+import { createApplicationPassword, loadUserState, updateUser } from '../resources/users/operations';
+import { hashLoginPassword, loginPasswordMatches, loginPasswordNeedsRehash } from '../resources/users/loginPassword';
 import { renderForm, renderMessage, renderPassword, renderRejected } from './page';
 import { readAuthorizationRequest, requestProblems, withQuery } from './request';
 import type { AuthorizationRequest } from './request';
@@ -103,13 +103,16 @@ class AuthorizationPage {
       return;
     }
     throttle.succeeded(login, address);
+    const requestId = (this.ctx.get('x-request-id') || `authorize-${randomUUID()}`).slice(0, 100);
+    // A hash of an older scheme or cost is replaced now, while the password is at hand.
+    if (loginPasswordNeedsRehash(hash!)) await updateUser(this.site, user.id, { password }, { id: user.id, roles: user.roles }, requestId);
     if (passwordName === '') {
       this.form(400, request, passwordName, login, ['Give the new application password a name.']);
       return;
     }
     let created: Awaited<ReturnType<typeof createApplicationPassword>>;
     try {
-      created = await createApplicationPassword(this.site, user.id, { name: passwordName, appId: request.appId }, user.id, (this.ctx.get('x-request-id') || `authorize-${randomUUID()}`).slice(0, 100));
+      created = await createApplicationPassword(this.site, user.id, { name: passwordName, appId: request.appId }, user.id, requestId);
     } catch (error) {
       if (!(error instanceof RestError)) throw error;
       const message = error.code === 'application_password_duplicate_name' ? 'You already have an application password with this name. Choose another name.' : error.message;

@@ -8,6 +8,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
+import { randomBytes, scryptSync } from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +16,9 @@ import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
 import { startTestSite } from '../support/testSite';
 import type { TestSite, TestUser } from '../support/testSite';
+import { loadUserState } from '../../src/resources/users/operations';
+import { userDecider } from '../../src/resources/users/decider';
+import { userStreamId } from '../../src/resources/users/events';
 
 const PAGE = '/wp-admin/authorize-application.php';
 const CHROMIUM = '/usr/bin/chromium';
@@ -227,6 +231,23 @@ pages('sign-in failures are throttled like Basic authentication (429 with Retry-
   assert.is(refused.headers.get('retry-after'), '60');
   assert.match(refused.html, /Too many failed sign-in attempts/);
   assert.equal((await t.request('GET', `/core/v2/users/${id}/application-passwords`, { as: admin })).body, []);
+});
+
+pages('a login password hashed by an earlier version (scrypt) still signs in, and is rehashed with bcrypt then', async () => {
+  const id = await userWithLoginPassword(t, admin, 'hopper', 'placeholder');
+  const salt = randomBytes(16);
+  const legacy = ['scrypt', 2 ** 14, 8, 1, salt.toString('base64url'), scryptSync('compiler', salt, 32, { N: 2 ** 14, r: 8, p: 1 }).toString('base64url')].join('$');
+  await t.site.commands.handle(userStreamId(id), userDecider, { kind: 'update', id, changes: {}, passwordHash: legacy }, t.site.metadata(id, 'legacy-hash'));
+  assert.is((await loadUserState(t.site, id)).user!.passwordHash, legacy);
+  const page = await open(t, { app_name: 'x', success_url: 'https://app.example/done' });
+  const response = await submit(t, { ...hiddenFields(page.html), app_name: 'Legacy', log: 'hopper', pwd: 'compiler', approve: '1' }, page.cookie);
+  assert.is(response.status, 302);
+  const rehashed = (await loadUserState(t.site, id)).user!.passwordHash!;
+  assert.match(rehashed, /^bcrypt-sha384\$\$2b\$/);
+  // The new hash verifies the same password on the next sign-in.
+  const again = await open(t, { app_name: 'x', success_url: 'https://app.example/done' });
+  assert.is((await submit(t, { ...hiddenFields(again.html), app_name: 'Legacy 2', log: 'hopper', pwd: 'compiler', approve: '1' }, again.cookie)).status, 302);
+  assert.is((await loadUserState(t.site, id)).user!.passwordHash, rehashed);
 });
 
 pages('other methods: 405 with Allow', async () => {

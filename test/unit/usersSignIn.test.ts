@@ -1,10 +1,11 @@
 /**
- * The pieces of signing in, pure or nearly: login-password hashing, usernames and nicenames, the sign-in
+ * The pieces of signing in, pure or nearly: login-password hashing (bcrypt, and the earlier scrypt), usernames and nicenames, the sign-in
  * throttle on a manual clock, the authorization request's rules and its CSRF token.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { hashLoginPassword, loginPasswordMatches } from '../../src/resources/users/loginPassword';
+import { randomBytes, scryptSync } from 'node:crypto';
+import { hashLoginPassword, loginPasswordMatches, loginPasswordNeedsRehash } from '../../src/resources/users/loginPassword';
 import { defaultDisplayName, isValidUsername, nicenameCandidates, nicenameFor } from '../../src/resources/users/names';
 import { SignInThrottle } from '../../src/access/throttle';
 import { manualClock } from '../../src/ports/clock';
@@ -13,10 +14,10 @@ import { issueToken, newNonce, readCookie, tokenIsValid } from '../../src/author
 
 const test = suite('users: signing in');
 
-test('login passwords: scrypt with a per-user salt; only the right password matches', async () => {
+test('login passwords: bcrypt (cost 11) with a per-hash salt; only the right password matches', async () => {
   const first = await hashLoginPassword('correct horse');
   const second = await hashLoginPassword('correct horse');
-  assert.match(first, /^scrypt\$32768\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
+  assert.match(first, /^bcrypt-sha384\$\$2b\$11\$[./A-Za-z0-9]{53}$/);
   assert.is.not(first, second);
   assert.ok(await loginPasswordMatches('correct horse', first));
   assert.ok(await loginPasswordMatches('correct horse', second));
@@ -24,6 +25,27 @@ test('login passwords: scrypt with a per-user salt; only the right password matc
   assert.not.ok(await loginPasswordMatches('', first));
   assert.not.ok(await loginPasswordMatches('correct horse', null));
   assert.not.ok(await loginPasswordMatches('correct horse', 'md5$abc'));
+  assert.not.ok(await loginPasswordMatches('correct horse', 'bcrypt-sha384$garbage'));
+  assert.not.ok(loginPasswordNeedsRehash(first));
+});
+
+test('login passwords: the 72-byte limit of bcrypt does not cut a long passphrase short', async () => {
+  const long = 'a'.repeat(80);
+  const hash = await hashLoginPassword(long);
+  assert.ok(await loginPasswordMatches(long, hash));
+  assert.not.ok(await loginPasswordMatches(`${'a'.repeat(79)}b`, hash));
+  assert.not.ok(await loginPasswordMatches('a'.repeat(72), hash));
+});
+
+test('login passwords: scrypt hashes of earlier versions still verify, and ask to be rehashed', async () => {
+  const salt = randomBytes(16);
+  const key = scryptSync('correct horse', salt, 32, { N: 2 ** 14, r: 8, p: 1 });
+  const legacy = ['scrypt', 2 ** 14, 8, 1, salt.toString('base64url'), key.toString('base64url')].join('$');
+  assert.ok(await loginPasswordMatches('correct horse', legacy));
+  assert.not.ok(await loginPasswordMatches('wrong horse', legacy));
+  assert.not.ok(await loginPasswordMatches('correct horse', 'scrypt$x$8$1$AAAA$AAAA'));
+  assert.ok(loginPasswordNeedsRehash(legacy));
+  assert.ok(loginPasswordNeedsRehash('bcrypt-sha384$$2b$10$' + 'a'.repeat(53)));
 });
 
 test('usernames and nicenames as WordPress accepts and derives them', () => {

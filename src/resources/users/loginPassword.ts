@@ -1,38 +1,66 @@
 /**
- * Login passwords: chosen by people, so hashed slowly (scrypt, built into Node) with a per-user random salt.
- * They only sign in to the authorization page, never to the API. The stored form names its parameters, so
- * they can be raised later without invalidating existing hashes: `scrypt$N$r$p$salt$hash` (base64url).
+ * Login passwords: chosen by people, so hashed slowly with bcrypt (the pure-JavaScript `bcryptjs`, so no
+ * native build) and a per-hash random salt. They only sign in to the authorization page, never to the API.
+ *
+ * bcrypt reads at most 72 bytes, so the password is first condensed with HMAC-SHA-384 into 64 base64
+ * characters: a long passphrase counts in full, and no NUL byte can end it early. The stored form names the
+ * scheme and keeps bcrypt's own cost field: `bcrypt-sha384$$2b$11$...`. Raising COST later makes
+ * `loginPasswordNeedsRehash` true for older hashes, which are then replaced at the next successful sign-in,
+ * as are the scrypt hashes (`scrypt$N$r$p$salt$hash`) that earlier versions wrote and that still verify.
  */
-import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { createHmac, scrypt, timingSafeEqual } from 'node:crypto';
 import type { ScryptOptions } from 'node:crypto';
+import bcrypt from 'bcryptjs';
 
-const COST = 2 ** 15;
-const BLOCK_SIZE = 8;
-const PARALLELISM = 1;
-const KEY_LENGTH = 32;
-const SALT_BYTES = 16;
+const SCHEME = 'bcrypt-sha384';
+/** About 0.15 s per hash on the reference machine (2 cores): slow for guessing, tolerable for a sign-in. */
+const COST = 11;
+/** A fixed, public key: the HMAC only condenses the password (the salt is bcrypt's), as WordPress 6.8 does. */
+const CONDENSE_KEY = 'palimpsest-login-password';
 
-function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    // maxmem: N=2^15, r=8 needs 32 MiB, just above Node's default ceiling.
-    scrypt(password.normalize('NFC'), salt, KEY_LENGTH, { ...options, maxmem: 128 * options.N! * options.r! * 2 }, (error, key) =>
-      error ? reject(error) : resolve(key),
-    );
-  });
+function condense(password: string): string {
+  return createHmac('sha384', CONDENSE_KEY).update(password.normalize('NFC'), 'utf8').digest('base64');
 }
 
 export async function hashLoginPassword(password: string): Promise<string> {
-  const salt = randomBytes(SALT_BYTES);
-  const key = await derive(password, salt, { N: COST, r: BLOCK_SIZE, p: PARALLELISM });
-  return ['scrypt', COST, BLOCK_SIZE, PARALLELISM, salt.toString('base64url'), key.toString('base64url')].join('$');
+  return `${SCHEME}$${await bcrypt.hash(condense(password), COST)}`;
 }
 
-/** False for a wrong password, a missing hash or one this code cannot read. Constant-time comparison. */
+/** False for a wrong password, a missing hash or one this code cannot read. */
 export async function loginPasswordMatches(password: string, stored: string | null): Promise<boolean> {
   if (!stored) return false;
-  const [scheme, n, r, p, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !n || !r || !p || salt === undefined || hash === undefined) return false;
+  if (stored.startsWith(`${SCHEME}$`)) {
+    try {
+      return await bcrypt.compare(condense(password), stored.slice(SCHEME.length + 1));
+    } catch {
+      return false; // not a bcrypt hash
+    }
+  }
+  if (stored.startsWith('scrypt$')) return legacyScryptMatches(password, stored);
+  return false;
+}
+
+/** True when a hash that just matched should be replaced: another scheme, or a lower cost than today's. */
+export function loginPasswordNeedsRehash(stored: string): boolean {
+  if (!stored.startsWith(`${SCHEME}$`)) return true;
+  try {
+    return !(bcrypt.getRounds(stored.slice(SCHEME.length + 1)) >= COST);
+  } catch {
+    return true;
+  }
+}
+
+/** Verifies the scrypt hashes written before bcrypt (`scrypt$N$r$p$salt$hash`, base64url); constant-time. */
+async function legacyScryptMatches(password: string, stored: string): Promise<boolean> {
+  const [, n, r, p, salt, hash] = stored.split('$');
+  const options: ScryptOptions = { N: Number(n), r: Number(r), p: Number(p) };
+  if (!Number.isInteger(options.N) || !Number.isInteger(options.r) || !Number.isInteger(options.p) || salt === undefined || hash === undefined) return false;
   const expected = Buffer.from(hash, 'base64url');
-  const key = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) });
-  return key.length === expected.length && timingSafeEqual(key, expected);
+  if (expected.length === 0) return false;
+  const key = await new Promise<Buffer | null>((resolve) => {
+    scrypt(password.normalize('NFC'), Buffer.from(salt, 'base64url'), expected.length, { ...options, maxmem: 256 * options.N! * options.r! }, (error, derived) =>
+      resolve(error ? null : derived),
+    );
+  });
+  return key !== null && key.length === expected.length && timingSafeEqual(key, expected);
 }
