@@ -8,6 +8,8 @@ import { Dispatcher } from './rest/dispatch';
 import { discoveryRoutes } from './rest/discovery';
 import { gmtOffsetHours } from './text/dates';
 import { contentRoutes } from './resources/content/routes';
+import type { ContentRouteDeps } from './resources/content/routes';
+import { DEFAULT_CATEGORY_ID, descendantCategoryIds, ensureDefaultCategory, existingTermIds } from './resources/terms/operations';
 import { applicationPasswordRoutes } from './resources/users/applicationPasswordRoutes';
 import { userRoutes } from './resources/users/routes';
 import { batchRoute } from './rest/batch';
@@ -23,9 +25,19 @@ const NAMESPACES = ['oembed/1.0', 'core/v2', 'projections/v1', 'audit/v1'];
 const LISTED_ONLY = ['site-health/v1', 'block-editor/v1'];
 
 export function buildDispatcher(site: Site): Dispatcher {
-    const content = {
-    // No category tree exists until the terms slice lands, so no category has descendants.
-    categoryDescendants: async (): Promise<number[]> => [],
+  // The default category is created once, on first need (safe with several processes: first append wins).
+  let defaultCategory: Promise<number> | null = null;
+  const content: ContentRouteDeps = {
+    categoryDescendants: async (ids) => (await descendantCategoryIds(site, ids)).filter((id) => !ids.includes(id)),
+    existingTerms: (taxonomy, ids) => existingTermIds(site, taxonomy, ids),
+    defaultCategory: () => {
+      defaultCategory ??= ensureDefaultCategory(site).then(async ({ position }) => {
+        await site.settle(position);
+        return DEFAULT_CATEGORY_ID;
+      });
+      defaultCategory.catch(() => (defaultCategory = null));
+      return defaultCategory;
+    },
   };
   const resourceRoutes: RouteDefinition[] = [
     ...contentRoutes(site, 'post', content),

@@ -34,6 +34,13 @@ interface TypeInfo {
 export interface ContentRouteDeps {
   /** The category ids below the given ones, for `include_children` (from the terms slice). */
   categoryDescendants(ids: readonly number[]): Promise<number[]>;
+  /**
+   * The ids among `ids` that are terms of the taxonomy, in the order WordPress lists a post's terms (by name);
+   * unknown ids are dropped, as WordPress drops them (from the terms slice).
+   */
+  existingTerms(taxonomy: 'category' | 'post_tag', ids: readonly number[]): Promise<number[]>;
+  /** Makes sure the default category ("Uncategorized") exists, and gives its id. */
+  defaultCategory(): Promise<number>;
 }
 
 export function contentRoutes(site: Site, postType: PostType, deps: ContentRouteDeps): RouteDefinition[] {
@@ -72,7 +79,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
           permission: (ctx) => createPermission(ctx, type),
           handle: async (ctx) => {
             const actor = ctx.actor!;
-            const input = await writeInput(site, ctx, type, null);
+            const input = await writeInput(site, ctx, type, null, deps);
             const outcome = await createItem(site, postType, input, actor, ctx.request.requestId);
             await site.settle(outcome.position);
             const doc = await readDoc(site, postType, outcome.id);
@@ -108,7 +115,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
           permission: (ctx) => updatePermission(site, ctx, type),
           handle: async (ctx) => {
             const doc = (await loadDoc(site, ctx, type))!;
-            const input = await writeInput(site, ctx, type, doc);
+            const input = await writeInput(site, ctx, type, doc, deps);
             const outcome = await updateItem(site, postType, doc.id, input, ctx.actor!, ctx.request.requestId);
             await site.settle(outcome.position);
             return ok(present(site, await readDoc(site, postType, doc.id), schema, type, 'edit', true));
@@ -252,7 +259,7 @@ function sanitizedQuery(ctx: HandlerContext): Record<string, unknown> {
 }
 
 /** Turns validated body params into the decider's input, enforcing the rules that need the site. */
-async function writeInput(site: Site, ctx: HandlerContext, type: TypeInfo, current: ContentDoc | null): Promise<PostInput> {
+async function writeInput(site: Site, ctx: HandlerContext, type: TypeInfo, current: ContentDoc | null, deps: ContentRouteDeps): Promise<PostInput> {
   const p = ctx.params;
   const body = { ...(ctx.request.form ?? {}), ...(ctx.request.json ?? {}) };
   const sent = (key: string) => Object.prototype.hasOwnProperty.call(body, key) || Object.prototype.hasOwnProperty.call(ctx.request.query, key);
@@ -301,6 +308,12 @@ async function writeInput(site: Site, ctx: HandlerContext, type: TypeInfo, curre
     delete input.format;
     delete input.categories;
     delete input.tags;
+  } else {
+    if (input.categories !== undefined) input.categories = await deps.existingTerms('category', input.categories);
+    if (input.tags !== undefined) input.tags = await deps.existingTerms('post_tag', input.tags);
+    // WordPress files a post saved without categories under the default one; categories sent are set exactly
+    // as sent (once unknown ids are dropped), even when that leaves none.
+    if (input.categories === undefined && (current?.categories ?? []).length === 0) input.categories = [await deps.defaultCategory()];
   }
   return input;
 }
