@@ -97,6 +97,104 @@ test('paging a revision list: all by default, per_page and offset with their ran
   assert.equal(search.body.map((r: any) => r.content.raw), ['v3']);
 });
 
+test('revision lists carry Link headers from the query as sent; a page past the last is refused even without per_page', async () => {
+  const id = await publish('Linked');
+  for (let i = 0; i < 3; i++) {
+    t.clock.advance(1000);
+    await t.request('PATCH', `/core/v2/posts/${id}`, { as: admin, body: { content: `w${i}` } });
+  }
+  const base = `${t.url}/core/v2/posts/${id}/revisions`;
+  const first = await t.request('GET', `/core/v2/posts/${id}/revisions?per_page=1`, { as: admin });
+  assert.is(first.headers.get('x-wp-totalpages'), '3');
+  assert.match(first.headers.get('link')!, `<${base}?per_page=1&page=2>; rel="next"`);
+  assert.not.match(first.headers.get('link')!, 'rel="prev"');
+  const middle = await t.request('GET', `/core/v2/posts/${id}/revisions?per_page=1&page=2&_fields=id`, { as: admin });
+  assert.match(middle.headers.get('link')!, `<${base}?per_page=1&page=1&_fields=id>; rel="prev", <${base}?per_page=1&page=3&_fields=id>; rel="next"`);
+  const last = await t.request('GET', `/core/v2/posts/${id}/revisions?page=3&per_page=1`, { as: admin });
+  assert.match(last.headers.get('link')!, `<${base}?page=2&per_page=1>; rel="prev"`);
+  assert.not.match(last.headers.get('link')!, 'rel="next"');
+  const all = await t.request('GET', `/core/v2/posts/${id}/revisions`, { as: admin });
+  assert.not.match(all.headers.get('link') ?? '', 'rel="next"');
+  assert.is(all.headers.get('x-wp-totalpages'), '1');
+  for (const query of ['page=2', 'per_page=1&page=4&offset=0']) {
+    const refused = await t.request('GET', `/core/v2/posts/${id}/revisions?${query}`, { as: admin });
+    assert.equal([refused.status, refused.body.code], [400, 'rest_revision_invalid_page_number'], query);
+  }
+  const offsetAlone = await t.request('GET', `/core/v2/posts/${id}/revisions?offset=3`, { as: admin });
+  assert.equal([offsetAlone.status, offsetAlone.body.code], [400, 'rest_revision_invalid_offset_number']);
+  // Without per_page an offset only matters for that check: everything is listed.
+  assert.is((await t.request('GET', `/core/v2/posts/${id}/revisions?offset=2`, { as: admin })).body.length, 3);
+  assert.is((await t.request('GET', `/core/v2/posts/${id}/revisions?per_page=2&offset=2`, { as: admin })).body.length, 1);
+});
+
+test('revision and autosave excerpts are the stored excerpt, never generated from the content', async () => {
+  const id = await publish('Excerpts');
+  await t.request('PATCH', `/core/v2/posts/${id}`, { as: admin, body: { content: 'Long body text' } });
+  t.clock.advance(1000);
+  await t.request('PATCH', `/core/v2/posts/${id}`, { as: admin, body: { excerpt: 'Hand "made"' } });
+  const [withExcerpt, without] = (await t.request('GET', `/core/v2/posts/${id}/revisions?context=edit`, { as: admin })).body;
+  assert.equal(without.excerpt, { raw: '', rendered: '' });
+  assert.equal(withExcerpt.excerpt, { raw: 'Hand "made"', rendered: '<p>Hand &#8220;made&#8221;</p>\n' });
+  const autosave = await t.request('POST', `/core/v2/posts/${id}/autosaves`, { as: editor, body: { title: 'Excerpts', content: 'Autosaved content.' } });
+  assert.equal(autosave.body.excerpt, { raw: '', rendered: '' });
+  assert.is(autosave.body.content.rendered, '<p>Autosaved content.</p>\n');
+  // The item itself still generates its excerpt.
+  const post = await t.request('GET', `/core/v2/posts/${id}`, { as: admin });
+  assert.is(post.body.excerpt.rendered, '<p>Hand &#8220;made&#8221;</p>\n');
+});
+
+test('autosave of your own floating draft answers with the draft: null dates, its empty slug, its guid, no links', async () => {
+  const draft = await t.request('POST', '/core/v2/pages', { as: editor, body: { title: 'Page draft', content: 'one', password: 'secret' } });
+  const id = draft.body.id as number;
+  t.clock.advance(5000);
+  const saved = await t.request('POST', `/core/v2/pages/${id}/autosaves`, { as: editor, body: { title: 'Page draft 2', content: 'two' } });
+  assert.is(saved.status, 200);
+  assert.equal(Object.keys(saved.body).sort(), ['author', 'content', 'date', 'date_gmt', 'excerpt', 'guid', 'id', 'modified', 'modified_gmt', 'parent', 'preview_link', 'slug', 'title']);
+  assert.is(saved.body.date, null);
+  assert.is(saved.body.date_gmt, null);
+  assert.is(Date.parse(`${saved.body.modified_gmt}Z`) - Date.parse(`${draft.body.modified_gmt}Z`), 5000);
+  assert.is(saved.body.slug, '');
+  assert.is(saved.body.parent, 0);
+  assert.equal(saved.body.guid, { rendered: `${t.url}/?page_id=${id}`, raw: `${t.url}/?page_id=${id}` });
+  assert.equal(saved.body.title, { raw: 'Page draft 2', rendered: 'Protected: Page draft 2' });
+  assert.equal(saved.body.excerpt, { raw: '', rendered: '' });
+  assert.is(saved.body.preview_link, `${t.url}/?page_id=${id}&preview=true`);
+
+  // A dated draft keeps its dates; a child page links its parent page.
+  const parentPage = await t.request('POST', '/core/v2/pages', { as: editor, body: { title: 'Parent', status: 'publish' } });
+  const child = await t.request('POST', '/core/v2/pages', { as: editor, body: { title: 'Child', parent: parentPage.body.id, date: '2024-04-01T10:00:00' } });
+  const childSaved = await t.request('POST', `/core/v2/pages/${child.body.id}/autosaves`, { as: editor, body: { content: 'child text' } });
+  assert.is(childSaved.body.date, '2024-04-01T10:00:00');
+  assert.is(childSaved.body.date_gmt, '2024-04-01T10:00:00');
+  assert.is(childSaved.body.parent, parentPage.body.id);
+  assert.equal(childSaved.body._links, { parent: [{ href: `${t.url}/core/v2/pages/${parentPage.body.id}` }] });
+});
+
+test('the preview link of an autosave is the item link with preview_id and preview=true', async () => {
+  const id = await publish('Previewed');
+  const autosave = await t.request('POST', `/core/v2/posts/${id}/autosaves`, { as: editor, body: { title: 'Previewed', content: 'edits' } });
+  const post = await t.request('GET', `/core/v2/posts/${id}`);
+  assert.is(autosave.body.preview_link, `${post.body.link}?preview_id=${id}&preview=true`);
+});
+
+test('orderby slug puts revisions before autosaves (descending) or after (ascending); orderby id and title', async () => {
+  const id = await publish('Sorted');
+  await t.request('PATCH', `/core/v2/posts/${id}`, { as: admin, body: { title: 'B sorted' } });
+  t.clock.advance(1000);
+  const autosave = await t.request('POST', `/core/v2/posts/${id}/autosaves`, { as: editor, body: { title: 'A autosave', content: 'x' } });
+  t.clock.advance(1000);
+  await t.request('PATCH', `/core/v2/posts/${id}`, { as: admin, body: { title: 'C sorted' } });
+  const slugs = async (query: string) => (await t.request('GET', `/core/v2/posts/${id}/revisions?${query}`, { as: admin })).body.map((r: any) => r.slug);
+  assert.equal(await slugs('orderby=slug'), [`${id}-revision-v1`, `${id}-revision-v1`, `${id}-autosave-v1`]);
+  assert.equal(await slugs('orderby=slug&order=asc'), [`${id}-autosave-v1`, `${id}-revision-v1`, `${id}-revision-v1`]);
+  const titles = async (query: string) => (await t.request('GET', `/core/v2/posts/${id}/revisions?${query}`, { as: admin })).body.map((r: any) => r.title.rendered);
+  assert.equal(await titles('orderby=title&order=asc'), ['A autosave', 'B sorted', 'C sorted']);
+  assert.equal(await titles('orderby=title'), ['C sorted', 'B sorted', 'A autosave']);
+  const ids = (await t.request('GET', `/core/v2/posts/${id}/revisions?orderby=id&order=asc`, { as: admin })).body.map((r: any) => r.id);
+  assert.equal(ids, [...ids].sort((a: number, b: number) => a - b));
+  assert.ok(ids.includes(autosave.body.id));
+});
+
 test('deleting a revision is refused to everyone, as in WordPress 6.1', async () => {
   const id = await publish('Kept');
   await t.request('PATCH', `/core/v2/posts/${id}`, { as: admin, body: { content: 'x' } });

@@ -17,7 +17,8 @@ import { parseSearch } from '../content/listQuery';
 import type { ContentDoc } from '../../../projections/content';
 import type { RevisionEntry, RevisionsDoc } from '../../../projections/revisions';
 import { contentSchema } from '../content/schema';
-import { presentContent, restBaseOf } from '../content/present';
+import { permalink, presentContent, restBaseOf } from '../content/present';
+import { collectionResult } from '../../rest/collection';
 import { restoreRevision } from '../history/operations';
 import { autosaveItem } from './operations';
 import type { PostType } from '../content/events';
@@ -82,8 +83,19 @@ export function revisionRoutes(site: Site, postType: PostType): RouteDefinition[
   const parentArg: ArgSchema = { description: 'Identifier of the item the revision belongs to.', type: 'integer' };
   const idArg: ArgSchema = { description: 'Unique identifier of the revision.', type: 'integer' };
 
+  const siteUrl = site.settings.siteUrl;
+  /** WordPress's `the_excerpt` filters of the stored excerpt: a revision's excerpt is never generated. */
+  const renderStoredExcerpt = (raw: string) => renderExcerpt(raw, '', { siteUrl });
+  /** As get_preview_post_link(): the item's link with `preview=true`, after `preview_id` for an autosave. */
+  const previewLink = (parent: ContentDoc, autosave: boolean) => {
+    const link = new URL(permalink(parent, siteUrl));
+    if (autosave) link.searchParams.append('preview_id', String(parent.id));
+    link.searchParams.append('preview', 'true');
+    return link.toString();
+  };
+
   const present = (entry: RevisionEntry, parent: ContentDoc, schema: ResourceSchema, context: 'view' | 'edit' | 'embed') => {
-    const guid = `${site.settings.siteUrl}/?p=${entry.id}`;
+    const guid = `${siteUrl}/?p=${entry.id}`;
     const item: Record<string, unknown> = {
       author: entry.author,
       date: entry.date,
@@ -95,12 +107,40 @@ export function revisionRoutes(site: Site, postType: PostType): RouteDefinition[
       parent: parent.id,
       slug: `${parent.id}-${entry.autosave ? 'autosave' : 'revision'}-v1`,
       title: { raw: entry.title, rendered: renderTitle(entry.title) },
-      content: { raw: entry.content, rendered: renderContent(entry.content, { siteUrl: site.settings.siteUrl }) },
-      excerpt: { raw: entry.excerpt, rendered: renderExcerpt(entry.excerpt, entry.content, { siteUrl: site.settings.siteUrl }) },
+      content: { raw: entry.content, rendered: renderContent(entry.content, { siteUrl }) },
+      excerpt: { raw: entry.excerpt, rendered: renderStoredExcerpt(entry.excerpt) },
     };
-    if ('preview_link' in schema.properties) item.preview_link = `${site.settings.siteUrl}/?p=${parent.id}&preview=true`;
+    if ('preview_link' in schema.properties) item.preview_link = previewLink(parent, true);
     const filtered = filterByContext(schema, item, context) as Record<string, unknown>;
     filtered._links = { parent: [{ href: `${site.apiRoot}${type.restBase}/${parent.id}` }] };
+    return filtered;
+  };
+
+  /**
+   * The answer to an autosave of one's own draft: the draft itself in the autosave shape, as WordPress gives
+   * it — its own dates (null while floating), slug, guid and parent, a "Protected:" title when it has a
+   * password, and a `parent` link only when it has a parent.
+   */
+  const presentDraft = (doc: ContentDoc) => {
+    const guid = `${siteUrl}${doc.guid}`;
+    const floating = doc.date_gmt === null;
+    const item: Record<string, unknown> = {
+      author: doc.author,
+      date: floating ? null : doc.date,
+      date_gmt: floating ? null : doc.date_gmt,
+      guid: { rendered: guid, raw: guid },
+      id: doc.id,
+      modified: doc.modified,
+      modified_gmt: doc.modified_gmt,
+      parent: doc.parent,
+      slug: doc.slug,
+      title: { raw: doc.title, rendered: renderTitle(doc.password !== '' ? `Protected: ${doc.title}` : doc.title) },
+      content: { raw: doc.content, rendered: renderContent(doc.content, { siteUrl }) },
+      excerpt: { raw: doc.excerpt, rendered: renderStoredExcerpt(doc.excerpt) },
+      preview_link: previewLink(doc, false),
+    };
+    const filtered = filterByContext(autosaves, item, 'edit') as Record<string, unknown>;
+    if (doc.parent !== 0) filtered._links = { parent: [{ href: `${site.apiRoot}${type.restBase}/${doc.parent}` }] };
     return filtered;
   };
 
@@ -162,31 +202,35 @@ export function revisionRoutes(site: Site, postType: PostType): RouteDefinition[
               throw restError('rest_no_search_term_defined', 'You need to define a search term to order by relevance.', 400);
             }
             entries.sort(newestFirst);
-            if (p.orderby === 'id') entries.sort((a, b) => b.id - a.id);
-            if (p.orderby === 'title') entries.sort((a, b) => (a.title.toLowerCase() < b.title.toLowerCase() ? 1 : a.title.toLowerCase() > b.title.toLowerCase() ? -1 : b.id - a.id));
+            const byTitle = (a: RevisionEntry, b: RevisionEntry) => (a.title.toLowerCase() < b.title.toLowerCase() ? -1 : a.title.toLowerCase() > b.title.toLowerCase() ? 1 : 0);
+            // Every revision has the slug `{parent}-revision-v1`, every autosave `{parent}-autosave-v1`.
+            const bySlug = (a: RevisionEntry, b: RevisionEntry) => Number(!a.autosave) - Number(!b.autosave);
+            const descending = p.order !== 'asc';
             if (p.orderby === 'include') entries.sort((a, b) => include.indexOf(a.id) - include.indexOf(b.id));
-            else if (p.order === 'asc') entries.reverse();
+            else if (p.orderby === 'id') entries.sort((a, b) => (descending ? b.id - a.id : a.id - b.id));
+            else if (p.orderby === 'title') entries.sort((a, b) => (descending ? -byTitle(a, b) : byTitle(a, b)));
+            else if (p.orderby === 'slug') entries.sort((a, b) => (descending ? -bySlug(a, b) : bySlug(a, b)));
+            else if (!descending) entries.reverse();
 
+            // As WordPress: everything when per_page is absent; an offset at or past the end, or (without an
+            // offset) a page past the last, is an error whenever there is anything at all.
             const total = entries.length;
-            let pages = total > 0 ? 1 : 0;
-            let page = entries;
-            if (typeof p.per_page === 'number') {
-              const perPage = p.per_page;
-              pages = Math.ceil(total / perPage);
-              if (typeof p.offset === 'number') {
-                if (total > 0 && p.offset >= total) {
-                  throw restError('rest_revision_invalid_offset_number', 'The offset number requested is larger than or equal to the number of available revisions.', 400);
-                }
-                page = entries.slice(p.offset, p.offset + perPage);
-              } else {
-                if (total > 0 && p.page > pages) {
-                  throw restError('rest_revision_invalid_page_number', 'The page number requested is larger than the number of pages available.', 400);
-                }
-                page = entries.slice((p.page - 1) * perPage, p.page * perPage);
-              }
+            const perPage = typeof p.per_page === 'number' ? p.per_page : null;
+            const offset = typeof p.offset === 'number' ? p.offset : 0;
+            const page = p.page as number;
+            const pages = perPage === null ? (total > 0 ? 1 : 0) : Math.ceil(total / perPage);
+            if (total > 0 && offset >= total) {
+              throw restError('rest_revision_invalid_offset_number', 'The offset number requested is larger than or equal to the number of available revisions.', 400);
             }
-            const body = page.map((entry) => present(entry, parent, revisions, p.context));
-            return ok(body, { 'X-WP-Total': String(total), 'X-WP-TotalPages': String(pages) });
+            if (total > 0 && offset === 0 && page > pages) {
+              throw restError('rest_revision_invalid_page_number', 'The page number requested is larger than the number of pages available.', 400);
+            }
+            const start = perPage === null ? 0 : typeof p.offset === 'number' ? offset : (page - 1) * perPage;
+            const shown = perPage === null ? entries : entries.slice(start, start + perPage);
+            const body = shown.map((entry) => present(entry, parent, revisions, p.context));
+            const url = `${site.apiRoot}${type.restBase}/${parent.id}/revisions`;
+            // The page count the Link header uses is WordPress's: from per_page, or 1 for everything.
+            return collectionResult(body, { total, page, perPage: perPage ?? Math.max(total, 1) }, url, ctx.request.query);
           },
         },
       ],
@@ -315,9 +359,7 @@ export function revisionRoutes(site: Site, postType: PostType): RouteDefinition[
             await site.settle(outcome.position);
             if (outcome.savedItem) {
               // The author's own draft was saved: WordPress answers with the draft in the revision shape.
-              const doc = (await site.readModel.get(postType, parent.id)) as ContentDoc;
-              const entry: RevisionEntry = { id: doc.id, author: doc.author, date: doc.modified, date_gmt: doc.modified_gmt, title: doc.title, content: doc.content, excerpt: doc.excerpt, autosave: true };
-              return ok({ ...present(entry, parent, autosaves, 'edit'), parent: doc.parent });
+              return ok(presentDraft((await site.readModel.get(postType, parent.id)) as ContentDoc));
             }
             const entry = findRevision(await history(parent.id), outcome.autosaveId!)!;
             return ok(present(entry, parent, autosaves, 'edit'));
