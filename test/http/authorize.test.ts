@@ -8,6 +8,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import { randomBytes, scryptSync } from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
@@ -256,13 +257,62 @@ pages('other methods: 405 with Allow', async () => {
   assert.is(response.headers.get('allow'), 'GET, HEAD, POST');
 });
 
+/**
+ * A minimal PNG reader for the screenshot check: 8-bit RGB or RGBA, not interlaced (what Chromium writes), its
+ * IDAT chunks inflated and each row unfiltered.
+ */
+function decodePng(png: Buffer) {
+  const width = png.readUInt32BE(16);
+  const height = png.readUInt32BE(20);
+  const [depth, colour, , , interlace] = [png[24], png[25], png[26], png[27], png[28]];
+  assert.ok(depth === 8 && (colour === 2 || colour === 6) && interlace === 0, `PNG format ${depth}/${colour}/${interlace}`);
+  const channels = colour === 6 ? 4 : 3;
+  const chunks: Buffer[] = [];
+  for (let at = 8; at < png.length; ) {
+    const length = png.readUInt32BE(at);
+    if (png.toString('latin1', at + 4, at + 8) === 'IDAT') chunks.push(png.subarray(at + 8, at + 8 + length));
+    at += 12 + length;
+  }
+  const raw = zlib.inflateSync(Buffer.concat(chunks));
+  const stride = width * channels;
+  const pixels = Buffer.alloc(height * stride);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)]!;
+    for (let x = 0; x < stride; x++) {
+      const value = raw[y * (stride + 1) + 1 + x]!;
+      const left = x >= channels ? pixels[y * stride + x - channels]! : 0;
+      const up = y > 0 ? pixels[(y - 1) * stride + x]! : 0;
+      const upLeft = y > 0 && x >= channels ? pixels[(y - 1) * stride + x - channels]! : 0;
+      const paeth = () => {
+        const p = left + up - upLeft;
+        const [pa, pb, pc] = [Math.abs(p - left), Math.abs(p - up), Math.abs(p - upLeft)];
+        return pa <= pb && pa <= pc ? left : pb <= pc ? up : upLeft;
+      };
+      const predicted = [0, left, up, (left + up) >> 1, paeth()][filter]!;
+      pixels[y * stride + x] = (value + predicted) & 0xff;
+    }
+  }
+  const pixel = (x: number, y: number): [number, number, number] => {
+    const at = Math.floor(y) * stride + Math.floor(x) * channels;
+    return [pixels[at]!, pixels[at + 1]!, pixels[at + 2]!];
+  };
+  const count = (box: { x: number; y: number; width: number; height: number }, test: (rgb: [number, number, number]) => boolean) => {
+    let n = 0;
+    for (let y = Math.ceil(box.y); y < Math.min(height, box.y + box.height); y++) {
+      for (let x = Math.ceil(box.x); x < Math.min(width, box.x + box.width); x++) if (test(pixel(x, y))) n++;
+    }
+    return n;
+  };
+  return { pixel, count };
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 
 const browser = suite('authorization page in headless Chromium');
 const haveChromium = fs.existsSync(CHROMIUM);
 if (!haveChromium) console.log(`NOTICE: ${CHROMIUM} is missing: the headless-browser test of the authorization page is skipped (apt-get install -y chromium).`);
 
-(haveChromium ? browser : browser.skip)('fill the form, approve, land on success_url with the credentials; the screenshot is a PNG of the viewport', async () => {
+(haveChromium ? browser : browser.skip)('fill the form, approve, land on success_url with the credentials; the screenshot shows the form and its Approve button', async () => {
   const site = await startTestSite();
   const received: string[] = [];
   const app = http.createServer((request, response) => {
@@ -292,6 +342,17 @@ if (!haveChromium) console.log(`NOTICE: ${CHROMIUM} is missing: the headless-bro
     assert.is(png.subarray(12, 16).toString('latin1'), 'IHDR');
     assert.is(png.readUInt32BE(16), 800);
     assert.is(png.readUInt32BE(20), 900);
+    // What a person sees: the background is the page's, the heading is drawn in dark ink, and the Approve
+    // button, inside the viewport, is painted in its own blue with its white label on it.
+    const image = decodePng(png);
+    assert.equal(image.pixel(4, 4), [255, 255, 255]);
+    const heading = (await page.getByRole('heading', { level: 1 }).boundingBox())!;
+    assert.ok(image.count(heading, ([r, g, b]) => r + g + b < 150) > 200, 'the heading is drawn');
+    const approve = (await page.getByRole('button', { name: 'Approve' }).boundingBox())!;
+    assert.ok(approve.y + approve.height <= 900, 'the Approve button is visible without scrolling');
+    const area = approve.width * approve.height;
+    assert.ok(image.count(approve, ([r, g, b]) => Math.abs(r - 0x22) + Math.abs(g - 0x71) + Math.abs(b - 0xb1) < 12) > area * 0.6, 'the Approve button is blue');
+    assert.ok(image.count(approve, ([r, g, b]) => r > 240 && g > 240 && b > 240) > 30, 'with its label in white');
 
     // Fields are found by their labels and the button by its role and name: what assistive technology sees.
     await page.getByLabel('Username or email address').fill('lovelace');
