@@ -3,11 +3,12 @@
  * EVENTSTORE_URL is set; Redis when REDIS_URL is set), the auth secret, and assembles the Site. Shared by the server and the CLI.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Config } from './config';
 import { createSite } from './site';
-import type { Site } from './site';
+import type { Coordination, Site } from './site';
 import type { EventStore } from './ports/eventStore';
 import type { ReadModel } from './ports/readModel';
 import { systemClock } from './ports/clock';
@@ -27,11 +28,30 @@ export async function openEventStore(config: Config): Promise<EventStore> {
   return openSqliteEventStore({ file: path.join(config.dataDir, 'events.sqlite') });
 }
 
-export async function openReadModel(config: Config): Promise<ReadModel> {
-  if (!config.redisUrl) return createMemoryReadModel();
-  const [{ default: Redis }, { createRedisReadModel }] = await Promise.all([import('ioredis'), import('./adapters/redis/readModel')]);
+/** The read model, and with Redis the coordination of the processes sharing it (projector lease, applied position). */
+export async function openReadModel(config: Config): Promise<{ readModel: ReadModel; coordination?: Coordination }> {
+  if (!config.redisUrl) return { readModel: createMemoryReadModel() };
+  const [{ default: Redis }, { createRedisReadModel }, { createRedisLease, createRedisAppliedProgress }] = await Promise.all([
+    import('ioredis'),
+    import('./adapters/redis/readModel'),
+    import('./adapters/redis/coordination'),
+  ]);
   const redis = new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
-  return createRedisReadModel({ redis, prefix: 'palimpsest:' });
+  // Subscriptions need a connection of their own.
+  const subscriber = new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: null });
+  const prefix = config.redisPrefix;
+  const readModel = createRedisReadModel({ redis, subscriber, prefix });
+  const owner = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const progress = createRedisAppliedProgress({ redis, subscriber, prefix });
+  const coordination: Coordination = {
+    lease: createRedisLease({ redis, prefix, owner, ttlMs: config.projectorLeaseMs }),
+    progress,
+    async close() {
+      await progress.close();
+      await Promise.all([redis.quit(), subscriber.quit()].map((quit) => quit.catch(() => undefined)));
+    },
+  };
+  return { readModel, coordination };
 }
 
 /** The key application-password hashes are made with: AUTH_SECRET, or one generated once and kept in DATA_DIR. */
@@ -61,7 +81,7 @@ export async function siteProjections(config: Config): Promise<Projection[]> {
 
 export async function openSite(config: Config): Promise<Site> {
   const projections = await siteProjections(config);
-  const [store, readModel] = await Promise.all([openEventStore(config), openReadModel(config)]);
+  const [store, { readModel, coordination }] = await Promise.all([openEventStore(config), openReadModel(config)]);
   return createSite(
     {
       siteUrl: config.siteUrl,
@@ -71,7 +91,8 @@ export async function openSite(config: Config): Promise<Site> {
       authSecret: authSecret(config),
       idBlockSize: config.idBlockSize,
       readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+      readyMaxLagSeconds: config.readyMaxLagSeconds,
     },
-    { store, readModel, clock: systemClock, projections },
+    { store, readModel, clock: systemClock, projections, coordination },
   );
 }

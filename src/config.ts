@@ -23,6 +23,12 @@ export interface Config {
   idBlockSize: number;
   /** Bound on how long a write waits for its read-your-writes projection (ms). */
   readYourWritesTimeoutMs: number;
+  /** Every Redis key starts with it, so several sites can share one server. */
+  redisPrefix: string;
+  /** How long the projector lease lasts unless renewed (ms): a standby projector takes over within about this. */
+  projectorLeaseMs: number;
+  /** /readyz fails while the read model trails the log by more than this (seconds). */
+  readyMaxLagSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -47,6 +53,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     projectionsDir: path.resolve(cwd, env.PROJECTIONS_DIR || './projections'),
     idBlockSize: integer(env.ID_BLOCK_SIZE, 20, 'ID_BLOCK_SIZE'),
     readYourWritesTimeoutMs: integer(env.READ_YOUR_WRITES_TIMEOUT_MS, 5000, 'READ_YOUR_WRITES_TIMEOUT_MS'),
+    redisPrefix: env.REDIS_PREFIX || 'palimpsest:',
+    projectorLeaseMs: Math.max(300, integer(env.PROJECTOR_LEASE_MS, 10_000, 'PROJECTOR_LEASE_MS')),
+    readyMaxLagSeconds: integer(env.READY_MAX_LAG_SECONDS, 30, 'READY_MAX_LAG_SECONDS'),
   };
 }
 

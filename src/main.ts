@@ -7,28 +7,70 @@ import { loadConfig } from './config';
 import type { Config } from './config';
 import { openSite } from './bootstrap';
 import { createApp } from './app';
+import type { Site } from './site';
+import { operationalResponse } from './health/endpoints';
 
-export async function serve(config: Config): Promise<{ close(): Promise<void>; server: http.Server }> {
+export interface ServeOptions {
+  /** Run the projector in this process (the default). `serve --no-projector` makes an API node only. */
+  projector?: boolean;
+}
+
+export async function serve(config: Config, options: ServeOptions = {}): Promise<{ close(): Promise<void>; server: http.Server }> {
   const started = Date.now();
+  // Without a shared read model an API node would have nothing to read.
+  if (options.projector === false && !config.redisUrl) throw new Error('serve --no-projector needs REDIS_URL: API nodes read the projector\'s read model from Redis');
   const site = await openSite(config);
-  await site.projector.start();
+  if (options.projector !== false) await site.startProjector();
   const app = createApp(site);
-  const server = http.createServer(app.callback());
+  const server = await listen(config, app.callback());
+  const role = options.projector === false ? 'API node without projector; ' : '';
+  console.log(`palimpsest serving ${config.siteUrl}/ on ${config.host}:${config.port} (${role}ready in ${Date.now() - started} ms; data in ${config.dataDir})`);
+  return { close: closer(server, site), server };
+}
+
+/**
+ * `palimpsest projector`: the projector alone. With Redis it competes for the lease and stands by while another
+ * process holds it. It listens on PORT for /healthz, /readyz and /metrics only.
+ */
+export async function runProjector(config: Config): Promise<{ close(): Promise<void>; server: http.Server }> {
+  const site = await openSite(config);
+  await site.startProjector();
+  const server = await listen(config, (req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    operationalResponse(site, req.method ?? 'GET', path)
+      .then((answer) => {
+        const { status, type, body } = answer ?? { status: 404, type: 'text/plain', body: 'not found\n' };
+        res.writeHead(status, { 'Content-Type': type });
+        res.end(req.method === 'HEAD' ? undefined : body);
+      })
+      .catch((error) => {
+        res.writeHead(500, { 'Content-Type': 'text/plain' });
+        res.end(`${error instanceof Error ? error.message : String(error)}\n`);
+      });
+  });
+  console.log(`palimpsest projector running (health and metrics on ${config.host}:${config.port})`);
+  return { close: closer(server, site), server };
+}
+
+async function listen(config: Config, handler: http.RequestListener): Promise<http.Server> {
+  const server = http.createServer(handler);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, resolve);
   });
-  console.log(`palimpsest serving ${config.siteUrl}/ on ${config.host}:${config.port} (ready in ${Date.now() - started} ms; data in ${config.dataDir})`);
+  return server;
+}
+
+function closer(server: http.Server, site: Site): () => Promise<void> {
   let closing: Promise<void> | null = null;
-  const close = () =>
+  return () =>
     (closing ??= (async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
       await site.close();
     })());
-  return { close, server };
 }
 
 const isEntryPoint = process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href;

@@ -11,7 +11,11 @@ import { CommandHandler } from './core/commandHandler';
 import { IdSequence } from './core/ids';
 import { NameClaims } from './core/claims';
 import { Projector } from './projection/runner';
+import { ProjectorService } from './projection/service';
+import type { AppliedProgress, Lease } from './projection/service';
 import type { Projection } from './projection/projection';
+import { collectProjectorLag, createSiteMetrics, timedStore } from './metrics/siteMetrics';
+import type { SiteMetrics } from './metrics/siteMetrics';
 import builtInProjections from '../projections/index';
 
 export interface SiteSettings {
@@ -23,6 +27,18 @@ export interface SiteSettings {
   authSecret: string;
   idBlockSize: number;
   readYourWritesTimeoutMs: number;
+  /** /readyz fails while the read model trails the log by more than this (seconds; default 30). */
+  readyMaxLagSeconds?: number;
+}
+
+/**
+ * How processes sharing a read model coordinate (Redis): one projector at a time through the lease, and the
+ * applied position every process can wait on. Absent: this process alone projects (the embedded default).
+ */
+export interface Coordination {
+  lease: Lease;
+  progress: AppliedProgress;
+  close(): Promise<void>;
 }
 
 export interface Site {
@@ -35,7 +51,16 @@ export interface Site {
   commands: CommandHandler;
   ids: { content: IdSequence; users: IdSequence };
   claims: NameClaims;
+  /** The projections and their runner; it applies events only in a process that runs the projector. */
   projector: Projector;
+  metrics: SiteMetrics;
+  /**
+   * Runs the projector in this process: at once on the embedded default; with coordination, whenever this process
+   * holds the lease (standby otherwise). Resolves once caught up, or once on standby.
+   */
+  startProjector(): Promise<void>;
+  /** The lowest log position every projection has applied, as every process sees it. */
+  appliedPosition(): Promise<number>;
   /** Metadata for an event appended on behalf of `userId` while serving `requestId`. */
   metadata(userId: number | null, requestId: string): EventMetadata;
   /** Waits until the read model reflects `position` (bounded), so a write's answer can be read back at once. */
@@ -48,10 +73,13 @@ export interface SiteAdapters {
   readModel: ReadModel;
   clock: Clock;
   projections?: readonly Projection[];
+  coordination?: Coordination;
 }
 
 export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site {
-  const { store, readModel, clock } = adapters;
+  const { readModel, clock, coordination } = adapters;
+  const metrics = createSiteMetrics();
+  const store = timedStore(adapters.store, metrics.appendDuration);
   const metadata = (userId: number | null, requestId: string): EventMetadata => ({
     userId,
     requestId,
@@ -63,7 +91,17 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     readModel,
     projections: adapters.projections ?? builtInProjections,
     log: (message, detail) => console.error(message, detail ?? ''),
+    onRebuildProgress: metrics.rebuildProgress,
   });
+  const service = coordination
+    ? new ProjectorService({ projector, lease: coordination.lease, progress: coordination.progress, log: (message, detail) => console.error(message, detail ?? '') })
+    : null;
+  let projecting = false;
+  const appliedPosition = async () => (coordination ? coordination.progress.applied() : projector.appliedPosition);
+  metrics.registry.collect(() => {
+    metrics.projectorActive.set(service ? (service.state === 'active' ? 1 : 0) : projecting ? 1 : 0);
+  });
+  collectProjectorLag(metrics.registry, { store, clock, applied: appliedPosition });
   return {
     settings,
     apiRoot: `${settings.siteUrl}/`,
@@ -78,15 +116,28 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     },
     claims: new NameClaims(store),
     projector,
+    metrics,
+    async startProjector() {
+      projecting = true;
+      if (service) await service.start();
+      else await projector.start();
+    },
+    appliedPosition,
     metadata,
     async settle(position) {
       if (position <= 0) return;
-      const reached = await projector.waitFor(position, settings.readYourWritesTimeoutMs);
+      // With coordination the projector may run in another process: wait on the shared applied position.
+      const reached = coordination
+        ? await coordination.progress.waitFor(position, settings.readYourWritesTimeoutMs)
+        : await projector.waitFor(position, settings.readYourWritesTimeoutMs);
       if (!reached) console.error(`read model did not reach position ${position} within ${settings.readYourWritesTimeoutMs} ms`);
     },
     async close() {
-      await projector.stop();
+      if (service) await service.stop();
+      else await projector.stop();
       await readModel.close();
+      // After the read model: the coordination owns the connections the read model used.
+      await coordination?.close();
       await store.close();
     },
   };

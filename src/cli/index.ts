@@ -18,7 +18,10 @@ import { createApplicationPassword, registerUser } from '../resources/users/oper
 import { RestError } from '../rest/errors';
 
 const USAGE = `usage:
-  palimpsest serve                          start the API server (same as npm start)
+  palimpsest serve [--no-projector]         start the API server (same as npm start); --no-projector: an API
+                                            node only, for several nodes sharing EventStoreDB and Redis
+  palimpsest projector                      run the projector alone (one at a time applies events; others stand
+                                            by); serves /healthz, /readyz and /metrics on PORT
   palimpsest user create --login NAME --role ROLE [--email EMAIL] [--json]
                                             create a user with an application password
   palimpsest projections rebuild [NAME]     rebuild read models from the event log
@@ -30,9 +33,12 @@ configuration comes from the environment: DATA_DIR, SITE_URL, REDIS_URL, EVENTST
 export async function main(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
   try {
-    if (command === 'serve') {
-      const { serve } = await import('../main');
-      const { close } = await serve(loadConfig());
+    if (command === 'serve' || command === 'projector') {
+      const { serve, runProjector } = await import('../main');
+      const flags = parseArgs({ args: argv.slice(1), options: { 'no-projector': { type: 'boolean', default: false } } }).values;
+      if (command === 'projector' && flags['no-projector']) throw new Error('--no-projector is an option of serve');
+      const config = loadConfig();
+      const { close } = command === 'serve' ? await serve(config, { projector: !flags['no-projector'] }) : await runProjector(config);
       await new Promise<void>((resolve) => {
         for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void close().then(resolve));
       });

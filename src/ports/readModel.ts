@@ -112,6 +112,45 @@ export interface Checkpoint {
 export interface Commit {
   writes: readonly DocWrite[];
   checkpoint: { name: string } & Checkpoint;
+  /**
+   * The committer's fencing token (its projector lease, src/projection/service.ts). A read model shared by several
+   * processes refuses the commit with StaleCommitError unless no newer token has been issued. Absent: no check.
+   */
+  fence?: number;
+  /**
+   * The generation of the projection's documents the commit writes to (see GenerationalReadModel). Absent: the
+   * live one, whichever it is. A generation that is neither live nor staged is refused with StaleCommitError.
+   */
+  generation?: number;
+}
+
+/** A commit from a projector that lost its lease, or into a generation that was replaced: nothing was written. */
+export class StaleCommitError extends Error {
+  override readonly name = 'StaleCommitError';
+  constructor(readonly reason: 'fence' | 'generation', message: string) {
+    super(message);
+  }
+}
+
+/**
+ * Rebuilds without downtime (the Redis read model): a projection's documents are written into a new, staged
+ * generation while readers keep reading the live one; `promote` then switches readers and the checkpoint to it in
+ * one atomic step, and the old generation is deleted afterwards.
+ */
+export interface GenerationalReadModel {
+  /** The generation the projection's documents are read from and live commits go to (0 before any rebuild). */
+  liveGeneration(name: string): Promise<number>;
+  /** Opens a new, empty generation for the projection, replacing any staged one; commits naming it are staged. */
+  stageGeneration(name: string, collections: readonly string[]): Promise<number>;
+  /** The checkpoint of a staged generation, or null when it is not (or no longer) staged. */
+  stagedCheckpoint(name: string, generation: number): Promise<Checkpoint | null>;
+  /**
+   * Makes the staged generation live, atomically with its checkpoint, if it has applied at least as much of the log
+   * as the live one (otherwise returns 'behind' and changes nothing). Returns the retired generation on success.
+   */
+  promote(name: string, generation: number, collections: readonly string[]): Promise<{ retired: number } | 'behind'>;
+  /** Deletes a retired generation's documents (once no reader can still be using it). */
+  dropGeneration(collections: readonly string[], generation: number): Promise<void>;
 }
 
 export interface ReadModel {
@@ -127,5 +166,7 @@ export interface ReadModel {
   checkpoint(name: string): Promise<Checkpoint | null>;
   /** Forgets the collections and the named checkpoint, for a rebuild. */
   reset(name: string, collections: readonly string[]): Promise<void>;
+  /** Present on read models that can rebuild a projection while still serving the old documents. */
+  generations?: GenerationalReadModel;
   close(): Promise<void>;
 }

@@ -5,6 +5,7 @@
  * answers (read-your-writes).
  */
 import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore';
+import { StaleCommitError } from '../ports/readModel';
 import type { Doc, DocId, DocWrite, ReadModel } from '../ports/readModel';
 import type { DocTarget, Projection, ReadOwn } from './projection';
 
@@ -14,6 +15,19 @@ export interface ProjectorOptions {
   projections: readonly Projection[];
   maxBatchSize?: number;
   log?: (message: string, detail?: unknown) => void;
+  /** How long a rebuilt projection's replaced documents are kept after the switch, for readers still using them. */
+  retireGraceMs?: number;
+  /** Told the progress of every rebuild (metrics), besides the caller's own callback. */
+  onRebuildProgress?: (progress: RebuildProgress) => void;
+}
+
+export interface ProjectorStartOptions {
+  /** The lease's fencing token, sent with every commit: a read model refuses it once a newer lease exists. */
+  fence?: number;
+  /** Told the lowest position every projection has applied, after each commit that raises it. */
+  onApplied?(position: number): void;
+  /** Told when a commit was refused because a newer lease exists: this projector has stopped. */
+  onFenced?(error: StaleCommitError): void;
 }
 
 export interface RebuildProgress {
@@ -28,6 +42,8 @@ interface Running {
   applied: number;
   subscription: Subscription | null;
   failed: unknown;
+  /** The read-model generation it commits to (undefined: the live one, on read models without generations). */
+  generation?: number;
 }
 
 interface Waiter {
@@ -40,6 +56,7 @@ export class Projector {
   private readonly running = new Map<string, Running>();
   private waiters: Waiter[] = [];
   private stopped = false;
+  private term: ProjectorStartOptions = {};
 
   constructor(private readonly options: ProjectorOptions) {
     for (const projection of options.projections) {
@@ -48,8 +65,14 @@ export class Projector {
     }
   }
 
-  /** Starts every projection (rebuilding those whose version changed); resolves once all have caught up. */
-  async start(): Promise<void> {
+  /**
+   * Starts every projection (rebuilding those whose version changed); resolves once all have caught up. After
+   * stop() it may be started again (a new lease term), resuming from the checkpoints.
+   */
+  async start(options: ProjectorStartOptions = {}): Promise<void> {
+    this.stopped = false;
+    this.term = options;
+    for (const entry of this.running.values()) entry.failed = null;
     await Promise.all([...this.running.values()].map((entry) => this.startOne(entry)));
   }
 
@@ -90,10 +113,19 @@ export class Projector {
     });
   }
 
-  /** Clears a projection's read model and replays the whole log into it, reporting progress. */
+  /**
+   * Replays the whole log into a projection's read model, reporting progress. On a read model with generations the
+   * old documents keep serving (and, if a projector runs them, keep being updated) until the new ones have caught
+   * up, then readers switch at once; otherwise the read model is cleared first.
+   */
   async rebuild(name: string, onProgress?: (progress: RebuildProgress) => void): Promise<RebuildProgress> {
     const entry = this.running.get(name);
     if (!entry) throw new Error(`no projection named "${name}"`);
+    if (this.options.readModel.generations) {
+      const { progress, retired } = await this.buildGeneration(entry.projection, onProgress);
+      await this.retire(entry.projection, retired);
+      return progress;
+    }
     await entry.subscription?.close();
     entry.subscription = null;
     entry.applied = 0;
@@ -106,6 +138,7 @@ export class Projector {
       const seconds = (Date.now() - started) / 1000;
       last = { projection: name, applied, head, eventsPerSecond: seconds > 0 ? Math.round(applied / seconds) : 0 };
       onProgress?.(last);
+      this.options.onRebuildProgress?.(last);
     });
     return last;
   }
@@ -122,20 +155,69 @@ export class Projector {
 
   private async startOne(entry: Running): Promise<void> {
     const { readModel } = this.options;
-    const checkpoint = await readModel.checkpoint(entry.projection.name);
+    const { projection } = entry;
+    let checkpoint = await readModel.checkpoint(projection.name);
     let after = 0;
-    if (checkpoint && checkpoint.version === entry.projection.version) {
-      after = checkpoint.position;
-    } else if (checkpoint) {
-      this.options.log?.(`projection ${entry.projection.name}: version ${checkpoint.version} -> ${entry.projection.version}, rebuilding`);
-      await readModel.reset(entry.projection.name, entry.projection.collections);
+    if (checkpoint && checkpoint.version > projection.version && readModel.generations) {
+      // A newer deployment rebuilt it: going back would fight it. Serve nothing from here; /readyz reports it.
+      entry.failed = new Error(`projection ${projection.name}: version ${checkpoint.version} is live, this projector has ${projection.version}`);
+      this.options.log?.((entry.failed as Error).message);
+      return;
     }
+    if (checkpoint && checkpoint.version !== projection.version) {
+      this.options.log?.(`projection ${projection.name}: version ${checkpoint.version} -> ${projection.version}, rebuilding`);
+      if (readModel.generations) {
+        const { retired } = await this.buildGeneration(projection);
+        this.retire(projection, retired).catch((error) => this.options.log?.(`projection ${projection.name}: old documents not deleted`, error));
+        checkpoint = await readModel.checkpoint(projection.name);
+      } else {
+        await readModel.reset(projection.name, projection.collections);
+        checkpoint = null;
+      }
+    }
+    if (checkpoint) after = checkpoint.position;
+    entry.generation = await readModel.generations?.liveGeneration(projection.name);
     entry.applied = after;
     await this.subscribe(entry, after);
   }
 
+  /** Builds the projection into a staged generation from the whole log, then switches readers to it. */
+  private async buildGeneration(projection: Projection, onProgress?: (progress: RebuildProgress) => void): Promise<{ progress: RebuildProgress; retired: number }> {
+    const { readModel, store } = this.options;
+    const generations = readModel.generations!;
+    const generation = await generations.stageGeneration(projection.name, projection.collections);
+    const staged: Running = { projection, applied: 0, subscription: null, failed: null, generation };
+    const head = await store.headPosition();
+    const started = Date.now();
+    let progress: RebuildProgress = { projection: projection.name, applied: 0, head, eventsPerSecond: 0 };
+    try {
+      await this.subscribe(staged, 0, (applied) => {
+        const seconds = (Date.now() - started) / 1000;
+        progress = { projection: projection.name, applied, head, eventsPerSecond: seconds > 0 ? Math.round(applied / seconds) : 0 };
+        onProgress?.(progress);
+        this.options.onRebuildProgress?.(progress);
+      }, false);
+      for (;;) {
+        if (staged.failed) throw staged.failed;
+        const outcome = await generations.promote(projection.name, generation, projection.collections);
+        if (outcome !== 'behind') return { progress, retired: outcome.retired };
+        // The live projector is ahead: follow the log a little longer, then try again.
+        const live = (await readModel.checkpoint(projection.name))?.position ?? 0;
+        while (staged.applied < live && !staged.failed) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    } finally {
+      await staged.subscription?.close();
+    }
+  }
+
+  /** Deletes a replaced generation once readers have switched (they hear of the switch at once; the grace covers lag). */
+  private async retire(projection: Projection, generation: number): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, this.options.retireGraceMs ?? 5_000));
+    await this.options.readModel.generations?.dropGeneration(projection.collections, generation);
+  }
+
   /** Subscribes after `after`; resolves when caught up with the log as it was at subscription time. */
-  private subscribe(entry: Running, after: number, onApplied?: (applied: number) => void): Promise<void> {
+  private subscribe(entry: Running, after: number, onApplied?: (applied: number) => void, live = true): Promise<void> {
     return new Promise((resolve, reject) => {
       let caughtUp = false;
       let appliedEvents = 0;
@@ -143,7 +225,7 @@ export class Projector {
         after,
         maxBatchSize: this.options.maxBatchSize ?? 1000,
         onEvents: async (events) => {
-          await this.apply(entry, events);
+          await this.apply(entry, events, live);
           appliedEvents += events.length;
           onApplied?.(appliedEvents);
         },
@@ -152,6 +234,21 @@ export class Projector {
           resolve();
         },
         onError: (error) => {
+          if (live && error instanceof StaleCommitError && !this.stopped) {
+            if (error.reason === 'fence') {
+              this.options.log?.('projector: a newer lease exists, stopping', error.message);
+              void this.stop().then(() => this.term.onFenced?.(error));
+            } else {
+              // A rebuild switched readers to a new generation: carry on from its checkpoint.
+              this.options.log?.(`projection ${entry.projection.name}: switched to a rebuilt generation, resuming from its checkpoint`);
+              this.startOne(entry).catch((failure) => {
+                entry.failed = failure;
+                this.options.log?.(`projection ${entry.projection.name} stopped`, failure);
+              });
+            }
+            if (!caughtUp) resolve();
+            return;
+          }
           entry.failed = error;
           this.options.log?.(`projection ${entry.projection.name} stopped`, error);
           if (!caughtUp) reject(error);
@@ -160,7 +257,7 @@ export class Projector {
     });
   }
 
-  private async apply(entry: Running, events: readonly RecordedEvent[]): Promise<void> {
+  private async apply(entry: Running, events: readonly RecordedEvent[], live: boolean): Promise<void> {
     if (this.stopped) return;
     const { projection } = entry;
     const { readModel } = this.options;
@@ -214,9 +311,18 @@ export class Projector {
       return doc ? { collection, id, doc, index: projection.index?.(doc, collection) } : { collection, id, doc: null };
     });
     const position = events[events.length - 1]!.position;
-    await readModel.commit({ writes, checkpoint: { name: projection.name, position, version: projection.version } });
+    await readModel.commit({
+      writes,
+      checkpoint: { name: projection.name, position, version: projection.version },
+      generation: entry.generation,
+      fence: live ? this.term.fence : undefined,
+    });
+    const before = this.appliedPosition;
     entry.applied = position;
+    if (!live) return;
     this.release();
+    const after = this.appliedPosition;
+    if (after > before) this.term.onApplied?.(after);
   }
 
   private release(): void {

@@ -14,6 +14,21 @@
  *   C:t:<column>:<trigram>    set of handles, per byte trigram of the lowercased column
  *   <prefix>checkpoints       hash name → {position, version}
  *
+ * Generations (rebuilds without downtime): the collections above are those of generation 0. A rebuild writes a
+ * new generation G under `<prefix>g<G>:c:<collection>:` while readers keep using the live one, then PROMOTE
+ * switches, in one script, the projection's live generation, its collections' generation and its checkpoint:
+ *   <prefix>gen:live          hash projection → live generation (absent: 0)
+ *   <prefix>gen:collections   hash collection → live generation, which readers cache; PROMOTE publishes the
+ *                             switch on the channel <prefix>gen:switched and readers reload it
+ *   <prefix>gen:staged        hash projection → the generation being built
+ *   <prefix>gen:staged-checkpoints  hash projection → its checkpoint
+ *   <prefix>gen:seq           generation counter
+ * and the retired generation is deleted after readers have had time to notice (see docs/operations.md).
+ *
+ *   <prefix>projector:fence   the newest projector lease's fencing token (src/adapters/redis/lease.ts): a live
+ *                             commit carrying an older token is refused inside COMMIT, so a projector that lost
+ *                             its lease (paused, partitioned) cannot overwrite its successor's work.
+ *
  * A handle is a small per-collection integer: set members stay short (and small sets stay intsets). ord() is
  * an order-preserving, prefix-free byte encoding: numbers as tag 1 + the sign-flipped IEEE double, strings as
  * tag 2 + CESU-8 (UTF-8 per UTF-16 code unit, so byte order is code-unit order) with 0x00/0x01 escaped + 0x00.
@@ -43,7 +58,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Checkpoint, DocId, Filter, Order, QueryPlan, QueryResult, ReadModel, Scalar } from '../../ports/readModel';
+import { StaleCommitError } from '../../ports/readModel';
+import type { Checkpoint, Doc, DocId, Filter, Order, QueryPlan, QueryResult, ReadModel, Scalar } from '../../ports/readModel';
 import { checkPlan, distinctValues, isScalar, prepareCommit, rangeBounds, searchTerms } from '../memory/readModel';
 
 const SURROGATE = /[\uD800-\uDFFF]/;
@@ -251,7 +267,24 @@ end
 
 const COMMIT = String.raw`
 ${LUA_COMMON}
-local p = 5
+-- ARGV: prefix, projection, checkpoint JSON, number of writes, generation ('' = the live one), fence ('' = none).
+local P, projection, G, fence = ARGV[1], ARGV[2], ARGV[5], ARGV[6]
+local live = tonumber(redis.call('HGET', P .. 'gen:live', projection) or '0')
+local staged = false
+if G == '' then G = live else G = tonumber(G) end
+if G ~= live then
+  if tonumber(redis.call('HGET', P .. 'gen:staged', projection) or '-1') ~= G then
+    return redis.error_reply('STALE generation ' .. G .. ' of ' .. projection .. ' is neither live nor staged')
+  end
+  staged = true
+elseif fence ~= '' and redis.call('GET', P .. 'projector:fence') ~= fence then
+  return redis.error_reply('STALE fence ' .. fence .. ' is not the newest projector lease')
+end
+local function collectionKey(c)
+  if G == 0 then return P .. 'c:' .. c .. ':' end
+  return P .. 'g' .. G .. ':c:' .. c .. ':'
+end
+local p = 7
 local function arg() local v = ARGV[p]; p = p + 1; return v end
 
 local function trigrams(s)
@@ -311,7 +344,7 @@ end
 
 local writes = tonumber(ARGV[4])
 for _ = 1, writes do
-  local C, oid, op = arg(), arg(), arg()
+  local C, oid, op = collectionKey(arg()), arg(), arg()
   local h = redis.call('HGET', C .. 'i', oid)
   local old = nil
   if h then old = cmsgpack.unpack(redis.call('HGET', C .. 'm', h)) end
@@ -346,8 +379,38 @@ for _ = 1, writes do
     redis.call('ZREM', C .. 'z:id', oid .. h)
   end
 end
-redis.call('HSET', ARGV[1], ARGV[2], ARGV[3])
+if staged then
+  redis.call('HSET', P .. 'gen:staged-checkpoints', projection, ARGV[3])
+else
+  redis.call('HSET', P .. 'checkpoints', projection, ARGV[3])
+end
 return 1
+`;
+
+/** ARGV: prefix, projection, staged generation, its collections. Switches readers and the checkpoint to it. */
+const PROMOTE = String.raw`
+local P, projection, G = ARGV[1], ARGV[2], ARGV[3]
+if redis.call('HGET', P .. 'gen:staged', projection) ~= G then
+  return redis.error_reply('STALE generation ' .. G .. ' of ' .. projection .. ' is not staged')
+end
+local stagedCheckpoint = redis.call('HGET', P .. 'gen:staged-checkpoints', projection)
+local liveCheckpoint = redis.call('HGET', P .. 'checkpoints', projection)
+if liveCheckpoint then
+  if not stagedCheckpoint then return 'behind' end
+  if cjson.decode(stagedCheckpoint).position < cjson.decode(liveCheckpoint).position then return 'behind' end
+end
+local retired = redis.call('HGET', P .. 'gen:live', projection) or '0'
+redis.call('HSET', P .. 'gen:live', projection, G)
+for i = 4, #ARGV do redis.call('HSET', P .. 'gen:collections', ARGV[i], G) end
+if stagedCheckpoint then
+  redis.call('HSET', P .. 'checkpoints', projection, stagedCheckpoint)
+else
+  redis.call('HDEL', P .. 'checkpoints', projection)
+end
+redis.call('HDEL', P .. 'gen:staged', projection)
+redis.call('HDEL', P .. 'gen:staged-checkpoints', projection)
+redis.call('PUBLISH', P .. 'gen:switched', projection)
+return retired
 `;
 
 const QUERY = String.raw`
@@ -932,20 +995,97 @@ class Script {
 }
 
 const COMMIT_SCRIPT = new Script(COMMIT);
+const PROMOTE_SCRIPT = new Script(PROMOTE);
 const QUERY_SCRIPT = new Script(QUERY);
 
 export interface RedisReadModelOptions {
   redis: Redis;
   /** Every key starts with it, so several sites (and test runs) can share one server. */
   prefix: string;
+  /**
+   * A connection for subscriptions (the adapter subscribes to generation switches on it). Without one, this process
+   * sees only its own switches: enough for one process, not for several sharing the read model.
+   */
+  subscriber?: Redis;
+}
+
+const staleCommit = (error: unknown): StaleCommitError | null => {
+  if (!(error instanceof Error) || !error.message.startsWith('STALE ')) return null;
+  return new StaleCommitError(error.message.startsWith('STALE fence') ? 'fence' : 'generation', error.message.slice(6));
+};
+
+const PARSED_DOCS_KEPT = 20_000;
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 export function createRedisReadModel(options: RedisReadModelOptions): ReadModel {
   const { redis } = options;
   const prefix = cesu8(options.prefix);
   const checkpointsKey = Buffer.concat([prefix, Buffer.from('checkpoints')]);
-  const collectionKey = (collection: string) => Buffer.concat([prefix, Buffer.from('c:'), name(collection), COLON]);
-  const docsKey = (collection: string) => Buffer.concat([collectionKey(collection), Buffer.from('d')]);
+  const metaKey = (suffix: string) => Buffer.concat([prefix, Buffer.from(suffix)]);
+  const generationKey = (collection: string, generation: number) =>
+    Buffer.concat([prefix, Buffer.from(generation === 0 ? 'c:' : `g${generation}:c:`), name(collection), COLON]);
+
+  // Which generation each collection is served from: loaded once, reloaded after a switch (published by PROMOTE,
+  // or made by this process) and after the subscriber reconnects. Keys are built once per collection and generation.
+  let liveGenerations = new Map<string, number>();
+  let loaded: Promise<void> | null = null;
+  const keyCache = new Map<string, { generation: number; collection: Buffer; docs: Buffer }>();
+  function refreshGenerations(): Promise<void> {
+    const load = redis.hgetall(metaKey('gen:collections') as unknown as string).then((all) => {
+      liveGenerations = new Map(Object.entries(all).map(([collection, generation]) => [collection, Number(generation)]));
+    });
+    // A failed load is retried by the next read rather than remembered.
+    loaded = load.catch((error) => {
+      loaded = null;
+      throw error;
+    });
+    return loaded;
+  }
+  refreshGenerations().catch(() => undefined);
+  const switches = metaKey('gen:switched');
+  const { subscriber } = options;
+  const onSwitch = (channel: Buffer) => {
+    if (channel.equals(switches)) refreshGenerations().catch(() => undefined);
+  };
+  const onReady = () => refreshGenerations().catch(() => undefined);
+  if (subscriber) {
+    subscriber.on('messageBuffer', onSwitch);
+    subscriber.on('ready', onReady);
+    subscriber.subscribe(switches as unknown as string).catch(() => undefined);
+  }
+
+  async function keysOf(collection: string): Promise<{ collection: Buffer; docs: Buffer }> {
+    await (loaded ?? refreshGenerations());
+    const generation = liveGenerations.get(collection) ?? 0;
+    let keys = keyCache.get(collection);
+    if (keys?.generation !== generation) {
+      const key = generationKey(collection, generation);
+      keys = { generation, collection: key, docs: Buffer.concat([key, Buffer.from('d')]) };
+      keyCache.set(collection, keys);
+    }
+    return keys;
+  }
+  const collectionKey = async (collection: string) => (await keysOf(collection)).collection;
+  const docsKey = async (collection: string) => (await keysOf(collection)).docs;
+
+  async function deleteKeys(keyPrefix: Buffer): Promise<void> {
+    const pattern = Buffer.concat([globEscape(keyPrefix), Buffer.from('*')]);
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scanBuffer(cursor, 'MATCH', pattern as unknown as string, 'COUNT', 1000);
+      if (keys.length > 0) await redis.unlink(...keys);
+      cursor = next.toString();
+    } while (cursor !== '0');
+  }
+
+  const liveGeneration = async (projection: string) => Number((await redis.hget(metaKey('gen:live') as unknown as string, cesu8(projection) as unknown as string)) ?? 0);
 
   /** EVALSHA; after a SCRIPT FLUSH or a restart, one EVAL puts the script back in the cache. */
   async function run(script: Script, args: Token[]): Promise<unknown> {
@@ -957,19 +1097,34 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
     }
   }
 
-  const parse = (json: string | null) => (json === null ? null : JSON.parse(json));
+  // The same stored JSON gives back the same frozen document (as the memory read model hands out its frozen
+  // documents), so what is derived from a document can be cached by its identity (the presented items), and
+  // hot documents are not parsed again on every read. Bounded, least recently used dropped first.
+  const parsedDocs = new Map<string, Doc>();
+  const parse = (json: string | null): Doc | null => {
+    if (json === null) return null;
+    let doc = parsedDocs.get(json);
+    if (doc !== undefined) {
+      parsedDocs.delete(json);
+    } else {
+      doc = deepFreeze(JSON.parse(json) as Doc);
+      if (parsedDocs.size >= PARSED_DOCS_KEPT) parsedDocs.delete(parsedDocs.keys().next().value!);
+    }
+    parsedDocs.set(json, doc);
+    return doc;
+  };
 
   return {
     async get(collection, id) {
       if (!isScalar(id)) return null;
-      return parse(await redis.hget(docsKey(collection), ord(id)));
+      return parse(await redis.hget(await docsKey(collection), ord(id)));
     },
 
     async getMany(collection, ids: readonly DocId[]) {
       const wanted = ids.map((id) => (isScalar(id) ? ord(id) : null));
       const fields = wanted.filter((f): f is Buffer => f !== null);
       if (fields.length === 0) return ids.map(() => null);
-      const found = await redis.hmget(docsKey(collection), ...fields);
+      const found = await redis.hmget(await docsKey(collection), ...fields);
       let i = 0;
       return wanted.map((f) => (f === null ? null : parse(found[i++] ?? null)));
     },
@@ -981,7 +1136,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
         plan.filters.map((f) => compileFilter(f)),
       );
       const args: Token[] = [
-        collectionKey(collection),
+        await collectionKey(collection),
         String(plan.offset),
         String(plan.limit ?? -1),
         ...filter.tokens,
@@ -989,19 +1144,24 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
       ];
       const reply = (await run(QUERY_SCRIPT, args)) as [number, ...string[]];
       const [total, ...docs] = reply;
-      return { items: docs.map((d) => JSON.parse(d)), total };
+      return { items: docs.map((d) => parse(d)!), total };
     },
 
     async commit(commit) {
       const prepared = prepareCommit(commit);
+      const { generation, fence } = commit;
+      if (generation !== undefined && !(Number.isSafeInteger(generation) && generation >= 0)) throw new RangeError('generation must be a non-negative integer');
+      if (fence !== undefined && !Number.isSafeInteger(fence)) throw new RangeError('fence must be an integer');
       const args: Token[] = [
-        checkpointsKey,
+        prefix,
         cesu8(prepared.name),
         JSON.stringify(prepared.checkpoint),
         String(prepared.writes.length),
+        generation === undefined ? '' : String(generation),
+        fence === undefined ? '' : String(fence),
       ];
       for (const write of prepared.writes) {
-        args.push(collectionKey(write.collection), ord(write.id));
+        args.push(name(write.collection), ord(write.id));
         if (write.json === null) {
           args.push('D');
           continue;
@@ -1013,7 +1173,11 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
         args.push(String(suffixes.length), ...suffixes, String(text.size));
         for (const [column, value] of text) args.push(name(column), cesu8(value.toLowerCase()));
       }
-      await run(COMMIT_SCRIPT, args);
+      try {
+        await run(COMMIT_SCRIPT, args);
+      } catch (error) {
+        throw staleCommit(error) ?? error;
+      }
     },
 
     async checkpoint(checkpointName): Promise<Checkpoint | null> {
@@ -1026,18 +1190,64 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
     async reset(checkpointName, collections) {
       // The checkpoint goes first: a reset cut short then reads as "no checkpoint", which means rebuild.
       await redis.hdel(checkpointsKey, cesu8(checkpointName));
-      for (const collection of collections) {
-        const pattern = Buffer.concat([globEscape(collectionKey(collection)), Buffer.from('*')]);
-        let cursor = '0';
-        do {
-          const [next, keys] = await redis.scanBuffer(cursor, 'MATCH', pattern as unknown as string, 'COUNT', 1000);
-          if (keys.length > 0) await redis.unlink(...keys);
-          cursor = next.toString();
-        } while (cursor !== '0');
-      }
+      const generation = await liveGeneration(checkpointName);
+      for (const collection of collections) await deleteKeys(generationKey(collection, generation));
     },
 
-    // The client belongs to the caller (it may serve other adapters), so closing leaves it connected.
-    async close() {},
+    generations: {
+      liveGeneration,
+
+      async stageGeneration(projection, collections) {
+        const generation = await redis.incr(metaKey('gen:seq') as unknown as string);
+        const previous = await redis.hget(metaKey('gen:staged') as unknown as string, cesu8(projection) as unknown as string);
+        await redis
+          .multi()
+          .hset(metaKey('gen:staged') as unknown as string, cesu8(projection) as unknown as string, String(generation))
+          .hdel(metaKey('gen:staged-checkpoints') as unknown as string, cesu8(projection) as unknown as string)
+          .exec();
+        // An abandoned build (its builder died) is replaced: its keys are nobody's.
+        if (previous !== null) for (const collection of collections) await deleteKeys(generationKey(collection, Number(previous)));
+        // Leftovers of a generation number cannot exist (the counter only grows), but a build must start empty.
+        for (const collection of collections) await deleteKeys(generationKey(collection, generation));
+        return generation;
+      },
+
+      async stagedCheckpoint(projection, generation) {
+        const [staged, raw] = await Promise.all([
+          redis.hget(metaKey('gen:staged') as unknown as string, cesu8(projection) as unknown as string),
+          redis.hget(metaKey('gen:staged-checkpoints') as unknown as string, cesu8(projection) as unknown as string),
+        ]);
+        if (staged !== String(generation) || raw === null) return null;
+        const { position, version } = JSON.parse(raw) as Checkpoint;
+        return { position, version };
+      },
+
+      async promote(projection, generation, collections) {
+        let reply: unknown;
+        try {
+          reply = await run(PROMOTE_SCRIPT, [prefix, cesu8(projection), String(generation), ...collections.map(cesu8)]);
+        } catch (error) {
+          throw staleCommit(error) ?? error;
+        }
+        if (reply === 'behind') return 'behind';
+        await refreshGenerations();
+        return { retired: Number(reply) };
+      },
+
+      async dropGeneration(collections, generation) {
+        await refreshGenerations();
+        for (const collection of collections) {
+          if ((liveGenerations.get(collection) ?? 0) === generation) throw new Error(`generation ${generation} of ${collection} is live`);
+          await deleteKeys(generationKey(collection, generation));
+        }
+      },
+    },
+
+    // The clients belong to the caller (they may serve other adapters), so closing leaves them connected.
+    async close() {
+      if (!subscriber) return;
+      subscriber.off('messageBuffer', onSwitch).off('ready', onReady);
+      await subscriber.unsubscribe(switches as unknown as string).catch(() => undefined);
+    },
   };
 }

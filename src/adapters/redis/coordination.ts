@@ -1,0 +1,140 @@
+/**
+ * How the processes sharing a Redis read model agree on who projects and how far it got:
+ * - the projector lease: one key holding its owner, with an expiry the holder keeps renewing; each new holder
+ *   gets the next fencing token, which the read model's COMMIT checks (src/adapters/redis/readModel.ts), so a
+ *   holder that stalled past its expiry cannot commit over its successor;
+ * - the applied position: the lowest log position every projection has applied, raised (never lowered) by the
+ *   fenced holder after each commit and published on a channel. API nodes wait on it for read-your-writes: the
+ *   channel wakes them at once, and a poll while anyone waits covers a lost message or a reconnect.
+ *
+ *   <prefix>projector:lease    owner id, with PX expiry
+ *   <prefix>projector:fence    the newest fencing token
+ *   <prefix>projector:applied  the applied position (also the channel name)
+ */
+import type { Redis } from 'ioredis';
+import type { AppliedProgress, Lease } from '../../projection/service';
+
+const ACQUIRE = String.raw`
+local leaseKey, fenceKey, owner, ttl = KEYS[1], KEYS[2], ARGV[1], ARGV[2]
+local holder = redis.call('GET', leaseKey)
+if holder == owner then
+  redis.call('PEXPIRE', leaseKey, ttl)
+  return tonumber(redis.call('GET', fenceKey))
+end
+if holder then return -1 end
+local fence = redis.call('INCR', fenceKey)
+redis.call('SET', leaseKey, owner, 'PX', ttl)
+return fence
+`;
+
+const RELEASE = String.raw`
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
+`;
+
+const PUBLISH_APPLIED = String.raw`
+local fenceKey, appliedKey, fence, position = KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[2])
+if redis.call('GET', fenceKey) ~= fence then return 0 end
+if position > tonumber(redis.call('GET', appliedKey) or '0') then
+  redis.call('SET', appliedKey, position)
+  redis.call('PUBLISH', appliedKey, position)
+end
+return 1
+`;
+
+export function createRedisLease(options: { redis: Redis; prefix: string; owner: string; ttlMs: number }): Lease {
+  const { redis, prefix, owner, ttlMs } = options;
+  const leaseKey = `${prefix}projector:lease`;
+  const fenceKey = `${prefix}projector:fence`;
+  return {
+    ttlMs,
+    owner,
+    async acquire() {
+      const fence = Number(await redis.eval(ACQUIRE, 2, leaseKey, fenceKey, owner, String(ttlMs)));
+      return fence > 0 ? fence : null;
+    },
+    async release() {
+      await redis.eval(RELEASE, 1, leaseKey, owner);
+    },
+    async holder() {
+      return redis.get(leaseKey);
+    },
+  };
+}
+
+export function createRedisAppliedProgress(options: { redis: Redis; subscriber?: Redis; prefix: string; pollMs?: number }): AppliedProgress {
+  const { redis, subscriber, prefix } = options;
+  const pollMs = options.pollMs ?? 250;
+  const fenceKey = `${prefix}projector:fence`;
+  const appliedKey = `${prefix}projector:applied`;
+  let known = 0;
+  let waiters: { position: number; resolve(reached: boolean): void; timer: NodeJS.Timeout }[] = [];
+  let poller: NodeJS.Timeout | null = null;
+
+  const observe = (position: number) => {
+    if (!(position > known)) return;
+    known = position;
+    waiters = waiters.filter((waiter) => {
+      if (waiter.position > known) return true;
+      clearTimeout(waiter.timer);
+      waiter.resolve(true);
+      return false;
+    });
+    if (waiters.length === 0) stopPolling();
+  };
+  const read = async () => {
+    observe(Number((await redis.get(appliedKey)) ?? 0));
+    return known;
+  };
+  function stopPolling() {
+    if (poller) clearInterval(poller);
+    poller = null;
+  }
+  const onMessage = (channel: string, message: string) => {
+    if (channel === appliedKey) observe(Number(message));
+  };
+  if (subscriber) {
+    subscriber.on('message', onMessage);
+    // After a reconnect messages may have been missed: read the key again.
+    subscriber.on('ready', () => void read().catch(() => undefined));
+    subscriber.subscribe(appliedKey).catch(() => undefined);
+  }
+
+  return {
+    async publish(position, fence) {
+      const accepted = Number(await redis.eval(PUBLISH_APPLIED, 2, fenceKey, appliedKey, String(fence), String(position)));
+      if (accepted === 1) observe(position);
+      return accepted === 1;
+    },
+    applied: read,
+    async waitFor(position, timeoutMs) {
+      if (position <= known) return true;
+      if (position <= (await read().catch(() => known))) return true;
+      return new Promise<boolean>((resolve) => {
+        const waiter = {
+          position,
+          resolve,
+          timer: setTimeout(() => {
+            waiters = waiters.filter((w) => w !== waiter);
+            if (waiters.length === 0) stopPolling();
+            resolve(false);
+          }, timeoutMs),
+        };
+        waiters.push(waiter);
+        poller ??= setInterval(() => void read().catch(() => undefined), pollMs);
+      });
+    },
+    async close() {
+      stopPolling();
+      for (const waiter of waiters) {
+        clearTimeout(waiter.timer);
+        waiter.resolve(false);
+      }
+      waiters = [];
+      if (subscriber) {
+        subscriber.off('message', onMessage);
+        await subscriber.unsubscribe(appliedKey).catch(() => undefined);
+      }
+    },
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * The site's metrics: request durations by route, append latency, projector lag (events and seconds) and rebuild
+ * progress. Created by createSite and hung off the site; /metrics renders them (src/health/endpoints.ts).
+ */
+import type { EventStore } from '../ports/eventStore';
+import type { Clock } from '../ports/clock';
+import type { RebuildProgress } from '../projection/runner';
+import { Histogram, MetricsRegistry } from './registry';
+import type { Gauge, HistogramSeries } from './registry';
+
+/** Distinct route labels kept; paths beyond them (scanners, typos) share one label. */
+const MAX_ROUTE_LABELS = 500;
+
+export interface SiteMetrics {
+  registry: MetricsRegistry;
+  /** Records one HTTP request. `path` is the request path; numeric segments become `{id}`. */
+  observeRequest(method: string, path: string, status: number, seconds: number): void;
+  appendDuration: Histogram;
+  rebuildProgress(progress: RebuildProgress): void;
+  projectorActive: Gauge;
+}
+
+export function createSiteMetrics(): SiteMetrics {
+  const registry = new MetricsRegistry();
+  const requests = registry.histogram('palimpsest_http_request_duration_seconds', 'HTTP request durations by method, route and status.');
+  const appendDuration = registry.histogram('palimpsest_event_store_append_duration_seconds', 'Time an append to the event store takes.');
+  const rebuildApplied = registry.gauge('palimpsest_projection_rebuild_applied_events', 'Events a running or last projection rebuild has applied.');
+  const rebuildHead = registry.gauge('palimpsest_projection_rebuild_head_position', 'Log head the rebuild is replaying up to.');
+  const projectorActive = registry.gauge('palimpsest_projector_active', '1 while this process holds the projector lease (or runs the embedded projector).');
+
+  const labels = new Map<string, string>();
+  const series = new Map<string, HistogramSeries>();
+  const routeOf = (path: string): string => {
+    let label = labels.get(path);
+    if (label === undefined) {
+      label = path.replace(/\/\d+(?=\/|$)/g, '/{id}');
+      if (labels.size < MAX_ROUTE_LABELS) labels.set(path, label);
+      else if (!labels.has(label)) label = 'other';
+    }
+    return label;
+  };
+
+  return {
+    registry,
+    observeRequest(method, path, status, seconds) {
+      const route = routeOf(path);
+      const key = `${method} ${status} ${route}`;
+      let s = series.get(key);
+      if (!s) {
+        s = requests.child({ method, route: series.size < MAX_ROUTE_LABELS * 4 ? route : 'other', status: String(status) });
+        series.set(key, s);
+      }
+      s.observe(seconds);
+    },
+    appendDuration,
+    rebuildProgress(progress) {
+      rebuildApplied.set(progress.applied, { projection: progress.projection });
+      rebuildHead.set(progress.head, { projection: progress.projection });
+    },
+    projectorActive,
+  };
+}
+
+/** The lag gauges, read at each scrape: how far the applied position trails the log head, in events and seconds. */
+export function collectProjectorLag(
+  registry: MetricsRegistry,
+  source: { store: EventStore; clock: Clock; applied(): Promise<number> },
+): void {
+  const events = registry.gauge('palimpsest_projector_lag_events', 'Events in the log that the read model has not applied yet.');
+  const seconds = registry.gauge('palimpsest_projector_lag_seconds', 'Age of the oldest event the read model has not applied yet (0 when caught up).');
+  registry.collect(async () => {
+    const lag = await projectorLag(source);
+    events.set(lag.events);
+    seconds.set(lag.seconds);
+  });
+}
+
+export async function projectorLag(source: { store: EventStore; clock: Clock; applied(): Promise<number> }): Promise<{ head: number; applied: number; events: number; seconds: number }> {
+  const [head, applied] = await Promise.all([source.store.headPosition(), source.applied()]);
+  if (applied >= head) return { head, applied, events: 0, seconds: 0 };
+  const [oldest] = await source.store.readAll({ fromPosition: applied + 1, maxCount: 1 });
+  const age = oldest ? Math.max(0, (source.clock.now() - Date.parse(oldest.metadata.at)) / 1000) : 0;
+  return { head, applied, events: head - applied, seconds: age };
+}
+
+/** The store with its appends timed. */
+export function timedStore(store: EventStore, histogram: Histogram): EventStore {
+  const series = histogram.child();
+  return {
+    appendToStream: async (streamId, events, options) => {
+      const started = process.hrtime.bigint();
+      try {
+        return await store.appendToStream(streamId, events, options);
+      } finally {
+        series.observe(Number(process.hrtime.bigint() - started) / 1e9);
+      }
+    },
+    readStream: (streamId, options) => store.readStream(streamId, options),
+    readAll: (options) => store.readAll(options),
+    subscribeToAll: (options) => store.subscribeToAll(options),
+    headPosition: () => store.headPosition(),
+    close: () => store.close(),
+  };
+}

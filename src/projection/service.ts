@@ -1,0 +1,119 @@
+/**
+ * Running the projector when several processes share a read model: only the holder of the projector lease applies
+ * events. The service renews the lease every third of its lifetime; a process that cannot get it waits on standby
+ * and takes over once the holder's lease expires (it died, or stalled). Every commit carries the lease's fencing
+ * token, so a holder that stalled past its expiry has its next commit refused instead of overwriting its successor.
+ * After each commit the holder publishes the position every projection has applied, which API nodes wait on.
+ */
+import type { StaleCommitError } from '../ports/readModel';
+import type { Projector } from './runner';
+
+export interface Lease {
+  readonly ttlMs: number;
+  readonly owner: string;
+  /** Takes or renews the lease: its fencing token, or null while another process holds it. */
+  acquire(): Promise<number | null>;
+  /** Gives the lease up at once (a clean stop), so a standby need not wait for the expiry. */
+  release(): Promise<void>;
+  /** Who holds it now, if anyone. */
+  holder(): Promise<string | null>;
+}
+
+/** The lowest log position every projection has applied, shared between processes. */
+export interface AppliedProgress {
+  /** Raises it to `position`, if `fence` is still the newest lease; false when refused. */
+  publish(position: number, fence: number): Promise<boolean>;
+  /** The current value, read from the shared store. */
+  applied(): Promise<number>;
+  /** Resolves true once it reaches `position`, or false after `timeoutMs`. */
+  waitFor(position: number, timeoutMs: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export type ProjectorState = 'starting' | 'active' | 'standby' | 'stopped';
+
+export class ProjectorService {
+  private fence: number | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<void> = Promise.resolve();
+  private stopped = false;
+  state: ProjectorState = 'starting';
+
+  constructor(
+    private readonly options: {
+      projector: Projector;
+      lease: Lease;
+      progress: AppliedProgress;
+      log?: (message: string, detail?: unknown) => void;
+    },
+  ) {}
+
+  /** Tries for the lease once (catching up if it gets it), then keeps trying in the background. */
+  async start(): Promise<void> {
+    await this.tick();
+    const every = Math.max(50, Math.floor(this.options.lease.ttlMs / 3));
+    this.timer = setInterval(() => {
+      this.ticking = this.ticking.then(() => this.tick());
+    }, every);
+  }
+
+  /** The fencing token of the term in progress, or null on standby. */
+  get currentFence(): number | null {
+    return this.fence;
+  }
+
+  private async tick(): Promise<void> {
+    if (this.stopped) return;
+    const { lease, projector, log } = this.options;
+    let fence: number | null;
+    try {
+      fence = await lease.acquire();
+    } catch (error) {
+      // Redis unreachable: commits cannot land either, and the fence guards them when it comes back.
+      log?.('projector: could not renew the lease', error instanceof Error ? error.message : error);
+      return;
+    }
+    if (this.stopped || fence === this.fence) return;
+    if (this.fence !== null) {
+      log?.(`projector: lease term ${this.fence} ended${fence === null ? ' (another process holds it)' : ''}`);
+      await projector.stop();
+      this.fence = null;
+    }
+    if (fence === null) {
+      this.state = 'standby';
+      return;
+    }
+    this.fence = fence;
+    this.state = 'active';
+    log?.(`projector: holding the lease (term ${fence}), catching up`);
+    try {
+      await projector.start({
+        fence,
+        onApplied: (position) => {
+          this.options.progress.publish(position, fence).catch((error) => log?.('projector: could not publish the applied position', error));
+        },
+        onFenced: (error: StaleCommitError) => {
+          if (this.fence === fence) {
+            this.fence = null;
+            this.state = 'standby';
+          }
+          log?.(`projector: term ${fence} fenced off`, error.message);
+        },
+      });
+      // Nothing may have been applied in this term (caught up already): publish where it stands.
+      if (this.fence === fence && projector.failures.length === 0) await this.options.progress.publish(projector.appliedPosition, fence);
+    } catch (error) {
+      log?.('projector: failed to start', error);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.ticking;
+    await this.options.projector.stop();
+    if (this.fence !== null) await this.options.lease.release().catch(() => undefined);
+    this.fence = null;
+    this.state = 'stopped';
+  }
+}
