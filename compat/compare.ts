@@ -102,6 +102,13 @@ function idKindOf(key: string, holder: Record<string, unknown>): IdKind | null {
   }
 }
 
+/** An untitled item's slug is its own id (`41`, or `41-2` for a page, where a number alone is reserved). */
+function canonicalSlug(value: string, view: SideView): string {
+  const idSlug = /^(\d+)(-\d+)?$/.exec(value);
+  if (idSlug && view.symbolOf('content', Number(idSlug[1])) !== undefined) return `${symbol(view, 'content', Number(idSlug[1]))}${idSlug[2] ?? ''}`;
+  return canonicalString(value, view);
+}
+
 export function canonicalBody(value: unknown, view: SideView, idKind: IdKind | null = null): unknown {
   if (typeof value === 'string') return canonicalString(value, view);
   if (typeof value === 'number' && idKind !== null && Number.isInteger(value)) return symbol(view, idKind, value);
@@ -109,7 +116,9 @@ export function canonicalBody(value: unknown, view: SideView, idKind: IdKind | n
   if (value !== null && typeof value === 'object') {
     const holder = value as Record<string, unknown>;
     const out: Record<string, unknown> = {};
-    for (const [key, inner] of Object.entries(holder)) out[canonicalString(key, view)] = canonicalBody(inner, view, idKindOf(key, holder));
+    for (const [key, inner] of Object.entries(holder)) {
+      out[canonicalString(key, view)] = (key === 'slug' || key === 'generated_slug') && typeof inner === 'string' ? canonicalSlug(inner, view) : canonicalBody(inner, view, idKindOf(key, holder));
+    }
     return out;
   }
   return value;

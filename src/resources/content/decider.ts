@@ -40,7 +40,8 @@ export interface WriteContext {
 }
 
 export type ContentCommand =
-  | ({ kind: 'create'; id: number; postType: PostType; input: PostInput; slug: string } & WriteContext)
+  /** `parentPath`: the ancestors' slugs of a child page (`parent/`), for its guid. */
+  | ({ kind: 'create'; id: number; postType: PostType; input: PostInput; slug: string; parentPath?: string } & WriteContext)
   | ({ kind: 'update'; id: number; postType: PostType; input: PostInput; slug: string; revisionId: number | null } & WriteContext)
   | ({ kind: 'trash'; id: number; postType: PostType; revisionId: number | null } & WriteContext)
   /** `autosaveId`: the caller's existing autosave id, or a newly reserved one (ignored when the item itself is saved). */
@@ -190,9 +191,12 @@ export function resolveSchedule(input: PostInput, current: PostFields | null, ct
   return { status, date, date_gmt: dateGmt };
 }
 
-/** The path of an item's permalink: pretty for published and private items with a slug, `?p=ID` otherwise. */
-export function permalinkPath(postType: PostType, id: number, status: string, slug: string): string {
-  if ((status === 'publish' || status === 'private') && slug !== '') return `/${slug}/`;
+/**
+ * The path of an item's permalink: pretty for published and private items with a slug (a page's under its
+ * ancestors' slugs, `parentPath` = `grandparent/parent/`), `?p=ID` otherwise.
+ */
+export function permalinkPath(postType: PostType, id: number, status: string, slug: string, parentPath = ''): string {
+  if ((status === 'publish' || status === 'private') && slug !== '') return `/${parentPath}${slug}/`;
   return postType === 'page' ? `/?page_id=${id}` : `/?p=${id}`;
 }
 
@@ -216,14 +220,16 @@ export function updateMakesRevision(state: ContentState, after: PostFields): boo
   );
 }
 
-function assertStickyRules(input: PostInput, next: PostFields, current: PostFields | null): void {
-  if (next.password !== '' && input.sticky === true) {
+/** WordPress's checks, in its order: a password sent with sticky, a password on a sticky post, sticky on a protected post. */
+function assertStickyRules(input: PostInput, current: PostFields | null): void {
+  const sendsPassword = input.password !== undefined && input.password !== '';
+  if (sendsPassword && input.sticky === true) {
     throw restError('rest_invalid_field', 'A post can not be sticky and have a password.', 400);
   }
-  if (current?.sticky && input.password !== undefined && input.password !== '' && input.sticky !== false) {
+  if (sendsPassword && current?.sticky && input.sticky !== false) {
     throw restError('rest_invalid_field', 'A sticky post can not be password protected.', 400);
   }
-  if (current && current.password !== '' && input.password === undefined && input.sticky === true) {
+  if (input.sticky === true && current && current.password !== '') {
     throw restError('rest_invalid_field', 'A password protected post can not be set to sticky.', 400);
   }
 }
@@ -293,8 +299,8 @@ function decide(command: ContentCommand, state: ContentState): ContentEvent[] {
     };
     const post = applyInput(base, command.input);
     if (post.status === 'private') post.password = '';
-    post.guid = permalinkPath(postType, id, post.status, post.slug);
-    assertStickyRules(command.input, post, null);
+    post.guid = permalinkPath(postType, id, post.status, post.slug, command.parentPath);
+    assertStickyRules(command.input, null);
     assertNotEmpty(postType, post);
     return [{ type: 'PostCreated', data: { id, postType, post } }];
   }
@@ -311,7 +317,8 @@ function decide(command: ContentCommand, state: ContentState): ContentEvent[] {
 
   if (command.kind === 'trash') {
     if (current.status === 'trash') throw restError('rest_already_trashed', 'The post has already been deleted.', 410);
-    const slug = current.slug === '' || current.slug.endsWith('__trashed') ? current.slug : `${current.slug}__trashed`;
+    // WordPress appends the suffix to an empty slug too: a trashed draft without one is `__trashed`.
+    const slug = current.slug.endsWith('__trashed') ? current.slug : `${current.slug}__trashed`;
     const events: ContentEvent[] = [
       { type: 'PostTrashed', data: { id, postType, previousStatus: current.status, slug, modified, modified_gmt: modifiedGmt } },
     ];
@@ -353,7 +360,7 @@ function decide(command: ContentCommand, state: ContentState): ContentEvent[] {
     command.input,
   );
   if (next.status === 'private') next.password = '';
-  assertStickyRules(command.input, next, current);
+  assertStickyRules(command.input, current);
   assertNotEmpty(postType, next);
   const events: ContentEvent[] = [{ type: 'PostUpdated', data: { id, postType, changes: changedFields(current, next) } }];
   if (command.revisionId !== null && updateMakesRevision(state, next)) {

@@ -12,6 +12,7 @@ import { contentDecider, needsGeneratedSlug, resolveSchedule } from './decider';
 import type { ContentCommand, ContentState, PostInput, WriteContext } from './decider';
 import { contentStreamId } from './events';
 import type { PostFields, PostType } from './events';
+import type { ContentDoc } from '../../../projections/content';
 
 export interface WriteOutcome {
   id: number;
@@ -70,7 +71,9 @@ export async function createItem(site: Site, postType: PostType, sent: PostInput
       slug = await site.claims.claimFirstFree(scope, slugCandidates(base, postType), id, metadata);
       claims.push({ scope, slug });
     }
-    return { kind: 'create', id, postType, input, slug, ...ctx };
+    // The guid is the permalink at creation, which for a child page is under its ancestors.
+    const parentPath = postType === 'page' && (input.parent ?? 0) > 0 ? await ancestorPath(site, input.parent!) : '';
+    return { kind: 'create', id, postType, input, slug, parentPath, ...ctx };
   };
   try {
     const result = await site.commands.handle(contentStreamId(id), contentDecider, prepare, metadata);
@@ -168,6 +171,28 @@ export async function deleteItem(site: Site, postType: PostType, id: number, act
 /** Reads an item's current state from its stream (the source of truth, not the read model). */
 export async function loadItem(site: Site, id: number): Promise<ContentState> {
   return (await site.commands.load(contentStreamId(id), contentDecider)).state;
+}
+
+/**
+ * The path of a page's ancestors' slugs, `grandparent/parent/`, starting from `parentId`: what a child page's
+ * permalink is under (ancestors without a slug are skipped, as WordPress skips them). Stops at a loop.
+ */
+export async function ancestorPath(site: Site, parentId: number, cache = new Map<number, Promise<ContentDoc | null>>()): Promise<string> {
+  let path = '';
+  const seen = new Set<number>();
+  for (let id = parentId; id > 0 && !seen.has(id); ) {
+    seen.add(id);
+    let pending = cache.get(id);
+    if (!pending) {
+      pending = site.readModel.get('page', id) as Promise<ContentDoc | null>;
+      cache.set(id, pending);
+    }
+    const page = await pending;
+    if (!page) break;
+    if (page.slug !== '') path = `${page.slug}/${path}`;
+    id = page.parent;
+  }
+  return path;
 }
 
 function generatedSlug(title: string, id: number): string {

@@ -18,6 +18,14 @@ export interface PresentOptions {
   timezone: string;
   /** The REST base of the type, e.g. `core/v2/posts`. */
   restBase: string;
+  /** A page's ancestors' slugs as a path (`grandparent/parent/`), which its permalink starts with. */
+  parentPath?: string;
+  /** The slug the title would give, made unique (edit context; see generatedSlugs in routes). */
+  generatedSlug?: string;
+  /** The `https://api.w.org/action-*` relations the caller has on the item (edit context). */
+  actions?: readonly string[];
+  /** Leave `_links` out (the `previous` of a delete has none). */
+  withoutLinks?: boolean;
 }
 
 const TYPE_PLURAL: Record<string, string> = { post: 'posts', page: 'pages' };
@@ -29,8 +37,17 @@ function gmtOf(doc: ContentDoc, timezone: string): string {
   return ms === null ? doc.date : formatGmt(ms);
 }
 
-export function permalink(doc: ContentDoc, siteUrl: string): string {
-  return `${siteUrl}${permalinkPath(doc.type, doc.id, doc.status, doc.slug)}`;
+export function permalink(doc: ContentDoc, siteUrl: string, parentPath = ''): string {
+  return `${siteUrl}${permalinkPath(doc.type, doc.id, doc.status, doc.slug, parentPath)}`;
+}
+
+/**
+ * The editable URL pattern WordPress shows: pretty with the slug as a placeholder (a page's under its
+ * ancestors), except for a trashed post, which only has its plain URL (a trashed page keeps the pattern).
+ */
+function permalinkTemplate(doc: ContentDoc, siteUrl: string, parentPath: string): string {
+  if (doc.status === 'trash' && doc.type !== 'page') return `${siteUrl}${permalinkPath(doc.type, doc.id, doc.status, '')}`;
+  return `${siteUrl}/${parentPath}${doc.type === 'page' ? '%pagename%' : '%postname%'}/`;
 }
 
 export function presentContent(doc: ContentDoc, schema: ResourceSchema, options: PresentOptions): Record<string, unknown> {
@@ -48,7 +65,7 @@ export function presentContent(doc: ContentDoc, schema: ResourceSchema, options:
     slug: doc.slug,
     status: doc.status,
     type: doc.type,
-    link: permalink(doc, siteUrl),
+    link: permalink(doc, siteUrl, options.parentPath),
     title: { raw: doc.title, rendered: renderTitle(doc.title, { private: doc.status === 'private' }) },
     content: {
       raw: doc.content,
@@ -71,11 +88,12 @@ export function presentContent(doc: ContentDoc, schema: ResourceSchema, options:
       ? { format: doc.format, sticky: doc.sticky, categories: doc.categories, tags: doc.tags }
       : { parent: doc.parent, menu_order: doc.menu_order }),
     password: doc.password,
-    permalink_template: `${siteUrl}/${doc.type === 'page' ? '%pagename%' : '%postname%'}/`,
-    generated_slug: doc.slug !== '' ? doc.slug : sanitizeForDisplay(doc),
+    permalink_template: permalinkTemplate(doc, siteUrl, options.parentPath ?? ''),
+    generated_slug: options.generatedSlug ?? sanitizeForDisplay(doc),
   };
   const filtered = filterByContext(schema, item, context) as Record<string, unknown>;
-  filtered._links = contentLinks(doc, apiRoot, options.restBase);
+  if (options.withoutLinks) return filtered;
+  filtered._links = contentLinks(doc, apiRoot, options.restBase, options.actions);
   return filtered;
 }
 
@@ -83,7 +101,7 @@ function sanitizeForDisplay(doc: ContentDoc): string {
   return doc.title === '' ? String(doc.id) : slugFromTitle(doc.title) || String(doc.id);
 }
 
-export function contentLinks(doc: ContentDoc, apiRoot: string, restBase: string): Record<string, unknown[]> {
+export function contentLinks(doc: ContentDoc, apiRoot: string, restBase: string, actions: readonly string[] = []): Record<string, unknown[]> {
   const self = `${apiRoot}${restBase}/${doc.id}`;
   const links: Record<string, unknown[]> = {
     self: [{ href: self }],
@@ -105,6 +123,7 @@ export function contentLinks(doc: ContentDoc, apiRoot: string, restBase: string)
       { taxonomy: 'post_tag', embeddable: true, href: `${apiRoot}core/v2/tags?post=${doc.id}` },
     ];
   }
+  for (const action of actions) links[`wp:action-${action}`] = [{ href: self }];
   links.curies = [{ name: 'wp', href: 'https://api.w.org/{rel}', templated: true }];
   return links;
 }

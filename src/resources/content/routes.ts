@@ -19,6 +19,7 @@ import { contentSchema } from './schema';
 import { buildListPlan, contentListArgs } from './listQuery';
 import { presentContent, restBaseOf } from './present';
 import { createItem, deleteItem, trashItem, updateItem } from './operations';
+import { itemExtras } from './extras';
 import type { PostInput } from './decider';
 import type { PostType } from './events';
 import { asOfArg, itemAsOf } from '../history/operations';
@@ -83,7 +84,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
             const outcome = await createItem(site, postType, input, actor, ctx.request.requestId);
             await site.settle(outcome.position);
             const doc = await readDoc(site, postType, outcome.id);
-            return created(present(site, doc, schema, type, 'edit', true), `${site.apiRoot}${type.restBase}/${outcome.id}`);
+            return created(await present(site, ctx, doc, schema, type, 'edit', true), `${site.apiRoot}${type.restBase}/${outcome.id}`);
           },
         },
       ],
@@ -104,7 +105,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
             if (ctx.params.as_of !== undefined) return itemAsOf(site, ctx, doc, schema);
             const context = ctx.params.context as 'view' | 'edit' | 'embed';
             const accepted = passwordAccepted(ctx, type, doc);
-            const item = present(site, doc, schema, type, context, accepted);
+            const item = await present(site, ctx, doc, schema, type, context, accepted);
             return ok(item, { Link: `<${item.link ?? ''}>; rel="alternate"; type=text/html` });
           },
         },
@@ -118,7 +119,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
             const input = await writeInput(site, ctx, type, doc, deps);
             const outcome = await updateItem(site, postType, doc.id, input, ctx.actor!, ctx.request.requestId);
             await site.settle(outcome.position);
-            return ok(present(site, await readDoc(site, postType, doc.id), schema, type, 'edit', true));
+            return ok(await present(site, ctx, await readDoc(site, postType, doc.id), schema, type, 'edit', true));
           },
         },
         {
@@ -130,7 +131,8 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
             const doc = (await loadDoc(site, ctx, type))!;
             const actor = ctx.actor!;
             if (ctx.params.force === true) {
-              const previous = present(site, doc, schema, type, 'edit', true);
+              // WordPress answers with the item as it was, without links.
+              const previous = await present(site, ctx, doc, schema, type, 'edit', true, { withoutLinks: true });
               const outcome = await deleteItem(site, postType, doc.id, actor, ctx.request.requestId);
               await site.settle(outcome.position);
               return ok({ deleted: true, previous });
@@ -138,7 +140,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
             if (doc.status === 'trash') throw restError('rest_already_trashed', 'The post has already been deleted.', 410);
             const outcome = await trashItem(site, postType, doc.id, actor, ctx.request.requestId);
             await site.settle(outcome.position);
-            return ok(present(site, await readDoc(site, postType, doc.id), schema, type, 'edit', true));
+            return ok(await present(site, ctx, await readDoc(site, postType, doc.id), schema, type, 'edit', true));
           },
         },
       ],
@@ -242,7 +244,7 @@ async function listItems(site: Site, ctx: HandlerContext, type: TypeInfo, schema
   assertPageInRange({ total, page, perPage });
   const context = p.context as 'view' | 'edit' | 'embed';
   const visible = (items as ContentDoc[]).filter((doc) => canReadItem(ctx.actor, type.caps, owned(doc)));
-  const body = visible.map((doc) => present(site, doc, schema, type, context, passwordAccepted(ctx, type, doc)));
+  const body = await Promise.all(visible.map((doc) => present(site, ctx, doc, schema, type, context, passwordAccepted(ctx, type, doc))));
   return collectionResult(body, { total, page, perPage }, `${site.apiRoot}${type.restBase}`, sanitizedQuery(ctx));
 }
 
@@ -346,7 +348,16 @@ function passwordAccepted(ctx: HandlerContext, type: TypeInfo, doc: ContentDoc):
   return typeof ctx.params.password === 'string' && ctx.params.password === doc.password;
 }
 
-function present(site: Site, doc: ContentDoc, schema: ReturnType<typeof contentSchema>, type: TypeInfo, context: 'view' | 'edit' | 'embed', accepted: boolean) {
+async function present(
+  site: Site,
+  ctx: HandlerContext,
+  doc: ContentDoc,
+  schema: ReturnType<typeof contentSchema>,
+  type: TypeInfo,
+  context: 'view' | 'edit' | 'embed',
+  accepted: boolean,
+  options: { withoutLinks?: boolean } = {},
+) {
   return presentContent(doc, schema, {
     context,
     passwordAccepted: accepted,
@@ -354,6 +365,7 @@ function present(site: Site, doc: ContentDoc, schema: ReturnType<typeof contentS
     apiRoot: site.apiRoot,
     timezone: site.settings.timezone,
     restBase: type.restBase,
+    ...(await itemExtras(site, ctx, doc, context, options)),
   });
 }
 

@@ -16,6 +16,7 @@ import type { PostType } from '../content/events';
 import { updateItem } from '../content/operations';
 import type { WriteOutcome } from '../content/operations';
 import { presentContent, restBaseOf } from '../content/present';
+import { itemExtras } from '../content/extras';
 import type { ContentDoc } from '../../../projections/content';
 import { documentAsOf, historyOf } from './fold';
 import type { HistoryEntry } from './fold';
@@ -67,6 +68,7 @@ export async function itemAsOf(site: Site, ctx: HandlerContext, current: Content
     apiRoot: site.apiRoot,
     timezone: site.settings.timezone,
     restBase: restBaseOf(doc.type),
+    ...(await itemExtras(site, ctx, doc, context)),
   });
   return ok(item, { Link: `<${item.link ?? ''}>; rel="alternate"; type=text/html` });
 }
