@@ -14,6 +14,7 @@ import { RestError, restError } from './rest/errors';
 import { errorResult } from './rest/dispatch';
 import type { Dispatcher } from './rest/dispatch';
 import { parseQuery } from './rest/query';
+import { serializeBody } from './rest/serialized';
 import type { RestRequest, RestResult } from './rest/route';
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -119,6 +120,6 @@ function respond(ctx: Koa.Context, result: RestResult, apiRoot: string, signedIn
   }
   for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
   // Koa itself leaves the body out of HEAD responses while keeping the GET headers.
-  ctx.body = result.status === 204 || result.body === null || result.body === undefined ? '' : JSON.stringify(result.body);
+  ctx.body = result.status === 204 || result.body === null || result.body === undefined ? '' : serializeBody(result.body);
   ctx.status = result.status;
 }

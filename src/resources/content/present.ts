@@ -7,6 +7,7 @@ import { filterByContext } from '../../rest/schema';
 import { formatGmt, parseRestDate } from '../../text/dates';
 import { renderContent, renderExcerpt, renderTitle } from '../../text/render';
 import { sanitizeSlug as slugFromTitle } from '../../text/slug';
+import { withSerializedJson } from '../../rest/serialized';
 import { permalinkPath } from './decider';
 
 export interface PresentOptions {
@@ -95,6 +96,55 @@ export function presentContent(doc: ContentDoc, schema: ResourceSchema, options:
   if (options.withoutLinks) return filtered;
   filtered._links = contentLinks(doc, apiRoot, options.restBase, options.actions);
   return filtered;
+}
+
+/**
+ * Presented items, kept per document and variant (context, whether protected content is shown, site URLs,
+ * timezone, the page's parent path, the caller's action links…) so that a document is rendered, context-filtered and serialised once, not on every request.
+ * Documents are keyed by identity: both read models hand out the same frozen object until the document
+ * changes (a new version is a new object), so an entry can never be stale. The item depends on nothing else
+ * about the caller than its options: visibility is judged before presenting. Cached
+ * items are frozen and carry their JSON (src/rest/serialized.ts). Bounded: the least recently used documents
+ * are dropped beyond `maxDocuments`.
+ */
+export class PresentationCache {
+  private readonly byDoc = new Map<ContentDoc, Map<string, Record<string, unknown>>>();
+
+  constructor(
+    private readonly schema: ResourceSchema,
+    private readonly maxDocuments = 20_000,
+  ) {}
+
+  present(doc: ContentDoc, options: PresentOptions): Record<string, unknown> {
+    const variant = variantKey(doc, options);
+    let variants = this.byDoc.get(doc);
+    if (variants !== undefined) {
+      const hit = variants.get(variant);
+      // Most recently used last.
+      this.byDoc.delete(doc);
+      this.byDoc.set(doc, variants);
+      if (hit !== undefined) return hit;
+    } else {
+      if (this.byDoc.size >= this.maxDocuments) this.byDoc.delete(this.byDoc.keys().next().value!);
+      this.byDoc.set(doc, (variants = new Map()));
+    }
+    const item = withSerializedJson(presentContent(doc, this.schema, options));
+    variants.set(variant, item);
+    return item;
+  }
+}
+
+/**
+ * Every option is part of the variant (whatever options are added later), except that whether the password
+ * was accepted makes no difference for an item without one.
+ */
+function variantKey(doc: ContentDoc, options: PresentOptions): string {
+  let key = '';
+  for (const [name, value] of Object.entries(options)) {
+    if (name === 'passwordAccepted' && doc.password === '') continue;
+    key += `${name}=${Array.isArray(value) ? value.join(',') : String(value)}\u0001`;
+  }
+  return key;
 }
 
 function sanitizeForDisplay(doc: ContentDoc): string {

@@ -17,7 +17,7 @@ import type { HandlerContext, RestRequest, RouteDefinition } from '../../rest/ro
 import type { ContentDoc } from '../../../projections/content';
 import { contentSchema } from './schema';
 import { buildListPlan, contentListArgs } from './listQuery';
-import { presentContent, restBaseOf } from './present';
+import { PresentationCache, restBaseOf } from './present';
 import { createItem, deleteItem, trashItem, updateItem } from './operations';
 import { itemExtras } from './extras';
 import type { PostInput } from './decider';
@@ -30,6 +30,8 @@ interface TypeInfo {
   plural: 'posts' | 'pages';
   caps: PostTypeCaps;
   restBase: string;
+  /** Presented items of this type, reused across requests. */
+  presented: PresentationCache;
 }
 
 export interface ContentRouteDeps {
@@ -46,8 +48,8 @@ export interface ContentRouteDeps {
 
 export function contentRoutes(site: Site, postType: PostType, deps: ContentRouteDeps): RouteDefinition[] {
   const plural = postType === 'page' ? 'pages' : 'posts';
-  const type: TypeInfo = { postType, plural, caps: postTypeCaps(plural), restBase: restBaseOf(postType) };
   const schema = contentSchema(postType);
+  const type: TypeInfo = { postType, plural, caps: postTypeCaps(plural), restBase: restBaseOf(postType), presented: new PresentationCache(schema) };
   const writeArgs = (kind: 'create' | 'update') => argsFromSchema(schema, kind);
   const collectionPath = `/${type.restBase}`;
   const itemPath = `/${type.restBase}/(?P<id>[\\d]+)`;
@@ -358,7 +360,7 @@ async function present(
   accepted: boolean,
   options: { withoutLinks?: boolean } = {},
 ) {
-  return presentContent(doc, schema, {
+  return type.presented.present(doc, {
     context,
     passwordAccepted: accepted,
     siteUrl: site.settings.siteUrl,

@@ -1,0 +1,43 @@
+/**
+ * Response values that carry their own JSON. A presented item that is cached and served again and again is
+ * serialised once, when it is made; a page of such items is then written by joining their JSON, which is
+ * byte for byte what JSON.stringify of the page gives. The JSON sits under a symbol, which JSON.stringify,
+ * spreading (non-enumerable) and Object.entries all ignore, and the value is frozen, so nobody can change it
+ * behind its JSON's back: `_embed`, `_fields` and the envelope build new objects and are serialised normally.
+ */
+const SERIALIZED = Symbol('serialized JSON');
+
+type WithJson = { [SERIALIZED]?: string };
+
+/** Freezes `value` deeply and keeps its JSON with it. Returns the same object. */
+export function withSerializedJson<T extends object>(value: T): T {
+  Object.defineProperty(value, SERIALIZED, { value: JSON.stringify(value), enumerable: false });
+  return deepFreeze(value);
+}
+
+/** The JSON of a response body, reusing the JSON kept by withSerializedJson for the body or its items. */
+export function serializeBody(body: unknown): string {
+  if (body !== null && typeof body === 'object') {
+    const own = (body as WithJson)[SERIALIZED];
+    if (own !== undefined) return own;
+    if (Array.isArray(body) && body.length > 0) {
+      const parts: string[] = new Array(body.length);
+      for (let i = 0; i < body.length; i++) {
+        const item = body[i] as WithJson | null;
+        const json = item !== null && typeof item === 'object' ? item[SERIALIZED] : undefined;
+        if (json === undefined) return JSON.stringify(body);
+        parts[i] = json;
+      }
+      return `[${parts.join(',')}]`;
+    }
+  }
+  return JSON.stringify(body);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
