@@ -56,8 +56,8 @@ export interface JsonSchema {
   context?: readonly Context[];
   /** Read-only properties are not write arguments (a client sending one is ignored). */
   readonly?: boolean;
-  /** Overrides applied when the property becomes a write argument (see argsFromSchema). */
-  arg_options?: Partial<ArgSchema>;
+  /** How the property's write argument checks input, when not by the property's schema (see argsFromSchema). */
+  arg_options?: JsonSchema;
 }
 
 export interface ArgContext<R = unknown> {
@@ -81,6 +81,11 @@ export interface ArgSchema<R = unknown> extends JsonSchema {
    * passed; such failures are therefore reported in a second, separate round. Set this to mirror such an arg.
    */
   lateValidation?: boolean;
+  /**
+   * The shape input is checked and coerced against, when it is not the schema the arg describes (the index
+   * shows the described schema; WordPress validates some args with a callback of its own instead).
+   */
+  accepts?: JsonSchema;
 }
 
 /** A failed check, as WordPress's inner WP_Error: `data` is absent when WordPress gives none. */
@@ -174,7 +179,7 @@ export function validateArgs<R = unknown>(
     const arg = args[key]!;
     if (raw === null) {
       // An explicit null skipped validation (isset) but is sanitized: only a nullable type takes it.
-      const issue = explain(null, arg, key);
+      const issue = explain(null, arg.accepts ?? arg, key);
       if (issue) late.add(key, issue);
       continue;
     }
@@ -220,7 +225,7 @@ export function describeArgs(args: Record<string, ArgSchema<any>>): Record<strin
 
 /** Compiles every arg schema now, so that a malformed schema fails when routes are built, not on a request. */
 export function compileArgs(args: Record<string, ArgSchema<any>>): void {
-  for (const arg of Object.values(args)) compiled(arg);
+  for (const arg of Object.values(args)) compiled(arg.accepts ?? arg);
 }
 
 /** WordPress's rest_validate_value_from_schema: the first failure, or null when the value is valid. */
@@ -247,15 +252,16 @@ type Failure = SchemaIssue | RestError | false;
 type Outcome = { value: unknown } | { failure: Failure; late: boolean };
 
 function checkArg<R>(key: string, arg: ArgSchema<R>, value: unknown, ctx: ArgContext<R>): Outcome {
-  const entry = compiled(arg);
+  const shape: JsonSchema = arg.accepts ?? arg;
+  const entry = compiled(shape);
   let result: unknown;
-  const normalised = entry.validate ? coerce(value, arg, key, false) : undefined;
+  const normalised = entry.validate ? coerce(value, shape, key, false) : undefined;
   if (entry.validate && !(normalised instanceof SchemaIssue) && entry.validate(normalised)) {
-    result = entry.finalPass ? coerce(value, arg, key, true) : normalised;
+    result = entry.finalPass ? coerce(value, shape, key, true) : normalised;
   } else {
-    const issue = explain(value, arg, key);
+    const issue = explain(value, shape, key);
     if (issue) return { failure: issue, late: false };
-    result = coerce(value, arg, key, true);
+    result = coerce(value, shape, key, true);
   }
   // Coercion can still fail (duplicates that only appear once coerced): WordPress reports those while sanitizing.
   if (result instanceof SchemaIssue) return { failure: result, late: true };
@@ -346,7 +352,7 @@ const FORMAT_CHECKS: Record<string, (value: string) => boolean> = {
 };
 for (const [name, check] of Object.entries(FORMAT_CHECKS)) ajv.addFormat(name, { type: 'string', validate: check });
 
-function compiled(schema: ArgSchema<any>): Compiled {
+function compiled(schema: JsonSchema): Compiled {
   let entry = cache.get(schema);
   if (!entry) {
     const flags = { walkerOnly: false, formats: false };

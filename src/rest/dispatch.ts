@@ -133,7 +133,6 @@ export class Dispatcher {
     if (!route) return errorResult(noRoute());
     const body: Record<string, unknown> = { ...describeRoute(route, this.options.apiRoot) };
     if (route.schema) body.schema = route.schema;
-    delete body._links;
     const input = { ...(found?.captures ?? {}), ...request.query };
     const memo = new Map<string, unknown>();
     const methods: string[] = [];

@@ -13,6 +13,18 @@ export interface ResourceSchema {
   title: string;
   type: 'object';
   properties: Record<string, JsonSchema>;
+  /** Hyper-schema links (WordPress describes the `action-*` relations of an item here). */
+  links?: readonly Record<string, unknown>[];
+}
+
+/** The schema as OPTIONS shows it: without the `arg_options` of its properties, which only concern validation. */
+export function publicSchema(schema: ResourceSchema, links?: ResourceSchema['links']): ResourceSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const [name, property] of Object.entries(schema.properties)) {
+    const { arg_options: _validationOnly, ...shown } = property;
+    properties[name] = shown;
+  }
+  return { ...schema, properties, ...(links ? { links } : {}) };
 }
 
 const CONTEXT_DESCRIPTION = 'Scope under which the request is made; determines fields present in response.';
@@ -33,9 +45,11 @@ export function contextParam(defaultContext: Context = 'view', schema?: Resource
 
 /**
  * Write arguments from a resource schema, as WordPress derives them: every property that is not `readonly`
- * becomes an arg carrying its schema keywords. `default` and `required` only apply when creating (an update
- * changes only what is sent). A property's `arg_options` are merged last (minus `default`/`required` for
- * updates). A readonly field in a body is then simply an unregistered param: ignored, no error.
+ * becomes an arg carrying its schema keywords, which is also what the index shows. `default` and `required`
+ * only apply when creating (an update changes only what is sent). A property's `arg_options` say how input is
+ * checked when that is not by the property's schema (WordPress checks a title, given as a string or `{raw}`,
+ * with its own callback): they become the arg's `accepts`, used for validation and never shown. A readonly
+ * field in a body is then simply an unregistered param: ignored, no error.
  */
 export function argsFromSchema(schema: ResourceSchema, kind: 'create' | 'update'): Record<string, ArgSchema> {
   const args: Record<string, ArgSchema> = {};
@@ -49,14 +63,7 @@ export function argsFromSchema(schema: ResourceSchema, kind: 'create' | 'update'
       const value = (property as Record<string, unknown>)[keyword];
       if (value !== undefined) arg[keyword] = value;
     }
-    if (property.arg_options) {
-      const options: Record<string, unknown> = { ...property.arg_options };
-      if (kind !== 'create') {
-        delete options.default;
-        delete options.required;
-      }
-      Object.assign(arg, options);
-    }
+    if (property.arg_options) arg.accepts = property.arg_options;
     args[name] = arg as ArgSchema;
   }
   return args;

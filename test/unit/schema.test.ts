@@ -54,7 +54,7 @@ const note: ResourceSchema = {
       context: VIEW_EDIT,
       items: { type: 'object', context: EDIT, properties: { name: { type: 'string' } } },
     },
-    sticky: { description: 'Pinned.', type: 'boolean', context: VIEW_EDIT, arg_options: { default: false, required: true, description: 'Pinned on top.' } },
+    sticky: { description: 'Pinned on top.', type: 'boolean', default: false, required: true, context: VIEW_EDIT },
   },
 };
 
@@ -93,17 +93,22 @@ test('update args carry neither default nor required', () => {
   sameJson(described.author, { description: 'Writer.', type: 'integer', required: false });
 });
 
-test('arg_options override in place and add at the end; their default/required only count on create', () => {
+test('arg_options only say how input is checked: the index shows the property itself; default/required count on create', () => {
   const create = describeArgs(argsFromSchema(note, 'create'));
   sameJson(create.title, {
     description: 'Heading.',
-    type: ['string', 'object'],
-    properties: { raw: { type: 'string' } },
+    type: 'object',
+    properties: {
+      raw: { description: 'As written.', type: 'string', context: ['edit'] },
+      rendered: { description: 'As shown.', type: 'string', context: ['view', 'edit', 'embed'], readonly: true },
+    },
     required: false,
   });
-  sameJson(create.sticky, { description: 'Pinned on top.', type: 'boolean', default: false, required: true });
+  sameJson(create.sticky, { default: false, description: 'Pinned on top.', type: 'boolean', required: true });
   const update = describeArgs(argsFromSchema(note, 'update'));
   sameJson(update.sticky, { description: 'Pinned on top.', type: 'boolean', required: false });
+  // Checked against arg_options: a string is a title, a number is not.
+  assert.equal(values(validateArgs(argsFromSchema(note, 'update'), { title: 'Plain' })), { title: 'Plain' });
 });
 
 test('a create without a required property is refused; an update is not', () => {

@@ -8,14 +8,14 @@ import type { Actor } from '../../access/capabilities';
 import { canDeleteItem, canEditItem, canReadItem, hasCap, postTypeCaps } from '../../access/capabilities';
 import type { PostTypeCaps } from '../../access/capabilities';
 import type { ArgSchema } from '../../rest/args';
-import { argsFromSchema, contextParam } from '../../rest/schema';
+import { argsFromSchema, contextParam, publicSchema } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
 import { assertPageInRange, collectionResult } from '../../rest/collection';
 import { created, ok } from '../../rest/route';
 import type { HandlerContext, RestRequest, RouteDefinition } from '../../rest/route';
 import type { ContentDoc } from '../../../projections/content';
-import { contentSchema } from './schema';
+import { contentActionLinks, contentSchema } from './schema';
 import { buildListPlan, contentListArgs } from './listQuery';
 import { PresentationCache, restBaseOf } from './present';
 import { createItem, deleteItem, trashItem, updateItem } from './operations';
@@ -51,6 +51,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
   const schema = contentSchema(postType);
   const type: TypeInfo = { postType, plural, caps: postTypeCaps(plural), restBase: restBaseOf(postType), presented: new PresentationCache(schema) };
   const writeArgs = (kind: 'create' | 'update') => argsFromSchema(schema, kind);
+  const shownSchema = publicSchema(schema, contentActionLinks(postType, site.apiRoot));
   const collectionPath = `/${type.restBase}`;
   const itemPath = `/${type.restBase}/(?P<id>[\\d]+)`;
 
@@ -66,7 +67,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
     {
       namespace: 'core/v2',
       path: collectionPath,
-      schema,
+      schema: shownSchema,
       endpoints: [
         {
           methods: ['GET'],
@@ -94,7 +95,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
     {
       namespace: 'core/v2',
       path: itemPath,
-      schema,
+      schema: shownSchema,
       endpoints: [
         {
           methods: ['GET'],

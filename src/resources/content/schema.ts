@@ -60,7 +60,7 @@ export function contentSchema(postType: PostType, options: { statuses?: readonly
       : {}),
     title: renderedText('Title of the item.', ALL),
     content: renderedText('Content of the item.', VIEW_EDIT, {
-      protected: { description: 'Whether a password protects the content.', type: 'boolean', context: VIEW_EDIT, readonly: true },
+      protected: { description: 'Whether a password protects the content.', type: 'boolean', context: ALL, readonly: true },
       block_version: { description: 'Block format version of the content.', type: 'integer', context: EDIT, readonly: true },
     }),
     author: { description: 'Identifier of the author.', type: 'integer', context: ALL },
@@ -90,4 +90,35 @@ export function contentSchema(postType: PostType, options: { statuses?: readonly
       : {}),
   };
   return { $schema: 'http://json-schema.org/draft-04/schema#', title: postType, type: 'object', properties } as ResourceSchema;
+}
+
+
+/**
+ * The hyper-schema links of an item (shown by OPTIONS): each `action-*` relation the edit context may carry,
+ * what it lets the caller do and the fields it concerns. Pages have no sticky flag and no terms.
+ */
+export function contentActionLinks(postType: PostType, apiRoot: string): Record<string, unknown>[] {
+  const href = `${apiRoot}core/v2/${postType === 'page' ? 'pages' : 'posts'}/{id}`;
+  const link = (action: string, title: string, properties: Record<string, unknown>) => ({
+    rel: `https://api.w.org/action-${action}`,
+    title,
+    href,
+    targetSchema: { type: 'object', properties },
+  });
+  const termIds = { type: 'array', items: { type: 'integer' } };
+  const links = [
+    link('publish', 'The caller may publish the item.', { status: { type: 'string', enum: ['publish', 'future'] } }),
+    link('unfiltered-html', 'The caller may save HTML and scripts unfiltered.', { content: { raw: { type: 'string' } } }),
+  ];
+  if (postType === 'post') links.push(link('sticky', 'The caller may make the post sticky.', { sticky: { type: 'boolean' } }));
+  links.push(link('assign-author', 'The caller may change the author.', { author: { type: 'integer' } }));
+  if (postType === 'post') {
+    links.push(
+      link('assign-categories', 'The caller may assign categories.', { categories: termIds }),
+      link('create-categories', 'The caller may create categories.', { categories: termIds }),
+      link('assign-tags', 'The caller may assign tags.', { tags: termIds }),
+      link('create-tags', 'The caller may create tags.', { tags: termIds }),
+    );
+  }
+  return links;
 }
