@@ -93,7 +93,7 @@ export class Dispatcher {
       result = errorResult(error);
     }
     const { route, endpoint } = prepared.matched;
-    return this.withAllow(result, route, prepared.input, prepared.ctx.request, { endpoint, params: prepared.ctx.params });
+    return this.withAllow(result, route, prepared.input, prepared.ctx.request, { endpoint, params: prepared.ctx.params, memo: prepared.ctx.memo });
   }
 
   /** A request refused before its handler. Once a route matched, WordPress still says which methods are allowed. */
@@ -164,7 +164,7 @@ export class Dispatcher {
     route: RouteDefinition,
     input: Record<string, unknown>,
     request: RestRequest,
-    matched?: { endpoint: Endpoint; params: Record<string, any> },
+    matched?: { endpoint: Endpoint; params: Record<string, any>; memo?: Map<string, unknown> },
   ): Promise<RestResult> {
     const allow = await this.allowHeader(route, input, request, matched);
     return allow === '' ? result : { ...result, headers: { ...(result.headers ?? {}), Allow: allow } };
@@ -179,11 +179,13 @@ export class Dispatcher {
     route: RouteDefinition,
     input: Record<string, unknown>,
     request: RestRequest,
-    matched?: { endpoint: Endpoint; params: Record<string, any> },
+    matched?: { endpoint: Endpoint; params: Record<string, any>; memo?: Map<string, unknown> },
   ): Promise<string> {
     const methods: string[] = [];
-    // A fresh memo: the handler may have changed what the rules look at.
-    const memo = new Map<string, unknown>();
+    // A fresh memo after a write: the handler may have changed what the rules look at. A read changed
+    // nothing, so the rules reuse what the request already loaded (on Redis, the item's round trip).
+    const safe = request.method === 'GET' || request.method === 'HEAD';
+    const memo = safe && matched?.memo ? matched.memo : new Map<string, unknown>();
     for (const endpoint of route.endpoints) {
       let params = matched?.endpoint === endpoint ? matched.params : undefined;
       if (!params) {

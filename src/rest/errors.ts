@@ -16,7 +16,15 @@ export class RestError extends Error {
     message: string,
     readonly data: RestErrorData,
   ) {
-    super(message);
+    // A RestError is an answer, not a fault: its stack is never shown or logged, and capturing one was a
+    // large part of answering (permission rules build refusals that the Allow header then throws away).
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(message);
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
   }
 
   get status(): number {
