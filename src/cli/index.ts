@@ -63,11 +63,15 @@ async function userCreate(args: string[]): Promise<number> {
   if (!values.login) throw new Error('--login is required');
   const role = values.role ?? 'subscriber';
   if (!isRole(role)) throw new Error(`--role must be one of ${ROLES.join(', ')}`);
-  const site = await openSite(loadConfig());
+  const config = loadConfig();
+  const site = await openSite(config);
   try {
     const requestId = `cli-${randomUUID()}`;
     const { id } = await registerUser(site, { login: values.login, email: values.email, role }, null, requestId);
-    const { password } = await createApplicationPassword(site, id, { name: values['app-name'] ?? 'palimpsest-cli' }, null, requestId);
+    const { password, position } = await createApplicationPassword(site, id, { name: values['app-name'] ?? 'palimpsest-cli' }, null, requestId);
+    // With a shared read model, answer once the projector has applied the user, so it can sign in at once. (The
+    // embedded read model lives in the server, which applies the events on its own.)
+    if (config.redisUrl) await site.settle(position);
     if (values.json) console.log(JSON.stringify({ id, username: values.login, app_password: password }));
     else console.log(`created user ${id} (${values.login}, ${role})\napplication password: ${password}`);
     return 0;

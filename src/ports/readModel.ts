@@ -140,6 +140,8 @@ export class StaleCommitError extends Error {
 export interface GenerationalReadModel {
   /** The generation the projection's documents are read from and live commits go to (0 before any rebuild). */
   liveGeneration(name: string): Promise<number>;
+  /** Documents of a given generation (the projector folds a staged generation onto its own documents). */
+  getManyIn(generation: number, collection: string, ids: readonly DocId[]): Promise<(Doc | null)[]>;
   /** Opens a new, empty generation for the projection, replacing any staged one; commits naming it are staged. */
   stageGeneration(name: string, collections: readonly string[]): Promise<number>;
   /** The checkpoint of a staged generation, or null when it is not (or no longer) staged. */

@@ -282,7 +282,11 @@ export class Projector {
       await Promise.all(
         [...wanted].map(async ([collection, ids]) => {
           const list = [...ids];
-          const docs = await readModel.getMany(collection, list);
+          // Each generation folds onto its own documents (a rebuild's are not the live ones).
+          const docs =
+            entry.generation !== undefined && readModel.generations
+              ? await readModel.generations.getManyIn(entry.generation, collection, list)
+              : await readModel.getMany(collection, list);
           list.forEach((id, i) => current.set(key(collection, id), docs[i] ?? null));
         }),
       );
