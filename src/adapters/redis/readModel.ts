@@ -1197,6 +1197,15 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
     generations: {
       liveGeneration,
 
+      async getManyIn(generation, collection, ids) {
+        const wanted = ids.map((id) => (isScalar(id) ? ord(id) : null));
+        const fields = wanted.filter((f): f is Buffer => f !== null);
+        if (fields.length === 0) return ids.map(() => null);
+        const found = await redis.hmget(Buffer.concat([generationKey(collection, generation), Buffer.from('d')]), ...fields);
+        let i = 0;
+        return wanted.map((f) => (f === null ? null : parse(found[i++] ?? null)));
+      },
+
       async stageGeneration(projection, collections) {
         const generation = await redis.incr(metaKey('gen:seq') as unknown as string);
         const previous = await redis.hget(metaKey('gen:staged') as unknown as string, cesu8(projection) as unknown as string);
