@@ -195,6 +195,23 @@ test('orderby slug puts revisions before autosaves (descending) or after (ascend
   assert.ok(ids.includes(autosave.body.id));
 });
 
+test('orderby relevance: the search in the title first, then in the excerpt, then in the content; it needs a search', async () => {
+  const id = await publish('Relevance');
+  const edits = [{ title: 'Plain', content: 'mentions walrus here' }, { title: 'Walrus title', content: 'other' }, { title: 'Plain again', content: 'x', excerpt: 'a walrus excerpt' }];
+  for (const body of edits) {
+    t.clock.advance(1000);
+    await t.request('PATCH', `/core/v2/posts/${id}`, { as: admin, body });
+  }
+  const titles = async (query: string) => (await t.request('GET', `/core/v2/posts/${id}/revisions?${query}`, { as: admin })).body.map((r: any) => r.title.rendered);
+  assert.equal(await titles('search=walrus&orderby=relevance'), ['Walrus title', 'Plain again', 'Plain']);
+  assert.equal(await titles('search=walrus&orderby=relevance&order=asc'), ['Walrus title', 'Plain', 'Plain again'], 'order applies within a rank');
+  assert.equal(await titles('search=walrus'), ['Plain again', 'Walrus title', 'Plain']);
+  const refused = await t.request('GET', `/core/v2/posts/${id}/revisions?orderby=relevance`, { as: admin });
+  assert.equal([refused.status, refused.body.code], [400, 'rest_no_search_term_defined']);
+  const noInclude = await t.request('GET', `/core/v2/posts/${id}/revisions?orderby=include`, { as: admin });
+  assert.equal([noInclude.status, noInclude.body.code], [400, 'rest_orderby_include_missing_include']);
+});
+
 test('deleting a revision is refused to everyone, as in WordPress 6.1', async () => {
   const id = await publish('Kept');
   await t.request('PATCH', `/core/v2/posts/${id}`, { as: admin, body: { content: 'x' } });

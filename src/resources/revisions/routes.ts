@@ -190,8 +190,9 @@ export function revisionRoutes(site: Site, postType: PostType): RouteDefinition[
             const include = p.include as number[];
             if (include.length > 0) entries = entries.filter((e) => include.includes(e.id));
             else if ((p.exclude as number[]).length > 0) entries = entries.filter((e) => !(p.exclude as number[]).includes(e.id));
-            if (typeof p.search === 'string' && p.search.trim() !== '') {
-              const { includes, excludes } = parseSearch(p.search);
+            const search = typeof p.search === 'string' && p.search.trim() !== '' ? parseSearch(p.search) : null;
+            if (search) {
+              const { includes, excludes } = search;
               const has = (e: RevisionEntry, term: string) => [e.title, e.excerpt, e.content].some((text) => text.toLowerCase().includes(term.toLowerCase()));
               entries = entries.filter((e) => includes.every((term) => has(e, term)) && !excludes.some((term) => has(e, term)));
             }
@@ -210,6 +211,12 @@ export function revisionRoutes(site: Site, postType: PostType): RouteDefinition[
             else if (p.orderby === 'id') entries.sort((a, b) => (descending ? b.id - a.id : a.id - b.id));
             else if (p.orderby === 'title') entries.sort((a, b) => (descending ? -byTitle(a, b) : byTitle(a, b)));
             else if (p.orderby === 'slug') entries.sort((a, b) => (descending ? -bySlug(a, b) : bySlug(a, b)));
+            else if (p.orderby === 'relevance' && search) {
+              // Within a rank, WordPress falls back to the date in the requested order.
+              if (!descending) entries.reverse();
+              const rank = relevanceRank(search.phrase, search.includes);
+              entries.sort((a, b) => rank(a) - rank(b));
+            }
             else if (!descending) entries.reverse();
 
             // As WordPress: everything when per_page is absent; an offset at or past the end, or (without an
@@ -392,6 +399,26 @@ export function revisionRoutes(site: Site, postType: PostType): RouteDefinition[
       ],
     },
   ];
+}
+
+/**
+ * WordPress's search relevance (WP_Query's search order): the whole phrase in the title first; with several
+ * terms, then all of them in the title, then any of them; then the phrase in the excerpt, then in the content.
+ * Within a rank the list keeps the order it has (by date, as requested).
+ */
+function relevanceRank(phrase: string, terms: readonly string[]) {
+  const lower = (text: string) => text.toLowerCase();
+  const needle = lower(phrase);
+  const words = terms.map(lower);
+  return (entry: RevisionEntry): number => {
+    const title = lower(entry.title);
+    if (title.includes(needle)) return 0;
+    if (words.length > 1 && words.every((word) => title.includes(word))) return 1;
+    if (words.length > 1 && words.some((word) => title.includes(word))) return 2;
+    if (lower(entry.excerpt).includes(needle)) return 3;
+    if (lower(entry.content).includes(needle)) return 4;
+    return 5;
+  };
 }
 
 const owned = (doc: ContentDoc) => ({ author: doc.author, status: doc.status, trashedFrom: doc.trashed_from });
