@@ -16,8 +16,11 @@ import type { Dispatcher } from './rest/dispatch';
 import { parseQuery } from './rest/query';
 import { serializeBody } from './rest/serialized';
 import type { RestRequest, RestResult } from './rest/route';
+import { invalidJsonpCallback, jsonpBody, jsonpCallback } from './rest/jsonp';
+import { operationalResponse } from './health/endpoints';
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
+const OPERATIONAL_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 export interface App {
   koa: Koa;
@@ -30,13 +33,37 @@ export function createApp(site: Site): App {
   const dispatcher = buildDispatcher(site);
   const apiRootPath = new URL(site.apiRoot).pathname;
 
+  // Operational endpoints (/healthz, /readyz, /metrics) outside the API, and request durations by route.
+  koa.use(async (ctx, next) => {
+    const started = performance.now();
+    if (OPERATIONAL_PATHS.has(ctx.path)) {
+      const answer = await operationalResponse(site, ctx.method, ctx.path);
+      if (answer) {
+        ctx.status = answer.status;
+        ctx.type = answer.type;
+        ctx.body = answer.body;
+        return;
+      }
+    }
+    await next();
+    site.metrics.observeRequest(ctx.method, ctx.path, ctx.status, (performance.now() - started) / 1000);
+  });
+
   koa.use(async (ctx) => {
     if (await serveAuthorizationPage(site, ctx)) return;
     const requestId = (ctx.get('x-request-id') || randomUUID()).slice(0, 100);
     let result: RestResult;
     let signedIn = false;
+    let jsonp: string | null = null;
     try {
       const rest = await toRestRequest(ctx, requestId, apiRootPath);
+      jsonp = jsonpCallback(rest.query);
+      const refusal = invalidJsonpCallback(rest.query);
+      if (refusal) {
+        jsonp = null;
+        respond(ctx, refusal, site.apiRoot, false);
+        return;
+      }
       const authenticated = await authenticateRequest(site, ctx, requestId);
       const actor: Actor | null = authenticated?.actor ?? null;
       signedIn = actor !== null;
@@ -48,7 +75,7 @@ export function createApp(site: Site): App {
         result = errorResult(restError('internal_server_error', 'There has been a critical error on this site.', 500));
       }
     }
-    respond(ctx, result, site.apiRoot, signedIn);
+    respond(ctx, result, site.apiRoot, signedIn, jsonp);
   });
 
   return { koa, dispatcher, callback: () => koa.callback() };
@@ -105,7 +132,7 @@ async function readBody(ctx: Koa.Context): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-function respond(ctx: Koa.Context, result: RestResult, apiRoot: string, signedIn: boolean): void {
+function respond(ctx: Koa.Context, result: RestResult, apiRoot: string, signedIn: boolean, jsonp: string | null = null): void {
   ctx.status = result.status;
   ctx.set('Content-Type', 'application/json; charset=UTF-8');
   ctx.set('X-Robots-Tag', 'noindex');
@@ -121,5 +148,9 @@ function respond(ctx: Koa.Context, result: RestResult, apiRoot: string, signedIn
   for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
   // Koa itself leaves the body out of HEAD responses while keeping the GET headers.
   ctx.body = result.status === 204 || result.body === null || result.body === undefined ? '' : serializeBody(result.body);
+  if (jsonp !== null && typeof ctx.body === 'string' && ctx.body !== '') {
+    ctx.set('Content-Type', 'application/javascript; charset=UTF-8');
+    ctx.body = jsonpBody(jsonp, ctx.body);
+  }
   ctx.status = result.status;
 }
