@@ -195,17 +195,20 @@ test('orderby slug puts revisions before autosaves (descending) or after (ascend
   assert.ok(ids.includes(autosave.body.id));
 });
 
-test('orderby relevance: the search in the title first, then in the excerpt, then in the content; it needs a search', async () => {
+test('orderby relevance: one term ranks title matches first; several rank the title, then excerpt, then content', async () => {
   const id = await publish('Relevance');
-  const edits = [{ title: 'Plain', content: 'mentions walrus here' }, { title: 'Walrus title', content: 'other' }, { title: 'Plain again', content: 'x', excerpt: 'a walrus excerpt' }];
+  const edits = [{ title: 'Plain', content: 'mentions walrus tusk here' }, { title: 'Walrus title', content: 'other' }, { title: 'Plain again', content: 'x', excerpt: 'a walrus tusk excerpt' }];
   for (const body of edits) {
     t.clock.advance(1000);
     await t.request('PATCH', `/core/v2/posts/${id}`, { as: admin, body });
   }
   const titles = async (query: string) => (await t.request('GET', `/core/v2/posts/${id}/revisions?${query}`, { as: admin })).body.map((r: any) => r.title.rendered);
   assert.equal(await titles('search=walrus&orderby=relevance'), ['Walrus title', 'Plain again', 'Plain']);
-  assert.equal(await titles('search=walrus&orderby=relevance&order=asc'), ['Walrus title', 'Plain', 'Plain again'], 'order applies within a rank');
+  assert.equal(await titles('search=walrus&orderby=relevance&order=asc'), ['Walrus title', 'Plain', 'Plain again'], 'the date in the requested order within a rank');
   assert.equal(await titles('search=walrus'), ['Plain again', 'Walrus title', 'Plain']);
+  // "walrus tusk": no title has both or the sentence; one has a term; then the excerpt, then the content.
+  assert.equal(await titles('search=walrus%20tusk&orderby=relevance&order=asc'), ['Plain again', 'Plain']);
+  assert.equal(await titles('search=walrus%20tusk%20-other&orderby=relevance&order=asc'), ['Plain', 'Plain again'], 'an exclusion turns sentence matching off');
   const refused = await t.request('GET', `/core/v2/posts/${id}/revisions?orderby=relevance`, { as: admin });
   assert.equal([refused.status, refused.body.code], [400, 'rest_no_search_term_defined']);
   const noInclude = await t.request('GET', `/core/v2/posts/${id}/revisions?orderby=include`, { as: admin });

@@ -214,7 +214,7 @@ export function revisionRoutes(site: Site, postType: PostType): RouteDefinition[
             else if (p.orderby === 'relevance' && search) {
               // Within a rank, WordPress falls back to the date in the requested order.
               if (!descending) entries.reverse();
-              const rank = relevanceRank(search.phrase, search.includes);
+              const rank = relevanceRank(search);
               entries.sort((a, b) => rank(a) - rank(b));
             }
             else if (!descending) entries.reverse();
@@ -402,22 +402,24 @@ export function revisionRoutes(site: Site, postType: PostType): RouteDefinition[
 }
 
 /**
- * WordPress's search relevance (WP_Query's search order): the whole phrase in the title first; with several
- * terms, then all of them in the title, then any of them; then the phrase in the excerpt, then in the content.
- * Within a rank the list keeps the order it has (by date, as requested).
+ * WordPress's search relevance (WP_Query's search order). One term: those with it in the title first. Several:
+ * the whole search in the title (unless it excludes a term), then all the terms in the title, then any of
+ * them (up to six terms), then the whole search in the excerpt, then in the content. Within a rank the list
+ * keeps the order it has (by date, as requested).
  */
-function relevanceRank(phrase: string, terms: readonly string[]) {
-  const lower = (text: string) => text.toLowerCase();
-  const needle = lower(phrase);
-  const words = terms.map(lower);
+function relevanceRank(search: { phrase: string; includes: readonly string[]; excludes: readonly string[] }) {
+  const words = search.includes.map((word) => word.toLowerCase());
+  const inTitle = (entry: RevisionEntry, word: string) => entry.title.toLowerCase().includes(word);
+  if (words.length + search.excludes.length <= 1) return (entry: RevisionEntry): number => (words.length === 1 && inTitle(entry, words[0]!) ? 0 : 1);
+  const sentence = /(?:\s|^)-/.test(search.phrase) ? null : search.phrase.toLowerCase();
+  const fewTerms = words.length < 7;
   return (entry: RevisionEntry): number => {
-    const title = lower(entry.title);
-    if (title.includes(needle)) return 0;
-    if (words.length > 1 && words.every((word) => title.includes(word))) return 1;
-    if (words.length > 1 && words.some((word) => title.includes(word))) return 2;
-    if (lower(entry.excerpt).includes(needle)) return 3;
-    if (lower(entry.content).includes(needle)) return 4;
-    return 5;
+    if (sentence !== null && entry.title.toLowerCase().includes(sentence)) return 1;
+    if (fewTerms && words.every((word) => inTitle(entry, word))) return 2;
+    if (fewTerms && words.length > 1 && words.some((word) => inTitle(entry, word))) return 3;
+    if (sentence !== null && entry.excerpt.toLowerCase().includes(sentence)) return 4;
+    if (sentence !== null && entry.content.toLowerCase().includes(sentence)) return 5;
+    return 6;
   };
 }
 
