@@ -1,34 +1,40 @@
 /**
  * Response values that carry their own JSON. A presented item that is cached and served again and again is
- * serialised once, when it is made; a page of such items is then written by joining their JSON, which is
- * byte for byte what JSON.stringify of the page gives. The JSON sits under a symbol, which JSON.stringify,
+ * serialised once, when it is made, to UTF-8; a page of such items is then written by concatenating those
+ * bytes (no string to build, flatten and encode again), which is byte for byte what JSON.stringify of the
+ * page gives. The JSON sits under a symbol, which JSON.stringify,
  * spreading (non-enumerable) and Object.entries all ignore, and the value is frozen, so nobody can change it
  * behind its JSON's back: `_embed`, `_fields` and the envelope build new objects and are serialised normally.
  */
 const SERIALIZED = Symbol('serialized JSON');
 
-type WithJson = { [SERIALIZED]?: string };
+type WithJson = { [SERIALIZED]?: Buffer };
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
 
 /** Freezes `value` deeply and keeps its JSON with it. Returns the same object. */
 export function withSerializedJson<T extends object>(value: T): T {
-  Object.defineProperty(value, SERIALIZED, { value: JSON.stringify(value), enumerable: false });
+  Object.defineProperty(value, SERIALIZED, { value: Buffer.from(JSON.stringify(value)), enumerable: false });
   return deepFreeze(value);
 }
 
 /** The JSON of a response body, reusing the JSON kept by withSerializedJson for the body or its items. */
-export function serializeBody(body: unknown): string {
+export function serializeBody(body: unknown): string | Buffer {
   if (body !== null && typeof body === 'object') {
     const own = (body as WithJson)[SERIALIZED];
     if (own !== undefined) return own;
     if (Array.isArray(body) && body.length > 0) {
-      const parts: string[] = new Array(body.length);
+      const parts: Buffer[] = [OPEN];
       for (let i = 0; i < body.length; i++) {
         const item = body[i] as WithJson | null;
         const json = item !== null && typeof item === 'object' ? item[SERIALIZED] : undefined;
         if (json === undefined) return JSON.stringify(body);
-        parts[i] = json;
+        if (i > 0) parts.push(COMMA);
+        parts.push(json);
       }
-      return `[${parts.join(',')}]`;
+      parts.push(CLOSE);
+      return Buffer.concat(parts);
     }
   }
   return JSON.stringify(body);
