@@ -73,9 +73,10 @@ export interface ArgContext<R = unknown> {
 export interface ArgSchema<R = unknown> extends JsonSchema {
   /**
    * A rule the schema cannot express, run on the coerced value once the schema accepts it (defaults included).
-   * `false` reports "Invalid parameter." without details; a RestError is reported with its code and data.
+   * `false` reports "Invalid parameter." without details; a RestError is reported with its code and data, a
+   * SchemaIssue as a schema failure (its data, or null).
    */
-  validate?: (value: unknown, ctx: ArgContext<R>) => boolean | RestError;
+  validate?: (value: unknown, ctx: ArgContext<R>) => boolean | RestError | SchemaIssue;
   /**
    * WordPress checks args registered without a `validate_callback` only while sanitizing, after every other arg
    * passed; such failures are therefore reported in a second, separate round. Set this to mirror such an arg.
@@ -267,7 +268,7 @@ function checkArg<R>(key: string, arg: ArgSchema<R>, value: unknown, ctx: ArgCon
   if (result instanceof SchemaIssue) return { failure: result, late: true };
   if (arg.validate) {
     const verdict = arg.validate(result, ctx);
-    if (verdict === false || verdict instanceof RestError) return { failure: verdict, late: false };
+    if (verdict === false || verdict instanceof RestError || verdict instanceof SchemaIssue) return { failure: verdict, late: false };
   }
   return { value: result };
 }

@@ -6,7 +6,8 @@
  */
 import { restError, RestError } from './errors';
 import type { Dispatcher, Prepared } from './dispatch';
-import { errorResult } from './dispatch';
+import { errorResult, phpMap } from './dispatch';
+import { applyFields } from './schema';
 import { parseQuery } from './query';
 import type { RestRequest, RestResult, RouteDefinition } from './route';
 import { allowEveryone } from './route';
@@ -18,9 +19,10 @@ interface SubRequest {
   headers?: Record<string, string | string[]>;
 }
 
-type Envelope = { body: unknown; status: number; headers: Record<string, string> };
+type Envelope = { body: unknown; status: number; headers: Record<string, string> | [] };
 
-const envelope = (result: RestResult): Envelope => ({ body: result.body, status: result.status, headers: result.headers ?? {} });
+/** A sub-response as WordPress lists it; headers as a PHP array (`[]` when there are none). */
+const envelope = (result: RestResult): Envelope => ({ body: result.body, status: result.status, headers: phpMap(result.headers ?? {}) });
 
 export function batchRoute(dispatcher: () => Dispatcher): RouteDefinition {
   return {
@@ -40,8 +42,9 @@ export function batchRoute(dispatcher: () => Dispatcher): RouteDefinition {
               properties: {
                 method: { type: 'string', enum: ['POST', 'PUT', 'PATCH', 'DELETE'], default: 'POST' },
                 path: { type: 'string', required: true },
-                body: { type: 'object', properties: {}, additionalProperties: true },
-                headers: { type: 'object', properties: {}, additionalProperties: { type: ['string', 'array'], items: { type: 'string' } } },
+                // Empty property maps, which WordPress (PHP) lists as [].
+                body: { type: 'object', properties: [] as never, additionalProperties: true },
+                headers: { type: 'object', properties: [] as never, additionalProperties: { type: ['string', 'array'], items: { type: 'string' } } },
               },
             },
           },
@@ -65,7 +68,7 @@ export function batchRoute(dispatcher: () => Dispatcher): RouteDefinition {
             }
             // A request prepared before its predecessors ran is prepared again now, against the current state.
             const fresh = i === 0 ? p : await prepareForBatch(d, requests[i]!);
-            responses.push('matched' in fresh ? envelope(await d.execute(fresh)) : fresh);
+            responses.push('matched' in fresh ? envelope(withFields(await d.execute(fresh), requests[i]!)) : fresh);
           }
           return { status: 207, body: { responses } };
         },
@@ -96,15 +99,22 @@ function toRequest(sub: SubRequest, parent: RestRequest): RestRequest {
 async function prepareForBatch(d: Dispatcher, request: RestRequest): Promise<Prepared | Envelope> {
   const found = d.match(request.path, request.method);
   if (found?.endpoint && !found.endpoint.allowBatch) {
-    const allow = found.route.endpoints.flatMap((e) => e.methods).join(', ');
     const error = restError('rest_batch_not_allowed', 'The requested route does not support batch requests.', 400);
-    return { ...envelope(errorResult(error)), headers: { Allow: allow } };
+    return envelope(await d.refused(request, error));
   }
   try {
     const prepared = await d.prepare(request);
-    return prepared instanceof RestError ? envelope(errorResult(prepared)) : prepared;
+    // Refusals carry the route's Allow header, as over HTTP.
+    return prepared instanceof RestError ? envelope(await d.refused(request, prepared)) : prepared;
   } catch (error) {
     if (error instanceof RestError) return envelope(errorResult(error));
     throw error;
   }
+}
+
+/** `_fields` in a sub-request's path narrows its answer, as over HTTP. */
+function withFields(result: RestResult, request: RestRequest): RestResult {
+  const fields = request.query._fields;
+  if (fields === undefined || result.status >= 400) return result;
+  return { ...result, body: applyFields(result.body, Array.isArray(fields) ? fields.map(String) : String(fields)) };
 }

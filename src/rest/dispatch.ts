@@ -11,6 +11,7 @@ import { applyFields } from './schema';
 import { describeRoute } from './discovery';
 import { parseQuery } from './query';
 import { RestError, authorizationStatus, restError } from './errors';
+import { jsonErrorOf } from './jsonErrors';
 import type { Endpoint, HandlerContext, Method, RestRequest, RestResult, RouteDefinition } from './route';
 
 interface CompiledRoute {
@@ -69,7 +70,7 @@ export class Dispatcher {
     const found = this.match(normalisePath(request.path), request.method);
     if (!found || !found.endpoint) return noRoute();
     if (request.invalidJson) {
-      return restError('rest_invalid_json', 'Invalid JSON body passed.', 400, { json_error_code: 4, json_error_message: 'Syntax error' });
+      return restError('rest_invalid_json', 'Invalid JSON body passed.', 400, jsonErrorOf(request.rawBody));
     }
     const { route, endpoint, captures } = found;
     // Precedence, lowest first: URL captures < query < form body < JSON body (defaults come from validation).
@@ -97,7 +98,7 @@ export class Dispatcher {
   }
 
   /** A request refused before its handler. Once a route matched, WordPress still says which methods are allowed. */
-  private async refused(request: RestRequest, error: RestError): Promise<RestResult> {
+  async refused(request: RestRequest, error: RestError): Promise<RestResult> {
     const result = errorResult(error);
     const found = this.match(normalisePath(request.path), request.method);
     if (!found?.endpoint) return result;
@@ -121,7 +122,7 @@ export class Dispatcher {
       result = { ...result, body: applyFields(result.body, fieldList(request.query._fields)) };
     }
     if (request.query._envelope !== undefined) {
-      result = { status: 200, body: { body: result.body, status: result.status, headers: envelopeHeaders(result.headers ?? {}) }, headers: {} };
+      result = { status: 200, body: { body: result.body, status: result.status, headers: phpMap(envelopeHeaders(result.headers ?? {})) }, headers: {} };
     }
     return result;
   }
@@ -238,8 +239,15 @@ export class Dispatcher {
       { ...parent, method: 'GET', path, query, json: null, form: null, invalidJson: false, rawBody: undefined, files: undefined },
       { embed: false },
     );
+    // A link to a route this API does not have (comments, media) embeds nothing, as an empty collection would.
+    if (result.status === 404 && (result.body as { code?: unknown } | null)?.code === 'rest_no_route') return null;
     return result.body;
   }
+}
+
+/** A map as PHP serialises an associative array: an empty one is `[]`. */
+export function phpMap<T extends Record<string, unknown>>(map: T): T | [] {
+  return Object.keys(map).length === 0 ? [] : map;
 }
 
 export function errorResult(error: RestError): RestResult {

@@ -304,7 +304,7 @@ reading('_envelope answers 200 with the real body, status and headers inside', a
   });
   const missing = await r.request('GET', '/core/v2/posts/99999?_envelope');
   assert.is(missing.status, 200);
-  assert.equal(missing.body, { body: { code: 'rest_post_invalid_id', message: 'Invalid post ID.', data: { status: 404 } }, status: 404, headers: {} });
+  assert.equal(missing.body, { body: { code: 'rest_post_invalid_id', message: 'Invalid post ID.', data: { status: 404 } }, status: 404, headers: [] });
   // The collection totals are integers, as WordPress sets them.
   const list = await r.request('GET', '/core/v2/posts?_envelope&_fields=id&per_page=1');
   assert.is(list.status, 200);

@@ -7,6 +7,7 @@ import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
 import { canDeleteItem, canEditItem, canReadItem, hasCap, postTypeCaps } from '../../access/capabilities';
 import type { PostTypeCaps } from '../../access/capabilities';
+import { SchemaIssue } from '../../rest/args';
 import type { ArgSchema } from '../../rest/args';
 import { argsFromSchema, contextParam, publicSchema } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
@@ -50,7 +51,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
   const plural = postType === 'page' ? 'pages' : 'posts';
   const schema = contentSchema(postType);
   const type: TypeInfo = { postType, plural, caps: postTypeCaps(plural), restBase: restBaseOf(postType), presented: new PresentationCache(schema) };
-  const writeArgs = (kind: 'create' | 'update') => argsFromSchema(schema, kind);
+  const writeArgs = (kind: 'create' | 'update') => withTemplateCheck(argsFromSchema(schema, kind));
   const shownSchema = publicSchema(schema, contentActionLinks(postType, site.apiRoot));
   const collectionPath = `/${type.restBase}`;
   const itemPath = `/${type.restBase}/(?P<id>[\\d]+)`;
@@ -324,6 +325,20 @@ async function writeInput(site: Site, ctx: HandlerContext, type: TypeInfo, curre
 }
 
 // --- helpers -------------------------------------------------------------------------------------------------
+
+/**
+ * The page templates the active theme offers. There are no themes here, so none: only "" (the default
+ * template) is accepted, and WordPress's check refuses any other name while validating args.
+ */
+const THEME_TEMPLATES: readonly string[] = [];
+
+function withTemplateCheck(args: Record<string, ArgSchema>): Record<string, ArgSchema> {
+  const template = args.template;
+  if (!template) return args;
+  const validate = (value: unknown) =>
+    value === '' || THEME_TEMPLATES.includes(value as string) || new SchemaIssue('rest_invalid_param', `template is not one of ${THEME_TEMPLATES.join(', ')}.`);
+  return { ...args, template: { ...template, validate } };
+}
 
 const invalidId = () => restError('rest_post_invalid_id', 'Invalid post ID.', 404);
 

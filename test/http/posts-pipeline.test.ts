@@ -1,0 +1,107 @@
+/**
+ * What the request pipeline does around the posts routes, as WordPress 6.1 does: JSONP, PHP's reasons for a
+ * malformed JSON body, `_embed` leaving out links to routes that do not exist here, empty header maps as
+ * PHP arrays, template validation, and batch sub-requests with their `Allow` headers and `_fields`.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestSite } from '../support/testSite';
+import type { TestSite, TestUser } from '../support/testSite';
+
+const test = suite('posts: the pipeline around them');
+let t: TestSite;
+let admin: TestUser;
+let post: { id: number; slug: string };
+
+test.before(async () => {
+  t = await startTestSite();
+  admin = await t.createUser('admin', 'administrator');
+  const created = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Pipeline', status: 'publish' } });
+  post = created.body;
+});
+test.after(async () => t.close());
+
+test('_jsonp: a valid callback wraps the answer in JavaScript; an invalid one is 400 rest_callback_invalid without data', async () => {
+  const wrapped = await t.request('GET', `/core/v2/posts/${post.id}?_jsonp=my.callback_1`);
+  assert.is(wrapped.status, 200);
+  assert.match(wrapped.headers.get('content-type') ?? '', /^application\/javascript/);
+  assert.ok(wrapped.text.startsWith('/**/my.callback_1({'), wrapped.text.slice(0, 40));
+  assert.is(JSON.parse(wrapped.text.slice('/**/my.callback_1('.length, -1)).id, post.id);
+  const refused = await t.request('GET', `/core/v2/posts/${post.id}?_jsonp=${encodeURIComponent('bad callback!')}`);
+  assert.is(refused.status, 400);
+  assert.equal(refused.body, { code: 'rest_callback_invalid', message: 'Invalid JSONP callback function.' });
+});
+
+test("a malformed JSON body is reported with PHP's reason", async () => {
+  const send = (data: string | Buffer) => t.request('POST', '/core/v2/posts', { as: admin, raw: { data, type: 'application/json' } });
+  const unterminated = await send('{"title": "unterminated');
+  assert.is(unterminated.body.code, 'rest_invalid_json');
+  assert.equal(unterminated.body.data, { status: 400, json_error_code: 3, json_error_message: 'Control character error, possibly incorrectly encoded' });
+  const syntax = await send('{"title":');
+  assert.equal(syntax.body.data, { status: 400, json_error_code: 4, json_error_message: 'Syntax error' });
+  const control = await send('{"title": "a\nb"}');
+  assert.is(control.body.data.json_error_code, 3);
+});
+
+test('_embed leaves out a rel whose links lead to routes this API does not have (replies)', async () => {
+  const response = await t.request('GET', `/core/v2/posts/${post.id}?_embed`);
+  assert.ok(response.body._links.replies);
+  assert.ok(response.body._embedded.author);
+  assert.is(response.body._embedded.replies, undefined);
+});
+
+test('an _envelope without headers has them as [] (an empty PHP array)', async () => {
+  const response = await t.request('GET', '/core/v2/posts/999999?_envelope');
+  assert.equal(response.body.headers, []);
+});
+
+test('a template the theme does not offer is refused while validating; "" is always fine', async () => {
+  const refused = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'T', template: 'no-such-template.php' } });
+  assert.is(refused.status, 400);
+  assert.equal(refused.body, {
+    code: 'rest_invalid_param',
+    message: 'Invalid parameter(s): template',
+    data: {
+      status: 400,
+      params: { template: 'template is not one of .' },
+      details: { template: { code: 'rest_invalid_param', message: 'template is not one of .', data: null } },
+    },
+  });
+  const fine = await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'T', template: '' } });
+  assert.is(fine.status, 201);
+});
+
+test('batch: refusals carry Allow, entries without headers have [], and _fields narrows an answer', async () => {
+  const response = await t.request('POST', '/batch/v1', {
+    as: admin,
+    body: {
+      requests: [
+        { path: '/core/v2/posts', body: { title: 'Bad', status: 'bogus' } },
+        { path: '/core/v2/nowhere', body: {} },
+        { path: '/core/v2/posts?_fields=id,slug', body: { title: 'Narrow' } },
+      ],
+    },
+  });
+  assert.is(response.status, 207);
+  const [invalid, missing, narrowed] = response.body.responses;
+  assert.is(invalid.status, 400);
+  assert.equal(invalid.headers, { Allow: 'GET, POST' });
+  assert.is(missing.status, 404);
+  assert.equal(missing.headers, []);
+  assert.is(narrowed.status, 201);
+  assert.equal(Object.keys(narrowed.body).sort(), ['id', 'slug']);
+  assert.is(narrowed.body.slug, '');
+
+  const anonymous = await t.request('POST', '/batch/v1', { body: { requests: [{ path: '/core/v2/posts', body: { title: 'No' } }] } });
+  assert.is(anonymous.body.responses[0].status, 401);
+  assert.equal(anonymous.body.responses[0].headers, { Allow: 'GET' });
+});
+
+test('the index lists the empty property maps of the batch arguments as []', async () => {
+  const index = await t.request('GET', '/');
+  const properties = index.body.routes['/batch/v1'].endpoints[0].args.requests.items.properties;
+  assert.equal(properties.body.properties, []);
+  assert.equal(properties.headers.properties, []);
+});
+
+test.run();
