@@ -55,7 +55,8 @@ export function batchRoute(dispatcher: () => Dispatcher): RouteDefinition {
           const requests = (ctx.params.requests as SubRequest[]).map((sub) => toRequest(sub, ctx.request));
           const prepared = await Promise.all(requests.map((request) => prepareForBatch(d, request)));
           if (ctx.params.validation === 'require-all-validate' && prepared.some((p) => !('matched' in p))) {
-            const responses = prepared.map((p) => ('matched' in p ? null : p));
+            // WordPress reports these failures before any response filter runs: without Allow headers.
+            const responses = prepared.map((p) => ('matched' in p ? null : { ...p, headers: [] }));
             return { status: 207, body: { failed: 'validation', responses } };
           }
           const responses: Envelope[] = [];

@@ -97,6 +97,17 @@ test('batch: refusals carry Allow, entries without headers have [], and _fields 
   assert.equal(anonymous.body.responses[0].headers, { Allow: 'GET' });
 });
 
+test('batch with require-all-validate: the failures are listed without Allow headers', async () => {
+  const response = await t.request('POST', '/batch/v1', {
+    as: admin,
+    body: { validation: 'require-all-validate', requests: [{ path: '/core/v2/posts', body: { title: 'Fine' } }, { path: '/core/v2/posts', body: { status: 'bogus' } }] },
+  });
+  assert.is(response.body.failed, 'validation');
+  assert.is(response.body.responses[0], null);
+  assert.is(response.body.responses[1].status, 400);
+  assert.equal(response.body.responses[1].headers, []);
+});
+
 test('the index lists the empty property maps of the batch arguments as []', async () => {
   const index = await t.request('GET', '/');
   const properties = index.body.routes['/batch/v1'].endpoints[0].args.requests.items.properties;
