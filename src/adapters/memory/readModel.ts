@@ -417,13 +417,22 @@ class OrderIndex {
   }
 }
 
+const TEXT_MATCHES_KEPT = 32;
+
 class Collection {
   readonly rows = new Map<Scalar, Row>();
   readonly byId = new OrderIndex();
   readonly orders = new Map<string, OrderIndex>();
   readonly sets = new Map<string, Map<Scalar, Set<Row>>>();
+  /**
+   * The rows matching a text filter (by its columns and terms), found by one scan and kept until the next
+   * write to the collection: a search asked again (the same words, another page, another order) is then a
+   * set lookup. A few recent searches only; a write empties them all, so none is ever stale.
+   */
+  readonly textMatches = new Map<string, Set<Row>>();
 
   put(id: Scalar, doc: Doc, entry: PreparedEntry): void {
+    this.textMatches.clear();
     const text = new Map<string, string>();
     for (const [column, value] of entry.text) text.set(column, value.toLowerCase());
     let row = this.rows.get(id);
@@ -460,6 +469,7 @@ class Collection {
   delete(id: Scalar): void {
     const row = this.rows.get(id);
     if (row === undefined) return;
+    this.textMatches.clear();
     for (const [field, key] of row.sort) {
       this.orders.get(field)!.remove({ key, row });
       this.dropEmptyOrder(field);
@@ -635,20 +645,29 @@ class Query {
         if (includes.length === 0 && excludes.length === 0) return TRUE;
         if (includes.length > 0 && filter.fields.length === 0) return FALSE;
         const fields = [...filter.fields];
-        // No trigram index here: a memory scan of lowercased columns narrowed by the other filters is fast
-        // enough, and trigram sets of whole post bodies would cost far more memory than the documents.
+        // No trigram index here: trigram sets of whole post bodies would cost far more memory than the
+        // documents. One scan of the lowercased columns finds the matches, kept until the next write.
+        const matchesText = (row: Row): boolean => {
+          const texts = fields.map((f) => row.text.get(f) ?? '');
+          return includes.every((t) => texts.some((x) => x.includes(t))) && !excludes.some((t) => texts.some((x) => x.includes(t)));
+        };
+        const key = JSON.stringify([fields, includes, excludes]);
+        const cache = this.c.textMatches;
+        let found = cache.get(key);
+        if (found === undefined) {
+          found = new Set();
+          for (const row of this.c.rows.values()) if (matchesText(row)) found.add(row);
+          if (cache.size >= TEXT_MATCHES_KEPT) cache.delete(cache.keys().next().value!);
+          cache.set(key, found);
+        }
+        const set = found;
         return {
-          test: (row) => {
-            const texts = fields.map((f) => row.text.get(f) ?? '');
-            return (
-              includes.every((t) => texts.some((x) => x.includes(t))) &&
-              !excludes.some((t) => texts.some((x) => x.includes(t)))
-            );
-          },
-          cost: 50,
-          estimate: () => undefined,
-          candidates: () => [],
-          count: () => undefined,
+          test: (row) => set.has(row),
+          cost: 1,
+          estimate: () => set.size,
+          candidates: () => set,
+          count: () => set.size,
+          sets: [set],
         };
       }
       case 'or':
