@@ -93,10 +93,11 @@ export function createRedisAppliedProgress(options: { redis: Redis; subscriber?:
   const onMessage = (channel: string, message: string) => {
     if (channel === appliedKey) observe(Number(message));
   };
+  // After a reconnect messages may have been missed: read the key again.
+  const onReady = () => void read().catch(() => undefined);
   if (subscriber) {
     subscriber.on('message', onMessage);
-    // After a reconnect messages may have been missed: read the key again.
-    subscriber.on('ready', () => void read().catch(() => undefined));
+    subscriber.on('ready', onReady);
     subscriber.subscribe(appliedKey).catch(() => undefined);
   }
 
@@ -132,7 +133,7 @@ export function createRedisAppliedProgress(options: { redis: Redis; subscriber?:
       }
       waiters = [];
       if (subscriber) {
-        subscriber.off('message', onMessage);
+        subscriber.off('message', onMessage).off('ready', onReady);
         await subscriber.unsubscribe(appliedKey).catch(() => undefined);
       }
     },
