@@ -31,8 +31,9 @@ test.before.each(async (context) => {
 test.after.each(async ({ redis, prefix }) => {
   let cursor = '0';
   do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
+    // Keys hold binary bytes: read them as buffers, or they could not be deleted by name.
+    const [next, keys] = await redis.scanBuffer(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next.toString();
     if (keys.length > 0) await redis.del(...keys);
   } while (cursor !== '0');
   await redis.quit();

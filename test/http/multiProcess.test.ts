@@ -176,8 +176,9 @@ test('writes through both nodes stay unique and readable everywhere; a second pr
     await Promise.all(running.map(kill9));
     let cursor = '0';
     do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next;
+      // Keys hold binary bytes: read them as buffers, or they could not be deleted by name.
+    const [next, keys] = await redis.scanBuffer(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next.toString();
       if (keys.length > 0) await redis.del(...keys);
     } while (cursor !== '0');
     await redis.quit();
