@@ -9,6 +9,7 @@ import { openSite } from './bootstrap';
 import { createApp } from './app';
 import type { Site } from './site';
 import { operationalResponse } from './health/endpoints';
+import { ensureDefaultCategory } from './resources/terms/operations';
 
 export interface ServeOptions {
   /** Run the projector in this process (the default). `serve --no-projector` makes an API node only. */
@@ -20,6 +21,8 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   // Without a shared read model an API node would have nothing to read.
   if (options.projector === false && !config.redisUrl) throw new Error('serve --no-projector needs REDIS_URL: API nodes read the projector\'s read model from Redis');
   const site = await openSite(config);
+  // Every site has "Uncategorized" (id 1); creating it is idempotent and safe from several nodes at once.
+  await ensureDefaultCategory(site);
   if (options.projector !== false) await site.startProjector();
   const app = createApp(site);
   const server = await listen(config, app.callback());

@@ -59,6 +59,10 @@ test('answered writes survive SIGKILL and a restart; the CLI creates users besid
   const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, REDIS_URL: '', EVENTSTORE_URL: '' };
   let server = await startServer(env);
   try {
+    // A fresh site already has its default category, before any post needs it.
+    const uncategorized = await fetch(`${server.base}/core/v2/categories/1`);
+    assert.is(uncategorized.status, 200);
+    assert.is(((await uncategorized.json()) as { name: string }).name, 'Uncategorized');
     const { stdout } = await promisify(execFile)(process.execPath, ['bin/palimpsest.js', 'user', 'create', '--login', 'admin', '--role', 'administrator', '--json'], { cwd: root, env });
     const created = JSON.parse(stdout.trim()) as { id: number; username: string; app_password: string };
     assert.is(created.id, 1);
