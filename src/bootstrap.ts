@@ -14,6 +14,7 @@ import type { ReadModel } from './ports/readModel';
 import { systemClock } from './ports/clock';
 import { openSqliteEventStore } from './adapters/sqlite/eventStore';
 import { createMemoryReadModel } from './adapters/memory/readModel';
+import { createFileBlobStore } from './adapters/files/blobStore';
 import type { Projection } from './projection/projection';
 import { BUILT_IN_PROJECTIONS_DIR, loadProjections } from './projection/loader';
 import builtInProjections from '../projections/index';
@@ -93,6 +94,6 @@ export async function openSite(config: Config): Promise<Site> {
       readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
       readyMaxLagSeconds: config.readyMaxLagSeconds,
     },
-    { store, readModel, clock: systemClock, projections, coordination },
+    { store, readModel, clock: systemClock, projections, coordination, blobs: createFileBlobStore(path.join(config.dataDir, 'uploads')) },
   );
 }

@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from './ports/clock';
 import type { EventMetadata, EventStore } from './ports/eventStore';
 import type { ReadModel } from './ports/readModel';
+import type { BlobStore } from './ports/blobStore';
+import { createMemoryBlobStore } from './adapters/memory/blobStore';
 import { CommandHandler } from './core/commandHandler';
 import { IdSequence } from './core/ids';
 import { NameClaims } from './core/claims';
@@ -48,6 +50,8 @@ export interface Site {
   clock: Clock;
   store: EventStore;
   readModel: ReadModel;
+  /** Uploaded files (media), by key `YYYY/MM/name`. */
+  blobs: BlobStore;
   commands: CommandHandler;
   ids: { content: IdSequence; users: IdSequence };
   claims: NameClaims;
@@ -72,6 +76,8 @@ export interface SiteAdapters {
   store: EventStore;
   readModel: ReadModel;
   clock: Clock;
+  /** Where uploads live; in memory when not given (tests). */
+  blobs?: BlobStore;
   projections?: readonly Projection[];
   coordination?: Coordination;
 }
@@ -108,6 +114,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     clock,
     store,
     readModel,
+    blobs: adapters.blobs ?? createMemoryBlobStore(),
     commands: new CommandHandler(store),
     ids: {
       content: new IdSequence(store, 'content', settings.idBlockSize, system),
