@@ -16,6 +16,7 @@ import { batchRoute } from './rest/batch';
 import { revisionRoutes } from './resources/revisions/routes';
 import { termRoutes } from './resources/terms/routes';
 import { historyRoutes } from './resources/history/routes';
+import { detachTermFromPosts } from './resources/content/termDetach';
 import { auditRoutes } from './resources/audit/routes';
 import { customProjections, projectionRoutes } from './resources/projections/routes';
 
@@ -44,7 +45,11 @@ export function buildDispatcher(site: Site): Dispatcher {
     ...revisionRoutes(site, 'post'),
     ...contentRoutes(site, 'page', content),
     ...revisionRoutes(site, 'page'),
-    ...termRoutes(site),
+    ...termRoutes(site, {
+      // A deleted term leaves its posts; a post left without a category goes to the default one.
+      afterDelete: async (taxonomy, id, actor, requestId) =>
+        detachTermFromPosts(site, taxonomy, id, taxonomy === 'category' ? await content.defaultCategory() : null, actor, requestId),
+    }),
   ];
   resourceRoutes.push(...userRoutes(site), ...applicationPasswordRoutes(site));
   resourceRoutes.push(...historyRoutes(site, 'post'), ...historyRoutes(site, 'page'), ...auditRoutes(site), ...projectionRoutes(site, customProjections(site)));

@@ -93,5 +93,56 @@ for (const model of ['memory', 'redis'] as const) {
     assert.equal(excluded.body.map((p: { id: number }) => p.id), [elsewhere.id]);
   });
 
+  test('deleting a category or tag takes it off every post; a post left without a category goes to id 1; counts follow', async () => {
+    const gone = await createTerm('categories', { name: `Doomed ${model}` });
+    const kept = await createTerm('categories', { name: `Kept ${model}` });
+    const doomedTag = await createTerm('tags', { name: `Doomed tag ${model}` });
+    const only = await createPost({ title: 'Only the doomed one', categories: [gone], tags: [doomedTag, tag] });
+    const both = await createPost({ title: 'Two categories', categories: [gone, kept] });
+    const draft = await createPost({ title: 'A draft', status: 'draft', categories: [gone] });
+    assert.is((await t.request('GET', `/core/v2/categories/${kept}`)).body.count, 1);
+    const before = await t.request('GET', `/core/v2/posts/${only.id}?context=edit`, { as: admin });
+    const beforeDeletion = t.clock.now();
+    t.clock.advance(60_000);
+
+    const deleted = await t.request('DELETE', `/core/v2/categories/${gone}?force=true`, { as: admin });
+    assert.is(deleted.status, 200, deleted.text);
+    const deletedTag = await t.request('DELETE', `/core/v2/tags/${doomedTag}?force=true`, { as: admin });
+    assert.is(deletedTag.status, 200, deletedTag.text);
+
+    const read = async (id: number) => (await t.request('GET', `/core/v2/posts/${id}?context=edit`, { as: admin })).body;
+    const afterOnly = await read(only.id);
+    assert.equal(afterOnly.categories, [1]);
+    assert.equal(afterOnly.tags, [tag]);
+    // WordPress sets the terms directly: the post's modification date stays.
+    assert.is(afterOnly.modified_gmt, before.body.modified_gmt);
+    assert.equal((await read(both.id)).categories, [kept]);
+    assert.equal((await read(draft.id)).categories, [1]);
+    // Lists and counts agree with the items.
+    const listed = await t.request('GET', `/core/v2/posts?categories=${gone}`);
+    assert.equal(listed.body, []);
+    const inDefault = await t.request('GET', `/core/v2/posts?categories=1&include=${only.id},${both.id}`);
+    assert.equal(inDefault.body.map((p: { id: number }) => p.id), [only.id]);
+    assert.is((await t.request('GET', `/core/v2/tags/${tag}`)).body.count >= 1, true);
+    // The change is an event on the post's own stream: its history shows it, and as_of before it shows the old terms.
+    const history = await t.request('GET', `/core/v2/posts/${only.id}/history?per_page=100`, { as: admin });
+    const last = history.body.slice(-2);
+    assert.equal(last.map((e: any) => e.type), ['PostUpdated', 'PostUpdated']);
+    assert.equal(last[0].diff.categories, { from: [gone], to: [1] });
+    assert.equal(last[1].diff.tags, { from: [tag, doomedTag], to: [tag] });
+    const asOf = await t.request('GET', `/core/v2/posts/${only.id}?as_of=${new Date(beforeDeletion).toISOString().slice(0, 19)}Z&context=edit`, { as: admin });
+    assert.is(asOf.status, 200, asOf.text);
+    assert.equal(asOf.body.categories, [gone]);
+  });
+
+  test('the default category cannot be deleted, by anyone', async () => {
+    const refused = await t.request('DELETE', '/core/v2/categories/1?force=true', { as: admin });
+    assert.is(refused.status, 403);
+    assert.is(refused.body.code, 'rest_cannot_delete');
+    assert.is(refused.body.message, 'Sorry, you are not allowed to delete this term.');
+    const anonymous = await t.request('DELETE', '/core/v2/categories/1?force=true');
+    assert.is(anonymous.status, 401);
+  });
+
   test.run();
 }
