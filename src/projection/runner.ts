@@ -40,7 +40,10 @@ export interface RebuildProgress {
 interface Running {
   projection: Projection;
   applied: number;
+  /** Its own subscription: while rebuilding, or after it left the shared one (a generation switch). */
   subscription: Subscription | null;
+  /** Fed by the shared subscription, which reads (and parses) the log once for every projection. */
+  shared: boolean;
   failed: unknown;
   /** The read-model generation it commits to (undefined: the live one, on read models without generations). */
   generation?: number;
@@ -55,13 +58,16 @@ interface Waiter {
 export class Projector {
   private readonly running = new Map<string, Running>();
   private waiters: Waiter[] = [];
+  private sharedSubscription: Subscription | null = null;
+  /** The shared subscription's batch in progress: whoever takes a projection out of it waits for this. */
+  private sharedDelivery: Promise<unknown> = Promise.resolve();
   private stopped = false;
   private term: ProjectorStartOptions = {};
 
   constructor(private readonly options: ProjectorOptions) {
     for (const projection of options.projections) {
       if (this.running.has(projection.name)) throw new Error(`two projections are named "${projection.name}"`);
-      this.running.set(projection.name, { projection, applied: 0, subscription: null, failed: null });
+      this.running.set(projection.name, { projection, applied: 0, subscription: null, shared: false, failed: null });
     }
   }
 
@@ -72,8 +78,11 @@ export class Projector {
   async start(options: ProjectorStartOptions = {}): Promise<void> {
     this.stopped = false;
     this.term = options;
-    for (const entry of this.running.values()) entry.failed = null;
-    await Promise.all([...this.running.values()].map((entry) => this.startOne(entry)));
+    const entries = [...this.running.values()];
+    for (const entry of entries) entry.failed = null;
+    const prepared = await Promise.all(entries.map(async (entry) => ((await this.prepare(entry)) ? entry : null)));
+    const ready = prepared.filter((entry): entry is Running => entry !== null);
+    if (ready.length > 0) await this.subscribeShared(ready);
   }
 
   get names(): string[] {
@@ -126,6 +135,7 @@ export class Projector {
       await this.retire(entry.projection, retired);
       return progress;
     }
+    await this.leaveShared(entry);
     await entry.subscription?.close();
     entry.subscription = null;
     entry.applied = 0;
@@ -145,7 +155,10 @@ export class Projector {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    await Promise.all([...this.running.values()].map((entry) => entry.subscription?.close()));
+    const shared = this.sharedSubscription;
+    this.sharedSubscription = null;
+    for (const entry of this.running.values()) entry.shared = false;
+    await Promise.all([shared?.close(), ...[...this.running.values()].map((entry) => entry.subscription?.close())]);
     for (const waiter of this.waiters) {
       clearTimeout(waiter.timer);
       waiter.resolve(false);
@@ -153,7 +166,16 @@ export class Projector {
     this.waiters = [];
   }
 
+  /** Prepares one projection, then feeds it from a subscription of its own (it left the shared one). */
   private async startOne(entry: Running): Promise<void> {
+    if (await this.prepare(entry)) await this.subscribe(entry, entry.applied);
+  }
+
+  /**
+   * Reads the projection's checkpoint, rebuilding it first when its version changed, and sets where it resumes.
+   * False when it cannot run (a newer version is live).
+   */
+  private async prepare(entry: Running): Promise<boolean> {
     const { readModel } = this.options;
     const { projection } = entry;
     let checkpoint = await readModel.checkpoint(projection.name);
@@ -162,7 +184,7 @@ export class Projector {
       // A newer deployment rebuilt it: going back would fight it. Serve nothing from here; /readyz reports it.
       entry.failed = new Error(`projection ${projection.name}: version ${checkpoint.version} is live, this projector has ${projection.version}`);
       this.options.log?.((entry.failed as Error).message);
-      return;
+      return false;
     }
     if (checkpoint && checkpoint.version !== projection.version) {
       this.options.log?.(`projection ${projection.name}: version ${checkpoint.version} -> ${projection.version}, rebuilding`);
@@ -178,7 +200,64 @@ export class Projector {
     if (checkpoint) after = checkpoint.position;
     entry.generation = await readModel.generations?.liveGeneration(projection.name);
     entry.applied = after;
-    await this.subscribe(entry, after);
+    return true;
+  }
+
+  /**
+   * One subscription for every projection, from the lowest checkpoint: each batch is read and parsed once, and
+   * each projection applies the part after its own checkpoint (concurrently). A projection whose apply fails
+   * leaves it and is handled as on its own subscription. Resolves once caught up with the log as it was.
+   */
+  private subscribeShared(entries: Running[]): Promise<void> {
+    for (const entry of entries) entry.shared = true;
+    const after = Math.min(...entries.map((entry) => entry.applied));
+    return new Promise((resolve, reject) => {
+      let caughtUp = false;
+      const feed = async (events: readonly RecordedEvent[]) => {
+        const first = events[0]!.position;
+        const last = events[events.length - 1]!.position;
+        await Promise.all(
+          [...this.running.values()].map(async (entry) => {
+            if (!entry.shared || entry.applied >= last) return;
+            const own = entry.applied < first ? events : events.filter((event) => event.position > entry.applied);
+            try {
+              await this.apply(entry, own, true);
+            } catch (error) {
+              entry.shared = false;
+              if (this.failed(entry, error, true)) {
+                if (!caughtUp) reject(error);
+              }
+            }
+          }),
+        );
+      };
+      this.sharedSubscription = this.options.store.subscribeToAll({
+        after,
+        maxBatchSize: this.options.maxBatchSize ?? 1000,
+        onEvents: (events) => (this.sharedDelivery = feed(events)),
+        onCaughtUp: () => {
+          caughtUp = true;
+          resolve();
+        },
+        onError: (error) => {
+          // Reading the log failed: every projection it fed stops.
+          for (const entry of this.running.values()) {
+            if (!entry.shared) continue;
+            entry.shared = false;
+            entry.failed = error;
+          }
+          this.options.log?.('projector: reading the log failed', error);
+          if (!caughtUp) reject(error);
+        },
+      });
+    });
+  }
+
+  /** Takes a projection out of the shared subscription, once the batch it may be applying is committed. */
+  private async leaveShared(entry: Running): Promise<void> {
+    if (!entry.shared) return;
+    entry.shared = false;
+    await this.sharedDelivery.catch(() => undefined);
   }
 
   /** Builds the projection into a staged generation from the whole log, then switches readers to it. */
@@ -186,7 +265,7 @@ export class Projector {
     const { readModel, store } = this.options;
     const generations = readModel.generations!;
     const generation = await generations.stageGeneration(projection.name, projection.collections);
-    const staged: Running = { projection, applied: 0, subscription: null, failed: null, generation };
+    const staged: Running = { projection, applied: 0, subscription: null, shared: false, failed: null, generation };
     const head = await store.headPosition();
     const started = Date.now();
     let progress: RebuildProgress = { projection: projection.name, applied: 0, head, eventsPerSecond: 0 };
@@ -234,27 +313,37 @@ export class Projector {
           resolve();
         },
         onError: (error) => {
-          if (live && error instanceof StaleCommitError && !this.stopped) {
-            if (error.reason === 'fence') {
-              this.options.log?.('projector: a newer lease exists, stopping', error.message);
-              void this.stop().then(() => this.term.onFenced?.(error));
-            } else {
-              // A rebuild switched readers to a new generation: carry on from its checkpoint.
-              this.options.log?.(`projection ${entry.projection.name}: switched to a rebuilt generation, resuming from its checkpoint`);
-              this.startOne(entry).catch((failure) => {
-                entry.failed = failure;
-                this.options.log?.(`projection ${entry.projection.name} stopped`, failure);
-              });
-            }
-            if (!caughtUp) resolve();
-            return;
-          }
-          entry.failed = error;
-          this.options.log?.(`projection ${entry.projection.name} stopped`, error);
-          if (!caughtUp) reject(error);
+          if (this.failed(entry, error, live)) {
+            if (!caughtUp) reject(error);
+          } else if (!caughtUp) resolve();
         },
       });
     });
+  }
+
+  /**
+   * Handles a projection's failed apply. A refused commit of the live projector is expected (a newer lease: stop;
+   * a rebuilt generation: resume from its checkpoint) and returns false; anything else stops the projection and
+   * returns true.
+   */
+  private failed(entry: Running, error: unknown, live: boolean): boolean {
+    if (live && error instanceof StaleCommitError && !this.stopped) {
+      if (error.reason === 'fence') {
+        this.options.log?.('projector: a newer lease exists, stopping', error.message);
+        void this.stop().then(() => this.term.onFenced?.(error));
+      } else {
+        // A rebuild switched readers to a new generation: carry on from its checkpoint.
+        this.options.log?.(`projection ${entry.projection.name}: switched to a rebuilt generation, resuming from its checkpoint`);
+        this.startOne(entry).catch((failure) => {
+          entry.failed = failure;
+          this.options.log?.(`projection ${entry.projection.name} stopped`, failure);
+        });
+      }
+      return false;
+    }
+    entry.failed = error;
+    this.options.log?.(`projection ${entry.projection.name} stopped`, error);
+    return true;
   }
 
   private async apply(entry: Running, events: readonly RecordedEvent[], live: boolean): Promise<void> {
