@@ -7,6 +7,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestSite } from '../support/testSite';
 import type { TestSite, TestUser } from '../support/testSite';
+import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
+import type { EventStore } from '../../src/ports/eventStore';
 
 const test = suite('posts and pages: derived fields and links');
 let t: TestSite;
@@ -119,3 +121,74 @@ test('sticky on a post that is already protected has its own message', async () 
 });
 
 test.run();
+
+// --- generated_slug on lists ---------------------------------------------------------------------------------------
+
+const lists = suite('generated_slug on edit-context lists');
+
+lists('each item shows its own unique title slug, following other items taking and freeing it, without a claim lookup per item', async () => {
+  const claimReads: string[] = [];
+  const store = createMemoryEventStore();
+  const countingStore: EventStore = new Proxy(store, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if (key !== 'readStream') return typeof value === 'function' ? value.bind(target) : value;
+      return (streamId: string, options?: unknown) => {
+        if (streamId.startsWith('name-')) claimReads.push(streamId);
+        return (value as EventStore['readStream']).call(target, streamId, options as never);
+      };
+    },
+  });
+  const s = await startTestSite({ store: countingStore });
+  try {
+    const editor = await s.createUser('editor', 'editor');
+    const create = async (path: string, body: Record<string, unknown>) => {
+      const response = await s.request('POST', `/core/v2/${path}`, { as: editor, body: { title: 'Same Title', ...body } });
+      assert.is(response.status, 201, response.text);
+      return response.body.id as number;
+    };
+    const holder = await create('posts', { status: 'publish' });
+    const holder2 = await create('posts', { status: 'publish' });
+    const drafts: number[] = [];
+    for (let i = 0; i < 30; i++) drafts.push(await create('posts', { status: 'draft' }));
+    const parentA = await create('pages', { title: 'Parent A', status: 'publish' });
+    const childA = await create('pages', { title: 'Child', status: 'publish', parent: parentA });
+    const childB = await create('pages', { title: 'Child', status: 'draft', parent: parentA });
+    const parentB = await create('pages', { title: 'Parent B', status: 'publish' });
+    const otherParentChild = await create('pages', { title: 'Child', status: 'draft', parent: parentB });
+
+    const list = async (path: string) => {
+      claimReads.length = 0;
+      const response = await s.request('GET', `/core/v2/${path}`, { as: editor });
+      assert.is(response.status, 200, response.text);
+      return new Map<number, string>(response.body.map((item: any) => [item.id, item.generated_slug]));
+    };
+    let slugs = await list('posts?context=edit&per_page=100&status=publish,draft');
+    assert.is(claimReads.length, 0, `claim lookups: ${claimReads.length}`);
+    assert.is(slugs.get(holder), 'same-title');
+    assert.is(slugs.get(holder2), 'same-title-2');
+    // Drafts hold no slug: each would be the third.
+    for (const id of drafts) assert.is(slugs.get(id), 'same-title-3');
+
+    const pages = await list('pages?context=edit&per_page=100&status=publish,draft');
+    assert.is(pages.get(childA), 'child');
+    // Unique among its siblings only.
+    assert.is(pages.get(childB), 'child-2');
+    assert.is(pages.get(otherParentChild), 'child');
+
+    // Another item taking "same-title-3" moves the drafts on; the holder freeing "same-title" gives it back.
+    await create('posts', { status: 'publish', slug: 'same-title-3' });
+    slugs = await list('posts?context=edit&per_page=100&status=publish,draft');
+    for (const id of drafts) assert.is(slugs.get(id), 'same-title-4');
+    const deleted = await s.request('DELETE', `/core/v2/posts/${holder}?force=true`, { as: editor });
+    assert.is(deleted.status, 200, deleted.text);
+    slugs = await list('posts?context=edit&per_page=100&status=publish,draft');
+    for (const id of drafts) assert.is(slugs.get(id), 'same-title');
+    // Its own slug is no obstacle: the second holder's title slug is free again too.
+    assert.is(slugs.get(holder2), 'same-title');
+  } finally {
+    await s.close();
+  }
+});
+
+lists.run();

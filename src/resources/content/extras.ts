@@ -9,7 +9,7 @@ import { hasCap, postTypeCaps } from '../../access/capabilities';
 import type { HandlerContext } from '../../rest/route';
 import type { ContentDoc } from '../../../projections/content';
 import { sanitizeSlug } from '../../text/slug';
-import { ancestorPath, slugCandidates, slugScope } from './operations';
+import { ancestorPath, slugCandidates } from './operations';
 import type { PresentOptions } from './present';
 
 export type ItemExtras = Pick<PresentOptions, 'parentPath' | 'generatedSlug' | 'actions' | 'withoutLinks'>;
@@ -24,7 +24,7 @@ export async function itemExtras(
   const edit = context === 'edit';
   const [parentPath, generatedSlug] = await Promise.all([
     doc.type === 'page' && doc.parent > 0 ? ancestorPath(site, doc.parent, pageCache(ctx)) : '',
-    edit ? uniqueTitleSlug(site, doc) : undefined,
+    edit ? uniqueTitleSlug(site, ctx, doc) : undefined,
   ]);
   const extras: ItemExtras = { parentPath };
   if (generatedSlug !== undefined) extras.generatedSlug = generatedSlug;
@@ -46,15 +46,90 @@ function pageCache(ctx: HandlerContext): Map<number, Promise<ContentDoc | null>>
 /**
  * WordPress's `generated_slug`: the slug the title would give (the id for no title), made unique among the
  * other items of the type (a page's among its siblings) as if it were being published now, whatever the
- * item's own slug.
+ * item's own slug. WordPress computes it at every read, so it follows other items taking or freeing the slug.
+ *
+ * The items presented by one request are resolved together: their candidates are looked up in the read
+ * model in one query per round (the first round asks for every item's base slug, later rounds for the next
+ * few numbered candidates of the items still unresolved), instead of one claim lookup per item and candidate.
+ * The read model has every item's slug, as the claims do, and a response is presented after its write settled.
  */
-async function uniqueTitleSlug(site: Site, doc: ContentDoc): Promise<string> {
-  const scope = slugScope(doc.type, doc.parent);
-  for (const candidate of slugCandidates(sanitizeSlug(doc.title) || String(doc.id), doc.type)) {
-    const owner = await site.claims.ownerOf(scope, candidate);
-    if (owner === null || owner === doc.id) return candidate;
+function uniqueTitleSlug(site: Site, ctx: HandlerContext, doc: ContentDoc): Promise<string> {
+  let batcher = ctx.memo.get('present:generated-slugs') as GeneratedSlugBatcher | undefined;
+  if (!batcher) {
+    batcher = new GeneratedSlugBatcher(site);
+    ctx.memo.set('present:generated-slugs', batcher);
   }
-  throw new Error('unreachable: slug candidates never end');
+  return batcher.resolve(doc);
+}
+
+/** Numbered candidates asked for per item and round after the base (most titles are free or nearly so). */
+const CANDIDATES_PER_ROUND = 8;
+
+interface PendingSlug {
+  doc: ContentDoc;
+  candidates: Iterator<string>;
+  resolve(slug: string): void;
+  reject(error: unknown): void;
+}
+
+class GeneratedSlugBatcher {
+  private queue: PendingSlug[] = [];
+
+  constructor(private readonly site: Site) {}
+
+  resolve(doc: ContentDoc): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const candidates = slugCandidates(sanitizeSlug(doc.title) || String(doc.id), doc.type)[Symbol.iterator]();
+      this.queue.push({ doc, candidates, resolve, reject });
+      // Items presented together ask in the same turn; resolve them all at once on the next one.
+      if (this.queue.length === 1) setImmediate(() => void this.flush());
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.queue;
+    this.queue = [];
+    try {
+      let unresolved = batch;
+      for (let round = 0; unresolved.length > 0; round++) {
+        const size = round === 0 ? 1 : CANDIDATES_PER_ROUND;
+        const asked = unresolved.map((item) => ({ item, names: Array.from({ length: size }, () => item.candidates.next().value as string) }));
+        const owners = await this.owners(asked);
+        unresolved = [];
+        for (const { item, names } of asked) {
+          const free = names.find((name) => !(owners.get(`${item.doc.type} ${name}`) ?? []).some((o) => o.id !== item.doc.id && (item.doc.type !== 'page' || o.parent === item.doc.parent)));
+          if (free !== undefined) item.resolve(free);
+          else unresolved.push(item);
+        }
+      }
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+    }
+  }
+
+  /** Who holds each asked name, by post type and name: one read-model query per post type. */
+  private async owners(asked: { item: PendingSlug; names: string[] }[]): Promise<Map<string, { id: number; parent: number }[]>> {
+    const byType = new Map<ContentDoc['type'], Set<string>>();
+    for (const { item, names } of asked) {
+      const set = byType.get(item.doc.type) ?? new Set<string>();
+      for (const name of names) set.add(name);
+      byType.set(item.doc.type, set);
+    }
+    const owners = new Map<string, { id: number; parent: number }[]>();
+    for (const [type, names] of byType) {
+      const { items } = await this.site.readModel.query(type, {
+        filters: [{ kind: 'any', field: 'slug', values: [...names] }],
+        order: { kind: 'field', field: 'id', direction: 'asc' },
+        offset: 0,
+        limit: null,
+      });
+      for (const holder of items as ContentDoc[]) {
+        const key = `${type} ${holder.slug}`;
+        owners.set(key, [...(owners.get(key) ?? []), { id: holder.id, parent: holder.parent }]);
+      }
+    }
+    return owners;
+  }
 }
 
 /**
