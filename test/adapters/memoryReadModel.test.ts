@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
+import { createMemoryReadModel, DocCopier } from '../../src/adapters/memory/readModel';
 import type { DocWrite, QueryPlan } from '../../src/ports/readModel';
 import { readModelContract } from '../contracts/readModel.contract';
 import { idsOf, referenceQuery, type RefRow } from '../support/referenceQuery';
@@ -48,3 +48,46 @@ big('order indexes stay correct across chunk splits and deletes', async () => {
 });
 
 big.run();
+
+const copies = suite('memory read model: document copies');
+
+copies('a copy equals the JSON round trip, is frozen throughout, and shares only subtrees it made', () => {
+  const copier = new DocCopier();
+  class Point {
+    constructor(readonly x: number) {}
+  }
+  const tricky = {
+    id: 1,
+    text: 'é 🦊',
+    gone: undefined,
+    fn: () => 1,
+    list: [1, undefined, () => 2, NaN, -0, Infinity, null, [true, false]],
+    when: new Date(0),
+    point: new Point(3),
+    nested: { withJson: { toJSON: () => 'shown' }, empty: {} },
+    bare: Object.assign(Object.create(null) as object, { a: 1 }),
+  };
+  const copy = copier.copy(tricky) as Record<string, unknown>;
+  assert.equal(copy, JSON.parse(JSON.stringify(tricky)));
+  assert.is(Object.is((copy.list as unknown[])[4], 0), true);
+  const frozen = (value: unknown): boolean =>
+    typeof value !== 'object' || value === null || (Object.isFrozen(value) && Object.values(value).every(frozen));
+  assert.ok(frozen(copy));
+
+  const caller = { inner: [1, 2] };
+  const first = copier.copy({ id: 2, caller, kept: { deep: [1] } }) as Record<string, unknown>;
+  assert.is.not(first.caller, caller, 'a caller\'s object is copied');
+  caller.inner.push(3);
+  assert.equal(first.caller, { inner: [1, 2] });
+  const next = copier.copy({ ...first, title: 'changed' }) as Record<string, unknown>;
+  assert.is(next.kept, first.kept, 'an unchanged stored subtree is shared');
+  assert.equal(next, { id: 2, caller: { inner: [1, 2] }, kept: { deep: [1] }, title: 'changed' });
+  assert.ok(Object.isFrozen(next));
+
+  const cyclic: Record<string, unknown> = { id: 3 };
+  cyclic.self = cyclic;
+  assert.throws(() => copier.copy(cyclic), /circular/i);
+  assert.throws(() => copier.copy({ id: 4, big: 1n }), TypeError);
+});
+
+copies.run();

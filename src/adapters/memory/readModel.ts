@@ -72,8 +72,9 @@ export interface PreparedEntry {
 export interface PreparedWrite {
   collection: string;
   id: Scalar;
+  /** The document's JSON (absent for a delete, and when prepared with a `DocCopier`, which never serialises). */
+  json?: string;
   /** null deletes. */
-  json: string | null;
   doc: Doc | null;
   entry: PreparedEntry;
 }
@@ -122,8 +123,79 @@ function prepareEntry(index: unknown): PreparedEntry {
   return entry;
 }
 
-/** Validates a whole commit before anything is applied; throws a TypeError naming the first problem. */
-export function prepareCommit(commit: Commit): PreparedCommit {
+/** Thrown inside `DocCopier.copy` when a value needs JSON's own rules (toJSON, class instances, cycles, depth). */
+const NEEDS_JSON = Symbol('needs JSON');
+
+/**
+ * Makes the frozen JSON copies the memory read model stores, without serialising: plain objects, arrays and
+ * primitives are copied as JSON would (undefined and functions dropped from objects and null in arrays,
+ * non-finite numbers as null) and frozen as they are made. A subtree this copier made before is frozen and
+ * JSON-clean already, so it is shared instead of copied: a projection's `{ ...doc, title }` copies one level.
+ * Anything else (Dates and other toJSON, class instances, `__proto__` keys, very deep or cyclic values) takes
+ * the JSON round trip, so the result always equals `JSON.parse(JSON.stringify(value))`.
+ */
+export class DocCopier {
+  private readonly made = new WeakSet<object>();
+
+  copy(value: unknown): unknown {
+    try {
+      return this.plain(value, 0);
+    } catch (error) {
+      if (error !== NEEDS_JSON) throw error;
+    }
+    const json = JSON.stringify(value);
+    return json === undefined ? undefined : this.plain(JSON.parse(json), 0);
+  }
+
+  /** The copy, or undefined where JSON leaves a property out. */
+  private plain(value: unknown, depth: number): unknown {
+    switch (typeof value) {
+      case 'string':
+      case 'boolean':
+        return value;
+      case 'number':
+        // -0 as 0, as JSON has it.
+        return Number.isFinite(value) ? (value === 0 ? 0 : value) : null;
+      case 'undefined':
+      case 'function':
+      case 'symbol':
+        return undefined;
+      case 'object': {
+        if (value === null) return null;
+        if (this.made.has(value)) return value;
+        if (depth > 64) throw NEEDS_JSON;
+        let out: unknown[] | Record<string, unknown>;
+        if (Array.isArray(value)) {
+          const list: unknown[] = new Array(value.length);
+          for (let i = 0; i < value.length; i++) list[i] = this.plain(value[i], depth + 1) ?? null;
+          out = list;
+        } else {
+          const proto: unknown = Object.getPrototypeOf(value);
+          if ((proto !== Object.prototype && proto !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') throw NEEDS_JSON;
+          const record: Record<string, unknown> = {};
+          for (const key of Object.keys(value)) {
+            if (key === '__proto__') throw NEEDS_JSON;
+            const inner = this.plain((value as Record<string, unknown>)[key], depth + 1);
+            if (inner !== undefined) record[key] = inner;
+          }
+          out = record;
+        }
+        Object.freeze(out);
+        this.made.add(out);
+        return out;
+      }
+      default:
+        // bigint: JSON refuses it, with its own message.
+        throw NEEDS_JSON;
+    }
+  }
+}
+
+/**
+ * Validates a whole commit before anything is applied; throws a TypeError naming the first problem. Documents are
+ * copied through JSON (and their JSON kept), or with `copier` (frozen copies, no JSON).
+ */
+export function prepareCommit(commit: Commit, copier?: DocCopier): PreparedCommit {
   if (!isRecord(commit) || !Array.isArray(commit.writes) || !isRecord(commit.checkpoint)) {
     invalid('a commit needs writes and a checkpoint');
   }
@@ -137,15 +209,19 @@ export function prepareCommit(commit: Commit): PreparedCommit {
     if (typeof collection !== 'string' || collection === '') invalid(`write ${n}: collection must be a non-empty string`);
     if (!isScalar(write.id)) invalid(`write ${n}: id must be a finite number or a string`);
     const id = norm(write.id);
-    if (doc === null) return { collection, id, json: null, doc: null, entry: prepareEntry(undefined) };
+    if (doc === null) return { collection, id, doc: null, entry: prepareEntry(undefined) };
     if (!isRecord(doc)) invalid(`write ${n}: doc must be an object or null`);
-    let json: string;
+    let json: string | undefined;
+    let copy: unknown;
     try {
-      json = JSON.stringify(doc);
+      if (copier) copy = copier.copy(doc);
+      else {
+        json = JSON.stringify(doc);
+        copy = typeof json === 'string' ? JSON.parse(json) : undefined;
+      }
     } catch (error) {
       invalid(`write ${n}: doc cannot be serialised (${(error as Error).message})`);
     }
-    const copy: unknown = typeof json === 'string' ? JSON.parse(json) : undefined;
     if (!isRecord(copy)) invalid(`write ${n}: doc does not serialise to a JSON object`);
     if (copy.id !== id) invalid(`write ${n}: doc.id ${JSON.stringify(copy.id)} is not the write's id ${JSON.stringify(id)}`);
     return { collection, id, json, doc: copy as Doc, entry: prepareEntry(write.index) };
@@ -498,14 +574,6 @@ class Collection {
     if (set.size === 0) byValue.delete(value);
     if (byValue.size === 0) this.sets.delete(field);
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -902,6 +970,8 @@ class Query {
 export function createMemoryReadModel(): ReadModel {
   const collections = new Map<string, Collection>();
   const checkpoints = new Map<string, Checkpoint>();
+  // Stored documents are its frozen copies, so unchanged parts of a document are shared between its versions.
+  const copier = new DocCopier();
 
   const lookup = (collection: string, id: DocId): Doc | null => {
     if (!isScalar(id)) return null;
@@ -927,7 +997,7 @@ export function createMemoryReadModel(): ReadModel {
 
     async commit(commit) {
       // Everything that can fail happens in prepareCommit; applying below cannot throw, so it is all or nothing.
-      const prepared = prepareCommit(commit);
+      const prepared = prepareCommit(commit, copier);
       for (const write of prepared.writes) {
         let c = collections.get(write.collection);
         if (write.doc === null) {
@@ -935,7 +1005,7 @@ export function createMemoryReadModel(): ReadModel {
           continue;
         }
         if (c === undefined) collections.set(write.collection, (c = new Collection()));
-        c.put(write.id, deepFreeze(write.doc), write.entry);
+        c.put(write.id, write.doc, write.entry);
       }
       checkpoints.set(prepared.name, prepared.checkpoint);
     },

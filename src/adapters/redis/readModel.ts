@@ -1162,7 +1162,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
       ];
       for (const write of prepared.writes) {
         args.push(name(write.collection), ord(write.id));
-        if (write.json === null) {
+        if (write.json === undefined) {
           args.push('D');
           continue;
         }
