@@ -148,9 +148,10 @@ function respond(ctx: Koa.Context, result: RestResult, apiRoot: string, signedIn
   for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
   // Koa itself leaves the body out of HEAD responses while keeping the GET headers.
   ctx.body = result.status === 204 || result.body === null || result.body === undefined ? '' : serializeBody(result.body);
-  if (jsonp !== null && typeof ctx.body === 'string' && ctx.body !== '') {
+  // The body is a string, or the UTF-8 of cached JSON (src/rest/serialized.ts).
+  if (jsonp !== null && ctx.body !== '') {
     ctx.set('Content-Type', 'application/javascript; charset=UTF-8');
-    ctx.body = jsonpBody(jsonp, ctx.body);
+    ctx.body = jsonpBody(jsonp, String(ctx.body));
   }
   ctx.status = result.status;
 }
