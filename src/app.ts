@@ -5,6 +5,7 @@
  */
 import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
+import { isUtf8 } from 'node:buffer';
 import type { Site } from './site';
 import { buildDispatcher } from './api';
 import { authenticateRequest } from './access/authenticate';
@@ -98,6 +99,8 @@ async function toRestRequest(ctx: Koa.Context, requestId: string, apiRootPath: s
   let invalidJson = false;
   if (rawBody.length > 0 && /^application\/([\w.+-]+\+)?json\b/.test(type)) {
     try {
+      // PHP's json_decode refuses malformed UTF-8 (json_error_code 5) where decoding would substitute U+FFFD.
+      if (!isUtf8(rawBody)) throw new Error('malformed UTF-8');
       const parsed: unknown = JSON.parse(rawBody.toString('utf8'));
       // A JSON body that is not an object carries no parameters (WordPress reads only objects).
       json = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
