@@ -2,13 +2,15 @@
  * `POST /batch/v1`: up to 25 sub-requests run in-process through the same pipeline as HTTP requests
  * (match, validate, permission, handler), as the same caller, in order. Only endpoints flagged
  * `allowBatch` may be batched. With `validation: require-all-validate` nothing runs unless every
- * sub-request matches, validates and passes its permission check.
+ * sub-request matches a batchable route and validates; permission checks are not part of that validation (a
+ * refused sub-request runs and answers its own 401/403, as in WordPress 6.1).
  */
 import { restError, RestError } from './errors';
 import type { Dispatcher, Prepared } from './dispatch';
 import { errorResult, phpMap } from './dispatch';
 import { applyFields } from './schema';
 import { parseQuery } from './query';
+import { validateArgs } from './args';
 import type { RestRequest, RestResult, RouteDefinition } from './route';
 import { allowEveryone } from './route';
 
@@ -54,21 +56,20 @@ export function batchRoute(dispatcher: () => Dispatcher): RouteDefinition {
           const d = dispatcher();
           const requests = (ctx.params.requests as SubRequest[]).map((sub) => toRequest(sub, ctx.request));
           const prepared = await Promise.all(requests.map((request) => prepareForBatch(d, request)));
-          if (ctx.params.validation === 'require-all-validate' && prepared.some((p) => !('matched' in p))) {
-            // WordPress reports these failures before any response filter runs: without Allow headers.
-            const responses = prepared.map((p) => ('matched' in p ? null : { ...p, headers: [] }));
-            return { status: 207, body: { failed: 'validation', responses } };
+          if (ctx.params.validation === 'require-all-validate') {
+            const invalid = prepared.map((p, i) => !('matched' in p) && failsValidation(d, requests[i]!));
+            if (invalid.some(Boolean)) {
+              // WordPress reports these failures before any response filter runs: without Allow headers.
+              const responses = prepared.map((p, i) => (invalid[i] ? { ...(p as Envelope), headers: [] } : null));
+              return { status: 207, body: { failed: 'validation', responses } };
+            }
           }
           const responses: Envelope[] = [];
           // Sequentially, like WordPress: a later request may depend on an earlier one's effect.
           for (let i = 0; i < requests.length; i++) {
-            const p = prepared[i]!;
-            if (!('matched' in p)) {
-              responses.push(p);
-              continue;
-            }
-            // A request prepared before its predecessors ran is prepared again now, against the current state.
-            const fresh = i === 0 ? p : await prepareForBatch(d, requests[i]!);
+            // A request prepared before its predecessors ran is prepared again now, against the current state
+            // (its permission too: WordPress checks it when the request runs).
+            const fresh = i === 0 ? prepared[0]! : await prepareForBatch(d, requests[i]!);
             responses.push('matched' in fresh ? envelope(withFields(await d.execute(fresh), requests[i]!)) : fresh);
           }
           return { status: 207, body: { responses } };
@@ -111,6 +112,18 @@ async function prepareForBatch(d: Dispatcher, request: RestRequest): Promise<Pre
     if (error instanceof RestError) return envelope(errorResult(error));
     throw error;
   }
+}
+
+/**
+ * Whether a sub-request fails what `require-all-validate` checks: matching a route, the route allowing
+ * batches, a parseable body and its arguments. Its permission is not checked here.
+ */
+function failsValidation(d: Dispatcher, request: RestRequest): boolean {
+  const path = request.path.length > 1 && request.path.endsWith('/') ? request.path.slice(0, -1) : request.path;
+  const found = d.match(path, request.method);
+  if (!found?.endpoint || !found.endpoint.allowBatch || request.invalidJson) return true;
+  const input: Record<string, unknown> = { ...found.captures, ...request.query, ...(request.form ?? {}), ...(request.json ?? {}) };
+  return 'error' in validateArgs(found.endpoint.args, input, { request });
 }
 
 /** `_fields` in a sub-request's path narrows its answer, as over HTTP. */

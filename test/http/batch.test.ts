@@ -84,6 +84,50 @@ test('require-all-validate runs nothing when one request fails validation', asyn
   assert.is(after.headers.get('x-wp-total'), before.headers.get('x-wp-total'));
 });
 
+test('require-all-validate: a sub-request refused by its permission check is no validation failure; it runs and answers its own 403', async () => {
+  const contributor = await t.createUser('batch-contributor', 'contributor');
+  const { status, body } = await t.request('POST', '/batch/v1', {
+    as: contributor,
+    body: {
+      validation: 'require-all-validate',
+      requests: [
+        { path: '/core/v2/posts', body: { title: 'Batched draft', status: 'draft' } },
+        { method: 'DELETE', path: '/core/v2/categories/1?force=true' },
+      ],
+    },
+  });
+  assert.is(status, 207);
+  assert.is(body.failed, undefined);
+  assert.is(body.responses[0].status, 201, JSON.stringify(body.responses[0].body));
+  assert.is(body.responses[1].status, 403);
+  assert.is(body.responses[1].body.code, 'rest_cannot_delete');
+  const created = await t.request('GET', `/core/v2/posts/${body.responses[0].body.id}?context=edit`, { as: contributor });
+  assert.is(created.status, 200);
+});
+
+test('a sub-request\'s permission is checked when it runs, after the ones before it', async () => {
+  const author = await t.createUser('batch-author', 'author');
+  const own = await t.request('POST', '/core/v2/posts', { as: author, body: { title: 'Mine for now', status: 'draft' } });
+  // The first request gives the post away; the second, by its former author, is then refused.
+  const { body } = await t.request('POST', '/batch/v1', {
+    as: admin,
+    body: { requests: [{ path: `/core/v2/posts/${own.body.id}`, body: { author: admin.id } }] },
+  });
+  assert.is(body.responses[0].status, 200, JSON.stringify(body.responses[0].body));
+  const second = await t.request('POST', '/batch/v1', {
+    as: author,
+    body: {
+      requests: [
+        { path: '/core/v2/posts', body: { title: 'Fine', status: 'draft' } },
+        { path: `/core/v2/posts/${own.body.id}`, body: { title: 'Not mine' } },
+      ],
+    },
+  });
+  assert.is(second.body.responses[0].status, 201);
+  assert.is(second.body.responses[1].status, 403);
+  assert.is(second.body.responses[1].body.code, 'rest_cannot_edit');
+});
+
 test('top-level errors: requests missing, more than 25, a request without path, GET as a method', async () => {
   const missing = await t.request('POST', '/batch/v1', { as: admin, body: {} });
   assert.is(missing.status, 400);
