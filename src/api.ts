@@ -16,6 +16,7 @@ import { batchRoute } from './rest/batch';
 import { revisionRoutes } from './resources/revisions/routes';
 import { termRoutes } from './resources/terms/routes';
 import { historyRoutes } from './resources/history/routes';
+import { mediaRoutes } from './resources/media/routes';
 import { detachTermFromPosts } from './resources/content/termDetach';
 import { auditRoutes } from './resources/audit/routes';
 import { customProjections, projectionRoutes } from './resources/projections/routes';
@@ -45,6 +46,7 @@ export function buildDispatcher(site: Site): Dispatcher {
     ...revisionRoutes(site, 'post'),
     ...contentRoutes(site, 'page', content),
     ...revisionRoutes(site, 'page'),
+    ...mediaRoutes(site),
     ...termRoutes(site, {
       // A deleted term leaves its posts; a post left without a category goes to the default one.
       afterDelete: async (taxonomy, id, actor, requestId) =>

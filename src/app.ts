@@ -19,6 +19,7 @@ import { serializeBody } from './rest/serialized';
 import type { RestRequest, RestResult } from './rest/route';
 import { invalidJsonpCallback, jsonpBody, jsonpCallback } from './rest/jsonp';
 import { operationalResponse } from './health/endpoints';
+import { parseMultipart, serveUpload } from './resources/media/http';
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 const OPERATIONAL_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -52,6 +53,15 @@ export function createApp(site: Site): App {
 
   koa.use(async (ctx) => {
     if (await serveAuthorizationPage(site, ctx)) return;
+    // Uploaded files, read-only (src/resources/media/http.ts).
+    const upload = await serveUpload(site, ctx.method, ctx.path);
+    if (upload) {
+      ctx.status = upload.status;
+      ctx.type = upload.type;
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.body = upload.body;
+      return;
+    }
     const requestId = (ctx.get('x-request-id') || randomUUID()).slice(0, 100);
     let result: RestResult;
     let signedIn = false;
@@ -96,6 +106,7 @@ async function toRestRequest(ctx: Koa.Context, requestId: string, apiRootPath: s
   const type = (ctx.get('content-type') || '').toLowerCase();
   let json: Record<string, unknown> | null = null;
   let form: Record<string, unknown> | null = null;
+  let files: RestRequest['files'];
   let invalidJson = false;
   if (rawBody.length > 0 && /^application\/([\w.+-]+\+)?json\b/.test(type)) {
     try {
@@ -109,6 +120,13 @@ async function toRestRequest(ctx: Koa.Context, requestId: string, apiRootPath: s
     }
   } else if (rawBody.length > 0 && type.startsWith('application/x-www-form-urlencoded')) {
     form = parseQuery(rawBody.toString('utf8'));
+  } else if (rawBody.length > 0 && type.startsWith('multipart/form-data')) {
+    // Media uploads: fields are form params, files go to `files` (an unreadable body carries neither).
+    const parsed = await parseMultipart(rawBody, ctx.get('content-type')).catch(() => null);
+    if (parsed) {
+      form = parsed.fields;
+      files = parsed.files;
+    }
   }
   return {
     method,
@@ -118,6 +136,7 @@ async function toRestRequest(ctx: Koa.Context, requestId: string, apiRootPath: s
     form,
     invalidJson,
     rawBody,
+    files,
     headers: ctx.headers as Record<string, string | string[] | undefined>,
     requestId,
     ip: ctx.ip,

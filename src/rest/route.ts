@@ -40,6 +40,8 @@ export interface UploadedFile {
   originalFilename: string | null;
   mimetype: string | null;
   size: number;
+  /** The file's bytes, when the body was parsed in memory (app.ts does so for multipart uploads). */
+  data?: Buffer;
 }
 
 /** What a handler sees: the validated, merged parameters and the request they came from. */

@@ -1,0 +1,255 @@
+/**
+ * What an upload is and how it is stored: reading the file out of a request (raw body or multipart `file`),
+ * WordPress's upload errors, the allowed file types (by extension, as WordPress decides them), unique file
+ * names in the month's folder, and the image work (dimensions, sub-sizes, edits) done with sharp.
+ */
+import { createHash } from 'node:crypto';
+import sharp from 'sharp';
+import type { BlobStore } from '../../ports/blobStore';
+import { restError } from '../../rest/errors';
+import type { RestRequest } from '../../rest/route';
+import type { ImageSize, MediaDetails } from './events';
+
+export interface UploadedContent {
+  data: Buffer;
+  /** The file name the client gave, before sanitizing. */
+  filename: string;
+}
+
+const header = (request: RestRequest, name: string): string => {
+  const value = request.headers[name];
+  return (Array.isArray(value) ? value[0] : value) ?? '';
+};
+
+/** `attachment; filename="a.jpg"` (quoted or not; `inline` and `form-data` too) → `a.jpg`; null when none. */
+export function filenameFromDisposition(disposition: string): string | null {
+  for (const part of disposition.split(';').slice(1)) {
+    const [rawName, ...rest] = part.split('=');
+    const name = (rawName ?? '').trim().toLowerCase();
+    let value = rest.join('=').trim();
+    if (name === 'filename*') {
+      // RFC 5987: charset'lang'percent-encoded.
+      const encoded = value.split("'").slice(2).join("'");
+      try {
+        value = decodeURIComponent(encoded);
+      } catch {
+        continue;
+      }
+    } else if (name !== 'filename') continue;
+    if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1);
+    if (value !== '') return value;
+  }
+  return null;
+}
+
+function checkMd5(request: RestRequest, data: Buffer): void {
+  const expected = header(request, 'content-md5').trim().toLowerCase();
+  if (expected !== '' && createHash('md5').update(data).digest('hex') !== expected) {
+    throw restError('rest_upload_hash_mismatch', 'Content hash did not match expected.', 412);
+  }
+}
+
+/** The uploaded file, from a multipart `file` field or the raw body, with WordPress's errors in its order. */
+export function uploadedContent(request: RestRequest): { content: UploadedContent; multipart: boolean } {
+  const file = request.files?.file;
+  if (file) {
+    if (!file.data || file.size === 0) throw restError('rest_upload_no_data', 'No data supplied.', 400);
+    checkMd5(request, file.data);
+    return { content: { data: file.data, filename: file.originalFilename ?? '' }, multipart: true };
+  }
+  const data = request.rawBody ?? Buffer.alloc(0);
+  if (data.length === 0) throw restError('rest_upload_no_data', 'No data supplied.', 400);
+  if (header(request, 'content-type').trim() === '') throw restError('rest_upload_no_content_type', 'No Content-Type supplied.', 400);
+  const disposition = header(request, 'content-disposition');
+  if (disposition.trim() === '') throw restError('rest_upload_no_content_disposition', 'No Content-Disposition supplied.', 400);
+  const filename = filenameFromDisposition(disposition);
+  if (!filename) {
+    throw restError(
+      'rest_upload_invalid_disposition',
+      'Invalid Content-Disposition supplied. Content-Disposition needs to be formatted as `attachment; filename="image.png"` or similar.',
+      400,
+    );
+  }
+  checkMd5(request, data);
+  return { content: { data, filename }, multipart: false };
+}
+
+/** The file types WordPress allows by default, by extension (it decides by the name, not the sent type). */
+const ALLOWED_TYPES: Record<string, string> = {
+  jpg: 'image/jpeg', jpeg: 'image/jpeg', jpe: 'image/jpeg', gif: 'image/gif', png: 'image/png', bmp: 'image/bmp',
+  tiff: 'image/tiff', tif: 'image/tiff', webp: 'image/webp', ico: 'image/x-icon', heic: 'image/heic',
+  asf: 'video/x-ms-asf', asx: 'video/x-ms-asf', wmv: 'video/x-ms-wmv', wmx: 'video/x-ms-wmx', wm: 'video/x-ms-wm',
+  avi: 'video/avi', divx: 'video/divx', flv: 'video/x-flv', mov: 'video/quicktime', qt: 'video/quicktime',
+  mpeg: 'video/mpeg', mpg: 'video/mpeg', mpe: 'video/mpeg', mp4: 'video/mp4', m4v: 'video/mp4', ogv: 'video/ogg',
+  webm: 'video/webm', mkv: 'video/x-matroska', '3gp': 'video/3gpp', '3gpp': 'video/3gpp', '3g2': 'video/3gpp2', '3gp2': 'video/3gpp2',
+  txt: 'text/plain', asc: 'text/plain', c: 'text/plain', cc: 'text/plain', h: 'text/plain', srt: 'text/plain',
+  csv: 'text/csv', tsv: 'text/tab-separated-values', ics: 'text/calendar', rtx: 'text/richtext', css: 'text/css',
+  vtt: 'text/vtt', dfxp: 'application/ttaf+xml',
+  mp3: 'audio/mpeg', m4a: 'audio/mpeg', m4b: 'audio/mpeg', aac: 'audio/aac', ra: 'audio/x-realaudio', ram: 'audio/x-realaudio',
+  wav: 'audio/wav', ogg: 'audio/ogg', oga: 'audio/ogg', flac: 'audio/flac', mid: 'audio/midi', midi: 'audio/midi',
+  wma: 'audio/x-ms-wma', wax: 'audio/x-ms-wax', mka: 'audio/x-matroska',
+  rtf: 'application/rtf', pdf: 'application/pdf', class: 'application/java', tar: 'application/x-tar',
+  zip: 'application/zip', gz: 'application/x-gzip', gzip: 'application/x-gzip', rar: 'application/rar', '7z': 'application/x-7z-compressed',
+  psd: 'application/octet-stream', xcf: 'application/octet-stream',
+  doc: 'application/msword', pot: 'application/vnd.ms-powerpoint', pps: 'application/vnd.ms-powerpoint', ppt: 'application/vnd.ms-powerpoint',
+  wri: 'application/vnd.ms-write', xla: 'application/vnd.ms-excel', xls: 'application/vnd.ms-excel', xlt: 'application/vnd.ms-excel', xlw: 'application/vnd.ms-excel',
+  mdb: 'application/vnd.ms-access', mpp: 'application/vnd.ms-project',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  odt: 'application/vnd.oasis.opendocument.text', ods: 'application/vnd.oasis.opendocument.spreadsheet',
+  odp: 'application/vnd.oasis.opendocument.presentation', odg: 'application/vnd.oasis.opendocument.graphics',
+  key: 'application/vnd.apple.keynote', numbers: 'application/vnd.apple.numbers', pages: 'application/vnd.apple.pages',
+};
+/** Allowed only to those who may save unfiltered HTML (WordPress drops them from everyone else's list). */
+const UNFILTERED_TYPES: Record<string, string> = { htm: 'text/html', html: 'text/html', js: 'application/javascript' };
+
+/** The MIME type WordPress gives a file name, or null when the type is not allowed. */
+export function allowedMimeType(filename: string, unfilteredHtml: boolean): string | null {
+  const dot = filename.lastIndexOf('.');
+  if (dot <= 0) return null;
+  const extension = filename.slice(dot + 1).toLowerCase();
+  return ALLOWED_TYPES[extension] ?? (unfilteredHtml ? (UNFILTERED_TYPES[extension] ?? null) : null);
+}
+
+/** The extension's type, for serving stored files (any extension we could have stored). */
+export const contentTypeOf = (filename: string): string => allowedMimeType(filename, true) ?? 'application/octet-stream';
+
+/**
+ * A file name as WordPress stores it: no path, no characters beyond letters, digits, `.`, `_`, `-`; spaces
+ * become dashes; never empty. (Case is kept, as WordPress keeps it.)
+ */
+export function sanitizeFileName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  let clean = base
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[\s+%]+/g, '-')
+    .replace(/[^A-Za-z0-9._-]/g, '')
+    .replace(/-{2,}/g, '-')
+    .replace(/^[-._]+|[-_.]+$/g, '');
+  const dot = clean.lastIndexOf('.');
+  if (dot === 0 || clean === '') clean = `unnamed-file${dot === 0 ? clean : ''}`;
+  return clean;
+}
+
+export const splitExtension = (name: string): { stem: string; extension: string } => {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? { stem: name.slice(0, dot), extension: name.slice(dot) } : { stem: name, extension: '' };
+};
+
+/**
+ * Stores `data` under `folder/name`, or `name-1`, `name-2`… when taken (first writer wins, across
+ * processes). Returns the key used.
+ */
+export async function storeUnique(blobs: BlobStore, folder: string, name: string, data: Buffer): Promise<string> {
+  const { stem, extension } = splitExtension(name);
+  for (let n = 0; n < 10_000; n++) {
+    const key = `${folder}/${n === 0 ? stem : `${stem}-${n}`}${extension}`;
+    if (await blobs.putNew(key, data)) return key;
+  }
+  throw restError('rest_upload_unknown_error', 'Could not find a free file name.', 500);
+}
+
+/** WordPress's default image sizes, in the order it makes them (medium and large first). */
+export const IMAGE_SIZES: readonly { name: string; width: number; height: number; crop: boolean }[] = [
+  { name: 'medium', width: 300, height: 300, crop: false },
+  { name: 'large', width: 1024, height: 1024, crop: false },
+  { name: 'thumbnail', width: 150, height: 150, crop: true },
+  { name: 'medium_large', width: 768, height: 0, crop: false },
+  { name: '1536x1536', width: 1536, height: 1536, crop: false },
+  { name: '2048x2048', width: 2048, height: 2048, crop: false },
+];
+
+/** The types sharp reads and writes here (WordPress's editors handle the same four). */
+export const EDITABLE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+/**
+ * The target box of a size for an image, or null when the size would not be smaller (WordPress makes
+ * only sizes smaller than the original). Uncropped sizes fit inside the box keeping the aspect ratio.
+ */
+export function sizeFor(size: (typeof IMAGE_SIZES)[number], width: number, height: number): { width: number; height: number } | null {
+  if (size.crop) {
+    if (width <= size.width && height <= size.height) return null;
+    return { width: Math.min(size.width, width), height: Math.min(size.height, height) };
+  }
+  const scales = [size.width > 0 ? size.width / width : Infinity, size.height > 0 ? size.height / height : Infinity];
+  const scale = Math.min(...scales);
+  if (scale >= 1) return null;
+  return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
+}
+
+const formatOf = (mime: string): 'jpeg' | 'png' | 'gif' | 'webp' => (mime === 'image/png' ? 'png' : mime === 'image/gif' ? 'gif' : mime === 'image/webp' ? 'webp' : 'jpeg');
+
+/** Width and height of an image, or null when it cannot be read as one. */
+export async function imageDimensions(data: Buffer): Promise<{ width: number; height: number } | null> {
+  try {
+    const meta = await sharp(data).metadata();
+    return meta.width && meta.height ? { width: meta.width, height: meta.height } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Makes the sub-sizes an image lacks (all those smaller than it, minus `existing`), stores them beside it
+ * (`name-WxH.ext`), and returns every size it then has.
+ */
+export async function createSubsizes(blobs: BlobStore, key: string, data: Buffer, mime: string, dims: { width: number; height: number }, existing: Record<string, ImageSize> = {}): Promise<Record<string, ImageSize>> {
+  const sizes: Record<string, ImageSize> = { ...existing };
+  if (!EDITABLE_TYPES.has(mime)) return sizes;
+  const folder = key.slice(0, key.lastIndexOf('/'));
+  const { stem, extension } = splitExtension(key.slice(key.lastIndexOf('/') + 1));
+  for (const size of IMAGE_SIZES) {
+    if (sizes[size.name]) continue;
+    const box = sizeFor(size, dims.width, dims.height);
+    if (!box) continue;
+    const resized = await sharp(data)
+      .resize(box.width, box.height, { fit: size.crop ? 'cover' : 'fill' })
+      .toFormat(formatOf(mime))
+      .toBuffer();
+    const name = `${stem}-${box.width}x${box.height}${extension}`;
+    // Two sizes may share dimensions (and so a file); a name already there is that same image.
+    await blobs.putNew(`${folder}/${name}`, resized);
+    sizes[size.name] = { file: name, width: box.width, height: box.height, filesize: resized.length, mime_type: mime };
+  }
+  return sizes;
+}
+
+/** Sizes an image should have but lacks (what `missing_image_sizes` lists). */
+export function missingSizes(details: MediaDetails, mime: string): string[] {
+  if (!EDITABLE_TYPES.has(mime) || !details.width || !details.height) return [];
+  return IMAGE_SIZES.filter((size) => !details.sizes[size.name] && sizeFor(size, details.width!, details.height!) !== null).map((size) => size.name);
+}
+
+export type Modifier = { type: 'rotate'; args: { angle: number } } | { type: 'crop'; args: { left: number; top: number; width: number; height: number } };
+
+/** Applies the modifiers in order (rotation clockwise; crop in percentages of the current image). */
+export async function applyModifiers(data: Buffer, mime: string, modifiers: readonly Modifier[]): Promise<Buffer> {
+  let current = data;
+  for (const modifier of modifiers) {
+    if (modifier.type === 'rotate') {
+      const angle = ((modifier.args.angle % 360) + 360) % 360;
+      if (angle === 0) continue;
+      try {
+        current = await sharp(current).rotate(angle).toFormat(formatOf(mime)).toBuffer();
+      } catch {
+        throw restError('rest_image_rotation_failed', 'Unable to rotate this image.', 500);
+      }
+    } else {
+      const dims = await imageDimensions(current);
+      if (!dims) throw restError('rest_image_crop_failed', 'Unable to crop this image.', 500);
+      const left = Math.round((modifier.args.left / 100) * dims.width);
+      const top = Math.round((modifier.args.top / 100) * dims.height);
+      const width = Math.min(dims.width - left, Math.round((modifier.args.width / 100) * dims.width));
+      const height = Math.min(dims.height - top, Math.round((modifier.args.height / 100) * dims.height));
+      if (width < 1 || height < 1 || left < 0 || top < 0) throw restError('rest_image_crop_failed', 'Unable to crop this image.', 500);
+      try {
+        current = await sharp(current).extract({ left, top, width, height }).toFormat(formatOf(mime)).toBuffer();
+      } catch {
+        throw restError('rest_image_crop_failed', 'Unable to crop this image.', 500);
+      }
+    }
+  }
+  return current;
+}

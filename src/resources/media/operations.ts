@@ -1,0 +1,185 @@
+/**
+ * Media operations, callable without HTTP: store the file (and its sub-sizes) in blob storage, then append
+ * the attachment's event; update, delete, make missing sub-sizes, and save an edited copy. Ids come from the
+ * shared content sequence; slugs are claimed in the `attachment` scope.
+ */
+import type { Site } from '../../site';
+import type { Actor } from '../../access/capabilities';
+import { canSaveUnfilteredHtml } from '../../access/capabilities';
+import { restError } from '../../rest/errors';
+import { formatLocal } from '../../text/dates';
+import { sanitizeSlug } from '../../text/slug';
+import { filterHtml } from '../../text/sanitizeHtml';
+import { slugCandidates } from '../content/operations';
+import { mediaDecider } from './decider';
+import type { AttachmentInput, MediaCommand, MediaState } from './decider';
+import { attachmentStreamId } from './events';
+import type { AttachmentFields, MediaDetails } from './events';
+import { allowedMimeType, applyModifiers, createSubsizes, imageDimensions, sanitizeFileName, splitExtension, storeUnique } from './files';
+import type { Modifier, UploadedContent } from './files';
+
+export const MEDIA_SLUG_SCOPE = 'attachment';
+
+export interface MediaWriteOutcome {
+  id: number;
+  state: MediaState;
+  position: number;
+}
+
+const writeContext = (site: Site, actor: Actor) => ({ actorId: actor.id, now: site.clock.now(), timezone: site.settings.timezone });
+
+/** Title, caption and description as this actor may save them (filtered unless they have unfiltered_html). */
+function filterText(input: AttachmentInput, actor: Actor): AttachmentInput {
+  if (canSaveUnfilteredHtml(actor)) return input;
+  const filtered = { ...input };
+  if (filtered.title !== undefined) filtered.title = filterHtml(filtered.title, 'title');
+  if (filtered.caption !== undefined) filtered.caption = filterHtml(filtered.caption, 'post');
+  if (filtered.description !== undefined) filtered.description = filterHtml(filtered.description, 'post');
+  return filtered;
+}
+
+/** Stores a file as WordPress would: in this month's folder (site time), under a free name; images with their sub-sizes. */
+async function storeFile(site: Site, name: string, data: Buffer, mime: string): Promise<MediaDetails> {
+  const folder = formatLocal(site.clock.now(), site.settings.timezone).slice(0, 7).replace('-', '/');
+  const key = await storeUnique(site.blobs, folder, name, data);
+  const details: MediaDetails = { file: key, filesize: data.length, sizes: {} };
+  if (mime.startsWith('image/')) {
+    const dims = await imageDimensions(data);
+    if (dims) {
+      details.width = dims.width;
+      details.height = dims.height;
+      details.sizes = await createSubsizes(site.blobs, key, data, mime, dims);
+    }
+  }
+  return details;
+}
+
+async function claimSlug(site: Site, base: string, id: number, metadata: ReturnType<Site['metadata']>): Promise<string> {
+  return site.claims.claimFirstFree(MEDIA_SLUG_SCOPE, slugCandidates(base, 'post'), id, metadata);
+}
+
+/**
+ * Creates an attachment from uploaded content. The file is written first; the title defaults to the stored
+ * file's name without its extension; the slug comes from the title.
+ */
+export async function createAttachment(site: Site, upload: UploadedContent, sent: AttachmentInput, actor: Actor, requestId: string, extra: { parentImage?: MediaDetails['parent_image'] } = {}): Promise<MediaWriteOutcome> {
+  const name = sanitizeFileName(upload.filename);
+  const mime = allowedMimeType(name, canSaveUnfilteredHtml(actor));
+  if (!mime) throw restError('rest_upload_sideload_error', 'Sorry, you are not allowed to upload this file type.', 500);
+  const details = await storeFile(site, name, upload.data, mime);
+  if (extra.parentImage) details.parent_image = extra.parentImage;
+  const storedName = details.file.slice(details.file.lastIndexOf('/') + 1);
+  const input = filterText({ title: splitExtension(storedName).stem, ...sent }, actor);
+  const metadata = site.metadata(actor.id, requestId);
+  const id = await site.ids.content.nextId();
+  const claimed: string[] = [];
+  const prepare = async (): Promise<MediaCommand> => {
+    const slug = await claimSlug(site, sanitizeSlug(input.title ?? '') || String(id), id, metadata);
+    claimed.push(slug);
+    return { kind: 'create', id, input, slug, mimeType: mime, details, ...writeContext(site, actor) };
+  };
+  try {
+    const result = await site.commands.handle(attachmentStreamId(id), mediaDecider, prepare, metadata);
+    await releaseUnused(site, claimed, result.state.attachment?.slug ?? null, id, metadata);
+    return { id, state: result.state, position: result.position };
+  } catch (error) {
+    await releaseUnused(site, claimed, null, id, metadata);
+    throw error;
+  }
+}
+
+export async function updateAttachment(site: Site, id: number, sent: AttachmentInput & { slug?: string }, actor: Actor, requestId: string, details?: MediaDetails): Promise<MediaWriteOutcome> {
+  const { slug: requestedSlug, ...rest } = sent;
+  const input = filterText(rest, actor);
+  const metadata = site.metadata(actor.id, requestId);
+  const claimed: string[] = [];
+  let previousSlug: string | null = null;
+  const prepare = async (state: MediaState): Promise<MediaCommand> => {
+    const current = state.attachment;
+    previousSlug = current?.slug ?? null;
+    let slug = current?.slug ?? '';
+    const explicit = requestedSlug !== undefined ? sanitizeSlug(requestedSlug) : '';
+    if (current && explicit !== '' && explicit !== current.slug) {
+      slug = await claimSlug(site, explicit, id, metadata);
+      claimed.push(slug);
+    }
+    return { kind: 'update', id, input, slug, ...(details ? { details } : {}), ...writeContext(site, actor) };
+  };
+  try {
+    const result = await site.commands.handle(attachmentStreamId(id), mediaDecider, prepare, metadata);
+    const after = result.state.attachment?.slug ?? null;
+    const before = previousSlug as string | null;
+    if (before && after !== before) await site.claims.release(MEDIA_SLUG_SCOPE, before, id, metadata);
+    await releaseUnused(site, claimed, after, id, metadata);
+    return { id, state: result.state, position: result.position };
+  } catch (error) {
+    await releaseUnused(site, claimed, null, id, metadata);
+    throw error;
+  }
+}
+
+/** Deletes an attachment for good: the event first, then its files (a failure there leaves orphans, which are harmless). */
+export async function deleteAttachment(site: Site, id: number, actor: Actor, requestId: string): Promise<MediaWriteOutcome & { previous: AttachmentFields }> {
+  const metadata = site.metadata(actor.id, requestId);
+  let previous: AttachmentFields | null = null;
+  const result = await site.commands.handle(
+    attachmentStreamId(id),
+    mediaDecider,
+    async (state: MediaState): Promise<MediaCommand> => {
+      previous = state.attachment;
+      return { kind: 'delete', id };
+    },
+    metadata,
+  );
+  const last = previous as AttachmentFields | null;
+  if (!last) throw new Error('deleted an attachment without state');
+  if (last.slug !== '') await site.claims.release(MEDIA_SLUG_SCOPE, last.slug, id, metadata);
+  const deleted = result.events.find((event) => event.type === 'AttachmentDeleted')?.data as { files: string[] } | undefined;
+  for (const key of deleted?.files ?? []) await site.blobs.delete(key).catch(() => undefined);
+  return { id, state: result.state, position: result.position, previous: last };
+}
+
+/** `create-image-subsizes`: makes the sizes an image lacks (after an interrupted upload, or new sizes). */
+export async function createMissingSubsizes(site: Site, id: number, actor: Actor, requestId: string): Promise<MediaWriteOutcome> {
+  const state = await loadAttachment(site, id);
+  const attachment = state.attachment;
+  if (!attachment) throw restError('rest_post_invalid_id', 'Invalid post ID.', 404);
+  const details = attachment.media_details;
+  if (!details.width || !details.height) return { id, state, position: 0 };
+  const data = await site.blobs.get(details.file);
+  if (!data) throw restError('rest_unknown_attachment', 'Unable to get meta information for file.', 404);
+  const sizes = await createSubsizes(site.blobs, details.file, data, attachment.mime_type, { width: details.width, height: details.height }, details.sizes);
+  if (JSON.stringify(sizes) === JSON.stringify(details.sizes)) return { id, state, position: 0 };
+  return updateAttachment(site, id, {}, actor, requestId, { ...details, sizes });
+}
+
+/**
+ * Saves an edited copy of an image as a new attachment (`name-edited.ext`, never `-edited-edited`), with the
+ * original's title, caption, description and alt text, and a pointer to it.
+ */
+export async function editImage(site: Site, id: number, modifiers: readonly Modifier[], actor: Actor, requestId: string): Promise<MediaWriteOutcome> {
+  const original = (await loadAttachment(site, id)).attachment;
+  if (!original) throw restError('rest_post_invalid_id', 'Invalid post ID.', 404);
+  const data = await site.blobs.get(original.media_details.file);
+  if (!data) throw restError('rest_unknown_attachment', 'Unable to get meta information for file.', 404);
+  const edited = await applyModifiers(data, original.mime_type, modifiers);
+  const file = original.media_details.file;
+  const { stem, extension } = splitExtension(file.slice(file.lastIndexOf('/') + 1));
+  const name = `${stem.replace(/-edited(-\d+)?$/, '')}-edited${extension}`;
+  return createAttachment(
+    site,
+    { data: edited, filename: name },
+    { title: original.title, caption: original.caption, description: original.description, alt_text: original.alt_text },
+    actor,
+    requestId,
+    { parentImage: { attachment_id: String(id), file } },
+  );
+}
+
+export async function loadAttachment(site: Site, id: number): Promise<MediaState> {
+  return (await site.commands.load(attachmentStreamId(id), mediaDecider)).state;
+}
+
+async function releaseUnused(site: Site, claimed: string[], kept: string | null, id: number, metadata: ReturnType<Site['metadata']>): Promise<void> {
+  for (const slug of claimed) if (slug !== kept) await site.claims.release(MEDIA_SLUG_SCOPE, slug, id, metadata);
+}

@@ -1,0 +1,118 @@
+/**
+ * Attachment document → WordPress item, for one context. Pure: site URLs and the caller's actions come in.
+ */
+import type { MediaDoc } from '../../../projections/media';
+import type { ResourceSchema } from '../../rest/schema';
+import { filterByContext } from '../../rest/schema';
+import { renderContent, renderTitle } from '../../text/render';
+import { sanitizeSlug } from '../../text/slug';
+import { missingSizes } from './files';
+
+export interface MediaPresentOptions {
+  context: 'view' | 'edit' | 'embed';
+  siteUrl: string;
+  apiRoot: string;
+  /** The unique slug the title would give (edit context). */
+  generatedSlug?: string;
+  /** `https://api.w.org/action-*` relations the caller has (edit context). */
+  actions?: readonly string[];
+  withoutLinks?: boolean;
+}
+
+/** Where uploaded files are served from: `{siteUrl}/wp-content/uploads/`. */
+export const UPLOADS_PATH = '/wp-content/uploads/';
+export const uploadUrl = (siteUrl: string, key: string): string => `${siteUrl}${UPLOADS_PATH}${key}`;
+
+const folderOf = (key: string): string => (key.includes('/') ? key.slice(0, key.lastIndexOf('/') + 1) : '');
+const escapeAttribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/'/g, '&#039;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** The media_details WordPress shows: sizes with their URLs (and `full`, the original), image_meta for images. */
+function presentDetails(doc: MediaDoc, siteUrl: string): Record<string, unknown> {
+  const details = doc.media_details;
+  const folder = folderOf(details.file);
+  const isImage = details.width !== undefined && details.height !== undefined;
+  if (!isImage) {
+    const { width: _w, height: _h, file: _f, ...rest } = details;
+    return { ...rest, sizes: {} };
+  }
+  const sizes: Record<string, unknown> = {};
+  for (const [name, size] of Object.entries(details.sizes)) sizes[name] = { ...size, source_url: uploadUrl(siteUrl, `${folder}${size.file}`) };
+  sizes.full = { file: details.file.slice(folder.length), width: details.width, height: details.height, mime_type: doc.mime_type, source_url: uploadUrl(siteUrl, details.file) };
+  const shown: Record<string, unknown> = { width: details.width, height: details.height, file: details.file, filesize: details.filesize, sizes };
+  shown.image_meta = { aperture: '0', credit: '', camera: '', caption: '', created_timestamp: '0', copyright: '', focal_length: '0', iso: '0', shutter_speed: '0', title: '', orientation: '0', keywords: [] };
+  if (details.parent_image) shown.parent_image = details.parent_image;
+  return shown;
+}
+
+/** The description as WordPress renders an attachment's: a link to the file (an image shows its medium size) above the text. */
+function renderedDescription(doc: MediaDoc, siteUrl: string): string {
+  const source = uploadUrl(siteUrl, doc.media_details.file);
+  const details = doc.media_details;
+  let inner = renderTitle(doc.title);
+  if (details.width !== undefined && details.height !== undefined) {
+    const folder = folderOf(details.file);
+    const medium = details.sizes.medium;
+    const [src, width, height, size] = medium ? [uploadUrl(siteUrl, `${folder}${medium.file}`), medium.width, medium.height, 'medium'] : [source, details.width, details.height, 'full'];
+    inner = `<img width="${width}" height="${height}" src="${src}" class="attachment-${size} size-${size}" alt="${escapeAttribute(doc.alt_text)}" decoding="async" loading="lazy" />`;
+  }
+  return `<p class="attachment"><a href='${source}'>${inner}</a></p>\n${renderContent(doc.description, { siteUrl })}`;
+}
+
+/** An unattached attachment has a pretty permalink of its own; an attached one is addressed by id. */
+export const mediaLink = (doc: MediaDoc, siteUrl: string): string => (doc.post === 0 && doc.slug !== '' ? `${siteUrl}/${doc.slug}/` : `${siteUrl}/?attachment_id=${doc.id}`);
+
+export function presentMedia(doc: MediaDoc, schema: ResourceSchema, options: MediaPresentOptions): Record<string, unknown> {
+  const { siteUrl, apiRoot } = options;
+  const source = uploadUrl(siteUrl, doc.media_details.file);
+  const item: Record<string, unknown> = {
+    id: doc.id,
+    date: doc.date,
+    date_gmt: doc.date_gmt,
+    guid: { rendered: source, raw: source },
+    modified: doc.modified,
+    modified_gmt: doc.modified_gmt,
+    slug: doc.slug,
+    status: doc.status,
+    type: 'attachment',
+    link: mediaLink(doc, siteUrl),
+    title: { raw: doc.title, rendered: renderTitle(doc.title, { private: doc.status === 'private' }) },
+    author: doc.author,
+    comment_status: doc.comment_status,
+    ping_status: doc.ping_status,
+    template: doc.template,
+    meta: [],
+    permalink_template: `${siteUrl}/?attachment_id=${doc.id}`,
+    generated_slug: options.generatedSlug ?? (sanitizeSlug(doc.title) || String(doc.id)),
+    description: { raw: doc.description, rendered: renderedDescription(doc, siteUrl) },
+    caption: { raw: doc.caption, rendered: doc.caption === '' ? '' : renderContent(doc.caption, { siteUrl }) },
+    alt_text: doc.alt_text,
+    media_type: doc.mime_type.startsWith('image/') ? 'image' : 'file',
+    mime_type: doc.mime_type,
+    media_details: presentDetails(doc, siteUrl),
+    post: doc.post === 0 ? null : doc.post,
+    source_url: source,
+    missing_image_sizes: missingSizes(doc.media_details, doc.mime_type),
+  };
+  const filtered = filterByContext(schema, item, options.context) as Record<string, unknown>;
+  // `meta` has no properties, which WordPress shows as an empty JSON array; `post` may be null.
+  if ('meta' in filtered) filtered.meta = [];
+  if ('post' in filtered) filtered.post = item.post;
+  if ('media_details' in filtered) filtered.media_details = item.media_details;
+  if (options.withoutLinks) return filtered;
+  filtered._links = mediaLinks(doc, apiRoot, options.actions);
+  return filtered;
+}
+
+export function mediaLinks(doc: MediaDoc, apiRoot: string, actions: readonly string[] = []): Record<string, unknown[]> {
+  const self = `${apiRoot}core/v2/media/${doc.id}`;
+  const links: Record<string, unknown[]> = {
+    self: [{ href: self }],
+    collection: [{ href: `${apiRoot}core/v2/media` }],
+    about: [{ href: `${apiRoot}core/v2/types/attachment` }],
+  };
+  if (doc.author !== 0) links.author = [{ embeddable: true, href: `${apiRoot}core/v2/users/${doc.author}` }];
+  links.replies = [{ embeddable: true, href: `${apiRoot}core/v2/comments?post=${doc.id}` }];
+  for (const action of actions) links[`wp:action-${action}`] = [{ href: self }];
+  if (actions.length > 0) links.curies = [{ name: 'wp', href: 'https://api.w.org/{rel}', templated: true }];
+  return links;
+}
