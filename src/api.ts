@@ -15,6 +15,7 @@ import { userRoutes } from './resources/users/routes';
 import { batchRoute } from './rest/batch';
 import { revisionRoutes } from './resources/revisions/routes';
 import { termRoutes } from './resources/terms/routes';
+import { menuRoutes } from './resources/menus/routes';
 import { historyRoutes } from './resources/history/routes';
 import { mediaRoutes } from './resources/media/routes';
 import { detachTermFromPosts } from './resources/content/termDetach';
@@ -53,6 +54,7 @@ export function buildDispatcher(site: Site): Dispatcher {
         detachTermFromPosts(site, taxonomy, id, taxonomy === 'category' ? await content.defaultCategory() : null, actor, requestId),
     }),
   ];
+  resourceRoutes.push(...menuRoutes(site));
   resourceRoutes.push(...userRoutes(site), ...applicationPasswordRoutes(site));
   resourceRoutes.push(...historyRoutes(site, 'post'), ...historyRoutes(site, 'page'), ...auditRoutes(site), ...projectionRoutes(site, customProjections(site)));
   const all: RouteDefinition[] = [];

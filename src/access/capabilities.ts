@@ -167,3 +167,10 @@ export function canReadItem(actor: Actor | null, caps: PostTypeCaps, item: Owned
   if (PUBLIC_STATUSES.has(item.status)) return true;
   return userCan(actor, 'read_post', caps, item);
 }
+
+/** Managing navigation menus and their items (WordPress's edit_theme_options: administrators). */
+export const canManageMenus = (actor: Actor | null): boolean => hasCap(actor, 'edit_theme_options');
+
+/** Reading menus and menu items: edit_theme_options, or the right to edit posts of some type (contributors up). */
+export const canReadMenus = (actor: Actor | null): boolean =>
+  canManageMenus(actor) || hasCap(actor, 'edit_posts') || hasCap(actor, 'edit_pages');

@@ -1,0 +1,56 @@
+/**
+ * Menu items (the `nav_menu_item` post type) as the REST API lists them: one document per item with the
+ * indexes of its list query (`/core/v2/menu-items`). What depends on the linked post or term (its title, URL,
+ * whether it still exists) is looked up when presenting, so that it is never stale.
+ */
+import { defineProjection } from '../src/projection/projection';
+import type { MenuItemCreated, MenuItemFields, MenuItemUpdated } from '../src/resources/menus/events';
+import { MENU_ITEM_EVENT_TYPES } from '../src/resources/menus/events';
+import { localTimeKey } from './content';
+
+export const MENU_ITEM_COLLECTION = 'menu_item';
+
+export interface MenuItemDoc extends MenuItemFields {
+  id: number;
+  [field: string]: unknown;
+}
+
+export default defineProjection<MenuItemDoc>({
+  name: 'menu-items',
+  version: 1,
+  collections: [MENU_ITEM_COLLECTION],
+  handles: MENU_ITEM_EVENT_TYPES,
+  locate: (event) => ({ collection: MENU_ITEM_COLLECTION, id: (event.data as { id: number }).id }),
+  evolve(doc, event) {
+    switch (event.type) {
+      case 'MenuItemCreated': {
+        const { id, item } = event.data as MenuItemCreated;
+        return { ...item, id };
+      }
+      case 'MenuItemUpdated':
+        return doc ? { ...doc, ...(event.data as MenuItemUpdated).changes } : null;
+      case 'MenuItemDeleted':
+        return null;
+      default:
+        return doc;
+    }
+  },
+  index(doc) {
+    // A menu item's slug is its id, as WordPress names published items.
+    const slug = String(doc.id);
+    return {
+      sort: {
+        date: localTimeKey(doc.date),
+        modified: localTimeKey(doc.modified),
+        title: doc.title.toLowerCase(),
+        slug,
+        author: doc.author,
+        parent: doc.parent,
+        menu_order: doc.menu_order,
+      },
+      sets: { status: doc.status, author: doc.author, slug, parent: doc.parent, menus: doc.menu },
+      // WordPress keeps the attribute title as the excerpt and the description as the content.
+      text: { title: doc.title, excerpt: doc.attr_title, content: doc.description },
+    };
+  },
+});

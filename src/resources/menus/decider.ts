@@ -1,0 +1,202 @@
+/**
+ * The deciders of menus and menu items: WordPress's write rules as pure functions of (command, state). What a
+ * rule needs to know about other streams (a menu with the same name, whether the chosen menu or archive
+ * exists) arrives in the command; the operations gather it.
+ */
+import type { Decider } from '../../core/commandHandler';
+import { RestError, restError } from '../../rest/errors';
+import type { MenuEvent, MenuFields, MenuItemEvent, MenuItemFields } from './events';
+
+// --- menus ---------------------------------------------------------------------------------------------------
+
+export interface MenuState {
+  exists: boolean;
+  deleted: boolean;
+  menu: MenuFields | null;
+}
+
+export type MenuCommand =
+  /** `nameConflict`: the id of another menu with this name (ignoring case), or null. */
+  | { kind: 'create'; id: number; fields: MenuFields; nameConflict: number | null }
+  | { kind: 'update'; id: number; input: Partial<MenuFields>; nameConflict: number | null }
+  | { kind: 'delete'; id: number };
+
+/** WordPress refuses a second menu of the same name, naming the existing one as `additional_data` too. */
+export class MenuExistsError extends RestError {
+  constructor(
+    name: string,
+    readonly menuId: number,
+  ) {
+    super('menu_exists', `The menu name <strong>${name}</strong> conflicts with another menu name. Please try another.`, { status: 400, term_id: menuId });
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), additional_data: [this.menuId] };
+  }
+}
+
+export const menuNotFound = (): RestError => restError('rest_term_invalid', 'Term does not exist.', 404);
+
+function assertMenuName(name: string): void {
+  if (/^[ \t\n\r\0\x0B]*$/.test(name)) throw restError('empty_term_name', 'A name is required for this term.', 400);
+}
+
+export const initialMenuState = (): MenuState => ({ exists: false, deleted: false, menu: null });
+
+export function evolveMenu(state: MenuState, event: MenuEvent): MenuState {
+  switch (event.type) {
+    case 'MenuCreated': {
+      const { id: _id, ...menu } = event.data;
+      return { exists: true, deleted: false, menu };
+    }
+    case 'MenuUpdated':
+      return state.menu ? { ...state, menu: { ...state.menu, ...event.data.changes } } : state;
+    case 'MenuDeleted':
+      return { ...state, exists: false, deleted: true };
+  }
+}
+
+function decideMenu(command: MenuCommand, state: MenuState): MenuEvent[] {
+  const { id } = command;
+  if (command.kind === 'create') {
+    if (state.exists || state.deleted) throw restError('rest_term_exists', 'Cannot create existing term.', 400);
+    assertMenuName(command.fields.name);
+    if (command.nameConflict !== null) throw new MenuExistsError(command.fields.name, command.nameConflict);
+    return [{ type: 'MenuCreated', data: { id, ...command.fields } }];
+  }
+  const current = state.menu;
+  if (!state.exists || !current) throw menuNotFound();
+  if (command.kind === 'delete') return [{ type: 'MenuDeleted', data: { id } }];
+
+  const next: MenuFields = { ...current, ...stripUndefined(command.input) };
+  if (command.input.name !== undefined) {
+    assertMenuName(next.name);
+    if (command.nameConflict !== null && command.nameConflict !== id) throw new MenuExistsError(next.name, command.nameConflict);
+  }
+  const changes: Partial<MenuFields> = {};
+  for (const key of Object.keys(next) as (keyof MenuFields)[]) {
+    if (JSON.stringify(next[key]) !== JSON.stringify(current[key])) (changes as Record<string, unknown>)[key] = next[key];
+  }
+  return Object.keys(changes).length === 0 ? [] : [{ type: 'MenuUpdated', data: { id, changes } }];
+}
+
+export const menuDecider: Decider<MenuState, MenuCommand, MenuEvent> = { initialState: initialMenuState, evolve: evolveMenu, decide: decideMenu };
+
+// --- menu items ----------------------------------------------------------------------------------------------
+
+export interface MenuItemState {
+  exists: boolean;
+  deleted: boolean;
+  item: MenuItemFields | null;
+}
+
+/** What a client may write (already sanitised); absent fields are defaulted (create) or kept (update). */
+export type MenuItemInput = Partial<Omit<MenuItemFields, 'author' | 'date' | 'modified' | 'status'>> & { status?: string };
+
+/** Facts about other streams the rules need, gathered for the item as it would be after the write. */
+export interface MenuItemFacts {
+  /** Whether the item's menu (when not 0) exists. */
+  menuExists: boolean;
+  /** For post-type archive items: whether the post type exists and has an archive. */
+  archiveTypeExists: boolean;
+}
+
+export type MenuItemCommand =
+  | { kind: 'create'; id: number; input: MenuItemInput; facts: MenuItemFacts; actorId: number; now: string }
+  | { kind: 'update'; id: number; input: MenuItemInput; facts: MenuItemFacts; now: string }
+  | { kind: 'delete'; id: number };
+
+export const menuItemNotFound = (): RestError => restError('rest_post_invalid_id', 'Invalid post ID.', 404);
+
+export const MENU_ITEM_DEFAULTS: Omit<MenuItemFields, 'author' | 'date' | 'modified'> = {
+  title: '',
+  status: 'publish',
+  url: '',
+  attr_title: '',
+  description: '',
+  type: 'custom',
+  object: '',
+  object_id: 0,
+  parent: 0,
+  menu_order: 1,
+  target: '',
+  classes: '',
+  xfn: '',
+  menu: 0,
+};
+
+/**
+ * The item as a write would leave it: `input` over `base`, with WordPress's normalisations (every status but
+ * publish is a draft; a custom link is its own object). Pure, so the operations can gather facts about it.
+ */
+export function mergeMenuItem(id: number, base: Omit<MenuItemFields, 'author' | 'date' | 'modified'>, input: MenuItemInput) {
+  const next = { ...base, ...stripUndefined(input) } as Omit<MenuItemFields, 'author' | 'date' | 'modified'>;
+  next.status = next.status === 'publish' ? 'publish' : 'draft';
+  if (next.type === 'custom') {
+    next.object = 'custom';
+    next.object_id = id;
+  }
+  return next;
+}
+
+/** WordPress's checks of an item, in its order; a custom link missing both title and url reports both. */
+function assertValidItem(item: Omit<MenuItemFields, 'author' | 'date' | 'modified'>, facts: MenuItemFacts): void {
+  if (item.type === 'post_type_archive' && !facts.archiveTypeExists) throw restError('rest_post_invalid_type', 'Invalid post type.', 400);
+  if (item.type === 'custom') {
+    const titleMissing = item.title === '';
+    const urlMissing = item.url === '';
+    const titleError = () => restError('rest_title_required', 'The title is required when using a custom menu item type.', 400);
+    const urlMessage = 'The url is required when using a custom menu item type.';
+    if (titleMissing && urlMissing) throw titleError().also('rest_url_required', urlMessage, { status: 400 });
+    if (titleMissing) throw titleError();
+    if (urlMissing) throw restError('rest_url_required', urlMessage, 400);
+  }
+  if (item.menu !== 0 && !facts.menuExists) throw restError('invalid_menu_id', 'Invalid menu ID.', 400);
+}
+
+export const initialMenuItemState = (): MenuItemState => ({ exists: false, deleted: false, item: null });
+
+export function evolveMenuItem(state: MenuItemState, event: MenuItemEvent): MenuItemState {
+  switch (event.type) {
+    case 'MenuItemCreated':
+      return { exists: true, deleted: false, item: event.data.item };
+    case 'MenuItemUpdated':
+      return state.item ? { ...state, item: { ...state.item, ...event.data.changes } } : state;
+    case 'MenuItemDeleted':
+      return { ...state, exists: false, deleted: true };
+  }
+}
+
+function decideMenuItem(command: MenuItemCommand, state: MenuItemState): MenuItemEvent[] {
+  const { id } = command;
+  if (command.kind === 'create') {
+    if (state.exists || state.deleted) throw restError('rest_post_exists', 'Cannot create existing post.', 400);
+    const next = mergeMenuItem(id, MENU_ITEM_DEFAULTS, command.input);
+    assertValidItem(next, command.facts);
+    const item: MenuItemFields = { ...next, author: command.actorId, date: command.now, modified: command.now };
+    return [{ type: 'MenuItemCreated', data: { id, item } }];
+  }
+  const current = state.item;
+  if (!state.exists || !current) throw menuItemNotFound();
+  if (command.kind === 'delete') return [{ type: 'MenuItemDeleted', data: { id, menu: current.menu } }];
+
+  const next = mergeMenuItem(id, current, command.input);
+  assertValidItem(next, command.facts);
+  const changes: Partial<MenuItemFields> = {};
+  for (const key of Object.keys(next) as (keyof typeof next)[]) {
+    if (next[key] !== current[key]) (changes as Record<string, unknown>)[key] = next[key];
+  }
+  // WordPress saves the item (and its modification time) even when nothing changed.
+  changes.modified = command.now;
+  return [{ type: 'MenuItemUpdated', data: { id, changes } }];
+}
+
+export const menuItemDecider: Decider<MenuItemState, MenuItemCommand, MenuItemEvent> = {
+  initialState: initialMenuItemState,
+  evolve: evolveMenuItem,
+  decide: decideMenuItem,
+};
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

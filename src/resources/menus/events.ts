@@ -1,0 +1,97 @@
+/**
+ * Events of navigation menus (`menu-{id}`, the `nav_menu` taxonomy; ids from the term sequence) and of menu
+ * items (`menu-item-{id}`, the `nav_menu_item` post type; ids from the shared content sequence). Who and when
+ * are in the event metadata; `docs/events.md` is the catalogue.
+ */
+import type { DomainEvent } from '../../core/commandHandler';
+
+export interface MenuFields {
+  /** HTML-escaped as terms are stored ("A &amp; B"). */
+  name: string;
+  /** Unique among menus. */
+  slug: string;
+  description: string;
+  /** Whether new top-level pages are added to the menu (WordPress's `auto_add` menu option). */
+  autoAdd: boolean;
+  /** Theme locations the menu is assigned to (always empty: there is no theme, so no location exists). */
+  locations: string[];
+}
+
+export interface MenuCreated extends MenuFields {
+  id: number;
+}
+
+export interface MenuUpdated {
+  id: number;
+  /** Only the fields whose values changed. */
+  changes: Partial<MenuFields>;
+}
+
+export interface MenuDeleted {
+  id: number;
+}
+
+export type MenuEvent = DomainEvent<'MenuCreated', MenuCreated> | DomainEvent<'MenuUpdated', MenuUpdated> | DomainEvent<'MenuDeleted', MenuDeleted>;
+
+export const MENU_EVENT_TYPES = ['MenuCreated', 'MenuUpdated', 'MenuDeleted'] as const;
+export const menuStreamId = (id: number): string => `menu-${id}`;
+
+export const MENU_ITEM_TYPES = ['taxonomy', 'post_type', 'post_type_archive', 'custom'] as const;
+export type MenuItemType = (typeof MENU_ITEM_TYPES)[number];
+
+/** The stored fields of a menu item. What is derived from the linked object (its title, URL) is not stored. */
+export interface MenuItemFields {
+  /** As given; empty means "the linked object's title" for object items. */
+  title: string;
+  /** `publish` or `draft`: WordPress keeps every other status as a draft. */
+  status: 'publish' | 'draft';
+  /** Only meaningful for custom links; the URL of object items is the object's. */
+  url: string;
+  attr_title: string;
+  description: string;
+  type: MenuItemType;
+  /** `custom` for custom links, else the post type or taxonomy (`page`, `category`…). */
+  object: string;
+  /** The linked post or term; 0 for custom links and archives. */
+  object_id: number;
+  /** The menu item this one is under, 0 at the top. */
+  parent: number;
+  menu_order: number;
+  target: '' | '_blank';
+  /** Space-separated class names, as WordPress stores them. */
+  classes: string;
+  /** Space-separated XFN relations. */
+  xfn: string;
+  /** The menu (a `nav_menu` term id), 0 for none. */
+  menu: number;
+  /** Who created it. */
+  author: number;
+  /** Site-local creation and modification times (`YYYY-MM-DDTHH:MM:SS`), for list filters and order. */
+  date: string;
+  modified: string;
+}
+
+export interface MenuItemCreated {
+  id: number;
+  item: MenuItemFields;
+}
+
+export interface MenuItemUpdated {
+  id: number;
+  /** Only the fields whose values changed (`modified` always). */
+  changes: Partial<MenuItemFields>;
+}
+
+export interface MenuItemDeleted {
+  id: number;
+  /** The menu it was in. */
+  menu: number;
+}
+
+export type MenuItemEvent =
+  | DomainEvent<'MenuItemCreated', MenuItemCreated>
+  | DomainEvent<'MenuItemUpdated', MenuItemUpdated>
+  | DomainEvent<'MenuItemDeleted', MenuItemDeleted>;
+
+export const MENU_ITEM_EVENT_TYPES = ['MenuItemCreated', 'MenuItemUpdated', 'MenuItemDeleted'] as const;
+export const menuItemStreamId = (id: number): string => `menu-item-${id}`;

@@ -1,0 +1,228 @@
+/**
+ * Menu and menu-item operations, callable without HTTP (routes and batch share them): the effects a decision
+ * needs (ids, slug claims, facts about other streams) happen here, around the pure deciders.
+ */
+import type { Site } from '../../site';
+import type { Actor } from '../../access/capabilities';
+import type { EventMetadata } from '../../ports/eventStore';
+import type { Filter } from '../../ports/readModel';
+import { formatLocal } from '../../text/dates';
+import { sanitizeSlug } from '../../text/slug';
+import { asciiLower } from '../../../projections/terms';
+import { MENU_COLLECTION } from '../../../projections/menus';
+import type { MenuDoc } from '../../../projections/menus';
+import { MENU_ITEM_COLLECTION } from '../../../projections/menuItems';
+import type { MenuItemDoc } from '../../../projections/menuItems';
+import { nextTermId, termSlugCandidates } from '../terms/operations';
+import { sanitizeTermDescription, sanitizeTermName } from '../terms/sanitize';
+import { MENU_ITEM_DEFAULTS, menuDecider, menuItemDecider, mergeMenuItem } from './decider';
+import type { MenuCommand, MenuItemCommand, MenuItemFacts, MenuItemInput, MenuItemState, MenuState } from './decider';
+import { menuItemStreamId, menuStreamId } from './events';
+import type { MenuFields } from './events';
+
+/** Menu slugs are unique among menus (the `nav_menu` taxonomy). */
+const MENU_SLUG_SCOPE = 'term-nav_menu';
+
+/** Post types whose archive a menu item may link to (WordPress checks only that the type exists). */
+export const ARCHIVE_POST_TYPES = new Set(['post', 'page', 'attachment']);
+
+export interface MenuInput {
+  name?: string;
+  slug?: string;
+  description?: string;
+  autoAdd?: boolean;
+  locations?: string[];
+}
+
+export interface MenuWriteOutcome {
+  id: number;
+  state: MenuState;
+  position: number;
+}
+
+export interface MenuItemWriteOutcome {
+  id: number;
+  state: MenuItemState;
+  position: number;
+}
+
+// --- menus -----------------------------------------------------------------------------------------------------
+
+export async function readMenuDoc(site: Site, id: number): Promise<MenuDoc | null> {
+  if (!Number.isInteger(id) || id <= 0) return null;
+  return (await site.readModel.get(MENU_COLLECTION, id)) as MenuDoc | null;
+}
+
+/** The menu already called `name` (ignoring ASCII case, as MySQL compares), or null. */
+async function menuNamed(site: Site, name: string): Promise<number | null> {
+  const { items } = await site.readModel.query(MENU_COLLECTION, {
+    filters: [{ kind: 'any', field: 'name_lower', values: [asciiLower(name)] }],
+    order: { kind: 'field', field: 'id', direction: 'asc' },
+    offset: 0,
+    limit: 1,
+  });
+  return (items[0] as MenuDoc | undefined)?.id ?? null;
+}
+
+export async function createMenu(site: Site, input: MenuInput, actor: Actor | null, requestId: string): Promise<MenuWriteOutcome> {
+  const metadata = site.metadata(actor?.id ?? null, requestId);
+  const name = sanitizeTermName(input.name ?? '');
+  const nameConflict = name.trim() === '' ? null : await menuNamed(site, name);
+  // Refuse before spending an id or a slug.
+  menuDecider.decide({ kind: 'create', id: 0, fields: { name, slug: '', description: '', autoAdd: false, locations: [] }, nameConflict }, menuDecider.initialState());
+  const id = await nextTermId(site);
+  const explicit = input.slug !== undefined ? sanitizeSlug(input.slug) : '';
+  const base = explicit || sanitizeSlug(name) || String(id);
+  const claimed: string[] = [];
+  const prepare = async (): Promise<MenuCommand> => {
+    const slug = await site.claims.claimFirstFree(MENU_SLUG_SCOPE, termSlugCandidates(base, []), id, metadata);
+    claimed.push(slug);
+    const fields: MenuFields = {
+      name,
+      slug,
+      description: sanitizeTermDescription(input.description ?? ''),
+      autoAdd: input.autoAdd ?? false,
+      locations: input.locations ?? [],
+    };
+    return { kind: 'create', id, fields, nameConflict: await menuNamed(site, name) };
+  };
+  try {
+    const result = await site.commands.handle(menuStreamId(id), menuDecider, prepare, metadata);
+    await releaseUnused(site, claimed, result.state.menu?.slug ?? null, id, metadata);
+    return { id, state: result.state, position: result.position };
+  } catch (error) {
+    await releaseUnused(site, claimed, null, id, metadata);
+    throw error;
+  }
+}
+
+export async function updateMenu(site: Site, id: number, input: MenuInput, actor: Actor | null, requestId: string): Promise<MenuWriteOutcome> {
+  const metadata = site.metadata(actor?.id ?? null, requestId);
+  const claimed: string[] = [];
+  let previousSlug: string | null = null;
+  const prepare = async (state: MenuState): Promise<MenuCommand> => {
+    const current = state.menu;
+    previousSlug = current?.slug ?? null;
+    const changes: Partial<MenuFields> = {};
+    let nameConflict: number | null = null;
+    if (input.name !== undefined) {
+      changes.name = sanitizeTermName(input.name);
+      nameConflict = changes.name.trim() === '' ? null : await menuNamed(site, changes.name);
+    }
+    if (input.description !== undefined) changes.description = sanitizeTermDescription(input.description);
+    if (input.autoAdd !== undefined) changes.autoAdd = input.autoAdd;
+    if (input.locations !== undefined) changes.locations = input.locations;
+    if (current && input.slug !== undefined) {
+      const wanted = sanitizeSlug(input.slug) || sanitizeSlug(changes.name ?? current.name) || String(id);
+      if (wanted !== current.slug) {
+        changes.slug = await site.claims.claimFirstFree(MENU_SLUG_SCOPE, termSlugCandidates(wanted, []), id, metadata);
+        claimed.push(changes.slug);
+      }
+    }
+    return { kind: 'update', id, input: changes, nameConflict };
+  };
+  try {
+    const result = await site.commands.handle(menuStreamId(id), menuDecider, prepare, metadata);
+    const after = result.state.menu?.slug ?? null;
+    if (previousSlug !== null && after !== previousSlug) await site.claims.release(MENU_SLUG_SCOPE, previousSlug, id, metadata);
+    await releaseUnused(site, claimed, after, id, metadata);
+    return { id, state: result.state, position: result.position };
+  } catch (error) {
+    await releaseUnused(site, claimed, null, id, metadata);
+    throw error;
+  }
+}
+
+/** Deletes a menu and, as WordPress does, every item in it (each its own `MenuItemDeleted`). */
+export async function deleteMenu(site: Site, id: number, actor: Actor | null, requestId: string): Promise<MenuWriteOutcome> {
+  const metadata = site.metadata(actor?.id ?? null, requestId);
+  let slug: string | null = null;
+  const result = await site.commands.handle(
+    menuStreamId(id),
+    menuDecider,
+    async (state: MenuState): Promise<MenuCommand> => {
+      slug = state.menu?.slug ?? null;
+      return { kind: 'delete', id };
+    },
+    metadata,
+  );
+  if (slug !== null) await site.claims.release(MENU_SLUG_SCOPE, slug, id, metadata);
+  let position = result.position;
+  const items = await menuItemsWhere(site, [{ kind: 'any', field: 'menus', values: [id] }]);
+  for (const item of items) {
+    const deleted = await deleteMenuItem(site, item.id, actor, requestId).catch(() => null);
+    if (deleted) position = Math.max(position, deleted.position);
+  }
+  return { id, state: result.state, position };
+}
+
+async function releaseUnused(site: Site, claimed: string[], kept: string | null, id: number, metadata: EventMetadata): Promise<void> {
+  for (const slug of claimed) if (slug !== kept) await site.claims.release(MENU_SLUG_SCOPE, slug, id, metadata);
+}
+
+// --- menu items ------------------------------------------------------------------------------------------------
+
+export async function readMenuItemDoc(site: Site, id: number): Promise<MenuItemDoc | null> {
+  if (!Number.isInteger(id) || id <= 0) return null;
+  return (await site.readModel.get(MENU_ITEM_COLLECTION, id)) as MenuItemDoc | null;
+}
+
+export async function menuItemsWhere(site: Site, filters: readonly Filter[]): Promise<MenuItemDoc[]> {
+  const { items } = await site.readModel.query(MENU_ITEM_COLLECTION, { filters, order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null });
+  return items as MenuItemDoc[];
+}
+
+/** WordPress's sanitize_html_class: percent-encoded octets and anything but letters, digits, `_` and `-` go. */
+export function sanitizeHtmlClass(name: string): string {
+  return name.replace(/%[a-fA-F0-9][a-fA-F0-9]/g, '').replace(/[^A-Za-z0-9_-]/g, '');
+}
+
+/** A list of class names (or XFN relations) as WordPress stores it: each sanitised, joined by spaces. */
+export const joinClasses = (names: readonly string[]): string => names.map(sanitizeHtmlClass).join(' ');
+
+async function gatherFacts(site: Site, id: number, base: Parameters<typeof mergeMenuItem>[1], input: MenuItemInput): Promise<MenuItemFacts> {
+  const next = mergeMenuItem(id, base, input);
+  return {
+    menuExists: next.menu === 0 || (await readMenuDoc(site, next.menu)) !== null,
+    archiveTypeExists: ARCHIVE_POST_TYPES.has(next.object),
+  };
+}
+
+/** A post-type item without `object` links to whatever the post is (post or page). */
+async function withObjectType(site: Site, input: MenuItemInput, type: string, objectId: number): Promise<MenuItemInput> {
+  if (type !== 'post_type' || input.object !== undefined || objectId === 0) return input;
+  for (const collection of ['post', 'page']) {
+    if (await site.readModel.get(collection, objectId)) return { ...input, object: collection };
+  }
+  return input;
+}
+
+export async function createMenuItem(site: Site, sent: MenuItemInput, actor: Actor, requestId: string): Promise<MenuItemWriteOutcome> {
+  const metadata = site.metadata(actor.id, requestId);
+  const id = await site.ids.content.nextId();
+  const prepare = async (): Promise<MenuItemCommand> => {
+    const input = await withObjectType(site, sent, sent.type ?? MENU_ITEM_DEFAULTS.type, sent.object_id ?? 0);
+    const facts = await gatherFacts(site, id, MENU_ITEM_DEFAULTS, input);
+    return { kind: 'create', id, input, facts, actorId: actor.id, now: formatLocal(site.clock.now(), site.settings.timezone) };
+  };
+  const result = await site.commands.handle(menuItemStreamId(id), menuItemDecider, prepare, metadata);
+  return { id, state: result.state, position: result.position };
+}
+
+export async function updateMenuItem(site: Site, id: number, sent: MenuItemInput, actor: Actor, requestId: string): Promise<MenuItemWriteOutcome> {
+  const metadata = site.metadata(actor.id, requestId);
+  const prepare = async (state: MenuItemState): Promise<MenuItemCommand> => {
+    const now = formatLocal(site.clock.now(), site.settings.timezone);
+    if (!state.item) return { kind: 'update', id, input: sent, facts: { menuExists: false, archiveTypeExists: false }, now };
+    const input = await withObjectType(site, sent, sent.type ?? state.item.type, sent.object_id ?? state.item.object_id);
+    return { kind: 'update', id, input, facts: await gatherFacts(site, id, state.item, input), now };
+  };
+  const result = await site.commands.handle(menuItemStreamId(id), menuItemDecider, prepare, metadata);
+  return { id, state: result.state, position: result.position };
+}
+
+export async function deleteMenuItem(site: Site, id: number, actor: Actor | null, requestId: string): Promise<MenuItemWriteOutcome> {
+  const metadata = site.metadata(actor?.id ?? null, requestId);
+  const result = await site.commands.handle(menuItemStreamId(id), menuItemDecider, { kind: 'delete', id }, metadata);
+  return { id, state: result.state, position: result.position };
+}
