@@ -5,6 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { contentStreamId } from '../../src/resources/content/events';
 import { startTestSite } from '../support/testSite';
 import type { TestSite, TestUser } from '../support/testSite';
 
@@ -93,6 +94,37 @@ test('a template the theme does not offer is refused while validating; "" is alw
   });
   const fine = await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'T', template: '' } });
   assert.is(fine.status, 201);
+});
+
+test("on update, the item's current template is accepted even though the theme does not offer it; any other is refused first", async () => {
+  const page = await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'Imported', status: 'publish' } });
+  // An item with a template of an earlier theme (written to its stream, as an import would).
+  const appended = await t.site.store.appendToStream(
+    contentStreamId(page.body.id),
+    [{ type: 'PostUpdated', data: { id: page.body.id, postType: 'page', changes: { template: 'old-theme-wide.php' } }, metadata: t.site.metadata(admin.id, 'import') }],
+    { expectedRevision: 'any' },
+  );
+  await t.site.settle(appended.position);
+  const same = await t.request('POST', `/core/v2/pages/${page.body.id}`, { as: admin, body: { template: 'old-theme-wide.php', title: 'Kept' } });
+  assert.is(same.status, 200, same.text);
+  assert.is(same.body.template, 'old-theme-wide.php');
+  assert.is(same.body.title.raw, 'Kept');
+  const other = await t.request('POST', `/core/v2/pages/${page.body.id}`, { as: admin, body: { template: 'old-theme-narrow.php' } });
+  assert.is(other.status, 400);
+  assert.equal(other.body.data.params, { template: 'template is not one of .' });
+  // A validation failure: reported before the permission check, and for an item that does not exist.
+  const subscriber = await t.createUser('template-subscriber', 'subscriber');
+  const anonymous = await t.request('POST', `/core/v2/pages/${page.body.id}`, { as: subscriber, body: { template: 'old-theme-narrow.php' } });
+  assert.is(anonymous.status, 400);
+  assert.is(anonymous.body.code, 'rest_invalid_param');
+  const missing = await t.request('POST', '/core/v2/pages/999999', { as: admin, body: { template: 'old-theme-wide.php' } });
+  assert.is(missing.status, 400);
+  // Not a rule of creation.
+  const created = await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'New', template: 'old-theme-wide.php' } });
+  assert.is(created.status, 400);
+  // "" clears it.
+  const cleared = await t.request('POST', `/core/v2/pages/${page.body.id}`, { as: admin, body: { template: '' } });
+  assert.is(cleared.body.template, '');
 });
 
 test('batch: refusals carry Allow, entries without headers have [], and _fields narrows an answer', async () => {

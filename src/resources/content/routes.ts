@@ -7,7 +7,7 @@ import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
 import { canDeleteItem, canEditItem, canReadItem, hasCap, postTypeCaps } from '../../access/capabilities';
 import type { PostTypeCaps } from '../../access/capabilities';
-import { SchemaIssue } from '../../rest/args';
+import { SchemaIssue, validateArgs } from '../../rest/args';
 import type { ArgSchema } from '../../rest/args';
 import { argsFromSchema, contextParam, publicSchema } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
@@ -51,7 +51,8 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
   const plural = postType === 'page' ? 'pages' : 'posts';
   const schema = contentSchema(postType);
   const type: TypeInfo = { postType, plural, caps: postTypeCaps(plural), restBase: restBaseOf(postType), presented: new PresentationCache(schema) };
-  const writeArgs = (kind: 'create' | 'update') => withTemplateCheck(argsFromSchema(schema, kind));
+  const writeArgs = (kind: 'create' | 'update') => withTemplateCheck(argsFromSchema(schema, kind), kind);
+  const strictTemplateArg = writeArgs('create').template!;
   const shownSchema = publicSchema(schema, contentActionLinks(postType, site.apiRoot));
   const collectionPath = `/${type.restBase}`;
   const itemPath = `/${type.restBase}/(?P<id>[\\d]+)`;
@@ -117,7 +118,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
           methods: ['POST', 'PUT', 'PATCH'],
           args: { ...itemArgs, ...writeArgs('update') },
           allowBatch: true,
-          permission: (ctx) => updatePermission(site, ctx, type),
+          permission: (ctx) => updatePermission(site, ctx, type, strictTemplateArg),
           handle: async (ctx) => {
             const doc = (await loadDoc(site, ctx, type))!;
             const input = await writeInput(site, ctx, type, doc, deps);
@@ -206,8 +207,14 @@ async function readPermission(site: Site, ctx: HandlerContext, type: TypeInfo): 
   return canReadItem(ctx.actor, type.caps, owned(doc));
 }
 
-async function updatePermission(site: Site, ctx: HandlerContext, type: TypeInfo): Promise<boolean | RestError> {
+async function updatePermission(site: Site, ctx: HandlerContext, type: TypeInfo, strictTemplateArg: ArgSchema): Promise<boolean | RestError> {
   const doc = await loadDoc(site, ctx, type);
+  // The rest of the template's argument check (see withTemplateCheck): a validation failure, so before the rest.
+  const template = ctx.params.template;
+  if (typeof template === 'string' && template !== doc?.template) {
+    const checked = validateArgs({ template: strictTemplateArg }, { template }, { request: ctx.request });
+    if ('error' in checked) return checked.error;
+  }
   if (!doc) return invalidId();
   const actor = ctx.actor;
   const status = authorizationStatus(actor?.id ?? null);
@@ -332,11 +339,19 @@ async function writeInput(site: Site, ctx: HandlerContext, type: TypeInfo, curre
  */
 const THEME_TEMPLATES: readonly string[] = [];
 
-function withTemplateCheck(args: Record<string, ArgSchema>): Record<string, ArgSchema> {
+/**
+ * On update WordPress also accepts the item's current template, offered or not. The item is not loaded while
+ * args are validated, so an update lets any name through here and its permission rule, which runs first after
+ * validation and loads the item, refuses a name that is neither offered nor current, with this same error.
+ */
+function withTemplateCheck(args: Record<string, ArgSchema>, kind: 'create' | 'update'): Record<string, ArgSchema> {
   const template = args.template;
   if (!template) return args;
   const validate = (value: unknown) =>
-    value === '' || THEME_TEMPLATES.includes(value as string) || new SchemaIssue('rest_invalid_param', `template is not one of ${THEME_TEMPLATES.join(', ')}.`);
+    value === '' ||
+    THEME_TEMPLATES.includes(value as string) ||
+    kind === 'update' ||
+    new SchemaIssue('rest_invalid_param', `template is not one of ${THEME_TEMPLATES.join(', ')}.`);
   return { ...args, template: { ...template, validate } };
 }
 
