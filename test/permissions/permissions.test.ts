@@ -30,9 +30,11 @@ test.before(async () => {
     namespace: 'core/v2',
     userId: (role) => users.get(role)!.id,
     login: (role) => users.get(role)!.login,
-    async send(method, path, body, who) {
+    async send(method, path, body, who, upload) {
       const as = who === 'anonymous' ? null : typeof who === 'string' ? users.get(who)! : { id: 0, login: who.login, password: who.password, auth: `Basic ${Buffer.from(`${who.login}:${who.password}`).toString('base64')}` };
-      const response = await site.request(method, path, { as, body });
+      const response = upload
+        ? await site.request(method, path, { as, raw: { data: upload.data, type: upload.type }, headers: { 'content-disposition': `attachment; filename=${upload.filename}` } })
+        : await site.request(method, path, { as, body });
       return { status: response.status, body: response.body };
     },
   };

@@ -30,12 +30,17 @@ function referenceTarget(credentials: Credentials): Target {
     namespace: 'wp/v2',
     userId: (role) => credentials.users[role].id,
     login: (role) => credentials.users[role].username,
-    async send(method, path, body, who): Promise<TargetResponse> {
+    async send(method, path, body, who, upload): Promise<TargetResponse> {
       const headers: Record<string, string> = {};
       const auth = authorization(who);
       if (auth) headers.authorization = auth;
       if (body !== undefined) headers['content-type'] = 'application/json';
-      const response = await fetch(`${credentials.base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      if (upload) {
+        headers['content-type'] = upload.type;
+        headers['content-disposition'] = `attachment; filename=${upload.filename}`;
+      }
+      const payload = upload ? upload.data : body === undefined ? undefined : JSON.stringify(body);
+      const response = await fetch(`${credentials.base}${path}`, { method, headers, body: payload });
       const text = await response.text();
       let parsed: unknown;
       try {

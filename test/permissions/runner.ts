@@ -3,7 +3,8 @@
  * fixtures as the administrator, sends the request as each caller, and reduces the answer to a cell in the
  * table's notation so that expected and actual compare as strings.
  */
-import type { Cell, ItemFixture, Row, TermFixture, UserFixture, Who } from './table';
+import type { Cell, ItemFixture, MediaFixture, Row, TermFixture, UserFixture, Who } from './table';
+import { UPLOAD } from './table';
 import { FIXTURE_DATES, WHO } from './table';
 import type { Role } from '../../src/access/capabilities';
 
@@ -18,14 +19,23 @@ export type Caller = Who | { login: string; password: string };
 export interface Target {
   /** The namespace our `core/v2` stands for there (`wp/v2` on WordPress). */
   namespace: string;
-  /** Sends a request as the caller; `path` is already in the target's namespace. */
-  send(method: string, path: string, body: unknown, caller: Caller): Promise<TargetResponse>;
+  /** Sends a request as the caller; `path` is already in the target's namespace. With `upload`, the body is that file, sent raw. */
+  send(method: string, path: string, body: unknown, caller: Caller, upload?: Upload): Promise<TargetResponse>;
   userId(role: Role): number;
   login(role: Role): string;
 }
 
+/** A file sent as a raw upload body. */
+export interface Upload {
+  data: Buffer;
+  filename: string;
+  type: string;
+}
+
 interface Made {
   id: number;
+  /** A media item's file URL. */
+  src?: string;
   word?: string;
   revision?: number;
   autosave?: number;
@@ -93,10 +103,23 @@ export class FixtureBook {
     });
   }
 
+  /** An unattached image uploaded by the administrator for the caller (`own`) or another user. */
+  async media(fixture: MediaFixture, who: Who, reusable: boolean): Promise<Made> {
+    const owner = fixture.owner === 'own' ? this.target.userId(who as Role) : this.otherUser(who);
+    return this.reuse(JSON.stringify({ media: true, owner }), reusable, async () => {
+      const response = await this.target.send('POST', this.path(`/core/v2/media?author=${owner}`), undefined, 'administrator', { ...UPLOAD, filename: `${this.unique('permmedia')}.png` });
+      if (response.status !== 201) throw new Error(`fixture upload answered ${response.status} ${JSON.stringify(response.body)}`);
+      this.made.push(`/core/v2/media/${response.body.id}`);
+      return { id: response.body.id, src: response.body.source_url };
+    });
+  }
+
   async term(fixture: TermFixture, reusable: boolean): Promise<Made> {
     return this.reuse(JSON.stringify(fixture), reusable, async () => {
       const name = this.unique('permterm');
-      const created = await this.admin('POST', `/core/v2/${fixture.taxonomy}`, { name });
+      // A menu item (a post of nav_menu_item, made like a term of a menu) is a custom link.
+      const body = fixture.taxonomy === 'menu-items' ? { title: name, url: 'https://example.com/' } : { name };
+      const created = await this.admin('POST', `/core/v2/${fixture.taxonomy}`, body);
       this.made.push(`/core/v2/${fixture.taxonomy}/${created.body.id}`);
       return { id: created.body.id, word: name };
     });
@@ -199,7 +222,7 @@ export function describe(expected: string, response: TargetResponse, listedId: n
 /** Runs one row for one caller and describes the answer in the notation of `expected`. */
 export async function runCell(target: Target, book: FixtureBook, row: Row, who: Who, expected: string): Promise<string> {
   const reusable = row.method === 'GET' && !row.viaBatch;
-  const item = row.item ? await book.item(row.item, who, reusable) : null;
+  const item = row.item ? await book.item(row.item, who, reusable) : row.media ? await book.media(row.media, who, reusable) : null;
   const term = row.term ? await book.term(row.term, reusable) : null;
   const fresh = row.asFreshCaller && who !== 'anonymous' ? await book.freshCaller(who) : null;
   const user = row.users ? await book.user(row.users, who, reusable, fresh?.id) : null;
@@ -208,6 +231,7 @@ export async function runCell(target: Target, book: FixtureBook, row: Row, who: 
     revision: item?.revision,
     autosave: item?.autosave,
     word: item?.word,
+    src: item?.src,
     term: term?.id,
     me: who === 'anonymous' ? undefined : (fresh?.id ?? target.userId(who)),
     other: book.otherUser(who),
@@ -228,7 +252,7 @@ export async function runCell(target: Target, book: FixtureBook, row: Row, who: 
     book.noteCreated(path, inner);
     return describe(expected, inner, listedId, who);
   }
-  const response = await target.send(row.method, path, body, caller);
+  const response = await target.send(row.method, path, body, caller, row.upload ? { ...UPLOAD, filename: `${book.unique('permupload')}.png` } : undefined);
   book.noteCreated(path, response);
   return describe(expected, response, listedId, who);
 }

@@ -49,10 +49,21 @@ export interface UserFixture {
   applicationPassword?: boolean;
 }
 
-/** A term made by the administrator (the `{term}`). */
+/** A term made by the administrator (the `{term}`): a category, a tag, a menu, or a menu item (a custom link). */
 export interface TermFixture {
-  taxonomy: 'categories' | 'tags';
+  taxonomy: 'categories' | 'tags' | 'menus' | 'menu-items';
 }
+
+/** An image uploaded by the administrator before the request (the `{id}`; `{src}` is its file URL). */
+export interface MediaFixture {
+  owner: 'own' | 'other';
+}
+
+/** The image every upload of the table sends: a 1×1 PNG. */
+export const UPLOAD = {
+  data: Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC', 'base64'),
+  type: 'image/png',
+};
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -66,6 +77,9 @@ export interface Row {
   item?: ItemFixture;
   users?: UserFixture;
   term?: TermFixture;
+  media?: MediaFixture;
+  /** The request's body is an uploaded image (sent raw), not JSON. */
+  upload?: boolean;
   body?: Record<string, unknown>;
   /** Signed in with the caller's login and a wrong application password. */
   wrongPassword?: boolean;
@@ -82,6 +96,8 @@ const FUTURE_DATE = '2035-01-01T10:00:00';
 
 interface RowOptions {
   item?: ItemFixture;
+  media?: MediaFixture;
+  upload?: boolean;
   users?: UserFixture;
   term?: TermFixture;
   body?: Record<string, unknown>;
@@ -115,7 +131,8 @@ function routeOf(method: Method, path: string): string {
     .replace(/\/(posts|pages)\/\{id\}\/autosaves\/\{autosave\}/, '/$1/{parent}/autosaves/{id}')
     .replace(/\/revisions\/\{revision\}/, '/revisions/{id}')
     .replace(/\/users\/(\{user\}|me)\/application-passwords/, '/users/{user_id}/application-passwords')
-    .replace(/\{(user|term)\}/, '{id}');
+    .replace(/\{(user|term)\}/, '{id}')
+    .replace(/\/menu-locations\/[\w-]+$/, '/menu-locations/{location}');
   return `${method} ${pattern}`;
 }
 
@@ -123,7 +140,9 @@ function row(method: Method, path: string, options: RowOptions, cells: Cells): R
   const parts: string[] = [];
   if (options.item) parts.push(describeItem(options.item));
   if (options.users) parts.push(describeUsers(options.users));
-  if (options.term) parts.push(options.term.taxonomy === 'categories' ? 'a category' : 'a tag');
+  if (options.term) parts.push({ categories: 'a category', tags: 'a tag', menus: 'a menu', 'menu-items': 'a menu item' }[options.term.taxonomy]);
+  if (options.media) parts.push(options.media.owner === 'own' ? 'own image' : "someone else's image");
+  if (options.upload) parts.push('an image upload');
   if (options.wrongPassword) parts.push('a wrong application password');
   const query = path.includes('?') ? path.slice(path.indexOf('?') + 1) : '';
   if (query) parts.push(`?${query}`);
@@ -137,6 +156,8 @@ function row(method: Method, path: string, options: RowOptions, cells: Cells): R
     item: options.item,
     users: options.users,
     term: options.term,
+    media: options.media,
+    upload: options.upload,
     body: options.body,
     wrongPassword: options.wrongPassword,
     asFreshCaller: options.asFreshCaller,
@@ -377,6 +398,34 @@ const terms: Row[] = [
   row('DELETE', '/core/v2/tags/{term}?force=true', { term: T }, ['401 rest_cannot_delete', '403 rest_cannot_delete', '403 rest_cannot_delete', '403 rest_cannot_delete', '200', '200']),
 ];
 
+// --- media (uploading takes upload_files; an unattached image counts as published for edit rights) ---------------
+
+const OWN_IMAGE = { owner: 'own' } as const;
+const OTHER_IMAGE = { owner: 'other' } as const;
+const EDITORS = (code: string, ok: string): Cells => [`401 ${code}`, `403 ${code}`, `403 ${code}`, `403 ${code}`, ok, ok];
+const media: Row[] = [
+  row('GET', '/core/v2/media', {}, all('200')),
+  row('GET', '/core/v2/media?context=edit', {}, ['401 rest_forbidden_context', '403 rest_forbidden_context', '200', '200', '200', '200']),
+  row('GET', '/core/v2/media?include={id}', { media: OTHER_IMAGE }, all('200 listed')),
+  row('GET', '/core/v2/media?status=private', {}, [`400 ${FORBIDDEN_STATUS}`, `400 ${FORBIDDEN_STATUS}`, '200', '200', '200', '200']),
+  row('POST', '/core/v2/media', { upload: true, note: 'contributors cannot upload' }, ['401 rest_cannot_create', '403 rest_cannot_create', '403 rest_cannot_create', '201', '201', '201']),
+  row('GET', '/core/v2/media/{id}', { media: OTHER_IMAGE }, all('200')),
+  row('GET', '/core/v2/media/{id}?context=edit', { media: OWN_IMAGE }, [null, '403 rest_forbidden_context', '403 rest_forbidden_context', '200', '200', '200']),
+  row('GET', '/core/v2/media/{id}?context=edit', { media: OTHER_IMAGE }, EDITORS('rest_forbidden_context', '200')),
+  row('POST', '/core/v2/media/{id}', { media: OWN_IMAGE, body: { alt_text: 'Changed' } }, [null, '403 rest_cannot_edit', '403 rest_cannot_edit', '200', '200', '200']),
+  row('POST', '/core/v2/media/{id}', { media: OTHER_IMAGE, body: { alt_text: 'Changed' } }, EDITORS('rest_cannot_edit', '200')),
+  row('PUT', '/core/v2/media/{id}', { media: OTHER_IMAGE, body: { alt_text: 'Changed' } }, EDITORS('rest_cannot_edit', '200')),
+  row('PATCH', '/core/v2/media/{id}', { media: OWN_IMAGE, body: { alt_text: 'Changed' } }, [null, '403 rest_cannot_edit', '403 rest_cannot_edit', '200', '200', '200']),
+  row('DELETE', '/core/v2/media/{id}', { media: OWN_IMAGE, note: 'attachments cannot be trashed' }, [null, '403 rest_cannot_delete', '403 rest_cannot_delete', '501 rest_trash_not_supported', '501 rest_trash_not_supported', '501 rest_trash_not_supported']),
+  row('DELETE', '/core/v2/media/{id}?force=true', { media: OWN_IMAGE }, [null, '403 rest_cannot_delete', '403 rest_cannot_delete', '200', '200', '200']),
+  row('DELETE', '/core/v2/media/{id}?force=true', { media: OTHER_IMAGE }, EDITORS('rest_cannot_delete', '200')),
+  row('POST', '/core/v2/media/{id}/post-process', { media: OTHER_IMAGE, body: { action: 'create-image-subsizes' } }, EDITORS('rest_cannot_edit', '200')),
+  row('POST', '/core/v2/media/{id}/edit', { media: OTHER_IMAGE, body: { src: '{src}', rotation: 90 } }, ['401 rest_cannot_edit_image', '403 rest_cannot_edit_image', '403 rest_cannot_edit_image', '403 rest_cannot_edit', '201', '201']),
+  row('POST', '/core/v2/media/{id}/edit', { media: OWN_IMAGE, body: { src: '{src}', rotation: 90 } }, [null, '403 rest_cannot_edit_image', '403 rest_cannot_edit_image', '201', '201', '201']),
+  row('GET', '/core/v2/media/{id}/history', { media: OWN_IMAGE, localOnly: 'an extension: WordPress has no such route' }, [null, '403 rest_cannot_read', '403 rest_cannot_read', '200', '200', '200']),
+  row('GET', '/core/v2/media/{id}/history', { media: OTHER_IMAGE, localOnly: 'an extension: WordPress has no such route' }, EDITORS('rest_cannot_read', '200')),
+];
+
 // --- users (self-service for everyone; others' details and management for administrators) -----------------------
 
 const SELF = { user: 'self' } as const;
@@ -446,6 +495,35 @@ const applicationPasswords: Row[] = [
   row('DELETE', '/core/v2/users/{user}/application-passwords/{uuid}', { users: OTHER_AP }, ADMIN_ONLY('rest_cannot_delete_application_password', '200')),
 ];
 
+// --- menus, menu items and menu locations (reading takes edit_posts or edit_theme_options; writing edit_theme_options) ---
+
+const MENU = { taxonomy: 'menus' } as const;
+const MENU_ITEM = { taxonomy: 'menu-items' } as const;
+const READERS = (code: string): Cells => [`401 ${code}`, `403 ${code}`, '200', '200', '200', '200'];
+const MANAGERS = (code: string, success: string): Cells => [`401 ${code}`, `403 ${code}`, `403 ${code}`, `403 ${code}`, `403 ${code}`, success];
+const menuRows: Row[] = [
+  row('GET', '/core/v2/menu-items', {}, READERS('rest_cannot_view')),
+  row('GET', '/core/v2/menu-items?context=edit', {}, ['401 rest_cannot_view', '403 rest_cannot_view', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '200']),
+  row('POST', '/core/v2/menu-items', { body: { title: '{unique}', url: 'https://example.com/' } }, MANAGERS('rest_cannot_create', '201')),
+  row('POST', '/core/v2/menu-items', { body: { title: '{unique}', url: 'https://example.com/' }, viaBatch: true }, MANAGERS('rest_cannot_create', '201')),
+  row('GET', '/core/v2/menu-items/{term}', { term: MENU_ITEM }, READERS('rest_cannot_view')),
+  row('POST', '/core/v2/menu-items/{term}', { term: MENU_ITEM, body: { description: 'Changed' } }, MANAGERS('rest_cannot_edit', '200')),
+  row('PUT', '/core/v2/menu-items/{term}', { term: MENU_ITEM, body: { description: 'Changed' } }, MANAGERS('rest_cannot_edit', '200')),
+  row('PATCH', '/core/v2/menu-items/{term}', { term: MENU_ITEM, body: { description: 'Changed' } }, MANAGERS('rest_cannot_edit', '200')),
+  row('DELETE', '/core/v2/menu-items/{term}?force=true', { term: MENU_ITEM }, MANAGERS('rest_cannot_delete', '200')),
+  row('DELETE', '/core/v2/menu-items/{term}', { term: MENU_ITEM, note: 'menu items cannot be trashed' }, MANAGERS('rest_cannot_delete', '501 rest_trash_not_supported')),
+  row('GET', '/core/v2/menus', {}, READERS('rest_cannot_view')),
+  row('GET', '/core/v2/menus?context=edit', {}, ['401 rest_cannot_view', '403 rest_cannot_view', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '200']),
+  row('POST', '/core/v2/menus', { body: { name: '{unique}' } }, MANAGERS('rest_cannot_create', '201')),
+  row('GET', '/core/v2/menus/{term}', { term: MENU }, READERS('rest_cannot_view')),
+  row('POST', '/core/v2/menus/{term}', { term: MENU, body: { description: 'Changed' } }, MANAGERS('rest_cannot_update', '200')),
+  row('PUT', '/core/v2/menus/{term}', { term: MENU, body: { description: 'Changed' } }, MANAGERS('rest_cannot_update', '200')),
+  row('PATCH', '/core/v2/menus/{term}', { term: MENU, body: { description: 'Changed' } }, MANAGERS('rest_cannot_update', '200')),
+  row('DELETE', '/core/v2/menus/{term}?force=true', { term: MENU }, MANAGERS('rest_cannot_delete', '200')),
+  row('GET', '/core/v2/menu-locations', {}, MANAGERS('rest_cannot_view', '200')),
+  row('GET', '/core/v2/menu-locations/primary', { note: 'no theme, so no location' }, MANAGERS('rest_cannot_view', '404 rest_menu_location_invalid')),
+];
+
 // --- extensions of ours (no WordPress counterpart: the cells are the rules docs/history.md and docs/projections.md state) ---
 
 const EXTENSION = 'an extension: WordPress has no such route';
@@ -486,6 +564,8 @@ export const SECTIONS: readonly Section[] = [
   { title: 'Posts, their revisions and autosaves', rows: posts },
   { title: 'Pages, their revisions and autosaves', rows: pages },
   { title: 'Categories and tags', rows: terms },
+  { title: 'Menus, menu items and menu locations', rows: menuRows },
+  { title: 'Media', rows: media },
   { title: 'Users', rows: users },
   { title: 'Application passwords', rows: applicationPasswords },
   { title: 'Extensions of ours', rows: extensions },
