@@ -47,13 +47,14 @@ test('routes carry namespace, methods, endpoints with args, and self links only 
   assert.equal(Object.keys(item.endpoints[0].args)[0], 'id');
 });
 
-// The interface lists posts and pages (and menu items); WordPress 6.1 also flags the term controllers
-// (categories, tags), which the interface does not describe, so those follow WordPress.
-test('allow_batch v1 appears on exactly the post, page and term endpoints', async () => {
+// The interface lists posts, pages and menu items; WordPress 6.1 also flags the term controllers
+// (categories, tags, menus), which the interface does not describe, so those follow WordPress. Menu
+// locations are not batchable.
+test('allow_batch v1 appears on exactly the post, page, menu-item and term endpoints', async () => {
   const { body } = await t.request('GET', '/');
   for (const [path, route] of Object.entries<any>(body.routes)) {
     for (const endpoint of route.endpoints) {
-      const batchable = /^\/core\/v2\/(posts|pages|categories|tags)(\/\(\?P<id>\[\\d\]\+\))?$/.test(path);
+      const batchable = /^\/core\/v2\/(posts|pages|categories|tags|menu-items|menus)(\/\(\?P<id>\[\\d\]\+\))?$/.test(path);
       if (batchable) assert.equal(endpoint.allow_batch, { v1: true }, `${path} ${endpoint.methods}`);
       else assert.is(endpoint.allow_batch, undefined, `${path} ${endpoint.methods}`);
     }
