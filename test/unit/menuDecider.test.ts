@@ -1,0 +1,89 @@
+/** The menu and menu-item deciders and the menu-items projection, as pure functions. */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { RestError } from '../../src/rest/errors';
+import { menuDecider, menuItemDecider } from '../../src/resources/menus/decider';
+import type { MenuItemState } from '../../src/resources/menus/decider';
+import type { MenuItemEvent } from '../../src/resources/menus/events';
+import menuItems from '../../projections/menuItems';
+import menus from '../../projections/menus';
+import type { RecordedEvent } from '../../src/ports/eventStore';
+
+const facts = { menuExists: true, archiveTypeExists: true };
+const now = '2024-05-01T12:00:00';
+const codeOf = (fn: () => unknown): string => {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof RestError) return error.code;
+    throw error;
+  }
+  return 'none';
+};
+const fold = (events: MenuItemEvent[]): MenuItemState => events.reduce(menuItemDecider.evolve, menuItemDecider.initialState());
+
+test('a custom link is its own object, with WordPress defaults; other statuses become drafts', () => {
+  const [event] = menuItemDecider.decide({ kind: 'create', id: 7, input: { title: 'Home', url: 'https://e.x/', status: 'pending' }, facts, actorId: 1, now }, menuItemDecider.initialState());
+  assert.equal(event, {
+    type: 'MenuItemCreated',
+    data: {
+      id: 7,
+      item: { title: 'Home', status: 'draft', url: 'https://e.x/', attr_title: '', description: '', type: 'custom', object: 'custom', object_id: 7, parent: 0, menu_order: 1, target: '', classes: '', xfn: '', menu: 0, author: 1, date: now, modified: now },
+    },
+  });
+});
+
+test('refusals: title and url of custom links (both reported), unknown menu, unknown archive type, missing item', () => {
+  const create = (input: object, f = facts) => () => menuItemDecider.decide({ kind: 'create', id: 1, input, facts: f, actorId: 1, now }, menuItemDecider.initialState());
+  try {
+    create({})();
+    assert.unreachable();
+  } catch (error) {
+    assert.is((error as RestError).code, 'rest_title_required');
+    assert.equal((error as RestError).additionalErrors.map((e) => e.code), ['rest_url_required']);
+  }
+  assert.is(codeOf(create({ title: 'x' })), 'rest_url_required');
+  assert.is(codeOf(create({ title: 'x', url: 'u', menu: 3 }, { ...facts, menuExists: false })), 'invalid_menu_id');
+  assert.is(codeOf(create({ type: 'post_type_archive', object: 'nope' }, { ...facts, archiveTypeExists: false })), 'rest_post_invalid_type');
+  assert.is(codeOf(create({ type: 'post_type', object: 'page', object_id: 5 })), 'none');
+  assert.is(codeOf(() => menuItemDecider.decide({ kind: 'delete', id: 1 }, menuItemDecider.initialState())), 'rest_post_invalid_id');
+});
+
+test('an update records only what changed, and the modification time', () => {
+  const created = menuItemDecider.decide({ kind: 'create', id: 2, input: { title: 'A', url: 'u' }, facts, actorId: 1, now }, menuItemDecider.initialState());
+  const state = fold(created);
+  const [updated] = menuItemDecider.decide({ kind: 'update', id: 2, input: { title: 'A', menu_order: 4 }, facts, now: '2024-05-02T00:00:00' }, state);
+  assert.equal(updated!.data, { id: 2, changes: { menu_order: 4, modified: '2024-05-02T00:00:00' } });
+  const [deleted] = menuItemDecider.decide({ kind: 'delete', id: 2 }, fold([...created, updated!]));
+  assert.equal(deleted, { type: 'MenuItemDeleted', data: { id: 2, menu: 0 } });
+});
+
+test('menus: duplicate names and empty names are refused; an unchanged update appends nothing', () => {
+  const fields = { name: 'Main', slug: 'main', description: '', autoAdd: false, locations: [] };
+  assert.is(codeOf(() => menuDecider.decide({ kind: 'create', id: 3, fields, nameConflict: 2 }, menuDecider.initialState())), 'menu_exists');
+  assert.is(codeOf(() => menuDecider.decide({ kind: 'create', id: 3, fields: { ...fields, name: ' ' }, nameConflict: null }, menuDecider.initialState())), 'empty_term_name');
+  const created = menuDecider.decide({ kind: 'create', id: 3, fields, nameConflict: null }, menuDecider.initialState());
+  const state = created.reduce(menuDecider.evolve, menuDecider.initialState());
+  assert.equal(menuDecider.decide({ kind: 'update', id: 3, input: { name: 'Main' }, nameConflict: 3 }, state), []);
+  assert.equal(menuDecider.decide({ kind: 'update', id: 3, input: { autoAdd: true }, nameConflict: null }, state), [{ type: 'MenuUpdated', data: { id: 3, changes: { autoAdd: true } } }]);
+});
+
+const recorded = (type: string, data: unknown): RecordedEvent => ({ type, data }) as unknown as RecordedEvent;
+
+test('projections: menu items indexed by menu, order and text; menus keep auto_add', () => {
+  const item = { title: 'About', status: 'publish', url: 'u', attr_title: 'at', description: 'desc', type: 'custom', object: 'custom', object_id: 9, parent: 0, menu_order: 2, target: '', classes: '', xfn: '', menu: 4, author: 1, date: now, modified: now };
+  const doc = menuItems.evolve(null, recorded('MenuItemCreated', { id: 9, item }))!;
+  const index = menuItems.index!(doc, 'menu_item');
+  assert.equal(index.sets, { status: 'publish', author: 1, slug: '9', parent: 0, menus: 4 });
+  assert.equal(index.sort!.menu_order, 2);
+  assert.equal(index.text, { title: 'About', excerpt: 'at', content: 'desc' });
+  const moved = menuItems.evolve(doc, recorded('MenuItemUpdated', { id: 9, changes: { menu: 0 } }))!;
+  assert.is(menuItems.index!(moved, 'menu_item').sets!.menus, 0);
+  assert.is(menuItems.evolve(moved, recorded('MenuItemDeleted', { id: 9, menu: 0 })), null);
+
+  const menu = menus.evolve(null, recorded('MenuCreated', { id: 4, name: 'Main', slug: 'main', description: '', autoAdd: false, locations: [] }))!;
+  assert.is(menu.auto_add, false);
+  assert.is(menus.evolve(menu, recorded('MenuUpdated', { id: 4, changes: { autoAdd: true } }))!.auto_add, true);
+});
+
+test.run();
