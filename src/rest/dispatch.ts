@@ -210,22 +210,28 @@ export class Dispatcher {
       if (item === null || typeof item !== 'object' || Array.isArray(item)) return item;
       const links = (item as { _links?: Record<string, { href: string; embeddable?: boolean }[]> })._links;
       if (!links) return item;
+      // Every rel of every item is fetched at once; identical hrefs within the response are fetched once.
+      const chosen = Object.entries(links).filter(([rel]) => !rels || rels.includes(rel));
+      const fetched = await Promise.all(
+        chosen.map(([, entries]) =>
+          Promise.all(
+            entries.map((link) => {
+              if (!link.embeddable || !link.href.startsWith(this.options.apiRoot)) return Promise.resolve(null);
+              let pending = cache.get(link.href);
+              if (!pending) {
+                pending = this.fetchEmbedded(link.href, request);
+                cache.set(link.href, pending);
+              }
+              return pending;
+            }),
+          ),
+        ),
+      );
       const embedded: Record<string, unknown[]> = {};
-      for (const [rel, entries] of Object.entries(links)) {
-        if (rels && !rels.includes(rel)) continue;
-        const results = await Promise.all(
-          entries.map((link) => {
-            if (!link.embeddable || !link.href.startsWith(this.options.apiRoot)) return Promise.resolve(null);
-            let pending = cache.get(link.href);
-            if (!pending) {
-              pending = this.fetchEmbedded(link.href, request);
-              cache.set(link.href, pending);
-            }
-            return pending;
-          }),
-        );
+      chosen.forEach(([rel], i) => {
+        const results = fetched[i]!;
         if (results.some((r) => r !== null)) embedded[rel] = results.map((r) => r ?? []);
-      }
+      });
       return Object.keys(embedded).length > 0 ? { ...item, _embedded: embedded } : item;
     };
     return Array.isArray(body) ? Promise.all(body.map(embedOne)) : embedOne(body);
@@ -235,13 +241,28 @@ export class Dispatcher {
     const url = new URL(href);
     const path = decodeURIComponent(url.pathname.slice(new URL(this.options.apiRoot).pathname.length - 1));
     const query = { ...parseQuery(url.search.slice(1)), context: 'embed' };
-    const result = await this.dispatch(
-      { ...parent, method: 'GET', path, query, json: null, form: null, invalidJson: false, rawBody: undefined, files: undefined },
-      { embed: false },
-    );
+    const request: RestRequest = { ...parent, method: 'GET', path, query, json: null, form: null, invalidJson: false, rawBody: undefined, files: undefined };
+    const result = await this.answerEmbedded(request);
     // A link to a route this API does not have (comments, media) embeds nothing, as an empty collection would.
     if (result.status === 404 && (result.body as { code?: unknown } | null)?.code === 'rest_no_route') return null;
     return result.body;
+  }
+
+  /**
+   * An embedded request's status and body, as `dispatch` would give them. Only the body is embedded, so the
+   * `Allow` header (a permission check per endpoint of the route) is not worked out; an href carrying its own
+   * response-shaping globals takes the whole pipeline.
+   */
+  private async answerEmbedded(request: RestRequest): Promise<RestResult> {
+    if (request.query._fields !== undefined || request.query._envelope !== undefined) return this.dispatch(request, { embed: false });
+    const prepared = await this.prepare(request);
+    if (prepared instanceof RestError) return errorResult(prepared);
+    try {
+      return await prepared.matched.endpoint.handle(prepared.ctx);
+    } catch (error) {
+      if (!(error instanceof RestError)) throw error;
+      return errorResult(error);
+    }
   }
 }
 
