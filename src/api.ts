@@ -19,6 +19,8 @@ import { menuRoutes } from './resources/menus/routes';
 import { historyRoutes } from './resources/history/routes';
 import { mediaRoutes } from './resources/media/routes';
 import { detachTermFromPosts } from './resources/content/termDetach';
+import { oembedRoutes } from './resources/oembed/routes';
+import { createRemoteEmbeds } from './resources/oembed/remote';
 import { auditRoutes } from './resources/audit/routes';
 import { customProjections, projectionRoutes } from './resources/projections/routes';
 
@@ -55,6 +57,7 @@ export function buildDispatcher(site: Site): Dispatcher {
     }),
   ];
   resourceRoutes.push(...menuRoutes(site));
+  resourceRoutes.push(...oembedRoutes(site, createRemoteEmbeds({ fetcher: site.http, clock: site.clock })));
   resourceRoutes.push(...userRoutes(site), ...applicationPasswordRoutes(site));
   resourceRoutes.push(...historyRoutes(site, 'post'), ...historyRoutes(site, 'page'), ...auditRoutes(site), ...projectionRoutes(site, customProjections(site)));
   const all: RouteDefinition[] = [];

@@ -8,6 +8,8 @@ import type { Clock } from './ports/clock';
 import type { EventMetadata, EventStore } from './ports/eventStore';
 import type { ReadModel } from './ports/readModel';
 import type { BlobStore } from './ports/blobStore';
+import type { HttpFetcher } from './ports/httpFetcher';
+import { createNodeHttpFetcher } from './adapters/http/nodeFetcher';
 import { createMemoryBlobStore } from './adapters/memory/blobStore';
 import { CommandHandler } from './core/commandHandler';
 import { IdSequence } from './core/ids';
@@ -52,6 +54,8 @@ export interface Site {
   readModel: ReadModel;
   /** Uploaded files (media), by key `YYYY/MM/name`. */
   blobs: BlobStore;
+  /** Outgoing HTTP (oEmbed's proxy asking other sites). */
+  http: HttpFetcher;
   commands: CommandHandler;
   ids: { content: IdSequence; users: IdSequence };
   claims: NameClaims;
@@ -78,6 +82,8 @@ export interface SiteAdapters {
   clock: Clock;
   /** Where uploads live; in memory when not given (tests). */
   blobs?: BlobStore;
+  /** Outgoing HTTP; node's fetch, bounded, when not given. */
+  http?: HttpFetcher;
   projections?: readonly Projection[];
   coordination?: Coordination;
 }
@@ -115,6 +121,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     store,
     readModel,
     blobs: adapters.blobs ?? createMemoryBlobStore(),
+    http: adapters.http ?? createNodeHttpFetcher(),
     commands: new CommandHandler(store),
     ids: {
       content: new IdSequence(store, 'content', settings.idBlockSize, system),

@@ -40,6 +40,13 @@ export function serializeBody(body: unknown): string | Buffer {
   return JSON.stringify(body);
 }
 
+/** A body sent as these bytes rather than as JSON (oEmbed's XML format); pair it with its Content-Type header. */
+export function rawBody(text: string): object {
+  const value = {};
+  Object.defineProperty(value, SERIALIZED, { value: Buffer.from(text), enumerable: false });
+  return Object.freeze(value);
+}
+
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);

@@ -183,6 +183,15 @@ const discovery: Row[] = [
   row('GET', '/', {}, all('200')),
   row('GET', '/core/v2', {}, all('200')),
   row('GET', '/oembed/1.0', {}, all('200')),
+  row('GET', '/oembed/1.0/embed?url=http%3A%2F%2Funknown.example%2Fx', { note: 'not an item of this site' }, all('404 oembed_invalid_url')),
+  row('GET', '/oembed/1.0/proxy?url=http%3A%2F%2Funknown.example%2Fx&discover=false', { note: 'needs edit_posts; then nothing found' }, [
+    '401 rest_forbidden',
+    '403 rest_forbidden',
+    '404 oembed_invalid_url',
+    '404 oembed_invalid_url',
+    '404 oembed_invalid_url',
+    '404 oembed_invalid_url',
+  ]),
 ];
 
 // --- posts -----------------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import type { EventStore } from '../../src/ports/eventStore';
 import type { ReadModel } from '../../src/ports/readModel';
 import type { Role } from '../../src/access/capabilities';
 import type { Projection } from '../../src/projection/projection';
+import type { HttpFetcher } from '../../src/ports/httpFetcher';
 import { createApplicationPassword, registerUser } from '../../src/resources/users/operations';
 
 export interface TestUser {
@@ -57,7 +58,12 @@ export interface TestSiteOptions {
   siteUrl?: string;
   /** Every projection the site runs (default: the built-in ones). */
   projections?: readonly Projection[];
+  /** Outgoing HTTP (default: a fetcher that refuses, so no test reaches the network). */
+  http?: HttpFetcher;
 }
+
+/** The default outgoing HTTP of test sites: no network. */
+const offline: HttpFetcher = { get: async (url) => Promise.reject(new Error(`no network in tests: ${url}`)) };
 
 export async function startTestSite(options: TestSiteOptions = {}): Promise<TestSite> {
   const clock = manualClock(options.now ?? Date.parse('2024-05-01T12:00:00Z'));
@@ -75,7 +81,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       idBlockSize: 5,
       readYourWritesTimeoutMs: 5000,
     },
-    { store: options.store ?? createMemoryEventStore(), readModel: options.readModel ?? createMemoryReadModel(), clock, projections: options.projections },
+    { store: options.store ?? createMemoryEventStore(), readModel: options.readModel ?? createMemoryReadModel(), clock, projections: options.projections, http: options.http ?? offline },
   );
   await site.projector.start();
   const app = createApp(site);
