@@ -127,6 +127,7 @@ async function main(): Promise<number> {
     template.replace(/\{([A-Za-z][\w]*)\}/g, (whole, name: string) => {
       if (name === 'ns') return targets[side].namespace;
       if (name === 'marker') return marker;
+      if (name === 'site') return targets[side].siteUrl;
       const entry = symbols.get(name);
       if (!entry && capturedNames.has(name)) throw new MissingSymbol(`{${name}} was not captured`);
       if (!entry) return whole;

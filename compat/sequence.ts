@@ -503,11 +503,28 @@ const roleMatrix: Step[] = [...ROLES, 'anonymous' as const].flatMap((role: Role 
   { name: `roles.${role}.delete-others`, method: 'DELETE', path: '/posts/{p9}', as: role },
 ]);
 
+// --- oEmbed (under the API root; `{site}` is each side's own site URL) --------------------------------------------
+
+const oembed: Step[] = [
+  { name: 'oembed.embed.by-id', method: 'GET', path: '/oembed/1.0/embed', root: true, query: { url: '{site}/?p={p1}' } },
+  { name: 'oembed.embed.by-id.small', method: 'GET', path: '/oembed/1.0/embed', root: true, query: { url: '{site}/?p={p1}', maxwidth: 100 } },
+  { name: 'oembed.embed.no-url', method: 'GET', path: '/oembed/1.0/embed', root: true },
+  { name: 'oembed.embed.foreign', method: 'GET', path: '/oembed/1.0/embed', root: true, query: { url: 'http://unknown.example/x' } },
+  { name: 'oembed.embed.draft', method: 'GET', path: '/oembed/1.0/embed', root: true, query: { url: '{site}/?p={p2}' } },
+  { name: 'oembed.proxy.anonymous', method: 'GET', path: '/oembed/1.0/proxy', root: true, query: { url: 'http://unknown.example/x' } },
+  { name: 'oembed.proxy.anonymous.no-url', method: 'GET', path: '/oembed/1.0/proxy', root: true },
+  { name: 'oembed.proxy.subscriber', method: 'GET', path: '/oembed/1.0/proxy', root: true, as: 'subscriber', query: { url: 'http://unknown.example/x' } },
+  { name: 'oembed.proxy.local', method: 'GET', path: '/oembed/1.0/proxy', root: true, as: 'editor', query: { url: '{site}/?p={p1}', maxwidth: 400 } },
+  { name: 'oembed.proxy.unknown', method: 'GET', path: '/oembed/1.0/proxy', root: true, as: 'editor', query: { url: 'http://unknown.example/x', discover: false } },
+  { name: 'oembed.proxy.bad-discover', method: 'GET', path: '/oembed/1.0/proxy', root: true, as: 'editor', query: { url: 'http://unknown.example/x', discover: 'notaboolean' } },
+];
+
 export const SEQUENCE: readonly Step[] = [
   ...discovery,
   ...terms,
   ...postCreates,
   ...postReads,
+  ...oembed,
   ...postLists,
   ...postUpdates,
   ...revisions,

@@ -3,6 +3,7 @@
  * reference WordPress and to palimpsest. Strings in a step may name values that differ per side:
  *
  * - `{ns}`: the content namespace path, `/wp/v2` or `/core/v2` (for paths inside batch bodies);
+ * - `{site}`: the side's site URL (for URLs of the site's own items, as oEmbed takes them);
  * - `{marker}`: a word unique to the run, put in every title so lists can be narrowed to this run's items;
  * - `{symbol}`: an id captured earlier in the sequence (or a role name, for that user's id). A string that is
  *   exactly one `{symbol}` becomes the number itself, so `author: '{editor}'` sends an integer.
