@@ -47,7 +47,9 @@
  * do not narrow) and then check substrings on the stored lowercased text.
  *
  * A commit is one EVALSHA of COMMIT: it reads each document's previous entry from C:m, removes only the
- * memberships that changed, adds the new ones and moves the checkpoint, atomically. Everything that can be
+ * memberships that changed, adds the new ones and moves the checkpoint, atomically. The client sends each text
+ * column's distinct trigrams with it, and the script gathers set memberships over the whole commit and sends
+ * one variadic SADD / SREM per set at the end (a batch's documents share most trigram sets). Everything that can be
  * invalid is checked before the script is sent (a Lua error part-way would not roll back).
  *
  * Scripts touch keys they compute, so this adapter needs a single Redis, not a cluster.
@@ -124,6 +126,23 @@ function trigrams(term: Buffer, max = 8): Buffer[] {
   const list = [...all.values()];
   if (list.length <= max) return list;
   return Array.from({ length: max }, (_, i) => list[Math.floor((i * (list.length - 1)) / (max - 1))]!);
+}
+
+/**
+ * Every distinct byte trigram of a column's text, three bytes each, for COMMIT: sent with the text so the script
+ * neither cuts the text into trigrams nor removes the repeats (a post repeats about half of its trigrams).
+ */
+function packedTrigrams(text: Buffer): Buffer {
+  const seen = new Set<number>();
+  for (let i = 0; i + 3 <= text.length; i++) seen.add((text[i]! << 16) | (text[i + 1]! << 8) | text[i + 2]!);
+  const out = Buffer.allocUnsafe(seen.size * 3);
+  let j = 0;
+  for (const tri of seen) {
+    out[j++] = tri >> 16;
+    out[j++] = (tri >> 8) & 0xff;
+    out[j++] = tri & 0xff;
+  }
+  return out;
 }
 
 function globEscape(key: Buffer): Buffer {
@@ -292,6 +311,12 @@ local function trigrams(s)
   for i = 1, #s - 2 do t[string.sub(s, i, i + 2)] = true end
   return t
 end
+-- The distinct trigrams the client packed three bytes each.
+local function unpackTrigrams(packed)
+  local t = {}
+  for i = 1, #packed, 3 do t[string.sub(packed, i, i + 2)] = true end
+  return t
+end
 local function pairsToMap(list)
   local m = {}
   for i = 1, #list, 2 do m[list[i]] = list[i + 1] end
@@ -303,8 +328,36 @@ local function toSet(list)
   return m
 end
 
+-- Set memberships (set fields, trigrams) are gathered over the whole commit and sent at its end as one variadic
+-- SREM and SADD per set: the documents of a batch share most trigram sets, so this is far fewer calls than one
+-- per trigram per document. Per (set, handle) the last change wins, which is what applying them in order gives;
+-- nothing in the script reads set memberships before the end.
+-- Kept as prefix → suffix → handle → present, so no key string is built per trigram per document.
+local memberships = {}
+local function member(prefix, suffix, h, present)
+  local byPrefix = memberships[prefix]
+  if not byPrefix then byPrefix = {}; memberships[prefix] = byPrefix end
+  local m = byPrefix[suffix]
+  if not m then m = {}; byPrefix[suffix] = m end
+  m[h] = present
+end
+local function flushMemberships()
+  for prefix, byPrefix in pairs(memberships) do
+    for suffix, m in pairs(byPrefix) do
+      local key = prefix .. suffix
+      local adds, removes = {}, {}
+      for h, present in pairs(m) do
+        if present then adds[#adds + 1] = h else removes[#removes + 1] = h end
+      end
+      -- unpack is bounded by Lua's C stack (8000 values).
+      for i = 1, #removes, 4000 do redis.call('SREM', key, unpack(removes, i, math.min(i + 3999, #removes))) end
+      for i = 1, #adds, 4000 do redis.call('SADD', key, unpack(adds, i, math.min(i + 3999, #adds))) end
+    end
+  end
+end
+
 -- Moves a document's memberships from the old entry to the new one (nil: none), touching only what changed.
-local function reindex(C, h, oid, old, new, texts)
+local function reindex(C, h, oid, old, new, texts, packs)
   local oldS, newS = pairsToMap(old and old.s or {}), pairsToMap(new and new.s or {})
   for f, k in pairs(oldS) do
     if newS[f] ~= k then
@@ -319,13 +372,15 @@ local function reindex(C, h, oid, old, new, texts)
     end
   end
   local oldT, newT = toSet(old and old.t or {}), toSet(new and new.t or {})
-  for s in pairs(oldT) do if not newT[s] then redis.call('SREM', C .. 's:' .. s, h) end end
-  for s in pairs(newT) do if not oldT[s] then redis.call('SADD', C .. 's:' .. s, h) end end
+  local setPrefix = C .. 's:'
+  for s in pairs(oldT) do if not newT[s] then member(setPrefix, s, h, false) end end
+  for s in pairs(newT) do if not oldT[s] then member(setPrefix, s, h, true) end end
   local oldX, newX = toSet(old and old.x or {}), toSet(new and new.x or {})
   for col in pairs(oldX) do
     if not newX[col] then
       local text = redis.call('HGET', C .. 'x:' .. col, h) or ''
-      for tri in pairs(trigrams(text)) do redis.call('SREM', C .. 't:' .. col .. ':' .. tri, h) end
+      local prefix = C .. 't:' .. col .. ':'
+      for tri in pairs(trigrams(text)) do member(prefix, tri, h, false) end
       redis.call('HDEL', C .. 'x:' .. col, h)
     end
   end
@@ -334,9 +389,15 @@ local function reindex(C, h, oid, old, new, texts)
     local prev = nil
     if oldX[col] then prev = redis.call('HGET', C .. 'x:' .. col, h) or '' end
     if prev ~= text then
-      local a, b = trigrams(prev or ''), trigrams(text)
-      for tri in pairs(a) do if not b[tri] then redis.call('SREM', C .. 't:' .. col .. ':' .. tri, h) end end
-      for tri in pairs(b) do if not a[tri] then redis.call('SADD', C .. 't:' .. col .. ':' .. tri, h) end end
+      local b = unpackTrigrams(packs[col])
+      local prefix = C .. 't:' .. col .. ':'
+      if prev then
+        local a = trigrams(prev)
+        for tri in pairs(a) do if not b[tri] then member(prefix, tri, h, false) end end
+        for tri in pairs(b) do if not a[tri] then member(prefix, tri, h, true) end end
+      else
+        for tri in pairs(b) do member(prefix, tri, h, true) end
+      end
       redis.call('HSET', C .. 'x:' .. col, h, text)
     end
   end
@@ -350,7 +411,7 @@ for _ = 1, writes do
   if h then old = cmsgpack.unpack(redis.call('HGET', C .. 'm', h)) end
   if op == 'P' then
     local json = arg()
-    local new, texts = { s = {}, t = {}, x = {} }, {}
+    local new, texts, packs = { s = {}, t = {}, x = {} }, {}, {}
     for _ = 1, tonumber(arg()) do
       new.s[#new.s + 1] = arg()
       new.s[#new.s + 1] = arg()
@@ -360,6 +421,7 @@ for _ = 1, writes do
       local col = arg()
       new.x[#new.x + 1] = col
       texts[col] = arg()
+      packs[col] = arg()
     end
     if not h then
       h = tostring(redis.call('INCR', C .. 'seq'))
@@ -368,10 +430,10 @@ for _ = 1, writes do
       redis.call('ZADD', C .. 'z:id', 0, oid .. h)
     end
     redis.call('HSET', C .. 'd', oid, json)
-    reindex(C, h, oid, old, new, texts)
+    reindex(C, h, oid, old, new, texts, packs)
     redis.call('HSET', C .. 'm', h, cmsgpack.pack(new))
   elseif h then
-    reindex(C, h, oid, old, nil, {})
+    reindex(C, h, oid, old, nil, {}, {})
     redis.call('HDEL', C .. 'd', oid)
     redis.call('HDEL', C .. 'i', oid)
     redis.call('HDEL', C .. 'o', h)
@@ -379,6 +441,7 @@ for _ = 1, writes do
     redis.call('ZREM', C .. 'z:id', oid .. h)
   end
 end
+flushMemberships()
 if staged then
   redis.call('HSET', P .. 'gen:staged-checkpoints', projection, ARGV[3])
 else
@@ -1171,7 +1234,10 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
         for (const [field, key] of sort) args.push(name(field), ord(key));
         const suffixes = [...sets].flatMap(([field, values]) => values.map((v) => setSuffix(field, v)));
         args.push(String(suffixes.length), ...suffixes, String(text.size));
-        for (const [column, value] of text) args.push(name(column), cesu8(value.toLowerCase()));
+        for (const [column, value] of text) {
+          const lowered = cesu8(value.toLowerCase());
+          args.push(name(column), lowered, packedTrigrams(lowered));
+        }
       }
       try {
         await run(COMMIT_SCRIPT, args);
