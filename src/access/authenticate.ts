@@ -8,7 +8,8 @@ import type { ReadModel } from '../ports/readModel';
 import type { Site } from '../site';
 import type { Actor } from './capabilities';
 import { isRole } from './capabilities';
-import { applicationPasswordMatches } from './applicationPasswords';
+import { hashApplicationPassword } from './applicationPasswords';
+import { timingSafeEqual } from 'node:crypto';
 import { retryAfterSeconds, throttleFor } from './throttle';
 import { RestError, restError } from '../rest/errors';
 import type { UserDoc } from '../../projections/users';
@@ -51,6 +52,33 @@ export function parseBasic(authorization: string | undefined): { name: string; p
   return { name: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
+/**
+ * Per read model (so per site): presented password → its HMAC under the site's secret. The HMAC is a pure
+ * function of the two, so a cached one is never stale; whether it opens an account is decided on every request
+ * against the user's current password hashes, so a revoked password fails on the next request. Bounded: emptied
+ * when full (clients reuse a handful of passwords).
+ */
+const presentedHashes = new WeakMap<ReadModel, Map<string, Buffer>>();
+const PRESENTED_HASHES_KEPT = 1024;
+
+function presentedHash(readModel: ReadModel, secret: string, password: string): Buffer {
+  let cache = presentedHashes.get(readModel);
+  if (!cache) presentedHashes.set(readModel, (cache = new Map()));
+  const key = `${secret.length}:${secret}\u0000${password}`;
+  let hash = cache.get(key);
+  if (hash === undefined) {
+    if (cache.size >= PRESENTED_HASHES_KEPT) cache.clear();
+    hash = Buffer.from(hashApplicationPassword(secret, password), 'hex');
+    cache.set(key, hash);
+  }
+  return hash;
+}
+
+const hashMatches = (presented: Buffer, storedHash: string): boolean => {
+  const stored = Buffer.from(storedHash, 'hex');
+  return presented.length === stored.length && timingSafeEqual(presented, stored);
+};
+
 /** Returns null for a request without Basic credentials; throws a 401 RestError for bad ones. */
 export async function authenticateBasic(readModel: ReadModel, secret: string, authorization: string | undefined): Promise<Authenticated | null> {
   if (!authorization || !/^basic /i.test(authorization)) return null;
@@ -65,7 +93,8 @@ export async function authenticateBasic(readModel: ReadModel, secret: string, au
       ? restError('invalid_email', '<strong>Error:</strong> Unknown email address. Check again or try your username.', 401)
       : restError('invalid_username', '<strong>Error:</strong> Unknown username. Check again or try your email address.', 401);
   }
-  const match = user.application_passwords.find((p) => applicationPasswordMatches(secret, password, p.passwordHash));
+  const presented = presentedHash(readModel, secret, password);
+  const match = user.application_passwords.find((p) => hashMatches(presented, p.passwordHash));
   if (!match) throw restError('incorrect_password', 'The provided password is an invalid application password.', 401);
   const actor: Actor = { id: user.id, roles: user.roles.filter(isRole) };
   passwordOfActor.set(actor, match.uuid);
