@@ -32,6 +32,13 @@ export interface IndexEntry {
   sets?: Record<string, Scalar | readonly Scalar[]>;
   /** Searchable text columns, matched case-insensitively by `text` filters and `relevance` order. */
   text?: Record<string, string>;
+  /**
+   * Partition fields: set fields of few values (a status, a type) for which the adapter also keeps every sort key
+   * (and `id`) ordered per value, so a plan filtering on one value of such a field (and perhaps a range on its
+   * order key) pages by rank, in O(log n + page) however deep the page. Optional and only a hint: results are the
+   * same with or without it, and a value some document did not declare as a partition is served as if none had.
+   */
+  partitions?: readonly string[];
 }
 
 /** Filters; a plan's top-level list is a conjunction. */

@@ -494,6 +494,78 @@ export function readModelContract(name: string, factory: Factory): void {
     assert.equal(got, { items: [], total: 0 });
   });
 
+  test('partitions: deep pages, status changes, deletions and rebuilds give what the reference gives', async ({ rm }) => {
+    const statuses = ['publish', 'draft', 'private'];
+    const state = new Map<DocId, RefRow>();
+    let position = 0;
+    const apply = async (writes: DocWrite[]) => {
+      await rm.commit(commitOf(writes, ++position));
+      for (const w of writes) {
+        if (w.doc === null) state.delete(w.id);
+        else state.set(w.id, { doc: w.doc, ...(w.index ? { index: w.index } : {}) });
+      }
+    };
+    const entry = (n: number, status: string, partitions: string[] | undefined = ['status']): IndexEntry => ({
+      // Dates tie in threes; every seventh document has no title key.
+      sort: n % 7 === 0 ? { date: Math.floor(n / 3) } : { date: Math.floor(n / 3), title: `t${(n * 37) % 101}` },
+      sets: { status, tags: [n % 4, n % 5] },
+      ...(partitions ? { partitions } : {}),
+    });
+    const post = (n: number, status: string, partitions?: string[]) => write(n, { n, status }, entry(n, status, partitions));
+    const check = async (where: string) => {
+      const rows = [...state.values()];
+      const shapes: QueryPlan[] = [];
+      for (const status of [...statuses, 'trash', 'nope']) {
+        for (const [offset, limit] of [[0, 10], [7, 3], [150, 10], [248, 10], [290, 20], [400, 5], [5, null], [0, 0]] as [number, number | null][]) {
+          shapes.push(plan([{ kind: 'any', field: 'status', values: [status] }], { kind: 'field', field: 'date', direction: 'desc' }, offset, limit));
+          shapes.push(plan([{ kind: 'any', field: 'status', values: [status, status] }], { kind: 'field', field: 'id', direction: 'asc' }, offset, limit));
+          shapes.push(plan([{ kind: 'and', filters: [{ kind: 'any', field: 'status', values: [status] }] }], { kind: 'field', field: 'title', direction: 'asc' }, offset, limit));
+          shapes.push(plan([{ kind: 'any', field: 'status', values: [status] }], { kind: 'field', field: 'title', direction: 'desc' }, offset, limit));
+          shapes.push(
+            plan(
+              [{ kind: 'any', field: 'status', values: [status] }, { kind: 'range', field: 'date', gt: 20, lte: 60 }],
+              { kind: 'field', field: 'date', direction: offset % 2 === 0 ? 'asc' : 'desc' },
+              offset % 50,
+              limit,
+            ),
+          );
+        }
+      }
+      shapes.push(plan([{ kind: 'any', field: 'tags', values: [2] }], { kind: 'field', field: 'date', direction: 'desc' }, 30, 10));
+      shapes.push(plan([{ kind: 'any', field: 'status', values: ['publish', 'private'] }], { kind: 'field', field: 'date', direction: 'desc' }, 100, 10));
+      for (const p of shapes) {
+        const expected = referenceQuery(rows, p);
+        const got = await rm.query(C, p);
+        const label = `${where}: ${JSON.stringify(p)}`;
+        assert.equal(idsOf(got), idsOf(expected), label);
+        assert.is(got.total, expected.total, label);
+        assert.equal(got.items, expected.items, label);
+      }
+    };
+    const all = Array.from({ length: 300 }, (_, n) => post(n, statuses[n % 3]!));
+    for (let i = 0; i < all.length; i += 100) await apply(all.slice(i, i + 100));
+    await check('loaded');
+    // Status changes move documents between partitions; title keys come and go.
+    await apply(Array.from({ length: 60 }, (_, i) => post(i * 5, statuses[(i * 5 + 1) % 3]!)));
+    await apply([write(14, { n: 14 }, { sort: { date: 4, title: 'now titled' }, sets: { status: 'publish' }, partitions: ['status'] })]);
+    await check('after status changes');
+    await apply(Array.from({ length: 40 }, (_, i) => ({ collection: C, id: i * 7 + 1, doc: null })));
+    await check('after deletions');
+    // A document that does not declare the partition: its value is served as if no document had.
+    await apply([post(1000, 'publish', []), post(1001, 'draft', undefined)]);
+    await check('with an undeclared document');
+    await apply([post(1000, 'publish')]);
+    await check('once it declares it');
+    // Rebuild: forget everything and commit the same documents again.
+    await rm.reset('posts-projection', [C]);
+    const rows = [...state.values()];
+    position = 0;
+    await rm.commit(commitOf(rows.map((r) => ({ collection: C, id: r.doc.id, doc: r.doc, ...(r.index ? { index: r.index } : {}) })), ++position));
+    await check('after a rebuild');
+    await rejects(rm.commit(commitOf([write(1, {}, { partitions: ['id'] })], ++position)));
+    await rejects(rm.commit(commitOf([write(1, {}, { partitions: [3] as unknown as string[] })], ++position)));
+  });
+
   test('seeded random documents and plans agree with the reference', async ({ rm }) => {
     const seed = Number(process.env.READ_MODEL_SEED ?? Math.floor(Math.random() * 2 ** 31));
     const random = new Random(seed);
@@ -596,7 +668,10 @@ class Random {
     if (this.chance(0.95)) text.title = this.words(3);
     if (this.chance(0.6)) text.excerpt = this.words(5);
     if (this.chance(0.8)) text.content = this.words(12);
-    return { collection: C, id, doc: { id, n: this.int(1000), tags: sets.tags ?? null }, index: { sort, sets, text } };
+    const r = this.next();
+    const partitions = r < 0.7 ? ['status'] : r < 0.8 ? ['status', 'tags'] : r < 0.9 ? ['author', 'status'] : undefined;
+    const index: IndexEntry = partitions ? { sort, sets, text, partitions } : { sort, sets, text };
+    return { collection: C, id, doc: { id, n: this.int(1000), tags: sets.tags ?? null }, index };
   }
 
   term(): string {
@@ -674,6 +749,24 @@ class Random {
   }
 
   plan(): QueryPlan {
+    if (this.chance(0.2)) {
+      // The partition shape: one value of a set field, perhaps a range on the order key, deep offsets.
+      const field = this.pick(['status', 'status', 'tags', 'author']);
+      const value = this.scalarFor(field);
+      const orderField = this.pick(['date', 'date', 'title', 'mixed', 'id']);
+      const filters: Filter[] = [{ kind: 'any', field, values: this.chance(0.2) ? [value, value] : [value] }];
+      if (orderField !== 'id' && this.chance(0.3)) {
+        const range: Extract<Filter, { kind: 'range' }> = { kind: 'range', field: orderField };
+        for (const bound of ['gt', 'gte', 'lt', 'lte'] as const) if (this.chance(0.4)) range[bound] = this.scalarFor(orderField);
+        filters.push(range);
+      }
+      return {
+        filters: this.chance(0.2) ? [{ kind: 'and', filters }] : filters,
+        order: { kind: 'field', field: orderField, direction: this.pick(['asc', 'desc'] as const) },
+        offset: this.chance(0.3) ? 0 : this.int(300),
+        limit: this.chance(0.2) ? null : this.int(16),
+      };
+    }
     // Bias toward the production shapes: status filters ordered by date with small pages.
     const filters = this.chance(0.3)
       ? [{ kind: 'any', field: 'status', values: this.some(STATUSES, 2) } as Filter, ...this.some([0], 1).map(() => this.filter(1))]

@@ -8,6 +8,8 @@
  * - `orders`: sort key → OrderIndex, a chunked sorted array of (key, row) ordered by (key, id); `byId` is the
  *   same for ids. Chunks keep inserts and deletes cheap (a splice of at most ~1k entries), lookups are binary
  *   searches, and a walk can start at a bound and go either way.
+ * - `partitionOrders`: per partition field (IndexEntry.partitions) and value, the same order indexes over that
+ *   value's rows only, so a one-value filter on such a field pages by rank (`byPartition`).
  *
  * A query compiles its filters into nodes that can test a row, estimate the size of a candidate superset they
  * can list (set sizes, range counts), and sometimes count their matches exactly (one set's size, an
@@ -67,6 +69,8 @@ export interface PreparedEntry {
   sort: Map<string, Scalar>;
   sets: Map<string, Scalar[]>;
   text: Map<string, string>;
+  /** Partition fields, distinct, in declaration order. */
+  partitions: string[];
 }
 
 export interface PreparedWrite {
@@ -97,7 +101,7 @@ function entries(value: unknown, what: string): [string, unknown][] {
 }
 
 function prepareEntry(index: unknown): PreparedEntry {
-  const entry: PreparedEntry = { sort: new Map(), sets: new Map(), text: new Map() };
+  const entry: PreparedEntry = { sort: new Map(), sets: new Map(), text: new Map(), partitions: [] };
   if (index === undefined || index === null) return entry;
   if (!isRecord(index)) invalid('index entry must be an object');
   for (const [field, value] of entries(index.sort, 'sort')) {
@@ -119,6 +123,14 @@ function prepareEntry(index: unknown): PreparedEntry {
   for (const [column, value] of entries(index.text, 'text')) {
     if (typeof value !== 'string') invalid(`text column ${JSON.stringify(column)} must be a string`);
     entry.text.set(column, value);
+  }
+  if (index.partitions !== undefined && index.partitions !== null) {
+    if (!Array.isArray(index.partitions)) invalid('index partitions must be a list of set field names');
+    for (const field of index.partitions as unknown[]) {
+      if (typeof field !== 'string') invalid('index partitions must be a list of set field names');
+      if (field === 'id') invalid('`id` cannot be a partition field');
+      if (!entry.partitions.includes(field)) entry.partitions.push(field);
+    }
   }
   return entry;
 }
@@ -341,6 +353,49 @@ export function distinctValues(values: readonly Scalar[]): Scalar[] {
   return [...new Set(values.map(norm))];
 }
 
+/** A plan both adapters can page by rank within one partition (see IndexEntry.partitions). */
+export interface PartitionShape {
+  field: string;
+  value: Scalar;
+  /** The order's sort key, or `id`. */
+  order: string;
+  direction: Direction;
+  /** A range filter on the order key itself (never on `id`). */
+  bounds?: Bounds;
+}
+
+/**
+ * The partition shape of a plan: ordered by a field, filtered by exactly one value of one set field (`any` with
+ * one distinct value) and at most a range on the order key, nested `and`s flattened. Anything else: null.
+ */
+export function partitionShape(plan: QueryPlan): PartitionShape | null {
+  const order = plan.order;
+  if (order.kind !== 'field') return null;
+  const flat: Filter[] = [];
+  const flatten = (filters: readonly Filter[]) => {
+    for (const f of filters) {
+      if (f.kind === 'and') flatten(f.filters);
+      else flat.push(f);
+    }
+  };
+  flatten(plan.filters);
+  let part: { field: string; value: Scalar } | undefined;
+  let range: Extract<Filter, { kind: 'range' }> | undefined;
+  for (const f of flat) {
+    if (f.kind === 'any' && f.field !== 'id' && part === undefined) {
+      const values = distinctValues(f.values);
+      if (values.length !== 1) return null;
+      part = { field: f.field, value: values[0]! };
+    } else if (f.kind === 'range' && f.field === order.field && order.field !== 'id' && range === undefined) {
+      range = f;
+    } else return null;
+  }
+  if (part === undefined) return null;
+  const shape: PartitionShape = { ...part, order: order.field, direction: order.direction };
+  if (range !== undefined) shape.bounds = rangeBounds(range);
+  return shape;
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Storage
 
@@ -351,6 +406,8 @@ interface Row {
   sets: Map<string, Scalar[]>;
   /** Lowercased once per write, so text filters never lowercase at query time. */
   text: Map<string, string>;
+  /** The partition fields its entry declared. */
+  partitions: string[];
 }
 
 interface Entry {
@@ -495,6 +552,25 @@ class OrderIndex {
 
 const TEXT_MATCHES_KEPT = 32;
 
+/** What decides a row's places in the partition orders. */
+interface PartitionView {
+  sort: Map<string, Scalar>;
+  sets: Map<string, Scalar[]>;
+  partitions: string[];
+}
+
+function samePartitioning(a: PartitionView, b: PartitionView): boolean {
+  if (a.partitions.length !== b.partitions.length || a.partitions.some((f, i) => f !== b.partitions[i])) return false;
+  if (a.sort.size !== b.sort.size) return false;
+  for (const [key, k] of a.sort) if (b.sort.get(key) !== k) return false;
+  for (const field of a.partitions) {
+    const x = a.sets.get(field) ?? [];
+    const y = b.sets.get(field) ?? [];
+    if (x.length !== y.length || x.some((v, i) => v !== y[i])) return false;
+  }
+  return true;
+}
+
 class Collection {
   readonly rows = new Map<Scalar, Row>();
   readonly byId = new OrderIndex();
@@ -513,12 +589,13 @@ class Collection {
     for (const [column, value] of entry.text) text.set(column, value.toLowerCase());
     let row = this.rows.get(id);
     if (row === undefined) {
-      row = { id, doc, sort: new Map(), sets: new Map(), text };
+      row = { id, doc, sort: new Map(), sets: new Map(), text, partitions: [] };
       this.rows.set(id, row);
       this.byId.insert({ key: id, row });
     }
     row.doc = doc;
     row.text = text;
+    const before: PartitionView = { sort: row.sort, sets: row.sets, partitions: row.partitions };
     for (const [field, key] of row.sort) {
       const next = entry.sort.get(field);
       if (next !== key) this.orders.get(field)!.remove({ key, row });
@@ -540,12 +617,14 @@ class Collection {
       for (const value of values) if (previous === undefined || !previous.includes(value)) this.joinSet(field, value, row);
     }
     row.sets = entry.sets;
+    this.repartition(row, before, { sort: entry.sort, sets: entry.sets, partitions: entry.partitions });
   }
 
   delete(id: Scalar): void {
     const row = this.rows.get(id);
     if (row === undefined) return;
     this.textMatches.clear();
+    this.repartition(row, { sort: row.sort, sets: row.sets, partitions: row.partitions }, { sort: new Map(), sets: new Map(), partitions: [] });
     for (const [field, key] of row.sort) {
       this.orders.get(field)!.remove({ key, row });
       this.dropEmptyOrder(field);
@@ -553,6 +632,50 @@ class Collection {
     for (const [field, values] of row.sets) for (const value of values) this.leaveSet(field, value, row);
     this.byId.remove({ key: id, row });
     this.rows.delete(id);
+  }
+
+  // --- partitions (IndexEntry.partitions) ---
+
+  /** Per partition field and value, the value's rows ordered by each sort key, and by id under `id`. */
+  readonly partitionOrders = new Map<string, Map<Scalar, Map<string, OrderIndex>>>();
+
+  /** The orders of one partition value, if any row declared it. */
+  partition(field: string, value: Scalar): Map<string, OrderIndex> | undefined {
+    return this.partitionOrders.get(field)?.get(value);
+  }
+
+  /** Moves a row between partition orders when its partitions, their values or its sort keys changed. */
+  private repartition(row: Row, before: PartitionView, after: PartitionView): void {
+    const left = before.partitions;
+    row.partitions = after.partitions;
+    if (left.length === 0 && after.partitions.length === 0) return;
+    if (samePartitioning(before, after)) return;
+    for (const field of left) {
+      for (const value of before.sets.get(field) ?? []) {
+        const byValue = this.partitionOrders.get(field)!;
+        const orders = byValue.get(value)!;
+        orders.get('id')!.remove({ key: row.id, row });
+        for (const [key, k] of before.sort) orders.get(key)!.remove({ key: k, row });
+        for (const [key, index] of orders) if (index.size === 0) orders.delete(key);
+        if (orders.size === 0) byValue.delete(value);
+        if (byValue.size === 0) this.partitionOrders.delete(field);
+      }
+    }
+    for (const field of after.partitions) {
+      for (const value of after.sets.get(field) ?? []) {
+        let byValue = this.partitionOrders.get(field);
+        if (byValue === undefined) this.partitionOrders.set(field, (byValue = new Map()));
+        let orders = byValue.get(value);
+        if (orders === undefined) byValue.set(value, (orders = new Map()));
+        const add = (key: string, k: Scalar) => {
+          let index = orders!.get(key);
+          if (index === undefined) orders!.set(key, (index = new OrderIndex()));
+          index.insert({ key: k, row });
+        };
+        add('id', row.id);
+        for (const [key, k] of after.sort) add(key, k);
+      }
+    }
   }
 
   private dropEmptyOrder(field: string): void {
@@ -878,9 +1001,12 @@ class Query {
   }
 
   run(plan: QueryPlan): { rows: Row[]; total: number } {
-    const node = this.and(plan.filters.map((f) => this.compile(f)));
     const take = plan.limit ?? Infinity;
     const { offset } = plan;
+    const shape = partitionShape(plan);
+    const paged = shape === null ? null : this.byPartition(shape, offset, take);
+    if (paged !== null) return paged;
+    const node = this.and(plan.filters.map((f) => this.compile(f)));
     const order = plan.order;
     if (order.kind === 'field') return this.byField(node, order.field, order.direction, offset, take);
     const matches = this.matches(node);
@@ -924,6 +1050,28 @@ class Query {
     }
     for (const rows of ranks) segment(rows, order.then.field, order.then.direction);
     return { rows: out, total };
+  }
+
+  /**
+   * A partition-shaped plan paged by rank in the partition's order: null when some row holding the value did not
+   * declare the field a partition, or when the page reaches rows without the order key (the general path serves
+   * those).
+   */
+  private byPartition(shape: PartitionShape, offset: number, take: number): { rows: Row[]; total: number } | null {
+    const orders = this.c.partition(shape.field, shape.value);
+    const size = orders?.get('id')?.size ?? 0;
+    if (size !== (this.c.sets.get(shape.field)?.get(shape.value)?.size ?? 0)) return null;
+    const index = orders?.get(shape.order);
+    const keyed = index?.size ?? 0;
+    const total = shape.bounds === undefined ? size : (index?.count(shape.bounds) ?? 0);
+    if (shape.bounds === undefined && keyed < size && offset + take > keyed) return null;
+    const rows: Row[] = [];
+    if (index === undefined || take === 0 || offset >= total) return { rows, total };
+    index.each(shape.direction, shape.bounds, offset, (e) => {
+      rows.push(e.row);
+      return rows.length >= take;
+    });
+    return { rows, total };
   }
 
   private byField(node: Node, field: string, direction: Direction, offset: number, take: number) {

@@ -12,6 +12,9 @@
  *   C:s:<field>:<ord(value)>  set of handles, per set-field value
  *   C:x:<column>   hash  handle → lowercased text
  *   C:t:<column>:<trigram>    set of handles, per byte trigram of the lowercased column
+ *   C:q:<field>:<key>         zset ord(value)·ord(key)·ord(id)·handle, per partition field and sort key (and
+ *                             ord(value)·ord(id)·handle under `id`): each value's documents in each order, so a
+ *                             one-value filter on a partition field pages by rank (LUA_PARTITION_PAGE)
  *   <prefix>checkpoints       hash name → {position, version}
  *
  * Generations (rebuilds without downtime): the collections above are those of generation 0. A rebuild writes a
@@ -62,7 +65,8 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { StaleCommitError } from '../../ports/readModel';
 import type { Checkpoint, Doc, DocId, Filter, Order, QueryPlan, QueryResult, ReadModel, Scalar } from '../../ports/readModel';
-import { checkPlan, distinctValues, isScalar, prepareCommit, rangeBounds, searchTerms } from '../memory/readModel';
+import { checkPlan, distinctValues, isScalar, partitionShape, prepareCommit, rangeBounds, searchTerms } from '../memory/readModel';
+import type { PreparedEntry } from '../memory/readModel';
 
 const SURROGATE = /[\uD800-\uDFFF]/;
 
@@ -114,6 +118,24 @@ const COLON = Buffer.from(':');
 
 function setSuffix(field: string, value: Scalar): Buffer {
   return Buffer.concat([name(field), COLON, ord(value)]);
+}
+
+/** The partition order zset of a partition field and a sort key (or `id`): `C:q:<field>:<key>`. */
+function partitionSuffix(field: string, key: string): Buffer {
+  return Buffer.concat([name(field), COLON, key === 'id' ? Buffer.from('id') : name(key)]);
+}
+
+/** (zset suffix, member prefix) pairs of a document's partition orders; COMMIT appends ord(id)·handle. */
+function partitionMembers(entry: PreparedEntry): Buffer[] {
+  const out: Buffer[] = [];
+  for (const field of entry.partitions) {
+    for (const value of entry.sets.get(field) ?? []) {
+      const pv = ord(value);
+      out.push(partitionSuffix(field, 'id'), pv);
+      for (const [key, k] of entry.sort) out.push(partitionSuffix(field, key), Buffer.concat([pv, ord(k)]));
+    }
+  }
+  return out;
 }
 
 /** Distinct byte trigrams of a term, at most `max`, spread over the term. */
@@ -403,6 +425,31 @@ local function reindex(C, h, oid, old, new, texts, packs)
   end
 end
 
+-- Partition orders (IndexEntry.partitions): the client sends, per document, pairs of (zset suffix, member prefix);
+-- each member is that prefix · oid · handle in C:q:<suffix>. Only pairs that changed are removed or added.
+local function repartition(C, h, oid, old, new)
+  local function nest(list)
+    local t = {}
+    for i = 1, #list, 2 do
+      local z = t[list[i]]
+      if not z then z = {}; t[list[i]] = z end
+      z[list[i + 1]] = true
+    end
+    return t
+  end
+  local a, b = nest((old and old.p) or {}), nest((new and new.p) or {})
+  for z, ms in pairs(a) do
+    for m in pairs(ms) do
+      if not (b[z] and b[z][m]) then redis.call('ZREM', C .. 'q:' .. z, m .. oid .. h) end
+    end
+  end
+  for z, ms in pairs(b) do
+    for m in pairs(ms) do
+      if not (a[z] and a[z][m]) then redis.call('ZADD', C .. 'q:' .. z, 0, m .. oid .. h) end
+    end
+  end
+end
+
 local writes = tonumber(ARGV[4])
 for _ = 1, writes do
   local C, oid, op = collectionKey(arg()), arg(), arg()
@@ -423,6 +470,8 @@ for _ = 1, writes do
       texts[col] = arg()
       packs[col] = arg()
     end
+    new.p = {}
+    for _ = 1, 2 * tonumber(arg()) do new.p[#new.p + 1] = arg() end
     if not h then
       h = tostring(redis.call('INCR', C .. 'seq'))
       redis.call('HSET', C .. 'i', oid, h)
@@ -431,9 +480,11 @@ for _ = 1, writes do
     end
     redis.call('HSET', C .. 'd', oid, json)
     reindex(C, h, oid, old, new, texts, packs)
+    repartition(C, h, oid, old, new)
     redis.call('HSET', C .. 'm', h, cmsgpack.pack(new))
   elseif h then
     reindex(C, h, oid, old, nil, {}, {})
+    repartition(C, h, oid, old, nil)
     redis.call('HDEL', C .. 'd', oid)
     redis.call('HDEL', C .. 'i', oid)
     redis.call('HDEL', C .. 'o', h)
@@ -476,8 +527,75 @@ redis.call('PUBLISH', P .. 'gen:switched', projection)
 return retired
 `;
 
+/**
+ * QUERY's first step for a partition-shaped plan (partitionShape): paging by rank in C:q:<field>:<key>, whose
+ * members are ord(value)·ord(key)·ord(id)·handle (ord(value)·ord(id)·handle for id), so O(log n + page) however
+ * deep the page. Returns { total, docs… }, or nil when the general path must answer: some document holding the
+ * value did not declare the partition (the partition's id zset and the value's set differ in size), or the page
+ * reaches documents without the order key.
+ * A[base + 1 …]: set suffix of the value, id zset suffix, order zset suffix, ord(value), order is id ('1'/'0'),
+ * direction, lo, lo inclusive, hi, hi inclusive ('' bounds are open).
+ */
+const LUA_PARTITION_PAGE = String.raw`
+local function partitionPage(C, offset, take, A, base)
+  local setKey, idKey, orderKey, pv = C .. 's:' .. A[base + 1], C .. 'q:' .. A[base + 2], C .. 'q:' .. A[base + 3], A[base + 4]
+  local isId, rev = A[base + 5] == '1', A[base + 6] == 'desc'
+  local lo, loIncl, hi, hiIncl = A[base + 7], A[base + 8] == '1', A[base + 9], A[base + 10] == '1'
+  local size = redis.call('ZLEXCOUNT', idKey, '[' .. pv, '(' .. pv .. '\255')
+  if size ~= redis.call('SCARD', setKey) then return nil end
+  local lexLo, lexHi = '[' .. pv, '(' .. pv .. '\255'
+  if lo ~= '' then
+    if loIncl then lexLo = '[' .. pv .. lo else lexLo = '(' .. pv .. lo .. '\255' end
+  end
+  if hi ~= '' then
+    if hiIncl then lexHi = '(' .. pv .. hi .. '\255' else lexHi = '(' .. pv .. hi end
+  end
+  local n = redis.call('ZLEXCOUNT', orderKey, lexLo, lexHi)
+  local total = size
+  if lo ~= '' or hi ~= '' then
+    total = n
+  elseif n < size and offset + take > n then
+    return nil
+  end
+  local result = { total }
+  if take == 0 or offset >= n then return result end
+  -- The slice's first rank: the number of members before its lower bound.
+  local bound = string.sub(lexLo, 2)
+  local first
+  if string.sub(lexLo, 1, 1) == '[' then first = redis.call('ZLEXCOUNT', orderKey, '-', '(' .. bound)
+  else first = redis.call('ZLEXCOUNT', orderKey, '-', '[' .. bound) end
+  local last = first + n - 1
+  local from, to
+  if rev then
+    to = last - offset
+    from = math.max(first, to - take + 1)
+  else
+    from = first + offset
+    to = math.min(last, from + take - 1)
+  end
+  local ms = redis.call('ZRANGE', orderKey, from, to)
+  local function skip(s, pos)
+    if string.byte(s, pos) == 1 then return pos + 9 end
+    return string.find(s, '\0', pos + 1, true) + 1
+  end
+  local oids = {}
+  for i, m in ipairs(ms) do
+    local pos = skip(m, 1)
+    if not isId then pos = skip(m, pos) end
+    local at = i
+    if rev then at = #ms - i + 1 end
+    oids[at] = string.sub(m, pos, skip(m, pos) - 1)
+  end
+  if #oids > 0 then
+    for i, doc in ipairs(redis.call('HMGET', C .. 'd', unpack(oids))) do result[i + 1] = doc end
+  end
+  return result
+end
+`;
+
 const QUERY = String.raw`
 ${LUA_COMMON}
+${LUA_PARTITION_PAGE}
 local C = ARGV[1]
 local offset = tonumber(ARGV[2])
 local take = tonumber(ARGV[3])
@@ -485,6 +603,13 @@ if take < 0 then take = math.huge end
 local p = 4
 local function arg() local v = ARGV[p]; p = p + 1; return v end
 local LOG2 = math.log(2)
+
+-- A partition hint ends ARGV: its tokens, then their count (0: none). The general path never reads it.
+local hintCount = tonumber(ARGV[#ARGV])
+if hintCount > 0 then
+  local paged = partitionPage(C, offset, take, ARGV, #ARGV - hintCount - 1)
+  if paged then return paged end
+end
 
 -- Byte order. Lua compares strings with strcoll, which is byte order only under the C locale: probe it.
 local lt
@@ -1177,6 +1302,26 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
     return doc;
   };
 
+  /** The partition hint QUERY tries first (see LUA_PARTITION_PAGE), then its count; just '0' without one. */
+  function partitionHint(plan: QueryPlan): Token[] {
+    const shape = partitionShape(plan);
+    if (shape === null) return ['0'];
+    const b = shape.bounds;
+    const hint: Token[] = [
+      setSuffix(shape.field, shape.value),
+      partitionSuffix(shape.field, 'id'),
+      partitionSuffix(shape.field, shape.order),
+      ord(shape.value),
+      shape.order === 'id' ? '1' : '0',
+      shape.direction,
+      b?.lo === undefined ? '' : ord(b.lo),
+      b?.loIncl ? '1' : '0',
+      b?.hi === undefined ? '' : ord(b.hi),
+      b?.hiIncl ? '1' : '0',
+    ];
+    return [...hint, String(hint.length)];
+  }
+
   return {
     async get(collection, id) {
       if (!isScalar(id)) return null;
@@ -1204,6 +1349,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
         String(plan.limit ?? -1),
         ...filter.tokens,
         ...compileOrder(plan.order),
+        ...partitionHint(plan),
       ];
       const reply = (await run(QUERY_SCRIPT, args)) as [number, ...string[]];
       const [total, ...docs] = reply;
@@ -1238,6 +1384,8 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
           const lowered = cesu8(value.toLowerCase());
           args.push(name(column), lowered, packedTrigrams(lowered));
         }
+        const partitions = partitionMembers(write.entry);
+        args.push(String(partitions.length / 2), ...partitions);
       }
       try {
         await run(COMMIT_SCRIPT, args);
