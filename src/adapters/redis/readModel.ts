@@ -183,6 +183,8 @@ interface Compiled {
   kind: string;
   cost: number;
   tokens: Token[];
+  /** An 'and' node's children, so a conjunction inside a conjunction is flattened into one. */
+  kids?: Compiled[];
 }
 
 const TRUE: Compiled = { kind: 'T', cost: 0, tokens: ['T'] };
@@ -202,16 +204,20 @@ function compileSets(kind: 'any' | 'all' | 'none', field: string, values: Scalar
 
 function compileGroup(kind: 'and' | 'or', children: Compiled[]): Compiled {
   const [unit, zero] = kind === 'and' ? [TRUE, FALSE] : [FALSE, TRUE];
-  const live = children.filter((c) => c !== unit);
+  // and(a, and(b, c)) is and(a, b, c): its set filters then intersect in one SINTER (gen) or SINTERCARD (fastCount).
+  const flat = kind === 'and' ? children.flatMap((c) => c.kids ?? [c]) : children;
+  const live = flat.filter((c) => c !== unit);
   if (live.includes(zero)) return zero;
   if (live.length === 0) return unit;
   if (live.length === 1) return live[0]!;
   live.sort((a, b) => a.cost - b.cost);
-  return node(
+  const group = node(
     kind,
     live.reduce((n, c) => n + c.cost, 0),
     [String(live.length), ...live.flatMap((c) => c.tokens)],
   );
+  if (kind === 'and') group.kids = live;
+  return group;
 }
 
 function compileFilter(filter: Filter): Compiled {
@@ -850,7 +856,19 @@ gen = function(n)
     for i, m in ipairs(redis.call('ZRANGE', n.z, n.lexLo, n.lexHi, 'BYLEX')) do out[i] = handleOf(m, op == 'idrange') end
     return out
   end
-  if op == 'and' then return gen(n.best) end
+  if op == 'and' then
+    -- When the smallest candidate set is a set filter, intersect it with the conjunction's other set filters
+    -- inside Redis (SINTER walks the smallest set) instead of testing its members one filter at a time.
+    local keys, bestIsSet = {}, false
+    for _, kid in ipairs(n.kids) do
+      if kid.op == 'all' or (kid.op == 'any' and #kid.keys == 1) then
+        for _, k in ipairs(kid.keys) do keys[#keys + 1] = k end
+        if kid == n.best then bestIsSet = true end
+      end
+    end
+    if bestIsSet and #keys > 1 then return redis.call('SINTER', unpack(keys)) end
+    return gen(n.best)
+  end
   local seen, out = {}, {}
   local function add(list)
     for _, h in ipairs(list) do
