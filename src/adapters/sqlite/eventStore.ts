@@ -112,16 +112,58 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     return { nextExpectedRevision: revision, position };
   });
 
+  /**
+   * Group commit: appends requested in the same turn of the event loop share one write transaction (each in its
+   * own savepoint, so one that fails its expected revision leaves the others alone). Each still resolves only
+   * once that transaction is committed; what is saved is a commit, and a WAL write, per append.
+   */
+  interface PendingAppend {
+    streamId: string;
+    events: NewEvent[];
+    expected: ExpectedRevision;
+    resolve(result: AppendResult): void;
+    reject(error: unknown): void;
+  }
+  let pending: PendingAppend[] = [];
+  const appendAll = db.transaction((batch: PendingAppend[]) =>
+    batch.map((item): { result: AppendResult } | { error: unknown } => {
+      try {
+        return { result: append(item.streamId, item.events, item.expected) };
+      } catch (error) {
+        return { error };
+      }
+    }),
+  );
+  const flush = () => {
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0) return;
+    let outcomes: ({ result: AppendResult } | { error: unknown })[];
+    try {
+      // IMMEDIATE takes the write lock before reading the current revisions, so no other process can append in between.
+      outcomes = appendAll.immediate(batch);
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    for (const subscription of subscriptions) subscription.notify();
+    outcomes.forEach((outcome, i) => ('result' in outcome ? batch[i]!.resolve(outcome.result) : batch[i]!.reject(outcome.error)));
+  };
+
   const subscriptions = new Set<CatchUpSubscription>();
   let closed = false;
 
   return {
-    async appendToStream(streamId, events, { expectedRevision }) {
-      assertAppendable(events);
-      // IMMEDIATE takes the write lock before reading the current revision, so no other process can append in between.
-      const result = append.immediate(streamId, events, expectedRevision);
-      for (const subscription of subscriptions) subscription.notify();
-      return result;
+    appendToStream(streamId, events, { expectedRevision }) {
+      try {
+        assertAppendable(events);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return new Promise<AppendResult>((resolve, reject) => {
+        if (pending.length === 0) setImmediate(flush);
+        pending.push({ streamId, events, expected: expectedRevision, resolve, reject });
+      });
     },
 
     async readStream(streamId, { direction = 'forwards', fromRevision, maxCount = NO_LIMIT } = {}) {
@@ -160,6 +202,8 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       if (closed) return;
       closed = true;
       await Promise.all([...subscriptions].map((subscription) => subscription.close()));
+      // Appends already requested are committed, as they would have been before the close.
+      flush();
       db.close();
     },
   };
