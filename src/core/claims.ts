@@ -33,15 +33,20 @@ export class NameClaims {
    */
   async claimExact(scope: string, name: string, owner: number, metadata: EventMetadata): Promise<boolean> {
     const streamId = claimStreamId(scope, name);
+    const claimed = [{ type: NAME_CLAIMED, data: { scope, name, owner } satisfies NameClaimEvent, metadata }];
+    // Most names were never claimed: try that first, which saves reading the stream; a name with a history
+    // refuses it, and is then looked at.
+    try {
+      await this.store.appendToStream(streamId, claimed, { expectedRevision: 'no_stream' });
+      return true;
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+    }
     for (;;) {
       const [latest] = await this.store.readStream(streamId, { direction: 'backwards', maxCount: 1 });
       if (latest && latest.type === NAME_CLAIMED) return (latest.data as NameClaimEvent).owner === owner;
       try {
-        await this.store.appendToStream(
-          streamId,
-          [{ type: NAME_CLAIMED, data: { scope, name, owner } satisfies NameClaimEvent, metadata }],
-          { expectedRevision: latest ? latest.revision : 'no_stream' },
-        );
+        await this.store.appendToStream(streamId, claimed, { expectedRevision: latest ? latest.revision : 'no_stream' });
         return true;
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError)) throw error;
