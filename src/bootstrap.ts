@@ -14,6 +14,8 @@ import type { ReadModel } from './ports/readModel';
 import { systemClock } from './ports/clock';
 import { openSqliteEventStore } from './adapters/sqlite/eventStore';
 import { createMemoryReadModel } from './adapters/memory/readModel';
+import type { MemoryReadModel } from './adapters/memory/readModel';
+import { loadSnapshot, writeSnapshot } from './adapters/memory/snapshot';
 import { createFileBlobStore } from './adapters/files/blobStore';
 import type { Projection } from './projection/projection';
 import { BUILT_IN_PROJECTIONS_DIR, loadProjections } from './projection/loader';
@@ -30,8 +32,11 @@ export async function openEventStore(config: Config): Promise<EventStore> {
 }
 
 /** The read model, and with Redis the coordination of the processes sharing it (projector lease, applied position). */
-export async function openReadModel(config: Config): Promise<{ readModel: ReadModel; coordination?: Coordination }> {
-  if (!config.redisUrl) return { readModel: createMemoryReadModel() };
+export async function openReadModel(config: Config): Promise<{ readModel: ReadModel; memory?: MemoryReadModel; coordination?: Coordination }> {
+  if (!config.redisUrl) {
+    const memory = createMemoryReadModel();
+    return { readModel: memory, memory };
+  }
   const [{ default: Redis }, { createRedisReadModel }, { createRedisLease, createRedisAppliedProgress }] = await Promise.all([
     import('ioredis'),
     import('./adapters/redis/readModel'),
@@ -82,8 +87,17 @@ export async function siteProjections(config: Config): Promise<Projection[]> {
 
 export async function openSite(config: Config): Promise<Site> {
   const projections = await siteProjections(config);
-  const [store, { readModel, coordination }] = await Promise.all([openEventStore(config), openReadModel(config)]);
-  return createSite(
+  const [store, { readModel, memory, coordination }] = await Promise.all([openEventStore(config), openReadModel(config)]);
+  const snapshotFile = path.join(config.dataDir, 'read-model.snapshot');
+  if (memory) {
+    const started = Date.now();
+    const outcome = await loadSnapshot(snapshotFile, memory, store, projections);
+    if (outcome.loaded) {
+      const rebuilt = outcome.rebuilt.length > 0 ? `; rebuilding ${outcome.rebuilt.join(', ')} from the log` : '';
+      console.error(`read model snapshot loaded: ${outcome.rows} documents at log position ${outcome.position} in ${Date.now() - started} ms${rebuilt}`);
+    } else if (outcome.reason !== 'no snapshot') console.error(`read model snapshot ignored (${outcome.reason}): replaying the log`);
+  }
+  const site = createSite(
     {
       siteUrl: config.siteUrl,
       name: config.siteName,
@@ -96,4 +110,30 @@ export async function openSite(config: Config): Promise<Site> {
     },
     { store, readModel, clock: systemClock, projections, coordination, blobs: createFileBlobStore(path.join(config.dataDir, 'uploads')) },
   );
+  return memory ? withSnapshotOnClose(site, memory, snapshotFile) : site;
+}
+
+/**
+ * A site whose in-memory read model is written to a snapshot when it closes, if this process ran the projector
+ * (a CLI command that only appended would otherwise write back the older snapshot it loaded).
+ */
+function withSnapshotOnClose(site: Site, memory: MemoryReadModel, file: string): Site {
+  let projecting = false;
+  const { startProjector, close } = site;
+  site.startProjector = () => {
+    projecting = true;
+    return startProjector.call(site);
+  };
+  site.close = async () => {
+    if (projecting) {
+      await site.projector.stop();
+      try {
+        await writeSnapshot(file, memory, site.store, site.projector.projections);
+      } catch (error) {
+        console.error('read model snapshot not written', error);
+      }
+    }
+    await close.call(site);
+  };
+  return site;
 }

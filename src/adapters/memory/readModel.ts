@@ -32,6 +32,7 @@ import type {
   Doc,
   DocId,
   Filter,
+  IndexEntry,
   Order,
   QueryPlan,
   QueryResult,
@@ -148,6 +149,18 @@ const NEEDS_JSON = Symbol('needs JSON');
  */
 export class DocCopier {
   private readonly made = new WeakSet<object>();
+
+  /**
+   * Freezes a value fresh from JSON.parse in place and takes it as its own (shared by later copies): it is
+   * JSON-clean already, and nobody else holds it.
+   */
+  adopt(value: unknown): unknown {
+    if (typeof value !== 'object' || value === null || this.made.has(value)) return value;
+    for (const inner of Object.values(value)) this.adopt(inner);
+    Object.freeze(value);
+    this.made.add(value);
+    return value;
+  }
 
   copy(value: unknown): unknown {
     try {
@@ -1115,7 +1128,26 @@ class Query {
 
 // ---------------------------------------------------------------------------------------------------------
 
-export function createMemoryReadModel(): ReadModel {
+/** One stored document, as a snapshot keeps it (its index entry is the projection's to compute again). */
+export interface SnapshotRow {
+  collection: string;
+  id: Scalar;
+  doc: Doc;
+}
+
+/** The memory read model, plus what a snapshot of it needs (src/adapters/memory/snapshot.ts). */
+export interface MemoryReadModel extends ReadModel {
+  /** Every checkpoint and stored row, for writing a snapshot. */
+  dump(): { checkpoints: [string, Checkpoint][]; rows: Iterable<SnapshotRow> };
+  /**
+   * Loads a snapshot's checkpoints and rows (documents parsed from JSON, so JSON-clean) into this read model,
+   * which must be empty, indexing each document with `index` (the projection's). Throws, leaving the read model
+   * empty, on an invalid entry.
+   */
+  load(checkpoints: [string, Checkpoint][], rows: Iterable<SnapshotRow>, index: (doc: Doc, collection: string) => IndexEntry | undefined): void;
+}
+
+export function createMemoryReadModel(): MemoryReadModel {
   const collections = new Map<string, Collection>();
   const checkpoints = new Map<string, Checkpoint>();
   // Stored documents are its frozen copies, so unchanged parts of a document are shared between its versions.
@@ -1169,5 +1201,33 @@ export function createMemoryReadModel(): ReadModel {
     },
 
     async close() {},
+
+    dump() {
+      function* rows(): Iterable<SnapshotRow> {
+        for (const [collection, c] of collections) {
+          for (const row of c.rows.values()) {
+            yield { collection, id: row.id, doc: row.doc };
+          }
+        }
+      }
+      return { checkpoints: [...checkpoints].map(([name, cp]) => [name, { ...cp }]), rows: rows() };
+    },
+
+    load(loadedCheckpoints, rows, index) {
+      if (collections.size > 0 || checkpoints.size > 0) throw new Error('read model: a snapshot loads into an empty read model only');
+      try {
+        for (const row of rows) {
+          if (!isScalar(row.id) || !isRecord(row.doc) || row.doc.id !== row.id) invalid('a snapshot row needs a scalar id and its document');
+          let c = collections.get(row.collection);
+          if (c === undefined) collections.set(row.collection, (c = new Collection()));
+          const doc = copier.adopt(row.doc) as Doc;
+          c.put(norm(row.id), doc, prepareEntry(index(doc, row.collection)));
+        }
+      } catch (error) {
+        collections.clear();
+        throw error;
+      }
+      for (const [name, cp] of loadedCheckpoints) checkpoints.set(name, { position: cp.position, version: cp.version });
+    },
   };
 }
