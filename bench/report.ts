@@ -13,8 +13,10 @@ export type Cell = LoadResult | { na: string };
 export interface Startup {
   /** From spawn to the "palimpsest serving" line. */
   ms: number;
-  /** The server's own "ready in" figure: opening the site and replaying the log. */
+  /** The server's own "ready in" figure: opening the site and replaying the log (or loading its snapshot). */
   readyMs: number;
+  /** It loaded the read-model snapshot a clean stop wrote, then caught up from the log. */
+  snapshot?: boolean;
   events: number;
 }
 
@@ -129,7 +131,7 @@ export function renderTable(r: RunResults): string {
     const dStart = redis?.startup.get(scale);
     nonHttp(
       `start-up with ${int(scale)} posts (spawn → serving; server's own figure)`,
-      mStart ? `${seconds(mStart.ms)} (${seconds(mStart.readyMs)}), replays ${int(mStart.events)} events` : '–',
+      mStart ? `${seconds(mStart.ms)} (${seconds(mStart.readyMs)}), ${mStart.snapshot ? `loads its read-model snapshot (log of ${int(mStart.events)} events)` : `replays ${int(mStart.events)} events`}` : '–',
       dStart ? `${seconds(dStart.ms)} (${seconds(dStart.readyMs)}), resumes from its checkpoint` : '–',
     );
     const mRebuild = memory.rebuild.get(scale);

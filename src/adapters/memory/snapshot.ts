@@ -104,9 +104,13 @@ function* lines(file: string): Generator<string> {
   }
 }
 
+/** Why a snapshot is refused; thrown from inside the row stream so the read model's load undoes itself. */
+class Refused extends Error {}
+
 /**
  * Loads the snapshot into the (empty) read model if it is whole and matches the log; returns what happened, for
- * the log. The read model is left untouched unless it is loaded.
+ * the log. The header is checked first; rows then stream into the read model (no second copy of the site in
+ * memory), and anything wrong further on empties the read model again.
  */
 export async function loadSnapshot(
   file: string,
@@ -115,59 +119,72 @@ export async function loadSnapshot(
   projections: readonly Projection[],
 ): Promise<{ loaded: true; position: number; rows: number; rebuilt: string[] } | { loaded: false; reason: string }> {
   if (!fs.existsSync(file)) return { loaded: false, reason: 'no snapshot' };
-  let header: Header | undefined;
-  const rows: SnapshotRow[] = [];
-  let ended = false;
+  const reading = lines(file);
   try {
-    for (const text of lines(file)) {
-      if (ended) return { loaded: false, reason: 'data after the end line' };
-      const value: unknown = JSON.parse(text);
-      if (header === undefined) {
-        header = value as Header;
-        if (header?.format !== FORMAT || header.formatVersion !== FORMAT_VERSION) return { loaded: false, reason: 'not a snapshot of this format' };
-        continue;
-      }
-      if (!Array.isArray(value)) {
-        if ((value as { end?: unknown })?.end !== rows.length) return { loaded: false, reason: 'row count does not match' };
-        ended = true;
-        continue;
-      }
-      const [collection, id, doc] = value as Line;
-      rows.push({ collection, id, doc });
+    let header: Header;
+    try {
+      const first = reading.next();
+      if (first.done) return { loaded: false, reason: 'empty' };
+      header = JSON.parse(first.value) as Header;
+    } catch (error) {
+      return { loaded: false, reason: `unreadable (${error instanceof Error ? error.message : String(error)})` };
     }
-  } catch (error) {
-    return { loaded: false, reason: `unreadable (${error instanceof Error ? error.message : String(error)})` };
+    if (header?.format !== FORMAT || header.formatVersion !== FORMAT_VERSION) return { loaded: false, reason: 'not a snapshot of this format' };
+    const { position, checkpoints } = header;
+    const sound = (cp: Checkpoint | undefined) =>
+      Number.isSafeInteger(cp?.position) && cp!.position >= 0 && cp!.position <= position && Number.isSafeInteger(cp!.version);
+    if (
+      !Number.isSafeInteger(position) ||
+      typeof header.projections !== 'object' ||
+      header.projections === null ||
+      !Array.isArray(checkpoints) ||
+      !checkpoints.every((entry) => Array.isArray(entry) && typeof entry[0] === 'string' && sound(entry[1]))
+    ) {
+      return { loaded: false, reason: 'its header is not sound' };
+    }
+    const [event] = await store.readAll({ fromPosition: position, maxCount: 1 });
+    if (!event || event.position !== position || event.id !== header.eventId) {
+      return { loaded: false, reason: `the log does not hold its event ${String(header.eventId)} at position ${position}` };
+    }
+    // Projections whose version changed (or that are new) start from nothing: the projector rebuilds them.
+    const kept = new Set<string>();
+    const rebuilt: string[] = [];
+    const owners = new Map<string, Projection>();
+    for (const projection of projections) {
+      const then = header.projections[projection.name];
+      if (then && then.version === projection.version && Array.isArray(then.collections) && then.collections.join('\u0000') === projection.collections.join('\u0000')) {
+        kept.add(projection.name);
+        for (const collection of projection.collections) owners.set(collection, projection);
+      } else rebuilt.push(projection.name);
+    }
+    let count = 0;
+    function* rows(): Generator<SnapshotRow> {
+      let ended = false;
+      for (const text of reading) {
+        if (ended) throw new Refused('data after the end line');
+        const value: unknown = JSON.parse(text);
+        if (!Array.isArray(value)) {
+          if ((value as { end?: unknown } | null)?.end !== count) throw new Refused('the row count does not match');
+          ended = true;
+          continue;
+        }
+        count++;
+        const [collection, id, doc] = value as Line;
+        if (owners.has(collection)) yield { collection, id, doc };
+      }
+      if (!ended) throw new Refused('truncated');
+    }
+    try {
+      readModel.load(
+        checkpoints.filter(([name]) => kept.has(name)),
+        rows(),
+        (doc, collection) => owners.get(collection)!.index?.(doc, collection),
+      );
+    } catch (error) {
+      return { loaded: false, reason: error instanceof Refused ? error.message : `unreadable (${error instanceof Error ? error.message : String(error)})` };
+    }
+    return { loaded: true, position, rows: count, rebuilt };
+  } finally {
+    reading.return(undefined);
   }
-  if (!header || !ended) return { loaded: false, reason: 'truncated' };
-  const { position, checkpoints } = header;
-  const sound = (cp: Checkpoint | undefined) =>
-    Number.isSafeInteger(cp?.position) && cp!.position >= 0 && cp!.position <= position && Number.isSafeInteger(cp!.version);
-  if (!Number.isSafeInteger(position) || !Array.isArray(checkpoints) || !checkpoints.every((entry) => Array.isArray(entry) && typeof entry[0] === 'string' && sound(entry[1]))) {
-    return { loaded: false, reason: 'its header is not sound' };
-  }
-  const [event] = await store.readAll({ fromPosition: header.position, maxCount: 1 });
-  if (!event || event.position !== header.position || event.id !== header.eventId) {
-    return { loaded: false, reason: `the log does not hold its event ${header.eventId} at position ${header.position}` };
-  }
-  // Projections whose version changed (or that are new) start from nothing: the projector rebuilds them.
-  const kept = new Set<string>();
-  const rebuilt: string[] = [];
-  const owners = new Map<string, Projection>();
-  for (const projection of projections) {
-    const then = header.projections[projection.name];
-    if (then && then.version === projection.version && then.collections.join('\u0000') === projection.collections.join('\u0000')) {
-      kept.add(projection.name);
-      for (const collection of projection.collections) owners.set(collection, projection);
-    } else rebuilt.push(projection.name);
-  }
-  try {
-    readModel.load(
-      header.checkpoints.filter(([name]) => kept.has(name)),
-      rows.filter((row) => owners.has(row.collection)),
-      (doc, collection) => owners.get(collection)!.index?.(doc, collection),
-    );
-  } catch (error) {
-    return { loaded: false, reason: `a document could not be indexed (${error instanceof Error ? error.message : String(error)})` };
-  }
-  return { loaded: true, position: header.position, rows: rows.length, rebuilt };
 }
