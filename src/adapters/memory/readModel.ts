@@ -148,17 +148,29 @@ const NEEDS_JSON = Symbol('needs JSON');
  * the JSON round trip, so the result always equals `JSON.parse(JSON.stringify(value))`.
  */
 export class DocCopier {
-  private readonly made = new WeakSet<object>();
+  /**
+   * Marks the objects it made, as a hidden (non-enumerable symbol) property set before freezing: JSON, Object.keys
+   * and for-in never see it. A WeakSet did the same but cost the garbage collector dearly with millions of entries.
+   */
+  private readonly mark = Symbol('stored copy');
+
+  private made(value: object): boolean {
+    return (value as Record<symbol, unknown>)[this.mark] === true;
+  }
+
+  private seal(value: object): void {
+    Object.defineProperty(value, this.mark, { value: true });
+    Object.freeze(value);
+  }
 
   /**
    * Freezes a value fresh from JSON.parse in place and takes it as its own (shared by later copies): it is
    * JSON-clean already, and nobody else holds it.
    */
   adopt(value: unknown): unknown {
-    if (typeof value !== 'object' || value === null || this.made.has(value)) return value;
+    if (typeof value !== 'object' || value === null || this.made(value)) return value;
     for (const inner of Object.values(value)) this.adopt(inner);
-    Object.freeze(value);
-    this.made.add(value);
+    this.seal(value);
     return value;
   }
 
@@ -187,7 +199,7 @@ export class DocCopier {
         return undefined;
       case 'object': {
         if (value === null) return null;
-        if (this.made.has(value)) return value;
+        if (this.made(value)) return value;
         if (depth > 64) throw NEEDS_JSON;
         let out: unknown[] | Record<string, unknown>;
         if (Array.isArray(value)) {
@@ -205,8 +217,7 @@ export class DocCopier {
           }
           out = record;
         }
-        Object.freeze(out);
-        this.made.add(out);
+        this.seal(out);
         return out;
       }
       default:
