@@ -66,10 +66,68 @@ function invalid(message: string): never {
   throw new TypeError(`read model: ${message}`);
 }
 
+/**
+ * A small read-only map of field → value, for index entries. A row keeps three of these (sort keys, set values,
+ * text columns), with under a dozen fields each, for as long as it lives: a Map costs some 400 bytes of hash
+ * table, this one array of alternating names and values. Lookups scan it, which at this size is as fast.
+ */
+export class FieldMap<V> implements ReadonlyMap<string, V> {
+  private readonly pairs: unknown[];
+
+  constructor(pairs: unknown[] = []) {
+    // A copy is exactly as long as it needs to be; an array grown by push keeps room for a dozen more.
+    this.pairs = pairs.slice();
+  }
+
+  static of<V>(entries: Iterable<readonly [string, V]>): FieldMap<V> {
+    const pairs: unknown[] = [];
+    for (const [name, value] of entries) pairs.push(name, value);
+    return new FieldMap<V>(pairs);
+  }
+
+  get size(): number {
+    return this.pairs.length >> 1;
+  }
+
+  get(name: string): V | undefined {
+    const pairs = this.pairs;
+    for (let i = 0; i < pairs.length; i += 2) if (pairs[i] === name) return pairs[i + 1] as V;
+    return undefined;
+  }
+
+  has(name: string): boolean {
+    const pairs = this.pairs;
+    for (let i = 0; i < pairs.length; i += 2) if (pairs[i] === name) return true;
+    return false;
+  }
+
+  forEach(visit: (value: V, name: string, map: ReadonlyMap<string, V>) => void, thisArg?: unknown): void {
+    for (let i = 0; i < this.pairs.length; i += 2) visit.call(thisArg, this.pairs[i + 1] as V, this.pairs[i] as string, this);
+  }
+
+  *entries(): MapIterator<[string, V]> {
+    for (let i = 0; i < this.pairs.length; i += 2) yield [this.pairs[i] as string, this.pairs[i + 1] as V];
+  }
+
+  *keys(): MapIterator<string> {
+    for (let i = 0; i < this.pairs.length; i += 2) yield this.pairs[i] as string;
+  }
+
+  *values(): MapIterator<V> {
+    for (let i = 1; i < this.pairs.length; i += 2) yield this.pairs[i] as V;
+  }
+
+  [Symbol.iterator](): MapIterator<[string, V]> {
+    return this.entries();
+  }
+}
+
+const NO_FIELDS = new FieldMap<never>();
+
 export interface PreparedEntry {
-  sort: Map<string, Scalar>;
-  sets: Map<string, Scalar[]>;
-  text: Map<string, string>;
+  sort: ReadonlyMap<string, Scalar>;
+  sets: ReadonlyMap<string, Scalar[]>;
+  text: ReadonlyMap<string, string>;
   /** Partition fields, distinct, in declaration order. */
   partitions: string[];
 }
@@ -102,13 +160,17 @@ function entries(value: unknown, what: string): [string, unknown][] {
 }
 
 function prepareEntry(index: unknown): PreparedEntry {
-  const entry: PreparedEntry = { sort: new Map(), sets: new Map(), text: new Map(), partitions: [] };
-  if (index === undefined || index === null) return entry;
+  if (index === undefined || index === null) return { sort: NO_FIELDS, sets: NO_FIELDS, text: NO_FIELDS, partitions: [] };
   if (!isRecord(index)) invalid('index entry must be an object');
+  const sort: unknown[] = [];
+  const sets: unknown[] = [];
+  const text: unknown[] = [];
+  const partitions: string[] = [];
+  // Object.entries gives each field once, so pushing builds a map without repeated names.
   for (const [field, value] of entries(index.sort, 'sort')) {
     if (field === 'id') invalid('`id` is implicitly a sort key and must not be declared');
     if (!isScalar(value)) invalid(`sort key ${JSON.stringify(field)} must be a finite number or a string`);
-    entry.sort.set(field, norm(value));
+    sort.push(field, norm(value));
   }
   for (const [field, value] of entries(index.sets, 'sets')) {
     if (field === 'id') invalid('`id` is implicitly a set field and must not be declared');
@@ -119,21 +181,23 @@ function prepareEntry(index: unknown): PreparedEntry {
       const n = norm(v);
       if (!distinct.includes(n)) distinct.push(n);
     }
-    entry.sets.set(field, distinct);
+    // Exactly sized (see FieldMap): most set fields hold one value.
+    sets.push(field, distinct.length === 1 ? [distinct[0]!] : distinct.slice());
   }
   for (const [column, value] of entries(index.text, 'text')) {
     if (typeof value !== 'string') invalid(`text column ${JSON.stringify(column)} must be a string`);
-    entry.text.set(column, value);
+    text.push(column, value);
   }
   if (index.partitions !== undefined && index.partitions !== null) {
     if (!Array.isArray(index.partitions)) invalid('index partitions must be a list of set field names');
     for (const field of index.partitions as unknown[]) {
       if (typeof field !== 'string') invalid('index partitions must be a list of set field names');
       if (field === 'id') invalid('`id` cannot be a partition field');
-      if (!entry.partitions.includes(field)) entry.partitions.push(field);
+      if (!partitions.includes(field)) partitions.push(field);
     }
   }
-  return entry;
+  // The maps are made last: FieldMap copies its array.
+  return { sort: new FieldMap(sort), sets: new FieldMap(sets), text: new FieldMap(text), partitions: partitions.length === 0 ? [] : partitions.slice() };
 }
 
 /** Thrown inside `DocCopier.copy` when a value needs JSON's own rules (toJSON, class instances, cycles, depth). */
@@ -426,10 +490,10 @@ export function partitionShape(plan: QueryPlan): PartitionShape | null {
 interface Row {
   readonly id: Scalar;
   doc: Doc;
-  sort: Map<string, Scalar>;
-  sets: Map<string, Scalar[]>;
+  sort: ReadonlyMap<string, Scalar>;
+  sets: ReadonlyMap<string, Scalar[]>;
   /** Lowercased once per write, so text filters never lowercase at query time. */
-  text: Map<string, string>;
+  text: ReadonlyMap<string, string>;
   /** The partition fields its entry declared. */
   partitions: string[];
 }
@@ -578,8 +642,8 @@ const TEXT_MATCHES_KEPT = 32;
 
 /** What decides a row's places in the partition orders. */
 interface PartitionView {
-  sort: Map<string, Scalar>;
-  sets: Map<string, Scalar[]>;
+  sort: ReadonlyMap<string, Scalar>;
+  sets: ReadonlyMap<string, Scalar[]>;
   partitions: string[];
 }
 
@@ -609,11 +673,12 @@ class Collection {
 
   put(id: Scalar, doc: Doc, entry: PreparedEntry): void {
     this.textMatches.clear();
-    const text = new Map<string, string>();
-    for (const [column, value] of entry.text) text.set(column, value.toLowerCase());
+    const lowered: unknown[] = [];
+    for (const [column, value] of entry.text) lowered.push(column, value.toLowerCase());
+    const text = new FieldMap<string>(lowered);
     let row = this.rows.get(id);
     if (row === undefined) {
-      row = { id, doc, sort: new Map(), sets: new Map(), text, partitions: [] };
+      row = { id, doc, sort: NO_FIELDS, sets: NO_FIELDS, text, partitions: [] };
       this.rows.set(id, row);
       this.byId.insert({ key: id, row });
     }
@@ -648,7 +713,7 @@ class Collection {
     const row = this.rows.get(id);
     if (row === undefined) return;
     this.textMatches.clear();
-    this.repartition(row, { sort: row.sort, sets: row.sets, partitions: row.partitions }, { sort: new Map(), sets: new Map(), partitions: [] });
+    this.repartition(row, { sort: row.sort, sets: row.sets, partitions: row.partitions }, { sort: NO_FIELDS, sets: NO_FIELDS, partitions: [] });
     for (const [field, key] of row.sort) {
       this.orders.get(field)!.remove({ key, row });
       this.dropEmptyOrder(field);
