@@ -60,4 +60,14 @@ test('description: the medium image with a srcset of the same-shaped sizes and t
   assert.not.match(small.description.rendered, /srcset/);
 });
 
+test('a disallowed type: rest_upload_unknown_error through a form, rest_upload_sideload_error as a raw body', async () => {
+  const form = new FormData();
+  form.append('file', new Blob([Buffer.from('MZ')], { type: 'application/octet-stream' }), 'evil.exe');
+  const response = await fetch(`${t.url}/core/v2/media`, { method: 'POST', body: form, headers: { authorization: admin.auth } });
+  assert.is(response.status, 500);
+  assert.equal(await response.json(), { code: 'rest_upload_unknown_error', message: 'Sorry, you are not allowed to upload this file type.', data: { status: 500 } });
+  const raw = await upload(Buffer.from('MZ'), 'evil.exe', '', 'application/octet-stream');
+  assert.equal([raw.status, raw.body.code], [500, 'rest_upload_sideload_error']);
+});
+
 test.run();

@@ -62,10 +62,11 @@ async function claimSlug(site: Site, base: string, id: number, metadata: ReturnT
  * Creates an attachment from uploaded content. The file is written first; the title defaults to the stored
  * file's name without its extension; the slug comes from the title.
  */
-export async function createAttachment(site: Site, upload: UploadedContent, sent: AttachmentInput, actor: Actor, requestId: string, extra: { parentImage?: MediaDetails['parent_image'] } = {}): Promise<MediaWriteOutcome> {
+export async function createAttachment(site: Site, upload: UploadedContent, sent: AttachmentInput, actor: Actor, requestId: string, extra: { parentImage?: MediaDetails['parent_image']; multipart?: boolean } = {}): Promise<MediaWriteOutcome> {
   const name = sanitizeFileName(upload.filename);
   const mime = allowedMimeType(name, canSaveUnfilteredHtml(actor));
-  if (!mime) throw restError('rest_upload_sideload_error', 'Sorry, you are not allowed to upload this file type.', 500);
+  // WordPress reports the refusal by the path the file came: a form upload's handler or the raw body's sideload.
+  if (!mime) throw restError(extra.multipart ? 'rest_upload_unknown_error' : 'rest_upload_sideload_error', 'Sorry, you are not allowed to upload this file type.', 500);
   const details = await storeFile(site, name, upload.data, mime);
   if (extra.parentImage) details.parent_image = extra.parentImage;
   const storedName = details.file.slice(details.file.lastIndexOf('/') + 1);

@@ -71,9 +71,9 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
             if (typeof ctx.params.post === 'number' && ctx.params.post > 0 && (await site.readModel.get('attachment', ctx.params.post))) {
               throw restError('rest_invalid_param', 'Invalid parent type.', 400);
             }
-            const { content } = uploadedContent(ctx.request);
+            const { content, multipart } = uploadedContent(ctx.request);
             const input = await writeInput(site, ctx);
-            const outcome = await createAttachment(site, content, input, actor, ctx.request.requestId);
+            const outcome = await createAttachment(site, content, input, actor, ctx.request.requestId, { multipart });
             await site.settle(outcome.position);
             const doc = await readDoc(site, outcome.id);
             const result = created(await present(site, ctx, doc, schema, 'edit'), `${site.apiRoot}core/v2/media/${outcome.id}`);
