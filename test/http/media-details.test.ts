@@ -70,4 +70,33 @@ test('a disallowed type: rest_upload_unknown_error through a form, rest_upload_s
   assert.equal([raw.status, raw.body.code], [500, 'rest_upload_sideload_error']);
 });
 
+test('a big image is shown through a -scaled copy; sub-sizes come from the original; delete removes both', async () => {
+  const response = await upload(await image(3000, 2000), 'huge-view.jpg');
+  assert.is(response.status, 201);
+  const item = response.body;
+  const details = item.media_details;
+  const month = details.file.slice(0, 8);
+  assert.is(details.file, `${month}huge-view-scaled.jpg`);
+  assert.equal([details.width, details.height], [2560, 1707]);
+  assert.is(details.original_image, 'huge-view.jpg');
+  assert.equal(Object.keys(details), ['width', 'height', 'file', 'filesize', 'sizes', 'image_meta', 'original_image']);
+  assert.is(item.source_url, `${site}/wp-content/uploads/${month}huge-view-scaled.jpg`);
+  assert.is(item.guid.raw, `${site}/wp-content/uploads/${month}huge-view.jpg`);
+  assert.equal(Object.keys(details.sizes), ['medium', 'large', 'thumbnail', 'medium_large', '1536x1536', '2048x2048', 'full']);
+  assert.is(details.sizes['2048x2048'].file, 'huge-view-2048x1365.jpg');
+  assert.equal([details.sizes.full.file, details.sizes.full.width], ['huge-view-scaled.jpg', 2560]);
+  const scaledFile = await fetch(item.source_url.replace(site, t.url));
+  assert.is(scaledFile.status, 200);
+  assert.equal((await sharp(Buffer.from(await scaledFile.arrayBuffer())).metadata()).width, 2560);
+  assert.is(details.filesize, Number(scaledFile.headers.get('content-length') ?? (await scaledFile.arrayBuffer()).byteLength));
+  // The 2560 copy is wider than a srcset lists.
+  assert.not.match(item.description.rendered, /huge-view-scaled\.jpg 2560w/);
+  // At the threshold: no copy. A PNG is never scaled.
+  assert.is((await upload(await image(2560, 1000), 'edge.jpg')).body.media_details.original_image, undefined);
+  assert.is((await upload(await image(2600, 100, 'png'), 'wide.png', '', 'image/png')).body.media_details.original_image, undefined);
+  await t.request('DELETE', `/core/v2/media/${item.id}?force=true`, { as: admin });
+  assert.is((await fetch(`${t.url}/wp-content/uploads/${month}huge-view.jpg`)).status, 404);
+  assert.is((await fetch(`${t.url}/wp-content/uploads/${month}huge-view-scaled.jpg`)).status, 404);
+});
+
 test.run();

@@ -22,6 +22,8 @@ export interface MediaDetails {
   file: string;
   filesize: number;
   sizes: Record<string, ImageSize>;
+  /** For a big image shown through its `-scaled` copy (then `file`): the uploaded original's name, beside it. */
+  original_image?: string;
   /** For an edited copy: the attachment it was made from, and that one's file. */
   parent_image?: { attachment_id: string; file: string };
 }
@@ -78,5 +80,6 @@ export const attachmentStreamId = (id: number): string => `attachment-${id}`;
 /** Every blob key an attachment uses: the original and its sub-sizes (which sit in the same folder). */
 export function attachmentFiles(details: MediaDetails): string[] {
   const folder = details.file.includes('/') ? details.file.slice(0, details.file.lastIndexOf('/') + 1) : '';
-  return [details.file, ...Object.values(details.sizes).map((size) => `${folder}${size.file}`)];
+  const original = details.original_image ? [`${folder}${details.original_image}`] : [];
+  return [details.file, ...original, ...Object.values(details.sizes).map((size) => `${folder}${size.file}`)];
 }

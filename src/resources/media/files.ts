@@ -161,6 +161,22 @@ export const IMAGE_SIZES: readonly { name: string; width: number; height: number
   { name: '2048x2048', width: 2048, height: 2048, crop: false },
 ];
 
+/** WordPress's big-image threshold: a larger image is shown through a copy scaled to fit in this square. */
+export const BIG_IMAGE_THRESHOLD = 2560;
+
+/** Whether WordPress would scale this upload down (never a PNG: its scaled copy can outweigh the original). */
+export const needsScaledCopy = (mime: string, dims: { width: number; height: number }): boolean =>
+  EDITABLE_TYPES.has(mime) && mime !== 'image/png' && Math.max(dims.width, dims.height) > BIG_IMAGE_THRESHOLD;
+
+/** The image scaled to fit in the threshold square, with its dimensions. */
+export async function scaledCopy(data: Buffer, mime: string, dims: { width: number; height: number }): Promise<{ data: Buffer; width: number; height: number }> {
+  const scale = BIG_IMAGE_THRESHOLD / Math.max(dims.width, dims.height);
+  const width = Math.max(1, Math.round(dims.width * scale));
+  const height = Math.max(1, Math.round(dims.height * scale));
+  const scaled = await sharp(data).resize(width, height, { fit: 'fill' }).toFormat(formatOf(mime)).toBuffer();
+  return { data: scaled, width, height };
+}
+
 /** The types sharp reads and writes here (WordPress's editors handle the same four). */
 export const EDITABLE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 

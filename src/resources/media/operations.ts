@@ -15,7 +15,7 @@ import { mediaDecider } from './decider';
 import type { AttachmentInput, MediaCommand, MediaState } from './decider';
 import { attachmentStreamId } from './events';
 import type { AttachmentFields, MediaDetails } from './events';
-import { allowedMimeType, applyModifiers, createSubsizes, imageDimensions, sanitizeFileName, splitExtension, storeUnique } from './files';
+import { allowedMimeType, applyModifiers, createSubsizes, imageDimensions, needsScaledCopy, sanitizeFileName, scaledCopy, splitExtension, storeUnique } from './files';
 import type { Modifier, UploadedContent } from './files';
 
 export const MEDIA_SLUG_SCOPE = 'attachment';
@@ -48,7 +48,17 @@ async function storeFile(site: Site, name: string, data: Buffer, mime: string): 
     if (dims) {
       details.width = dims.width;
       details.height = dims.height;
+      // Sub-sizes come from the original and carry its name; a big image is then shown through its scaled copy.
       details.sizes = await createSubsizes(site.blobs, key, data, mime, dims);
+      if (needsScaledCopy(mime, dims)) {
+        const scaled = await scaledCopy(data, mime, dims);
+        const { stem, extension } = splitExtension(key.slice(key.lastIndexOf('/') + 1));
+        details.file = await storeUnique(site.blobs, folder, `${stem}-scaled${extension}`, scaled.data);
+        details.width = scaled.width;
+        details.height = scaled.height;
+        details.filesize = scaled.data.length;
+        details.original_image = key.slice(key.lastIndexOf('/') + 1);
+      }
     }
   }
   return details;

@@ -42,6 +42,7 @@ function presentDetails(doc: MediaDoc, siteUrl: string): Record<string, unknown>
   sizes.full = { file: details.file.slice(folder.length), width: details.width, height: details.height, mime_type: doc.mime_type, source_url: uploadUrl(siteUrl, details.file) };
   const shown: Record<string, unknown> = { width: details.width, height: details.height, file: details.file, filesize: details.filesize, sizes };
   shown.image_meta = { aperture: '0', credit: '', camera: '', caption: '', created_timestamp: '0', copyright: '', focal_length: '0', iso: '0', shutter_speed: '0', title: '', orientation: '0', keywords: [] };
+  if (details.original_image) shown.original_image = details.original_image;
   if (details.parent_image) shown.parent_image = details.parent_image;
   return shown;
 }
@@ -113,11 +114,14 @@ const mediaPermalinkTemplate = (doc: MediaDoc, siteUrl: string, parentLink: stri
 export function presentMedia(doc: MediaDoc, schema: ResourceSchema, options: MediaPresentOptions): Record<string, unknown> {
   const { siteUrl, apiRoot } = options;
   const source = uploadUrl(siteUrl, doc.media_details.file);
+  // The guid is the URL of the file as uploaded, before any scaled copy.
+  const { original_image: original } = doc.media_details;
+  const guid = original ? uploadUrl(siteUrl, `${folderOf(doc.media_details.file)}${original}`) : source;
   const item: Record<string, unknown> = {
     id: doc.id,
     date: doc.date,
     date_gmt: doc.date_gmt,
-    guid: { rendered: source, raw: source },
+    guid: { rendered: guid, raw: guid },
     modified: doc.modified,
     modified_gmt: doc.modified_gmt,
     slug: doc.slug,

@@ -398,7 +398,12 @@ function editModifiers(params: Record<string, any>): Modifier[] {
 }
 
 const stripQuery = (url: string) => url.split(/[?#]/)[0]!;
-const srcMatches = (src: string, site: Site, doc: MediaDoc) => stripQuery(src) === uploadUrl(site.settings.siteUrl, doc.media_details.file);
+/** `src` must name the attachment's full file, or the original it was scaled from. */
+function srcMatches(src: string, site: Site, doc: MediaDoc): boolean {
+  const { file, original_image: original } = doc.media_details;
+  const folder = file.slice(0, file.lastIndexOf('/') + 1);
+  return [file, ...(original ? [`${folder}${original}`] : [])].some((key) => stripQuery(src) === uploadUrl(site.settings.siteUrl, key));
+}
 function isSubsizeUrl(src: string, site: Site, doc: MediaDoc): boolean {
   const folder = doc.media_details.file.slice(0, doc.media_details.file.lastIndexOf('/') + 1);
   return Object.values(doc.media_details.sizes).some((size) => stripQuery(src) === uploadUrl(site.settings.siteUrl, `${folder}${size.file}`));
