@@ -51,7 +51,7 @@ big.run();
 
 const copies = suite('memory read model: document copies');
 
-copies('a copy equals the JSON round trip, is frozen throughout, and shares only subtrees it made', () => {
+copies('a copy equals the JSON round trip, is frozen throughout, and shares only the stored version\'s subtrees', () => {
   const copier = new DocCopier();
   class Point {
     constructor(readonly x: number) {}
@@ -79,8 +79,11 @@ copies('a copy equals the JSON round trip, is frozen throughout, and shares only
   assert.is.not(first.caller, caller, 'a caller\'s object is copied');
   caller.inner.push(3);
   assert.equal(first.caller, { inner: [1, 2] });
-  const next = copier.copy({ ...first, title: 'changed' }) as Record<string, unknown>;
+  const next = copier.copy({ ...first, title: 'changed' }, first) as Record<string, unknown>;
   assert.is(next.kept, first.kept, 'an unchanged stored subtree is shared');
+  const elsewhere = copier.copy({ id: 2, moved: first.kept }, first) as Record<string, unknown>;
+  assert.is.not(elsewhere.moved, first.kept, 'a stored subtree at another place is copied');
+  assert.equal(elsewhere.moved, { deep: [1] });
   assert.equal(next, { id: 2, caller: { inner: [1, 2] }, kept: { deep: [1] }, title: 'changed' });
   assert.ok(Object.isFrozen(next));
 

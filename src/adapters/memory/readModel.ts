@@ -206,50 +206,44 @@ const NEEDS_JSON = Symbol('needs JSON');
 /**
  * Makes the frozen JSON copies the memory read model stores, without serialising: plain objects, arrays and
  * primitives are copied as JSON would (undefined and functions dropped from objects and null in arrays,
- * non-finite numbers as null) and frozen as they are made. A subtree this copier made before is frozen and
- * JSON-clean already, so it is shared instead of copied: a projection's `{ ...doc, title }` copies one level.
+ * non-finite numbers as null) and frozen as they are made. A subtree that is the very object the document's
+ * stored version holds at the same place is frozen and JSON-clean already, so it is shared instead of copied: a
+ * projection's `{ ...doc, title }` copies one level. (Marking its copies instead, in a WeakSet or a hidden
+ * property, cost the garbage collector or memory at a hundred thousand documents.)
  * Anything else (Dates and other toJSON, class instances, `__proto__` keys, very deep or cyclic values) takes
  * the JSON round trip, so the result always equals `JSON.parse(JSON.stringify(value))`.
  */
 export class DocCopier {
-  /**
-   * Marks the objects it made, as a hidden (non-enumerable symbol) property set before freezing: JSON, Object.keys
-   * and for-in never see it. A WeakSet did the same but cost the garbage collector dearly with millions of entries.
-   */
-  private readonly mark = Symbol('stored copy');
-
-  private made(value: object): boolean {
-    return (value as Record<symbol, unknown>)[this.mark] === true;
-  }
-
-  private seal(value: object): void {
-    Object.defineProperty(value, this.mark, { value: true });
-    Object.freeze(value);
-  }
+  /** `storedOf` gives the stored version of a document (frozen, made by this copier or adopted), if any. */
+  constructor(readonly storedOf?: (collection: string, id: Scalar) => unknown) {}
 
   /**
-   * Freezes a value fresh from JSON.parse in place and takes it as its own (shared by later copies): it is
-   * JSON-clean already, and nobody else holds it.
+   * Freezes a value fresh from JSON.parse in place, to be stored as it is: it is JSON-clean already, and nobody
+   * else holds it.
    */
   adopt(value: unknown): unknown {
-    if (typeof value !== 'object' || value === null || this.made(value)) return value;
+    if (typeof value !== 'object' || value === null) return value;
     for (const inner of Object.values(value)) this.adopt(inner);
-    this.seal(value);
+    Object.freeze(value);
     return value;
   }
 
-  copy(value: unknown): unknown {
+  /**
+   * The frozen JSON copy of `value`. Where `value` holds, at some path, the very object `stored` (the document's
+   * stored version) holds at that path, that object is shared: it is frozen and JSON-clean already.
+   */
+  copy(value: unknown, stored?: unknown): unknown {
     try {
-      return this.plain(value, 0);
+      return this.plain(value, 0, stored);
     } catch (error) {
       if (error !== NEEDS_JSON) throw error;
     }
     const json = JSON.stringify(value);
-    return json === undefined ? undefined : this.plain(JSON.parse(json), 0);
+    return json === undefined ? undefined : this.plain(JSON.parse(json), 0, undefined);
   }
 
   /** The copy, or undefined where JSON leaves a property out. */
-  private plain(value: unknown, depth: number): unknown {
+  private plain(value: unknown, depth: number, stored: unknown): unknown {
     switch (typeof value) {
       case 'string':
       case 'boolean':
@@ -263,12 +257,14 @@ export class DocCopier {
         return undefined;
       case 'object': {
         if (value === null) return null;
-        if (this.made(value)) return value;
+        if (value === stored) return value;
         if (depth > 64) throw NEEDS_JSON;
+        const under = typeof stored === 'object' && stored !== null ? (stored as Record<string, unknown>) : undefined;
         let out: unknown[] | Record<string, unknown>;
         if (Array.isArray(value)) {
           const list: unknown[] = new Array(value.length);
-          for (let i = 0; i < value.length; i++) list[i] = this.plain(value[i], depth + 1) ?? null;
+          const storedList = Array.isArray(under) ? under : undefined;
+          for (let i = 0; i < value.length; i++) list[i] = this.plain(value[i], depth + 1, storedList?.[i]) ?? null;
           out = list;
         } else {
           const proto: unknown = Object.getPrototypeOf(value);
@@ -276,12 +272,12 @@ export class DocCopier {
           const record: Record<string, unknown> = {};
           for (const key of Object.keys(value)) {
             if (key === '__proto__') throw NEEDS_JSON;
-            const inner = this.plain((value as Record<string, unknown>)[key], depth + 1);
+            const inner = this.plain((value as Record<string, unknown>)[key], depth + 1, under !== undefined && !Array.isArray(under) && Object.hasOwn(under, key) ? under[key] : undefined);
             if (inner !== undefined) record[key] = inner;
           }
           out = record;
         }
-        this.seal(out);
+        Object.freeze(out);
         return out;
       }
       default:
@@ -314,7 +310,7 @@ export function prepareCommit(commit: Commit, copier?: DocCopier): PreparedCommi
     let json: string | undefined;
     let copy: unknown;
     try {
-      if (copier) copy = copier.copy(doc);
+      if (copier) copy = copier.copy(doc, copier.storedOf?.(collection, id));
       else {
         json = JSON.stringify(doc);
         copy = typeof json === 'string' ? JSON.parse(json) : undefined;
@@ -1227,7 +1223,7 @@ export function createMemoryReadModel(): MemoryReadModel {
   const collections = new Map<string, Collection>();
   const checkpoints = new Map<string, Checkpoint>();
   // Stored documents are its frozen copies, so unchanged parts of a document are shared between its versions.
-  const copier = new DocCopier();
+  const copier = new DocCopier((collection, id) => lookup(collection, id));
 
   const lookup = (collection: string, id: DocId): Doc | null => {
     if (!isScalar(id)) return null;
