@@ -20,6 +20,23 @@ const image = (width: number, height: number, format: 'jpeg' | 'png' = 'jpeg') =
 const upload = (data: Buffer, filename: string, query = '', type = 'image/jpeg') =>
   t.request('POST', `/core/v2/media${query}`, { raw: { data, type }, as: admin, headers: { 'content-disposition': `attachment; filename=${filename}` } });
 
+/** A JPEG with an APP13 (Photoshop 3.0, 8BIM 0x0404) IPTC block of these record-2 datasets. */
+function withIptc(jpeg: Buffer, datasets: [number, string][]): Buffer {
+  const iptc = Buffer.concat(datasets.map(([dataset, value]) => {
+    const text = Buffer.from(value, 'utf8');
+    const head = Buffer.from([0x1c, 0x02, dataset, 0, 0]);
+    head.writeUInt16BE(text.length, 3);
+    return Buffer.concat([head, text]);
+  }));
+  const padded = iptc.length % 2 ? Buffer.concat([iptc, Buffer.from([0])]) : iptc;
+  const size = Buffer.alloc(4);
+  size.writeUInt32BE(iptc.length);
+  const payload = Buffer.concat([Buffer.from('Photoshop 3.0\0', 'latin1'), Buffer.from('8BIM'), Buffer.from([0x04, 0x04, 0, 0]), size, padded]);
+  const marker = Buffer.from([0xff, 0xed, 0, 0]);
+  marker.writeUInt16BE(payload.length + 2, 2);
+  return Buffer.concat([jpeg.subarray(0, 2), marker, payload, jpeg.subarray(2)]);
+}
+
 test.before(async () => {
   t = await startTestSite();
   admin = await t.createUser('admin', 'administrator');
@@ -97,6 +114,41 @@ test('a big image is shown through a -scaled copy; sub-sizes come from the origi
   await t.request('DELETE', `/core/v2/media/${item.id}?force=true`, { as: admin });
   assert.is((await fetch(`${t.url}/wp-content/uploads/${month}huge-view.jpg`)).status, 404);
   assert.is((await fetch(`${t.url}/wp-content/uploads/${month}huge-view-scaled.jpg`)).status, 404);
+});
+
+test('image_meta from EXIF, and the title and caption taken from it on upload', async () => {
+  const data = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#884422' } })
+    .jpeg()
+    .withExif({
+      IFD0: { ImageDescription: 'Harbour at dawn', Artist: 'Ann Example', Copyright: 'CC BY Ann', Model: 'Camera X100', Orientation: '1' },
+      IFD2: { FNumber: '28/10', ExposureTime: '1/200', ISOSpeedRatings: '400', FocalLength: '35/1', DateTimeDigitized: '2021:06:15 08:30:00', UserComment: 'A quiet morning' },
+    })
+    .toBuffer();
+  const item = (await upload(data, 'exif-shot.jpg')).body;
+  // As the reference WordPress reads the same file.
+  assert.equal(item.media_details.image_meta, {
+    aperture: '2.8', credit: 'Ann Example', camera: 'Camera X100', caption: 'A quiet morning', created_timestamp: '1623745800', copyright: 'CC BY Ann',
+    focal_length: '35', iso: '400', shutter_speed: '0.005', title: 'Harbour at dawn', orientation: '1', keywords: [],
+  });
+  assert.is(item.title.raw, 'Harbour at dawn');
+  assert.is(item.slug, 'harbour-at-dawn');
+  assert.is(item.caption.raw, 'A quiet morning');
+  // What the request sends wins over the metadata.
+  const named = (await upload(data, 'exif-shot.jpg', '?title=Chosen&caption=Mine')).body;
+  assert.equal([named.title.raw, named.caption.raw], ['Chosen', 'Mine']);
+  // No metadata: the defaults, and the file name as title.
+  const plain = (await upload(await image(64, 48), 'plain-shot.jpg')).body;
+  assert.equal(plain.media_details.image_meta, { aperture: '0', credit: '', camera: '', caption: '', created_timestamp: '0', copyright: '', focal_length: '0', iso: '0', shutter_speed: '0', title: '', orientation: '0', keywords: [] });
+  assert.equal([plain.title.raw, plain.caption.raw], ['plain-shot', '']);
+});
+
+test('image_meta from IPTC: headline, caption, credit, copyright, date and keywords; IPTC before EXIF', async () => {
+  const base = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#224488' } }).jpeg().withExif({ IFD0: { Artist: 'Exif Artist', Copyright: 'Exif Copyright' } }).toBuffer();
+  const data = withIptc(base, [[105, 'Night market'], [120, 'Stalls under lanterns'], [110, 'Bo Photographer'], [116, '(c) Bo'], [55, '20200102'], [60, '101500'], [25, 'market'], [25, 'night']]);
+  const item = (await upload(data, 'iptc-shot.jpg')).body;
+  const meta = item.media_details.image_meta;
+  assert.equal([meta.title, meta.caption, meta.credit, meta.copyright, meta.created_timestamp, meta.keywords, meta.orientation], ['Night market', 'Stalls under lanterns', 'Bo Photographer', '(c) Bo', String(Date.UTC(2020, 0, 2, 10, 15) / 1000), ['market', 'night'], '1']);
+  assert.equal([item.title.raw, item.caption.raw], ['Night market', 'Stalls under lanterns']);
 });
 
 test.run();

@@ -4,6 +4,7 @@
  * Who and when are in the event metadata; docs/events.md is the catalogue.
  */
 import type { DomainEvent } from '../../core/commandHandler';
+import type { ImageMeta } from './imageMeta';
 
 /** One generated size of an image: file name (beside the original), dimensions and bytes. */
 export interface ImageSize {
@@ -22,6 +23,8 @@ export interface MediaDetails {
   file: string;
   filesize: number;
   sizes: Record<string, ImageSize>;
+  /** What the image's EXIF/IPTC says (WordPress's `image_meta`), read at upload. */
+  image_meta?: ImageMeta;
   /** For a big image shown through its `-scaled` copy (then `file`): the uploaded original's name, beside it. */
   original_image?: string;
   /** For an edited copy: the attachment it was made from, and that one's file. */

@@ -17,6 +17,7 @@ import { attachmentStreamId } from './events';
 import type { AttachmentFields, MediaDetails } from './events';
 import { allowedMimeType, applyModifiers, createSubsizes, imageDimensions, needsScaledCopy, sanitizeFileName, scaledCopy, splitExtension, storeUnique } from './files';
 import type { Modifier, UploadedContent } from './files';
+import { readImageMeta } from './imageMeta';
 
 export const MEDIA_SLUG_SCOPE = 'attachment';
 
@@ -50,6 +51,7 @@ async function storeFile(site: Site, name: string, data: Buffer, mime: string): 
       details.height = dims.height;
       // Sub-sizes come from the original and carry its name; a big image is then shown through its scaled copy.
       details.sizes = await createSubsizes(site.blobs, key, data, mime, dims);
+      details.image_meta = await readImageMeta(data);
       if (needsScaledCopy(mime, dims)) {
         const scaled = await scaledCopy(data, mime, dims);
         const { stem, extension } = splitExtension(key.slice(key.lastIndexOf('/') + 1));
@@ -62,6 +64,17 @@ async function storeFile(site: Site, name: string, data: Buffer, mime: string): 
     }
   }
   return details;
+}
+
+/**
+ * The title and caption an upload gets unless the request gives them: the image's metadata title (unless it
+ * would make a numeric slug) and caption, else the file name without its extension.
+ */
+function titleAndCaptionOf(details: MediaDetails, fileStem: string): { title: string; caption?: string } {
+  const meta = details.image_meta;
+  const metaTitle = meta?.title.trim() ?? '';
+  const title = metaTitle !== '' && !/^\d+$/.test(sanitizeSlug(metaTitle)) ? metaTitle : fileStem;
+  return meta && meta.caption.trim() !== '' ? { title, caption: meta.caption } : { title };
 }
 
 async function claimSlug(site: Site, base: string, id: number, metadata: ReturnType<Site['metadata']>): Promise<string> {
@@ -79,8 +92,8 @@ export async function createAttachment(site: Site, upload: UploadedContent, sent
   if (!mime) throw restError(extra.multipart ? 'rest_upload_unknown_error' : 'rest_upload_sideload_error', 'Sorry, you are not allowed to upload this file type.', 500);
   const details = await storeFile(site, name, upload.data, mime);
   if (extra.parentImage) details.parent_image = extra.parentImage;
-  const storedName = details.file.slice(details.file.lastIndexOf('/') + 1);
-  const input = filterText({ title: splitExtension(storedName).stem, ...sent }, actor);
+  const storedName = details.original_image ?? details.file.slice(details.file.lastIndexOf("/") + 1);
+  const input = filterText({ ...titleAndCaptionOf(details, splitExtension(storedName).stem), ...sent }, actor);
   const metadata = site.metadata(actor.id, requestId);
   const id = await site.ids.content.nextId();
   const claimed: string[] = [];

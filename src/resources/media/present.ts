@@ -7,6 +7,7 @@ import { filterByContext } from '../../rest/schema';
 import { renderContent, renderTitle } from '../../text/render';
 import { sanitizeSlug } from '../../text/slug';
 import { missingSizes } from './files';
+import { defaultImageMeta } from './imageMeta';
 
 export interface MediaPresentOptions {
   context: 'view' | 'edit' | 'embed';
@@ -41,7 +42,7 @@ function presentDetails(doc: MediaDoc, siteUrl: string): Record<string, unknown>
   for (const [name, size] of Object.entries(details.sizes)) sizes[name] = { ...size, source_url: uploadUrl(siteUrl, `${folder}${size.file}`) };
   sizes.full = { file: details.file.slice(folder.length), width: details.width, height: details.height, mime_type: doc.mime_type, source_url: uploadUrl(siteUrl, details.file) };
   const shown: Record<string, unknown> = { width: details.width, height: details.height, file: details.file, filesize: details.filesize, sizes };
-  shown.image_meta = { aperture: '0', credit: '', camera: '', caption: '', created_timestamp: '0', copyright: '', focal_length: '0', iso: '0', shutter_speed: '0', title: '', orientation: '0', keywords: [] };
+  shown.image_meta = details.image_meta ?? defaultImageMeta();
   if (details.original_image) shown.original_image = details.original_image;
   if (details.parent_image) shown.parent_image = details.parent_image;
   return shown;
