@@ -20,6 +20,7 @@ import type { RestRequest, RestResult } from './rest/route';
 import { invalidJsonpCallback, jsonpBody, jsonpCallback } from './rest/jsonp';
 import { operationalResponse } from './health/endpoints';
 import { parseMultipart, serveUpload } from './resources/media/http';
+import { serveEmbedPage } from './resources/oembed/local';
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 const OPERATIONAL_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -60,6 +61,15 @@ export function createApp(site: Site): App {
       ctx.type = upload.type;
       ctx.set('X-Content-Type-Options', 'nosniff');
       ctx.body = upload.body;
+      return;
+    }
+    // The embed view an oEmbed frame shows (src/resources/oembed/local.ts).
+    const embed = await serveEmbedPage(site, ctx.method, ctx.path);
+    if (embed) {
+      ctx.status = embed.status;
+      ctx.type = embed.type;
+      ctx.set(embed.headers);
+      ctx.body = embed.body;
       return;
     }
     const requestId = (ctx.get('x-request-id') || randomUUID()).slice(0, 100);

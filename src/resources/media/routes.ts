@@ -476,7 +476,7 @@ function mediaActions(actor: Actor | null): string[] {
 }
 
 /** The permalink of the post or page an attachment is attached to (a page's under its ancestors); null for none. */
-async function parentPermalink(site: Site, postId: number): Promise<string | null> {
+export async function parentPermalink(site: Site, postId: number): Promise<string | null> {
   const parent = await parentOf(site, postId);
   if (!parent) return null;
   return permalink(parent, site.settings.siteUrl, parent.type === 'page' && parent.parent > 0 ? await ancestorPath(site, parent.parent) : '');
