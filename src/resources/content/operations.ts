@@ -4,6 +4,7 @@
  * reservation, slug claims in the event store, and releasing what a failed or superseded write held.
  */
 import type { Site } from '../../site';
+import { addPageToAutoAddMenus } from '../menus/operations';
 import type { Actor } from '../../access/capabilities';
 import { canSaveUnfilteredHtml } from '../../access/capabilities';
 import { sanitizeSlug } from '../../text/slug';
@@ -78,7 +79,8 @@ export async function createItem(site: Site, postType: PostType, sent: PostInput
   try {
     const result = await site.commands.handle(contentStreamId(id), contentDecider, prepare, metadata);
     await releaseAllBut(site, claims, result.state.post, id, metadata);
-    return { id, state: result.state, position: result.position };
+    const added = await joinAutoAddMenus(site, postType, id, null, result.state.post, actor, requestId);
+    return { id, state: result.state, position: Math.max(result.position, added) };
   } catch (error) {
     await releaseAllBut(site, claims, null, id, metadata);
     throw error;
@@ -126,11 +128,18 @@ export async function updateItem(site: Site, postType: PostType, id: number, sen
       await site.claims.release(slugScope(postType, previous.parent), previous.slug, id, metadata);
     }
     await releaseAllBut(site, claims, after, id, metadata);
-    return { id, state: result.state, position: result.position };
+    const added = await joinAutoAddMenus(site, postType, id, previous, after, actor, requestId);
+    return { id, state: result.state, position: Math.max(result.position, added) };
   } catch (error) {
     await releaseAllBut(site, claims, null, id, metadata);
     throw error;
   }
+}
+
+/** A top-level page that has just been published joins the menus with auto_add on (src/resources/menus). */
+async function joinAutoAddMenus(site: Site, postType: PostType, id: number, before: PostFields | null, after: PostFields | null, actor: Actor, requestId: string): Promise<number> {
+  if (postType !== 'page' || !after || after.status !== 'publish' || before?.status === 'publish' || after.parent !== 0) return 0;
+  return addPageToAutoAddMenus(site, id, actor, requestId);
 }
 
 export async function trashItem(site: Site, postType: PostType, id: number, actor: Actor, requestId: string): Promise<WriteOutcome> {

@@ -226,3 +226,24 @@ export async function deleteMenuItem(site: Site, id: number, actor: Actor | null
   const result = await site.commands.handle(menuItemStreamId(id), menuItemDecider, { kind: 'delete', id }, metadata);
   return { id, state: result.state, position: result.position };
 }
+
+/**
+ * WordPress's `auto_add`: a page that becomes published at the top level joins every menu with auto_add on,
+ * as a new published post-type item at the end (WordPress renumbers the items 1..n and places it one past the
+ * last, so menu_order is n + 1; 0 in an empty menu),
+ * unless the menu already links to the page. Each addition is a `MenuItemCreated` on its own menu-item stream,
+ * made by the user who published the page. Returns the last position written (0 when nothing was added).
+ */
+export async function addPageToAutoAddMenus(site: Site, pageId: number, actor: Actor, requestId: string): Promise<number> {
+  const { items } = await site.readModel.query(MENU_COLLECTION, { filters: [], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null });
+  let position = 0;
+  for (const menu of items as MenuDoc[]) {
+    if (!menu.auto_add) continue;
+    const menuItems = await menuItemsWhere(site, [{ kind: 'any', field: 'menus', values: [menu.id] }]);
+    if (menuItems.some((item) => item.object === 'page' && item.object_id === pageId)) continue;
+    const menuOrder = menuItems.length === 0 ? 0 : menuItems.length + 1;
+    const outcome = await createMenuItem(site, { type: 'post_type', object: 'page', object_id: pageId, menu: menu.id, status: 'publish', menu_order: menuOrder }, actor, requestId);
+    position = Math.max(position, outcome.position);
+  }
+  return position;
+}
