@@ -151,4 +151,22 @@ test('image_meta from IPTC: headline, caption, credit, copyright, date and keywo
   assert.equal([item.title.raw, item.caption.raw], ['Night market', 'Stalls under lanterns']);
 });
 
+test('as_of: the attachment as it was, for those who may edit it', async () => {
+  const item = (await upload(await image(64, 48), 'timeline.jpg')).body;
+  const createdAt = item.modified;
+  t.clock.advance(60_000);
+  await t.request('POST', `/core/v2/media/${item.id}`, { as: admin, body: { title: 'Renamed', alt_text: 'Later text' } });
+  const past = await t.request('GET', `/core/v2/media/${item.id}?as_of=${createdAt}&context=edit`, { as: admin });
+  assert.is(past.status, 200);
+  assert.equal([past.body.title.raw, past.body.alt_text], ['timeline', '']);
+  const now = await t.request('GET', `/core/v2/media/${item.id}?context=edit`, { as: admin });
+  assert.equal([now.body.title.raw, now.body.alt_text], ['Renamed', 'Later text']);
+  const before = await t.request('GET', `/core/v2/media/${item.id}?as_of=2000-01-01T00:00:00`, { as: admin });
+  assert.equal([before.status, before.body.code], [404, 'rest_post_invalid_id']);
+  const anonymous = await t.request('GET', `/core/v2/media/${item.id}?as_of=${createdAt}`);
+  assert.equal([anonymous.status, anonymous.body.code], [401, 'rest_cannot_read']);
+  const bad = await t.request('GET', `/core/v2/media/${item.id}?as_of=yesterday`, { as: admin });
+  assert.is(bad.status, 400);
+});
+
 test.run();

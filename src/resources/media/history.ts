@@ -11,6 +11,9 @@ import { assertPageInRange, collectionResult } from '../../rest/collection';
 import type { HandlerContext, RouteDefinition } from '../../rest/route';
 import type { MediaDoc } from '../../../projections/media';
 import { historyEntrySchema } from '../history/routes';
+import { happenedBy } from '../history/fold';
+import mediaProjection from '../../../projections/media';
+import { parseRestDate } from '../../text/dates';
 import type { FieldChange, HistoryEntry } from '../history/fold';
 import { evolveMedia, initialMediaState } from './decider';
 import type { MediaState } from './decider';
@@ -71,4 +74,35 @@ export function mediaHistoryRoute(
       },
     ],
   };
+}
+
+/**
+ * The attachment's read-model document as it was at `asOfMs` (`GET /core/v2/media/{id}?as_of=…`, as posts have
+ * it): its stream folded up to the last event that had happened by then; null before it existed.
+ */
+export function mediaDocumentAsOf(events: readonly RecordedEvent[], asOfMs: number): MediaDoc | null {
+  let last = -1;
+  events.forEach((event, i) => {
+    if (happenedBy(event, asOfMs)) last = i;
+  });
+  let doc: MediaDoc | null = null;
+  for (const event of events.slice(0, last + 1)) {
+    if ((mediaProjection.handles as readonly string[]).includes(event.type)) doc = mediaProjection.evolve(doc, event);
+  }
+  return doc;
+}
+
+/** The attachment at the `as_of` moment, for one who may edit it (earlier states may never have been public). */
+export async function mediaAsOf(site: Site, id: number, asOf: string, actor: Actor | null, canEdit: boolean): Promise<MediaDoc> {
+  if (!canEdit) throw restError('rest_cannot_read', 'Sorry, you are not allowed to view the history of this attachment.', authorizationStatus(actor?.id ?? null));
+  const ms = parseRestDate(asOf, site.settings.timezone);
+  if (ms === null) {
+    throw restError('rest_invalid_param', 'Invalid parameter(s): as_of', 400, {
+      params: { as_of: 'Invalid date.' },
+      details: { as_of: { code: 'rest_invalid_date', message: 'Invalid date.', data: null } },
+    });
+  }
+  const doc = mediaDocumentAsOf(await site.store.readStream(attachmentStreamId(id)), ms);
+  if (!doc) throw restError('rest_post_invalid_id', 'Invalid post ID.', 404);
+  return doc;
 }

@@ -29,7 +29,8 @@ import type { AttachmentInput } from './decider';
 import { uploadedContent, EDITABLE_TYPES } from './files';
 import type { Modifier } from './files';
 import { MEDIA_SLUG_SCOPE, createAttachment, createMissingSubsizes, deleteAttachment, editImage, updateAttachment } from './operations';
-import { mediaHistoryRoute } from './history';
+import { mediaAsOf, mediaHistoryRoute } from './history';
+import { asOfArg } from '../history/operations';
 
 /** Attachments use the post capabilities, except that creating one takes upload_files. */
 export const MEDIA_CAPS: PostTypeCaps = { ...postTypeCaps('posts'), create_posts: 'upload_files' };
@@ -90,9 +91,14 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
       endpoints: [
         {
           methods: ['GET'],
-          args: { ...itemArgs, context: { description: 'Scope under which the request is made; determines fields present in response.', type: 'string', enum: ['view', 'embed', 'edit'], default: 'view' } },
+          args: { ...itemArgs, context: { description: 'Scope under which the request is made; determines fields present in response.', type: 'string', enum: ['view', 'embed', 'edit'], default: 'view' }, as_of: asOfArg },
           permission: (ctx) => readPermission(site, ctx),
-          handle: async (ctx) => ok(await present(site, ctx, (await loadDoc(site, ctx))!, schema, ctx.params.context)),
+          handle: async (ctx) => {
+            const live = (await loadDoc(site, ctx))!;
+            // Time travel (an extension, as for posts): the attachment folded from its stream up to `as_of`.
+            const doc = ctx.params.as_of !== undefined ? await mediaAsOf(site, live.id, String(ctx.params.as_of), ctx.actor, await canEditMedia(site, ctx.actor, live)) : live;
+            return ok(await present(site, ctx, doc, schema, ctx.params.context));
+          },
         },
         {
           methods: ['POST', 'PUT', 'PATCH'],
