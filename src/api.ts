@@ -23,9 +23,13 @@ import { oembedRoutes } from './resources/oembed/routes';
 import { createRemoteEmbeds } from './resources/oembed/remote';
 import { auditRoutes } from './resources/audit/routes';
 import { customProjections, projectionRoutes } from './resources/projections/routes';
+import { CONTACT_FORM_NAMESPACE, contactFormRoutes } from './resources/contactForms/routes';
 
 /** Namespaces with routes of ours, in the order the index lists them. */
 const NAMESPACES = ['oembed/1.0', 'core/v2', 'projections/v1', 'audit/v1'];
+/** The second instance's form plug-in registers its namespace after oEmbed's and before the core one. */
+const namespacesOf = (site: Site): string[] =>
+  site.settings.instance === 'second' ? [NAMESPACES[0]!, CONTACT_FORM_NAMESPACE, ...NAMESPACES.slice(1)] : NAMESPACES;
 /** Listed by every WordPress site; their routes are not part of this interface. */
 const LISTED_ONLY = ['site-health/v1', 'block-editor/v1'];
 
@@ -58,6 +62,7 @@ export function buildDispatcher(site: Site): Dispatcher {
   ];
   resourceRoutes.push(...menuRoutes(site));
   resourceRoutes.push(...oembedRoutes(site, createRemoteEmbeds({ fetcher: site.http, clock: site.clock })));
+  if (site.settings.instance === 'second') resourceRoutes.push(...contactFormRoutes(site));
   resourceRoutes.push(...userRoutes(site), ...applicationPasswordRoutes(site));
   resourceRoutes.push(...historyRoutes(site, 'post'), ...historyRoutes(site, 'page'), ...auditRoutes(site), ...projectionRoutes(site, customProjections(site)));
   const all: RouteDefinition[] = [];
@@ -74,7 +79,7 @@ export function buildDispatcher(site: Site): Dispatcher {
       authorizationUrl: `${site.settings.siteUrl}/wp-admin/authorize-application.php`,
     },
     site.apiRoot,
-    NAMESPACES,
+    namespacesOf(site),
   );
   let dispatcher: Dispatcher | null = null;
   all.push(index[0]!, batchRoute(() => dispatcher!), ...index.slice(1), ...resourceRoutes);

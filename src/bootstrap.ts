@@ -107,6 +107,7 @@ export async function openSite(config: Config): Promise<Site> {
       idBlockSize: config.idBlockSize,
       readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
       readyMaxLagSeconds: config.readyMaxLagSeconds,
+      instance: config.instance,
     },
     { store, readModel, clock: systemClock, projections, coordination, blobs: createFileBlobStore(path.join(config.dataDir, 'uploads')) },
   );

@@ -29,7 +29,15 @@ export interface Config {
   projectorLeaseMs: number;
   /** /readyz fails while the read model trails the log by more than this (seconds). */
   readyMaxLagSeconds: number;
+  /**
+   * Which of the two described sites this is (SITE_INSTANCE): `second` adds the `contact-form/v1` namespace and the
+   * writable `ext-disabled` status (docs/second-instance.md).
+   */
+  instance: SiteInstance;
 }
+
+export const SITE_INSTANCES = ['first', 'second'] as const;
+export type SiteInstance = (typeof SITE_INSTANCES)[number];
 
 export class ConfigError extends Error {}
 
@@ -56,6 +64,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     redisPrefix: env.REDIS_PREFIX || 'palimpsest:',
     projectorLeaseMs: Math.max(300, integer(env.PROJECTOR_LEASE_MS, 10_000, 'PROJECTOR_LEASE_MS')),
     readyMaxLagSeconds: integer(env.READY_MAX_LAG_SECONDS, 30, 'READY_MAX_LAG_SECONDS'),
+    instance: siteInstance(env.SITE_INSTANCE),
   };
 }
 
@@ -64,6 +73,12 @@ function integer(value: string | undefined, fallback: number, name: string): num
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${name} must be a non-negative integer, got "${value}"`);
   return n;
+}
+
+function siteInstance(value: string | undefined): SiteInstance {
+  if (value === undefined || value === '') return 'first';
+  if (!(SITE_INSTANCES as readonly string[]).includes(value)) throw new ConfigError(`SITE_INSTANCE must be "first" or "second", got "${value}"`);
+  return value as SiteInstance;
 }
 
 function isTimeZone(zone: string): boolean {

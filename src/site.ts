@@ -9,6 +9,9 @@ import type { EventMetadata, EventStore } from './ports/eventStore';
 import type { ReadModel } from './ports/readModel';
 import type { BlobStore } from './ports/blobStore';
 import type { HttpFetcher } from './ports/httpFetcher';
+import type { Mailer } from './ports/mailer';
+import { createLoggingMailer } from './adapters/mail/loggingMailer';
+import type { SiteInstance } from './config';
 import { createNodeHttpFetcher } from './adapters/http/nodeFetcher';
 import { createMemoryBlobStore } from './adapters/memory/blobStore';
 import { CommandHandler } from './core/commandHandler';
@@ -33,6 +36,8 @@ export interface SiteSettings {
   readYourWritesTimeoutMs: number;
   /** /readyz fails while the read model trails the log by more than this (seconds; default 30). */
   readyMaxLagSeconds?: number;
+  /** `second` adds the contact-form namespace and the `ext-disabled` status (default `first`). */
+  instance?: SiteInstance;
 }
 
 /**
@@ -56,6 +61,8 @@ export interface Site {
   blobs: BlobStore;
   /** Outgoing HTTP (oEmbed's proxy asking other sites). */
   http: HttpFetcher;
+  /** Outgoing mail (contact-form feedback); the default adapter only logs. */
+  mailer: Mailer;
   commands: CommandHandler;
   ids: { content: IdSequence; users: IdSequence };
   claims: NameClaims;
@@ -84,6 +91,8 @@ export interface SiteAdapters {
   blobs?: BlobStore;
   /** Outgoing HTTP; node's fetch, bounded, when not given. */
   http?: HttpFetcher;
+  /** Outgoing mail; a logging adapter that sends nothing when not given. */
+  mailer?: Mailer;
   projections?: readonly Projection[];
   coordination?: Coordination;
 }
@@ -122,6 +131,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     readModel,
     blobs: adapters.blobs ?? createMemoryBlobStore(),
     http: adapters.http ?? createNodeHttpFetcher(),
+    mailer: adapters.mailer ?? createLoggingMailer((line) => console.error(line)),
     commands: new CommandHandler(store),
     ids: {
       content: new IdSequence(store, 'content', settings.idBlockSize, system),

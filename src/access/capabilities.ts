@@ -174,3 +174,9 @@ export const canManageMenus = (actor: Actor | null): boolean => hasCap(actor, 'e
 /** Reading menus and menu items: edit_theme_options, or the right to edit posts of some type (contributors up). */
 export const canReadMenus = (actor: Actor | null): boolean =>
   canManageMenus(actor) || hasCap(actor, 'edit_posts') || hasCap(actor, 'edit_pages');
+
+/** Listing contact forms (the form plug-in's read capability, edit_posts by default: contributors up). */
+export const canReadContactForms = (actor: Actor | null): boolean => hasCap(actor, 'edit_posts');
+
+/** Reading one contact form, creating, editing and deleting forms (its read/write capability, publish_pages: editors up). */
+export const canEditContactForms = (actor: Actor | null): boolean => hasCap(actor, 'publish_pages');

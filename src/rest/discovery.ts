@@ -27,7 +27,8 @@ export function describeRoute(route: RouteDefinition, apiRoot: string): Record<s
     endpoints: route.endpoints.map((e) => ({
       methods: e.methods,
       ...(e.allowBatch ? { allow_batch: { v1: true } } : {}),
-      args: describeArgs(e.args),
+      // An endpoint without args lists them as an empty list, as PHP encodes an empty array.
+      args: Object.keys(e.args).length === 0 ? [] : describeArgs(e.args),
     })),
   };
   if (!route.path.includes('(?P<') && !route.hideLinks) {

@@ -15,6 +15,8 @@ import type { ReadModel } from '../../src/ports/readModel';
 import type { Role } from '../../src/access/capabilities';
 import type { Projection } from '../../src/projection/projection';
 import type { HttpFetcher } from '../../src/ports/httpFetcher';
+import type { Mailer } from '../../src/ports/mailer';
+import type { SiteInstance } from '../../src/config';
 import { createApplicationPassword, registerUser } from '../../src/resources/users/operations';
 
 export interface TestUser {
@@ -60,6 +62,10 @@ export interface TestSiteOptions {
   projections?: readonly Projection[];
   /** Outgoing HTTP (default: a fetcher that refuses, so no test reaches the network). */
   http?: HttpFetcher;
+  /** Which described site to be (default `first`); `second` adds the contact-form namespace and `ext-disabled`. */
+  instance?: SiteInstance;
+  /** Outgoing mail (default: the site's logging mailer, which sends nothing). */
+  mailer?: Mailer;
 }
 
 /** The default outgoing HTTP of test sites: no network. */
@@ -80,8 +86,16 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       authSecret: 'test-secret',
       idBlockSize: 5,
       readYourWritesTimeoutMs: 5000,
+      instance: options.instance,
     },
-    { store: options.store ?? createMemoryEventStore(), readModel: options.readModel ?? createMemoryReadModel(), clock, projections: options.projections, http: options.http ?? offline },
+    {
+      store: options.store ?? createMemoryEventStore(),
+      readModel: options.readModel ?? createMemoryReadModel(),
+      clock,
+      projections: options.projections,
+      http: options.http ?? offline,
+      mailer: options.mailer ?? { send: async () => undefined },
+    },
   );
   await site.projector.start();
   const app = createApp(site);

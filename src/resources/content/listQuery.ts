@@ -29,6 +29,13 @@ export const LIST_STATUSES = [
 /** `status=any` means every status that shows in searches: not trash, not auto-draft. */
 export const ANY_STATUSES = ['publish', 'future', 'draft', 'pending', 'private', 'inherit', 'request-pending', 'request-confirmed', 'request-failed', 'request-completed'];
 
+/** The list filter values on this instance: the second one's registered status comes before `any`. */
+export const listStatuses = (instance: string | undefined): readonly string[] =>
+  instance === 'second' ? [...LIST_STATUSES.slice(0, -1), 'ext-disabled', 'any'] : LIST_STATUSES;
+
+/** What `any` covers on this instance: a registered status shows in searches unless it says otherwise. */
+export const anyStatuses = (instance: string | undefined): readonly string[] => (instance === 'second' ? [...ANY_STATUSES, 'ext-disabled'] : ANY_STATUSES);
+
 const SEARCH_COLUMNS = { post_title: 'title', post_content: 'content', post_excerpt: 'excerpt' } as const;
 
 function termQueryArg(description: string, options: { children: boolean; operator: boolean }): ArgSchema {
@@ -52,6 +59,8 @@ const idList = (description: string): ArgSchema => ({ description, type: 'array'
 export interface ListArgsOptions {
   /** The caller-dependent rule on `status` (filtering beyond publish needs rights), run while sanitizing. */
   statusRule?: ArgSchema['validate'];
+  /** The `status` values accepted (default: the first instance's, LIST_STATUSES). */
+  statuses?: readonly string[];
 }
 
 /**
@@ -98,7 +107,7 @@ export function contentListArgs(postType: PostType, options: ListArgsOptions = {
       default: 'publish',
       description: 'Only items with one of these statuses.',
       type: 'array',
-      items: { enum: [...LIST_STATUSES], type: 'string' },
+      items: { enum: [...(options.statuses ?? LIST_STATUSES)], type: 'string' },
       ...(options.statusRule ? { validate: options.statusRule } : {}),
     },
   });
@@ -162,6 +171,8 @@ export interface ListContext {
   signedIn: boolean;
   /** The category ids below the given ones (for include_children). */
   descendants(ids: readonly number[]): Promise<number[]>;
+  /** What `status=any` covers (default ANY_STATUSES). */
+  anyStatuses?: readonly string[];
 }
 
 interface TermQuery {
@@ -182,7 +193,7 @@ function localKey(value: string, timezone: string): number {
 /** Translates validated list params into a plan. Throws WordPress's errors for contradictory params. */
 export async function buildListPlan(params: Record<string, any>, ctx: ListContext): Promise<QueryPlan> {
   const filters: Filter[] = [];
-  const statuses = (params.status as string[]).includes('any') ? ANY_STATUSES : (params.status as string[]);
+  const statuses = (params.status as string[]).includes('any') ? (ctx.anyStatuses ?? ANY_STATUSES) : (params.status as string[]);
   filters.push({ kind: 'any', field: 'status', values: statuses });
 
   const include = (params.include as number[] | undefined) ?? [];

@@ -16,8 +16,8 @@ import { assertPageInRange, collectionResult } from '../../rest/collection';
 import { created, ok } from '../../rest/route';
 import type { HandlerContext, RestRequest, RouteDefinition } from '../../rest/route';
 import type { ContentDoc } from '../../../projections/content';
-import { contentActionLinks, contentSchema } from './schema';
-import { buildListPlan, contentListArgs } from './listQuery';
+import { contentActionLinks, contentSchema, writableStatuses } from './schema';
+import { anyStatuses, buildListPlan, contentListArgs, listStatuses } from './listQuery';
 import { PresentationCache, restBaseOf } from './present';
 import { createItem, deleteItem, trashItem, updateItem } from './operations';
 import { itemExtras } from './extras';
@@ -49,7 +49,7 @@ export interface ContentRouteDeps {
 
 export function contentRoutes(site: Site, postType: PostType, deps: ContentRouteDeps): RouteDefinition[] {
   const plural = postType === 'page' ? 'pages' : 'posts';
-  const schema = contentSchema(postType);
+  const schema = contentSchema(postType, { statuses: writableStatuses(site.settings.instance) });
   const type: TypeInfo = { postType, plural, caps: postTypeCaps(plural), restBase: restBaseOf(postType), presented: new PresentationCache(schema) };
   const writeArgs = (kind: 'create' | 'update') => withTemplateCheck(argsFromSchema(schema, kind), kind);
   const strictTemplateArg = writeArgs('create').template!;
@@ -58,6 +58,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
   const itemPath = `/${type.restBase}/(?P<id>[\\d]+)`;
 
   const listArgs = contentListArgs(postType, {
+    statuses: listStatuses(site.settings.instance),
     statusRule: (value, arg) => forbiddenStatus(value as string[], (arg.request as RestRequest | undefined)?.actor ?? null, type) ?? true,
   });
 
@@ -250,6 +251,7 @@ async function listItems(site: Site, ctx: HandlerContext, type: TypeInfo, schema
     timezone: site.settings.timezone,
     signedIn: ctx.actor !== null,
     descendants: (ids) => deps.categoryDescendants(ids),
+    anyStatuses: anyStatuses(site.settings.instance),
   });
   const { items, total } = await site.readModel.query(type.postType, plan);
   assertPageInRange({ total, page, perPage });

@@ -16,7 +16,7 @@ import type { HandlerContext, RouteDefinition } from '../../rest/route';
 import { parseSearch } from '../content/listQuery';
 import type { ContentDoc } from '../../../projections/content';
 import type { RevisionEntry, RevisionsDoc } from '../../../projections/revisions';
-import { contentSchema } from '../content/schema';
+import { contentSchema, writableStatuses } from '../content/schema';
 import { permalink, presentContent, restBaseOf } from '../content/present';
 import { collectionResult } from '../../rest/collection';
 import { restoreRevision } from '../history/operations';
@@ -343,7 +343,7 @@ export function revisionRoutes(site: Site, postType: PostType): RouteDefinition[
         },
         {
           methods: ['POST'],
-          args: { parent: parentArg, ...argsFromSchema(contentSchema(postType), 'update') },
+          args: { parent: parentArg, ...argsFromSchema(contentSchema(postType, { statuses: writableStatuses(site.settings.instance) }), 'update') },
           permission: async (ctx) => {
             const parent = await loadParent(site, ctx, type, 'id');
             if (!parent) return restError('rest_post_invalid_id', 'Invalid post ID.', 404);
