@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { ROLES, ROLE_CAPABILITIES } from '../../src/access/capabilities';
 import { SECTIONS, TABLE, WHO } from './table';
 import type { Cell, Row } from './table';
+import { SECOND_INSTANCE_TABLE } from './secondInstance';
 
 const escape = (text: string) => text.replace(/\|/g, '\\|');
 
@@ -106,6 +107,21 @@ export function renderPermissions(): string {
     for (const row of section.rows) lines.push(rowLine(row));
     lines.push('');
   }
+  lines.push(
+    '## Second instance only',
+    '',
+    'With `SITE_INSTANCE=second` (docs/second-instance.md) the contact-form routes and the `ext-disabled` status',
+    'exist. These rows are a table of their own (`test/permissions/secondInstance.ts`, run by',
+    '`secondInstance.test.ts` against a second-instance site), since the table above runs against one',
+    'first-instance site and the reference WordPress, which have neither. The contact-form cells follow the form',
+    "plug-in's rules (version 5.6): its permission failures are 403 for everyone, anonymous callers included.",
+    '`{form}` is a form of the administrator\'s, `{post}` a post of the administrator\'s in status `ext-disabled`.',
+    '',
+    `| request | case | ${WHO.join(' | ')} |`,
+    `| --- | --- | ${WHO.map(() => '---').join(' | ')} |`,
+    ...SECOND_INSTANCE_TABLE.map((row) => `| \`${row.method} ${row.path}\` | ${escape(row.variant)} | ${row.cells.map(cell).join(' | ')} |`),
+    '',
+  );
   if (TABLE.some((row) => row.localOnly)) lines.push('¹ Not checked against WordPress: ' + [...new Set(TABLE.filter((r) => r.localOnly).map((r) => r.localOnly))].join('; ') + '.', '');
   return `${lines.join('\n').trimEnd()}\n`;
 }
