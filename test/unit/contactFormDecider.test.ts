@@ -33,7 +33,7 @@ test('create records the whole form with its defaults; a second create is refuse
   const events = contactFormDecider.decide(create, contactFormDecider.initialState());
   assert.is(events.length, 1);
   assert.is(events[0]!.type, 'ContactFormCreated');
-  const form = (events[0]!.data as { form: Record<string, unknown> }).form;
+  const form = (events[0]!.data as unknown as { form: Record<string, unknown> }).form;
   assert.equal({ title: form.title, slug: form.slug, locale: form.locale, author: form.author, date: form.date }, { title: 'Hello', slug: 'hello', locale: 'en_US', author: 3, date: NOW });
   rejects(() => contactFormDecider.decide(create, fold([create])), 'wpcf7_post_exists');
 });
