@@ -57,6 +57,7 @@ first('ext-disabled is neither writable nor a list filter', async () => {
   assert.is(listed.body.code, 'rest_invalid_param');
   const index = await t.request('GET', '/core/v2');
   assert.not.ok(index.body.routes['/core/v2/posts'].endpoints[1].args.status.enum.includes('ext-disabled'));
+  assert.not.ok(index.body.routes['/core/v2/media'].endpoints[1].args.status.enum.includes('ext-disabled'));
 });
 
 first.run();
@@ -151,10 +152,24 @@ second('posts and pages take ext-disabled as a status; it is not public', async 
   assert.is(back.body.status, 'draft');
 });
 
+second('media takes ext-disabled as a writable status and stores it as inherit, as any status but private', async () => {
+  const writable = (await t.request('GET', '/core/v2')).body.routes['/core/v2/media'].endpoints[1].args.status.enum;
+  assert.ok(writable.includes('ext-disabled'));
+  const uploaded = await t.request('POST', '/core/v2/media', {
+    as: editor,
+    raw: { data: Buffer.from('plain text'), type: 'text/plain' },
+    headers: { 'content-disposition': 'attachment; filename=note.txt' },
+  });
+  assert.is(uploaded.status, 201, JSON.stringify(uploaded.body));
+  const updated = await t.request('POST', `/core/v2/media/${uploaded.body.id}`, { as: editor, body: { status: 'ext-disabled' } });
+  assert.is(updated.status, 200, JSON.stringify(updated.body));
+  assert.is(updated.body.status, 'inherit');
+});
+
 second('autosaves accept ext-disabled', async () => {
   const post = await t.request('POST', '/core/v2/posts', { as: editor, body: { title: 'Draft', status: 'draft' } });
   const autosave = await t.request('POST', `/core/v2/posts/${post.body.id}/autosaves`, { as: editor, body: { title: 'Draft 2', status: 'ext-disabled' } });
-  assert.ok(autosave.status === 200 || autosave.status === 201, JSON.stringify(autosave.body));
+  assert.is(autosave.status, 200, JSON.stringify(autosave.body));
   const bad = await t.request('POST', `/core/v2/posts/${post.body.id}/autosaves`, { as: editor, body: { status: 'switched-off' } });
   assert.is(bad.status, 400);
 });

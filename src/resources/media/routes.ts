@@ -23,6 +23,7 @@ import { buildListPlan, contentListArgs } from '../content/listQuery';
 import { sanitizeSlug } from '../../text/slug';
 import { permalink } from '../content/present';
 import { ancestorPath } from '../content/operations';
+import { writableStatuses } from '../content/schema';
 import { mediaActionLinks, mediaSchema } from './schema';
 import { presentMedia, uploadUrl } from './present';
 import type { AttachmentInput } from './decider';
@@ -38,7 +39,7 @@ const MEDIA_STATUSES = ['inherit', 'private', 'trash'];
 const MEDIA_TYPES = ['image', 'video', 'text', 'application', 'audio'];
 
 export function mediaRoutes(site: Site): RouteDefinition[] {
-  const schema = mediaSchema();
+  const schema = mediaSchema(writableStatuses(site.settings.instance));
   const shownSchema = publicSchema(schema, mediaActionLinks(site.apiRoot));
   const itemArgs: Record<string, ArgSchema> = { id: { description: 'Unique identifier of the item.', type: 'integer' } };
   const writeArgs = (kind: 'create' | 'update') => {

@@ -22,7 +22,8 @@ function renderedText(description: string, contexts: string[]) {
   };
 }
 
-export function mediaSchema(): ResourceSchema {
+/** `statuses`: the instance's writable statuses (the second instance adds `ext-disabled`); any but `private` is stored as `inherit`. */
+export function mediaSchema(statuses: readonly string[] = WRITABLE_STATUSES): ResourceSchema {
   const properties: Record<string, unknown> = {
     date: { description: 'Publication date, in the site time zone.', type: ['string', 'null'], format: 'date-time', context: ALL },
     date_gmt: { description: 'Publication date, in UTC.', type: ['string', 'null'], format: 'date-time', context: VIEW_EDIT },
@@ -41,7 +42,7 @@ export function mediaSchema(): ResourceSchema {
     modified: { description: 'Last modification date, in the site time zone.', type: 'string', format: 'date-time', context: VIEW_EDIT, readonly: true },
     modified_gmt: { description: 'Last modification date, in UTC.', type: 'string', format: 'date-time', context: VIEW_EDIT, readonly: true },
     slug: { description: 'URL-safe identifier, unique among attachments.', type: 'string', context: ALL },
-    status: { description: 'Publication status.', type: 'string', enum: [...WRITABLE_STATUSES], context: VIEW_EDIT },
+    status: { description: 'Publication status.', type: 'string', enum: [...statuses], context: VIEW_EDIT },
     type: { description: 'The post type.', type: 'string', context: ALL, readonly: true },
     permalink_template: { description: 'Template of the public URL.', type: 'string', context: EDIT, readonly: true },
     generated_slug: { description: 'The slug the title would give.', type: 'string', context: EDIT, readonly: true },
