@@ -223,7 +223,12 @@ export class DocCopier {
    */
   adopt(value: unknown): unknown {
     if (typeof value !== 'object' || value === null) return value;
-    for (const inner of Object.values(value)) this.adopt(inner);
+    // Loops rather than Object.values: loading a site adopts millions of objects, and each array is garbage.
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) this.adopt(value[i]);
+    } else {
+      for (const key in value) this.adopt((value as Record<string, unknown>)[key]);
+    }
     Object.freeze(value);
     return value;
   }
