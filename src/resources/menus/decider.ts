@@ -88,6 +88,8 @@ export interface MenuItemState {
   exists: boolean;
   deleted: boolean;
   item: MenuItemFields | null;
+  /** Each user's autosave id. */
+  autosaves: Record<number, number>;
 }
 
 /** What a client may write (already sanitised); absent fields are defaulted (create) or kept (update). */
@@ -104,7 +106,12 @@ export interface MenuItemFacts {
 export type MenuItemCommand =
   | { kind: 'create'; id: number; input: MenuItemInput; facts: MenuItemFacts; actorId: number; now: string }
   | { kind: 'update'; id: number; input: MenuItemInput; facts: MenuItemFacts; now: string }
-  | { kind: 'delete'; id: number };
+  | { kind: 'delete'; id: number }
+  /**
+   * `autosaveId`: an id reserved for a new autosave (unused when the item itself is saved or the caller's
+   * autosave is discarded). `now`/`nowGmt`: the site-local and UTC times of the request.
+   */
+  | { kind: 'autosave'; id: number; actorId: number; autosaveId: number; now: string; nowGmt: string };
 
 export const menuItemNotFound = (): RestError => restError('rest_post_invalid_id', 'Invalid post ID.', 404);
 
@@ -154,17 +161,28 @@ function assertValidItem(item: Omit<MenuItemFields, 'author' | 'date' | 'modifie
   if (item.menu !== 0 && !facts.menuExists) throw restError('invalid_menu_id', 'Invalid menu ID.', 400);
 }
 
-export const initialMenuItemState = (): MenuItemState => ({ exists: false, deleted: false, item: null });
+export const initialMenuItemState = (): MenuItemState => ({ exists: false, deleted: false, item: null, autosaves: {} });
 
 export function evolveMenuItem(state: MenuItemState, event: MenuItemEvent): MenuItemState {
   switch (event.type) {
     case 'MenuItemCreated':
-      return { exists: true, deleted: false, item: event.data.item };
+      return { ...state, exists: true, deleted: false, item: event.data.item };
     case 'MenuItemUpdated':
       return state.item ? { ...state, item: { ...state.item, ...event.data.changes } } : state;
     case 'MenuItemDeleted':
       return { ...state, exists: false, deleted: true };
+    case 'MenuItemAutosaved':
+      return { ...state, autosaves: { ...state.autosaves, [event.data.userId]: event.data.autosaveId } };
+    case 'MenuItemAutosaveDiscarded': {
+      const { [event.data.userId]: _dropped, ...autosaves } = state.autosaves;
+      return { ...state, autosaves };
+    }
   }
+}
+
+/** Whether an autosave by this actor saves the item itself: their own draft (WordPress's rule for every post type). */
+export function autosaveSavesMenuItem(state: MenuItemState, actorId: number): boolean {
+  return state.item !== null && state.item.status === 'draft' && state.item.author === actorId;
 }
 
 function decideMenuItem(command: MenuItemCommand, state: MenuItemState): MenuItemEvent[] {
@@ -179,6 +197,7 @@ function decideMenuItem(command: MenuItemCommand, state: MenuItemState): MenuIte
   const current = state.item;
   if (!state.exists || !current) throw menuItemNotFound();
   if (command.kind === 'delete') return [{ type: 'MenuItemDeleted', data: { id, menu: current.menu } }];
+  if (command.kind === 'autosave') return decideAutosave(command, state);
 
   const next = mergeMenuItem(id, current, command.input);
   assertValidItem(next, command.facts);
@@ -189,6 +208,20 @@ function decideMenuItem(command: MenuItemCommand, state: MenuItemState): MenuIte
   // WordPress saves the item (and its modification time) even when nothing changed.
   changes.modified = command.now;
   return [{ type: 'MenuItemUpdated', data: { id, changes } }];
+}
+
+/**
+ * WordPress's autosave of a menu item. The author's own draft is saved in place (nothing of it changes but
+ * its modification time). Otherwise the autosave keeps none of the item's fields, so it never differs from
+ * the item: a caller without an autosave gets a new (empty) one, and a caller who has one gets it discarded
+ * (answered with `rest_autosave_no_changes`).
+ */
+function decideAutosave(command: Extract<MenuItemCommand, { kind: 'autosave' }>, state: MenuItemState): MenuItemEvent[] {
+  const { id, actorId } = command;
+  if (autosaveSavesMenuItem(state, actorId)) return [{ type: 'MenuItemUpdated', data: { id, changes: { modified: command.now } } }];
+  const existing = state.autosaves[actorId];
+  if (existing !== undefined) return [{ type: 'MenuItemAutosaveDiscarded', data: { id, autosaveId: existing, userId: actorId } }];
+  return [{ type: 'MenuItemAutosaved', data: { id, autosaveId: command.autosaveId, userId: actorId, date: command.now, date_gmt: command.nowGmt } }];
 }
 
 export const menuItemDecider: Decider<MenuItemState, MenuItemCommand, MenuItemEvent> = {

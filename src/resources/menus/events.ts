@@ -88,10 +88,33 @@ export interface MenuItemDeleted {
   menu: number;
 }
 
+/**
+ * A user's autosave of a menu item. WordPress's autosave of a menu item keeps none of the item's fields (its
+ * autosave holds a post's title, content and excerpt, which the menu-item write never fills in), so an
+ * autosave is only who made it, when, and its id (from the shared content sequence).
+ */
+export interface MenuItemAutosaved {
+  id: number;
+  autosaveId: number;
+  userId: number;
+  /** Site-local and UTC times (`YYYY-MM-DDTHH:MM:SS`). */
+  date: string;
+  date_gmt: string;
+}
+
+/** A user's autosave removed because their next autosave had nothing to change (`rest_autosave_no_changes`). */
+export interface MenuItemAutosaveDiscarded {
+  id: number;
+  autosaveId: number;
+  userId: number;
+}
+
 export type MenuItemEvent =
   | DomainEvent<'MenuItemCreated', MenuItemCreated>
   | DomainEvent<'MenuItemUpdated', MenuItemUpdated>
-  | DomainEvent<'MenuItemDeleted', MenuItemDeleted>;
+  | DomainEvent<'MenuItemDeleted', MenuItemDeleted>
+  | DomainEvent<'MenuItemAutosaved', MenuItemAutosaved>
+  | DomainEvent<'MenuItemAutosaveDiscarded', MenuItemAutosaveDiscarded>;
 
-export const MENU_ITEM_EVENT_TYPES = ['MenuItemCreated', 'MenuItemUpdated', 'MenuItemDeleted'] as const;
+export const MENU_ITEM_EVENT_TYPES = ['MenuItemCreated', 'MenuItemUpdated', 'MenuItemDeleted', 'MenuItemAutosaved', 'MenuItemAutosaveDiscarded'] as const;
 export const menuItemStreamId = (id: number): string => `menu-item-${id}`;

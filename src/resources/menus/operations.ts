@@ -6,7 +6,8 @@ import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
 import type { EventMetadata } from '../../ports/eventStore';
 import type { Filter } from '../../ports/readModel';
-import { formatLocal } from '../../text/dates';
+import { formatGmt, formatLocal } from '../../text/dates';
+import { restError } from '../../rest/errors';
 import { sanitizeSlug } from '../../text/slug';
 import { asciiLower } from '../../../projections/terms';
 import { MENU_COLLECTION } from '../../../projections/menus';
@@ -15,7 +16,7 @@ import { MENU_ITEM_COLLECTION } from '../../../projections/menuItems';
 import type { MenuItemDoc } from '../../../projections/menuItems';
 import { nextTermId, termSlugCandidates } from '../terms/operations';
 import { sanitizeTermDescription, sanitizeTermName } from '../terms/sanitize';
-import { MENU_ITEM_DEFAULTS, menuDecider, menuItemDecider, mergeMenuItem } from './decider';
+import { MENU_ITEM_DEFAULTS, autosaveSavesMenuItem, menuDecider, menuItemDecider, mergeMenuItem } from './decider';
 import type { MenuCommand, MenuItemCommand, MenuItemFacts, MenuItemInput, MenuItemState, MenuState } from './decider';
 import { menuItemStreamId, menuStreamId } from './events';
 import type { MenuFields } from './events';
@@ -219,6 +220,43 @@ export async function updateMenuItem(site: Site, id: number, sent: MenuItemInput
   };
   const result = await site.commands.handle(menuItemStreamId(id), menuItemDecider, prepare, metadata);
   return { id, state: result.state, position: result.position };
+}
+
+export interface MenuItemAutosaveOutcome {
+  position: number;
+  /** True when the caller's own draft was saved in place (no autosave made). */
+  savedItem: boolean;
+  /** The autosave made (null when the item itself was saved). */
+  autosaveId: number | null;
+}
+
+/**
+ * Autosaves a menu item for the actor (see the decider's rule). A discarded autosave is recorded, read back,
+ * and then refused with `rest_autosave_no_changes`, as WordPress deletes it and answers with that error.
+ */
+export async function autosaveMenuItem(site: Site, id: number, actor: Actor, requestId: string): Promise<MenuItemAutosaveOutcome> {
+  const metadata = site.metadata(actor.id, requestId);
+  let savedItem = false;
+  const prepare = async (state: MenuItemState): Promise<MenuItemCommand> => {
+    savedItem = autosaveSavesMenuItem(state, actor.id);
+    const needsId = !savedItem && state.exists && state.autosaves[actor.id] === undefined;
+    const now = site.clock.now();
+    return {
+      kind: 'autosave',
+      id,
+      actorId: actor.id,
+      autosaveId: needsId ? await site.ids.content.nextId() : 0,
+      now: formatLocal(now, site.settings.timezone),
+      nowGmt: formatGmt(now),
+    };
+  };
+  const result = await site.commands.handle(menuItemStreamId(id), menuItemDecider, prepare, metadata);
+  if (result.events.some((event) => event.type === 'MenuItemAutosaveDiscarded')) {
+    await site.settle(result.position);
+    throw restError('rest_autosave_no_changes', 'There is nothing to save. The autosave and the post content are the same.', 400);
+  }
+  const saved = result.events.find((event) => event.type === 'MenuItemAutosaved');
+  return { position: result.position, savedItem, autosaveId: saved ? (saved.data as { autosaveId: number }).autosaveId : null };
 }
 
 export async function deleteMenuItem(site: Site, id: number, actor: Actor | null, requestId: string): Promise<MenuItemWriteOutcome> {

@@ -41,6 +41,7 @@ import {
 } from './operations';
 import type { MenuInput } from './operations';
 import { buildMenuItemPlan, menuItemListArgs } from './listQuery';
+import { menuItemAutosaveRoutes } from './autosaves';
 import { archiveTitle, presentMenu, presentMenuItem } from './present';
 import type { LinkedObject } from './present';
 import { menuItemSchema, menuLocationSchema, menuSchema, noSuchLocation } from './schema';
@@ -51,7 +52,7 @@ const status = (ctx: HandlerContext) => authorizationStatus(ctx.actor?.id ?? nul
 const ITEM_ACTIONS = ['publish', 'unfiltered-html', 'create-menus', 'assign-menus'];
 
 export function menuRoutes(site: Site): RouteDefinition[] {
-  return [...menuItemRoutes(site), ...menuTermRoutes(site), ...menuLocationRoutes()];
+  return [...menuItemRoutes(site), ...menuItemAutosaveRoutes(site), ...menuTermRoutes(site), ...menuLocationRoutes()];
 }
 
 // --- menu items ------------------------------------------------------------------------------------------------

@@ -82,3 +82,27 @@ export const menuLocationSchema: ResourceSchema = {
     menu: { description: 'Identifier of the menu assigned to it.', type: 'integer', context: ['embed', 'view', 'edit'], readonly: true },
   },
 } as unknown as ResourceSchema;
+
+/**
+ * A menu item's autosave (`/core/v2/menu-items/{id}/autosaves`): the revision shape WordPress builds from the
+ * parent's schema. A menu item has no content, excerpt or guid of its own, so only its title joins the
+ * revision's fields, and `guid` keeps the revision's plain (string) description.
+ */
+export const menuItemAutosaveSchema: ResourceSchema = {
+  $schema: 'http://json-schema.org/draft-04/schema#',
+  title: 'nav_menu_item-revision',
+  type: 'object',
+  properties: {
+    author: { description: 'Identifier of the autosave\'s author.', type: 'integer', context: ALL },
+    date: { description: 'When the autosave was made, in the site time zone.', type: 'string', format: 'date-time', context: ALL },
+    date_gmt: { description: 'When the autosave was made, in UTC.', type: 'string', format: 'date-time', context: VIEW_EDIT },
+    guid: { description: 'Globally unique identifier of the autosave.', type: 'string', context: VIEW_EDIT },
+    id: { description: 'Unique identifier of the autosave.', type: 'integer', context: ALL },
+    modified: { description: 'Last modification, in the site time zone.', type: 'string', format: 'date-time', context: VIEW_EDIT },
+    modified_gmt: { description: 'Last modification, in UTC.', type: 'string', format: 'date-time', context: VIEW_EDIT },
+    parent: { description: 'Identifier of the menu item the autosave belongs to.', type: 'integer', context: ALL },
+    slug: { description: 'URL-safe identifier of the autosave.', type: 'string', context: ALL },
+    title: (menuItemSchema.properties as Record<string, unknown>).title,
+    preview_link: { description: 'Preview URL of the autosave (none: menu items are not viewable).', type: 'string', format: 'uri', context: ['edit'], readonly: true },
+  },
+} as unknown as ResourceSchema;
