@@ -121,7 +121,9 @@ export class FixtureBook {
       const body = fixture.taxonomy === 'menu-items' ? { title: name, url: 'https://example.com/' } : { name };
       const created = await this.admin('POST', `/core/v2/${fixture.taxonomy}`, body);
       this.made.push(`/core/v2/${fixture.taxonomy}/${created.body.id}`);
-      return { id: created.body.id, word: name };
+      const made: Made = { id: created.body.id, word: name };
+      if (fixture.autosaved) made.autosave = (await this.admin('POST', `/core/v2/${fixture.taxonomy}/${made.id}/autosaves`, { title: `Autosave of ${name}` })).body.id;
+      return made;
     });
   }
 
@@ -229,7 +231,7 @@ export async function runCell(target: Target, book: FixtureBook, row: Row, who: 
   const values: Record<string, string | number | undefined> = {
     id: item?.id,
     revision: item?.revision,
-    autosave: item?.autosave,
+    autosave: item?.autosave ?? term?.autosave,
     word: item?.word,
     src: item?.src,
     term: term?.id,

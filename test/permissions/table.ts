@@ -52,6 +52,8 @@ export interface UserFixture {
 /** A term made by the administrator (the `{term}`): a category, a tag, a menu, or a menu item (a custom link). */
 export interface TermFixture {
   taxonomy: 'categories' | 'tags' | 'menus' | 'menu-items';
+  /** For a menu item: autosaved by the administrator (the `{autosave}`). */
+  autosaved?: boolean;
 }
 
 /** An image uploaded by the administrator before the request (the `{id}`; `{src}` is its file URL). */
@@ -129,6 +131,7 @@ function routeOf(method: Method, path: string): string {
     .split('?')[0]!
     .replace(/\/(posts|pages)\/\{id\}\/revisions/, '/$1/{parent}/revisions')
     .replace(/\/(posts|pages)\/\{id\}\/autosaves\/\{autosave\}/, '/$1/{parent}/autosaves/{id}')
+    .replace(/\/menu-items\/\{term\}\/autosaves\/\{autosave\}/, '/menu-items/{parent}/autosaves/{id}')
     .replace(/\/revisions\/\{revision\}/, '/revisions/{id}')
     .replace(/\/users\/(\{user\}|me)\/application-passwords/, '/users/{user_id}/application-passwords')
     .replace(/\{(user|term)\}/, '{id}')
@@ -140,7 +143,7 @@ function row(method: Method, path: string, options: RowOptions, cells: Cells): R
   const parts: string[] = [];
   if (options.item) parts.push(describeItem(options.item));
   if (options.users) parts.push(describeUsers(options.users));
-  if (options.term) parts.push({ categories: 'a category', tags: 'a tag', menus: 'a menu', 'menu-items': 'a menu item' }[options.term.taxonomy]);
+  if (options.term) parts.push({ categories: 'a category', tags: 'a tag', menus: 'a menu', 'menu-items': 'a menu item' }[options.term.taxonomy] + (options.term.autosaved ? ', with an autosave' : ''));
   if (options.media) parts.push(options.media.owner === 'own' ? 'own image' : "someone else's image");
   if (options.upload) parts.push('an image upload');
   if (options.wrongPassword) parts.push('a wrong application password');
@@ -521,6 +524,10 @@ const menuRows: Row[] = [
   row('PATCH', '/core/v2/menu-items/{term}', { term: MENU_ITEM, body: { description: 'Changed' } }, MANAGERS('rest_cannot_edit', '200')),
   row('DELETE', '/core/v2/menu-items/{term}?force=true', { term: MENU_ITEM }, MANAGERS('rest_cannot_delete', '200')),
   row('DELETE', '/core/v2/menu-items/{term}', { term: MENU_ITEM, note: 'menu items cannot be trashed' }, MANAGERS('rest_cannot_delete', '501 rest_trash_not_supported')),
+  // Autosaves of a menu item take what editing it takes (edit_theme_options).
+  row('GET', '/core/v2/menu-items/{term}/autosaves', { term: MENU_ITEM }, MANAGERS('rest_cannot_read', '200')),
+  row('POST', '/core/v2/menu-items/{term}/autosaves', { term: MENU_ITEM, body: { title: 'Changed' } }, MANAGERS('rest_cannot_edit', '200')),
+  row('GET', '/core/v2/menu-items/{term}/autosaves/{autosave}', { term: { ...MENU_ITEM, autosaved: true } }, MANAGERS('rest_cannot_read', '200')),
   row('GET', '/core/v2/menus', {}, READERS('rest_cannot_view')),
   row('GET', '/core/v2/menus?context=edit', {}, ['401 rest_cannot_view', '403 rest_cannot_view', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '200']),
   row('POST', '/core/v2/menus', { body: { name: '{unique}' } }, MANAGERS('rest_cannot_create', '201')),
