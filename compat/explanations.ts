@@ -94,14 +94,7 @@ export const EXPLANATIONS: readonly Explanation[] = [
     step: /^posts\.create\.invalid-template$/,
     at: /template(\.message)?$/,
   },
-  // ---- not built yet
-  {
-    id: 'menu-item-autosaves',
-    category: 'not-built',
-    text: 'WordPress 6.1 gives menu items autosave routes (/menu-items/{id}/autosaves and /menu-items/{parent}/autosaves/{id}); the interface lists only the menu-items list, and these two are not built.',
-    kind: 'routes',
-    at: /^routes core\/v2\/(media|menu-items)$/,
-  },
+  // ---- not built yet: none (the menu-item autosave routes are built since the run of 2026-11-24).
   // ---- bugs (docs/compatibility.md, "Open differences"): none open in the last run.
 ];
 
