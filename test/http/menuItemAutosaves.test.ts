@@ -7,6 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestSite } from '../support/testSite';
 import type { TestSite, TestUser } from '../support/testSite';
+import { testRedisReadModel } from '../support/redis';
 
 const test = suite('menu item autosaves');
 let t: TestSite;
@@ -221,3 +222,27 @@ test('the index lists both routes with the item update args on POST', async () =
 });
 
 test.run();
+
+const onRedis = suite('menu item autosaves (redis read model)');
+onRedis('autosaves are kept with the item in the Redis read model, outside its fields', async () => {
+  const opened = testRedisReadModel();
+  const site = await startTestSite({ readModel: opened.readModel });
+  try {
+    const me = await site.createUser('admin', 'administrator');
+    const created = await site.request('POST', '/core/v2/menu-items', { as: me, body: { title: 'Home', url: 'https://example.com/' } });
+    const id = created.body.id as number;
+    const saved = await site.request('POST', `/core/v2/menu-items/${id}/autosaves`, { as: me });
+    assert.is(saved.status, 200);
+    const list = await site.request('GET', `/core/v2/menu-items/${id}/autosaves?context=edit`, { as: me });
+    assert.equal(list.body, [saved.body]);
+    const item = await site.request('GET', `/core/v2/menu-items/${id}?context=edit`, { as: me });
+    assert.is(item.body.autosaves, undefined, 'autosaves are not a field of the item');
+    const again = await site.request('POST', `/core/v2/menu-items/${id}/autosaves`, { as: me });
+    assert.is(again.body.code, 'rest_autosave_no_changes');
+    assert.equal((await site.request('GET', `/core/v2/menu-items/${id}/autosaves`, { as: me })).body, []);
+  } finally {
+    await site.close();
+    await opened.cleanup();
+  }
+});
+onRedis.run();

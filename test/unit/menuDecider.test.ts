@@ -68,6 +68,34 @@ test('menus: duplicate names and empty names are refused; an unchanged update ap
   assert.equal(menuDecider.decide({ kind: 'update', id: 3, input: { autoAdd: true }, nameConflict: null }, state), [{ type: 'MenuUpdated', data: { id: 3, changes: { autoAdd: true } } }]);
 });
 
+test("autosaves: the author's own draft is saved in place; otherwise one empty autosave per user, the next one discarding it", () => {
+  const autosave = (actorId: number, autosaveId: number) => ({ kind: 'autosave' as const, id: 5, actorId, autosaveId, now: '2024-05-03T11:00:00', nowGmt: '2024-05-03T09:00:00' });
+  assert.is(codeOf(() => menuItemDecider.decide(autosave(1, 50), menuItemDecider.initialState())), 'rest_post_invalid_id');
+
+  const draft = fold(menuItemDecider.decide({ kind: 'create', id: 5, input: { title: 'D', url: 'u', status: 'draft' }, facts, actorId: 1, now }, menuItemDecider.initialState()));
+  assert.equal(menuItemDecider.decide(autosave(1, 50), draft), [{ type: 'MenuItemUpdated', data: { id: 5, changes: { modified: '2024-05-03T11:00:00' } } }]);
+
+  const made = menuItemDecider.decide(autosave(2, 50), draft);
+  assert.equal(made, [{ type: 'MenuItemAutosaved', data: { id: 5, autosaveId: 50, userId: 2, date: '2024-05-03T11:00:00', date_gmt: '2024-05-03T09:00:00' } }]);
+  const withAutosave = made.reduce(menuItemDecider.evolve, draft);
+  assert.equal(withAutosave.autosaves, { 2: 50 });
+  const discarded = menuItemDecider.decide(autosave(2, 51), withAutosave);
+  assert.equal(discarded, [{ type: 'MenuItemAutosaveDiscarded', data: { id: 5, autosaveId: 50, userId: 2 } }]);
+  const after = discarded.reduce(menuItemDecider.evolve, withAutosave);
+  assert.equal(after.autosaves, {});
+  assert.is(menuItemDecider.decide(autosave(2, 52), after)[0]!.type, 'MenuItemAutosaved');
+
+  // The projection keeps one entry per user and drops a discarded one.
+  const item = { title: 'D', status: 'draft', url: 'u', attr_title: '', description: '', type: 'custom', object: 'custom', object_id: 5, parent: 0, menu_order: 1, target: '', classes: '', xfn: '', menu: 0, author: 1, date: now, modified: now };
+  let doc = menuItems.evolve(null, recorded('MenuItemCreated', { id: 5, item }))!;
+  assert.equal(doc.autosaves, []);
+  doc = menuItems.evolve(doc, recorded('MenuItemAutosaved', { id: 5, autosaveId: 50, userId: 2, date: 'd1', date_gmt: 'g1' }))!;
+  doc = menuItems.evolve(doc, recorded('MenuItemAutosaved', { id: 5, autosaveId: 53, userId: 3, date: 'd2', date_gmt: 'g2' }))!;
+  assert.equal(doc.autosaves.map((a) => [a.id, a.author]), [[50, 2], [53, 3]]);
+  doc = menuItems.evolve(doc, recorded('MenuItemAutosaveDiscarded', { id: 5, autosaveId: 50, userId: 2 }))!;
+  assert.equal(doc.autosaves, [{ id: 53, author: 3, date: 'd2', date_gmt: 'g2' }]);
+});
+
 const recorded = (type: string, data: unknown): RecordedEvent => ({ type, data }) as unknown as RecordedEvent;
 
 test('projections: menu items indexed by menu, order and text; menus keep auto_add', () => {
