@@ -117,6 +117,11 @@ second('posts and pages take ext-disabled as a status; it is not public', async 
   assert.equal(writable, ['publish', 'future', 'draft', 'pending', 'private', 'ext-disabled']);
   const filters: string[] = index.body.routes['/core/v2/pages'].endpoints[0].args.status.items.enum;
   assert.equal(filters.slice(-2), ['ext-disabled', 'any']);
+  // Menu items filter by the post list's statuses ("values as for posts" in the interface).
+  const menuItemFilters = (await t.request('GET', '/core/v2')).body.routes['/core/v2/menu-items'].endpoints[0].args.status.items.enum;
+  assert.equal(menuItemFilters.slice(-2), ['ext-disabled', 'any']);
+  const menuItems = await t.request('GET', '/core/v2/menu-items?status=ext-disabled', { as: admin });
+  assert.is(menuItems.status, 200, JSON.stringify(menuItems.body));
 
   // No publishing right is needed: a contributor may set it.
   const post = await t.request('POST', '/core/v2/posts', { as: contributor, body: { title: 'Switched off', status: 'ext-disabled' } });

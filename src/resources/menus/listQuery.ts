@@ -7,7 +7,7 @@ import { contextParam } from '../../rest/schema';
 import { restError } from '../../rest/errors';
 import type { Filter, Order, QueryPlan } from '../../ports/readModel';
 import { formatLocal, parseRestDate } from '../../text/dates';
-import { ANY_STATUSES, LIST_STATUSES, parseSearch } from '../content/listQuery';
+import { ANY_STATUSES, listStatuses, parseSearch } from '../content/listQuery';
 import type { ParsedSearch } from '../content/listQuery';
 
 const ORDERBY = ['author', 'date', 'id', 'include', 'modified', 'parent', 'relevance', 'slug', 'include_slugs', 'title', 'menu_order'] as const;
@@ -28,8 +28,11 @@ function menusQueryArg(description: string, withOperator: boolean): ArgSchema {
 
 const idList = (description: string): ArgSchema => ({ description, type: 'array', items: { type: 'integer' }, default: [] });
 
-/** The collection args in WordPress's order; as for posts, all but context, paging and search are checked late. */
-export function menuItemListArgs(): Record<string, ArgSchema> {
+/**
+ * The collection args in WordPress's order; as for posts, all but context, paging and search are checked late.
+ * `status` takes the post list's values on this instance (the second instance adds `ext-disabled`).
+ */
+export function menuItemListArgs(instance?: string): Record<string, ArgSchema> {
   const args: Record<string, ArgSchema> = {
     context: contextParam('view'),
     page: { description: 'Page of the collection to return.', type: 'integer', default: 1, minimum: 1 },
@@ -46,7 +49,7 @@ export function menuItemListArgs(): Record<string, ArgSchema> {
     orderby: { description: 'Attribute to sort by.', type: 'string', default: 'menu_order', enum: [...ORDERBY] },
     search_columns: { default: [], description: 'Columns the search looks in.', type: 'array', items: { enum: Object.keys(SEARCH_COLUMNS), type: 'string' } },
     slug: { description: 'Only items with these slugs.', type: 'array', items: { type: 'string' } },
-    status: { default: 'publish', description: 'Only items with one of these statuses.', type: 'array', items: { enum: [...LIST_STATUSES], type: 'string' } },
+    status: { default: 'publish', description: 'Only items with one of these statuses.', type: 'array', items: { enum: [...listStatuses(instance)], type: 'string' } },
     tax_relation: { description: 'How the menu filters combine.', type: 'string', enum: ['AND', 'OR'] },
     menus: menusQueryArg('Only items in these menus.', true),
     menus_exclude: menusQueryArg('No items in these menus.', false),

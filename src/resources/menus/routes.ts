@@ -79,7 +79,7 @@ function menuItemRoutes(site: Site): RouteDefinition[] {
       endpoints: [
         {
           methods: ['GET'],
-          args: menuItemListArgs(),
+          args: menuItemListArgs(site.settings.instance),
           allowBatch: true,
           permission: (ctx) => readRule(ctx, 'Sorry, you are not allowed to edit posts in this post type.'),
           handle: async (ctx) => {
