@@ -142,6 +142,7 @@ async function toRestRequest(ctx: Koa.Context, requestId: string, apiRootPath: s
     method,
     path,
     query,
+    rawQuery: ctx.querystring,
     json,
     form,
     invalidJson,

@@ -78,6 +78,11 @@ export interface ArgSchema<R = unknown> extends JsonSchema {
    */
   validate?: (value: unknown, ctx: ArgContext<R>) => boolean | RestError | SchemaIssue;
   /**
+   * Set when `validate` judges by nothing but the value and the request's caller (no site state, no clock): an
+   * anonymous request's validated args can then be reused for the same input (see Dispatcher.validate).
+   */
+  validateDependsOnCallerOnly?: boolean;
+  /**
    * WordPress checks args registered without a `validate_callback` only while sanitizing, after every other arg
    * passed; such failures are therefore reported in a second, separate round. Set this to mirror such an arg.
    */
@@ -379,6 +384,7 @@ function toAjvSchema(schema: JsonSchema, flags: { walkerOnly: boolean; formats: 
       case 'default':
       case 'arg_options':
       case 'lateValidation':
+      case 'validateDependsOnCallerOnly':
       case '$schema':
       case 'exclusiveMinimum':
       case 'exclusiveMaximum':

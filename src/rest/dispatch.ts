@@ -7,6 +7,7 @@
  * It knows nothing about HTTP: koa (app.ts) and batch (batch.ts) both call it with a RestRequest.
  */
 import { validateArgs } from './args';
+import type { ArgSchema, ArgsResult } from './args';
 import { applyFields } from './schema';
 import { describeRoute } from './discovery';
 import { parseQuery } from './query';
@@ -33,6 +34,9 @@ export interface Prepared {
   input: Record<string, unknown>;
 }
 
+/** Validated args kept per endpoint (see Dispatcher.validate); emptied when full. */
+const VALIDATED_KEPT = 16_384;
+
 const noRoute = () => restError('rest_no_route', 'No route was found matching the URL and request method.', 404);
 
 /** `(?P<id>[\d]+)` as WordPress writes it, compiled to a JavaScript named group, anchored, case-insensitive. */
@@ -42,6 +46,10 @@ export function compileRoutePattern(path: string): RegExp {
 
 export class Dispatcher {
   private readonly compiled: CompiledRoute[];
+  /** Per endpoint: the validated args of anonymous bodiless requests, by path and raw query string. */
+  private readonly validatedArgs = new WeakMap<Endpoint, Map<string, Record<string, unknown>>>();
+  /** Per args object: whether its outcome for an anonymous request depends on the input alone. */
+  private readonly reusableArgs = new WeakMap<Record<string, ArgSchema>, boolean>();
 
   constructor(
     readonly routes: readonly RouteDefinition[],
@@ -75,7 +83,7 @@ export class Dispatcher {
     const { route, endpoint, captures } = found;
     // Precedence, lowest first: URL captures < query < form body < JSON body (defaults come from validation).
     const input: Record<string, unknown> = { ...captures, ...request.query, ...(request.form ?? {}), ...(request.json ?? {}) };
-    const validated = validateArgs(endpoint.args, input, { request });
+    const validated = this.validate(endpoint, input, request);
     if ('error' in validated) return validated.error;
     const params = { ...input, ...validated.values };
     const ctx: HandlerContext = { request, params, actor: request.actor, memo: new Map() };
@@ -147,6 +155,38 @@ export class Dispatcher {
     return { status: 200, body, headers: { Allow: methods.join(', ') } };
   }
 
+  /**
+   * validateArgs, reusing an earlier outcome where the input is the same and nothing else can change it: an
+   * anonymous request without a body, whose input is then exactly its path's captures and its raw query string,
+   * on an endpoint whose args have no `validate` rule beyond ones that look at the value and the caller only.
+   * Only successes are kept (deeply frozen, so no handler can change them for the next request).
+   */
+  private validate(endpoint: Endpoint, input: Record<string, unknown>, request: RestRequest): ArgsResult {
+    if (request.rawQuery === undefined || request.actor !== null || request.json !== null || request.form !== null || !this.argsReusable(endpoint.args)) {
+      return validateArgs(endpoint.args, input, { request });
+    }
+    const key = `${request.path}?${request.rawQuery}`;
+    let kept = this.validatedArgs.get(endpoint);
+    if (kept === undefined) this.validatedArgs.set(endpoint, (kept = new Map()));
+    const hit = kept.get(key);
+    if (hit !== undefined) return { values: hit };
+    const validated = validateArgs(endpoint.args, input, { request });
+    if ('values' in validated) {
+      if (kept.size >= VALIDATED_KEPT) kept.clear();
+      kept.set(key, deepFreeze(validated.values));
+    }
+    return validated;
+  }
+
+  private argsReusable(args: Record<string, ArgSchema>): boolean {
+    let reusable = this.reusableArgs.get(args);
+    if (reusable === undefined) {
+      reusable = Object.values(args).every((arg) => arg.validate === undefined || arg.validateDependsOnCallerOnly === true);
+      this.reusableArgs.set(args, reusable);
+    }
+    return reusable;
+  }
+
   private async permit(endpoint: Endpoint, ctx: HandlerContext): Promise<true | RestError> {
     let verdict: boolean | RestError;
     try {
@@ -191,7 +231,7 @@ export class Dispatcher {
       let params = matched?.endpoint === endpoint ? matched.params : undefined;
       if (!params) {
         // Judge the endpoint on the request as it would have validated it (its own defaults, not ours).
-        const validated = validateArgs(endpoint.args, input, { request });
+        const validated = this.validate(endpoint, input, request);
         params = 'error' in validated ? input : { ...input, ...validated.values };
       }
       const ctx: HandlerContext = { request, params, actor: request.actor, memo };
@@ -206,6 +246,7 @@ export class Dispatcher {
     const wanted = request.query._embed;
     const rels = typeof wanted === 'string' && wanted !== '' && wanted !== '1' && wanted !== 'true' ? fieldList(wanted) : null;
     const cache = new Map<string, Promise<unknown>>();
+    const shared = new Map<string, unknown>();
     const embedOne = async (item: unknown): Promise<unknown> => {
       if (item === null || typeof item !== 'object' || Array.isArray(item)) return item;
       const links = (item as { _links?: Record<string, { href: string; embeddable?: boolean }[]> })._links;
@@ -219,7 +260,7 @@ export class Dispatcher {
               if (!link.embeddable || !link.href.startsWith(this.options.apiRoot)) return Promise.resolve(null);
               let pending = cache.get(link.href);
               if (!pending) {
-                pending = this.fetchEmbedded(link.href, request);
+                pending = this.fetchEmbedded(link.href, request, shared);
                 cache.set(link.href, pending);
               }
               return pending;
@@ -237,11 +278,11 @@ export class Dispatcher {
     return Array.isArray(body) ? Promise.all(body.map(embedOne)) : embedOne(body);
   }
 
-  private async fetchEmbedded(href: string, parent: RestRequest): Promise<unknown> {
+  private async fetchEmbedded(href: string, parent: RestRequest, shared: Map<string, unknown>): Promise<unknown> {
     const url = new URL(href);
     const path = decodeURIComponent(url.pathname.slice(new URL(this.options.apiRoot).pathname.length - 1));
     const query = { ...parseQuery(url.search.slice(1)), context: 'embed' };
-    const request: RestRequest = { ...parent, method: 'GET', path, query, json: null, form: null, invalidJson: false, rawBody: undefined, files: undefined };
+    const request: RestRequest = { ...parent, method: 'GET', path, query, rawQuery: undefined, shared, json: null, form: null, invalidJson: false, rawBody: undefined, files: undefined };
     const result = await this.answerEmbedded(request);
     // A link to a route this API does not have (comments, media) embeds nothing, as an empty collection would.
     if (result.status === 404 && (result.body as { code?: unknown } | null)?.code === 'rest_no_route') return null;
@@ -285,6 +326,14 @@ function envelopeHeaders(headers: Record<string, string>): Record<string, string
 /** The trailing slash is not part of a route (WordPress strips it). */
 function normalisePath(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
 }
 
 function fieldList(value: unknown): string[] {

@@ -17,6 +17,12 @@ export interface RestRequest {
   path: string;
   /** Query-string parameters (PHP-style brackets parsed). */
   query: Record<string, unknown>;
+  /**
+   * The query string `query` was parsed from, when it was (HTTP requests): with the path it names the input
+   * exactly, so work that depends on nothing else can be reused (see Dispatcher.validate). Leave it out for a
+   * request whose `query` was made otherwise.
+   */
+  rawQuery?: string;
   /** Parsed JSON body parameters. */
   json: Record<string, unknown> | null;
   /** Parsed form (urlencoded or multipart field) parameters. */
@@ -33,6 +39,11 @@ export interface RestRequest {
   requestId: string;
   /** Client address, for audit and throttling. */
   ip?: string;
+  /**
+   * Shared by the sub-requests dispatched for one response (`_embed`), so that they can load what they have in
+   * common together (e.g. src/resources/terms/embedBatch.ts); absent otherwise.
+   */
+  shared?: Map<string, unknown>;
 }
 
 export interface UploadedFile {

@@ -14,6 +14,16 @@ import type { PresentOptions } from './present';
 
 export type ItemExtras = Pick<PresentOptions, 'parentPath' | 'generatedSlug' | 'actions' | 'withoutLinks'>;
 
+const NO_EXTRAS: ItemExtras = Object.freeze({ parentPath: '' });
+
+/**
+ * The extras of an item that needs none looked up (not in edit context, not a page under another, with its
+ * links), without waiting: lists present most items this way. Null when itemExtras has work to do.
+ */
+export function plainItemExtras(doc: ContentDoc, context: 'view' | 'edit' | 'embed', options: { withoutLinks?: boolean } = {}): ItemExtras | null {
+  return context === 'edit' || options.withoutLinks || (doc.type === 'page' && doc.parent > 0) ? null : NO_EXTRAS;
+}
+
 export async function itemExtras(
   site: Site,
   ctx: HandlerContext,

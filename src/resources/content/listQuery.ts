@@ -57,7 +57,10 @@ function termQueryArg(description: string, options: { children: boolean; operato
 const idList = (description: string): ArgSchema => ({ description, type: 'array', items: { type: 'integer' }, default: [] });
 
 export interface ListArgsOptions {
-  /** The caller-dependent rule on `status` (filtering beyond publish needs rights), run while sanitizing. */
+  /**
+   * The caller-dependent rule on `status` (filtering beyond publish needs rights), run while sanitizing. It may
+   * look at the value and the request's caller only (see ArgSchema.validateDependsOnCallerOnly).
+   */
   statusRule?: ArgSchema['validate'];
   /** The `status` values accepted (default: the first instance's, LIST_STATUSES). */
   statuses?: readonly string[];
@@ -108,7 +111,7 @@ export function contentListArgs(postType: PostType, options: ListArgsOptions = {
       description: 'Only items with one of these statuses.',
       type: 'array',
       items: { enum: [...(options.statuses ?? LIST_STATUSES)], type: 'string' },
-      ...(options.statusRule ? { validate: options.statusRule } : {}),
+      ...(options.statusRule ? { validate: options.statusRule, validateDependsOnCallerOnly: true } : {}),
     },
   });
   if (!isPage) {

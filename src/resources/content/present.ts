@@ -134,15 +134,34 @@ export class PresentationCache {
   }
 }
 
+/** Every option, in the order the variant key lists them; the check below fails to compile if one is missing. */
+const VARIANT_OPTIONS = [
+  'context',
+  'passwordAccepted',
+  'siteUrl',
+  'apiRoot',
+  'timezone',
+  'restBase',
+  'parentPath',
+  'generatedSlug',
+  'actions',
+  'withoutLinks',
+] as const satisfies readonly (keyof PresentOptions)[];
+const everyOptionInTheKey: Exclude<keyof PresentOptions, (typeof VARIANT_OPTIONS)[number]> extends never ? true : never = true;
+void everyOptionInTheKey;
+
 /**
- * Every option is part of the variant (whatever options are added later), except that whether the password
- * was accepted makes no difference for an item without one.
+ * Every option is part of the variant (whatever options are added later: see VARIANT_OPTIONS), except that
+ * whether the password was accepted makes no difference for an item without one. An absent option (or an
+ * undefined one) has its own marker, so it never shares a key with an empty string.
  */
 function variantKey(doc: ContentDoc, options: PresentOptions): string {
   let key = '';
-  for (const [name, value] of Object.entries(options)) {
-    if (name === 'passwordAccepted' && doc.password === '') continue;
-    key += `${name}=${Array.isArray(value) ? value.join(',') : String(value)}\u0001`;
+  for (let i = 0; i < VARIANT_OPTIONS.length; i++) {
+    const name = VARIANT_OPTIONS[i]!;
+    const value = options[name];
+    if (value === undefined || (name === 'passwordAccepted' && doc.password === '')) key += '\u0002\u0001';
+    else key += `${Array.isArray(value) ? value.join(',') : String(value)}\u0001`;
   }
   return key;
 }

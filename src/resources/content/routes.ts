@@ -20,7 +20,8 @@ import { contentActionLinks, contentSchema, writableStatuses } from './schema';
 import { anyStatuses, buildListPlan, contentListArgs, listStatuses } from './listQuery';
 import { PresentationCache, restBaseOf } from './present';
 import { createItem, deleteItem, trashItem, updateItem } from './operations';
-import { itemExtras } from './extras';
+import { itemExtras, plainItemExtras } from './extras';
+import type { ItemExtras } from './extras';
 import type { PostInput } from './decider';
 import type { PostType } from './events';
 import { asOfArg, itemAsOf } from '../history/operations';
@@ -256,9 +257,16 @@ async function listItems(site: Site, ctx: HandlerContext, type: TypeInfo, schema
   const { items, total } = await site.readModel.query(type.postType, plan);
   assertPageInRange({ total, page, perPage });
   const context = p.context as 'view' | 'edit' | 'embed';
-  const visible = (items as ContentDoc[]).filter((doc) => canReadItem(ctx.actor, type.caps, owned(doc)));
-  const body = await Promise.all(visible.map((doc) => present(site, ctx, doc, schema, type, context, passwordAccepted(ctx, type, doc))));
-  return collectionResult(body, { total, page, perPage }, `${site.apiRoot}${type.restBase}`, sanitizedQuery(ctx));
+  // Most items present without waiting (see plainItemExtras); the page waits only for those that cannot.
+  const body: (Record<string, unknown> | Promise<Record<string, unknown>>)[] = [];
+  let pending = false;
+  for (const doc of items as ContentDoc[]) {
+    if (!canReadItem(ctx.actor, type.caps, owned(doc))) continue;
+    const item = present(site, ctx, doc, schema, type, context, passwordAccepted(ctx, type, doc));
+    if (item instanceof Promise) pending = true;
+    body.push(item);
+  }
+  return collectionResult(pending ? await Promise.all(body) : body, { total, page, perPage }, `${site.apiRoot}${type.restBase}`, sanitizedQuery(ctx));
 }
 
 /**
@@ -354,7 +362,7 @@ function withTemplateCheck(args: Record<string, ArgSchema>, kind: 'create' | 'up
     THEME_TEMPLATES.includes(value as string) ||
     kind === 'update' ||
     new SchemaIssue('rest_invalid_param', `template is not one of ${THEME_TEMPLATES.join(', ')}.`);
-  return { ...args, template: { ...template, validate } };
+  return { ...args, template: { ...template, validate, validateDependsOnCallerOnly: true } };
 }
 
 const invalidId = () => restError('rest_post_invalid_id', 'Invalid post ID.', 404);
@@ -383,7 +391,8 @@ function passwordAccepted(ctx: HandlerContext, type: TypeInfo, doc: ContentDoc):
   return typeof ctx.params.password === 'string' && ctx.params.password === doc.password;
 }
 
-async function present(
+/** The item presented for this caller: at once when it needs nothing looked up, else once its extras are. */
+function present(
   site: Site,
   ctx: HandlerContext,
   doc: ContentDoc,
@@ -392,7 +401,13 @@ async function present(
   context: 'view' | 'edit' | 'embed',
   accepted: boolean,
   options: { withoutLinks?: boolean } = {},
-) {
+): Record<string, unknown> | Promise<Record<string, unknown>> {
+  const plain = plainItemExtras(doc, context, options);
+  if (plain !== null) return presentWith(site, doc, type, context, accepted, plain);
+  return itemExtras(site, ctx, doc, context, options).then((extras) => presentWith(site, doc, type, context, accepted, extras));
+}
+
+function presentWith(site: Site, doc: ContentDoc, type: TypeInfo, context: 'view' | 'edit' | 'embed', accepted: boolean, extras: ItemExtras) {
   return type.presented.present(doc, {
     context,
     passwordAccepted: accepted,
@@ -400,7 +415,7 @@ async function present(
     apiRoot: site.apiRoot,
     timezone: site.settings.timezone,
     restBase: type.restBase,
-    ...(await itemExtras(site, ctx, doc, context, options)),
+    ...extras,
   });
 }
 

@@ -35,6 +35,7 @@ import {
 import type { TaxonomyInfo, TermInput } from './operations';
 import { presentTerm, termLink } from './present';
 import { termSchema } from './schema';
+import { embeddedTermsBatch } from './embedBatch';
 import { sanitizeTextField } from './sanitize';
 
 /** Managing terms of either taxonomy (editing, deleting, the edit context) takes this capability. */
@@ -238,8 +239,9 @@ async function listTerms(site: Site, ctx: HandlerContext, tax: TaxonomyInfo, sch
   if (tax.hierarchical && typeof p.parent === 'number') filters.push({ kind: 'any', field: 'parent', values: [p.parent] });
   let hideEmpty = p.hide_empty === true;
   const post = typeof p.post === 'number' && p.post !== 0 ? await loadPost(site, ctx, p.post) : null;
-  if (post) {
-    filters.push({ kind: 'any', field: 'id', values: (tax.taxonomy === 'category' ? post.categories : post.tags) ?? [] });
+  const postTerms = post ? ((tax.taxonomy === 'category' ? post.categories : post.tags) ?? []) : null;
+  if (postTerms) {
+    filters.push({ kind: 'any', field: 'id', values: postTerms });
     // A post's own terms are never hidden for being empty.
     hideEmpty = false;
   }
@@ -253,7 +255,15 @@ async function listTerms(site: Site, ctx: HandlerContext, tax: TaxonomyInfo, sch
   let docs: TermDoc[];
   let total: number;
   let counts: Map<number, number>;
-  if (orderby !== 'count' && !hideEmpty) {
+  // An embedded post's terms (filtered on the taxonomy and the post's terms only) are resolved with the other
+  // posts' of the same response (embedBatch.ts).
+  const batch = postTerms && filters.length === 2 && orderby !== 'count' ? embeddedTermsBatch(site, ctx.request.shared) : null;
+  if (batch && postTerms) {
+    const matches = await batch.termsAmong(tax.taxonomy, order, postTerms);
+    total = matches.length;
+    docs = matches.slice(start, start + perPage);
+    counts = await batch.counts(tax.taxonomy, docs.map((d) => d.id));
+  } else if (orderby !== 'count' && !hideEmpty) {
     const result = await site.readModel.query(TERM_COLLECTION, { filters, order, offset: start, limit: perPage });
     docs = result.items as TermDoc[];
     total = result.total;
@@ -408,7 +418,9 @@ async function requireDoc(site: Site, tax: TaxonomyInfo, id: number): Promise<Te
 async function loadPost(site: Site, ctx: HandlerContext, id: number): Promise<ContentDoc | null> {
   if (!ctx.memo.has('post')) {
     let found: ContentDoc | null = null;
-    if (Number.isInteger(id) && id > 0) {
+    const batch = embeddedTermsBatch(site, ctx.request.shared);
+    if (batch && Number.isInteger(id) && id > 0) found = await batch.post(id);
+    else if (Number.isInteger(id) && id > 0) {
       for (const type of ['post', 'page']) {
         found = (await site.readModel.get(type, id)) as ContentDoc | null;
         if (found) break;
