@@ -48,6 +48,23 @@ async function fresh() {
 
 readModelContract('redis', fresh);
 
+/** The same, with the reads on an auto-pipelined connection of their own, as bootstrap.ts opens it. */
+async function freshWithReader() {
+  const opened = await fresh();
+  const reader = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableAutoPipelining: true });
+  await reader.connect();
+  return {
+    ...opened,
+    readModel: createRedisReadModel({ redis: opened.redis, reader, prefix: opened.prefix }),
+    cleanup: async () => {
+      await opened.cleanup();
+      await reader.quit();
+    },
+  };
+}
+
+readModelContract('redis, reads on an auto-pipelined connection', freshWithReader);
+
 const own = suite('redis read model: round trips, scripts and keys');
 
 const common: QueryPlan = {

@@ -1213,6 +1213,12 @@ export interface RedisReadModelOptions {
    * sees only its own switches: enough for one process, not for several sharing the read model.
    */
   subscriber?: Redis;
+  /**
+   * A connection for the reads of the API (get, getMany, query); `redis` without one. An auto-pipelined one
+   * (ioredis `enableAutoPipelining`) lets the reads of concurrent requests share socket writes; commits stay
+   * on `redis`, since their argument lists are too long for ioredis's auto-pipelining.
+   */
+  reader?: Redis;
 }
 
 const staleCommit = (error: unknown): StaleCommitError | null => {
@@ -1294,14 +1300,15 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
   const liveGeneration = async (projection: string) => Number((await redis.hget(metaKey('gen:live') as unknown as string, cesu8(projection) as unknown as string)) ?? 0);
 
   /** EVALSHA; after a SCRIPT FLUSH or a restart, one EVAL puts the script back in the cache. */
-  async function run(script: Script, args: Token[]): Promise<unknown> {
+  async function run(script: Script, args: Token[], connection: Redis = redis): Promise<unknown> {
     try {
-      return await redis.evalsha(script.sha, 0, ...args);
+      return await connection.evalsha(script.sha, 0, ...args);
     } catch (error) {
       if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return redis.eval(script.source, 0, ...args);
+      return connection.eval(script.source, 0, ...args);
     }
   }
+  const reader = options.reader ?? redis;
 
   // The same stored JSON gives back the same frozen document (as the memory read model hands out its frozen
   // documents), so what is derived from a document can be cached by its identity (the presented items), and
@@ -1343,14 +1350,14 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
   return {
     async get(collection, id) {
       if (!isScalar(id)) return null;
-      return parse(await redis.hget(await docsKey(collection), ord(id)));
+      return parse(await reader.hget(await docsKey(collection), ord(id)));
     },
 
     async getMany(collection, ids: readonly DocId[]) {
       const wanted = ids.map((id) => (isScalar(id) ? ord(id) : null));
       const fields = wanted.filter((f): f is Buffer => f !== null);
       if (fields.length === 0) return ids.map(() => null);
-      const found = await redis.hmget(await docsKey(collection), ...fields);
+      const found = await reader.hmget(await docsKey(collection), ...fields);
       let i = 0;
       return wanted.map((f) => (f === null ? null : parse(found[i++] ?? null)));
     },
@@ -1369,7 +1376,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
         ...compileOrder(plan.order),
         ...partitionHint(plan),
       ];
-      const reply = (await run(QUERY_SCRIPT, args)) as [number, ...string[]];
+      const reply = (await run(QUERY_SCRIPT, args, reader)) as [number, ...string[]];
       const [total, ...docs] = reply;
       return { items: docs.map((d) => parse(d)!), total };
     },
