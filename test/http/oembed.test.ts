@@ -106,13 +106,23 @@ test('embed: maxwidth is kept between 200 and 600, the height 16:9 but at least 
   assert.equal(await size('5000'), [600, 338]);
 });
 
+test('embed: in XML, a title\'s character references are its characters, written as hex references beyond ASCII', async () => {
+  const quoted = (await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'A "quoted" title -- here', status: 'publish' } })).body;
+  const json = await embed(quoted.link);
+  assert.is(json.body.title, 'A &#8220;quoted&#8221; title &#8212; here');
+  const xml = await embed(quoted.link, '&format=xml');
+  assert.match(xml.text, /<title>A &#x201C;quoted&#x201D; title &#x2014; here<\/title>/);
+  assert.not.match(xml.text, /&amp;#/);
+});
+
 test('embed: format=xml is XML with the same fields; an unknown format falls back to JSON', async () => {
   const xml = await embed(post.link, '&format=xml&maxwidth=200');
   assert.is(xml.status, 200);
   assert.match(xml.headers.get('content-type') ?? '', /^text\/xml/);
   assert.ok(xml.text.startsWith('<?xml version="1.0"?>\n<oembed><version>1.0</version><provider_name>Test site</provider_name>'), xml.text.slice(0, 120));
   assert.match(xml.text, /<width>200<\/width><height>200<\/height><html>&lt;blockquote class="wp-embedded-content"/);
-  assert.match(xml.text, /<title>Hello &amp;#038; welcome<\/title>/);
+  // The title's `&#038;` is read as "&" (and written `&amp;`), as in WordPress's XML.
+  assert.match(xml.text, /<title>Hello &amp; welcome<\/title>/);
   const other = await embed(post.link, '&format=yaml');
   assert.is(other.status, 200);
   assert.is(other.body.version, '1.0');
@@ -172,13 +182,16 @@ test('proxy: edit_posts only (401/403 rest_forbidden), but a missing url is repo
   assert.is((await proxy(post.link, '', contributor)).status, 200);
 });
 
-test('proxy: args are validated (discover, format, maxwidth)', async () => {
+test('proxy: args are validated (discover, format), maxwidth only sanitized', async () => {
   const discover = await proxy('http://example.com/x', '&discover=notaboolean');
   assert.is(discover.status, 400);
   assert.is(discover.body.code, 'rest_invalid_param');
   assert.equal(discover.body.data.params, { discover: 'discover is not of type boolean.' });
   assert.is((await proxy(post.link, '&format=yaml')).body.data.params.format !== undefined, true);
-  assert.is((await proxy(post.link, '&maxwidth=wide')).status, 400);
+  // maxwidth is only sanitized (absint), never refused: "wide" is 0, so the narrowest frame.
+  const wide = await proxy(post.link, '&maxwidth=wide');
+  assert.is(wide.status, 200);
+  assert.is(wide.body.width, 200);
 });
 
 test('proxy: a local URL is answered like embed, maxwidth and format included', async () => {

@@ -281,7 +281,20 @@ function embedHtml(o: { link: string; title: string; siteName: string; width: nu
 
 /** WordPress's XML format: each field an element, in order, with its text escaped. */
 export function toXml(data: Record<string, unknown>): string {
-  const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  // As WordPress builds it: entity references in a value (a title's `&#8220;`) are read as their characters, and the
+  // document, declaring no encoding, writes every character beyond ASCII as a reference (`&#x201C;`).
+  const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+  const escape = (text: string) =>
+    text
+      .replace(/&(#\d+|#x[0-9a-fA-F]+|amp|lt|gt|quot|apos);/g, (all, ref: string) => {
+        if (ref[0] !== '#') return named[ref]!;
+        const code = ref[1] === 'x' ? parseInt(ref.slice(2), 16) : Number(ref.slice(1));
+        return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : all;
+      })
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/[^\x00-\x7f]/gu, (c) => `&#x${c.codePointAt(0)!.toString(16).toUpperCase()};`);
   const fields = Object.entries(data)
     .filter(([, value]) => value !== null && value !== undefined && typeof value !== 'object')
     .map(([key, value]) => `<${key}>${escape(String(value))}</${key}>`)

@@ -64,8 +64,9 @@ export function oembedRoutes(site: Site, remote: RemoteEmbeds): RouteDefinition[
           args: {
             url: URL_ARG,
             format: { description: 'The oEmbed format to use.', type: 'string', default: 'json', enum: ['json', 'xml'] },
-            maxwidth: { description: 'The maximum width of the embed frame in pixels.', type: 'integer', default: 600 },
-            maxheight: { description: 'The maximum height of the embed frame in pixels.', type: 'integer' },
+            // Described as integers, but WordPress only sanitizes them (absint), so any value is taken.
+            maxwidth: { description: 'The maximum width of the embed frame in pixels.', type: 'integer', default: 600, accepts: {} },
+            maxheight: { description: 'The maximum height of the embed frame in pixels.', type: 'integer', accepts: {} },
             discover: { description: 'Whether to perform an oEmbed discovery request for unsanctioned providers.', type: 'boolean', default: true },
           },
           permission: (ctx) =>
