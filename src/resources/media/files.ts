@@ -57,7 +57,9 @@ export function uploadedContent(request: RestRequest): { content: UploadedConten
     checkMd5(request, file.data);
     return { content: { data: file.data, filename: file.originalFilename ?? '' }, multipart: true };
   }
-  const data = request.rawBody ?? Buffer.alloc(0);
+  // A multipart body is read into fields and files (as PHP does): without a file there is no data at all.
+  const multipartBody = /^multipart\/form-data\b/i.test(header(request, 'content-type'));
+  const data = multipartBody ? Buffer.alloc(0) : request.rawBody ?? Buffer.alloc(0);
   if (data.length === 0) throw restError('rest_upload_no_data', 'No data supplied.', 400);
   if (header(request, 'content-type').trim() === '') throw restError('rest_upload_no_content_type', 'No Content-Type supplied.', 400);
   const disposition = header(request, 'content-disposition');

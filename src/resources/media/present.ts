@@ -6,7 +6,7 @@ import type { ResourceSchema } from '../../rest/schema';
 import { filterByContext } from '../../rest/schema';
 import { renderContent, renderTitle } from '../../text/render';
 import { sanitizeSlug } from '../../text/slug';
-import { missingSizes } from './files';
+import { IMAGE_SIZES, missingSizes } from './files';
 import { defaultImageMeta } from './imageMeta';
 
 export interface MediaPresentOptions {
@@ -78,6 +78,12 @@ export function imageSrcset(doc: MediaDoc, siteUrl: string, shown: { width: numb
   return sources.size < 2 ? '' : [...sources.values()].join(', ');
 }
 
+function fitInMediumBox(width: number, height: number): [number, number] {
+  const box = IMAGE_SIZES.find((size) => size.name === 'medium')!;
+  const scale = Math.min(1, box.width / width, box.height / height);
+  return scale === 1 ? [width, height] : [Math.round(width * scale), Math.round(height * scale)];
+}
+
 /** The description as WordPress renders an attachment's: a link to the file (an image shows its medium size, with its srcset) above the text. */
 function renderedDescription(doc: MediaDoc, siteUrl: string): string {
   const source = uploadUrl(siteUrl, doc.media_details.file);
@@ -86,7 +92,10 @@ function renderedDescription(doc: MediaDoc, siteUrl: string): string {
   if (details.width !== undefined && details.height !== undefined) {
     const folder = folderOf(details.file);
     const medium = details.sizes.medium;
-    const [src, width, height, size] = medium ? [uploadUrl(siteUrl, `${folder}${medium.file}`), medium.width, medium.height, 'medium'] : [source, details.width, details.height, 'full'];
+    // Without a medium copy (an image already small enough) the full file is shown, fitted in the medium box, and
+    // still classed as the medium size that was asked for.
+    const [src, width, height] = medium ? [uploadUrl(siteUrl, `${folder}${medium.file}`), medium.width, medium.height] : [source, ...fitInMediumBox(details.width, details.height)];
+    const size = 'medium';
     const srcset = imageSrcset(doc, siteUrl, { width, height });
     const responsive = srcset === '' ? '' : ` srcset="${srcset}" sizes="(max-width: ${width}px) 100vw, ${width}px"`;
     inner = `<img width="${width}" height="${height}" src="${src}" class="attachment-${size} size-${size}" alt="${escapeAttribute(doc.alt_text)}" decoding="async" loading="lazy"${responsive} />`;

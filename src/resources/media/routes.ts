@@ -25,7 +25,7 @@ import { permalink } from '../content/present';
 import { ancestorPath } from '../content/operations';
 import { writableStatuses } from '../content/schema';
 import { mediaActionLinks, mediaSchema } from './schema';
-import { presentMedia, uploadUrl } from './present';
+import { mediaLink, presentMedia, uploadUrl } from './present';
 import type { AttachmentInput } from './decider';
 import { uploadedContent, EDITABLE_TYPES } from './files';
 import type { Modifier } from './files';
@@ -98,7 +98,10 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
             const live = (await loadDoc(site, ctx))!;
             // Time travel (an extension, as for posts): the attachment folded from its stream up to `as_of`.
             const doc = ctx.params.as_of !== undefined ? await mediaAsOf(site, live.id, String(ctx.params.as_of), ctx.actor, await canEditMedia(site, ctx.actor, live)) : live;
-            return ok(await present(site, ctx, doc, schema, ctx.params.context));
+            const item = await present(site, ctx, doc, schema, ctx.params.context);
+            // As for posts, the item's page on the site (WordPress sends it for every viewable type).
+            const link = mediaLink(doc, site.settings.siteUrl, await parentPermalink(site, doc.post));
+            return ok(item, { Link: `<${link}>; rel="alternate"; type=text/html` });
           },
         },
         {
