@@ -282,7 +282,8 @@ export class Dispatcher {
     const url = new URL(href);
     const path = decodeURIComponent(url.pathname.slice(new URL(this.options.apiRoot).pathname.length - 1));
     const query = { ...parseQuery(url.search.slice(1)), context: 'embed' };
-    const request: RestRequest = { ...parent, method: 'GET', path, query, rawQuery: undefined, shared, json: null, form: null, invalidJson: false, rawBody: undefined, files: undefined };
+    const rawQuery = `${url.search.slice(1)}\u0000context=embed`;
+    const request: RestRequest = { ...parent, method: 'GET', path, query, rawQuery, shared, json: null, form: null, invalidJson: false, rawBody: undefined, files: undefined };
     const result = await this.answerEmbedded(request);
     // A link to a route this API does not have (comments, media) embeds nothing, as an empty collection would.
     if (result.status === 404 && (result.body as { code?: unknown } | null)?.code === 'rest_no_route') return null;

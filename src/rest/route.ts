@@ -18,9 +18,10 @@ export interface RestRequest {
   /** Query-string parameters (PHP-style brackets parsed). */
   query: Record<string, unknown>;
   /**
-   * The query string `query` was parsed from, when it was (HTTP requests): with the path it names the input
-   * exactly, so work that depends on nothing else can be reused (see Dispatcher.validate). Leave it out for a
-   * request whose `query` was made otherwise.
+   * Names `query` exactly: the query string it was parsed from (HTTP requests), or for an `_embed`'s
+   * sub-request that string followed by a NUL and what was added (no URL's query string has a NUL). With the path
+   * it names the input, so work that depends on nothing else can be reused (see Dispatcher.validate). Leave it
+   * out for a request whose `query` was made otherwise.
    */
   rawQuery?: string;
   /** Parsed JSON body parameters. */
