@@ -43,8 +43,10 @@ export interface MenuItemPresentOptions {
 export function presentMenuItem(doc: MenuItemDoc, options: MenuItemPresentOptions): Record<string, unknown> {
   const isCustom = doc.type === 'custom';
   const linked = options.linked;
-  // An object item without a label of its own shows its object's title, "#id (no title)" when there is none.
-  const title = isCustom || doc.title !== '' ? doc.title : linked?.title || `#${doc.object_id} (no title)`;
+  // An object item without a label of its own shows its object's title, "#id (no title)" when there is none. A
+  // post's title is taken as displayed (texturized), raw included, as WordPress takes it from get_the_title.
+  const fallback = linked?.title ? (doc.type === 'post_type' ? renderTitle(linked.title) : linked.title) : `#${doc.object_id} (no title)`;
+  const title = isCustom || doc.title !== '' ? doc.title : fallback;
   const item: Record<string, unknown> = {
     id: doc.id,
     title: { raw: title, rendered: renderTitle(title) },
