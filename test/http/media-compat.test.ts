@@ -1,7 +1,7 @@
 /**
  * Media answers where the comparison with the reference WordPress (npm run compat) found palimpsest apart:
- * the item's Link header, the description of an image smaller than the medium size, and a multipart upload
- * without a file.
+ * the item's Link header, the description of an image smaller than the medium size, a multipart upload
+ * without a file, and two route descriptions.
  */
 import sharp from 'sharp';
 import { suite } from 'uvu';
@@ -48,6 +48,16 @@ test('a multipart upload without a file has no data (not a missing Content-Dispo
   const response = await fetch(`${t.url}/core/v2/media`, { method: 'POST', body: form, headers: { authorization: admin.auth } });
   assert.is(response.status, 400);
   assert.equal(await response.json(), { code: 'rest_upload_no_data', message: 'No data supplied.', data: { status: 400 } });
+});
+
+test('route descriptions: the empty meta map is [], and the edit route takes its id from the path only', async () => {
+  const index = (await t.request('GET', '/core/v2')).body;
+  const item = index.routes['/core/v2/media/(?P<id>[\\d]+)'];
+  const update = item.endpoints.find((e: { methods: string[] }) => e.methods.includes('POST'));
+  assert.equal(update.args.meta.properties, []);
+  const edit = index.routes['/core/v2/media/(?P<id>[\\d]+)/edit'];
+  assert.equal(Object.keys(edit.endpoints[0].args).includes('id'), false);
+  assert.equal(edit.endpoints[0].args.src.required, true);
 });
 
 test.run();

@@ -349,8 +349,8 @@ async function editImagePermission(site: Site, ctx: HandlerContext): Promise<boo
 
 function editArgs(): Record<string, ArgSchema> {
   const percent = (description: string): ArgSchema => ({ description, type: 'number', minimum: 0, maximum: 100 });
+  // The id comes from the path only: WordPress lists no `id` argument for this route.
   return {
-    id: { description: 'Unique identifier of the attachment.', type: 'integer' },
     src: { description: 'URL of the edited image file.', type: 'string', format: 'uri', required: true },
     modifiers: {
       description: 'Array of image edits.',

@@ -50,7 +50,8 @@ export function mediaSchema(statuses: readonly string[] = WRITABLE_STATUSES): Re
     author: { description: 'Identifier of the author.', type: 'integer', context: ALL },
     comment_status: { description: 'Whether comments are open.', type: 'string', enum: ['open', 'closed'], context: VIEW_EDIT },
     ping_status: { description: 'Whether pings are accepted.', type: 'string', enum: ['open', 'closed'], context: VIEW_EDIT },
-    meta: { description: 'Registered meta fields (none).', type: 'object', context: VIEW_EDIT, properties: {} },
+    // No meta is registered for attachments: WordPress shows the empty property map as PHP's empty array, [].
+    meta: { description: 'Registered meta fields (none).', type: 'object', context: VIEW_EDIT, properties: [] as never },
     template: { description: 'Theme template used to display the item.', type: 'string', context: VIEW_EDIT },
     alt_text: { description: 'Text shown when the attachment is not displayed.', type: 'string', context: ALL },
     caption: renderedText('Caption of the attachment.', ALL),
