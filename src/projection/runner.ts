@@ -19,6 +19,8 @@ export interface ProjectorOptions {
   retireGraceMs?: number;
   /** Told the progress of every rebuild (metrics), besides the caller's own callback. */
   onRebuildProgress?: (progress: RebuildProgress) => void;
+  /** Documents a rebuild into a staged generation folds before each bulk commit (BULK_FLUSH_DOCS). */
+  bulkFlushDocs?: number;
 }
 
 export interface ProjectorStartOptions {
@@ -47,7 +49,20 @@ interface Running {
   failed: unknown;
   /** The read-model generation it commits to (undefined: the live one, on read models without generations). */
   generation?: number;
+  /**
+   * While a rebuild fills a staged generation (which nobody reads): the documents folded since the last flush,
+   * committed in one large bulk commit every BULK_FLUSH_DOCS documents and once caught up, instead of one commit
+   * per batch of the log.
+   */
+  bulk?: Map<string, { target: DocTarget; doc: Doc | null }>;
+  /** The last position folded into `bulk`. */
+  bulkPosition?: number;
+  /** Applies and flushes of its own subscription, one after another. */
+  chain?: Promise<unknown>;
 }
+
+/** Documents a bulk rebuild holds before committing them (bounds the rebuilding process's memory). */
+const BULK_FLUSH_DOCS = 20_000;
 
 interface Waiter {
   position: number;
@@ -265,7 +280,7 @@ export class Projector {
     const { readModel, store } = this.options;
     const generations = readModel.generations!;
     const generation = await generations.stageGeneration(projection.name, projection.collections);
-    const staged: Running = { projection, applied: 0, subscription: null, shared: false, failed: null, generation };
+    const staged: Running = { projection, applied: 0, subscription: null, shared: false, failed: null, generation, bulk: new Map() };
     const head = await store.headPosition();
     const started = Date.now();
     let progress: RebuildProgress = { projection: projection.name, applied: 0, head, eventsPerSecond: 0 };
@@ -276,6 +291,18 @@ export class Projector {
         onProgress?.(progress);
         this.options.onRebuildProgress?.(progress);
       }, false);
+      // Caught up: what is folded is committed, and the rest of the log is followed batch by batch.
+      await this.serially(staged, async () => {
+        const position = staged.bulkPosition;
+        staged.bulkPosition = undefined;
+        if (position !== undefined) await this.flushBulk(staged, position);
+        staged.bulk = undefined;
+      });
+      // The rate counts the last flush too (the batches before it were only folded).
+      const seconds = (Date.now() - started) / 1000;
+      progress = { ...progress, eventsPerSecond: seconds > 0 ? Math.round(progress.applied / seconds) : 0 };
+      onProgress?.(progress);
+      this.options.onRebuildProgress?.(progress);
       for (;;) {
         if (staged.failed) throw staged.failed;
         const outcome = await generations.promote(projection.name, generation, projection.collections);
@@ -304,7 +331,7 @@ export class Projector {
         after,
         maxBatchSize: this.options.maxBatchSize ?? 1000,
         onEvents: async (events) => {
-          await this.apply(entry, events, live);
+          await this.serially(entry, () => this.apply(entry, events, live));
           appliedEvents += events.length;
           onApplied?.(appliedEvents);
         },
@@ -318,6 +345,30 @@ export class Projector {
           } else if (!caughtUp) resolve();
         },
       });
+    });
+  }
+
+  /** Runs `task` after the entry's previous applies and flushes (a bulk flush must not overtake a batch). */
+  private serially(entry: Running, task: () => Promise<void>): Promise<void> {
+    const next = (entry.chain ?? Promise.resolve()).then(task);
+    entry.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Commits the documents a bulk rebuild folded, with the checkpoint of the last event folded. */
+  private async flushBulk(entry: Running, position: number): Promise<void> {
+    const { projection } = entry;
+    const writes: DocWrite[] = [];
+    for (const { target, doc } of entry.bulk!.values()) {
+      const { collection, id } = target;
+      writes.push(doc ? { collection, id, doc, index: projection.index?.(doc, collection) } : { collection, id, doc: null });
+    }
+    entry.bulk!.clear();
+    await this.options.readModel.commit({
+      writes,
+      checkpoint: { name: projection.name, position, version: projection.version },
+      generation: entry.generation,
+      bulk: true,
     });
   }
 
@@ -370,6 +421,16 @@ export class Projector {
       }
       await Promise.all(
         [...wanted].map(async ([collection, ids]) => {
+          if (entry.bulk) {
+            // Folded since the last bulk flush: not in the read model yet.
+            for (const id of ids) {
+              const held = entry.bulk.get(key(collection, id));
+              if (held === undefined) continue;
+              current.set(key(collection, id), held.doc);
+              ids.delete(id);
+            }
+            if (ids.size === 0) return;
+          }
           const list = [...ids];
           // Each generation folds onto its own documents (a rebuild's are not the live ones).
           const docs =
@@ -399,11 +460,25 @@ export class Projector {
         touched.set(key(t.collection, t.id), t);
       });
     }
+    const position = events[events.length - 1]!.position;
+    if (entry.bulk) {
+      // A JSON copy, as the read model would give it back: the next event folds onto exactly what a commit keeps.
+      for (const [k, target] of touched) {
+        const doc = current.get(k) ?? null;
+        entry.bulk.set(k, { target, doc: doc === null ? null : (JSON.parse(JSON.stringify(doc)) as Doc) });
+      }
+      entry.bulkPosition = position;
+      entry.applied = position;
+      if (entry.bulk.size >= (this.options.bulkFlushDocs ?? BULK_FLUSH_DOCS)) {
+        entry.bulkPosition = undefined;
+        await this.flushBulk(entry, position);
+      }
+      return;
+    }
     const writes: DocWrite[] = [...touched].map(([k, { collection, id }]) => {
       const doc = current.get(k) ?? null;
       return doc ? { collection, id, doc, index: projection.index?.(doc, collection) } : { collection, id, doc: null };
     });
-    const position = events[events.length - 1]!.position;
     await readModel.commit({
       writes,
       checkpoint: { name: projection.name, position, version: projection.version },

@@ -66,7 +66,7 @@ import type { Redis } from 'ioredis';
 import { StaleCommitError } from '../../ports/readModel';
 import type { Checkpoint, Doc, DocId, Filter, Order, QueryPlan, QueryResult, ReadModel, Scalar } from '../../ports/readModel';
 import { checkPlan, distinctValues, isScalar, partitionShape, prepareCommit, rangeBounds, searchTerms } from '../memory/readModel';
-import type { PreparedEntry } from '../memory/readModel';
+import type { PreparedCommit, PreparedEntry, PreparedWrite } from '../memory/readModel';
 
 const SURROGATE = /[\uD800-\uDFFF]/;
 
@@ -138,6 +138,17 @@ function partitionMembers(entry: PreparedEntry): Buffer[] {
   return out;
 }
 
+/** Whether each document is written once: a bulk commit adds a new document's memberships after all its steps. */
+function distinctWrites(prepared: PreparedCommit): boolean {
+  const seen = new Set<string>();
+  for (const write of prepared.writes) {
+    const id = `${write.collection}\u0000${typeof write.id}\u0000${String(write.id)}`;
+    if (seen.has(id)) return false;
+    seen.add(id);
+  }
+  return true;
+}
+
 /** Distinct byte trigrams of a term, at most `max`, spread over the term. */
 function trigrams(term: Buffer, max = 8): Buffer[] {
   const all = new Map<string, Buffer>();
@@ -150,13 +161,18 @@ function trigrams(term: Buffer, max = 8): Buffer[] {
   return Array.from({ length: max }, (_, i) => list[Math.floor((i * (list.length - 1)) / (max - 1))]!);
 }
 
-/**
- * Every distinct byte trigram of a column's text, three bytes each, for COMMIT: sent with the text so the script
- * neither cuts the text into trigrams nor removes the repeats (a post repeats about half of its trigrams).
- */
-function packedTrigrams(text: Buffer): Buffer {
+/** Every distinct byte trigram of a text, each as the number its three bytes make. */
+function distinctTrigrams(text: Buffer): Set<number> {
   const seen = new Set<number>();
   for (let i = 0; i + 3 <= text.length; i++) seen.add((text[i]! << 16) | (text[i + 1]! << 8) | text[i + 2]!);
+  return seen;
+}
+
+/**
+ * A column's distinct trigrams (distinctTrigrams), three bytes each, for COMMIT: sent with the text so the script
+ * neither cuts the text into trigrams nor removes the repeats (a post repeats about half of its trigrams).
+ */
+function packTrigrams(seen: Set<number>): Buffer {
   const out = Buffer.allocUnsafe(seen.size * 3);
   let j = 0;
   for (const tri of seen) {
@@ -314,8 +330,10 @@ end
 
 const COMMIT = String.raw`
 ${LUA_COMMON}
--- ARGV: prefix, projection, checkpoint JSON, number of writes, generation ('' = the live one), fence ('' = none).
-local P, projection, G, fence = ARGV[1], ARGV[2], ARGV[5], ARGV[6]
+-- ARGV: prefix, projection, checkpoint JSON ('' = leave it), number of writes, generation ('' = the live one),
+-- fence ('' = none), bulk ('1': the set and trigram memberships of documents new to the generation are left to the
+-- client, which is told their handles; only for a staged generation).
+local P, projection, G, fence, bulk = ARGV[1], ARGV[2], ARGV[5], ARGV[6], ARGV[7] == '1'
 local live = tonumber(redis.call('HGET', P .. 'gen:live', projection) or '0')
 local staged = false
 if G == '' then G = live else G = tonumber(G) end
@@ -324,6 +342,8 @@ if G ~= live then
     return redis.error_reply('STALE generation ' .. G .. ' of ' .. projection .. ' is neither live nor staged')
   end
   staged = true
+elseif bulk then
+  return redis.error_reply('bulk commits go to a staged generation only')
 elseif fence ~= '' and redis.call('GET', P .. 'projector:fence') ~= fence then
   return redis.error_reply('STALE fence ' .. fence .. ' is not the newest projector lease')
 end
@@ -331,7 +351,7 @@ local function collectionKey(c)
   if G == 0 then return P .. 'c:' .. c .. ':' end
   return P .. 'g' .. G .. ':c:' .. c .. ':'
 end
-local p = 7
+local p = 8
 local function arg() local v = ARGV[p]; p = p + 1; return v end
 
 local function trigrams(s)
@@ -385,7 +405,8 @@ local function flushMemberships()
 end
 
 -- Moves a document's memberships from the old entry to the new one (nil: none), touching only what changed.
-local function reindex(C, h, oid, old, new, texts, packs)
+-- skipSets: a bulk commit's new document, whose set and trigram memberships the client adds.
+local function reindex(C, h, oid, old, new, texts, packs, skipSets)
   local oldS, newS = pairsToMap(old and old.s or {}), pairsToMap(new and new.s or {})
   for f, k in pairs(oldS) do
     if newS[f] ~= k then
@@ -402,7 +423,9 @@ local function reindex(C, h, oid, old, new, texts, packs)
   local oldT, newT = toSet(old and old.t or {}), toSet(new and new.t or {})
   local setPrefix = C .. 's:'
   for s in pairs(oldT) do if not newT[s] then member(setPrefix, s, h, false) end end
-  for s in pairs(newT) do if not oldT[s] then member(setPrefix, s, h, true) end end
+  if not skipSets then
+    for s in pairs(newT) do if not oldT[s] then member(setPrefix, s, h, true) end end
+  end
   local oldX, newX = toSet(old and old.x or {}), toSet(new and new.x or {})
   for col in pairs(oldX) do
     if not newX[col] then
@@ -417,14 +440,16 @@ local function reindex(C, h, oid, old, new, texts, packs)
     local prev = nil
     if oldX[col] then prev = redis.call('HGET', C .. 'x:' .. col, h) or '' end
     if prev ~= text then
-      local b = unpackTrigrams(packs[col])
       local prefix = C .. 't:' .. col .. ':'
-      if prev then
+      if skipSets then
+        -- the client adds them
+      elseif prev then
+        local b = unpackTrigrams(packs[col])
         local a = trigrams(prev)
         for tri in pairs(a) do if not b[tri] then member(prefix, tri, h, false) end end
         for tri in pairs(b) do if not a[tri] then member(prefix, tri, h, true) end end
       else
-        for tri in pairs(b) do member(prefix, tri, h, true) end
+        for tri in pairs(unpackTrigrams(packs[col])) do member(prefix, tri, h, true) end
       end
       redis.call('HSET', C .. 'x:' .. col, h, text)
     end
@@ -457,9 +482,11 @@ local function repartition(C, h, oid, old, new)
 end
 
 local writes = tonumber(ARGV[4])
-for _ = 1, writes do
+local fresh = {}
+for w = 1, writes do
   local C, oid, op = collectionKey(arg()), arg(), arg()
   local h = redis.call('HGET', C .. 'i', oid)
+  fresh[w] = ''
   local old = nil
   if h then old = cmsgpack.unpack(redis.call('HGET', C .. 'm', h)) end
   if op == 'P' then
@@ -480,12 +507,13 @@ for _ = 1, writes do
     for _ = 1, 2 * tonumber(arg()) do new.p[#new.p + 1] = arg() end
     if not h then
       h = tostring(redis.call('INCR', C .. 'seq'))
+      if bulk then fresh[w] = h end
       redis.call('HSET', C .. 'i', oid, h)
       redis.call('HSET', C .. 'o', h, oid)
       redis.call('ZADD', C .. 'z:id', 0, oid .. h)
     end
     redis.call('HSET', C .. 'd', oid, json)
-    reindex(C, h, oid, old, new, texts, packs)
+    reindex(C, h, oid, old, new, texts, packs, fresh[w] ~= '')
     repartition(C, h, oid, old, new)
     redis.call('HSET', C .. 'm', h, cmsgpack.pack(new))
   elseif h then
@@ -499,11 +527,14 @@ for _ = 1, writes do
   end
 end
 flushMemberships()
-if staged then
+if ARGV[3] == '' then
+  -- a bulk commit's earlier steps: the checkpoint moves with the last
+elseif staged then
   redis.call('HSET', P .. 'gen:staged-checkpoints', projection, ARGV[3])
 else
   redis.call('HSET', P .. 'checkpoints', projection, ARGV[3])
 end
+if bulk then return fresh end
 return 1
 `;
 
@@ -1227,6 +1258,9 @@ const staleCommit = (error: unknown): StaleCommitError | null => {
 };
 
 const PARSED_DOCS_KEPT = 20_000;
+/** Documents per COMMIT of a bulk commit, and set members per SADD (see bulkCommit). */
+const BULK_STEP = 500;
+const BULK_MEMBERS = 10_000;
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null) {
@@ -1310,6 +1344,152 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
   }
   const reader = options.reader ?? redis;
 
+  /** COMMIT's arguments for `writes` (see the script). */
+  function commitArgs(
+    prepared: PreparedCommit,
+    writes: readonly PreparedWrite[],
+    checkpoint: string,
+    generation: number | undefined,
+    fence: number | undefined,
+    bulk: boolean,
+    /** Told each text column's distinct trigrams (a bulk commit adds them itself). */
+    onTrigrams?: (write: PreparedWrite, column: string, trigrams: Set<number>) => void,
+  ): Token[] {
+    const args: Token[] = [
+      prefix,
+      cesu8(prepared.name),
+      checkpoint,
+      String(writes.length),
+      generation === undefined ? '' : String(generation),
+      fence === undefined ? '' : String(fence),
+      bulk ? '1' : '',
+    ];
+    for (const write of writes) {
+      args.push(name(write.collection), ord(write.id));
+      if (write.json === undefined) {
+        args.push('D');
+        continue;
+      }
+      const { sort, sets, text } = write.entry;
+      args.push('P', write.json, String(sort.size));
+      for (const [field, key] of sort) args.push(name(field), ord(key));
+      const suffixes = [...sets].flatMap(([field, values]) => values.map((v) => setSuffix(field, v)));
+      args.push(String(suffixes.length), ...suffixes, String(text.size));
+      for (const [column, value] of text) {
+        const lowered = cesu8(value.toLowerCase());
+        const trigrams = distinctTrigrams(lowered);
+        onTrigrams?.(write, column, trigrams);
+        args.push(name(column), lowered, packTrigrams(trigrams));
+      }
+      const partitions = partitionMembers(write.entry);
+      args.push(String(partitions.length / 2), ...partitions);
+    }
+    return args;
+  }
+
+  async function runCommit(args: Token[]): Promise<unknown> {
+    try {
+      return await run(COMMIT_SCRIPT, args);
+    } catch (error) {
+      throw staleCommit(error) ?? error;
+    }
+  }
+
+  /**
+   * A rebuild's bulk commit into a staged generation (Commit.bulk): COMMIT in steps of BULK_STEP documents, each
+   * writing its documents, orders and text but leaving the set and trigram memberships of documents new to the
+   * generation to this client, which gathers them over the whole commit and adds them with a few large SADDs per
+   * set (pipelined, BULK_MEMBERS at a time, so Redis answers others in between); then the checkpoint moves. The
+   * per-membership work in Lua (~1 µs each, ~500 per post) was what bounded rebuilds. Memberships of documents the
+   * generation already held are moved by COMMIT itself, as in any commit.
+   */
+  async function bulkCommit(prepared: PreparedCommit, generation: number): Promise<void> {
+    // Gathered per collection: set suffix → handles, and per text column, trigram (as a 24-bit number) → handles;
+    // key names are made once per set, when the SADDs are sent.
+    const gathered = new Map<string, { sets: Map<string, { suffix: Buffer; handles: string[] }>; text: Map<string, Map<number, string[]>> }>();
+    const gather = (write: PreparedWrite, handle: string) => {
+      let own = gathered.get(write.collection);
+      if (own === undefined) gathered.set(write.collection, (own = { sets: new Map(), text: new Map() }));
+      for (const [field, values] of write.entry.sets) {
+        for (const v of values) {
+          const suffix = setSuffix(field, v);
+          const id = suffix.toString('latin1');
+          let set = own.sets.get(id);
+          if (set === undefined) own.sets.set(id, (set = { suffix, handles: [] }));
+          set.handles.push(handle);
+        }
+      }
+      for (const [column, trigrams] of textTrigrams.get(write) ?? []) {
+        let byTrigram = own.text.get(column);
+        if (byTrigram === undefined) own.text.set(column, (byTrigram = new Map()));
+        for (const trigram of trigrams) {
+          const handles = byTrigram.get(trigram);
+          if (handles === undefined) byTrigram.set(trigram, [handle]);
+          else handles.push(handle);
+        }
+      }
+    };
+    // The trigrams COMMIT's arguments were made with, reused for the SADDs.
+    const textTrigrams = new Map<PreparedWrite, [string, Set<number>][]>();
+    const remember = (write: PreparedWrite, column: string, trigrams: Set<number>) => {
+      let columns = textTrigrams.get(write);
+      if (columns === undefined) textTrigrams.set(write, (columns = []));
+      columns.push([column, trigrams]);
+    };
+    const steps: PreparedWrite[][] = [];
+    for (let from = 0; from < prepared.writes.length; from += BULK_STEP) steps.push(prepared.writes.slice(from, from + BULK_STEP));
+    const argsOf = (i: number) => commitArgs(prepared, steps[i]!, '', generation, undefined, true, remember);
+    // Redis runs one step while this process gathers the step before and makes the arguments of the next.
+    let running = runCommit(argsOf(0));
+    let next = steps.length > 1 ? argsOf(1) : null;
+    for (let i = 0; i < steps.length; i++) {
+      const handles = (await running) as (string | number)[];
+      if (next !== null) running = runCommit(next);
+      steps[i]!.forEach((write, n) => {
+        const handle = String(handles[n] ?? '');
+        if (handle !== '' && write.json !== undefined) gather(write, handle);
+        textTrigrams.delete(write);
+      });
+      next = i + 2 < steps.length ? argsOf(i + 2) : null;
+    }
+    let pipeline = redis.pipeline();
+    let queued = 0;
+    const add = async (key: Buffer, handles: string[]) => {
+      for (let i = 0; i < handles.length; i += BULK_MEMBERS) {
+        pipeline.sadd(key as unknown as string, ...handles.slice(i, i + BULK_MEMBERS));
+        queued += Math.min(BULK_MEMBERS, handles.length - i);
+        if (queued >= BULK_MEMBERS * 10) {
+          await execPipeline(pipeline);
+          pipeline = redis.pipeline();
+          queued = 0;
+        }
+      }
+    };
+    const trigram = Buffer.alloc(3);
+    for (const [collection, own] of gathered) {
+      const base = generationKey(collection, generation);
+      const setPrefix = Buffer.concat([base, Buffer.from('s:')]);
+      for (const { suffix, handles } of own.sets.values()) await add(Buffer.concat([setPrefix, suffix]), handles);
+      for (const [column, byTrigram] of own.text) {
+        const columnPrefix = Buffer.concat([base, Buffer.from('t:'), name(column), COLON]);
+        for (const [t, handles] of byTrigram) {
+          trigram[0] = t >> 16;
+          trigram[1] = (t >> 8) & 0xff;
+          trigram[2] = t & 0xff;
+          await add(Buffer.concat([columnPrefix, trigram]), handles);
+        }
+      }
+    }
+    if (queued > 0) await execPipeline(pipeline);
+    // Last, the checkpoint (and the check that the generation is still staged).
+    await runCommit(commitArgs(prepared, [], JSON.stringify(prepared.checkpoint), generation, undefined, false));
+  }
+
+  async function execPipeline(pipeline: ReturnType<Redis['pipeline']>): Promise<void> {
+    const replies = (await pipeline.exec()) ?? [];
+    for (const [error] of replies) if (error) throw error;
+  }
+
   // The same stored JSON gives back the same frozen document (as the memory read model hands out its frozen
   // documents), so what is derived from a document can be cached by its identity (the presented items), and
   // hot documents are not parsed again on every read. Bounded, least recently used dropped first.
@@ -1386,37 +1566,11 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
       const { generation, fence } = commit;
       if (generation !== undefined && !(Number.isSafeInteger(generation) && generation >= 0)) throw new RangeError('generation must be a non-negative integer');
       if (fence !== undefined && !Number.isSafeInteger(fence)) throw new RangeError('fence must be an integer');
-      const args: Token[] = [
-        prefix,
-        cesu8(prepared.name),
-        JSON.stringify(prepared.checkpoint),
-        String(prepared.writes.length),
-        generation === undefined ? '' : String(generation),
-        fence === undefined ? '' : String(fence),
-      ];
-      for (const write of prepared.writes) {
-        args.push(name(write.collection), ord(write.id));
-        if (write.json === undefined) {
-          args.push('D');
-          continue;
-        }
-        const { sort, sets, text } = write.entry;
-        args.push('P', write.json, String(sort.size));
-        for (const [field, key] of sort) args.push(name(field), ord(key));
-        const suffixes = [...sets].flatMap(([field, values]) => values.map((v) => setSuffix(field, v)));
-        args.push(String(suffixes.length), ...suffixes, String(text.size));
-        for (const [column, value] of text) {
-          const lowered = cesu8(value.toLowerCase());
-          args.push(name(column), lowered, packedTrigrams(lowered));
-        }
-        const partitions = partitionMembers(write.entry);
-        args.push(String(partitions.length / 2), ...partitions);
+      if (commit.bulk === true && generation !== undefined && distinctWrites(prepared) && (await liveGeneration(prepared.name)) !== generation) {
+        await bulkCommit(prepared, generation);
+        return;
       }
-      try {
-        await run(COMMIT_SCRIPT, args);
-      } catch (error) {
-        throw staleCommit(error) ?? error;
-      }
+      await runCommit(commitArgs(prepared, prepared.writes, JSON.stringify(prepared.checkpoint), generation, fence, false));
     },
 
     async checkpoint(checkpointName): Promise<Checkpoint | null> {
