@@ -25,12 +25,27 @@ const VALUE_KEYS = new Set([
   'author', 'parent', 'featured_media', 'categories', 'tags', 'href', 'link', 'permalink_template', 'taxonomy',
   'embeddable', 'count', 'templated', 'date', 'date_gmt', 'modified', 'modified_gmt', 'failed', 'namespace',
   'methods', 'namespaces', 'timezone_string', 'gmt_offset', 'v1', 'meta', 'footnotes',
+  // media: the kind of file, its dimensions, names and URLs (the sizes' names are their keys, compared as keys)
+  'mime_type', 'media_type', 'width', 'height', 'file', 'source_url', 'alt_text', 'post', 'missing_image_sizes',
+  // menu items
+  'url', 'object', 'object_id', 'type_label', 'attr_title', 'target', 'classes', 'xfn', 'invalid', 'menus', 'auto_add', 'locations',
+  // oEmbed answers (where `title` is a string; elsewhere it is an object of compared parts). Not the provider's
+  // and authors' names: the site title and users' display names are not set alike on the two sites.
+  'version', 'title', 'provider_url', 'thumbnail_url', 'thumbnail_width', 'thumbnail_height',
   // header values inside `_envelope` and batch responses
   'Allow', 'Location', 'X-WP-Total', 'X-WP-TotalPages',
 ]);
 const DATE_KEYS = new Set(['date', 'date_gmt', 'modified', 'modified_gmt']);
 /** Dates set from "now" on each side agree within this margin; a time-zone mistake is a whole hour. */
 const DATE_TOLERANCE_MS = 120_000;
+/** Fields compared only in objects of one kind, where the name is not shared with site-wide prose. */
+function holderValueKeys(holder: Record<string, unknown>): ReadonlySet<string> {
+  // A menu: its name and description are the data itself, not the site's.
+  if ('auto_add' in holder && 'locations' in holder) return new Set(['name', 'description']);
+  return NO_KEYS;
+}
+const NO_KEYS: ReadonlySet<string> = new Set();
+
 /** Human-readable text of the index: the interface says it is not part of the contract. */
 const PROSE_KEYS = new Set(['description', 'title']);
 
@@ -62,16 +77,17 @@ export function canonicalString(value: string, view: SideView): string {
     // The API root is the site root here, so a URL is the API's when its path is a namespace or `/` itself.
     s = s.replace(new RegExp(`${escapeRegExp(view.siteUrl)}(/[^\\s"'<>,;]*)?`, 'g'), (_all, path: string | undefined) => {
       const p = path ?? '';
-      return p === '' || p === '/' || API_PREFIXES.test(p) ? `{api}${p}` : `{site}${p}`;
+      // The bare site URL (no path) is the site's, as WordPress's home URL is.
+      return p === '/' || API_PREFIXES.test(p) ? `{api}${p}` : `{site}${p}`;
     });
   }
   if (!s.includes('{api}') && !s.includes('{site}') && !s.startsWith('/core/v2')) return s;
   return s
     .replace(/\/(posts|pages|revisions|autosaves|media|comments|menu-items)\/(\d+)/g, (_a, seg: string, id: string) => `/${seg}/${symbol(view, 'content', Number(id))}`)
     .replace(/\/users\/(\d+)/g, (_a, id: string) => `/users/${symbol(view, 'user', Number(id))}`)
-    .replace(/\/(categories|tags)\/(\d+)/g, (_a, seg: string, id: string) => `/${seg}/${symbol(view, 'term', Number(id))}`)
-    .replace(/([?&](?:post|parent|p|page_id|preview_id)=)(\d+)/g, (_a, key: string, id: string) => `${key}${symbol(view, 'content', Number(id))}`)
-    .replace(/([?&](?:categories|tags)=)(\d+)/g, (_a, key: string, id: string) => `${key}${symbol(view, 'term', Number(id))}`);
+    .replace(/\/(categories|tags|menus)\/(\d+)/g, (_a, seg: string, id: string) => `/${seg}/${symbol(view, 'term', Number(id))}`)
+    .replace(/([?&](?:post|parent|p|page_id|preview_id|attachment_id)=)(\d+)/g, (_a, key: string, id: string) => `${key}${symbol(view, 'content', Number(id))}`)
+    .replace(/([?&](?:categories|tags|menus)=)(\d+)/g, (_a, key: string, id: string) => `${key}${symbol(view, 'term', Number(id))}`);
 }
 
 function symbol(view: SideView, kind: IdKind, id: number): string {
@@ -81,8 +97,11 @@ function symbol(view: SideView, kind: IdKind, id: number): string {
 }
 
 /** The kind of id a numeric field holds, judged from its key and the object around it. */
-function idKindOf(key: string, holder: Record<string, unknown>): IdKind | null {
-  const isTerm = 'taxonomy' in holder;
+function idKindOf(key: string, holder: Record<string, unknown>, collection: Collection): IdKind | null {
+  // A menu is a term too (of nav_menu), though it does not name its taxonomy (nor, in embed context, its fields).
+  const isTerm = 'taxonomy' in holder || ('auto_add' in holder && 'locations' in holder) || collection === 'menus';
+  // A menu item's object is a term when the item links a taxonomy, a post (or the item itself) otherwise.
+  const isMenuItem = 'object_id' in holder && ('menus' in holder || collection === 'menu-items');
   const isUser = 'avatar_urls' in holder || 'roles' in holder;
   switch (key) {
     case 'id':
@@ -94,8 +113,14 @@ function idKindOf(key: string, holder: Record<string, unknown>): IdKind | null {
       return 'content';
     case 'author':
       return 'user';
+    case 'menus':
+      return isMenuItem ? 'term' : null;
+    case 'object_id':
+      return isMenuItem ? (holder.type === 'taxonomy' ? 'term' : 'content') : null;
     case 'categories':
     case 'tags':
+    case 'term_id':
+    case 'additional_data':
       return 'term';
     default:
       return null;
@@ -109,15 +134,23 @@ function canonicalSlug(value: string, view: SideView): string {
   return canonicalString(value, view);
 }
 
-export function canonicalBody(value: unknown, view: SideView, idKind: IdKind | null = null): unknown {
+/** The collection a step's answer comes from, when its items' ids cannot be told from their fields alone. */
+export type Collection = 'menus' | 'menu-items' | null;
+
+export function collectionOf(step: Pick<Step, 'path' | 'root'>): Collection {
+  if (step.root) return null;
+  return (/^\/(menus|menu-items)(?=\/|$)/.exec(step.path)?.[1] as Collection | undefined) ?? null;
+}
+
+export function canonicalBody(value: unknown, view: SideView, idKind: IdKind | null = null, collection: Collection = null): unknown {
   if (typeof value === 'string') return canonicalString(value, view);
   if (typeof value === 'number' && idKind !== null && Number.isInteger(value)) return symbol(view, idKind, value);
-  if (Array.isArray(value)) return value.map((item) => canonicalBody(item, view, idKind));
+  if (Array.isArray(value)) return value.map((item) => canonicalBody(item, view, idKind, collection));
   if (value !== null && typeof value === 'object') {
     const holder = value as Record<string, unknown>;
     const out: Record<string, unknown> = {};
     for (const [key, inner] of Object.entries(holder)) {
-      out[canonicalString(key, view)] = (key === 'slug' || key === 'generated_slug') && typeof inner === 'string' ? canonicalSlug(inner, view) : canonicalBody(inner, view, idKindOf(key, holder));
+      out[canonicalString(key, view)] = (key === 'slug' || key === 'generated_slug') && typeof inner === 'string' ? canonicalSlug(inner, view) : canonicalBody(inner, view, idKindOf(key, holder, collection), collection);
     }
     return out;
   }
@@ -208,8 +241,13 @@ export function compareBodies(ref: unknown, pal: unknown, at: string, mode: Mode
     const onlyRef = Object.keys(r).filter((k) => !(k in p) && !skipKeys.has(k));
     const onlyPal = Object.keys(p).filter((k) => !(k in r) && !skipKeys.has(k));
     if (onlyRef.length > 0 || onlyPal.length > 0) out.push({ kind: 'keys', at, reference: onlyRef, palimpsest: onlyPal });
+    const extra = innerMode === 'selected' ? holderValueKeys(r) : NO_KEYS;
     for (const k of Object.keys(r)) {
       if (!(k in p) || skipKeys.has(k)) continue;
+      if (extra.has(k) && typeOf(r[k]) !== 'object' && typeOf(r[k]) === typeOf(p[k])) {
+        if (JSON.stringify(r[k]) !== JSON.stringify(p[k])) out.push({ kind: 'value', at: pathOf(at, k), reference: r[k], palimpsest: p[k] });
+        continue;
+      }
       compareBodies(r[k], p[k], pathOf(at, k), innerMode, out, k);
     }
     return;
@@ -242,8 +280,8 @@ export function compareBodies(ref: unknown, pal: unknown, at: string, mode: Mode
 // ---------------------------------------------------------------------------------------------------------
 // the index
 
-/** Routes compared in full: the root ones and every posts/pages route (revisions and autosaves included). */
-const FULLY_COMPARED_ROUTE = /^(\/|\/batch\/v1|\/core\/v2|\/core\/v2\/(posts|pages)(\/.*)?)$/;
+/** Routes compared in full: the root ones, every posts/pages route (revisions and autosaves included), media, menus, menu items and oEmbed. */
+const FULLY_COMPARED_ROUTE = /^(\/|\/batch\/v1|\/core\/v2|\/core\/v2\/(posts|pages|media|menus|menu-items|menu-locations)(\/.*)?|\/oembed\/1\.0(\/.*)?)$/;
 
 /** The resource a route belongs to, to group the routes one side lacks. */
 export function routeGroup(route: string): string {
@@ -349,8 +387,8 @@ export function compareOutcomes(step: Step, ref: Outcome, pal: Outcome, refView:
   compareHeaders(ref, pal, refView, palView, out);
   // An error on one side and data on the other: the code says it all, the keys would only repeat it.
   if ((refCode === null) !== (palCode === null)) return out;
-  const rb = canonicalBody(ref.body, refView);
-  const pb = canonicalBody(pal.body, palView);
+  const rb = canonicalBody(ref.body, refView, null, collectionOf(step));
+  const pb = canonicalBody(pal.body, palView, null, collectionOf(step));
   if (step.compare === 'index') compareIndex(rb, pb, out);
   else if (step.compare === 'route') compareBodies(rb, pb, '$', 'all', out);
   else {

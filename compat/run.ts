@@ -5,7 +5,7 @@
  * `--only <regex>` sends only the steps whose names match (steps that need an id from a skipped step are
  * reported as skipped).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +20,7 @@ import type { Category } from './explanations';
 import { ROLES } from './step';
 import type { Difference, IdKind, Outcome, QueryValue, Step } from './step';
 import { printReport } from './report';
+import { generateImages } from './images';
 
 const checkout = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -29,6 +30,8 @@ interface SymbolEntry {
   palimpsest?: number;
   /** The reference item's type or taxonomy, to delete it through the right route afterwards. */
   referenceType?: string;
+  /** The collection it was created in, when that alone says how to delete it (media, menus, menu items). */
+  referenceRoute?: 'media' | 'menus' | 'menu-items';
 }
 
 type Side = 'reference' | 'palimpsest';
@@ -121,13 +124,20 @@ async function main(): Promise<number> {
     },
   });
 
+  const texts = new Map<string, Partial<Record<Side, string>>>();
   // Names the sequence captures: one not captured yet (a step left out by --only, or that failed) is missing.
   const capturedNames = new Set(SEQUENCE.flatMap((step) => Object.keys(step.capture ?? {})));
+  const capturedTexts = new Set(SEQUENCE.flatMap((step) => Object.keys(step.captureText ?? {})));
   const resolveString = (template: string, side: Side): string =>
     template.replace(/\{([A-Za-z][\w]*)\}/g, (whole, name: string) => {
       if (name === 'ns') return targets[side].namespace;
       if (name === 'marker') return marker;
       if (name === 'site') return targets[side].siteUrl;
+      if (capturedTexts.has(name)) {
+        const text = texts.get(name)?.[side];
+        if (text === undefined) throw new MissingSymbol(`{${name}} was not captured on this side`);
+        return text;
+      }
       const entry = symbols.get(name);
       if (!entry && capturedNames.has(name)) throw new MissingSymbol(`{${name}} was not captured`);
       if (!entry) return whole;
@@ -146,6 +156,25 @@ async function main(): Promise<number> {
     return value;
   };
 
+  const images = await generateImages();
+  const uploadBody = (upload: NonNullable<Step['upload']>, side: Side, headers: Record<string, string>): Buffer | FormData => {
+    const image = upload.image ? images[upload.image] : null;
+    const bytes = image?.bytes ?? Buffer.alloc(0);
+    const filename = resolveString(upload.filename, side);
+    const contentType = upload.contentType === undefined ? image?.contentType ?? null : upload.contentType;
+    if (upload.mode === 'multipart') {
+      const form = new FormData();
+      for (const [k, v] of Object.entries(upload.fields ?? {})) form.append(k, resolveString(v, side));
+      if (image) form.append('file', new Blob([bytes], contentType ? { type: contentType } : {}), filename);
+      return form;
+    }
+    if (contentType !== null) headers['Content-Type'] = contentType;
+    const disposition = upload.disposition === undefined ? `attachment; filename="${filename}"` : upload.disposition;
+    if (disposition !== null) headers['Content-Disposition'] = resolveString(disposition, side);
+    if (upload.md5) headers['Content-MD5'] = createHash('md5').update(upload.md5 === 'right' ? bytes : Buffer.from('other bytes')).digest('hex');
+    return bytes;
+  };
+
   const sendStep = async (step: Step, side: Side): Promise<Outcome> => {
     const target = targets[side];
     try {
@@ -155,8 +184,10 @@ async function main(): Promise<number> {
       const headers: Record<string, string> = { ...(step.headers ?? {}) };
       const auth = authorization(target, step.as ?? 'anonymous');
       if (auth) headers.Authorization = auth;
-      let body: string | undefined;
-      if (step.body !== undefined) {
+      let body: string | Buffer | FormData | undefined;
+      if (step.upload) {
+        body = uploadBody(step.upload, side, headers);
+      } else if (step.body !== undefined) {
         headers['Content-Type'] = 'application/json';
         body = JSON.stringify(resolveValue(step.body, side));
       } else if (step.form) {
@@ -198,10 +229,18 @@ async function main(): Promise<number> {
               const holder = dotted.includes('.') ? at(outcome.body, dotted.slice(0, dotted.lastIndexOf('.'))) : outcome.body;
               const h = (holder ?? {}) as Record<string, unknown>;
               entry.referenceType = typeof h.taxonomy === 'string' ? h.taxonomy : typeof h.type === 'string' ? h.type : undefined;
+              const collection = /^\/(media|menus|menu-items)(?=\/|$)/.exec(step.path)?.[1] as SymbolEntry['referenceRoute'];
+              if (collection && !dotted.includes('.') && step.method === 'POST') entry.referenceRoute = collection;
             }
           }
         }
         if (entry.reference !== undefined || entry.palimpsest !== undefined) symbols.set(name, entry);
+      }
+      for (const [name, dotted] of Object.entries(step.captureText ?? {})) {
+        for (const [side, outcome] of [['reference', ref], ['palimpsest', pal]] as const) {
+          const text = at(outcome.body, dotted);
+          if (typeof text === 'string' && outcome.status < 300 && !outcome.skipped) texts.set(name, { ...texts.get(name), [side]: text });
+        }
       }
       const differences = compareOutcomes(step, ref, pal, view('reference'), view('palimpsest')).map((d) => {
         const e = explain(step.name, d);
@@ -275,9 +314,26 @@ async function cleanUpReference(reference: Target, symbols: Map<string, SymbolEn
     return r?.status ?? 0;
   };
   let removed = 0;
+  const listed = async (route: string, query: string) => {
+    const r = await fetch(`${api}/${route}?${query}&per_page=100&_fields=id`, { headers }).catch(() => null);
+    return r && r.ok ? ((await r.json()) as Array<{ id: number }>) : [];
+  };
+  // Media, menu items and menus first (a menu's deletion takes its items; a menu item may link a post).
+  for (const route of ['media', 'menu-items', 'menus'] as const) {
+    for (const [, entry] of symbols) {
+      if (entry.referenceRoute !== route || entry.reference === undefined) continue;
+      if ((await remove(route, entry.reference)) === 200) removed++;
+    }
+  }
+  for (const item of await listed('media', `search=${marker}`)) if ((await remove('media', item.id)) === 200) removed++;
+  for (const menu of await listed('menus', `search=${marker}`)) {
+    for (const item of await listed('menu-items', `menus=${menu.id}&status=any`)) if ((await remove('menu-items', item.id)) === 200) removed++;
+    if ((await remove('menus', menu.id)) === 200) removed++;
+  }
+  for (const item of await listed('menu-items', `search=${marker}&status=any`)) if ((await remove('menu-items', item.id)) === 200) removed++;
   for (const [name, entry] of symbols) {
     const id = entry.reference;
-    if (id === undefined || name === 'uncategorized') continue;
+    if (id === undefined || name === 'uncategorized' || entry.referenceRoute) continue;
     if (entry.kind === 'content' && entry.referenceType !== 'revision') {
       const first = entry.referenceType === 'page' ? 'pages' : 'posts';
       const status = await remove(first, id);
@@ -294,7 +350,7 @@ async function cleanUpReference(reference: Target, symbols: Map<string, SymbolEn
     }
   }
   for (const [name, entry] of symbols) {
-    if (entry.kind !== 'term' || entry.reference === undefined || name === 'uncategorized') continue;
+    if (entry.kind !== 'term' || entry.reference === undefined || name === 'uncategorized' || entry.referenceRoute) continue;
     if ((await remove(entry.referenceType === 'post_tag' ? 'tags' : 'categories', entry.reference)) === 200) removed++;
   }
   for (const route of ['categories', 'tags']) {

@@ -37,11 +37,15 @@ export interface Step {
   form?: Record<string, string>;
   /** A body sent verbatim (for malformed JSON). */
   raw?: { contentType: string; data: string };
+  /** An upload of one of the tool's generated images (see images.ts), raw or as a multipart form. */
+  upload?: Upload;
   headers?: Record<string, string>;
   /** Default: anonymous. */
   as?: Caller;
   /** symbol -> dotted path into the response body (`id`, `0.id`, `responses.0.body.id`). */
   capture?: Record<string, string>;
+  /** symbol -> dotted path to a string in the response (a URL each side writes its own way), for later `{symbol}`. */
+  captureText?: Record<string, string>;
   /** Kind of the captured ids (default content). */
   captureKind?: IdKind;
   /**
@@ -50,6 +54,26 @@ export interface Step {
    * `route` (an OPTIONS route description: every value except human-readable text).
    */
   compare?: 'item' | 'index' | 'route';
+}
+
+/** The images the tool generates (deterministically) to upload. */
+export type ImageName = 'jpeg' | 'png';
+
+/**
+ * A file sent to the media route. `raw`: the bytes are the body, with `Content-Type` and
+ * `Content-Disposition: attachment; filename=...` unless overridden (`null` leaves the header out), and
+ * `Content-MD5` when `md5` is set (`wrong`: a hash of other bytes). `multipart`: a form with the file under
+ * `file` and the given text fields. `image: null` sends no bytes at all.
+ */
+export interface Upload {
+  mode: 'raw' | 'multipart';
+  image: ImageName | null;
+  /** May use `{marker}`. */
+  filename: string;
+  contentType?: string | null;
+  disposition?: string | null;
+  md5?: 'right' | 'wrong';
+  fields?: Record<string, string>;
 }
 
 /** One side's outcome of a step. */

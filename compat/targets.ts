@@ -130,7 +130,7 @@ export interface HttpRequest {
   /** Full URL. */
   url: string;
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Buffer | FormData;
 }
 
 export function authorization(target: Target, caller: Caller): string | undefined {
@@ -152,8 +152,23 @@ export async function send(request: HttpRequest): Promise<Outcome> {
     try {
       body = JSON.parse(text);
     } catch {
-      body = text;
+      body = (headers['content-type'] ?? '').includes('xml') || text.startsWith('<?xml') ? xmlFields(text) ?? text : text;
     }
   }
   return { status: response.status, headers, body };
+}
+
+/**
+ * A flat XML document (oEmbed's `format=xml`: one root, one level of text elements) as an object of its
+ * root's name and its elements' decoded text, so that its fields compare as the JSON answer's do.
+ */
+export function xmlFields(text: string): Record<string, string> | null {
+  const root = /^\s*(?:<\?xml[^>]*\?>)?\s*<([\w:-]+)>([\s\S]*)<\/\1>\s*$/.exec(text);
+  if (!root) return null;
+  const decode = (s: string) =>
+    s.replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, '$1').replace(/&(lt|gt|quot|apos|amp|#\d+|#x[0-9a-fA-F]+);/g, (_e, n: string) =>
+      n === 'lt' ? '<' : n === 'gt' ? '>' : n === 'quot' ? '"' : n === 'apos' ? "'" : n === 'amp' ? '&' : String.fromCodePoint(n[1] === 'x' ? parseInt(n.slice(2), 16) : Number(n.slice(1))));
+  const fields: Record<string, string> = { '#root': root[1]! };
+  for (const m of root[2]!.matchAll(/<([\w:-]+)>([\s\S]*?)<\/\1>/g)) fields[m[1]!] = decode(m[2]!);
+  return fields;
 }
