@@ -94,3 +94,44 @@ copies('a copy equals the JSON round trip, is frozen throughout, and shares only
 });
 
 copies.run();
+
+// ASCII text columns are kept as they are and matched case-insensitively, others lowercased (textMatcher); this
+// compares both with `lowercased column includes term` over characters whose case mappings trip naive folding.
+const text = suite('memory read model: text columns with and without a lowercased copy');
+
+text('text filters and relevance match the lowercased columns, whatever the characters', async () => {
+  const rm = createMemoryReadModel();
+  const alphabet = ['a', 'B', 'k', 'K', 'i', 'I', 's', 'S', ' ', '.', '-', '\u212a', '\u0131', '\u0130', '\u017f', '\u00df', '\u00c9', '\u00e9', '\u03a3', '\u03c3', '\u03c2'];
+  let seed = 99;
+  const rand = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+  const word = (length: number) => Array.from({ length }, () => alphabet[rand(alphabet.length)]).join('');
+  const rows: RefRow[] = [];
+  const writes: DocWrite[] = [];
+  for (let id = 1; id <= 600; id++) {
+    // Half the documents are plain ASCII, half may hold any of the alphabet.
+    const ascii = id % 2 === 0;
+    const make = (length: number) => (ascii ? word(length).replace(/[^\x00-\x7f]/g, 'x') : word(length));
+    const index = { sort: { n: rand(50) }, text: { title: make(6), excerpt: make(10), content: make(40) } };
+    writes.push({ collection: 'posts', id, doc: { id }, index });
+    rows.push({ doc: { id }, index });
+  }
+  await rm.commit({ writes, checkpoint: { name: 'p', position: 1, version: 1 } });
+  const columns = { title: 'title', excerpt: 'excerpt', content: 'content' };
+  for (let n = 0; n < 150; n++) {
+    const term = word(1 + rand(3));
+    const other = word(1 + rand(2));
+    const plans: QueryPlan[] = [
+      { filters: [{ kind: 'text', fields: ['title', 'content'], includes: [term], excludes: [] }], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null },
+      { filters: [{ kind: 'text', fields: ['excerpt'], includes: [], excludes: [term] }], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null },
+      { filters: [], order: { kind: 'relevance', phrase: `${term} ${other}`, terms: [term, other], columns, then: { field: 'n', direction: 'desc' } }, offset: 0, limit: null },
+    ];
+    for (const plan of plans) {
+      const expected = referenceQuery(rows, plan);
+      const got = await rm.query('posts', plan);
+      assert.equal(idsOf(got), idsOf(expected), JSON.stringify(plan));
+      assert.is(got.total, expected.total);
+    }
+  }
+});
+
+text.run();

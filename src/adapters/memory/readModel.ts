@@ -493,7 +493,10 @@ interface Row {
   doc: Doc;
   sort: ReadonlyMap<string, Scalar>;
   sets: ReadonlyMap<string, Scalar[]>;
-  /** Lowercased once per write, so text filters never lowercase at query time. */
+  /**
+   * Text columns as `textMatcher` reads them: an ASCII column as it is (the document's own string, no copy), any
+   * other lowercased once per write.
+   */
   text: ReadonlyMap<string, string>;
   /** The partition fields its entry declared. */
   partitions: string[];
@@ -641,6 +644,27 @@ class OrderIndex {
 
 const TEXT_MATCHES_KEPT = 32;
 
+const ASCII = /^[\x00-\x7f]*$/;
+const ASCII_LETTER = /[a-z]/;
+
+/**
+ * Whether a stored text column (Row.text) contains a search term (lowercased), as `lowercased column includes
+ * term`. ASCII columns are stored as they are, others lowercased (most sites' text is ASCII, and a lowercased copy
+ * of every post body was a fifth of the memory read model's heap). A non-ASCII term cannot occur in a lowercased
+ * ASCII column, and occurs in a lowercased one exactly where `includes` finds it. An ASCII term with letters is
+ * matched by a case-insensitive RegExp: without the `u` flag it folds ASCII letters only (no non-ASCII character
+ * folds to an ASCII one), so in an ASCII column it matches where the lowercased column contains the term, and in a
+ * lowercased column (whose ASCII letters are all lowercase) exactly where `includes` does.
+ */
+export function textMatcher(term: string): (text: string) => boolean {
+  if (ASCII.test(term) && ASCII_LETTER.test(term)) {
+    const pattern = new RegExp(term.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&'), 'i');
+    return (text) => pattern.test(text);
+  }
+  // No letters (case cannot matter) or not ASCII (see above).
+  return (text) => text.includes(term);
+}
+
 /** What decides a row's places in the partition orders. */
 interface PartitionView {
   sort: ReadonlyMap<string, Scalar>;
@@ -675,7 +699,7 @@ class Collection {
   put(id: Scalar, doc: Doc, entry: PreparedEntry): void {
     this.textMatches.clear();
     const lowered: unknown[] = [];
-    for (const [column, value] of entry.text) lowered.push(column, value.toLowerCase());
+    for (const [column, value] of entry.text) lowered.push(column, ASCII.test(value) ? value : value.toLowerCase());
     const text = new FieldMap<string>(lowered);
     let row = this.rows.get(id);
     if (row === undefined) {
@@ -928,9 +952,11 @@ class Query {
         const fields = [...filter.fields];
         // No trigram index here: trigram sets of whole post bodies would cost far more memory than the
         // documents. One scan of the lowercased columns finds the matches, kept until the next write.
+        const included = includes.map(textMatcher);
+        const excluded = excludes.map(textMatcher);
         const matchesText = (row: Row): boolean => {
           const texts = fields.map((f) => row.text.get(f) ?? '');
-          return includes.every((t) => texts.some((x) => x.includes(t))) && !excludes.some((t) => texts.some((x) => x.includes(t)));
+          return included.every((has) => texts.some(has)) && !excluded.some((has) => texts.some(has));
         };
         const key = JSON.stringify([fields, includes, excludes]);
         const cache = this.c.textMatches;
@@ -1125,17 +1151,18 @@ class Query {
       return { rows: out, total };
     }
     const phrase = order.phrase.toLowerCase();
-    const terms = searchTerms(order.terms);
+    const hasPhrase = textMatcher(phrase);
+    const terms = searchTerms(order.terms).map(textMatcher);
     const { title, excerpt, content } = order.columns;
     const ranks: Row[][] = [[], [], [], [], [], []];
     for (const row of matches) {
       const t = row.text.get(title) ?? '';
       let rank = 5;
-      if (phrase !== '' && t.includes(phrase)) rank = 0;
-      else if (terms.length > 0 && terms.every((x) => t.includes(x))) rank = 1;
-      else if (terms.some((x) => t.includes(x))) rank = 2;
-      else if (phrase !== '' && (row.text.get(excerpt) ?? '').includes(phrase)) rank = 3;
-      else if (phrase !== '' && (row.text.get(content) ?? '').includes(phrase)) rank = 4;
+      if (phrase !== '' && hasPhrase(t)) rank = 0;
+      else if (terms.length > 0 && terms.every((has) => has(t))) rank = 1;
+      else if (terms.some((has) => has(t))) rank = 2;
+      else if (phrase !== '' && hasPhrase(row.text.get(excerpt) ?? '')) rank = 3;
+      else if (phrase !== '' && hasPhrase(row.text.get(content) ?? '')) rank = 4;
       ranks[rank]!.push(row);
     }
     for (const rows of ranks) segment(rows, order.then.field, order.then.direction);
