@@ -183,5 +183,14 @@ export interface ReadModel {
   reset(name: string, collections: readonly string[]): Promise<void>;
   /** Present on read models that can rebuild a projection while still serving the old documents. */
   generations?: GenerationalReadModel;
+  /**
+   * A hint that the collections are about to be filled from the log by many commits, with nobody reading them
+   * until `endBulkLoad` (an embedded start-up replaying the log before it serves, a rebuild): an adapter may
+   * defer index upkeep of collections that are empty now and build the indexes once at the end. A query in between
+   * must still answer correctly (the memory read model then builds them first).
+   */
+  beginBulkLoad?(collections: readonly string[]): void;
+  /** Ends every bulk load begun: indexes are complete again. */
+  endBulkLoad?(): void;
   close(): Promise<void>;
 }

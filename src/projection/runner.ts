@@ -97,7 +97,14 @@ export class Projector {
     for (const entry of entries) entry.failed = null;
     const prepared = await Promise.all(entries.map(async (entry) => ((await this.prepare(entry)) ? entry : null)));
     const ready = prepared.filter((entry): entry is Running => entry !== null);
-    if (ready.length > 0) await this.subscribeShared(ready);
+    // Projections starting from the beginning of the log fill empty collections nobody reads before this resolves.
+    const { readModel } = this.options;
+    for (const entry of ready) if (entry.applied === 0) readModel.beginBulkLoad?.(entry.projection.collections);
+    try {
+      if (ready.length > 0) await this.subscribeShared(ready);
+    } finally {
+      readModel.endBulkLoad?.();
+    }
   }
 
   get names(): string[] {
@@ -159,13 +166,19 @@ export class Projector {
     const head = await this.options.store.headPosition();
     const started = Date.now();
     let last: RebuildProgress = { projection: name, applied: 0, head, eventsPerSecond: 0 };
-    await this.subscribe(entry, 0, (applied) => {
-      const seconds = (Date.now() - started) / 1000;
-      last = { projection: name, applied, head, eventsPerSecond: seconds > 0 ? Math.round(applied / seconds) : 0 };
-      onProgress?.(last);
-      this.options.onRebuildProgress?.(last);
-    });
-    return last;
+    this.options.readModel.beginBulkLoad?.(entry.projection.collections);
+    try {
+      await this.subscribe(entry, 0, (applied) => {
+        const seconds = (Date.now() - started) / 1000;
+        last = { projection: name, applied, head, eventsPerSecond: seconds > 0 ? Math.round(applied / seconds) : 0 };
+        onProgress?.(last);
+        this.options.onRebuildProgress?.(last);
+      });
+    } finally {
+      this.options.readModel.endBulkLoad?.();
+    }
+    const seconds = (Date.now() - started) / 1000;
+    return { ...last, eventsPerSecond: seconds > 0 ? Math.round(last.applied / seconds) : 0 };
   }
 
   async stop(): Promise<void> {

@@ -11,8 +11,8 @@ import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
 import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
 import { Projector } from '../../src/projection/runner';
 import { defineProjection } from '../../src/projection/projection';
-import type { EventStore, NewEvent } from '../../src/ports/eventStore';
-import type { Doc, QueryPlan, ReadModel } from '../../src/ports/readModel';
+import type { EventStore, NewEvent, RecordedEvent } from '../../src/ports/eventStore';
+import type { Doc, DocWrite, QueryPlan, ReadModel } from '../../src/ports/readModel';
 import { randomUUID } from 'node:crypto';
 import { createRedisReadModel } from '../../src/adapters/redis/readModel';
 import { REDIS_URL } from '../support/redis';
@@ -169,15 +169,52 @@ test('Redis: a rebuild in bulk (several flushes) gives the documents, indexes an
   }
 });
 
-test('memory: a rebuild gives the documents and query results of the first build', async () => {
+/** The memory read model without its bulk-load hint: every commit keeps the indexes up to date. */
+const incrementalMemory = (): ReadModel => ({ ...createMemoryReadModel(), beginBulkLoad: undefined, endBulkLoad: undefined });
+
+test('memory: a start-up replay and a rebuild with deferred indexes give the documents and query results of commits indexed one by one', async () => {
   const store = await seeded();
+  const reference = incrementalMemory();
+  const first = new Projector({ store, readModel: reference, projections: [notes], maxBatchSize: 50 });
+  await first.start();
+  const incremental = await state(reference);
+  await first.stop();
+  assert.ok(incremental.results[0]!.total > 150, 'the workload leaves many notes');
+
   const readModel = createMemoryReadModel();
-  const projector = new Projector({ store, readModel, projections: [notes], maxBatchSize: 50, bulkFlushDocs: 60 });
+  let deferred = 0;
+  const begin = readModel.beginBulkLoad!.bind(readModel);
+  readModel.beginBulkLoad = (collections) => (deferred++, begin(collections));
+  const projector = new Projector({ store, readModel, projections: [notes], maxBatchSize: 50 });
   await projector.start();
-  const incremental = await state(readModel);
+  assert.equal(await state(readModel), incremental);
   await projector.rebuild('notes');
   assert.equal(await state(readModel), incremental);
+  assert.is(deferred, 2, 'the start-up replay and the rebuild both loaded in bulk');
   await projector.stop();
+});
+
+test('memory: a query during a bulk load builds the indexes first, and later commits keep them', async () => {
+  const reference = incrementalMemory();
+  const readModel = createMemoryReadModel();
+  readModel.beginBulkLoad!(['notes']);
+  const docs = new Map<number, Note | null>();
+  const events = workload();
+  for (let from = 0, position = 1; from < events.length; from += 50, position++) {
+    const writes: DocWrite[] = [];
+    for (const event of events.slice(from, from + 50)) {
+      const id = (event.data as { id: number }).id;
+      const doc = notes.evolve(docs.get(id) ?? null, { ...event, id: '', streamId: 'notes', revision: 0, position, recordedAt: '' } as unknown as RecordedEvent);
+      docs.set(id, doc);
+      writes.push(doc ? { collection: 'notes', id, doc, index: notes.index!(doc, 'notes') } : { collection: 'notes', id, doc: null });
+    }
+    const checkpoint = { name: 'notes', position, version: 1 };
+    await Promise.all([reference, readModel].map((rm) => rm.commit({ writes, checkpoint })));
+    // Half-way through the load, and at its end.
+    if (from === 300 || from + 50 >= events.length) assert.equal(await state(readModel), await state(reference));
+  }
+  readModel.endBulkLoad!();
+  assert.equal(await state(readModel), await state(reference));
 });
 
 test.run();
