@@ -132,7 +132,9 @@ test('Redis: a rebuild in bulk (several flushes) gives the documents, indexes an
   const prefix = `test:${randomUUID()}:`;
   const readModel = createRedisReadModel({ redis, prefix });
   try {
-    const projector = new Projector({ store, readModel, projections: [notes], maxBatchSize: 50, bulkFlushDocs: 60, retireGraceMs: 1_000 });
+    // `idle` handles none of the events: its bulk flush commits a checkpoint without documents.
+    const idle = defineProjection<Note>({ ...notes, name: 'idle', collections: ['idle'], handles: ['NeverAppended'] });
+    const projector = new Projector({ store, readModel, projections: [notes, idle], maxBatchSize: 50, bulkFlushDocs: 60, retireGraceMs: 1_000 });
     await projector.start();
     const incremental = await state(readModel);
     assert.ok(incremental.results[0]!.total > 150, 'the workload leaves many notes');
@@ -157,6 +159,9 @@ test('Redis: a rebuild in bulk (several flushes) gives the documents, indexes an
     delete incrementalShapes.seq;
     assert.equal(bulkShapes, incrementalShapes);
     await rebuilt;
+    const idleRebuilt = await projector.rebuild('idle');
+    assert.is(idleRebuilt.applied, (await store.headPosition()));
+    assert.equal(await readModel.checkpoint('idle'), { position: await store.headPosition(), version: 1 });
     await projector.stop();
   } finally {
     let cursor = '0';

@@ -1566,7 +1566,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
       const { generation, fence } = commit;
       if (generation !== undefined && !(Number.isSafeInteger(generation) && generation >= 0)) throw new RangeError('generation must be a non-negative integer');
       if (fence !== undefined && !Number.isSafeInteger(fence)) throw new RangeError('fence must be an integer');
-      if (commit.bulk === true && generation !== undefined && distinctWrites(prepared) && (await liveGeneration(prepared.name)) !== generation) {
+      if (commit.bulk === true && generation !== undefined && prepared.writes.length > 0 && distinctWrites(prepared) && (await liveGeneration(prepared.name)) !== generation) {
         await bulkCommit(prepared, generation);
         return;
       }
