@@ -538,6 +538,30 @@ if bulk then return fresh end
 return 1
 `;
 
+/**
+ * ARGV: pairs of (set key, members packed four bytes each, big-endian): a bulk commit's set and trigram
+ * memberships, each set's handles in one argument (as separate arguments, the client's per-argument work cost
+ * more than Redis's SADDs).
+ */
+const BULK_SADD = String.raw`
+for k = 1, #ARGV, 2 do
+  local key, packed = ARGV[k], ARGV[k + 1]
+  local members, n = {}, 0
+  for i = 1, #packed, 4 do
+    local a, b, c, d = string.byte(packed, i, i + 3)
+    n = n + 1
+    members[n] = ((a * 256 + b) * 256 + c) * 256 + d
+    -- unpack is bounded by Lua's C stack (8000 values).
+    if n == 4000 then
+      redis.call('SADD', key, unpack(members, 1, n))
+      n = 0
+    end
+  end
+  if n > 0 then redis.call('SADD', key, unpack(members, 1, n)) end
+end
+return 1
+`;
+
 /** ARGV: prefix, projection, staged generation, its collections. Switches readers and the checkpoint to it. */
 const PROMOTE = String.raw`
 local P, projection, G = ARGV[1], ARGV[2], ARGV[3]
@@ -1233,6 +1257,7 @@ class Script {
 
 const COMMIT_SCRIPT = new Script(COMMIT);
 const PROMOTE_SCRIPT = new Script(PROMOTE);
+const BULK_SADD_SCRIPT = new Script(BULK_SADD);
 const QUERY_SCRIPT = new Script(QUERY);
 
 export interface RedisReadModelOptions {
@@ -1258,9 +1283,9 @@ const staleCommit = (error: unknown): StaleCommitError | null => {
 };
 
 const PARSED_DOCS_KEPT = 20_000;
-/** Documents per COMMIT of a bulk commit, and set members per SADD (see bulkCommit). */
+/** Documents per COMMIT of a bulk commit, and set members per BULK_SADD (see bulkCommit). */
 const BULK_STEP = 500;
-const BULK_MEMBERS = 10_000;
+const BULK_MEMBERS = 50_000;
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null) {
@@ -1398,8 +1423,8 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
   /**
    * A rebuild's bulk commit into a staged generation (Commit.bulk): COMMIT in steps of BULK_STEP documents, each
    * writing its documents, orders and text but leaving the set and trigram memberships of documents new to the
-   * generation to this client, which gathers them over the whole commit and adds them with a few large SADDs per
-   * set (pipelined, BULK_MEMBERS at a time, so Redis answers others in between); then the checkpoint moves. The
+   * generation to this client, which gathers them over the whole commit and adds them per set with BULK_SADD
+   * (BULK_MEMBERS handles per script, so Redis answers others in between); then the checkpoint moves. The
    * per-membership work in Lua (~1 µs each, ~500 per post) was what bounded rebuilds. Memberships of documents the
    * generation already held are moved by COMMIT itself, as in any commit.
    */
@@ -1452,17 +1477,24 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
       });
       next = i + 2 < steps.length ? argsOf(i + 2) : null;
     }
-    let pipeline = redis.pipeline();
+    // A BULK_SADD carries the handles of many sets (BULK_MEMBERS in all), a few in flight at a time.
+    let batch: Buffer[] = [];
     let queued = 0;
+    const inFlight: Promise<unknown>[] = [];
+    const send = async () => {
+      inFlight.push(run(BULK_SADD_SCRIPT, batch));
+      batch = [];
+      queued = 0;
+      if (inFlight.length >= 4) await inFlight.shift();
+    };
     const add = async (key: Buffer, handles: string[]) => {
-      for (let i = 0; i < handles.length; i += BULK_MEMBERS) {
-        pipeline.sadd(key as unknown as string, ...handles.slice(i, i + BULK_MEMBERS));
-        queued += Math.min(BULK_MEMBERS, handles.length - i);
-        if (queued >= BULK_MEMBERS * 10) {
-          await execPipeline(pipeline);
-          pipeline = redis.pipeline();
-          queued = 0;
-        }
+      for (let from = 0; from < handles.length; from += BULK_MEMBERS) {
+        const part = handles.slice(from, from + BULK_MEMBERS);
+        const packed = Buffer.allocUnsafe(part.length * 4);
+        for (let i = 0; i < part.length; i++) packed.writeUInt32BE(Number(part[i]), i * 4);
+        batch.push(key, packed);
+        queued += part.length;
+        if (queued >= BULK_MEMBERS) await send();
       }
     };
     const trigram = Buffer.alloc(3);
@@ -1480,14 +1512,10 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
         }
       }
     }
-    if (queued > 0) await execPipeline(pipeline);
+    if (batch.length > 0) await send();
+    await Promise.all(inFlight);
     // Last, the checkpoint (and the check that the generation is still staged).
     await runCommit(commitArgs(prepared, [], JSON.stringify(prepared.checkpoint), generation, undefined, false));
-  }
-
-  async function execPipeline(pipeline: ReturnType<Redis['pipeline']>): Promise<void> {
-    const replies = (await pipeline.exec()) ?? [];
-    for (const [error] of replies) if (error) throw error;
   }
 
   // The same stored JSON gives back the same frozen document (as the memory read model hands out its frozen
