@@ -664,6 +664,7 @@ if take < 0 then take = math.huge end
 local p = 4
 local function arg() local v = ARGV[p]; p = p + 1; return v end
 local LOG2 = math.log(2)
+local WALK_WEIGHT = 4
 
 -- A partition hint ends ARGV: its tokens, then their count (0: none). The general path never reads it.
 local hintCount = tonumber(ARGV[#ARGV])
@@ -1039,7 +1040,8 @@ local function orderSubset(hs, F, rev, skipN, takeN)
   local nz = redis.call('ZCARD', zkey)
   local want = math.min(skipN + takeN, m)
   local walkCost = math.huge
-  if nz > 0 then walkCost = want * nz / m end
+  -- A walked member costs several times a sorted one (its handle is cut out of the member in Lua).
+  if nz > 0 then walkCost = WALK_WEIGHT * want * nz / m end
   if walkCost < m * math.log(m + 1) / LOG2 * 2 then
     local wanted, keyed, seen = {}, {}, 0
     for _, h in ipairs(hs) do wanted[h] = true end
