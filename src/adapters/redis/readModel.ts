@@ -53,7 +53,9 @@
  * memberships that changed, adds the new ones and moves the checkpoint, atomically. The client sends each text
  * column's distinct trigrams with it, and the script gathers set memberships over the whole commit and sends
  * one variadic SADD / SREM per set at the end (a batch's documents share most trigram sets). Everything that can be
- * invalid is checked before the script is sent (a Lua error part-way would not roll back).
+ * invalid is checked before the script is sent (a Lua error part-way would not roll back). A rebuild's bulk commit
+ * into a staged generation (Commit.bulk, see bulkCommit) is not atomic: COMMIT in steps, new documents' memberships
+ * added by BULK_SADD, the checkpoint last; nobody reads a staged generation until PROMOTE.
  *
  * Scripts touch keys they compute, so this adapter needs a single Redis, not a cluster.
  *
