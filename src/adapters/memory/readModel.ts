@@ -513,38 +513,51 @@ function compareEntries(a: Entry, b: Entry): number {
 
 const CHUNK = 512;
 
+/**
+ * A run of entries: keys and rows in two arrays rather than an object per entry (16 entries per post, each an
+ * object with a boxed number for a date key, were ~0.5 KB of every post's memory).
+ */
+interface Chunk {
+  keys: Scalar[];
+  rows: Row[];
+}
+
 /** Entries ordered by (key, id) in sorted chunks of CHUNK..2*CHUNK entries. */
 class OrderIndex {
-  private chunks: Entry[][] = [];
+  private chunks: Chunk[] = [];
   size = 0;
 
   /** An index of `entries`, which it sorts (a bulk build: one sort instead of an insert each). */
   static of(entries: Entry[]): OrderIndex {
     entries.sort(compareEntries);
     const index = new OrderIndex();
-    for (let i = 0; i < entries.length; i += CHUNK) index.chunks.push(entries.slice(i, i + CHUNK));
+    for (let i = 0; i < entries.length; i += CHUNK) {
+      const part = entries.slice(i, i + CHUNK);
+      index.chunks.push({ keys: part.map((e) => e.key), rows: part.map((e) => e.row) });
+    }
     index.size = entries.length;
     return index;
   }
 
   /** The first position at or after which `pred` holds (pred: false then true along the order). */
-  private firstWhere(pred: (e: Entry) => boolean): [number, number] {
+  private firstWhere(pred: (key: Scalar, row: Row) => boolean): [number, number] {
     const chunks = this.chunks;
     let lo = 0;
     let hi = chunks.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       const chunk = chunks[mid]!;
-      if (pred(chunk[chunk.length - 1]!)) hi = mid;
+      const last = chunk.keys.length - 1;
+      if (pred(chunk.keys[last]!, chunk.rows[last]!)) hi = mid;
       else lo = mid + 1;
     }
     if (lo === chunks.length) return [lo, 0];
     const chunk = chunks[lo]!;
     let a = 0;
-    let b = chunk.length - 1;
+    let b = chunk.keys.length - 1;
     while (a < b) {
       const mid = (a + b) >> 1;
-      if (pred(chunk[mid]!)) b = mid;
+      if (pred(chunk.keys[mid]!, chunk.rows[mid]!)) b = mid;
       else a = mid + 1;
     }
     return [lo, a];
@@ -552,52 +565,61 @@ class OrderIndex {
 
   private rankOf([ci, i]: [number, number]): number {
     let rank = i;
-    for (let c = 0; c < ci; c++) rank += this.chunks[c]!.length;
+    for (let c = 0; c < ci; c++) rank += this.chunks[c]!.keys.length;
     return rank;
+  }
+
+  /** The first position at or after the entry's place in the order. */
+  private placeOf(entry: Entry): [number, number] {
+    return this.firstWhere((key, row) => (compareScalars(key, entry.key) || compareScalars(row.id, entry.row.id)) >= 0);
   }
 
   insert(entry: Entry): void {
     if (this.chunks.length === 0) {
-      this.chunks.push([entry]);
+      this.chunks.push({ keys: [entry.key], rows: [entry.row] });
       this.size = 1;
       return;
     }
-    let [ci, i] = this.firstWhere((e) => compareEntries(e, entry) >= 0);
+    let [ci, i] = this.placeOf(entry);
     if (ci === this.chunks.length) {
       ci -= 1;
-      i = this.chunks[ci]!.length;
+      i = this.chunks[ci]!.keys.length;
     }
     const chunk = this.chunks[ci]!;
-    chunk.splice(i, 0, entry);
+    chunk.keys.splice(i, 0, entry.key);
+    chunk.rows.splice(i, 0, entry.row);
     this.size++;
-    if (chunk.length > 2 * CHUNK) this.chunks.splice(ci + 1, 0, chunk.splice(CHUNK));
+    if (chunk.keys.length > 2 * CHUNK) this.chunks.splice(ci + 1, 0, { keys: chunk.keys.splice(CHUNK), rows: chunk.rows.splice(CHUNK) });
   }
 
   remove(entry: Entry): void {
-    const [ci, i] = this.firstWhere((e) => compareEntries(e, entry) >= 0);
+    const [ci, i] = this.placeOf(entry);
     const chunk = this.chunks[ci];
-    if (chunk === undefined || chunk[i]?.row !== entry.row) return;
-    chunk.splice(i, 1);
+    if (chunk === undefined || chunk.rows[i] !== entry.row) return;
+    chunk.keys.splice(i, 1);
+    chunk.rows.splice(i, 1);
     this.size--;
-    if (chunk.length === 0) this.chunks.splice(ci, 1);
+    if (chunk.keys.length === 0) this.chunks.splice(ci, 1);
   }
 
   /** How many entries have keys within the bounds. */
   count(b: Bounds): number {
-    const start = b.lo === undefined ? 0 : this.rankOf(this.firstWhere((e) => aboveLo(e.key, b)));
-    const end = b.hi === undefined ? this.size : this.rankOf(this.firstWhere((e) => !belowHi(e.key, b)));
+    const start = b.lo === undefined ? 0 : this.rankOf(this.firstWhere((key) => aboveLo(key, b)));
+    const end = b.hi === undefined ? this.size : this.rankOf(this.firstWhere((key) => !belowHi(key, b)));
     return Math.max(0, end - start);
   }
 
   /**
    * Visits the entries within `b` in the direction, after skipping `skip` of them, until `visit` returns true.
+   * The entry handed to `visit` is one object reused along the walk: read it, do not keep it.
    */
   each(direction: Direction, b: Bounds | undefined, skip: number, visit: (e: Entry) => boolean): void {
     const chunks = this.chunks;
+    const e = { key: 0 as Scalar, row: undefined as unknown as Row };
     if (direction === 'asc') {
-      let [ci, i] = b?.lo === undefined ? [0, 0] : this.firstWhere((e) => aboveLo(e.key, b));
+      let [ci, i] = b?.lo === undefined ? [0, 0] : this.firstWhere((key) => aboveLo(key, b));
       while (skip > 0 && ci < chunks.length) {
-        const room = chunks[ci]!.length - i;
+        const room = chunks[ci]!.keys.length - i;
         if (skip < room) {
           i += skip;
           skip = 0;
@@ -608,9 +630,10 @@ class OrderIndex {
         }
       }
       for (; ci < chunks.length; ci++, i = 0) {
-        const chunk = chunks[ci]!;
-        for (; i < chunk.length; i++) {
-          const e = chunk[i]!;
+        const { keys, rows } = chunks[ci]!;
+        for (; i < keys.length; i++) {
+          e.key = keys[i]!;
+          e.row = rows[i]!;
           if (b !== undefined && !belowHi(e.key, b)) return;
           if (visit(e)) return;
         }
@@ -620,13 +643,13 @@ class OrderIndex {
       let i: number;
       if (b?.hi === undefined) {
         ci = chunks.length - 1;
-        i = ci >= 0 ? chunks[ci]!.length - 1 : -1;
+        i = ci >= 0 ? chunks[ci]!.keys.length - 1 : -1;
       } else {
-        [ci, i] = this.firstWhere((e) => !belowHi(e.key, b));
+        [ci, i] = this.firstWhere((key) => !belowHi(key, b));
         i -= 1;
         if (i < 0) {
           ci -= 1;
-          i = ci >= 0 ? chunks[ci]!.length - 1 : -1;
+          i = ci >= 0 ? chunks[ci]!.keys.length - 1 : -1;
         }
       }
       while (skip > 0 && ci >= 0) {
@@ -636,13 +659,14 @@ class OrderIndex {
         } else {
           skip -= i + 1;
           ci--;
-          i = ci >= 0 ? chunks[ci]!.length - 1 : -1;
+          i = ci >= 0 ? chunks[ci]!.keys.length - 1 : -1;
         }
       }
-      for (; ci >= 0; ci--, i = ci >= 0 ? chunks[ci]!.length - 1 : -1) {
-        const chunk = chunks[ci]!;
+      for (; ci >= 0; ci--, i = ci >= 0 ? chunks[ci]!.keys.length - 1 : -1) {
+        const { keys, rows } = chunks[ci]!;
         for (; i >= 0; i--) {
-          const e = chunk[i]!;
+          e.key = keys[i]!;
+          e.row = rows[i]!;
           if (b !== undefined && !aboveLo(e.key, b)) return;
           if (visit(e)) return;
         }
