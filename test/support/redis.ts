@@ -14,10 +14,11 @@ export function testRedisReadModel(): { readModel: ReadModel; cleanup(): Promise
     readModel,
     async cleanup() {
       const admin = new Redis(REDIS_URL);
+      // Index keys carry binary handles: scanned as strings they would come back mangled and never be deleted.
       let cursor = '0';
       do {
-        const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-        cursor = next;
+        const [next, keys] = await admin.scanBuffer(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+        cursor = String(next);
         if (keys.length > 0) await admin.del(...keys);
       } while (cursor !== '0');
       await admin.quit();
