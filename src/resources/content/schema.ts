@@ -5,6 +5,7 @@
  */
 import type { ResourceSchema } from '../../rest/schema';
 import type { PostType } from './events';
+import { ALL, EDIT, VIEW_EDIT, postTypeFields, renderedText } from './fields';
 
 export const WRITABLE_STATUSES = ['publish', 'future', 'draft', 'pending', 'private'] as const;
 /**
@@ -18,67 +19,29 @@ export const writableStatuses = (instance: string | undefined): readonly string[
   instance === 'second' ? [...WRITABLE_STATUSES, EXT_DISABLED] : WRITABLE_STATUSES;
 export const POST_FORMATS = ['standard', 'aside', 'chat', 'gallery', 'link', 'image', 'quote', 'status', 'video', 'audio'] as const;
 
-const ALL = ['view', 'edit', 'embed'];
-const VIEW_EDIT = ['view', 'edit'];
-const EDIT = ['edit'];
-
-/** A text field stored raw and shown rendered; writes accept a string or `{raw}`. */
-function renderedText(description: string, contexts: string[], extra: Record<string, unknown> = {}) {
-  return {
-    description,
-    type: 'object',
-    context: contexts,
-    arg_options: { type: ['string', 'object'], properties: { raw: { type: 'string' } } },
-    properties: {
-      raw: { description: `${description} As stored, before rendering.`, type: 'string', context: EDIT },
-      rendered: { description: `${description} As HTML for display.`, type: 'string', context: contexts, readonly: true },
-      ...extra,
-    },
-  };
-}
-
 export function contentSchema(postType: PostType, options: { statuses?: readonly string[] } = {}): ResourceSchema {
   const isPost = postType === 'post';
+  const shared = postTypeFields('URL-safe identifier, unique within the post type.', options.statuses ?? WRITABLE_STATUSES);
   const properties: Record<string, unknown> = {
-    date: { description: 'Publication date, in the site time zone.', type: ['string', 'null'], format: 'date-time', context: ALL },
-    date_gmt: { description: 'Publication date, in UTC.', type: ['string', 'null'], format: 'date-time', context: VIEW_EDIT },
-    guid: {
-      description: 'Globally unique identifier of the item.',
-      type: 'object',
-      context: VIEW_EDIT,
-      readonly: true,
-      properties: {
-        raw: { description: 'The identifier as stored.', type: 'string', context: EDIT, readonly: true },
-        rendered: { description: 'The identifier for display.', type: 'string', context: VIEW_EDIT, readonly: true },
-      },
-    },
-    id: { description: 'Unique identifier of the item.', type: 'integer', context: ALL, readonly: true },
-    link: { description: 'Public URL of the item.', type: 'string', format: 'uri', context: ALL, readonly: true },
-    modified: { description: 'Last modification date, in the site time zone.', type: 'string', format: 'date-time', context: VIEW_EDIT, readonly: true },
-    modified_gmt: { description: 'Last modification date, in UTC.', type: 'string', format: 'date-time', context: VIEW_EDIT, readonly: true },
-    slug: { description: 'URL-safe identifier, unique within the post type.', type: 'string', context: ALL },
-    status: { description: 'Publication status.', type: 'string', enum: [...(options.statuses ?? WRITABLE_STATUSES)], context: VIEW_EDIT },
-    type: { description: 'The post type.', type: 'string', context: ALL, readonly: true },
+    ...shared.identity,
     password: { description: 'Password that protects the content and excerpt.', type: 'string', context: EDIT },
-    permalink_template: { description: 'Template of the public URL.', type: 'string', context: EDIT, readonly: true },
-    generated_slug: { description: 'The slug the title would give.', type: 'string', context: EDIT, readonly: true },
+    ...shared.permalink,
     ...(postType === 'page'
       ? {
           parent: { description: 'Identifier of the parent page.', type: 'integer', context: VIEW_EDIT },
         }
       : {}),
-    title: renderedText('Title of the item.', ALL),
+    title: shared.title,
     content: renderedText('Content of the item.', VIEW_EDIT, {
       protected: { description: 'Whether a password protects the content.', type: 'boolean', context: ALL, readonly: true },
       block_version: { description: 'Block format version of the content.', type: 'integer', context: EDIT, readonly: true },
     }),
-    author: { description: 'Identifier of the author.', type: 'integer', context: ALL },
+    author: shared.author,
     excerpt: renderedText('Excerpt of the item.', ALL, {
       protected: { description: 'Whether a password protects the excerpt.', type: 'boolean', context: ALL, readonly: true },
     }),
     featured_media: { description: 'Identifier of the featured media item.', type: 'integer', context: ALL },
-    comment_status: { description: 'Whether comments are open.', type: 'string', enum: ['open', 'closed'], context: VIEW_EDIT },
-    ping_status: { description: 'Whether pings are accepted.', type: 'string', enum: ['open', 'closed'], context: VIEW_EDIT },
+    ...shared.discussion,
     ...(postType === 'page'
       ? { menu_order: { description: 'Position among sibling pages.', type: 'integer', context: VIEW_EDIT } }
       : {}),
@@ -90,7 +53,7 @@ export function contentSchema(postType: PostType, options: { statuses?: readonly
       properties: { footnotes: { description: 'Footnotes of the item, as block data.', type: 'string', default: '', context: VIEW_EDIT } },
     },
     ...(isPost ? { sticky: { description: 'Whether the post stays at the top of lists.', type: 'boolean', context: VIEW_EDIT } } : {}),
-    template: { description: 'Theme template used to display the item.', type: 'string', context: VIEW_EDIT },
+    template: shared.template,
     ...(isPost
       ? {
           categories: { description: 'Category term ids.', type: 'array', items: { type: 'integer' }, context: VIEW_EDIT },

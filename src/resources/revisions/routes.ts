@@ -17,6 +17,7 @@ import { parseSearch } from '../content/listQuery';
 import type { ContentDoc } from '../../../projections/content';
 import type { RevisionEntry, RevisionsDoc } from '../../../projections/revisions';
 import { contentSchema, writableStatuses } from '../content/schema';
+import { ALL, EDIT, VIEW_EDIT, guidField } from '../content/fields';
 import { permalink, presentContent, restBaseOf } from '../content/present';
 import { collectionResult } from '../../rest/collection';
 import { restoreRevision } from '../history/operations';
@@ -24,11 +25,8 @@ import { autosaveItem } from './operations';
 import type { PostType } from '../content/events';
 import { renderContent, renderExcerpt, renderTitle } from '../../text/render';
 
-const ALL = ['view', 'edit', 'embed'];
-const VIEW_EDIT = ['view', 'edit'];
-const EDIT = ['edit'];
-
-function renderedText(description: string, contexts: string[]) {
+/** A revision's text: read-only copies, so unlike the item's text fields no write shape. */
+function revisionText(description: string, contexts: string[]) {
   return {
     description,
     type: 'object',
@@ -45,24 +43,15 @@ export function revisionSchema(postType: PostType, autosave: boolean): ResourceS
     author: { description: 'Identifier of the revision\'s author.', type: 'integer', context: ALL },
     date: { description: 'When the revision was made, in the site time zone.', type: 'string', format: 'date-time', context: ALL },
     date_gmt: { description: 'When the revision was made, in UTC.', type: 'string', format: 'date-time', context: VIEW_EDIT },
-    guid: {
-      description: 'Globally unique identifier of the revision.',
-      type: 'object',
-      context: VIEW_EDIT,
-      readonly: true,
-      properties: {
-        raw: { description: 'The identifier as stored.', type: 'string', context: EDIT, readonly: true },
-        rendered: { description: 'The identifier for display.', type: 'string', context: VIEW_EDIT, readonly: true },
-      },
-    },
+    guid: guidField('revision'),
     id: { description: 'Unique identifier of the revision.', type: 'integer', context: ALL },
     modified: { description: 'Last modification, in the site time zone.', type: 'string', format: 'date-time', context: VIEW_EDIT },
     modified_gmt: { description: 'Last modification, in UTC.', type: 'string', format: 'date-time', context: VIEW_EDIT },
     parent: { description: 'Identifier of the item the revision belongs to.', type: 'integer', context: ALL },
     slug: { description: 'URL-safe identifier of the revision.', type: 'string', context: ALL },
-    title: renderedText('Title of the revision.', ALL),
-    content: renderedText('Content of the revision.', VIEW_EDIT),
-    excerpt: renderedText('Excerpt of the revision.', ALL),
+    title: revisionText('Title of the revision.', ALL),
+    content: revisionText('Content of the revision.', VIEW_EDIT),
+    excerpt: revisionText('Excerpt of the revision.', ALL),
   };
   if (autosave) properties.preview_link = { description: 'Preview URL of the autosave.', type: 'string', format: 'uri', context: EDIT, readonly: true };
   return { $schema: 'http://json-schema.org/draft-04/schema#', title: `${postType}-revision`, type: 'object', properties } as ResourceSchema;
