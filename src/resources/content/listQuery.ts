@@ -38,6 +38,14 @@ export const anyStatuses = (instance: string | undefined): readonly string[] => 
 
 const SEARCH_COLUMNS = { post_title: 'title', post_content: 'content', post_excerpt: 'excerpt' } as const;
 
+/** The `search_columns` arg of a post-type list: which of the text columns a search looks in. */
+export const searchColumnsArg = (): ArgSchema => ({
+  default: [],
+  description: 'Columns the search looks in.',
+  type: 'array',
+  items: { enum: Object.keys(SEARCH_COLUMNS), type: 'string' },
+});
+
 function termQueryArg(description: string, options: { children: boolean; operator: boolean }): ArgSchema {
   const properties: Record<string, unknown> = {
     terms: { description: 'Term ids.', type: 'array', items: { type: 'integer' }, default: [] },
@@ -54,7 +62,7 @@ function termQueryArg(description: string, options: { children: boolean; operato
   } as ArgSchema;
 }
 
-const idList = (description: string): ArgSchema => ({ description, type: 'array', items: { type: 'integer' }, default: [] });
+export const idList = (description: string): ArgSchema => ({ description, type: 'array', items: { type: 'integer' }, default: [] });
 
 export interface ListArgsOptions {
   /**
@@ -99,12 +107,7 @@ export function contentListArgs(postType: PostType, options: ListArgsOptions = {
     args.parent_exclude = idList('No pages with these parents.');
   }
   Object.assign(args, {
-    search_columns: {
-      default: [],
-      description: 'Columns the search looks in.',
-      type: 'array',
-      items: { enum: Object.keys(SEARCH_COLUMNS), type: 'string' },
-    },
+    search_columns: searchColumnsArg(),
     slug: { description: 'Only items with these slugs.', type: 'array', items: { type: 'string' } },
     status: {
       default: 'publish',
@@ -193,35 +196,89 @@ function localKey(value: string, timezone: string): number {
   return Date.parse(`${formatLocal(ms, timezone)}Z`);
 }
 
+/** The `status` filter; `any` stands for `anySet`. */
+export function statusFilter(status: string[], anySet: readonly string[]): Filter {
+  return { kind: 'any', field: 'status', values: status.includes('any') ? (anySet as string[]) : status };
+}
+
+/** `include`, or else `exclude`, as id filters (WordPress ignores `exclude` when `include` is given). */
+export function idFilters(include: number[], exclude: number[]): Filter[] {
+  if (include.length > 0) return [{ kind: 'any', field: 'id', values: include }];
+  return exclude.length > 0 ? [{ kind: 'none', field: 'id', values: exclude }] : [];
+}
+
+/** The `after`/`before` and `modified_after`/`modified_before` bounds, as ranges over the site-local date keys. */
+export function dateFilters(params: Record<string, any>, timezone: string): Filter[] {
+  const filters: Filter[] = [];
+  const range = (field: string, after: unknown, before: unknown) => {
+    if (typeof after !== 'string' && typeof before !== 'string') return;
+    const filter: Filter = { kind: 'range', field };
+    if (typeof after === 'string') filter.gt = localKey(after, timezone);
+    if (typeof before === 'string') filter.lt = localKey(before, timezone);
+    filters.push(filter);
+  };
+  range('date', params.after, params.before);
+  range('modified', params.modified_after, params.modified_before);
+  return filters;
+}
+
+export const slugFilters = (slugs: string[]): Filter[] => (slugs.length > 0 ? [{ kind: 'any', field: 'slug', values: slugs }] : []);
+
+/** The text filter of a non-blank `search`, in the chosen `search_columns`, with the parsed search for relevance. */
+export function searchFilter(params: Record<string, any>): { search: ParsedSearch; filter: Filter } | null {
+  if (typeof params.search !== 'string' || params.search.trim() === '') return null;
+  const search = parseSearch(params.search);
+  const chosen = (params.search_columns as string[] | undefined) ?? [];
+  const fields = chosen.length > 0 ? chosen.map((c) => SEARCH_COLUMNS[c as keyof typeof SEARCH_COLUMNS]) : ['title', 'excerpt', 'content'];
+  return { search, filter: { kind: 'text', fields, includes: search.includes, excludes: search.excludes } };
+}
+
+/** The order of a post-type list: by the `include` or `slug` list, by relevance to the search, or by a field. */
+export function listOrder(params: Record<string, any>, include: number[], slugs: string[], search: ParsedSearch | null): Order {
+  switch (params.orderby) {
+    case 'include':
+      if (include.length === 0) throw restError('rest_orderby_include_missing_include', 'You need to define an include parameter to order by include.', 400);
+      return { kind: 'list', field: 'id', values: include };
+    case 'include_slugs':
+      return { kind: 'list', field: 'slug', values: slugs };
+    case 'relevance':
+      if (!search) throw restError('rest_no_search_term_defined', 'You need to define a search term to order by relevance.', 400);
+      return {
+        kind: 'relevance',
+        phrase: search.phrase,
+        terms: search.includes,
+        columns: { title: 'title', excerpt: 'excerpt', content: 'content' },
+        then: { field: 'date', direction: 'desc' },
+      };
+    default:
+      return { kind: 'field', field: params.orderby as string, direction: params.order as 'asc' | 'desc' };
+  }
+}
+
+/** Which matches a page holds: `offset` wins over paging. */
+export function listWindow(params: Record<string, any>): { offset: number; limit: number } {
+  const perPage = params.per_page as number;
+  const page = params.page as number;
+  return { offset: typeof params.offset === 'number' && params.offset > 0 ? params.offset : (page - 1) * perPage, limit: perPage };
+}
+
 /** Translates validated list params into a plan. Throws WordPress's errors for contradictory params. */
 export async function buildListPlan(params: Record<string, any>, ctx: ListContext): Promise<QueryPlan> {
   const filters: Filter[] = [];
-  const statuses = (params.status as string[]).includes('any') ? (ctx.anyStatuses ?? ANY_STATUSES) : (params.status as string[]);
-  filters.push({ kind: 'any', field: 'status', values: statuses });
+  filters.push(statusFilter(params.status as string[], ctx.anyStatuses ?? ANY_STATUSES));
 
   const include = (params.include as number[] | undefined) ?? [];
-  const exclude = (params.exclude as number[] | undefined) ?? [];
-  if (include.length > 0) filters.push({ kind: 'any', field: 'id', values: include });
-  // WordPress ignores `exclude` when `include` is given.
-  else if (exclude.length > 0) filters.push({ kind: 'none', field: 'id', values: exclude });
+  filters.push(...idFilters(include, (params.exclude as number[] | undefined) ?? []));
 
   const author = (params.author as number[] | undefined) ?? [];
   const authorExclude = (params.author_exclude as number[] | undefined) ?? [];
   if (author.length > 0) filters.push({ kind: 'any', field: 'author', values: author });
   if (authorExclude.length > 0) filters.push({ kind: 'none', field: 'author', values: authorExclude });
 
-  const range = (field: string, after: unknown, before: unknown) => {
-    if (typeof after !== 'string' && typeof before !== 'string') return;
-    const filter: Filter = { kind: 'range', field };
-    if (typeof after === 'string') filter.gt = localKey(after, ctx.timezone);
-    if (typeof before === 'string') filter.lt = localKey(before, ctx.timezone);
-    filters.push(filter);
-  };
-  range('date', params.after, params.before);
-  range('modified', params.modified_after, params.modified_before);
+  filters.push(...dateFilters(params, ctx.timezone));
 
   const slugs = (params.slug as string[] | undefined) ?? [];
-  if (slugs.length > 0) filters.push({ kind: 'any', field: 'slug', values: slugs });
+  filters.push(...slugFilters(slugs));
 
   if (ctx.postType === 'page') {
     const parent = (params.parent as number[] | undefined) ?? [];
@@ -251,41 +308,11 @@ export async function buildListPlan(params: Record<string, any>, ctx: ListContex
     if (clauses.length > 0) filters.push(params.tax_relation === 'OR' && clauses.length > 1 ? { kind: 'or', filters: clauses } : { kind: 'and', filters: clauses });
   }
 
-  let search: ParsedSearch | null = null;
-  if (typeof params.search === 'string' && params.search.trim() !== '') {
-    search = parseSearch(params.search);
-    const chosen = (params.search_columns as string[] | undefined) ?? [];
-    const fields = chosen.length > 0 ? chosen.map((c) => SEARCH_COLUMNS[c as keyof typeof SEARCH_COLUMNS]) : ['title', 'excerpt', 'content'];
-    filters.push({ kind: 'text', fields, includes: search.includes, excludes: search.excludes });
+  const searched = searchFilter(params);
+  if (searched) {
+    filters.push(searched.filter);
     if (!ctx.signedIn) filters.push({ kind: 'none', field: 'protected', values: [1] });
   }
 
-  const direction = params.order as 'asc' | 'desc';
-  let order: Order;
-  switch (params.orderby) {
-    case 'include':
-      if (include.length === 0) throw restError('rest_orderby_include_missing_include', 'You need to define an include parameter to order by include.', 400);
-      order = { kind: 'list', field: 'id', values: include };
-      break;
-    case 'include_slugs':
-      order = { kind: 'list', field: 'slug', values: slugs };
-      break;
-    case 'relevance':
-      if (!search) throw restError('rest_no_search_term_defined', 'You need to define a search term to order by relevance.', 400);
-      order = {
-        kind: 'relevance',
-        phrase: search.phrase,
-        terms: search.includes,
-        columns: { title: 'title', excerpt: 'excerpt', content: 'content' },
-        then: { field: 'date', direction: 'desc' },
-      };
-      break;
-    default:
-      order = { kind: 'field', field: params.orderby as string, direction };
-  }
-
-  const perPage = params.per_page as number;
-  const page = params.page as number;
-  const offset = typeof params.offset === 'number' && params.offset > 0 ? params.offset : (page - 1) * perPage;
-  return { filters, order, offset, limit: perPage };
+  return { filters, order: listOrder(params, include, slugs, searched?.search ?? null), ...listWindow(params) };
 }
