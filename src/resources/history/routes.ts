@@ -7,6 +7,7 @@ import { restError } from '../../rest/errors';
 import { assertPageInRange, collectionResult } from '../../rest/collection';
 import type { RouteDefinition } from '../../rest/route';
 import type { ResourceSchema } from '../../rest/schema';
+import type { ArgSchema } from '../../rest/args';
 import type { ContentDoc } from '../../../projections/content';
 import type { PostType } from '../content/events';
 import { restBaseOf } from '../content/present';
@@ -32,6 +33,23 @@ export const historyEntrySchema: ResourceSchema = {
   },
 } as ResourceSchema;
 
+/** The args of a history route: the item, and the page of its events in either order. */
+export const historyArgs = (): Record<string, ArgSchema> => ({
+  id: { description: 'Unique identifier of the item.', type: 'integer' },
+  page: { description: 'Page of the collection to return.', type: 'integer', default: 1, minimum: 1 },
+  per_page: { description: 'Most events to return in one page.', type: 'integer', default: 10, minimum: 1, maximum: 100 },
+  order: { description: 'Oldest first (asc) or newest first (desc).', type: 'string', default: 'asc', enum: ['asc', 'desc'] },
+});
+
+/** The requested page of a stream's history entries (oldest first as given), with what its paging headers need. */
+export function historyPage(entries: HistoryEntry[], params: Record<string, unknown>) {
+  const { page, per_page: perPage, order } = params as { page: number; per_page: number; order: 'asc' | 'desc' };
+  if (order === 'desc') entries.reverse();
+  const total = entries.length;
+  assertPageInRange({ total, page, perPage });
+  return { entries: entries.slice((page - 1) * perPage, page * perPage), paging: { total, page, perPage } };
+}
+
 export function historyRoutes(site: Site, postType: PostType): RouteDefinition[] {
   const restBase = restBaseOf(postType);
   const load = async (id: unknown): Promise<ContentDoc | null> => {
@@ -53,12 +71,7 @@ export function historyRoutes(site: Site, postType: PostType): RouteDefinition[]
       endpoints: [
         {
           methods: ['GET'],
-          args: {
-            id: { description: 'Unique identifier of the item.', type: 'integer' },
-            page: { description: 'Page of the collection to return.', type: 'integer', default: 1, minimum: 1 },
-            per_page: { description: 'Most events to return in one page.', type: 'integer', default: 10, minimum: 1, maximum: 100 },
-            order: { description: 'Oldest first (asc) or newest first (desc).', type: 'string', default: 'asc', enum: ['asc', 'desc'] },
-          },
+          args: historyArgs(),
           permission: async (ctx) => {
             const doc = await load(ctx.params.id);
             if (!doc) return restError('rest_post_invalid_id', 'Invalid post ID.', 404);
@@ -66,13 +79,8 @@ export function historyRoutes(site: Site, postType: PostType): RouteDefinition[]
           },
           handle: async (ctx) => {
             const id = Number(ctx.params.id);
-            const { page, per_page: perPage, order } = ctx.params as { page: number; per_page: number; order: 'asc' | 'desc' };
-            const entries = await itemHistory(site, id);
-            if (order === 'desc') entries.reverse();
-            const total = entries.length;
-            assertPageInRange({ total, page, perPage });
-            const body = entries.slice((page - 1) * perPage, page * perPage).map((entry) => present(entry, id));
-            return collectionResult(body, { total, page, perPage }, `${site.apiRoot}${restBase}/${id}/history`, ctx.request.query);
+            const { entries, paging } = historyPage(await itemHistory(site, id), ctx.params);
+            return collectionResult(entries.map((entry) => present(entry, id)), paging, `${site.apiRoot}${restBase}/${id}/history`, ctx.request.query);
           },
         },
       ],

@@ -7,10 +7,10 @@ import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
 import type { RecordedEvent } from '../../ports/eventStore';
 import { authorizationStatus, restError } from '../../rest/errors';
-import { assertPageInRange, collectionResult } from '../../rest/collection';
+import { collectionResult } from '../../rest/collection';
 import type { HandlerContext, RouteDefinition } from '../../rest/route';
 import type { MediaDoc } from '../../../projections/media';
-import { historyEntrySchema } from '../history/routes';
+import { historyArgs, historyEntrySchema, historyPage } from '../history/routes';
 import { happenedBy } from '../history/fold';
 import mediaProjection from '../../../projections/media';
 import { parseRestDate } from '../../text/dates';
@@ -49,12 +49,7 @@ export function mediaHistoryRoute(
     endpoints: [
       {
         methods: ['GET'],
-        args: {
-          id: { description: 'Unique identifier of the item.', type: 'integer' },
-          page: { description: 'Page of the collection to return.', type: 'integer', default: 1, minimum: 1 },
-          per_page: { description: 'Most events to return in one page.', type: 'integer', default: 10, minimum: 1, maximum: 100 },
-          order: { description: 'Oldest first (asc) or newest first (desc).', type: 'string', default: 'asc', enum: ['asc', 'desc'] },
-        },
+        args: historyArgs(),
         permission: async (ctx) => {
           const doc = await load(ctx);
           if (!doc) return restError('rest_post_invalid_id', 'Invalid post ID.', 404);
@@ -63,13 +58,9 @@ export function mediaHistoryRoute(
         },
         handle: async (ctx) => {
           const id = Number(ctx.params.id);
-          const { page, per_page: perPage, order } = ctx.params as { page: number; per_page: number; order: 'asc' | 'desc' };
-          const entries = mediaHistoryOf(await site.store.readStream(attachmentStreamId(id)));
-          if (order === 'desc') entries.reverse();
-          const total = entries.length;
-          assertPageInRange({ total, page, perPage });
-          const body = entries.slice((page - 1) * perPage, page * perPage).map((entry) => ({ ...entry, _links: entry.user ? { author: [{ embeddable: true, href: `${site.apiRoot}core/v2/users/${entry.user}` }] } : {} }));
-          return collectionResult(body, { total, page, perPage }, `${site.apiRoot}core/v2/media/${id}/history`, ctx.request.query);
+          const { entries, paging } = historyPage(mediaHistoryOf(await site.store.readStream(attachmentStreamId(id))), ctx.params);
+          const body = entries.map((entry) => ({ ...entry, _links: entry.user ? { author: [{ embeddable: true, href: `${site.apiRoot}core/v2/users/${entry.user}` }] } : {} }));
+          return collectionResult(body, paging, `${site.apiRoot}core/v2/media/${id}/history`, ctx.request.query);
         },
       },
     ],
