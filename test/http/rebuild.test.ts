@@ -268,8 +268,9 @@ test('palimpsest projections rebuild NAME refolds that read model in Redis, with
     }
     let cursor = '0';
     do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next;
+      // As buffers: index keys carry binary handles that a string scan would mangle.
+      const [next, keys] = await redis.scanBuffer(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = String(next);
       if (keys.length > 0) await redis.del(...keys);
     } while (cursor !== '0');
     await redis.quit();
