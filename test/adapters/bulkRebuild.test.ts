@@ -15,7 +15,7 @@ import type { EventStore, NewEvent, RecordedEvent } from '../../src/ports/eventS
 import type { Doc, DocWrite, QueryPlan, ReadModel } from '../../src/ports/readModel';
 import { randomUUID } from 'node:crypto';
 import { createRedisReadModel } from '../../src/adapters/redis/readModel';
-import { REDIS_URL } from '../support/redis';
+import { REDIS_URL, deleteKeysUnder } from '../support/redis';
 
 const test = suite('bulk rebuilds equal incremental ones');
 const metadata = { userId: 1, requestId: 'r', at: '2024-01-01T00:00:00.000Z' };
@@ -164,13 +164,7 @@ test('Redis: a rebuild in bulk (several flushes) gives the documents, indexes an
     assert.equal(await readModel.checkpoint('idle'), { position: await store.headPosition(), version: 1 });
     await projector.stop();
   } finally {
-    let cursor = '0';
-    do {
-      // As buffers: index keys carry binary handles that a string scan would mangle.
-      const [next, keys] = await redis.scanBuffer(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = String(next);
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
+    await deleteKeysUnder(redis, prefix);
     await redis.quit();
   }
 });

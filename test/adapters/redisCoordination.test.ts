@@ -14,7 +14,7 @@ import { StaleCommitError } from '../../src/ports/readModel';
 import type { ReadModel } from '../../src/ports/readModel';
 import { Projector } from '../../src/projection/runner';
 import { defineProjection } from '../../src/projection/projection';
-import { REDIS_URL } from '../support/redis';
+import { REDIS_URL, deleteKeysUnder } from '../support/redis';
 
 interface Context {
   redis: Redis;
@@ -29,13 +29,7 @@ test.before.each(async (context) => {
 });
 
 test.after.each(async ({ redis, prefix }) => {
-  let cursor = '0';
-  do {
-    // Keys hold binary bytes: read them as buffers, or they could not be deleted by name.
-    const [next, keys] = await redis.scanBuffer(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next.toString();
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
+  await deleteKeysUnder(redis, prefix);
   await redis.quit();
 });
 

@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { createRedisReadModel } from '../../src/adapters/redis/readModel';
 import type { QueryPlan } from '../../src/ports/readModel';
 import { readModelContract } from '../contracts/readModel.contract';
+import { deleteKeysUnder } from '../support/redis';
 
 const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const runId = randomBytes(6).toString('hex');
@@ -21,15 +22,6 @@ async function keysUnder(redis: Redis, prefix: string): Promise<string[]> {
   return keys;
 }
 
-async function deleteUnder(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, found] = await redis.scanBuffer(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    if (found.length > 0) await redis.unlink(...found);
-    cursor = next.toString();
-  } while (cursor !== '0');
-}
-
 /** A fresh client and prefix per use; cleanup deletes the prefix's keys and quits so the process can exit. */
 async function fresh() {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
@@ -40,7 +32,7 @@ async function fresh() {
     prefix,
     readModel: createRedisReadModel({ redis, prefix }),
     cleanup: async () => {
-      await deleteUnder(redis, prefix);
+      await deleteKeysUnder(redis, prefix);
       await redis.quit();
     },
   };

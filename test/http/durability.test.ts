@@ -5,59 +5,20 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn, execFile } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { fileURLToPath } from 'node:url';
+import { ROOT as root, freePort, kill9, startPalimpsest } from '../support/processes';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const test = suite('durability of the embedded server');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-interface Running {
-  child: ChildProcess;
-  base: string;
-  output: () => string;
-}
-
-async function startServer(env: NodeJS.ProcessEnv): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const deadline = Date.now() + 20_000;
-  while (!output.includes('palimpsest serving')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { child, base: `http://127.0.0.1:${env.PORT}`, output: () => output };
-}
-
-async function kill9(running: Running): Promise<void> {
-  const exited = new Promise((resolve) => running.child.once('exit', resolve));
-  running.child.kill('SIGKILL');
-  await exited;
-}
 
 test('answered writes survive SIGKILL and a restart; the CLI creates users beside a running server', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-durability-'));
   const port = await freePort();
   const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, REDIS_URL: '', EVENTSTORE_URL: '' };
-  let server = await startServer(env);
+  let server = await startPalimpsest(['serve'], env, 'palimpsest serving', 20_000);
   try {
     // A fresh site already has its default category, before any post needs it.
     const uncategorized = await fetch(`${server.base}/core/v2/categories/1`);
@@ -98,7 +59,7 @@ test('answered writes survive SIGKILL and a restart; the CLI creates users besid
     }
 
     await kill9(server);
-    server = await startServer(env);
+    server = await startPalimpsest(['serve'], env, 'palimpsest serving', 20_000);
 
     for (const { id, title } of answered) {
       const response = await fetch(`${server.base}/core/v2/posts/${id}`);

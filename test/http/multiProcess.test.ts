@@ -7,63 +7,24 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn, execFile } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore';
 import { createRedisReadModel } from '../../src/adapters/redis/readModel';
 import { dumpCollections, replayLog } from '../../src/projection/replay';
 import builtInProjections from '../../projections/index';
-import { REDIS_URL } from '../support/redis';
+import { REDIS_URL, deleteKeysUnder } from '../support/redis';
+import { ROOT as root, freePort, kill9, startPalimpsest as start } from '../support/processes';
+import type { Running } from '../support/processes';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const test = suite('several processes: two API nodes, a projector, a takeover');
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-interface Running {
-  child: ChildProcess;
-  base: string;
-  output: () => string;
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function start(args: string[], env: NodeJS.ProcessEnv, ready: string): Promise<Running> {
-  const child = spawn(process.execPath, ['bin/palimpsest.js', ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const deadline = Date.now() + 60_000;
-  while (!output.includes(ready)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${args.join(' ')} did not start:\n${output}`);
-    await sleep(50);
-  }
-  return { child, base: `http://127.0.0.1:${env.PORT}`, output: () => output };
-}
-
-async function kill9(running: Running): Promise<void> {
-  if (running.child.exitCode !== null || running.child.signalCode !== null) return;
-  const exited = new Promise((resolve) => running.child.once('exit', resolve));
-  running.child.kill('SIGKILL');
-  await exited;
-}
 
 /** Polls until `probe` returns a value, within a generous bound. */
 async function eventually<T>(what: string, probe: () => Promise<T | undefined>, boundMs = 60_000): Promise<T> {
@@ -175,13 +136,7 @@ test('writes through both nodes stay unique and readable everywhere; a second pr
     }
   } finally {
     await Promise.all(running.map(kill9));
-    let cursor = '0';
-    do {
-      // Keys hold binary bytes: read them as buffers, or they could not be deleted by name.
-    const [next, keys] = await redis.scanBuffer(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next.toString();
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
+    await deleteKeysUnder(redis, prefix);
     await redis.quit();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

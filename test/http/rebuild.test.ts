@@ -12,7 +12,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { startTestSite } from '../support/testSite';
-import { REDIS_URL } from '../support/redis';
+import { REDIS_URL, deleteKeysUnder } from '../support/redis';
 import { createRedisReadModel } from '../../src/adapters/redis/readModel';
 import type { TestSite, TestUser } from '../support/testSite';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
@@ -266,13 +266,7 @@ test('palimpsest projections rebuild NAME refolds that read model in Redis, with
       if (env[key] === undefined) delete process.env[key];
       else process.env[key] = env[key];
     }
-    let cursor = '0';
-    do {
-      // As buffers: index keys carry binary handles that a string scan would mangle.
-      const [next, keys] = await redis.scanBuffer(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = String(next);
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
+    await deleteKeysUnder(redis, prefix);
     await redis.quit();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

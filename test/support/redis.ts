@@ -14,15 +14,22 @@ export function testRedisReadModel(): { readModel: ReadModel; cleanup(): Promise
     readModel,
     async cleanup() {
       const admin = new Redis(REDIS_URL);
-      // Index keys carry binary handles: scanned as strings they would come back mangled and never be deleted.
-      let cursor = '0';
-      do {
-        const [next, keys] = await admin.scanBuffer(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-        cursor = String(next);
-        if (keys.length > 0) await admin.del(...keys);
-      } while (cursor !== '0');
+      await deleteKeysUnder(admin, prefix);
       await admin.quit();
       if (redis.status !== 'end') await redis.quit().catch(() => undefined);
     },
   };
+}
+
+/**
+ * Deletes every key that starts with `prefix`. Scanned as buffers: index keys carry binary handles, which a string
+ * scan would hand back mangled, so they could never be deleted by name.
+ */
+export async function deleteKeysUnder(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scanBuffer(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = String(next);
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
 }
