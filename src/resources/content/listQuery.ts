@@ -46,12 +46,17 @@ export const searchColumnsArg = (): ArgSchema => ({
   items: { enum: Object.keys(SEARCH_COLUMNS), type: 'string' },
 });
 
-function termQueryArg(description: string, options: { children: boolean; operator: boolean }): ArgSchema {
+/**
+ * A taxonomy filter: a list of term ids or a taxonomy-query object. `noun` names the terms in the object's
+ * descriptions ("term" for categories and tags, "menu" for menus).
+ */
+export function termQueryArg(description: string, options: { children: boolean; operator: boolean; noun?: string }): ArgSchema {
+  const noun = options.noun ?? 'term';
   const properties: Record<string, unknown> = {
-    terms: { description: 'Term ids.', type: 'array', items: { type: 'integer' }, default: [] },
+    terms: { description: `${noun[0]!.toUpperCase()}${noun.slice(1)} ids.`, type: 'array', items: { type: 'integer' }, default: [] },
   };
   if (options.children) properties.include_children = { description: 'Whether to include child terms.', type: 'boolean', default: false };
-  if (options.operator) properties.operator = { description: 'Whether every term must match (AND) or any (OR).', type: 'string', enum: ['AND', 'OR'], default: 'OR' };
+  if (options.operator) properties.operator = { description: `Whether every ${noun} must match (AND) or any (OR).`, type: 'string', enum: ['AND', 'OR'], default: 'OR' };
   return {
     description,
     type: ['object', 'array'],

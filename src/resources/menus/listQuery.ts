@@ -6,22 +6,9 @@
 import type { ArgSchema } from '../../rest/args';
 import { contextParam } from '../../rest/schema';
 import type { Filter, QueryPlan } from '../../ports/readModel';
-import { ANY_STATUSES, dateFilters, idFilters, idList, listOrder, listStatuses, listWindow, searchColumnsArg, searchFilter, slugFilters, statusFilter } from '../content/listQuery';
+import { ANY_STATUSES, termQueryArg, dateFilters, idFilters, idList, listOrder, listStatuses, listWindow, searchColumnsArg, searchFilter, slugFilters, statusFilter } from '../content/listQuery';
 
 const ORDERBY = ['author', 'date', 'id', 'include', 'modified', 'parent', 'relevance', 'slug', 'include_slugs', 'title', 'menu_order'] as const;
-
-function menusQueryArg(description: string, withOperator: boolean): ArgSchema {
-  const properties: Record<string, unknown> = { terms: { description: 'Menu ids.', type: 'array', items: { type: 'integer' }, default: [] } };
-  if (withOperator) properties.operator = { description: 'Whether every menu must match (AND) or any (OR).', type: 'string', enum: ['AND', 'OR'], default: 'OR' };
-  return {
-    description,
-    type: ['object', 'array'],
-    oneOf: [
-      { title: 'Term ID List', description: `${description} As a list of ids.`, type: 'array', items: { type: 'integer' } },
-      { title: 'Term ID Taxonomy Query', description: `${description} As a query object.`, type: 'object', properties, additionalProperties: false },
-    ],
-  } as ArgSchema;
-}
 
 /**
  * The collection args in WordPress's order; as for posts, all but context, paging and search are checked late.
@@ -46,8 +33,8 @@ export function menuItemListArgs(instance?: string): Record<string, ArgSchema> {
     slug: { description: 'Only items with these slugs.', type: 'array', items: { type: 'string' } },
     status: { default: 'publish', description: 'Only items with one of these statuses.', type: 'array', items: { enum: [...listStatuses(instance)], type: 'string' } },
     tax_relation: { description: 'How the menu filters combine.', type: 'string', enum: ['AND', 'OR'] },
-    menus: menusQueryArg('Only items in these menus.', true),
-    menus_exclude: menusQueryArg('No items in these menus.', false),
+    menus: termQueryArg('Only items in these menus.', { children: false, operator: true, noun: 'menu' }),
+    menus_exclude: termQueryArg('No items in these menus.', { children: false, operator: false, noun: 'menu' }),
     menu_order: { description: 'Only items with this menu order.', type: 'integer' },
   };
   const upFront = new Set(['context', 'page', 'per_page', 'search']);
