@@ -178,6 +178,12 @@ export interface ReadModel {
    * index entry declaring `id` or holding a non-finite number.
    */
   commit(commit: Commit): Promise<void>;
+  /**
+   * Optional: several projections' commits (none of them bulk) applied as one, all or nothing, in one round trip
+   * instead of one per projection. Rejects, writing nothing, if any of them would be refused (StaleCommitError) or
+   * is invalid; the caller then commits them one by one to learn which. Without it, commit each.
+   */
+  commitAll?(commits: readonly Commit[]): Promise<void>;
   checkpoint(name: string): Promise<Checkpoint | null>;
   /** Forgets the collections and the named checkpoint, for a rebuild. */
   reset(name: string, collections: readonly string[]): Promise<void>;

@@ -6,7 +6,7 @@
  */
 import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore';
 import { StaleCommitError } from '../ports/readModel';
-import type { Doc, DocId, DocWrite, ReadModel } from '../ports/readModel';
+import type { Commit, Doc, DocId, DocWrite, ReadModel } from '../ports/readModel';
 import type { DocTarget, Projection, ReadOwn } from './projection';
 
 export interface ProjectorOptions {
@@ -241,23 +241,60 @@ export class Projector {
     const after = Math.min(...entries.map((entry) => entry.applied));
     return new Promise((resolve, reject) => {
       let caughtUp = false;
+      const leave = (entry: Running, error: unknown) => {
+        entry.shared = false;
+        if (this.failed(entry, error, true)) {
+          if (!caughtUp) reject(error);
+        }
+      };
       const feed = async (events: readonly RecordedEvent[]) => {
         const first = events[0]!.position;
         const last = events[events.length - 1]!.position;
-        await Promise.all(
-          [...this.running.values()].map(async (entry) => {
-            if (!entry.shared || entry.applied >= last) return;
-            const own = entry.applied < first ? events : events.filter((event) => event.position > entry.applied);
-            try {
-              await this.apply(entry, own, true);
-            } catch (error) {
-              entry.shared = false;
-              if (this.failed(entry, error, true)) {
-                if (!caughtUp) reject(error);
+        const takers = [...this.running.values()].filter((entry) => entry.shared && entry.applied < last);
+        const ownEvents = (entry: Running) => (entry.applied < first ? events : events.filter((event) => event.position > entry.applied));
+        const { readModel } = this.options;
+        if (!readModel.commitAll || takers.length < 2) {
+          await Promise.all(
+            takers.map(async (entry) => {
+              try {
+                await this.apply(entry, ownEvents(entry), true);
+              } catch (error) {
+                leave(entry, error);
               }
+            }),
+          );
+          return;
+        }
+        // Every projection folds its part, then one commit carries them all (one round trip instead of one per
+        // projection); if it is refused, each is committed alone, so only the projection at fault leaves.
+        const folded = await Promise.all(
+          takers.map(async (entry) => {
+            try {
+              const commit = await this.fold(entry, ownEvents(entry), true);
+              return commit && { entry, commit };
+            } catch (error) {
+              leave(entry, error);
+              return null;
             }
           }),
         );
+        const ready = folded.filter((f): f is { entry: Running; commit: Commit } => f !== null);
+        if (ready.length === 0 || this.stopped) return;
+        try {
+          await readModel.commitAll(ready.map((f) => f.commit));
+          this.settle(ready.map((f) => [f.entry, f.commit.checkpoint.position]));
+        } catch {
+          await Promise.all(
+            ready.map(async ({ entry, commit }) => {
+              try {
+                await readModel.commit(commit);
+                this.settle([[entry, commit.checkpoint.position]]);
+              } catch (error) {
+                leave(entry, error);
+              }
+            }),
+          );
+        }
       };
       this.sharedSubscription = this.options.store.subscribeToAll({
         after,
@@ -412,6 +449,28 @@ export class Projector {
 
   private async apply(entry: Running, events: readonly RecordedEvent[], live: boolean): Promise<void> {
     if (this.stopped) return;
+    const commit = await this.fold(entry, events, live);
+    if (commit === null) return;
+    await this.options.readModel.commit(commit);
+    if (live) this.settle([[entry, commit.checkpoint.position]]);
+    else entry.applied = commit.checkpoint.position;
+  }
+
+  /** Records what committed, then tells waiters and onApplied if the lowest applied position rose. */
+  private settle(committed: readonly [Running, number][]): void {
+    const before = this.appliedPosition;
+    for (const [entry, position] of committed) entry.applied = position;
+    this.release();
+    const after = this.appliedPosition;
+    if (after > before) this.term.onApplied?.(after);
+  }
+
+  /**
+   * Folds the batch into the projection's documents: the commit to make, or null when there is none to make now (a
+   * bulk rebuild folds into memory and flushes itself; a stopped projector commits nothing).
+   */
+  private async fold(entry: Running, events: readonly RecordedEvent[], live: boolean): Promise<Commit | null> {
+    if (this.stopped) return null;
     const { projection } = entry;
     const { readModel } = this.options;
     const handled = new Set(projection.handles);
@@ -486,24 +545,18 @@ export class Projector {
         entry.bulkPosition = undefined;
         await this.flushBulk(entry, position);
       }
-      return;
+      return null;
     }
     const writes: DocWrite[] = [...touched].map(([k, { collection, id }]) => {
       const doc = current.get(k) ?? null;
       return doc ? { collection, id, doc, index: projection.index?.(doc, collection) } : { collection, id, doc: null };
     });
-    await readModel.commit({
+    return {
       writes,
       checkpoint: { name: projection.name, position, version: projection.version },
       generation: entry.generation,
       fence: live ? this.term.fence : undefined,
-    });
-    const before = this.appliedPosition;
-    entry.applied = position;
-    if (!live) return;
-    this.release();
-    const after = this.appliedPosition;
-    if (after > before) this.term.onApplied?.(after);
+    };
   }
 
   private release(): void {

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createRedisReadModel } from '../../src/adapters/redis/readModel';
+import { StaleCommitError } from '../../src/ports/readModel';
 import type { QueryPlan } from '../../src/ports/readModel';
 import { readModelContract } from '../contracts/readModel.contract';
 import { deleteKeysUnder } from '../support/redis';
@@ -110,6 +111,65 @@ own('a query and a commit are one round trip each', async () => {
   }
 });
 
+own('commitAll writes several projections and their checkpoints in one round trip, or nothing when one is refused', async () => {
+  const { redis, prefix, readModel, cleanup } = await fresh();
+  try {
+    const post = (id: number, title: string) => ({ collection: 'posts', id, doc: { id, title }, index: { sets: { status: 'publish' }, text: { title } } });
+    const term = (id: number) => ({ collection: 'terms', id, doc: { id } });
+    await redis.set(`${prefix}projector:fence`, '7');
+    const sent = await countCommands(redis, () =>
+      readModel.commitAll!([
+        { writes: [post(1, 'alpha'), post(2, 'beta')], checkpoint: { name: 'content', position: 3, version: 2 }, fence: 7 },
+        { writes: [term(1)], checkpoint: { name: 'terms', position: 3, version: 1 }, fence: 7 },
+        { writes: [], checkpoint: { name: 'users', position: 3, version: 1 }, fence: 7 },
+      ]),
+    );
+    assert.equal(sent, ['evalsha']);
+    assert.equal(await readModel.checkpoint('content'), { position: 3, version: 2 });
+    assert.equal(await readModel.checkpoint('users'), { position: 3, version: 1 });
+    assert.equal(await readModel.get('terms', 1), { id: 1 });
+    const search = (t: string): QueryPlan => ({ ...common, filters: [{ kind: 'text', fields: ['title'], includes: [t], excludes: [] }], order: { kind: 'field', field: 'id', direction: 'asc' } });
+    assert.equal((await readModel.query('posts', search('alpha'))).items, [{ id: 1, title: 'alpha' }]);
+    // A newer lease: the whole call is refused, the sections before and after the stale one included.
+    await redis.set(`${prefix}projector:fence`, '8');
+    let refused: unknown = null;
+    await readModel
+      .commitAll!([
+        { writes: [post(1, 'gamma')], checkpoint: { name: 'content', position: 4, version: 2 } },
+        { writes: [term(2)], checkpoint: { name: 'terms', position: 4, version: 1 }, fence: 7 },
+      ])
+      .catch((error) => (refused = error));
+    assert.instance(refused, StaleCommitError);
+    assert.is((refused as StaleCommitError).reason, 'fence');
+    assert.equal(await readModel.checkpoint('content'), { position: 3, version: 2 });
+    assert.equal(await readModel.checkpoint('terms'), { position: 3, version: 1 });
+    assert.equal(await readModel.get('posts', 1), { id: 1, title: 'alpha' });
+    assert.is(await readModel.get('terms', 2), null);
+    assert.is((await readModel.query('posts', search('gamma'))).total, 0);
+  } finally {
+    await cleanup();
+  }
+});
+
+own('documents of an older key layout: the checkpoint reads as version -1 (rebuild), and search scans their text', async () => {
+  const { redis, prefix, readModel, cleanup } = await fresh();
+  try {
+    const writes = [1, 2, 3].map((id) => ({ collection: 'posts', id, doc: { id }, index: { sets: { status: 'publish' }, text: { title: id === 2 ? 'Zephyr wind' : `post ${id}` } } }));
+    await readModel.commit({ writes, checkpoint: { name: 'content', position: 1, version: 4 } });
+    assert.equal(await readModel.checkpoint('content'), { position: 1, version: 4 });
+    // What a read model written before the token index holds: a checkpoint without a layout, no token keys.
+    await redis.hset(`${prefix}checkpoints`, 'content', JSON.stringify({ position: 1, version: 4 }));
+    const tokenKeys = (await keysUnder(redis, `${prefix}c:posts:`)).filter((k) => /^c:posts:(w|v|y):|^c:posts:tx$/.test(k.slice(prefix.length)));
+    assert.ok(tokenKeys.length > 3);
+    await redis.del(...tokenKeys);
+    assert.equal(await readModel.checkpoint('content'), { position: 1, version: -1 });
+    const found = await readModel.query('posts', { ...common, filters: [{ kind: 'text', fields: ['title'], includes: ['ZEPHYR'], excludes: ['post'] }] });
+    assert.equal(found, { items: [{ id: 2 }], total: 1 });
+  } finally {
+    await cleanup();
+  }
+});
+
 own('falls back to EVAL when the server has lost the script', async () => {
   const { redis, readModel, cleanup } = await fresh();
   try {
@@ -172,9 +232,9 @@ own('deleting every document leaves no index keys behind', async () => {
     }));
     await readModel.commit({ writes, checkpoint: { name: 'p', position: 1, version: 1 } });
     await readModel.commit({ writes: writes.map((w) => ({ ...w, doc: null })), checkpoint: { name: 'p', position: 2, version: 1 } });
-    // What may remain: the handle counter and the checkpoint.
+    // What may remain: the handle counter, the mark of the token index and the checkpoint.
     const left = (await keysUnder(redis, prefix)).map((k) => k.slice(prefix.length)).sort();
-    assert.equal(left, ['c:posts:seq', 'checkpoints']);
+    assert.equal(left, ['c:posts:seq', 'c:posts:tx', 'checkpoints']);
   } finally {
     await cleanup();
   }

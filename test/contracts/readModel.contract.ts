@@ -380,6 +380,59 @@ export function readModelContract(name: string, factory: Factory): void {
     await expectIds(rm, plan([text(['title'], ['zzz'])]), [], 0);
   });
 
+  test('text filters over word-like pieces: punctuation, case, short and long terms, unicode, updates and deletes', async ({ rm }) => {
+    const rows = new Map<DocId, RefRow>();
+    let position = 0;
+    const put = async (entries: [DocId, Record<string, string> | null][]) => {
+      const writes = entries.map(([id, text]): DocWrite => (text === null ? { collection: C, id, doc: null } : { collection: C, id, doc: { id }, index: { sort: { date: Number(id) }, sets: { status: 'publish' }, text } }));
+      await rm.commit(commitOf(writes, ++position));
+      for (const w of writes) {
+        if (w.doc === null) rows.delete(w.id);
+        else rows.set(w.id, { doc: w.doc, index: w.index! });
+      }
+    };
+    const fields = [['title'], ['content'], ['title', 'excerpt', 'content'], ['excerpt']];
+    /** Every term, alone, with another and as an exclusion, in each field list: against the reference, and `expected` pinned. */
+    const check = async (terms: string[], expected: Record<string, DocId[]> = {}) => {
+      for (const f of fields) {
+        for (const term of terms) {
+          const plans = [plan([text(f, [term])]), plan([text(f, [], [term])]), plan([text(f, [term, 'post'])]), plan([{ kind: 'any', field: 'status', values: ['publish'] }, text(f, [term], ['zzz'])])];
+          for (const p of plans) {
+            const reference = referenceQuery([...rows.values()], p);
+            const got = await rm.query(C, p);
+            assert.equal(idsOf(got), idsOf(reference), `ids for ${JSON.stringify(p)}`);
+            assert.is(got.total, reference.total, `total for ${JSON.stringify(p)}`);
+          }
+        }
+      }
+      for (const [term, ids] of Object.entries(expected)) assert.equal(idsOf(await rm.query(C, plan([text(['title', 'excerpt', 'content'], [term])]))), ids, term);
+    };
+    const text = (f: string[], includes: string[], excludes: string[] = []): Filter => ({ kind: 'text', fields: f, includes, excludes });
+    await put([
+      [1, { title: 'Node.js post', content: '<p>Use e-mail, or node.js; C++ too.</p>' }],
+      [2, { title: 'ÉCLAIR au Café', excerpt: 'Straße', content: 'İstanbul 日本語のテキスト 🦊fox' }],
+      [3, { title: 'Common post', content: 'common words: alpha beta gamma' }],
+      [4, { title: 'KELVIN \u212a and ſ', content: 'tab\tseparated\nlines  and\u00a0no-break spaces' }],
+      [5, { title: 'x', excerpt: 'ab abc abcd', content: 'abcde' }],
+    ]);
+    const terms = ['node.js', 'de.j', 'e-ma', '<p>', 'p>use', '++', 'c++ too', 'js;', 'mail,', 'NODE', 'éclair', 'ÉCLAIR', 'café', 'straße', 'STRASSE', 'stanbul', 'i̇stanbul', '日', '日本', '本語のテ', '🦊', '🦊fox', 'fox', 'common', 'commons', 'alpha beta', 'a b', 'kelvin', '\u212a', 'k and', 'ſ', 'tab', 'd\nli', 'no-break', '\u00a0no', 'ab', 'abc', 'abcd', 'abcdef', 'b', 'x', '.', ' '];
+    await check(terms, { 'de.j': [1], '日': [2], common: [3], abcd: [5], abcdef: [] });
+    // Updates that drop and add words, and deletes of documents sharing a word.
+    await put([
+      [1, { title: 'Renamed', content: 'node only' }],
+      [3, { title: 'Common post', content: 'beta gamma' }],
+      ...Array.from({ length: 30 }, (_, i): [DocId, Record<string, string>] => [10 + i, { title: `Shared ${i}`, content: 'a common word' }]),
+    ]);
+    await check(['node.js', 'node', 'alpha', 'common', 'commo', 'shared', 'renamed', 'beta'], { 'node.js': [], alpha: [] });
+    await put(Array.from({ length: 29 }, (_, i): [DocId, null] => [10 + i, null]));
+    await put([[3, null]]);
+    await check(['common', 'shared', 'gamma'], { common: [39], shared: [39], gamma: [] });
+    await put([[39, null]]);
+    await check(['common', 'shared'], { common: [], shared: [] });
+    await put([[40, { title: 'Common again', content: 'COMMON' }]]);
+    await check(['common', 'again'], { common: [40] });
+  });
+
   test('or / and nest, empty or matches nothing, empty and everything', async ({ rm }) => {
     await load(rm);
     await expectIds(rm, plan([{ kind: 'or', filters: [{ kind: 'any', field: 'status', values: ['draft'] }, { kind: 'range', field: 'date', gte: 30 }] }]), [1, 2, 4], 3);

@@ -11,11 +11,15 @@
  *   C:k:<key>      hash  handle → ord(value), to test ranges and sort candidates
  *   C:s:<field>:<ord(value)>  set of handles, per set-field value
  *   C:x:<column>   hash  handle → lowercased text
- *   C:t:<column>:<trigram>    set of handles, per byte trigram of the lowercased column
+ *   C:w:<column>:<token>      set of handles whose lowercased column holds the token (a posting set)
+ *   C:v:<column>              set of the column's tokens that have postings (its vocabulary)
+ *   C:y:<column>:<trigram>    set of the vocabulary's tokens containing the byte trigram
+ *   C:tx           string, present once COMMIT wrote the collection with this text index (see LAYOUT)
  *   C:q:<field>:<key>         zset ord(value)·ord(key)·ord(id)·handle, per partition field and sort key (and
  *                             ord(value)·ord(id)·handle under `id`): each value's documents in each order, so a
  *                             one-value filter on a partition field pages by rank (LUA_PARTITION_PAGE)
- *   <prefix>checkpoints       hash name → {position, version}
+ *   <prefix>checkpoints       hash name → {position, version, layout}; a checkpoint of another LAYOUT reads as
+ *                             version -1, so the projection is rebuilt into a new generation with this layout
  *
  * Generations (rebuilds without downtime): the collections above are those of generation 0. A rebuild writes a
  * new generation G under `<prefix>g<G>:c:<collection>:` while readers keep using the live one, then PROMOTE
@@ -46,27 +50,34 @@
  * `status = publish` ordered by date, limit 10, is an SCARD plus about log n + 10 / (share published) steps.
  * When the matches are few compared with that walk (or no exact count exists) it lists the smallest
  * candidate set, tests it and sorts it (or walks the order zset checking membership, if that is cheaper).
- * Text filters narrow candidates by the trigram sets of their longest-selective term (terms under three bytes
- * do not narrow) and then check substrings on the stored lowercased text.
+ * Text is indexed by tokens: a column's tokens are its maximal runs of ASCII letters and digits and non-ASCII
+ * characters, once lowercased (every other ASCII character separates them). A term made of token characters only
+ * occurs in a column exactly when it occurs in one of the column's tokens, so the documents containing it are the
+ * union of the posting sets of the vocabulary tokens that contain it, and those are found by the trigrams of the
+ * term in C:y (the vocabulary grows far slower than the documents). Such a term (of at least three bytes) is
+ * answered by set lookups alone. Any other term narrows by its longest token piece of three bytes or more, if it
+ * has one, and is checked on the stored lowercased text, as are terms under three bytes; relevance ranks likewise.
  *
  * A commit is one EVALSHA of COMMIT: it reads each document's previous entry from C:m, removes only the
  * memberships that changed, adds the new ones and moves the checkpoint, atomically. The client sends each text
- * column's distinct trigrams with it, and the script gathers set memberships over the whole commit and sends
- * one variadic SADD / SREM per set at the end (a batch's documents share most trigram sets). Everything that can be
- * invalid is checked before the script is sent (a Lua error part-way would not roll back). A rebuild's bulk commit
- * into a staged generation (Commit.bulk, see bulkCommit) is not atomic: COMMIT in steps, new documents' memberships
- * added by BULK_SADD, the checkpoint last; nobody reads a staged generation until PROMOTE.
+ * column's distinct tokens with it, and the script gathers set memberships over the whole commit and sends
+ * one variadic SADD / SREM per set at the end (a batch's documents share most posting sets), then adds tokens new
+ * to a vocabulary (with their trigrams) and drops tokens left without postings. commitAll sends several
+ * projections' commits (a batch of the log) as sections of one COMMIT, all checked before any is written.
+ * Everything that can be invalid is checked before the script is sent (a Lua error part-way would not roll back).
+ * A rebuild's bulk commit into a staged generation (Commit.bulk, see bulkCommit) is not atomic: COMMIT in steps,
+ * new documents' set and posting memberships added by BULK_SADD and their tokens by BULK_VOCABULARY, the checkpoint
+ * last; nobody reads a staged generation until PROMOTE.
  *
  * Scripts touch keys they compute, so this adapter needs a single Redis, not a cluster.
  *
- * Memory: trigram sets dominate. Sets of integers stay compact intsets only up to set-max-intset-entries
- * (default 512); measured on 10k posts of ~2 KB, 840 MiB with the default and 100 MiB with 100000, so raise
- * it on servers that hold large sites. Indexing a 2 KB column costs a few ms per write.
+ * Memory: posting sets of common tokens hold most documents; sets of integers stay compact intsets only up to
+ * set-max-intset-entries (default 512), so raising it saves memory on servers that hold large sites.
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { StaleCommitError } from '../../ports/readModel';
-import type { Checkpoint, Doc, DocId, Filter, Order, QueryPlan, QueryResult, ReadModel, Scalar } from '../../ports/readModel';
+import type { Checkpoint, Commit, Doc, DocId, Filter, Order, QueryPlan, QueryResult, ReadModel, Scalar } from '../../ports/readModel';
 import { checkPlan, distinctValues, isScalar, partitionShape, prepareCommit, rangeBounds, searchTerms } from '../memory/readModel';
 import type { PreparedCommit, PreparedEntry, PreparedWrite } from '../memory/readModel';
 
@@ -163,26 +174,37 @@ function trigrams(term: Buffer, max = 8): Buffer[] {
   return Array.from({ length: max }, (_, i) => list[Math.floor((i * (list.length - 1)) / (max - 1))]!);
 }
 
-/** Every distinct byte trigram of a text, each as the number its three bytes make. */
-function distinctTrigrams(text: Buffer): Set<number> {
-  const seen = new Set<number>();
-  for (let i = 0; i + 3 <= text.length; i++) seen.add((text[i]! << 16) | (text[i + 1]! << 8) | text[i + 2]!);
-  return seen;
+/**
+ * The text index's tokens: maximal runs of ASCII letters and digits and non-ASCII characters in the lowercased text;
+ * every other ASCII character separates them. In CESU-8 a token is a maximal run of the bytes 0-9, A-Z, a-z and
+ * 0x80-0xFF (an ASCII byte is always a whole character), which is how the scripts cut stored text (LUA_TOKEN).
+ * A term made of token characters only occurs in a text exactly when it occurs in one of the text's tokens.
+ */
+const TOKEN = /[0-9A-Za-z\u0080-\uffff]+/g;
+
+/** A lowercased column's distinct tokens, space-separated (a space is never part of a token), for COMMIT. */
+function distinctTokens(lowered: string): string[] {
+  return [...new Set(lowered.match(TOKEN))];
 }
 
 /**
- * A column's distinct trigrams (distinctTrigrams), three bytes each, for COMMIT: sent with the text so the script
- * neither cuts the text into trigrams nor removes the repeats (a post repeats about half of its trigrams).
+ * A search term as the scripts take it (a "needle"): the lowercased term; its probe, the longest of its token
+ * pieces if that has at least three bytes ('' otherwise), whose trigrams find the vocabulary tokens containing it;
+ * and whether the probe is the whole term, in which case the documents whose column holds such a token are
+ * exactly those whose column contains the term. Otherwise the probe only narrows and the stored text decides.
  */
-function packTrigrams(seen: Set<number>): Buffer {
-  const out = Buffer.allocUnsafe(seen.size * 3);
-  let j = 0;
-  for (const tri of seen) {
-    out[j++] = tri >> 16;
-    out[j++] = (tri >> 8) & 0xff;
-    out[j++] = tri & 0xff;
+function needle(lowered: string): Token[] {
+  const term = cesu8(lowered);
+  let probe: Buffer = Buffer.alloc(0);
+  const pieces = lowered.match(TOKEN) ?? [];
+  for (const piece of pieces) {
+    const bytes = cesu8(piece);
+    if (bytes.length > probe.length) probe = bytes;
   }
-  return out;
+  if (probe.length < 3) return [term, '', '0', '0'];
+  const exact = pieces.length === 1 && pieces[0] === lowered;
+  const tris = trigrams(probe);
+  return [term, probe, exact ? '1' : '0', String(tris.length), ...tris];
 }
 
 function globEscape(key: Buffer): Buffer {
@@ -273,12 +295,9 @@ function compileFilter(filter: Filter): Compiled {
       if (includes.length > 0 && fields.length === 0) return FALSE;
       if (includes.length === 0 && (excludes.length === 0 || fields.length === 0)) return TRUE;
       const tokens: Token[] = [String(fields.length), ...fields.map(name), String(includes.length)];
-      for (const term of includes) {
-        const bytes = cesu8(term);
-        const tris = trigrams(bytes);
-        tokens.push(bytes, String(tris.length), ...tris);
-      }
-      tokens.push(String(excludes.length), ...excludes.map(cesu8));
+      for (const term of includes) tokens.push(...needle(term));
+      tokens.push(String(excludes.length));
+      for (const term of excludes) tokens.push(...needle(term));
       return node('text', 5, tokens);
     }
     case 'or':
@@ -301,9 +320,9 @@ function compileOrder(order: Order): Token[] {
       const then = order.then;
       return [
         'relevance',
-        cesu8(order.phrase.toLowerCase()),
+        ...needle(order.phrase.toLowerCase()),
         String(terms.length),
-        ...terms.map(cesu8),
+        ...terms.flatMap(needle),
         name(order.columns.title),
         name(order.columns.excerpt),
         name(order.columns.content),
@@ -330,43 +349,85 @@ local function chunked(cmd, key, list)
 end
 `;
 
+/**
+ * The text index's vocabulary upkeep, shared by COMMIT and BULK_VOCABULARY. Per collection and text column:
+ *   C:w:<column>:<token>       set of handles whose column holds the token (a posting set)
+ *   C:v:<column>               set of the tokens whose posting set is not empty (the vocabulary)
+ *   C:y:<column>:<trigram>     set of the vocabulary's tokens containing the byte trigram
+ * grown: tokens that gained a posting (new to the vocabulary or not); shrunk: tokens that only lost some.
+ */
+const LUA_VOCABULARY = String.raw`
+local LUA_TOKEN = '[0-9A-Za-z\128-\255]+'
+local function sadd(key, list)
+  -- unpack is bounded by Lua's C stack (8000 values).
+  for i = 1, #list, 4000 do redis.call('SADD', key, unpack(list, i, math.min(i + 3999, #list))) end
+end
+local function srem(key, list)
+  for i = 1, #list, 4000 do redis.call('SREM', key, unpack(list, i, math.min(i + 3999, #list))) end
+end
+local function updateVocabulary(postingPrefix, vocabKey, trigramPrefix, grown, shrunk)
+  local adds, removes = {}, {}
+  local function each(tok, into)
+    for i = 1, #tok - 2 do
+      local tri = string.sub(tok, i, i + 2)
+      local list = into[tri]
+      if not list then list = {}; into[tri] = list end
+      -- A token repeating a trigram is listed twice: harmless for SADD and SREM.
+      list[#list + 1] = tok
+    end
+  end
+  if #grown > 0 then
+    local present = chunked('SMISMEMBER', vocabKey, grown)
+    local new = {}
+    for i, tok in ipairs(grown) do if present[i] == 0 then new[#new + 1] = tok end end
+    sadd(vocabKey, new)
+    for _, tok in ipairs(new) do each(tok, adds) end
+  end
+  if #shrunk > 0 then
+    local gone = {}
+    for _, tok in ipairs(shrunk) do
+      if redis.call('EXISTS', postingPrefix .. tok) == 0 then gone[#gone + 1] = tok end
+    end
+    srem(vocabKey, gone)
+    for _, tok in ipairs(gone) do each(tok, removes) end
+  end
+  for tri, list in pairs(removes) do srem(trigramPrefix .. tri, list) end
+  for tri, list in pairs(adds) do sadd(trigramPrefix .. tri, list) end
+end
+`;
+
 const COMMIT = String.raw`
 ${LUA_COMMON}
--- ARGV: prefix, projection, checkpoint JSON ('' = leave it), number of writes, generation ('' = the live one),
--- fence ('' = none), bulk ('1': the set and trigram memberships of documents new to the generation are left to the
--- client, which is told their handles; only for a staged generation).
-local P, projection, G, fence, bulk = ARGV[1], ARGV[2], ARGV[5], ARGV[6], ARGV[7] == '1'
-local live = tonumber(redis.call('HGET', P .. 'gen:live', projection) or '0')
-local staged = false
-if G == '' then G = live else G = tonumber(G) end
-if G ~= live then
-  if tonumber(redis.call('HGET', P .. 'gen:staged', projection) or '-1') ~= G then
-    return redis.error_reply('STALE generation ' .. G .. ' of ' .. projection .. ' is neither live nor staged')
-  end
-  staged = true
-elseif bulk then
-  return redis.error_reply('bulk commits go to a staged generation only')
-elseif fence ~= '' and redis.call('GET', P .. 'projector:fence') ~= fence then
-  return redis.error_reply('STALE fence ' .. fence .. ' is not the newest projector lease')
-end
-local function collectionKey(c)
-  if G == 0 then return P .. 'c:' .. c .. ':' end
-  return P .. 'g' .. G .. ':c:' .. c .. ':'
-end
-local p = 8
+${LUA_VOCABULARY}
+-- ARGV: prefix, bulk ('1': the set and posting memberships of documents new to the generation are left to the
+-- client, which is told their handles; only for a staged generation), number of sections; per section (one
+-- projection's commit): projection, checkpoint JSON ('' = leave it), generation ('' = the live one), fence
+-- ('' = none), number of writes; then every section's writes, in order. Every section is checked before anything
+-- is written, so a refused section refuses the whole call.
+local P, bulk = ARGV[1], ARGV[2] == '1'
+local p = 4
 local function arg() local v = ARGV[p]; p = p + 1; return v end
+local sections = {}
+local newestFence = nil
+for s = 1, tonumber(ARGV[3]) do
+  local projection, checkpoint, G, fence, writes = arg(), arg(), arg(), arg(), tonumber(arg())
+  local live = tonumber(redis.call('HGET', P .. 'gen:live', projection) or '0')
+  local staged = false
+  if G == '' then G = live else G = tonumber(G) end
+  if G ~= live then
+    if tonumber(redis.call('HGET', P .. 'gen:staged', projection) or '-1') ~= G then
+      return redis.error_reply('STALE generation ' .. G .. ' of ' .. projection .. ' is neither live nor staged')
+    end
+    staged = true
+  elseif bulk then
+    return redis.error_reply('bulk commits go to a staged generation only')
+  elseif fence ~= '' then
+    if newestFence == nil then newestFence = redis.call('GET', P .. 'projector:fence') end
+    if newestFence ~= fence then return redis.error_reply('STALE fence ' .. fence .. ' is not the newest projector lease') end
+  end
+  sections[s] = { projection = projection, checkpoint = checkpoint, G = G, staged = staged, writes = writes }
+end
 
-local function trigrams(s)
-  local t = {}
-  for i = 1, #s - 2 do t[string.sub(s, i, i + 2)] = true end
-  return t
-end
--- The distinct trigrams the client packed three bytes each.
-local function unpackTrigrams(packed)
-  local t = {}
-  for i = 1, #packed, 3 do t[string.sub(packed, i, i + 2)] = true end
-  return t
-end
 local function pairsToMap(list)
   local m = {}
   for i = 1, #list, 2 do m[list[i]] = list[i + 1] end
@@ -377,12 +438,23 @@ local function toSet(list)
   for _, v in ipairs(list) do m[v] = true end
   return m
 end
+local function tokensOf(text)
+  local t = {}
+  for tok in string.gmatch(text, LUA_TOKEN) do t[tok] = true end
+  return t
+end
+-- The distinct tokens the client sent, space-separated.
+local function sentTokens(packed)
+  local t = {}
+  for tok in string.gmatch(packed, '[^ ]+') do t[tok] = true end
+  return t
+end
 
--- Set memberships (set fields, trigrams) are gathered over the whole commit and sent at its end as one variadic
--- SREM and SADD per set: the documents of a batch share most trigram sets, so this is far fewer calls than one
--- per trigram per document. Per (set, handle) the last change wins, which is what applying them in order gives;
+-- Set memberships (set fields, posting sets) are gathered over the whole call and sent at its end as one variadic
+-- SREM and SADD per set: the documents of a batch share most posting sets, so this is far fewer calls than one
+-- per token per document. Per (set, handle) the last change wins, which is what applying them in order gives;
 -- nothing in the script reads set memberships before the end.
--- Kept as prefix → suffix → handle → present, so no key string is built per trigram per document.
+-- Kept as prefix → suffix → handle → present, so no key string is built per token per document.
 local memberships = {}
 local function member(prefix, suffix, h, present)
   local byPrefix = memberships[prefix]
@@ -391,23 +463,33 @@ local function member(prefix, suffix, h, present)
   if not m then m = {}; byPrefix[suffix] = m end
   m[h] = present
 end
+-- Posting prefixes (C:w:<column>:) → their vocabulary keys.
+local vocabularies = {}
+local function postingPrefix(C, col)
+  local prefix = C .. 'w:' .. col .. ':'
+  if not vocabularies[prefix] then vocabularies[prefix] = { C .. 'v:' .. col, C .. 'y:' .. col .. ':' } end
+  return prefix
+end
 local function flushMemberships()
   for prefix, byPrefix in pairs(memberships) do
+    local vocabulary = vocabularies[prefix]
+    local grown, shrunk = {}, {}
     for suffix, m in pairs(byPrefix) do
       local key = prefix .. suffix
       local adds, removes = {}, {}
       for h, present in pairs(m) do
         if present then adds[#adds + 1] = h else removes[#removes + 1] = h end
       end
-      -- unpack is bounded by Lua's C stack (8000 values).
-      for i = 1, #removes, 4000 do redis.call('SREM', key, unpack(removes, i, math.min(i + 3999, #removes))) end
-      for i = 1, #adds, 4000 do redis.call('SADD', key, unpack(adds, i, math.min(i + 3999, #adds))) end
+      srem(key, removes)
+      sadd(key, adds)
+      if #adds > 0 then grown[#grown + 1] = suffix elseif #removes > 0 then shrunk[#shrunk + 1] = suffix end
     end
+    if vocabulary then updateVocabulary(prefix, vocabulary[1], vocabulary[2], grown, shrunk) end
   end
 end
 
 -- Moves a document's memberships from the old entry to the new one (nil: none), touching only what changed.
--- skipSets: a bulk commit's new document, whose set and trigram memberships the client adds.
+-- skipSets: a bulk commit's new document, whose set and posting memberships the client adds.
 local function reindex(C, h, oid, old, new, texts, packs, skipSets)
   local oldS, newS = pairsToMap(old and old.s or {}), pairsToMap(new and new.s or {})
   for f, k in pairs(oldS) do
@@ -432,8 +514,8 @@ local function reindex(C, h, oid, old, new, texts, packs, skipSets)
   for col in pairs(oldX) do
     if not newX[col] then
       local text = redis.call('HGET', C .. 'x:' .. col, h) or ''
-      local prefix = C .. 't:' .. col .. ':'
-      for tri in pairs(trigrams(text)) do member(prefix, tri, h, false) end
+      local prefix = postingPrefix(C, col)
+      for tok in pairs(tokensOf(text)) do member(prefix, tok, h, false) end
       redis.call('HDEL', C .. 'x:' .. col, h)
     end
   end
@@ -442,16 +524,16 @@ local function reindex(C, h, oid, old, new, texts, packs, skipSets)
     local prev = nil
     if oldX[col] then prev = redis.call('HGET', C .. 'x:' .. col, h) or '' end
     if prev ~= text then
-      local prefix = C .. 't:' .. col .. ':'
+      local prefix = postingPrefix(C, col)
       if skipSets then
         -- the client adds them
       elseif prev then
-        local b = unpackTrigrams(packs[col])
-        local a = trigrams(prev)
-        for tri in pairs(a) do if not b[tri] then member(prefix, tri, h, false) end end
-        for tri in pairs(b) do if not a[tri] then member(prefix, tri, h, true) end end
+        local b = sentTokens(packs[col])
+        local a = tokensOf(prev)
+        for tok in pairs(a) do if not b[tok] then member(prefix, tok, h, false) end end
+        for tok in pairs(b) do if not a[tok] then member(prefix, tok, h, true) end end
       else
-        for tri in pairs(unpackTrigrams(packs[col])) do member(prefix, tri, h, true) end
+        for tok in string.gmatch(packs[col], '[^ ]+') do member(prefix, tok, h, true) end
       end
       redis.call('HSET', C .. 'x:' .. col, h, text)
     end
@@ -483,65 +565,81 @@ local function repartition(C, h, oid, old, new)
   end
 end
 
-local writes = tonumber(ARGV[4])
 local fresh = {}
-for w = 1, writes do
-  local C, oid, op = collectionKey(arg()), arg(), arg()
-  local h = redis.call('HGET', C .. 'i', oid)
-  fresh[w] = ''
-  local old = nil
-  if h then old = cmsgpack.unpack(redis.call('HGET', C .. 'm', h)) end
-  if op == 'P' then
-    local json = arg()
-    local new, texts, packs = { s = {}, t = {}, x = {} }, {}, {}
-    for _ = 1, tonumber(arg()) do
-      new.s[#new.s + 1] = arg()
-      new.s[#new.s + 1] = arg()
+local marked = {}
+local w = 0
+for _, section in ipairs(sections) do
+  local G = section.G
+  local function collectionKey(c)
+    if G == 0 then return P .. 'c:' .. c .. ':' end
+    return P .. 'g' .. G .. ':c:' .. c .. ':'
+  end
+  for _ = 1, section.writes do
+    w = w + 1
+    local C, oid, op = collectionKey(arg()), arg(), arg()
+    local h = redis.call('HGET', C .. 'i', oid)
+    fresh[w] = ''
+    local old = nil
+    if h then old = cmsgpack.unpack(redis.call('HGET', C .. 'm', h)) end
+    if op == 'P' then
+      local json = arg()
+      local new, texts, packs = { s = {}, t = {}, x = {} }, {}, {}
+      for _ = 1, tonumber(arg()) do
+        new.s[#new.s + 1] = arg()
+        new.s[#new.s + 1] = arg()
+      end
+      for _ = 1, tonumber(arg()) do new.t[#new.t + 1] = arg() end
+      for _ = 1, tonumber(arg()) do
+        local col = arg()
+        new.x[#new.x + 1] = col
+        texts[col] = arg()
+        packs[col] = arg()
+      end
+      new.p = {}
+      for _ = 1, 2 * tonumber(arg()) do new.p[#new.p + 1] = arg() end
+      if not h then
+        h = tostring(redis.call('INCR', C .. 'seq'))
+        if bulk then fresh[w] = h end
+        redis.call('HSET', C .. 'i', oid, h)
+        redis.call('HSET', C .. 'o', h, oid)
+        redis.call('ZADD', C .. 'z:id', 0, oid .. h)
+      end
+      -- The collection's text is indexed by tokens (QUERY falls back to scanning the text where this is absent).
+      if not marked[C] then
+        marked[C] = true
+        redis.call('SET', C .. 'tx', '1')
+      end
+      redis.call('HSET', C .. 'd', oid, json)
+      reindex(C, h, oid, old, new, texts, packs, fresh[w] ~= '')
+      repartition(C, h, oid, old, new)
+      redis.call('HSET', C .. 'm', h, cmsgpack.pack(new))
+    elseif h then
+      reindex(C, h, oid, old, nil, {}, {})
+      repartition(C, h, oid, old, nil)
+      redis.call('HDEL', C .. 'd', oid)
+      redis.call('HDEL', C .. 'i', oid)
+      redis.call('HDEL', C .. 'o', h)
+      redis.call('HDEL', C .. 'm', h)
+      redis.call('ZREM', C .. 'z:id', oid .. h)
     end
-    for _ = 1, tonumber(arg()) do new.t[#new.t + 1] = arg() end
-    for _ = 1, tonumber(arg()) do
-      local col = arg()
-      new.x[#new.x + 1] = col
-      texts[col] = arg()
-      packs[col] = arg()
-    end
-    new.p = {}
-    for _ = 1, 2 * tonumber(arg()) do new.p[#new.p + 1] = arg() end
-    if not h then
-      h = tostring(redis.call('INCR', C .. 'seq'))
-      if bulk then fresh[w] = h end
-      redis.call('HSET', C .. 'i', oid, h)
-      redis.call('HSET', C .. 'o', h, oid)
-      redis.call('ZADD', C .. 'z:id', 0, oid .. h)
-    end
-    redis.call('HSET', C .. 'd', oid, json)
-    reindex(C, h, oid, old, new, texts, packs, fresh[w] ~= '')
-    repartition(C, h, oid, old, new)
-    redis.call('HSET', C .. 'm', h, cmsgpack.pack(new))
-  elseif h then
-    reindex(C, h, oid, old, nil, {}, {})
-    repartition(C, h, oid, old, nil)
-    redis.call('HDEL', C .. 'd', oid)
-    redis.call('HDEL', C .. 'i', oid)
-    redis.call('HDEL', C .. 'o', h)
-    redis.call('HDEL', C .. 'm', h)
-    redis.call('ZREM', C .. 'z:id', oid .. h)
   end
 end
 flushMemberships()
-if ARGV[3] == '' then
-  -- a bulk commit's earlier steps: the checkpoint moves with the last
-elseif staged then
-  redis.call('HSET', P .. 'gen:staged-checkpoints', projection, ARGV[3])
-else
-  redis.call('HSET', P .. 'checkpoints', projection, ARGV[3])
+for _, section in ipairs(sections) do
+  if section.checkpoint == '' then
+    -- a bulk commit's earlier steps: the checkpoint moves with the last
+  elseif section.staged then
+    redis.call('HSET', P .. 'gen:staged-checkpoints', section.projection, section.checkpoint)
+  else
+    redis.call('HSET', P .. 'checkpoints', section.projection, section.checkpoint)
+  end
 end
 if bulk then return fresh end
 return 1
 `;
 
 /**
- * ARGV: pairs of (set key, members packed four bytes each, big-endian): a bulk commit's set and trigram
+ * ARGV: pairs of (set key, members packed four bytes each, big-endian): a bulk commit's set and posting
  * memberships, each set's handles in one argument (as separate arguments, the client's per-argument work cost
  * more than Redis's SADDs).
  */
@@ -560,6 +658,21 @@ for k = 1, #ARGV, 2 do
     end
   end
   if n > 0 then redis.call('SADD', key, unpack(members, 1, n)) end
+end
+return 1
+`;
+
+/**
+ * ARGV: quadruples of (posting prefix, vocabulary key, trigram prefix, tokens space-separated): a bulk commit's
+ * tokens that gained postings, added to their column's vocabulary (those new to it with their trigrams).
+ */
+const BULK_VOCABULARY = String.raw`
+${LUA_COMMON}
+${LUA_VOCABULARY}
+for k = 1, #ARGV, 4 do
+  local grown = {}
+  for tok in string.gmatch(ARGV[k + 3], '[^ ]+') do grown[#grown + 1] = tok end
+  updateVocabulary(ARGV[k], ARGV[k + 1], ARGV[k + 2], grown, {})
 end
 return 1
 `;
@@ -701,6 +814,93 @@ local function handleOf(m, isId)
 end
 local function oidsOf(hs) return chunked('HMGET', C .. 'o', hs) end
 
+-- Search terms (needles): the term; its probe, whose trigrams find the vocabulary tokens containing it ('' when
+-- it has no token piece of three bytes); whether the probe is the whole term (then the posting sets of those tokens
+-- hold exactly the documents containing the term); the probe's trigrams.
+local function readNeedle()
+  local t = { term = arg(), probe = arg(), tris = {}, toks = {}, sizes = {}, hits = {} }
+  t.exact = arg() == '1'
+  for j = 1, tonumber(arg()) do t.tris[j] = arg() end
+  return t
+end
+
+-- Whether the collection's text is indexed by tokens (COMMIT marks it); a collection written before the token
+-- index (its rebuild is under way) is searched by scanning its text.
+local tokenIndex = nil
+local function indexed(t)
+  if t.probe == '' then return false end
+  if tokenIndex == nil then tokenIndex = redis.call('EXISTS', C .. 'tx') == 1 end
+  return tokenIndex
+end
+
+-- The posting keys of a column's vocabulary tokens that contain the needle's probe.
+local function postingKeys(t, col)
+  local keys = t.toks[col]
+  if keys then return keys end
+  local tris = {}
+  for j, tri in ipairs(t.tris) do tris[j] = C .. 'y:' .. col .. ':' .. tri end
+  keys = {}
+  for _, tok in ipairs(redis.call('SINTER', unpack(tris))) do
+    if string.find(tok, t.probe, 1, true) then keys[#keys + 1] = C .. 'w:' .. col .. ':' .. tok end
+  end
+  t.toks[col] = keys
+  return keys
+end
+
+-- The documents whose columns hold a token containing the probe, as a list and a set.
+local function postingUnion(t, cols)
+  local seen, out = {}, {}
+  for _, col in ipairs(cols) do
+    local keys = postingKeys(t, col)
+    for i = 1, #keys, 1000 do
+      for _, h in ipairs(redis.call('SUNION', unpack(keys, i, math.min(i + 999, #keys)))) do
+        if not seen[h] then seen[h] = true; out[#out + 1] = h end
+      end
+    end
+  end
+  return out, seen
+end
+
+-- An upper bound of postingUnion's size: the sum of the posting sets' sizes.
+local function postingSize(t, cols)
+  local id = table.concat(cols, '\255')
+  local size = t.sizes[id]
+  if size then return size end
+  size = 0
+  for _, col in ipairs(cols) do
+    for _, key in ipairs(postingKeys(t, col)) do size = size + redis.call('SCARD', key) end
+  end
+  t.sizes[id] = size
+  return size
+end
+
+-- The handles of hs in the posting sets of the needle's tokens in cols, as a set: tested with SMISMEMBER per token,
+-- or, when that would send more handles than the posting sets hold, by listing the posting sets once.
+local function postingHits(t, cols, hs)
+  local id = table.concat(cols, '\255')
+  if t.hits[id] then return t.hits[id] end
+  local keys = {}
+  for _, col in ipairs(cols) do
+    for _, key in ipairs(postingKeys(t, col)) do keys[#keys + 1] = key end
+  end
+  if #keys * #hs > postingSize(t, cols) then
+    local _, seen = postingUnion(t, cols)
+    t.hits[id] = seen
+    return seen
+  end
+  local hit, rest = {}, hs
+  for _, key in ipairs(keys) do
+    if #rest == 0 then break end
+    local r = chunked('SMISMEMBER', key, rest)
+    local left = {}
+    for i, h in ipairs(rest) do
+      if r[i] == 1 then hit[h] = true else left[#left + 1] = h end
+    end
+    rest = left
+  end
+  return hit
+end
+
 -- The filter program.
 local parse
 parse = function()
@@ -737,12 +937,8 @@ parse = function()
   elseif op == 'text' then
     n.cols, n.inc, n.exc = {}, {}, {}
     for i = 1, tonumber(arg()) do n.cols[i] = arg() end
-    for i = 1, tonumber(arg()) do
-      local term, tris = arg(), {}
-      for j = 1, tonumber(arg()) do tris[j] = arg() end
-      n.inc[i] = { term = term, tris = tris }
-    end
-    for i = 1, tonumber(arg()) do n.exc[i] = arg() end
+    for i = 1, tonumber(arg()) do n.inc[i] = readNeedle() end
+    for i = 1, tonumber(arg()) do n.exc[i] = readNeedle() end
   elseif op == 'and' or op == 'or' then
     n.kids = {}
     for i = 1, tonumber(arg()) do n.kids[i] = parse() end
@@ -766,9 +962,13 @@ end
 
 local function contains(text, term) return text and string.find(text, term, 1, true) ~= nil end
 
--- keep(n, hs): the handles of hs that match n, in their order.
+-- Sort keys read by range tests, per field and handle, so ordering the matches by that field reads them once.
+local keysRead = {}
+
+-- keep(n, hs, fromGen): the handles of hs that match n, in their order. fromGen: hs is gen(n), so the kids of a
+-- conjunction that gen already applied exactly (n.covered) are not tested again.
 local keep
-keep = function(n, hs)
+keep = function(n, hs, fromGen)
   local op = n.op
   if #hs == 0 or op == 'T' then return hs end
   if op == 'F' then return {} end
@@ -810,7 +1010,7 @@ keep = function(n, hs)
   if op == 'and' then
     local cur = hs
     for _, kid in ipairs(n.kids) do
-      cur = keep(kid, cur)
+      if not (fromGen and n.covered and n.covered[kid]) then cur = keep(kid, cur) end
       if #cur == 0 then break end
     end
     return cur
@@ -821,22 +1021,52 @@ keep = function(n, hs)
     for _, h in ipairs(hs) do if (n.set[h] == true) == want then out[#out + 1] = h end end
   elseif op == 'range' or op == 'idrange' then
     local ks
-    if op == 'range' then ks = chunked('HMGET', n.k, hs) else ks = oidsOf(hs) end
+    if op == 'range' then
+      ks = chunked('HMGET', n.k, hs)
+      local read = keysRead[n.f]
+      if not read then read = {}; keysRead[n.f] = read end
+      for i, h in ipairs(hs) do read[h] = ks[i] end
+    else
+      ks = oidsOf(hs)
+    end
     for i, h in ipairs(hs) do if ks[i] and inRange(n, ks[i]) then out[#out + 1] = h end end
   elseif op == 'text' then
+    -- Terms the token index answers exactly first (set lookups); the stored text decides the others.
+    local cur, inc, exc = hs, {}, {}
+    for _, t in ipairs(n.inc) do
+      if t.exact and indexed(t) then
+        local hit, left = postingHits(t, n.cols, cur), {}
+        for _, h in ipairs(cur) do if hit[h] then left[#left + 1] = h end end
+        cur = left
+        if #cur == 0 then return cur end
+      else
+        inc[#inc + 1] = t.term
+      end
+    end
+    for _, t in ipairs(n.exc) do
+      if t.exact and indexed(t) then
+        local hit, left = postingHits(t, n.cols, cur), {}
+        for _, h in ipairs(cur) do if not hit[h] then left[#left + 1] = h end end
+        cur = left
+        if #cur == 0 then return cur end
+      else
+        exc[#exc + 1] = t.term
+      end
+    end
+    if #inc == 0 and #exc == 0 then return cur end
     local cols = {}
-    for j, col in ipairs(n.cols) do cols[j] = chunked('HMGET', C .. 'x:' .. col, hs) end
-    for i, h in ipairs(hs) do
+    for j, col in ipairs(n.cols) do cols[j] = chunked('HMGET', C .. 'x:' .. col, cur) end
+    for i, h in ipairs(cur) do
       local ok = true
-      for _, inc in ipairs(n.inc) do
+      for _, term in ipairs(inc) do
         local found = false
         for j = 1, #cols do
-          if contains(cols[j][i], inc.term) then found = true; break end
+          if contains(cols[j][i], term) then found = true; break end
         end
         if not found then ok = false; break end
       end
       if ok then
-        for _, term in ipairs(n.exc) do
+        for _, term in ipairs(exc) do
           for j = 1, #cols do
             if contains(cols[j][i], term) then ok = false; break end
           end
@@ -869,17 +1099,9 @@ est = function(n)
   elseif op == 'range' or op == 'idrange' then e = redis.call('ZLEXCOUNT', n.z, n.lexLo, n.lexHi)
   elseif op == 'text' then
     for _, inc in ipairs(n.inc) do
-      if #inc.tris > 0 then
-        local sum = 0
-        for _, col in ipairs(n.cols) do
-          local m = nil
-          for _, tri in ipairs(inc.tris) do
-            local c = redis.call('SCARD', C .. 't:' .. col .. ':' .. tri)
-            if m == nil or c < m then m = c end
-          end
-          sum = sum + m
-        end
-        if e == nil or sum < e then e, n.best = sum, inc end
+      if indexed(inc) then
+        local size = postingSize(inc, n.cols)
+        if e == nil or size < e then e, n.best = size, inc end
       end
     end
   elseif op == 'or' then
@@ -924,7 +1146,15 @@ gen = function(n)
         if kid == n.best then bestIsSet = true end
       end
     end
-    if bestIsSet and #keys > 1 then return redis.call('SINTER', unpack(keys)) end
+    if bestIsSet and #keys > 1 then
+      n.covered = {}
+      for _, kid in ipairs(n.kids) do
+        if kid.op == 'all' or (kid.op == 'any' and #kid.keys == 1) then n.covered[kid] = true end
+      end
+      return redis.call('SINTER', unpack(keys))
+    end
+    local b = n.best.op
+    if b == 'any' or b == 'all' or b == 'idin' or b == 'range' or b == 'idrange' then n.covered = { [n.best] = true } end
     return gen(n.best)
   end
   local seen, out = {}, {}
@@ -934,11 +1164,10 @@ gen = function(n)
     end
   end
   if op == 'text' then
-    for _, col in ipairs(n.cols) do
-      local keys = {}
-      for j, tri in ipairs(n.best.tris) do keys[j] = C .. 't:' .. col .. ':' .. tri end
-      add(redis.call('SINTER', unpack(keys)))
-    end
+    local list, set = postingUnion(n.best, n.cols)
+    -- Exact for that term: keep then tests it by set lookups.
+    if n.best.exact then n.best.hits[table.concat(n.cols, '\255')] = set end
+    return list
   elseif op == 'or' then
     for _, kid in ipairs(n.kids) do add(gen(kid)) end
   end
@@ -953,7 +1182,7 @@ end
 
 local function matches(n)
   if est(n) == nil then return keep(n, allHandles()) end
-  return keep(n, gen(n))
+  return keep(n, gen(n), true)
 end
 
 -- Exact match count for set-only shapes, or nil.
@@ -1068,7 +1297,18 @@ local function orderSubset(hs, F, rev, skipN, takeN)
   end
   local oids = oidsOf(hs)
   local keys = nil
-  if not isId then keys = chunked('HMGET', C .. 'k:' .. F, hs) end
+  if not isId then
+    local read = keysRead[F]
+    if read then
+      keys = {}
+      for i, h in ipairs(hs) do
+        local k = read[h]
+        if k == nil then keys = nil; break end
+        keys[i] = k
+      end
+    end
+    if keys == nil then keys = chunked('HMGET', C .. 'k:' .. F, hs) end
+  end
   local keyed, missing = {}, {}
   for i, h in ipairs(hs) do
     if keys and keys[i] then keyed[#keyed + 1] = { s = keys[i] .. oids[i], h = h }
@@ -1166,7 +1406,7 @@ if order == 'field' then
     local walkCost = math.min(offset + take, total) * N / total
     local e = est(root)
     if e ~= nil and e * math.log(e + 2) / LOG2 * 2 < walkCost then
-      page = orderSubset(keep(root, gen(root)), F, rev, offset, take)
+      page = orderSubset(keep(root, gen(root), true), F, rev, offset, take)
     else
       page = pageByWalk(root, F, rev, offset, take, total, N)
     end
@@ -1208,35 +1448,53 @@ else
       segment(rest, nil, false)
     end
   else
-    local phrase, terms = arg(), {}
-    for i = 1, tonumber(arg()) do terms[i] = arg() end
+    local phrase, terms = readNeedle(), {}
+    for i = 1, tonumber(arg()) do terms[i] = readNeedle() end
     local title, excerpt, content = arg(), arg(), arg()
     local thenIsId, thenF, thenRev = arg() == '1', arg(), arg() == 'desc'
     if thenIsId then thenF = nil end
+    -- has(t, col, hs): the handles of hs whose column contains the needle, as a set: from the token index when it
+    -- answers the needle exactly, otherwise from the stored text (read once per column and list).
+    local texts = {}
+    local function has(t, col, hs)
+      local found = {}
+      if t.term == '' or #hs == 0 then return found end
+      if t.exact and indexed(t) then return postingHits(t, { col }, hs) end
+      local read = texts[col]
+      if not read or read.hs ~= hs then
+        read = { hs = hs, text = chunked('HMGET', C .. 'x:' .. col, hs) }
+        texts[col] = read
+      end
+      for i, h in ipairs(hs) do
+        if contains(read.text[i], t.term) then found[h] = true end
+      end
+      return found
+    end
     local ranks, rest = { {}, {}, {}, {}, {}, {} }, {}
-    local titles = chunked('HMGET', C .. 'x:' .. title, ms)
-    for i, h in ipairs(ms) do
-      local t, r = titles[i] or '', nil
-      if phrase ~= '' and contains(t, phrase) then r = 1
+    local phraseInTitle = has(phrase, title, ms)
+    local termsInTitle = {}
+    for i, term in ipairs(terms) do termsInTitle[i] = has(term, title, ms) end
+    for _, h in ipairs(ms) do
+      local r = nil
+      if phraseInTitle[h] then r = 1
       elseif #terms > 0 then
         local all, any = true, false
-        for _, term in ipairs(terms) do
-          if contains(t, term) then any = true else all = false end
+        for i = 1, #terms do
+          if termsInTitle[i][h] then any = true else all = false end
         end
         if all then r = 2 elseif any then r = 3 end
       end
       if r then table.insert(ranks[r], h) else rest[#rest + 1] = h end
     end
-    if phrase ~= '' and #rest > 0 then
-      local excerpts = chunked('HMGET', C .. 'x:' .. excerpt, rest)
+    if phrase.term ~= '' and #rest > 0 then
+      local inExcerpt = has(phrase, excerpt, rest)
       local later = {}
-      for i, h in ipairs(rest) do
-        if contains(excerpts[i], phrase) then table.insert(ranks[4], h) else later[#later + 1] = h end
+      for _, h in ipairs(rest) do
+        if inExcerpt[h] then table.insert(ranks[4], h) else later[#later + 1] = h end
       end
-      local contents = {}
-      if #later > 0 then contents = chunked('HMGET', C .. 'x:' .. content, later) end
-      for i, h in ipairs(later) do
-        if contains(contents[i], phrase) then table.insert(ranks[5], h) else table.insert(ranks[6], h) end
+      local inContent = has(phrase, content, later)
+      for _, h in ipairs(later) do
+        if inContent[h] then table.insert(ranks[5], h) else table.insert(ranks[6], h) end
       end
     else
       for _, h in ipairs(rest) do table.insert(ranks[6], h) end
@@ -1260,6 +1518,7 @@ class Script {
 }
 
 const COMMIT_SCRIPT = new Script(COMMIT);
+const BULK_VOCABULARY_SCRIPT = new Script(BULK_VOCABULARY);
 const PROMOTE_SCRIPT = new Script(PROMOTE);
 const BULK_SADD_SCRIPT = new Script(BULK_SADD);
 const QUERY_SCRIPT = new Script(QUERY);
@@ -1285,6 +1544,31 @@ const staleCommit = (error: unknown): StaleCommitError | null => {
   if (!(error instanceof Error) || !error.message.startsWith('STALE ')) return null;
   return new StaleCommitError(error.message.startsWith('STALE fence') ? 'fence' : 'generation', error.message.slice(6));
 };
+
+/**
+ * The key layout's version, stored in every checkpoint: a checkpoint of another layout reads as version -1, so
+ * the projector rebuilds the projection into a new generation (2: text indexed by tokens instead of trigrams).
+ */
+const LAYOUT = 2;
+
+const checkpointJson = (prepared: PreparedCommit) => JSON.stringify({ ...prepared.checkpoint, layout: LAYOUT });
+
+/** Checked before a commit is sent (a Lua error part-way would not roll back). */
+function checkTokens(commit: Commit): void {
+  const { generation, fence } = commit;
+  if (generation !== undefined && !(Number.isSafeInteger(generation) && generation >= 0)) throw new RangeError('generation must be a non-negative integer');
+  if (fence !== undefined && !Number.isSafeInteger(fence)) throw new RangeError('fence must be an integer');
+}
+
+/** One projection's part of a COMMIT call. */
+interface CommitSection {
+  prepared: PreparedCommit;
+  writes: readonly PreparedWrite[];
+  /** The checkpoint's JSON, '' to leave it (a bulk commit's earlier steps). */
+  checkpoint: string;
+  generation?: number;
+  fence?: number;
+}
 
 const PARSED_DOCS_KEPT = 20_000;
 /** Documents per COMMIT of a bulk commit, and set members per BULK_SADD (see bulkCommit). */
@@ -1373,45 +1657,45 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
   }
   const reader = options.reader ?? redis;
 
-  /** COMMIT's arguments for `writes` (see the script). */
+  /** COMMIT's arguments for the sections (see the script). */
   function commitArgs(
-    prepared: PreparedCommit,
-    writes: readonly PreparedWrite[],
-    checkpoint: string,
-    generation: number | undefined,
-    fence: number | undefined,
+    sections: readonly CommitSection[],
     bulk: boolean,
-    /** Told each text column's distinct trigrams (a bulk commit adds them itself). */
-    onTrigrams?: (write: PreparedWrite, column: string, trigrams: Set<number>) => void,
+    /** Told each text column's distinct tokens (a bulk commit adds their postings itself). */
+    onTokens?: (write: PreparedWrite, column: string, tokens: string[]) => void,
   ): Token[] {
-    const args: Token[] = [
-      prefix,
-      cesu8(prepared.name),
-      checkpoint,
-      String(writes.length),
-      generation === undefined ? '' : String(generation),
-      fence === undefined ? '' : String(fence),
-      bulk ? '1' : '',
-    ];
-    for (const write of writes) {
-      args.push(name(write.collection), ord(write.id));
-      if (write.json === undefined) {
-        args.push('D');
-        continue;
+    const args: Token[] = [prefix, bulk ? '1' : '', String(sections.length)];
+    for (const { prepared, writes, checkpoint, generation, fence } of sections) {
+      args.push(
+        cesu8(prepared.name),
+        checkpoint,
+        generation === undefined ? '' : String(generation),
+        fence === undefined ? '' : String(fence),
+        String(writes.length),
+      );
+    }
+    for (const { writes } of sections) {
+      for (const write of writes) {
+        args.push(name(write.collection), ord(write.id));
+        if (write.json === undefined) {
+          args.push('D');
+          continue;
+        }
+        const { sort, sets, text } = write.entry;
+        args.push('P', write.json, String(sort.size));
+        for (const [field, key] of sort) args.push(name(field), ord(key));
+        const suffixes = [...sets].flatMap(([field, values]) => values.map((v) => setSuffix(field, v)));
+        args.push(String(suffixes.length), ...suffixes, String(text.size));
+        for (const [column, value] of text) {
+          const lowered = value.toLowerCase();
+          const tokens = distinctTokens(lowered);
+          onTokens?.(write, column, tokens);
+          // A token never holds a space, so the script splits them again on spaces.
+          args.push(name(column), cesu8(lowered), cesu8(tokens.join(' ')));
+        }
+        const partitions = partitionMembers(write.entry);
+        args.push(String(partitions.length / 2), ...partitions);
       }
-      const { sort, sets, text } = write.entry;
-      args.push('P', write.json, String(sort.size));
-      for (const [field, key] of sort) args.push(name(field), ord(key));
-      const suffixes = [...sets].flatMap(([field, values]) => values.map((v) => setSuffix(field, v)));
-      args.push(String(suffixes.length), ...suffixes, String(text.size));
-      for (const [column, value] of text) {
-        const lowered = cesu8(value.toLowerCase());
-        const trigrams = distinctTrigrams(lowered);
-        onTrigrams?.(write, column, trigrams);
-        args.push(name(column), lowered, packTrigrams(trigrams));
-      }
-      const partitions = partitionMembers(write.entry);
-      args.push(String(partitions.length / 2), ...partitions);
     }
     return args;
   }
@@ -1433,9 +1717,9 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
    * generation already held are moved by COMMIT itself, as in any commit.
    */
   async function bulkCommit(prepared: PreparedCommit, generation: number): Promise<void> {
-    // Gathered per collection: set suffix → handles, and per text column, trigram (as a 24-bit number) → handles;
-    // key names are made once per set, when the SADDs are sent.
-    const gathered = new Map<string, { sets: Map<string, { suffix: Buffer; handles: string[] }>; text: Map<string, Map<number, string[]>> }>();
+    // Gathered per collection: set suffix → handles, and per text column, token → handles; key names are made once
+    // per set, when the SADDs are sent.
+    const gathered = new Map<string, { sets: Map<string, { suffix: Buffer; handles: string[] }>; text: Map<string, Map<string, string[]>> }>();
     const gather = (write: PreparedWrite, handle: string) => {
       let own = gathered.get(write.collection);
       if (own === undefined) gathered.set(write.collection, (own = { sets: new Map(), text: new Map() }));
@@ -1448,26 +1732,26 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
           set.handles.push(handle);
         }
       }
-      for (const [column, trigrams] of textTrigrams.get(write) ?? []) {
-        let byTrigram = own.text.get(column);
-        if (byTrigram === undefined) own.text.set(column, (byTrigram = new Map()));
-        for (const trigram of trigrams) {
-          const handles = byTrigram.get(trigram);
-          if (handles === undefined) byTrigram.set(trigram, [handle]);
+      for (const [column, tokens] of textTokens.get(write) ?? []) {
+        let byToken = own.text.get(column);
+        if (byToken === undefined) own.text.set(column, (byToken = new Map()));
+        for (const token of tokens) {
+          const handles = byToken.get(token);
+          if (handles === undefined) byToken.set(token, [handle]);
           else handles.push(handle);
         }
       }
     };
-    // The trigrams COMMIT's arguments were made with, reused for the SADDs.
-    const textTrigrams = new Map<PreparedWrite, [string, Set<number>][]>();
-    const remember = (write: PreparedWrite, column: string, trigrams: Set<number>) => {
-      let columns = textTrigrams.get(write);
-      if (columns === undefined) textTrigrams.set(write, (columns = []));
-      columns.push([column, trigrams]);
+    // The tokens COMMIT's arguments were made with, reused for the SADDs.
+    const textTokens = new Map<PreparedWrite, [string, string[]][]>();
+    const remember = (write: PreparedWrite, column: string, tokens: string[]) => {
+      let columns = textTokens.get(write);
+      if (columns === undefined) textTokens.set(write, (columns = []));
+      columns.push([column, tokens]);
     };
     const steps: PreparedWrite[][] = [];
     for (let from = 0; from < prepared.writes.length; from += BULK_STEP) steps.push(prepared.writes.slice(from, from + BULK_STEP));
-    const argsOf = (i: number) => commitArgs(prepared, steps[i]!, '', generation, undefined, true, remember);
+    const argsOf = (i: number) => commitArgs([{ prepared, writes: steps[i]!, checkpoint: '', generation }], true, remember);
     // Redis runs one step while this process gathers the step before and makes the arguments of the next.
     let running = runCommit(argsOf(0));
     let next = steps.length > 1 ? argsOf(1) : null;
@@ -1477,7 +1761,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
       steps[i]!.forEach((write, n) => {
         const handle = String(handles[n] ?? '');
         if (handle !== '' && write.json !== undefined) gather(write, handle);
-        textTrigrams.delete(write);
+        textTokens.delete(write);
       });
       next = i + 2 < steps.length ? argsOf(i + 2) : null;
     }
@@ -1501,25 +1785,32 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
         if (queued >= BULK_MEMBERS) await send();
       }
     };
-    const trigram = Buffer.alloc(3);
+    // Then the tokens that gained postings join their column's vocabulary (after the postings, as in COMMIT).
+    const vocabulary: Buffer[] = [];
     for (const [collection, own] of gathered) {
       const base = generationKey(collection, generation);
       const setPrefix = Buffer.concat([base, Buffer.from('s:')]);
       for (const { suffix, handles } of own.sets.values()) await add(Buffer.concat([setPrefix, suffix]), handles);
-      for (const [column, byTrigram] of own.text) {
-        const columnPrefix = Buffer.concat([base, Buffer.from('t:'), name(column), COLON]);
-        for (const [t, handles] of byTrigram) {
-          trigram[0] = t >> 16;
-          trigram[1] = (t >> 8) & 0xff;
-          trigram[2] = t & 0xff;
-          await add(Buffer.concat([columnPrefix, trigram]), handles);
+      for (const [column, byToken] of own.text) {
+        const column_ = name(column);
+        const postingPrefix = Buffer.concat([base, Buffer.from('w:'), column_, COLON]);
+        for (const [token, handles] of byToken) await add(Buffer.concat([postingPrefix, cesu8(token)]), handles);
+        const tokens = [...byToken.keys()];
+        for (let from = 0; from < tokens.length; from += BULK_MEMBERS) {
+          vocabulary.push(
+            postingPrefix,
+            Buffer.concat([base, Buffer.from('v:'), column_]),
+            Buffer.concat([base, Buffer.from('y:'), column_, COLON]),
+            cesu8(tokens.slice(from, from + BULK_MEMBERS).join(' ')),
+          );
         }
       }
     }
     if (batch.length > 0) await send();
     await Promise.all(inFlight);
+    for (let i = 0; i < vocabulary.length; i += 4) await run(BULK_VOCABULARY_SCRIPT, vocabulary.slice(i, i + 4));
     // Last, the checkpoint (and the check that the generation is still staged).
-    await runCommit(commitArgs(prepared, [], JSON.stringify(prepared.checkpoint), generation, undefined, false));
+    await runCommit(commitArgs([{ prepared: { ...prepared, writes: [] }, writes: [], checkpoint: checkpointJson(prepared), generation }], false));
   }
 
   // The same stored JSON gives back the same frozen document (as the memory read model hands out its frozen
@@ -1596,20 +1887,30 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
     async commit(commit) {
       const prepared = prepareCommit(commit);
       const { generation, fence } = commit;
-      if (generation !== undefined && !(Number.isSafeInteger(generation) && generation >= 0)) throw new RangeError('generation must be a non-negative integer');
-      if (fence !== undefined && !Number.isSafeInteger(fence)) throw new RangeError('fence must be an integer');
+      checkTokens(commit);
       if (commit.bulk === true && generation !== undefined && prepared.writes.length > 0 && distinctWrites(prepared) && (await liveGeneration(prepared.name)) !== generation) {
         await bulkCommit(prepared, generation);
         return;
       }
-      await runCommit(commitArgs(prepared, prepared.writes, JSON.stringify(prepared.checkpoint), generation, fence, false));
+      await runCommit(commitArgs([{ prepared, writes: prepared.writes, checkpoint: checkpointJson(prepared), generation, fence }], false));
+    },
+
+    async commitAll(commits) {
+      const sections = commits.map((commit): CommitSection => {
+        if (commit.bulk === true) throw new RangeError('commitAll takes no bulk commits');
+        const prepared = prepareCommit(commit);
+        checkTokens(commit);
+        return { prepared, writes: prepared.writes, checkpoint: checkpointJson(prepared), generation: commit.generation, fence: commit.fence };
+      });
+      if (sections.length > 0) await runCommit(commitArgs(sections, false));
     },
 
     async checkpoint(checkpointName): Promise<Checkpoint | null> {
       const raw = await redis.hget(checkpointsKey, cesu8(checkpointName));
       if (raw === null) return null;
-      const { position, version } = JSON.parse(raw) as Checkpoint;
-      return { position, version };
+      const { position, version, layout } = JSON.parse(raw) as Checkpoint & { layout?: number };
+      // Documents indexed in an older key layout read as older than any projection version: they are rebuilt.
+      return { position, version: layout === LAYOUT ? version : -1 };
     },
 
     async reset(checkpointName, collections) {
