@@ -1,15 +1,17 @@
 /**
  * createApp(site): the HTTP edge. Koa turns requests into RestRequests (body parsing, method override,
- * authentication before routing) and RestResults into responses with WordPress's headers. Tests drive it
- * through `app.callback()`; main.ts listens with it.
+ * authentication before routing) and RestResults into responses with WordPress's headers. Anonymous GETs of
+ * cacheable routes are answered from the shared response cache when it holds them (src/http/responseCache.ts),
+ * first thing in the chain. Tests drive it through `app.callback()`; main.ts listens with it.
  */
 import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
+import type { ServerResponse } from 'node:http';
 import type { Site } from './site';
 import { buildDispatcher } from './api';
 import { authenticateRequest } from './access/authenticate';
-import { serveAuthorizationPage } from './authorize/handler';
+import { AUTHORIZE_PATH, serveAuthorizationPage } from './authorize/handler';
 import type { Actor } from './access/capabilities';
 import { RestError, restError } from './rest/errors';
 import { errorResult } from './rest/dispatch';
@@ -20,7 +22,10 @@ import type { RestRequest, RestResult } from './rest/route';
 import { invalidJsonpCallback, jsonpBody, jsonpCallback } from './rest/jsonp';
 import { operationalResponse } from './health/endpoints';
 import { parseMultipart, serveUpload } from './resources/media/http';
+import { UPLOADS_PATH } from './resources/media/present';
 import { serveEmbedPage } from './resources/oembed/local';
+import { DEFAULT_RESPONSE_CACHE_LIMITS, createResponseCache } from './http/responseCache';
+import type { ResponseCache, WrittenAnswer } from './http/responseCache';
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 const OPERATIONAL_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -28,6 +33,8 @@ const OPERATIONAL_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 export interface App {
   koa: Koa;
   dispatcher: Dispatcher;
+  /** The shared response cache; null when configured off. */
+  responseCache: ResponseCache | null;
   callback(): ReturnType<Koa['callback']>;
 }
 
@@ -35,8 +42,18 @@ export function createApp(site: Site): App {
   const koa = new Koa({ proxy: true });
   const dispatcher = buildDispatcher(site);
   const apiRootPath = new URL(site.apiRoot).pathname;
+  // Paths outside the API, worked out once.
+  const sitePath = new URL(site.settings.siteUrl).pathname.replace(/\/$/, '');
+  const authorizePath = `${sitePath}${AUTHORIZE_PATH}`;
+  const uploadsPrefix = `${sitePath}${UPLOADS_PATH}`;
+  const fixedHeaders = apiHeaders(site.apiRoot);
+  const responseCache = createResponseCache(site.readModelVersion, {
+    entries: site.settings.responseCacheEntries ?? DEFAULT_RESPONSE_CACHE_LIMITS.entries,
+    bytes: site.settings.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_LIMITS.bytes,
+  });
+  if (responseCache) countCacheUse(site, responseCache);
 
-  // Operational endpoints (/healthz, /readyz, /metrics) outside the API, and request durations by route.
+  // Operational endpoints (/healthz, /readyz, /metrics) outside the API, the response cache, and request durations by route.
   koa.use(async (ctx, next) => {
     const started = performance.now();
     if (OPERATIONAL_PATHS.has(ctx.path)) {
@@ -48,14 +65,19 @@ export function createApp(site: Site): App {
         return;
       }
     }
+    if (responseCache?.serve(ctx.req, ctx.res)) {
+      ctx.respond = false;
+      site.metrics.observeRequest(ctx.method, ctx.path, ctx.res.statusCode, (performance.now() - started) / 1000);
+      return;
+    }
     await next();
     site.metrics.observeRequest(ctx.method, ctx.path, ctx.status, (performance.now() - started) / 1000);
   });
 
   koa.use(async (ctx) => {
-    if (await serveAuthorizationPage(site, ctx)) return;
+    if (ctx.path === authorizePath && (await serveAuthorizationPage(site, ctx))) return;
     // Uploaded files, read-only (src/resources/media/http.ts).
-    const upload = await serveUpload(site, ctx.method, ctx.path);
+    const upload = ctx.path.startsWith(uploadsPrefix) ? await serveUpload(site, ctx.method, ctx.path) : null;
     if (upload) {
       ctx.status = upload.status;
       ctx.type = upload.type;
@@ -72,17 +94,20 @@ export function createApp(site: Site): App {
       ctx.body = embed.body;
       return;
     }
+    // Read before anything of the read model is: an answer is kept only if nothing changed while it was computed.
+    const cacheVersion = responseCache?.admit(ctx.req) ?? null;
     const requestId = (ctx.get('x-request-id') || randomUUID()).slice(0, 100);
     let result: RestResult;
+    let method = ctx.method;
     let signedIn = false;
     let jsonp: string | null = null;
     try {
       const rest = await toRestRequest(ctx, requestId, apiRootPath);
+      method = rest.method;
       jsonp = jsonpCallback(rest.query);
       const refusal = invalidJsonpCallback(rest.query);
       if (refusal) {
-        jsonp = null;
-        respond(ctx, refusal, site.apiRoot, false);
+        respond(ctx, refusal, fixedHeaders, false, null);
         return;
       }
       const authenticated = await authenticateRequest(site, ctx, requestId);
@@ -96,10 +121,31 @@ export function createApp(site: Site): App {
         result = errorResult(restError('internal_server_error', 'There has been a critical error on this site.', 500));
       }
     }
-    respond(ctx, result, site.apiRoot, signedIn, jsonp);
+    const answer = respond(ctx, result, fixedHeaders, signedIn, jsonp);
+    if (cacheVersion !== null && method === 'GET' && !signedIn && result.cacheable === true && answer.status === 200) {
+      responseCache!.keep(ctx.req, cacheVersion, answer);
+    }
   });
 
-  return { koa, dispatcher, callback: () => koa.callback() };
+  return { koa, dispatcher, responseCache, callback: () => koa.callback() };
+}
+
+/** Hits and misses of the response cache, and what it holds, on /metrics. */
+function countCacheUse(site: Site, cache: ResponseCache): void {
+  const { registry } = site.metrics;
+  const hits = registry.counter('palimpsest_response_cache_hits_total', 'Anonymous GET and HEAD requests answered from the shared response cache.');
+  const misses = registry.counter('palimpsest_response_cache_misses_total', 'Anonymous GET and HEAD requests the shared response cache could not answer.');
+  const entries = registry.gauge('palimpsest_response_cache_entries', 'Answers the shared response cache holds (some may be of an older read-model version).');
+  const bytes = registry.gauge('palimpsest_response_cache_bytes', 'Bytes the shared response cache holds.');
+  // Counted as plain numbers by the cache (no label lookup per request), carried over at each scrape.
+  let counted = { hits: 0, misses: 0 };
+  registry.collect(() => {
+    hits.inc({}, cache.hits - counted.hits);
+    misses.inc({}, cache.misses - counted.misses);
+    counted = { hits: cache.hits, misses: cache.misses };
+    entries.set(cache.size.entries);
+    bytes.set(cache.size.bytes);
+  });
 }
 
 async function toRestRequest(ctx: Koa.Context, requestId: string, apiRootPath: string): Promise<Omit<RestRequest, 'actor'>> {
@@ -165,26 +211,69 @@ async function readBody(ctx: Koa.Context): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-function respond(ctx: Koa.Context, result: RestResult, apiRoot: string, signedIn: boolean, jsonp: string | null = null): void {
-  ctx.status = result.status;
-  ctx.set('Content-Type', 'application/json; charset=UTF-8');
-  ctx.set('X-Robots-Tag', 'noindex');
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('Access-Control-Expose-Headers', 'X-WP-Total, X-WP-TotalPages, Link');
-  ctx.set('Access-Control-Allow-Headers', 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type');
-  // A response's own Link header replaces the discovery link, as PHP's header() replaces by default.
-  ctx.set('Link', `<${apiRoot}>; rel="https://api.w.org/"`);
-  if (signedIn) {
-    ctx.set('Expires', 'Wed, 11 Jan 1984 05:00:00 GMT');
-    ctx.set('Cache-Control', 'no-cache, must-revalidate, max-age=0');
+/** The header lines every API answer starts with, flat (name, value, …). */
+function apiHeaders(apiRoot: string): readonly string[] {
+  return [
+    'Content-Type', 'application/json; charset=UTF-8',
+    'X-Robots-Tag', 'noindex',
+    'X-Content-Type-Options', 'nosniff',
+    'Access-Control-Expose-Headers', 'X-WP-Total, X-WP-TotalPages, Link',
+    'Access-Control-Allow-Headers', 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type',
+    // A response's own Link header replaces the discovery link, as PHP's header() replaces by default.
+    'Link', `<${apiRoot}>; rel="https://api.w.org/"`,
+  ];
+}
+
+const SIGNED_IN_HEADERS = ['Expires', 'Wed, 11 Jan 1984 05:00:00 GMT', 'Cache-Control', 'no-cache, must-revalidate, max-age=0'];
+/** Statuses whose answers have no body (and, as koa sends them, no Content-Type or Content-Length). */
+const EMPTY_STATUSES = new Set([204, 205, 304]);
+
+/**
+ * Writes the answer: the fixed headers, the result's own (one of the same name, in any case, replaces an earlier one
+ * in its place, as setting a header twice does), Content-Length and the body, in one writeHead and one end. Returns
+ * what was written, for the response cache. Koa's own response step is skipped; headers an earlier step set on the
+ * response (Retry-After) stay first.
+ */
+function respond(ctx: Koa.Context, result: RestResult, fixedHeaders: readonly string[], signedIn: boolean, jsonp: string | null): WrittenAnswer {
+  const status = result.status;
+  const headers = [...fixedHeaders];
+  if (signedIn) headers.push(...SIGNED_IN_HEADERS);
+  if (result.headers) for (const name in result.headers) setHeader(headers, name, result.headers[name]!);
+  let body: Buffer;
+  if (EMPTY_STATUSES.has(status)) {
+    removeHeader(headers, 'content-type');
+    body = Buffer.alloc(0);
+  } else {
+    const serialized = result.body === null || result.body === undefined ? '' : serializeBody(result.body);
+    // The body is a string, or the UTF-8 of cached JSON (src/rest/serialized.ts).
+    if (jsonp !== null && serialized !== '') {
+      setHeader(headers, 'Content-Type', 'application/javascript; charset=UTF-8');
+      body = Buffer.from(jsonpBody(jsonp, String(serialized)), 'utf8');
+    } else body = typeof serialized === 'string' ? Buffer.from(serialized, 'utf8') : serialized;
+    setHeader(headers, 'Content-Length', String(body.length));
   }
-  for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
-  // Koa itself leaves the body out of HEAD responses while keeping the GET headers.
-  ctx.body = result.status === 204 || result.body === null || result.body === undefined ? '' : serializeBody(result.body);
-  // The body is a string, or the UTF-8 of cached JSON (src/rest/serialized.ts).
-  if (jsonp !== null && ctx.body !== '') {
-    ctx.set('Content-Type', 'application/javascript; charset=UTF-8');
-    ctx.body = jsonpBody(jsonp, String(ctx.body));
+  // Through koa's setter: the status line's reason as koa gives it, and the status the duration metric reads.
+  ctx.status = status;
+  ctx.respond = false;
+  const res: ServerResponse = ctx.res;
+  res.writeHead(status, headers);
+  // A HEAD answer has the GET's headers and no body.
+  res.end(ctx.method === 'HEAD' ? undefined : body);
+  return { status, headers, body };
+}
+
+function setHeader(headers: string[], name: string, value: string): void {
+  const lower = name.toLowerCase();
+  for (let i = 0; i < headers.length; i += 2) {
+    if (headers[i]!.toLowerCase() === lower) {
+      headers[i] = name;
+      headers[i + 1] = String(value);
+      return;
+    }
   }
-  ctx.status = result.status;
+  headers.push(name, String(value));
+}
+
+function removeHeader(headers: string[], lowerName: string): void {
+  for (let i = headers.length - 2; i >= 0; i -= 2) if (headers[i]!.toLowerCase() === lowerName) headers.splice(i, 2);
 }

@@ -37,10 +37,11 @@ export async function openReadModel(config: Config): Promise<{ readModel: ReadMo
     const memory = createMemoryReadModel();
     return { readModel: memory, memory };
   }
-  const [{ default: Redis }, { createRedisReadModel }, { createRedisLease, createRedisAppliedProgress }] = await Promise.all([
+  const [{ default: Redis }, { createRedisReadModel }, { createRedisLease, createRedisAppliedProgress }, { watchRedisChanges }] = await Promise.all([
     import('ioredis'),
     import('./adapters/redis/readModel'),
     import('./adapters/redis/coordination'),
+    import('./adapters/redis/changeNotices'),
   ]);
   const redis = new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
   // The API's reads on a connection of their own, auto-pipelined: reads issued in the same turn of the event loop
@@ -55,6 +56,7 @@ export async function openReadModel(config: Config): Promise<{ readModel: ReadMo
   const coordination: Coordination = {
     lease: createRedisLease({ redis, prefix, owner, ttlMs: config.projectorLeaseMs }),
     progress,
+    watchChanges: (onChange) => watchRedisChanges({ redis, subscriber, prefix }, onChange),
     async close() {
       await progress.close();
       await Promise.all([redis.quit(), subscriber.quit(), reader.quit()].map((quit) => quit.catch(() => undefined)));
@@ -111,6 +113,8 @@ export async function openSite(config: Config): Promise<Site> {
       readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
       readyMaxLagSeconds: config.readyMaxLagSeconds,
       instance: config.instance,
+      responseCacheEntries: config.responseCacheEntries,
+      responseCacheBytes: config.responseCacheBytes,
     },
     { store, readModel, clock: systemClock, projections, coordination, blobs: createFileBlobStore(path.join(config.dataDir, 'uploads')) },
   );

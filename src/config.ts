@@ -34,6 +34,10 @@ export interface Config {
    * writable `ext-disabled` status (docs/second-instance.md).
    */
   instance: SiteInstance;
+  /** Most answers the shared response cache keeps (RESPONSE_CACHE_ENTRIES); 0 disables it. */
+  responseCacheEntries: number;
+  /** Most bytes of answers it keeps (RESPONSE_CACHE_BYTES); 0 disables it. */
+  responseCacheBytes: number;
 }
 
 export const SITE_INSTANCES = ['first', 'second'] as const;
@@ -65,6 +69,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     projectorLeaseMs: Math.max(300, integer(env.PROJECTOR_LEASE_MS, 10_000, 'PROJECTOR_LEASE_MS')),
     readyMaxLagSeconds: integer(env.READY_MAX_LAG_SECONDS, 30, 'READY_MAX_LAG_SECONDS'),
     instance: siteInstance(env.SITE_INSTANCE),
+    responseCacheEntries: integer(env.RESPONSE_CACHE_ENTRIES, 2_000, 'RESPONSE_CACHE_ENTRIES'),
+    responseCacheBytes: integer(env.RESPONSE_CACHE_BYTES, 64 * 1024 * 1024, 'RESPONSE_CACHE_BYTES'),
   };
 }
 

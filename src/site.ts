@@ -19,6 +19,7 @@ import { IdSequence } from './core/ids';
 import { NameClaims } from './core/claims';
 import { Projector } from './projection/runner';
 import { ProjectorService } from './projection/service';
+import { ReadModelVersion } from './projection/readModelVersion';
 import type { AppliedProgress, Lease } from './projection/service';
 import type { Projection } from './projection/projection';
 import { collectProjectorLag, createSiteMetrics, timedStore } from './metrics/siteMetrics';
@@ -38,6 +39,10 @@ export interface SiteSettings {
   readyMaxLagSeconds?: number;
   /** `second` adds the contact-form namespace and the `ext-disabled` status (default `first`). */
   instance?: SiteInstance;
+  /** Most answers the shared response cache keeps (src/http/responseCache.ts); 0 disables it. Default 2,000. */
+  responseCacheEntries?: number;
+  /** Most bytes of answers it keeps; 0 disables it. Default 64 MiB. */
+  responseCacheBytes?: number;
 }
 
 /**
@@ -47,8 +52,16 @@ export interface SiteSettings {
 export interface Coordination {
   lease: Lease;
   progress: AppliedProgress;
+  /**
+   * Calls `onChange` whenever another process may have changed the shared read model, as soon as this process hears
+   * of it (src/adapters/redis/changeNotices.ts); returns how to stop. The site also polls `progress` for a lost notice.
+   */
+  watchChanges?(onChange: () => void): () => void;
   close(): Promise<void>;
 }
+
+/** How often a process sharing its read model reads the applied position, in case a change notice was lost. */
+const APPLIED_POLL_MS = 250;
 
 export interface Site {
   settings: SiteSettings;
@@ -69,6 +82,11 @@ export interface Site {
   /** The projections and their runner; it applies events only in a process that runs the projector. */
   projector: Projector;
   metrics: SiteMetrics;
+  /**
+   * Moves on whenever anything a read may see may have changed: this process's commits, changes other processes
+   * publish, and writes this process settles (src/projection/readModelVersion.ts). The response cache keys on it.
+   */
+  readModelVersion: ReadModelVersion;
   /**
    * Runs the projector in this process: at once on the embedded default; with coordination, whenever this process
    * holds the lease (standby otherwise). Resolves once caught up, or once on standby.
@@ -100,6 +118,7 @@ export interface SiteAdapters {
 export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site {
   const { readModel, clock, coordination } = adapters;
   const metrics = createSiteMetrics();
+  const readModelVersion = new ReadModelVersion();
   const store = timedStore(adapters.store, metrics.appendDuration);
   const metadata = (userId: number | null, requestId: string): EventMetadata => ({
     userId,
@@ -109,7 +128,8 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
   const system = () => metadata(null, `system-${randomUUID()}`);
   const projector = new Projector({
     store,
-    readModel,
+    // Every change the projector makes moves the version on.
+    readModel: readModelVersion.track(readModel),
     projections: adapters.projections ?? builtInProjections,
     log: (message, detail) => console.error(message, detail ?? ''),
     onRebuildProgress: metrics.rebuildProgress,
@@ -123,6 +143,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     metrics.projectorActive.set(service ? (service.state === 'active' ? 1 : 0) : projecting ? 1 : 0);
   });
   collectProjectorLag(metrics.registry, { store, clock, applied: appliedPosition });
+  const stopWatching = watchOtherProcesses(coordination, readModelVersion);
   return {
     settings,
     apiRoot: `${settings.siteUrl}/`,
@@ -141,6 +162,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     claims: new NameClaims(store),
     projector,
     metrics,
+    readModelVersion,
     async startProjector() {
       projecting = true;
       if (service) await service.start();
@@ -155,8 +177,11 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
         ? await coordination.progress.waitFor(position, settings.readYourWritesTimeoutMs)
         : await projector.waitFor(position, settings.readYourWritesTimeoutMs);
       if (!reached) console.error(`read model did not reach position ${position} within ${settings.readYourWritesTimeoutMs} ms`);
+      // Before the write answers: no cached answer from before it is served to anyone after it (read-your-writes).
+      readModelVersion.changed();
     },
     async close() {
+      stopWatching();
       if (service) await service.stop();
       else await projector.stop();
       await readModel.close();
@@ -164,5 +189,33 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
       await coordination?.close();
       await store.close();
     },
+  };
+}
+
+/**
+ * With a read model shared by several processes: the version moves on at every change notice from the others, and
+ * whenever a poll finds the applied position moved (a notice lost, or a process without notices). Returns how to stop.
+ */
+function watchOtherProcesses(coordination: Coordination | undefined, version: ReadModelVersion): () => void {
+  if (!coordination) return () => undefined;
+  const stopNotices = coordination.watchChanges?.(() => version.changed());
+  let lastApplied: number | null = null;
+  let polling = false;
+  const poll = setInterval(() => {
+    if (polling) return;
+    polling = true;
+    coordination.progress
+      .applied()
+      .then((applied) => {
+        if (applied !== lastApplied) version.changed();
+        lastApplied = applied;
+      })
+      .catch(() => undefined)
+      .finally(() => (polling = false));
+  }, APPLIED_POLL_MS);
+  poll.unref();
+  return () => {
+    clearInterval(poll);
+    stopNotices?.();
   };
 }

@@ -30,27 +30,56 @@ export function collectionResult(items: unknown[], page: Page, collectionUrl: st
     'X-WP-Total': String(page.total),
     'X-WP-TotalPages': String(pages),
   };
-  const links: string[] = [];
-  if (page.page > 1) links.push(`<${pageUrl(collectionUrl, query, Math.min(page.page - 1, Math.max(pages, 0)))}>; rel="prev"`);
-  if (pages > page.page) links.push(`<${pageUrl(collectionUrl, query, page.page + 1)}>; rel="next"`);
-  if (links.length > 0) headers.Link = links.join(', ');
+  const hasPrev = page.page > 1;
+  const hasNext = pages > page.page;
+  if (hasPrev || hasNext) {
+    const pageUrl = pageUrlOf(collectionUrl, query);
+    const links: string[] = [];
+    if (hasPrev) links.push(`<${pageUrl(Math.min(page.page - 1, Math.max(pages, 0)))}>; rel="prev"`);
+    if (hasNext) links.push(`<${pageUrl(page.page + 1)}>; rel="next"`);
+    headers.Link = links.join(', ');
+  }
   return { status: 200, body: items, headers };
 }
 
 /**
  * The collection URL with the original query parameters and `page` set. As WordPress's add_query_arg(), a `page`
  * already in the query keeps its place (otherwise it comes last), and a parameter without a value is written
- * bare (`?_embed&page=2`).
+ * bare (`?_embed&page=2`). The parameters are encoded once for both links, as URLSearchParams would encode them.
  */
-function pageUrl(base: string, query: Record<string, unknown>, page: number): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries({ ...query, page })) appendParam(params, key, value);
-  return `${base}?${params.toString().replace(/=(&|$)/g, '$1')}`;
+function pageUrlOf(base: string, query: Record<string, unknown>): (page: number) => string {
+  const before: string[] = [];
+  const after: string[] = [];
+  let pageSeen = false;
+  for (const key in query) {
+    if (!Object.hasOwn(query, key)) continue;
+    if (key === 'page') pageSeen = true;
+    else appendParam(pageSeen ? after : before, key, query[key]);
+  }
+  const head = before.length > 0 ? `${base}?${before.join('&')}&page=` : `${base}?page=`;
+  const tail = after.length > 0 ? `&${after.join('&')}` : '';
+  return (page) => `${head}${page}${tail}`;
 }
 
-function appendParam(params: URLSearchParams, key: string, value: unknown): void {
+function appendParam(params: string[], key: string, value: unknown): void {
   if (Array.isArray(value)) value.forEach((v, i) => appendParam(params, `${key}[${i}]`, v));
   else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) appendParam(params, `${key}[${k}]`, v);
-  // PHP's urlencode() writes true as 1, and false and null as nothing.
-  else params.append(key, typeof value === 'boolean' ? (value ? '1' : '') : String(value ?? ''));
+  else {
+    // PHP's urlencode() writes true as 1, and false and null as nothing; an empty value is written bare.
+    const text = formEncode(typeof value === 'boolean' ? (value ? '1' : '') : String(value ?? ''));
+    params.push(text === '' ? formEncode(key) : `${formEncode(key)}=${text}`);
+  }
+}
+
+/** application/x-www-form-urlencoded, as URLSearchParams writes it: encodeURIComponent, also `!'()~`, space as `+`. */
+function formEncode(text: string): string {
+  if (/^[\w.-]*$/.test(text)) return text;
+  let encoded: string;
+  try {
+    encoded = encodeURIComponent(text);
+  } catch {
+    // A lone surrogate: URLSearchParams writes it as U+FFFD.
+    return new URLSearchParams([['', text]]).toString().slice(1);
+  }
+  return encoded.replace(/[!'()~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, '+');
 }

@@ -116,15 +116,17 @@ export class Dispatcher {
 
   /**
    * The whole pipeline for one request, with the response-shaping globals (`_embed`, `_fields`, `_envelope`)
-   * applied, as served over HTTP.
+   * applied, as served over HTTP. The result is marked `cacheable` when the endpoint that answered is, and so is
+   * every endpoint an `_embed` asked (the response-shaping globals are pure functions of the URL).
    */
   async dispatch(request: RestRequest, options: { embed?: boolean } = {}): Promise<RestResult> {
     if (request.method === 'OPTIONS') return this.options_(request);
     const prepared = await this.prepare(request);
     let result = prepared instanceof RestError ? await this.refused(request, prepared) : await this.execute(prepared);
+    const tally: EmbedTally = { cacheable: !(prepared instanceof RestError) && prepared.matched.endpoint.cacheable === true && result.cacheable !== false };
     const isError = result.status >= 400;
     if (!isError && options.embed !== false && request.query._embed !== undefined) {
-      result = { ...result, body: await this.embed(result.body, request) };
+      result = { ...result, body: await this.embed(result.body, request, tally) };
     }
     if (!isError && request.query._fields !== undefined) {
       result = { ...result, body: applyFields(result.body, fieldList(request.query._fields)) };
@@ -132,7 +134,7 @@ export class Dispatcher {
     if (request.query._envelope !== undefined) {
       result = { status: 200, body: { body: result.body, status: result.status, headers: phpMap(envelopeHeaders(result.headers ?? {})) }, headers: {} };
     }
-    return result;
+    return tally.cacheable ? { ...result, cacheable: true } : result.cacheable === true ? { ...result, cacheable: false } : result;
   }
 
   /** OPTIONS: the route's description with its schema, and the methods the caller may use. */
@@ -242,7 +244,7 @@ export class Dispatcher {
   }
 
   /** `_embed`: dispatches each embeddable link of this API in the embed context, as the same caller. */
-  private async embed(body: unknown, request: RestRequest): Promise<unknown> {
+  private async embed(body: unknown, request: RestRequest, tally: EmbedTally): Promise<unknown> {
     const wanted = request.query._embed;
     const rels = typeof wanted === 'string' && wanted !== '' && wanted !== '1' && wanted !== 'true' ? fieldList(wanted) : null;
     const cache = new Map<string, Promise<unknown>>();
@@ -260,7 +262,7 @@ export class Dispatcher {
               if (!link.embeddable || !link.href.startsWith(this.options.apiRoot)) return Promise.resolve(null);
               let pending = cache.get(link.href);
               if (!pending) {
-                pending = this.fetchEmbedded(link.href, request, shared);
+                pending = this.fetchEmbedded(link.href, request, shared, tally);
                 cache.set(link.href, pending);
               }
               return pending;
@@ -278,13 +280,13 @@ export class Dispatcher {
     return Array.isArray(body) ? Promise.all(body.map(embedOne)) : embedOne(body);
   }
 
-  private async fetchEmbedded(href: string, parent: RestRequest, shared: Map<string, unknown>): Promise<unknown> {
+  private async fetchEmbedded(href: string, parent: RestRequest, shared: Map<string, unknown>, tally: EmbedTally): Promise<unknown> {
     const url = new URL(href);
     const path = decodeURIComponent(url.pathname.slice(new URL(this.options.apiRoot).pathname.length - 1));
     const query = { ...parseQuery(url.search.slice(1)), context: 'embed' };
     const rawQuery = `${url.search.slice(1)}\u0000context=embed`;
     const request: RestRequest = { ...parent, method: 'GET', path, query, rawQuery, shared, json: null, form: null, invalidJson: false, rawBody: undefined, files: undefined };
-    const result = await this.answerEmbedded(request);
+    const result = await this.answerEmbedded(request, tally);
     // A link to a route this API does not have (comments, media) embeds nothing, as an empty collection would.
     if (result.status === 404 && (result.body as { code?: unknown } | null)?.code === 'rest_no_route') return null;
     return result.body;
@@ -295,17 +297,34 @@ export class Dispatcher {
    * `Allow` header (a permission check per endpoint of the route) is not worked out; an href carrying its own
    * response-shaping globals takes the whole pipeline.
    */
-  private async answerEmbedded(request: RestRequest): Promise<RestResult> {
-    if (request.query._fields !== undefined || request.query._envelope !== undefined) return this.dispatch(request, { embed: false });
+  private async answerEmbedded(request: RestRequest, tally: EmbedTally): Promise<RestResult> {
+    if (request.query._fields !== undefined || request.query._envelope !== undefined) {
+      const result = await this.dispatch(request, { embed: false });
+      if (result.cacheable !== true) tally.cacheable = false;
+      return result;
+    }
     const prepared = await this.prepare(request);
-    if (prepared instanceof RestError) return errorResult(prepared);
+    if (prepared instanceof RestError) {
+      // Refused before any handler ran (no route is as pure as can be); judged by the endpoint it was meant for.
+      const endpoint = this.match(normalisePath(request.path), request.method)?.endpoint;
+      if (endpoint && endpoint.cacheable !== true) tally.cacheable = false;
+      return errorResult(prepared);
+    }
+    if (prepared.matched.endpoint.cacheable !== true) tally.cacheable = false;
     try {
-      return await prepared.matched.endpoint.handle(prepared.ctx);
+      const result = await prepared.matched.endpoint.handle(prepared.ctx);
+      if (result.cacheable === false) tally.cacheable = false;
+      return result;
     } catch (error) {
       if (!(error instanceof RestError)) throw error;
       return errorResult(error);
     }
   }
+}
+
+/** Whether every endpoint that contributed to one response so far is cacheable (Endpoint.cacheable). */
+interface EmbedTally {
+  cacheable: boolean;
 }
 
 /** A map as PHP serialises an associative array: an empty one is `[]`. */

@@ -69,6 +69,11 @@ export interface RestResult {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /**
+   * Set by Dispatcher.dispatch when the answer came from cacheable endpoints only (see Endpoint.cacheable); a
+   * handler of a cacheable endpoint sets it to false for an answer that depends on more (e.g. the event log).
+   */
+  cacheable?: boolean;
 }
 
 /**
@@ -84,6 +89,12 @@ export interface Endpoint {
   handle(ctx: HandlerContext): Promise<RestResult> | RestResult;
   /** Listed as `allow_batch: {v1: true}` and runnable inside /batch/v1. */
   allowBatch?: boolean;
+  /**
+   * Its answer to an anonymous request is a pure function of the URL and the read model: no clock, no event-log read,
+   * no outgoing request, no randomness, no request header. Such answers may be served from the shared response cache
+   * (src/http/responseCache.ts), whose entries lapse at every change of the read model.
+   */
+  cacheable?: boolean;
 }
 
 export interface RouteDefinition {
@@ -99,6 +110,8 @@ export interface RouteDefinition {
 }
 
 export const ok = (body: unknown, headers?: Record<string, string>): RestResult => ({ status: 200, body, headers });
+/** A result not to be kept by the shared response cache, though its endpoint is cacheable. */
+export const uncacheable = (result: RestResult): RestResult => ({ ...result, cacheable: false });
 export const created = (body: unknown, location: string): RestResult => ({ status: 201, body, headers: { Location: location } });
 
 export const allowEveryone: PermissionRule = () => true;

@@ -66,6 +66,8 @@ export interface TestSiteOptions {
   instance?: SiteInstance;
   /** Outgoing mail (default: the site's logging mailer, which sends nothing). */
   mailer?: Mailer;
+  /** The shared response cache's bounds (default: the site's, 2,000 answers and 64 MiB); 0 disables it. */
+  responseCache?: { entries?: number; bytes?: number };
 }
 
 /** The default outgoing HTTP of test sites: no network. */
@@ -87,6 +89,8 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       idBlockSize: 5,
       readYourWritesTimeoutMs: 5000,
       instance: options.instance,
+      responseCacheEntries: options.responseCache?.entries,
+      responseCacheBytes: options.responseCache?.bytes,
     },
     {
       store: options.store ?? createMemoryEventStore(),

@@ -13,7 +13,7 @@ import { argsFromSchema, contextParam, publicSchema } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
 import { assertPageInRange, collectionResult } from '../../rest/collection';
-import { created, ok } from '../../rest/route';
+import { created, ok, uncacheable } from '../../rest/route';
 import type { HandlerContext, RestRequest, RouteDefinition } from '../../rest/route';
 import type { ContentDoc } from '../../../projections/content';
 import { contentActionLinks, contentSchema, writableStatuses } from './schema';
@@ -77,6 +77,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
           methods: ['GET'],
           args: listArgs,
           allowBatch: true,
+          cacheable: true,
           permission: (ctx) => listPermission(ctx, type),
           handle: (ctx) => listItems(site, ctx, type, schema, deps),
         },
@@ -105,11 +106,12 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
           methods: ['GET'],
           args: { ...itemArgs, context: contextParam('view'), password: { description: 'The password of a protected item.', type: 'string' }, as_of: asOfArg },
           allowBatch: true,
+          cacheable: true,
           permission: (ctx) => readPermission(site, ctx, type),
           handle: async (ctx) => {
             const doc = (await loadDoc(site, ctx, type))!;
-            // Time travel (an extension): the item folded from its stream up to `as_of`.
-            if (ctx.params.as_of !== undefined) return itemAsOf(site, ctx, doc, schema);
+            // Time travel (an extension): the item folded from its stream up to `as_of` (read from the log: not cached).
+            if (ctx.params.as_of !== undefined) return uncacheable(await itemAsOf(site, ctx, doc, schema));
             const context = ctx.params.context as 'view' | 'edit' | 'embed';
             const accepted = passwordAccepted(ctx, type, doc);
             const item = await present(site, ctx, doc, schema, type, context, accepted);

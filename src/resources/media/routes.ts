@@ -14,7 +14,7 @@ import { argsFromSchema, publicSchema } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
 import { assertPageInRange, collectionResult } from '../../rest/collection';
-import { created, ok } from '../../rest/route';
+import { created, ok, uncacheable } from '../../rest/route';
 import type { HandlerContext, RestRequest, RouteDefinition } from '../../rest/route';
 import type { Filter } from '../../ports/readModel';
 import type { ContentDoc } from '../../../projections/content';
@@ -58,6 +58,7 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
         {
           methods: ['GET'],
           args: mediaListArgs(),
+          cacheable: true,
           permission: (ctx) =>
             ctx.params.context === 'edit' && !hasCap(ctx.actor, MEDIA_CAPS.edit_posts)
               ? restError('rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.', authorizationStatus(ctx.actor?.id ?? null))
@@ -93,6 +94,7 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
         {
           methods: ['GET'],
           args: { ...itemArgs, context: { description: 'Scope under which the request is made; determines fields present in response.', type: 'string', enum: ['view', 'embed', 'edit'], default: 'view' }, as_of: asOfArg },
+          cacheable: true,
           permission: (ctx) => readPermission(site, ctx),
           handle: async (ctx) => {
             const live = (await loadDoc(site, ctx))!;
@@ -101,7 +103,9 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
             const item = await present(site, ctx, doc, schema, ctx.params.context);
             // As for posts, the item's page on the site (WordPress sends it for every viewable type).
             const link = mediaLink(doc, site.settings.siteUrl, await parentPermalink(site, doc.post));
-            return ok(item, { Link: `<${link}>; rel="alternate"; type=text/html` });
+            const result = ok(item, { Link: `<${link}>; rel="alternate"; type=text/html` });
+            // `as_of` reads the attachment's stream from the log: not cached.
+            return ctx.params.as_of !== undefined ? uncacheable(result) : result;
           },
         },
         {

@@ -81,6 +81,7 @@ function menuItemRoutes(site: Site): RouteDefinition[] {
           methods: ['GET'],
           args: menuItemListArgs(site.settings.instance),
           allowBatch: true,
+          cacheable: true,
           permission: (ctx) => readRule(ctx, 'Sorry, you are not allowed to edit posts in this post type.'),
           handle: async (ctx) => {
             const plan = buildMenuItemPlan(ctx.params, site.settings.timezone);
@@ -117,6 +118,7 @@ function menuItemRoutes(site: Site): RouteDefinition[] {
           methods: ['GET'],
           args: { ...idArg, context: contextParam('view', menuItemSchema) },
           allowBatch: true,
+          cacheable: true,
           permission: async (ctx) => {
             const allowed = readRule(ctx, 'Sorry, you are not allowed to edit this post.');
             if (allowed !== true) return allowed;
@@ -241,6 +243,7 @@ function menuTermRoutes(site: Site): RouteDefinition[] {
           methods: ['GET'],
           args: listArgs,
           allowBatch: true,
+          cacheable: true,
           permission: async (ctx) => {
             if (!canReadMenus(ctx.actor)) return cannotView(ctx);
             if (ctx.params.context === 'edit' && !canManageMenus(ctx.actor)) {
@@ -282,6 +285,7 @@ function menuTermRoutes(site: Site): RouteDefinition[] {
           methods: ['GET'],
           args: { ...idArg, context: contextParam('view', menuSchema) },
           allowBatch: true,
+          cacheable: true,
           permission: async (ctx) => {
             if (!canReadMenus(ctx.actor)) return cannotView(ctx);
             if (!(await existing(ctx))) return menuNotFound();
@@ -402,7 +406,7 @@ function menuLocationRoutes(): RouteDefinition[] {
       path: '/core/v2/menu-locations',
       schema: menuLocationSchema,
       // No theme registers a location, so the list is always empty.
-      endpoints: [{ methods: ['GET'], args: { context: contextParam('view', menuLocationSchema) }, permission: rule, handle: () => ok([]) }],
+      endpoints: [{ methods: ['GET'], args: { context: contextParam('view', menuLocationSchema) }, cacheable: true, permission: rule, handle: () => ok([]) }],
     },
     {
       namespace: NS,
@@ -412,6 +416,7 @@ function menuLocationRoutes(): RouteDefinition[] {
         {
           methods: ['GET'],
           args: { location: { description: 'An alphanumeric identifier for the menu location.', type: 'string' }, context: contextParam('view', menuLocationSchema) },
+          cacheable: true,
           permission: rule,
           handle: () => {
             throw restError('rest_menu_location_invalid', 'Invalid menu location.', 404);

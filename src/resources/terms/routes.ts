@@ -91,6 +91,7 @@ function taxonomyRoutes(site: Site, tax: TaxonomyInfo, deps: TermRouteDeps): Rou
           methods: ['GET'],
           args: listArgs,
           allowBatch: true,
+          cacheable: true,
           permission: (ctx) => listPermission(site, ctx),
           handle: (ctx) => listTerms(site, ctx, tax, schema),
         },
@@ -119,6 +120,7 @@ function taxonomyRoutes(site: Site, tax: TaxonomyInfo, deps: TermRouteDeps): Rou
           methods: ['GET'],
           args: { ...idArg, context: contextParam('view', schema) },
           allowBatch: true,
+          cacheable: true,
           permission: (ctx) => readPermission(site, ctx, tax),
           handle: async (ctx) => {
             const doc = (await loadDoc(site, ctx, tax))!;

@@ -77,6 +77,7 @@ export function userRoutes(site: Site): RouteDefinition[] {
   const getEndpoint = (idOf: (ctx: HandlerContext) => number) => ({
     methods: ['GET'] as const,
     args: contextArgs,
+    cacheable: true,
     permission: (ctx: HandlerContext) => readPermission(site, ctx, idOf(ctx)),
     handle: async (ctx: HandlerContext) => {
       const doc = (await loadUser(site, ctx, idOf(ctx)))!;
@@ -102,7 +103,7 @@ export function userRoutes(site: Site): RouteDefinition[] {
       path: '/core/v2/users',
       schema,
       endpoints: [
-        { methods: ['GET'], args: listArgs, permission: listPermission, handle: (ctx) => listUsers(site, ctx) },
+        { methods: ['GET'], args: listArgs, cacheable: true, permission: listPermission, handle: (ctx) => listUsers(site, ctx) },
         {
           methods: ['POST'],
           args: createArgs,

@@ -1,0 +1,129 @@
+/**
+ * The shared response cache: what a page cache in front of WordPress gives, but exact. An anonymous GET's answer
+ * from a route that declares itself cacheable (`Endpoint.cacheable`, src/rest/route.ts: its answer is a pure
+ * function of the URL and the read model) is kept as written (status, header lines in order, body bytes) under the
+ * raw request URL, with the read-model version it was computed at (src/projection/readModelVersion.ts). A later
+ * anonymous GET or HEAD of the same URL is answered with those bytes while the version is still the same; any
+ * change moves the version on, and the entry is never served again. Answers are byte for byte what the pipeline
+ * writes: no header says an answer came from here.
+ *
+ * Anonymous means no Authorization header (the only credentials the API reads) and no method override header;
+ * URLs with `_wpnonce` are never kept. Bounded by count and bytes, least recently used first out.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CHANGING } from '../projection/readModelVersion';
+import type { ReadModelVersion } from '../projection/readModelVersion';
+
+export interface ResponseCacheLimits {
+  /** Most answers kept; 0 disables the cache. */
+  entries: number;
+  /** Most bytes kept (bodies, header lines and keys); 0 disables the cache. */
+  bytes: number;
+}
+
+export const DEFAULT_RESPONSE_CACHE_LIMITS: ResponseCacheLimits = { entries: 2_000, bytes: 64 * 1024 * 1024 };
+
+/** An answer as app.ts writes it: `res.writeHead(status, headers)` then `res.end(body)`. */
+export interface WrittenAnswer {
+  status: number;
+  /** Header lines in order, flat: name, value, name, value… */
+  headers: string[];
+  body: Buffer;
+}
+
+interface Entry extends WrittenAnswer {
+  version: number;
+  size: number;
+}
+
+/** Bytes an entry costs besides its body and header text (the entry, the map slot). */
+const ENTRY_OVERHEAD = 200;
+
+/** The cache for these limits, or null when they disable it. */
+export function createResponseCache(version: ReadModelVersion, limits: ResponseCacheLimits): ResponseCache | null {
+  return limits.entries > 0 && limits.bytes > 0 ? new ResponseCache(version, limits) : null;
+}
+
+export class ResponseCache {
+  private readonly kept = new Map<string, Entry>();
+  private keptBytes = 0;
+  /** Anonymous GETs and HEADs answered from the cache. */
+  hits = 0;
+  /** Anonymous GETs and HEADs it could not answer (nothing kept, or kept at an older version). */
+  misses = 0;
+
+  constructor(
+    private readonly version: ReadModelVersion,
+    private readonly limits: ResponseCacheLimits,
+  ) {}
+
+  get size(): { entries: number; bytes: number } {
+    return { entries: this.kept.size, bytes: this.keptBytes };
+  }
+
+  /**
+   * Answers an anonymous GET or HEAD from the cache when it holds the URL at the current version: writes the whole
+   * response (a HEAD gets the GET's headers without the body) and returns true.
+   */
+  serve(req: IncomingMessage, res: ServerResponse): boolean {
+    const method = req.method;
+    if ((method !== 'GET' && method !== 'HEAD') || !anonymous(req)) return false;
+    const key = req.url!;
+    const entry = this.kept.get(key);
+    if (entry === undefined) {
+      this.misses += 1;
+      return false;
+    }
+    if (entry.version !== this.version.current()) {
+      this.drop(key, entry);
+      this.misses += 1;
+      return false;
+    }
+    // Most recently used last: the first entry is the first out.
+    this.kept.delete(key);
+    this.kept.set(key, entry);
+    this.hits += 1;
+    res.writeHead(entry.status, entry.headers);
+    res.end(method === 'HEAD' ? undefined : entry.body);
+    return true;
+  }
+
+  /**
+   * Read before computing a GET's answer: the version it may be kept at, or null when it may not be kept (not an
+   * anonymous GET, a `_wpnonce` URL, or the read model changing right now).
+   */
+  admit(req: IncomingMessage): number | null {
+    if (req.method !== 'GET' || !anonymous(req) || req.url!.includes('_wpnonce')) return null;
+    const version = this.version.current();
+    return version === CHANGING ? null : version;
+  }
+
+  /** Keeps an admitted request's answer, if the read model has not changed since it was admitted. */
+  keep(req: IncomingMessage, version: number, answer: WrittenAnswer): void {
+    if (this.version.current() !== version) return;
+    const key = req.url!;
+    let size = ENTRY_OVERHEAD + key.length + answer.body.length;
+    for (const line of answer.headers) size += line.length;
+    // One answer may take a quarter of the budget at most, so a few large ones cannot flush everything else.
+    if (size > this.limits.bytes / 4) return;
+    const previous = this.kept.get(key);
+    if (previous) this.drop(key, previous);
+    this.kept.set(key, { ...answer, version, size });
+    this.keptBytes += size;
+    while (this.kept.size > this.limits.entries || this.keptBytes > this.limits.bytes) {
+      const [oldestKey, oldest] = this.kept.entries().next().value as [string, Entry];
+      this.drop(oldestKey, oldest);
+    }
+  }
+
+  private drop(key: string, entry: Entry): void {
+    this.kept.delete(key);
+    this.keptBytes -= entry.size;
+  }
+}
+
+/** No credentials, and no header that makes the request another method. */
+function anonymous(req: IncomingMessage): boolean {
+  const headers = req.headers;
+  return headers.authorization === undefined && headers['x-http-method-override'] === undefined;
+}
