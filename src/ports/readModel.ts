@@ -135,6 +135,13 @@ export interface Commit {
    * still moves last) and take a faster path; the documents, indexes and query results are the same.
    */
   bulk?: boolean;
+  /**
+   * Commits of other projections applied together with this one, all or nothing, in one round trip (a batch of the
+   * log committed by every projection at once). Only for read models whose `commitsAlongside` is true, and not with
+   * `bulk`. Rejects, writing nothing, if any of them would be refused (StaleCommitError) or is invalid; the caller
+   * then commits them one by one to learn which.
+   */
+  alongside?: readonly Commit[];
 }
 
 /** A commit from a projector that lost its lease, or into a generation that was replaced: nothing was written. */
@@ -178,15 +185,11 @@ export interface ReadModel {
    * index entry declaring `id` or holding a non-finite number.
    */
   commit(commit: Commit): Promise<void>;
-  /**
-   * Optional: several projections' commits (none of them bulk) applied as one, all or nothing, in one round trip
-   * instead of one per projection. Rejects, writing nothing, if any of them would be refused (StaleCommitError) or
-   * is invalid; the caller then commits them one by one to learn which. Without it, commit each.
-   */
-  commitAll?(commits: readonly Commit[]): Promise<void>;
   checkpoint(name: string): Promise<Checkpoint | null>;
   /** Forgets the collections and the named checkpoint, for a rebuild. */
   reset(name: string, collections: readonly string[]): Promise<void>;
+  /** True on read models that take `Commit.alongside`; others are sent one commit per projection. */
+  readonly commitsAlongside?: boolean;
   /** Present on read models that can rebuild a projection while still serving the old documents. */
   generations?: GenerationalReadModel;
   /**

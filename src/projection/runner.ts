@@ -253,7 +253,7 @@ export class Projector {
         const takers = [...this.running.values()].filter((entry) => entry.shared && entry.applied < last);
         const ownEvents = (entry: Running) => (entry.applied < first ? events : events.filter((event) => event.position > entry.applied));
         const { readModel } = this.options;
-        if (!readModel.commitAll || takers.length < 2) {
+        if (readModel.commitsAlongside !== true || takers.length < 2) {
           await Promise.all(
             takers.map(async (entry) => {
               try {
@@ -281,7 +281,8 @@ export class Projector {
         const ready = folded.filter((f): f is { entry: Running; commit: Commit } => f !== null);
         if (ready.length === 0 || this.stopped) return;
         try {
-          await readModel.commitAll(ready.map((f) => f.commit));
+          const [first, ...rest] = ready.map((f) => f.commit);
+          await readModel.commit({ ...first!, alongside: rest });
           this.settle(ready.map((f) => [f.entry, f.commit.checkpoint.position]));
         } catch {
           await Promise.all(

@@ -111,18 +111,23 @@ own('a query and a commit are one round trip each', async () => {
   }
 });
 
-own('commitAll writes several projections and their checkpoints in one round trip, or nothing when one is refused', async () => {
+own('commits alongside one another write several projections and their checkpoints in one round trip, or nothing when one is refused', async () => {
   const { redis, prefix, readModel, cleanup } = await fresh();
   try {
     const post = (id: number, title: string) => ({ collection: 'posts', id, doc: { id, title }, index: { sets: { status: 'publish' }, text: { title } } });
     const term = (id: number) => ({ collection: 'terms', id, doc: { id } });
     await redis.set(`${prefix}projector:fence`, '7');
+    assert.is(readModel.commitsAlongside, true);
     const sent = await countCommands(redis, () =>
-      readModel.commitAll!([
-        { writes: [post(1, 'alpha'), post(2, 'beta')], checkpoint: { name: 'content', position: 3, version: 2 }, fence: 7 },
-        { writes: [term(1)], checkpoint: { name: 'terms', position: 3, version: 1 }, fence: 7 },
-        { writes: [], checkpoint: { name: 'users', position: 3, version: 1 }, fence: 7 },
-      ]),
+      readModel.commit({
+        writes: [post(1, 'alpha'), post(2, 'beta')],
+        checkpoint: { name: 'content', position: 3, version: 2 },
+        fence: 7,
+        alongside: [
+          { writes: [term(1)], checkpoint: { name: 'terms', position: 3, version: 1 }, fence: 7 },
+          { writes: [], checkpoint: { name: 'users', position: 3, version: 1 }, fence: 7 },
+        ],
+      }),
     );
     assert.equal(sent, ['evalsha']);
     assert.equal(await readModel.checkpoint('content'), { position: 3, version: 2 });
@@ -134,10 +139,11 @@ own('commitAll writes several projections and their checkpoints in one round tri
     await redis.set(`${prefix}projector:fence`, '8');
     let refused: unknown = null;
     await readModel
-      .commitAll!([
-        { writes: [post(1, 'gamma')], checkpoint: { name: 'content', position: 4, version: 2 } },
-        { writes: [term(2)], checkpoint: { name: 'terms', position: 4, version: 1 }, fence: 7 },
-      ])
+      .commit({
+        writes: [post(1, 'gamma')],
+        checkpoint: { name: 'content', position: 4, version: 2 },
+        alongside: [{ writes: [term(2)], checkpoint: { name: 'terms', position: 4, version: 1 }, fence: 7 }],
+      })
       .catch((error) => (refused = error));
     assert.instance(refused, StaleCommitError);
     assert.is((refused as StaleCommitError).reason, 'fence');

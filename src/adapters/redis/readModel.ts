@@ -62,8 +62,9 @@
  * memberships that changed, adds the new ones and moves the checkpoint, atomically. The client sends each text
  * column's distinct tokens with it, and the script gathers set memberships over the whole commit and sends
  * one variadic SADD / SREM per set at the end (a batch's documents share most posting sets), then adds tokens new
- * to a vocabulary (with their trigrams) and drops tokens left without postings. commitAll sends several
- * projections' commits (a batch of the log) as sections of one COMMIT, all checked before any is written.
+ * to a vocabulary (with their trigrams) and drops tokens left without postings. A commit with others alongside sends several
+ * projections' commits (a batch of the log, Commit.alongside) as sections of one COMMIT, all checked before any is
+ * written.
  * Everything that can be invalid is checked before the script is sent (a Lua error part-way would not roll back).
  * A rebuild's bulk commit into a staged generation (Commit.bulk, see bulkCommit) is not atomic: COMMIT in steps,
  * new documents' set and posting memberships added by BULK_SADD and their tokens by BULK_VOCABULARY, the checkpoint
@@ -1888,6 +1889,18 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
       const prepared = prepareCommit(commit);
       const { generation, fence } = commit;
       checkTokens(commit);
+      if (commit.alongside !== undefined && commit.alongside.length > 0) {
+        if (commit.bulk === true) throw new RangeError('a bulk commit goes alone');
+        const sections: CommitSection[] = [{ prepared, writes: prepared.writes, checkpoint: checkpointJson(prepared), generation, fence }];
+        for (const other of commit.alongside) {
+          if (other.bulk === true || (other.alongside?.length ?? 0) > 0) throw new RangeError('commits alongside go without bulk or commits of their own');
+          const own = prepareCommit(other);
+          checkTokens(other);
+          sections.push({ prepared: own, writes: own.writes, checkpoint: checkpointJson(own), generation: other.generation, fence: other.fence });
+        }
+        await runCommit(commitArgs(sections, false));
+        return;
+      }
       if (commit.bulk === true && generation !== undefined && prepared.writes.length > 0 && distinctWrites(prepared) && (await liveGeneration(prepared.name)) !== generation) {
         await bulkCommit(prepared, generation);
         return;
@@ -1895,15 +1908,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
       await runCommit(commitArgs([{ prepared, writes: prepared.writes, checkpoint: checkpointJson(prepared), generation, fence }], false));
     },
 
-    async commitAll(commits) {
-      const sections = commits.map((commit): CommitSection => {
-        if (commit.bulk === true) throw new RangeError('commitAll takes no bulk commits');
-        const prepared = prepareCommit(commit);
-        checkTokens(commit);
-        return { prepared, writes: prepared.writes, checkpoint: checkpointJson(prepared), generation: commit.generation, fence: commit.fence };
-      });
-      if (sections.length > 0) await runCommit(commitArgs(sections, false));
-    },
+    commitsAlongside: true,
 
     async checkpoint(checkpointName): Promise<Checkpoint | null> {
       const raw = await redis.hget(checkpointsKey, cesu8(checkpointName));
