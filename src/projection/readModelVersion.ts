@@ -3,13 +3,13 @@
  * have changed. The shared response cache (src/http/responseCache.ts) keeps an answer with the version it was
  * computed at and serves it only while the version is still the same, so the version must move on:
  * - every commit, reset or generation switch this process's projector makes (`track` wraps the read model it is
- *   given), before the change starts and again once it is done: while a change is being applied the version reads
+ *   given; every method but the reads counts), before the change starts and again once it is done: while a change is being applied the version reads
  *   as `CHANGING`, which no answer is kept at, so an answer that saw half of a change is never kept;
  * - every applied position this process hears of from another process's projector, and every generation switch
  *   (src/adapters/redis/changeNotices.ts, through the site's coordination);
  * - every write this process settles (src/site.ts), before the write answers: read-your-writes holds for the cache.
  */
-import type { Commit, GenerationalReadModel, ReadModel } from '../ports/readModel';
+import type { Commit, ReadModel } from '../ports/readModel';
 
 /** What `current` reads while a change is being applied: never the version of a kept answer. */
 export const CHANGING = -1;
@@ -30,46 +30,77 @@ export class ReadModelVersion {
 
   /** Runs a change of the read model: the version moves on before it starts and again once it ends. */
   async during<T>(change: () => Promise<T>): Promise<T> {
-    this.applying += 1;
-    this.value += 1;
+    this.begin();
     try {
       return await change();
     } finally {
-      this.applying -= 1;
-      this.value += 1;
+      this.end();
     }
   }
 
   /**
-   * The read model with every change through it counted: commits (except bulk commits into a staged generation,
-   * which nobody reads until the switch), resets, and generation switches and drops. Everything else passes through,
-   * so methods the port gains later keep working.
+   * The read model with every change through it counted: every method but the reads below is taken for a change
+   * (commit, commitAll, reset, the bulk-load hints, and whatever the port gains later), except bulk commits into a
+   * staged generation, which nobody reads until the switch; of `generations`, switching and dropping are changes.
    */
   track(readModel: ReadModel): ReadModel {
-    const generations = readModel.generations ? this.trackGenerations(readModel.generations) : undefined;
+    const generations = readModel.generations ? this.counting(readModel.generations, GENERATION_READS) : undefined;
+    const counted = this.counting(readModel, READS);
     const commit = (commit: Commit) => (commit.bulk === true ? readModel.commit(commit) : this.during(() => readModel.commit(commit)));
-    const reset = (name: string, collections: readonly string[]) => this.during(() => readModel.reset(name, collections));
     return new Proxy(readModel, {
       get(target, property) {
-        if (property === 'commit') return commit;
-        if (property === 'reset') return reset;
         if (property === 'generations') return generations;
-        const value: unknown = Reflect.get(target, property, target);
-        return typeof value === 'function' ? value.bind(target) : value;
+        if (property === 'commit') return commit;
+        return Reflect.get(counted, property);
       },
     });
   }
 
-  private trackGenerations(generations: GenerationalReadModel): GenerationalReadModel {
-    const promote: GenerationalReadModel['promote'] = (name, generation, collections) => this.during(() => generations.promote(name, generation, collections));
-    const dropGeneration: GenerationalReadModel['dropGeneration'] = (collections, generation) => this.during(() => generations.dropGeneration(collections, generation));
-    return new Proxy(generations, {
-      get(target, property) {
-        if (property === 'promote') return promote;
-        if (property === 'dropGeneration') return dropGeneration;
-        const value: unknown = Reflect.get(target, property, target);
-        return typeof value === 'function' ? value.bind(target) : value;
+  private begin(): void {
+    this.applying += 1;
+    this.value += 1;
+  }
+
+  private end(): void {
+    this.applying -= 1;
+    this.value += 1;
+  }
+
+  /** `target` with each method not named in `reads` run as a change (synchronous or not); bound to `target`. */
+  private counting<T extends object>(target: T, reads: ReadonlySet<string>): T {
+    const wrapped = new Map<PropertyKey, unknown>();
+    return new Proxy(target, {
+      get: (object, property) => {
+        const value: unknown = Reflect.get(object, property, object);
+        if (typeof value !== 'function') return value;
+        let method = wrapped.get(property);
+        if (method === undefined) {
+          const fn = value as (...args: unknown[]) => unknown;
+          method =
+            typeof property === 'string' && reads.has(property)
+              ? fn.bind(object)
+              : (...args: unknown[]) => {
+                  this.begin();
+                  let result: unknown;
+                  try {
+                    result = fn.apply(object, args);
+                  } catch (error) {
+                    this.end();
+                    throw error;
+                  }
+                  if (result instanceof Promise) return result.finally(() => this.end());
+                  this.end();
+                  return result;
+                };
+          wrapped.set(property, method);
+        }
+        return method;
       },
     });
   }
 }
+
+/** ReadModel methods that change nothing. */
+const READS: ReadonlySet<string> = new Set(['get', 'getMany', 'query', 'checkpoint', 'close']);
+/** GenerationalReadModel methods that change nothing anyone reads (a staged generation is read by nobody). */
+const GENERATION_READS: ReadonlySet<string> = new Set(['liveGeneration', 'getManyIn', 'stageGeneration', 'stagedCheckpoint']);

@@ -13,6 +13,7 @@ import type { ReadModel } from '../../src/ports/readModel';
 import { startTestSite } from '../support/testSite';
 import type { TestSite, TestSiteOptions, TestUser } from '../support/testSite';
 import { testRedisReadModel } from '../support/redis';
+import { createItem } from '../../src/resources/content/operations';
 
 interface RawAnswer {
   statusLine: string;
@@ -232,6 +233,17 @@ for (const [adapterName, open] of adapters) {
       const second = await hitsDuring(t, () => raw(t, 'GET', path));
       assert.is(second.hits, 0, path);
     }
+  });
+
+  test('a change this process did not settle (another writer of the log) is seen once its projector commits it', async () => {
+    await start();
+    await create('/core/v2/posts', { title: 'First', status: 'publish' });
+    await raw(t, 'GET', '/core/v2/posts');
+    assert.is((await hitsDuring(t, () => raw(t, 'GET', '/core/v2/posts'))).hits, 1);
+    // Straight to the log, as the CLI or another process would write: no settle here.
+    const outcome = await createItem(t.site, 'post', { title: 'Second', status: 'publish' }, { id: admin.id, roles: ['administrator'] }, 'test');
+    assert.ok(await t.site.projector.waitFor(outcome.position));
+    assert.equal(titles(await raw(t, 'GET', '/core/v2/posts')), ['Second', 'First']);
   });
 
   test('a rebuild of the projections is a change: the next read is computed afresh', async () => {
