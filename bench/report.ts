@@ -7,8 +7,11 @@ import type { LoadResult } from './load';
 
 export type ScenarioKey = 'list' | 'list100' | 'page500' | 'filtered' | 'search' | 'single' | 'embed' | 'create' | 'patch';
 
+/** A measured load (with the share of its requests the server's response cache answered, when it has one). */
+export type LoadedCell = LoadResult & { fromCache?: number };
+
 /** A measured load, or why there is no figure. */
-export type Cell = LoadResult | { na: string };
+export type Cell = LoadedCell | { na: string };
 
 export interface Startup {
   /** From spawn to the "palimpsest serving" line. */
@@ -43,6 +46,8 @@ export interface RunResults {
   seeding: { posts: number; seconds: number; concurrency: number } | null;
   ceiling: Cell;
   ceilingBytes: number;
+  /** Whether the servers ran with the shared response cache (the default; off with --no-response-cache). */
+  responseCache?: boolean;
   labels: Record<ScenarioKey, string>;
   memory: BackendFigures;
   redis: BackendFigures | { na: string };
@@ -64,7 +69,7 @@ const SCENARIOS: ScenarioKey[] = ['list', 'list100', 'page500', 'filtered', 'sea
 /** What WordPress was said to do in issue 7 where this run could not measure it (writes are not run against the shared reference). */
 const WORDPRESS_CREATES_PER_SECOND_IN_ISSUE = 25;
 
-const isLoad = (cell: Cell | undefined): cell is LoadResult => cell !== undefined && !('na' in cell);
+const isLoad = (cell: Cell | undefined): cell is LoadedCell => cell !== undefined && !('na' in cell);
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (Number.isNaN(n) ? '–' : n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0));
 const mb = (n: number | null | undefined) => (n === null || n === undefined ? '–' : `${n.toFixed(0)} MB`);
@@ -75,7 +80,8 @@ function cellText(cell: Cell | undefined): string {
   if (!isLoad(cell)) return `n/a (${cell.na})`;
   const problems = cell.non2xx + cell.errors + cell.timeouts;
   const warning = problems > 0 ? ` ⚠ ${int(cell.non2xx)} non-2xx, ${int(cell.errors)} errors` : '';
-  return `${int(cell.requestsPerSecond)}/s · ${ms(cell.p50)} / ${ms(cell.p99)} ms${warning}`;
+  const cached = cell.fromCache === undefined ? '' : ` · ${(cell.fromCache * 100).toFixed(0)}% cached`;
+  return `${int(cell.requestsPerSecond)}/s · ${ms(cell.p50)} / ${ms(cell.p99)} ms${cached}${warning}`;
 }
 
 function ratio(a: Cell | undefined, b: Cell | undefined, as: 'percent' | 'times'): string {
@@ -267,7 +273,7 @@ export function renderRun(r: RunResults): string {
   return [
     `## ${r.date.toISOString().slice(0, 16).replace('T', ' ')} UTC — ${int(r.posts)} posts${scales}`,
     '',
-    `Machine: ${r.machine}. autocannon, ${r.connections} connections, ${r.durationSeconds} s per figure after a ${r.warmupSeconds} s warm-up; cells are requests/s · p50 / p99 latency. ${wp}`,
+    `Machine: ${r.machine}. autocannon, ${r.connections} connections, ${r.durationSeconds} s per figure after a ${r.warmupSeconds} s warm-up; cells are requests/s · p50 / p99 latency${r.responseCache === false ? '' : ' · the share of requests the shared response cache answered (warm-up included)'}. ${cacheNote(r)} ${wp}`,
     '',
     renderTable(r),
     '',
@@ -276,6 +282,13 @@ export function renderRun(r: RunResults): string {
     renderTargets(evaluateTargets(r)),
     '',
   ].join('\n');
+}
+
+function cacheNote(r: RunResults): string {
+  if (r.responseCache === undefined) return '';
+  return r.responseCache
+    ? 'Shared response cache on, as the servers run by default (2,000 answers, 64 MiB).'
+    : 'Shared response cache off (--no-response-cache): every answer computed by the pipeline.';
 }
 
 export const RESULTS_MARKER = '<!-- npm run bench inserts each run below this line, newest first -->';

@@ -14,7 +14,9 @@
  *
  * Options: --posts N (10000) --duration S (10) --warmup S (2) --connections C (10) --scales 1000,10000,100000
  * --seed-concurrency C (10) --redis-url URL (redis://127.0.0.1:6379) --redis-db N (15) --skip-redis
- * --skip-wordpress --no-docs, and --profile list,single,create,startup,rebuild,... [--profile-read-model redis]:
+ * --skip-wordpress --no-docs, --no-response-cache (servers run with RESPONSE_CACHE_ENTRIES=0: the pipeline's own
+ * figures; by default the shared response cache is on, as the product runs, and each GET figure says how many of
+ * its requests it answered), and --profile list,single,create,startup,rebuild,... [--profile-read-model redis]:
  * instead of the table, run those figures on a server started with `node --cpu-prof` and print where its time
  * went.
  */
@@ -28,7 +30,7 @@ import { ROOT, closeHttpAgent, freePort, killAllNow, request, rssMb, runNode, sl
 import type { Started } from './procs';
 import type { LoadResult, LoadSpec } from './load';
 import { addToDocs, emptyFigures, renderRun, renderTable, renderTargets, evaluateTargets } from './report';
-import type { BackendFigures, Cell, RunResults, ScenarioKey } from './report';
+import type { BackendFigures, Cell, LoadedCell, RunResults, ScenarioKey } from './report';
 import { summarizeProfile } from './profile';
 
 const { values: options } = parseArgs({
@@ -44,6 +46,7 @@ const { values: options } = parseArgs({
     'skip-redis': { type: 'boolean', default: false },
     'skip-wordpress': { type: 'boolean', default: false },
     'no-docs': { type: 'boolean', default: false },
+    'no-response-cache': { type: 'boolean', default: false },
     profile: { type: 'string' },
     'profile-read-model': { type: 'string', default: 'memory' },
   },
@@ -70,6 +73,8 @@ const DOCS = path.join(ROOT, 'docs', 'performance.md');
 const READY = /palimpsest serving \S+ on \S+ \(ready in (\d+) ms/;
 /** A word in 1% of the seeded posts, for the search figure. */
 const SEARCH_WORD = 'zephyr';
+/** Off: every server runs without the shared response cache (src/http/responseCache.ts). */
+const RESPONSE_CACHE = !options['no-response-cache'];
 
 const LOAD_AT_START = os.loadavg().map((n) => n.toFixed(1)).join(' ');
 /** Written by a clean stop in DATA_DIR, loaded at start-up (src/adapters/memory/snapshot.ts). */
@@ -93,6 +98,9 @@ async function startServer(name: string, dataDir: string, readModel: 'memory' | 
   delete env.REDIS_URL;
   delete env.EVENTSTORE_URL;
   if (readModel === 'redis') env.REDIS_URL = REDIS_URL;
+  if (RESPONSE_CACHE) delete env.RESPONSE_CACHE_ENTRIES;
+  else env.RESPONSE_CACHE_ENTRIES = '0';
+  delete env.RESPONSE_CACHE_BYTES;
   const started = startNode(name, 'src/main.ts', { env, nodeArgs });
   const { match, ms } = await waitForLine(started, READY, 600_000);
   return { started, port, startup: { ms, readyMs: Number(match[1]) } };
@@ -318,10 +326,28 @@ async function measure(keys: ScenarioKey[], t: Target, into: Partial<Record<Scen
       }
     }
     log(`${who}: ${key} (${spec.method} ${spec.paths.length === 1 ? spec.paths[0] : `${spec.paths.length} paths`})`);
-    const result = await load(spec);
+    const cacheBefore = spec.method === 'GET' ? await cacheCounts(t.port) : null;
+    const result: LoadedCell = await load(spec);
+    const cacheAfter = cacheBefore ? await cacheCounts(t.port) : null;
+    if (cacheBefore && cacheAfter) {
+      const hits = cacheAfter.hits - cacheBefore.hits;
+      const looked = hits + cacheAfter.misses - cacheBefore.misses;
+      result.fromCache = looked > 0 ? hits / looked : 0;
+    }
     into[key] = result;
-    log(`  ${int(result.requestsPerSecond)}/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms${result.non2xx + result.errors > 0 ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ''}`);
+    const cached = result.fromCache === undefined ? '' : `, ${(result.fromCache * 100).toFixed(0)}% from the response cache (warm-up included)`;
+    log(`  ${int(result.requestsPerSecond)}/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms${cached}${result.non2xx + result.errors > 0 ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ''}`);
   }
+}
+
+/** The response cache's hit and miss counters from /metrics; null when the server has none (cache off, or not palimpsest). */
+async function cacheCounts(port: number): Promise<{ hits: number; misses: number } | null> {
+  const reply = await request(port, 'GET', '/metrics').catch(() => null);
+  if (!reply || reply.status !== 200) return null;
+  const count = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(reply.body)?.[1] ?? Number.NaN);
+  const hits = count('palimpsest_response_cache_hits_total');
+  const misses = count('palimpsest_response_cache_misses_total');
+  return Number.isNaN(hits) || Number.isNaN(misses) ? null : { hits, misses };
 }
 
 /** A create, then at once the item and the first list page: both must show it. */
@@ -628,6 +654,7 @@ async function main(): Promise<void> {
     seeding: { posts: SCALES[SCALES.length - 1]!, seconds: seeded.seconds, concurrency: SEED_CONCURRENCY },
     ceiling,
     ceilingBytes: Buffer.byteLength(seeded.ceilingBody),
+    responseCache: RESPONSE_CACHE,
     labels: labels(POSTS),
     memory,
     redis,
