@@ -1,6 +1,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createMemoryReadModel, DocCopier } from '../../src/adapters/memory/readModel';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
+import { loadSnapshot, writeSnapshot } from '../../src/adapters/memory/snapshot';
+import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
+import type { EventStore } from '../../src/ports/eventStore';
+import type { Projection } from '../../src/projection/projection';
 import type { DocWrite, QueryPlan } from '../../src/ports/readModel';
 import { readModelContract } from '../contracts/readModel.contract';
 import { idsOf, referenceQuery, type RefRow } from '../support/referenceQuery';
@@ -49,51 +56,6 @@ big('order indexes stay correct across chunk splits and deletes', async () => {
 
 big.run();
 
-const copies = suite('memory read model: document copies');
-
-copies('a copy equals the JSON round trip, is frozen throughout, and shares only the stored version\'s subtrees', () => {
-  const copier = new DocCopier();
-  class Point {
-    constructor(readonly x: number) {}
-  }
-  const tricky = {
-    id: 1,
-    text: 'é 🦊',
-    gone: undefined,
-    fn: () => 1,
-    list: [1, undefined, () => 2, NaN, -0, Infinity, null, [true, false]],
-    when: new Date(0),
-    point: new Point(3),
-    nested: { withJson: { toJSON: () => 'shown' }, empty: {} },
-    bare: Object.assign(Object.create(null) as object, { a: 1 }),
-  };
-  const copy = copier.copy(tricky) as Record<string, unknown>;
-  assert.equal(copy, JSON.parse(JSON.stringify(tricky)));
-  assert.is(Object.is((copy.list as unknown[])[4], 0), true);
-  const frozen = (value: unknown): boolean =>
-    typeof value !== 'object' || value === null || (Object.isFrozen(value) && Object.values(value).every(frozen));
-  assert.ok(frozen(copy));
-
-  const caller = { inner: [1, 2] };
-  const first = copier.copy({ id: 2, caller, kept: { deep: [1] } }) as Record<string, unknown>;
-  assert.is.not(first.caller, caller, 'a caller\'s object is copied');
-  caller.inner.push(3);
-  assert.equal(first.caller, { inner: [1, 2] });
-  const next = copier.copy({ ...first, title: 'changed' }, first) as Record<string, unknown>;
-  assert.is(next.kept, first.kept, 'an unchanged stored subtree is shared');
-  const elsewhere = copier.copy({ id: 2, moved: first.kept }, first) as Record<string, unknown>;
-  assert.is.not(elsewhere.moved, first.kept, 'a stored subtree at another place is copied');
-  assert.equal(elsewhere.moved, { deep: [1] });
-  assert.equal(next, { id: 2, caller: { inner: [1, 2] }, kept: { deep: [1] }, title: 'changed' });
-  assert.ok(Object.isFrozen(next));
-
-  const cyclic: Record<string, unknown> = { id: 3 };
-  cyclic.self = cyclic;
-  assert.throws(() => copier.copy(cyclic), /circular/i);
-  assert.throws(() => copier.copy({ id: 4, big: 1n }), TypeError);
-});
-
-copies.run();
 
 // ASCII text columns are kept as they are and matched case-insensitively, others lowercased (textMatcher); this
 // compares both with `lowercased column includes term` over characters whose case mappings trip naive folding.
@@ -135,3 +97,223 @@ text('text filters and relevance match the lowercased columns, whatever the char
 });
 
 text.run();
+
+// Documents are kept serialised (their JSON and text columns in arenas outside the V8 heap) and parsed on read into
+// frozen objects, one identity per stored version while anyone holds it (src/resources/content/present.ts keys its
+// cache on it).
+readModelContract('memory, no parsed documents kept', async () => ({ readModel: createMemoryReadModel({ parsedDocsKept: 0 }), cleanup: async () => {} }));
+
+const stored = suite('memory read model: serialised documents');
+
+const frozenThroughout = (value: unknown): boolean =>
+  typeof value !== 'object' || value === null || (Object.isFrozen(value) && Object.values(value).every(frozenThroughout));
+
+stored('a document keeps one frozen identity until it changes, also when no parsed document is kept', async () => {
+  for (const parsedDocsKept of [0, 1, 100]) {
+    const rm = createMemoryReadModel({ parsedDocsKept });
+    const writes: DocWrite[] = [];
+    for (let id = 1; id <= 50; id++) writes.push({ collection: 'posts', id, doc: { id, title: `Post ${id}`, nested: { list: [id] } }, index: { sort: { n: id }, text: { title: `Post ${id}` } } });
+    await rm.commit({ writes, checkpoint: { name: 'p', position: 1, version: 1 } });
+    const first = await rm.get('posts', 7);
+    assert.ok(frozenThroughout(first));
+    // Other reads push it out of any cache of recent documents; held here, it keeps its identity.
+    for (let id = 1; id <= 50; id++) await rm.get('posts', id);
+    await rm.query('posts', { filters: [], order: { kind: 'field', field: 'n', direction: 'desc' }, offset: 0, limit: null });
+    assert.is(await rm.get('posts', 7), first, `parsedDocsKept ${parsedDocsKept}`);
+    assert.is((await rm.getMany('posts', [7]))[0], first);
+    const listed = await rm.query('posts', { filters: [{ kind: 'any', field: 'id', values: [7] }], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: 1 });
+    assert.is(listed.items[0], first);
+    await rm.commit({ writes: [{ collection: 'posts', id: 7, doc: { ...first!, title: 'Changed' }, index: { sort: { n: 7 }, text: { title: 'Changed' } } }], checkpoint: { name: 'p', position: 2, version: 1 } });
+    const changed = await rm.get('posts', 7);
+    assert.is.not(changed, first, 'a changed document is a new object');
+    assert.is(changed!.title, 'Changed');
+    assert.is(first!.title, 'Post 7', 'the old version is unchanged');
+    assert.ok(frozenThroughout(changed));
+  }
+});
+
+stored('documents read back equal their JSON round trip, whatever stands in for a field', async () => {
+  const rm = createMemoryReadModel({ parsedDocsKept: 0 });
+  class Point {
+    constructor(readonly x: number) {}
+  }
+  const docs: { doc: Record<string, unknown>; text: Record<string, string> }[] = [
+    // The title column stands for the field (ASCII); the content column does not (it differs from the field).
+    { doc: { id: 1, title: 'Plain ASCII', content: 'raw <b>body</b>' }, text: { title: 'Plain ASCII', content: 'raw body' } },
+    // Non-ASCII: stored lowercased, so it stands for the field only when the field is lowercase already.
+    { doc: { id: 2, title: 'Straße Café', excerpt: 'déjà vu' }, text: { title: 'Straße Café', excerpt: 'déjà vu' } },
+    // A lone surrogate: UTF-8 cannot hold it, so the columns are kept as strings.
+    { doc: { id: 3, title: 'half \ud83d pair', other: 'x' }, text: { title: 'half \ud83d pair', other: 'x' } },
+    // JSON's own rules: toJSON, class instances, undefined, non-finite numbers, -0.
+    { doc: { id: 4, title: 'Dates', when: new Date(0), point: new Point(2), gone: undefined, list: [NaN, -0, undefined] }, text: { title: 'Dates' } },
+    // A column named like a field the document does not have, and a field named __proto__.
+    { doc: JSON.parse('{"id":5,"__proto__":"proto text","title":"T"}') as Record<string, unknown>, text: JSON.parse('{"__proto__":"proto text","missing":"no field"}') as Record<string, string> },
+    // A document with a toJSON of its own.
+    { doc: { id: 6, toJSON: () => ({ id: 6, title: 'from toJSON' }) }, text: { title: 'from toJSON' } },
+    // Integer-like keys, which objects order first.
+    { doc: { id: 7, b: 'bee', 2: 'two', title: 'Seven' }, text: { title: 'Seven', b: 'bee' } },
+  ];
+  const writes: DocWrite[] = docs.map(({ doc, text }) => ({ collection: 'posts', id: doc.id as number, doc: doc as DocWrite['doc'] & object, index: { text } }));
+  await rm.commit({ writes, checkpoint: { name: 'p', position: 1, version: 1 } });
+  for (const { doc } of docs) {
+    const got = await rm.get('posts', doc.id as number);
+    assert.equal(got, JSON.parse(JSON.stringify(doc)), JSON.stringify(doc));
+    assert.equal(Object.keys(got!), Object.keys(JSON.parse(JSON.stringify(doc)) as object), 'fields keep their order');
+  }
+  const plan = (term: string, fields: string[]): QueryPlan => ({ filters: [{ kind: 'text', fields, includes: [term], excludes: [] }], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null });
+  const ids = async (term: string, fields: string[]) => idsOf(await rm.query('posts', plan(term, fields)));
+  assert.equal(await ids('ascii', ['title']), [1]);
+  assert.equal(await ids('STRASSE', ['title']), []);
+  assert.equal(await ids('straße', ['title']), [2]);
+  assert.equal(await ids('CAFÉ', ['title']), [2]);
+  assert.equal(await ids('\ud83d', ['title']), [3]);
+  assert.equal(await ids('half', ['title']), [3]);
+  assert.equal(await ids('proto', ['__proto__']), [5]);
+  assert.equal(await ids('field', ['missing']), [5]);
+  assert.equal(await ids('toj', ['title']), [6]);
+  assert.equal(await ids('bee', ['b', 'title']), [7]);
+});
+
+stored('rewrites and deletes of large documents (compacted arenas) keep every document and search right', async () => {
+  const rm = createMemoryReadModel({ parsedDocsKept: 3 });
+  const rows = new Map<number, RefRow>();
+  let seed = 4242;
+  const rand = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+  const words = ['alpha', 'Beta', 'gamma', 'DELTA', 'epsilon', 'zeta', 'été', 'Ωmega', '日本'];
+  const body = () => Array.from({ length: 200 + rand(800) }, () => words[rand(words.length)]).join(' ');
+  let position = 0;
+  for (let round = 0; round < 12; round++) {
+    const writes: DocWrite[] = [];
+    for (let n = 0; n < 150; n++) {
+      const id = rand(300);
+      if (rand(6) === 0) {
+        writes.push({ collection: 'posts', id, doc: null });
+        rows.delete(id);
+        continue;
+      }
+      const content = body();
+      const doc = { id, title: words[rand(words.length)]!, content, round };
+      const index = { sort: { round, n: rand(50) }, sets: { status: rand(3) === 0 ? 'draft' : 'publish' }, text: { title: doc.title, content } };
+      writes.push({ collection: 'posts', id, doc, index });
+      rows.set(id, { doc, index });
+    }
+    await rm.commit({ writes, checkpoint: { name: 'p', position: ++position, version: 1 } });
+  }
+  for (const [id, row] of rows) assert.equal(await rm.get('posts', id), row.doc);
+  for (const term of ['alpha', 'beta', 'delta zeta', 'été', 'ωmega', '日本', 'a b', 'gamma epsilon']) {
+    const plans: QueryPlan[] = [
+      { filters: [{ kind: 'text', fields: ['title', 'content'], includes: term.split(' '), excludes: [] }], order: { kind: 'field', field: 'n', direction: 'desc' }, offset: 0, limit: null },
+      { filters: [{ kind: 'text', fields: ['title'], includes: [], excludes: [term] }], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null },
+      { filters: [{ kind: 'any', field: 'status', values: ['publish'] }], order: { kind: 'relevance', phrase: term, terms: term.split(' '), columns: { title: 'title', excerpt: 'excerpt', content: 'content' }, then: { field: 'round', direction: 'desc' } }, offset: 0, limit: null },
+    ];
+    for (const plan of plans) {
+      const expected = referenceQuery([...rows.values()], plan);
+      const got = await rm.query('posts', plan);
+      assert.equal(idsOf(got), idsOf(expected), JSON.stringify(plan));
+      assert.is(got.total, expected.total);
+    }
+  }
+});
+
+stored.run();
+
+const snapshots = suite('memory read model: snapshot');
+
+/** A log of `n` events, for the snapshot's position check. */
+async function logOf(n: number): Promise<EventStore> {
+  const store = createMemoryEventStore();
+  for (let i = 0; i < n; i++) await store.appendToStream(`s-${i}`, [{ type: 'Happened', data: { i }, metadata: { userId: null, requestId: 'r', at: '2020-01-01T00:00:00Z' } }], { expectedRevision: 'no_stream' });
+  return store;
+}
+
+const projection = (name: string, collections: string[], version = 1) => ({ name, version, collections, handles: [], locate: () => null, evolve: () => null }) as unknown as Projection;
+
+snapshots('a snapshot loads back the same documents, identities apart, and answers every query the same', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-snapshot-'));
+  try {
+    const store = await logOf(3);
+    const rm = createMemoryReadModel();
+    const rows = new Map<number, RefRow>();
+    let seed = 77;
+    const rand = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+    const writes: DocWrite[] = [];
+    for (let id = 1; id <= 400; id++) {
+      const title = ['Hello', 'Grüße', 'half \udc00', 'World'][rand(4)]!;
+      const content = `body ${id} ${['fox', 'Dog', 'ÉCOLE', ''][rand(4)]}`;
+      const doc = { id, title, content, tags: [rand(5)], nested: { deep: [id, { x: 'y' }] } };
+      const index = { sort: { date: rand(100), title: title.toLowerCase() }, sets: { status: rand(4) === 0 ? 'draft' : 'publish', tags: doc.tags }, text: { title, content }, partitions: ['status'] };
+      writes.push({ collection: 'posts', id, doc, index });
+      rows.set(id, { doc, index });
+    }
+    writes.push({ collection: 'other', id: 'a', doc: { id: 'a', n: 1 } });
+    await rm.commit({ writes, checkpoint: { name: 'posts-projection', position: 2, version: 1 } });
+    await rm.commit({ writes: [{ collection: 'left', id: 1, doc: { id: 1 } }], checkpoint: { name: 'changed', position: 3, version: 1 } });
+    const file = path.join(dir, 'read-model.snapshot');
+    const projections = [projection('posts-projection', ['posts', 'other']), projection('changed', ['left'])];
+    assert.ok(await writeSnapshot(file, rm, store, projections));
+
+    // A projection whose version changed is left out, to be rebuilt.
+    const loaded = createMemoryReadModel();
+    const outcome = await loadSnapshot(file, loaded, store, [projections[0]!, projection('changed', ['left'], 2)]);
+    assert.equal(outcome, { loaded: true, position: 3, rows: 402, rebuilt: ['changed'] });
+    assert.equal(await loaded.checkpoint('posts-projection'), { position: 2, version: 1 });
+    assert.is(await loaded.checkpoint('changed'), null);
+    assert.is(await loaded.get('left', 1), null);
+    assert.equal(await loaded.get('other', 'a'), { id: 'a', n: 1 });
+    for (const [id, row] of rows) assert.equal(await loaded.get('posts', id), row.doc);
+    const plans: QueryPlan[] = [];
+    for (const direction of ['asc', 'desc'] as const) {
+      plans.push({ filters: [{ kind: 'any', field: 'status', values: ['publish'] }], order: { kind: 'field', field: 'date', direction }, offset: 20, limit: 10 });
+      plans.push({ filters: [{ kind: 'all', field: 'tags', values: [2] }], order: { kind: 'field', field: 'title', direction }, offset: 0, limit: null });
+      plans.push({ filters: [{ kind: 'text', fields: ['title', 'content'], includes: ['école'], excludes: ['dog'] }], order: { kind: 'field', field: 'id', direction }, offset: 0, limit: null });
+      plans.push({ filters: [{ kind: 'text', fields: ['title'], includes: ['\udc00'], excludes: [] }], order: { kind: 'field', field: 'id', direction }, offset: 0, limit: null });
+      plans.push({ filters: [], order: { kind: 'relevance', phrase: 'hello', terms: ['hello'], columns: { title: 'title', excerpt: 'excerpt', content: 'content' }, then: { field: 'date', direction } }, offset: 0, limit: 30 });
+    }
+    for (const plan of plans) {
+      const expected = referenceQuery([...rows.values()], plan);
+      assert.equal(idsOf(await loaded.query('posts', plan)), idsOf(expected), JSON.stringify(plan));
+      assert.equal(idsOf(await rm.query('posts', plan)), idsOf(expected), JSON.stringify(plan));
+    }
+    // The loaded read model takes writes like any other.
+    await loaded.commit({ writes: [{ collection: 'posts', id: 1, doc: { id: 1, title: 'New' }, index: { text: { title: 'New' } } }], checkpoint: { name: 'posts-projection', position: 3, version: 1 } });
+    assert.equal(await loaded.get('posts', 1), { id: 1, title: 'New' });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+snapshots('a snapshot of the first format, a cut one or one of another log is refused, leaving the read model empty', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-snapshot-'));
+  try {
+    const store = await logOf(2);
+    const rm = createMemoryReadModel();
+    const writes: DocWrite[] = Array.from({ length: 300 }, (_, i) => ({ collection: 'posts', id: i + 1, doc: { id: i + 1, text: 'x'.repeat(500) }, index: { sort: { n: i }, text: { text: 'x'.repeat(500) } } }));
+    await rm.commit({ writes, checkpoint: { name: 'p', position: 2, version: 1 } });
+    const projections = [projection('p', ['posts'])];
+    const file = path.join(dir, 'read-model.snapshot');
+    assert.ok(await writeSnapshot(file, rm, store, projections));
+    const whole = fs.readFileSync(file);
+
+    const refused = async (bytes: Buffer | string, reason: RegExp, against = store) => {
+      fs.writeFileSync(file, bytes);
+      const fresh = createMemoryReadModel();
+      const outcome = await loadSnapshot(file, fresh, against, projections);
+      assert.is(outcome.loaded, false);
+      assert.match((outcome as { reason: string }).reason, reason);
+      assert.is(await fresh.get('posts', 1), null);
+      assert.is(await fresh.checkpoint('p'), null);
+    };
+    const header = whole.subarray(0, whole.indexOf(10)).toString();
+    const first = JSON.stringify({ ...JSON.parse(header), formatVersion: 1 });
+    await refused(`${first}\n["posts",1,{"id":1}]\n{"end":1}\n`, /not a snapshot of this format/);
+    await refused(whole.subarray(0, whole.length - 20), /truncated/);
+    await refused(whole.subarray(0, Math.floor(whole.length / 2)), /truncated/);
+    await refused(whole, /does not hold its event/, await logOf(3).then(async (other) => other));
+    fs.writeFileSync(file, whole);
+    assert.is((await loadSnapshot(file, createMemoryReadModel(), store, projections)).loaded, true);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+snapshots.run();

@@ -32,13 +32,13 @@ import type {
   Doc,
   DocId,
   Filter,
-  IndexEntry,
   Order,
   QueryPlan,
   QueryResult,
   ReadModel,
   Scalar,
 } from '../../ports/readModel';
+import { Arena } from './arena';
 
 // ---------------------------------------------------------------------------------------------------------
 // Shared rules
@@ -135,7 +135,7 @@ export interface PreparedEntry {
 export interface PreparedWrite {
   collection: string;
   id: Scalar;
-  /** The document's JSON (absent for a delete, and when prepared with a `DocCopier`, which never serialises). */
+  /** The document's JSON (absent for a delete). */
   json?: string;
   /** null deletes. */
   doc: Doc | null;
@@ -200,103 +200,8 @@ function prepareEntry(index: unknown): PreparedEntry {
   return { sort: new FieldMap(sort), sets: new FieldMap(sets), text: new FieldMap(text), partitions: partitions.length === 0 ? [] : partitions.slice() };
 }
 
-/** Thrown inside `DocCopier.copy` when a value needs JSON's own rules (toJSON, class instances, cycles, depth). */
-const NEEDS_JSON = Symbol('needs JSON');
-
-/**
- * Makes the frozen JSON copies the memory read model stores, without serialising: plain objects, arrays and
- * primitives are copied as JSON would (undefined and functions dropped from objects and null in arrays,
- * non-finite numbers as null) and frozen as they are made. A subtree that is the very object the document's
- * stored version holds at the same place is frozen and JSON-clean already, so it is shared instead of copied: a
- * projection's `{ ...doc, title }` copies one level. (Marking its copies instead, in a WeakSet or a hidden
- * property, cost the garbage collector or memory at a hundred thousand documents.)
- * Anything else (Dates and other toJSON, class instances, `__proto__` keys, very deep or cyclic values) takes
- * the JSON round trip, so the result always equals `JSON.parse(JSON.stringify(value))`.
- */
-export class DocCopier {
-  /** `storedOf` gives the stored version of a document (frozen, made by this copier or adopted), if any. */
-  constructor(readonly storedOf?: (collection: string, id: Scalar) => unknown) {}
-
-  /**
-   * Freezes a value fresh from JSON.parse in place, to be stored as it is: it is JSON-clean already, and nobody
-   * else holds it.
-   */
-  adopt(value: unknown): unknown {
-    if (typeof value !== 'object' || value === null) return value;
-    // Loops rather than Object.values: loading a site adopts millions of objects, and each array is garbage.
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) this.adopt(value[i]);
-    } else {
-      for (const key in value) this.adopt((value as Record<string, unknown>)[key]);
-    }
-    Object.freeze(value);
-    return value;
-  }
-
-  /**
-   * The frozen JSON copy of `value`. Where `value` holds, at some path, the very object `stored` (the document's
-   * stored version) holds at that path, that object is shared: it is frozen and JSON-clean already.
-   */
-  copy(value: unknown, stored?: unknown): unknown {
-    try {
-      return this.plain(value, 0, stored);
-    } catch (error) {
-      if (error !== NEEDS_JSON) throw error;
-    }
-    const json = JSON.stringify(value);
-    return json === undefined ? undefined : this.plain(JSON.parse(json), 0, undefined);
-  }
-
-  /** The copy, or undefined where JSON leaves a property out. */
-  private plain(value: unknown, depth: number, stored: unknown): unknown {
-    switch (typeof value) {
-      case 'string':
-      case 'boolean':
-        return value;
-      case 'number':
-        // -0 as 0, as JSON has it.
-        return Number.isFinite(value) ? (value === 0 ? 0 : value) : null;
-      case 'undefined':
-      case 'function':
-      case 'symbol':
-        return undefined;
-      case 'object': {
-        if (value === null) return null;
-        if (value === stored) return value;
-        if (depth > 64) throw NEEDS_JSON;
-        const under = typeof stored === 'object' && stored !== null ? (stored as Record<string, unknown>) : undefined;
-        let out: unknown[] | Record<string, unknown>;
-        if (Array.isArray(value)) {
-          const list: unknown[] = new Array(value.length);
-          const storedList = Array.isArray(under) ? under : undefined;
-          for (let i = 0; i < value.length; i++) list[i] = this.plain(value[i], depth + 1, storedList?.[i]) ?? null;
-          out = list;
-        } else {
-          const proto: unknown = Object.getPrototypeOf(value);
-          if ((proto !== Object.prototype && proto !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') throw NEEDS_JSON;
-          const record: Record<string, unknown> = {};
-          for (const key of Object.keys(value)) {
-            if (key === '__proto__') throw NEEDS_JSON;
-            const inner = this.plain((value as Record<string, unknown>)[key], depth + 1, under !== undefined && !Array.isArray(under) && Object.hasOwn(under, key) ? under[key] : undefined);
-            if (inner !== undefined) record[key] = inner;
-          }
-          out = record;
-        }
-        Object.freeze(out);
-        return out;
-      }
-      default:
-        // bigint: JSON refuses it, with its own message.
-        throw NEEDS_JSON;
-    }
-  }
-}
-
-/**
- * Validates a whole commit before anything is applied; throws a TypeError naming the first problem. Documents are
- * copied through JSON (and their JSON kept), or with `copier` (frozen copies, no JSON).
- */
-export function prepareCommit(commit: Commit, copier?: DocCopier): PreparedCommit {
+/** Validates a commit's shape and checkpoint; throws a TypeError naming the first problem. */
+function checkCommit(commit: Commit): { name: string; checkpoint: Checkpoint } {
   if (!isRecord(commit) || !Array.isArray(commit.writes) || !isRecord(commit.checkpoint)) {
     invalid('a commit needs writes and a checkpoint');
   }
@@ -304,22 +209,32 @@ export function prepareCommit(commit: Commit, copier?: DocCopier): PreparedCommi
   if (typeof name !== 'string' || name === '') invalid('checkpoint name must be a non-empty string');
   if (!Number.isSafeInteger(position) || position < 0) invalid('checkpoint position must be a non-negative integer');
   if (!Number.isSafeInteger(version)) invalid('checkpoint version must be an integer');
+  return { name, checkpoint: { position, version } };
+}
+
+/** Validates one write's collection, id and document shape (not yet its serialisation). */
+function checkWrite(write: unknown, n: number): { collection: string; id: Scalar; doc: Record<string, unknown> | null } {
+  if (!isRecord(write)) invalid(`write ${n} is not an object`);
+  const { collection, doc } = write;
+  if (typeof collection !== 'string' || collection === '') invalid(`write ${n}: collection must be a non-empty string`);
+  if (!isScalar(write.id)) invalid(`write ${n}: id must be a finite number or a string`);
+  const id = norm(write.id);
+  if (doc === null) return { collection, id, doc: null };
+  if (!isRecord(doc)) invalid(`write ${n}: doc must be an object or null`);
+  return { collection, id, doc };
+}
+
+/** Validates a whole commit before anything is applied; throws a TypeError naming the first problem. Documents are copied through JSON (and their JSON kept). */
+export function prepareCommit(commit: Commit): PreparedCommit {
+  const { name, checkpoint } = checkCommit(commit);
   const writes = commit.writes.map((write, n): PreparedWrite => {
-    if (!isRecord(write)) invalid(`write ${n} is not an object`);
-    const { collection, doc } = write;
-    if (typeof collection !== 'string' || collection === '') invalid(`write ${n}: collection must be a non-empty string`);
-    if (!isScalar(write.id)) invalid(`write ${n}: id must be a finite number or a string`);
-    const id = norm(write.id);
+    const { collection, id, doc } = checkWrite(write, n);
     if (doc === null) return { collection, id, doc: null, entry: prepareEntry(undefined) };
-    if (!isRecord(doc)) invalid(`write ${n}: doc must be an object or null`);
     let json: string | undefined;
     let copy: unknown;
     try {
-      if (copier) copy = copier.copy(doc, copier.storedOf?.(collection, id));
-      else {
-        json = JSON.stringify(doc);
-        copy = typeof json === 'string' ? JSON.parse(json) : undefined;
-      }
+      json = JSON.stringify(doc);
+      copy = typeof json === 'string' ? JSON.parse(json) : undefined;
     } catch (error) {
       invalid(`write ${n}: doc cannot be serialised (${(error as Error).message})`);
     }
@@ -327,7 +242,7 @@ export function prepareCommit(commit: Commit, copier?: DocCopier): PreparedCommi
     if (copy.id !== id) invalid(`write ${n}: doc.id ${JSON.stringify(copy.id)} is not the write's id ${JSON.stringify(id)}`);
     return { collection, id, json, doc: copy as Doc, entry: prepareEntry(write.index) };
   });
-  return { writes, name, checkpoint: { position, version } };
+  return { writes, name, checkpoint };
 }
 
 function checkValues(values: unknown, where: string): void {
@@ -485,21 +400,88 @@ export function partitionShape(plan: QueryPlan): PartitionShape | null {
   return shape;
 }
 
+
 // ---------------------------------------------------------------------------------------------------------
 // Storage
 
-interface Row {
-  readonly id: Scalar;
-  doc: Doc;
-  sort: ReadonlyMap<string, Scalar>;
-  sets: ReadonlyMap<string, Scalar[]>;
+/**
+ * The names of a row's index fields, shared by every row declaring the same ones (interned per read model): a
+ * row keeps only its values, in one array, instead of three maps of its own.
+ */
+export interface Layout {
+  readonly key: string;
+  /** Sort keys; the row's values start with theirs, in this order. */
+  readonly sortNames: readonly string[];
+  /** Set fields; their values follow the sort keys', field after field: [setStarts[i], setEnds[i]). */
+  readonly setNames: readonly string[];
+  readonly setStarts: readonly number[];
+  readonly setEnds: readonly number[];
+  /** Text columns, kept in the text arena (see Row.text). */
+  readonly textNames: readonly string[];
   /**
-   * Text columns as `textMatcher` reads them: an ASCII column as it is (the document's own string, no copy), any
-   * other lowercased once per write.
+   * Per text column: the document's own field of the same name holds exactly this text, so the stored JSON holds a
+   * placeholder there and parsing puts the text back (a post's body is kept once, not twice).
    */
-  text: ReadonlyMap<string, string>;
-  /** The partition fields its entry declared. */
-  partitions: string[];
+  readonly elided: readonly boolean[];
+  readonly anyElided: boolean;
+  /** Partition fields, distinct, in declaration order. */
+  readonly partitions: readonly string[];
+}
+
+/** One stored document. A Row lives as long as its document and is updated in place, so indexes hold Rows. */
+class Row {
+  layout: Layout = EMPTY_LAYOUT;
+  /** Sort key values then set values (see Layout). */
+  values: Scalar[] = NO_VALUES;
+  /** The document's JSON in the collection's doc arena (location, byte length); -1 once deleted. */
+  doc = -1;
+  docLength = 0;
+  /**
+   * Its text columns in the collection's text arena: a header of one u32 byte length per column, then each column
+   * as UTF-8, as `textMatcher` reads it (an ASCII column as it is, any other lowercased). -1: none, or kept as
+   * strings in `Collection.looseText` (a column that UTF-8 cannot hold: a lone surrogate).
+   */
+  text = -1;
+  textLength = 0;
+  /** The parsed document, while anyone still holds it: identity stays stable as long as it is in use. */
+  weak: WeakRef<Doc> | undefined = undefined;
+
+  constructor(readonly id: Scalar) {}
+}
+
+const NO_VALUES: Scalar[] = [];
+const NO_NAMES: string[] = [];
+const EMPTY_LAYOUT: Layout = { key: '', sortNames: NO_NAMES, setNames: NO_NAMES, setStarts: [], setEnds: [], textNames: NO_NAMES, elided: [], anyElided: false, partitions: NO_NAMES };
+
+function sortKeyOf(row: Row, field: string): Scalar | undefined {
+  if (field === 'id') return row.id;
+  const names = row.layout.sortNames;
+  for (let i = 0; i < names.length; i++) if (names[i] === field) return row.values[i];
+  return undefined;
+}
+
+function hasSortKey(row: Row, field: string): boolean {
+  return row.layout.sortNames.includes(field);
+}
+
+function hasSetValue(row: Row, field: string, value: Scalar): boolean {
+  const { setNames, setStarts, setEnds } = row.layout;
+  for (let i = 0; i < setNames.length; i++) {
+    if (setNames[i] !== field) continue;
+    for (let j = setStarts[i]!; j < setEnds[i]!; j++) if (row.values[j] === value) return true;
+    return false;
+  }
+  return false;
+}
+
+function* sortEntries(row: Row): Generator<[string, Scalar]> {
+  const names = row.layout.sortNames;
+  for (let i = 0; i < names.length; i++) yield [names[i]!, row.values[i]!];
+}
+
+function* setEntries(row: Row): Generator<[string, Scalar]> {
+  const { setNames, setStarts, setEnds } = row.layout;
+  for (let i = 0; i < setNames.length; i++) for (let j = setStarts[i]!; j < setEnds[i]!; j++) yield [setNames[i]!, row.values[j]!];
 }
 
 interface Entry {
@@ -679,49 +661,119 @@ const TEXT_MATCHES_KEPT = 32;
 
 const ASCII = /^[\x00-\x7f]*$/;
 const ASCII_LETTER = /[a-z]/;
+/** A lone surrogate: UTF-8 cannot hold it. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
- * Whether a stored text column (Row.text) contains a search term (lowercased), as `lowercased column includes
- * term`. ASCII columns are stored as they are, others lowercased (most sites' text is ASCII, and a lowercased copy
- * of every post body was a fifth of the memory read model's heap). A non-ASCII term cannot occur in a lowercased
- * ASCII column, and occurs in a lowercased one exactly where `includes` finds it. An ASCII term with letters is
- * matched by a case-insensitive RegExp: without the `u` flag it folds ASCII letters only (no non-ASCII character
- * folds to an ASCII one), so in an ASCII column it matches where the lowercased column contains the term, and in a
+ * Whether a stored text column contains a search term (lowercased), as `lowercased column includes term`. ASCII
+ * columns are stored as they are, others lowercased (most sites' text is ASCII, and an ASCII column kept as it is
+ * can stand for the document's own field: see Layout.elided). A non-ASCII term cannot occur in a lowercased ASCII
+ * column, and occurs in a lowercased one exactly where `includes` finds it. An ASCII term with letters is matched
+ * by a case-insensitive RegExp: without the `u` flag it folds ASCII letters only (no non-ASCII character folds to
+ * an ASCII one), so in an ASCII column it matches where the lowercased column contains the term, and in a
  * lowercased column (whose ASCII letters are all lowercase) exactly where `includes` does.
  */
 export function textMatcher(term: string): (text: string) => boolean {
   if (ASCII.test(term) && ASCII_LETTER.test(term)) {
-    const pattern = new RegExp(term.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&'), 'i');
+    const pattern = new RegExp(escapeRegExp(term), 'i');
     return (text) => pattern.test(text);
   }
   // No letters (case cannot matter) or not ASCII (see above).
   return (text) => text.includes(term);
 }
 
+function escapeRegExp(term: string): string {
+  return term.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+}
+
 /** What decides a row's places in the partition orders. */
 interface PartitionView {
-  sort: ReadonlyMap<string, Scalar>;
-  sets: ReadonlyMap<string, Scalar[]>;
-  partitions: string[];
+  layout: Layout;
+  values: Scalar[];
 }
 
 function samePartitioning(a: PartitionView, b: PartitionView): boolean {
-  if (a.partitions.length !== b.partitions.length || a.partitions.some((f, i) => f !== b.partitions[i])) return false;
-  if (a.sort.size !== b.sort.size) return false;
-  for (const [key, k] of a.sort) if (b.sort.get(key) !== k) return false;
-  for (const field of a.partitions) {
-    const x = a.sets.get(field) ?? [];
-    const y = b.sets.get(field) ?? [];
+  const pa = a.layout.partitions;
+  const pb = b.layout.partitions;
+  if (pa.length !== pb.length || pa.some((f, i) => f !== pb[i])) return false;
+  const sa = a.layout.sortNames;
+  const sb = b.layout.sortNames;
+  if (sa.length !== sb.length) return false;
+  for (let i = 0; i < sa.length; i++) {
+    const j = sb.indexOf(sa[i]!);
+    if (j < 0 || b.values[j] !== a.values[i]) return false;
+  }
+  for (const field of pa) {
+    const x = valuesIn(a, field);
+    const y = valuesIn(b, field);
     if (x.length !== y.length || x.some((v, i) => v !== y[i])) return false;
   }
   return true;
 }
 
+function valuesIn(view: PartitionView, field: string): Scalar[] {
+  const { setNames, setStarts, setEnds } = view.layout;
+  const i = setNames.indexOf(field);
+  return i < 0 ? NO_VALUES : view.values.slice(setStarts[i], setEnds[i]);
+}
+
+/** A set index's members: a Set, or the one Row when only one row holds the value (a slug: one per post). */
+type Members = Set<Row> | Row;
+
+function membersAsSet(members: Members | undefined): Set<Row> | undefined {
+  return members === undefined ? undefined : members instanceof Row ? new Set([members]) : members;
+}
+
+/** A write ready to apply: validated, serialised, its index entry laid out. */
+interface StoredWrite {
+  collection: string;
+  id: Scalar;
+  /** null deletes. */
+  json: string | null;
+  jsonBytes: number;
+  layout: Layout;
+  values: Scalar[];
+  /** Text columns as stored (see Row.text), in layout order. */
+  texts: string[];
+  textBytes: number[];
+  /** Some column holds a lone surrogate: kept as strings. */
+  loose: boolean;
+}
+
+/** One stored row as a snapshot keeps it: its layout, values and the bytes of its document and text. */
+export interface StoredRow {
+  collection: string;
+  id: Scalar;
+  layout: LayoutDefinition;
+  values: Scalar[];
+  /** The document's stored JSON (with placeholders where Layout.elided). */
+  doc: Uint8Array;
+  /** Its text record (see Row.text), or null. */
+  text: Uint8Array | null;
+  /** Text columns kept as strings (see Row.text), or null. */
+  looseText: string[] | null;
+}
+
+/** What names a layout: the field names and, per set field, how many values it holds. */
+export interface LayoutDefinition {
+  sort: string[];
+  sets: string[];
+  counts: number[];
+  text: string[];
+  elided: boolean[];
+  partitions: string[];
+}
+
+/** The collection's rows, their bytes and their indexes. */
 class Collection {
   readonly rows = new Map<Scalar, Row>();
+  readonly docs: Arena<Row> = new Arena<Row>({ isLive: (row, at) => row.doc === at, moved: (row, _from, to) => (row.doc = to) });
+  readonly texts: Arena<Row> = new Arena<Row>({ isLive: (row, at) => row.text === at, moved: (row, _from, to) => (row.text = to) });
+  /** Text columns of rows whose text UTF-8 cannot hold (see Row.text). */
+  readonly looseText = new Map<Row, string[]>();
   byId = new OrderIndex();
   readonly orders = new Map<string, OrderIndex>();
-  readonly sets = new Map<string, Map<Scalar, Set<Row>>>();
+  readonly sets = new Map<string, Map<Scalar, Members>>();
   /**
    * The rows matching a text filter (by its columns and terms), found by one scan and kept until the next
    * write to the collection: a search asked again (the same words, another page, another order) is then a
@@ -735,65 +787,154 @@ class Collection {
    */
   deferred = false;
 
-  put(id: Scalar, doc: Doc, entry: PreparedEntry): void {
+  /** Stores the row's bytes, then moves it in the indexes from its old entry to the new one. */
+  put(write: StoredWrite, forget: (row: Row) => void): void {
     this.textMatches.clear();
-    const lowered: unknown[] = [];
-    for (const [column, value] of entry.text) lowered.push(column, ASCII.test(value) ? value : value.toLowerCase());
-    const text = new FieldMap<string>(lowered);
+    let row = this.rows.get(write.id);
+    const fresh = row === undefined;
+    if (row === undefined) {
+      row = new Row(write.id);
+      this.rows.set(write.id, row);
+    } else forget(row);
+    this.storeBytes(row, write);
+    this.reindex(row, fresh, write.layout, write.values);
+  }
+
+  /** Puts a row loaded from a snapshot (bytes copied as they are); the collection is deferred. */
+  putStored(id: Scalar, layout: Layout, values: Scalar[], doc: Uint8Array, text: Uint8Array | null, looseText: string[] | null): void {
     let row = this.rows.get(id);
-    if (this.deferred) {
-      if (row === undefined) this.rows.set(id, { id, doc, sort: entry.sort, sets: entry.sets, text, partitions: entry.partitions });
-      else Object.assign(row, { doc, sort: entry.sort, sets: entry.sets, text, partitions: entry.partitions });
+    if (row === undefined) this.rows.set(id, (row = new Row(id)));
+    else this.freeBytes(row);
+    row.doc = this.docs.writeBytes(doc, row);
+    row.docLength = doc.length;
+    if (text !== null) {
+      row.text = this.texts.writeBytes(text, row);
+      row.textLength = text.length;
+    } else if (looseText !== null) this.looseText.set(row, looseText);
+    row.layout = layout;
+    row.values = values;
+  }
+
+  private storeBytes(row: Row, write: StoredWrite): void {
+    this.freeBytes(row);
+    row.doc = this.docs.writeString(write.json!, write.jsonBytes, row);
+    row.docLength = write.jsonBytes;
+    const k = write.texts.length;
+    if (k === 0) return;
+    if (write.loose) {
+      this.looseText.set(row, write.texts);
       return;
     }
-    if (row === undefined) {
-      row = { id, doc, sort: NO_FIELDS, sets: NO_FIELDS, text, partitions: [] };
-      this.rows.set(id, row);
-      this.byId.insert({ key: id, row });
+    let total = 4 * k;
+    for (const n of write.textBytes) total += n;
+    const { bytes, offset, location } = this.texts.reserve(total, row);
+    let at = offset + 4 * k;
+    for (let i = 0; i < k; i++) {
+      bytes.writeUInt32LE(write.textBytes[i]!, offset + 4 * i);
+      if (write.textBytes[i]! > 0) bytes.write(write.texts[i]!, at, write.textBytes[i]!, 'utf8');
+      at += write.textBytes[i]!;
     }
-    row.doc = doc;
-    row.text = text;
-    const before: PartitionView = { sort: row.sort, sets: row.sets, partitions: row.partitions };
-    for (const [field, key] of row.sort) {
-      const next = entry.sort.get(field);
-      if (next !== key) this.orders.get(field)!.remove({ key, row });
-      if (next === undefined) this.dropEmptyOrder(field);
+    row.text = location;
+    row.textLength = total;
+  }
+
+  private freeBytes(row: Row): void {
+    if (row.doc >= 0) {
+      const at = row.doc;
+      row.doc = -1;
+      this.docs.release(at, row.docLength);
     }
-    for (const [field, key] of entry.sort) {
-      if (row.sort.get(field) === key) continue;
+    if (row.text >= 0) {
+      const at = row.text;
+      row.text = -1;
+      this.texts.release(at, row.textLength);
+    }
+    this.looseText.delete(row);
+  }
+
+  /** The stored JSON of a row. */
+  json(row: Row): string {
+    return this.docs.readString(row.doc, row.docLength);
+  }
+
+  /** A text column as stored (see Row.text): '' when the row has none. */
+  textOf(row: Row, column: string): string {
+    const i = row.layout.textNames.indexOf(column);
+    if (i < 0) return '';
+    return this.textAt(row, i);
+  }
+
+  textAt(row: Row, i: number): string {
+    const loose = this.looseText.get(row);
+    if (loose !== undefined) return loose[i] ?? '';
+    if (row.text < 0) return '';
+    const { bytes, offset } = this.texts.at(row.text);
+    let start = offset + 4 * row.layout.textNames.length;
+    for (let c = 0; c < i; c++) start += bytes.readUInt32LE(offset + 4 * c);
+    return bytes.toString('utf8', start, start + bytes.readUInt32LE(offset + 4 * i));
+  }
+
+  /** The stored bytes of a row, for a snapshot (views, valid until the next write). */
+  bytesOf(row: Row): { doc: Uint8Array; text: Uint8Array | null; looseText: string[] | null } {
+    return {
+      doc: this.docs.view(row.doc, row.docLength),
+      text: row.text >= 0 ? this.texts.view(row.text, row.textLength) : null,
+      looseText: this.looseText.get(row) ?? null,
+    };
+  }
+
+  delete(id: Scalar, forget: (row: Row) => void): void {
+    const row = this.rows.get(id);
+    if (row === undefined) return;
+    this.textMatches.clear();
+    forget(row);
+    this.freeBytes(row);
+    this.rows.delete(id);
+    if (this.deferred) return;
+    this.repartition(row, { layout: row.layout, values: row.values }, { layout: EMPTY_LAYOUT, values: NO_VALUES });
+    for (const [field, key] of sortEntries(row)) {
+      this.orders.get(field)!.remove({ key, row });
+      this.dropEmptyOrder(field);
+    }
+    for (const [field, value] of setEntries(row)) this.leaveSet(field, value, row);
+    this.byId.remove({ key: id, row });
+  }
+
+  /** Moves the row's index entries from its current layout and values to the new ones. */
+  private reindex(row: Row, fresh: boolean, layout: Layout, values: Scalar[]): void {
+    if (this.deferred) {
+      row.layout = layout;
+      row.values = values;
+      return;
+    }
+    if (fresh) this.byId.insert({ key: row.id, row });
+    const before: PartitionView = { layout: row.layout, values: row.values };
+    const after: PartitionView = { layout, values };
+    const next = (field: string) => {
+      const i = layout.sortNames.indexOf(field);
+      return i < 0 ? undefined : values[i];
+    };
+    for (const [field, key] of sortEntries(row)) {
+      const k = next(field);
+      if (k !== key) this.orders.get(field)!.remove({ key, row });
+      if (k === undefined) this.dropEmptyOrder(field);
+    }
+    for (let i = 0; i < layout.sortNames.length; i++) {
+      const field = layout.sortNames[i]!;
+      const key = values[i]!;
+      if (sortKeyOf(row, field) === key && hasSortKey(row, field)) continue;
       let index = this.orders.get(field);
       if (index === undefined) this.orders.set(field, (index = new OrderIndex()));
       index.insert({ key, row });
     }
-    row.sort = entry.sort;
-    for (const [field, values] of row.sets) {
-      const next = entry.sets.get(field);
-      for (const value of values) if (next === undefined || !next.includes(value)) this.leaveSet(field, value, row);
-    }
-    for (const [field, values] of entry.sets) {
-      const previous = row.sets.get(field);
-      for (const value of values) if (previous === undefined || !previous.includes(value)) this.joinSet(field, value, row);
-    }
-    row.sets = entry.sets;
-    this.repartition(row, before, { sort: entry.sort, sets: entry.sets, partitions: entry.partitions });
-  }
-
-  delete(id: Scalar): void {
-    const row = this.rows.get(id);
-    if (row === undefined) return;
-    this.textMatches.clear();
-    if (this.deferred) {
-      this.rows.delete(id);
-      return;
-    }
-    this.repartition(row, { sort: row.sort, sets: row.sets, partitions: row.partitions }, { sort: NO_FIELDS, sets: NO_FIELDS, partitions: [] });
-    for (const [field, key] of row.sort) {
-      this.orders.get(field)!.remove({ key, row });
-      this.dropEmptyOrder(field);
-    }
-    for (const [field, values] of row.sets) for (const value of values) this.leaveSet(field, value, row);
-    this.byId.remove({ key: id, row });
-    this.rows.delete(id);
+    const oldSets = [...setEntries(row)];
+    row.layout = layout;
+    row.values = values;
+    const newSets = [...setEntries(row)];
+    const has = (list: [string, Scalar][], field: string, value: Scalar) => list.some(([f, v]) => f === field && v === value);
+    for (const [field, value] of oldSets) if (!has(newSets, field, value)) this.leaveSet(field, value, row);
+    for (const [field, value] of newSets) if (!has(oldSets, field, value)) this.joinSet(field, value, row);
+    this.repartition(row, before, after);
   }
 
   /** Builds every index of a bulk load from the rows (see `deferred`); the indexes must be empty. */
@@ -810,16 +951,18 @@ class Collection {
     };
     for (const row of this.rows.values()) {
       byId.push({ key: row.id, row });
-      for (const [field, key] of row.sort) push(orders, field, { key, row });
-      for (const [field, values] of row.sets) for (const value of values) this.joinSet(field, value, row);
-      for (const field of row.partitions) {
-        for (const value of row.sets.get(field) ?? []) {
+      const { sortNames, setNames, setStarts, setEnds, partitions: declared } = row.layout;
+      const values = row.values;
+      for (let i = 0; i < sortNames.length; i++) push(orders, sortNames[i]!, { key: values[i]!, row });
+      for (let i = 0; i < setNames.length; i++) for (let j = setStarts[i]!; j < setEnds[i]!; j++) this.joinSet(setNames[i]!, values[j]!, row);
+      for (const field of declared) {
+        for (const value of valuesIn(row, field)) {
           let byValue = partitions.get(field);
           if (byValue === undefined) partitions.set(field, (byValue = new Map()));
           let own = byValue.get(value);
           if (own === undefined) byValue.set(value, (own = new Map()));
           push(own, 'id', { key: row.id, row });
-          for (const [key, k] of row.sort) push(own, key, { key: k, row });
+          for (let i = 0; i < sortNames.length; i++) push(own, sortNames[i]!, { key: values[i]!, row });
         }
       }
     }
@@ -844,23 +987,22 @@ class Collection {
 
   /** Moves a row between partition orders when its partitions, their values or its sort keys changed. */
   private repartition(row: Row, before: PartitionView, after: PartitionView): void {
-    const left = before.partitions;
-    row.partitions = after.partitions;
-    if (left.length === 0 && after.partitions.length === 0) return;
+    if (before.layout.partitions.length === 0 && after.layout.partitions.length === 0) return;
     if (samePartitioning(before, after)) return;
-    for (const field of left) {
-      for (const value of before.sets.get(field) ?? []) {
+    for (const field of before.layout.partitions) {
+      for (const value of valuesIn(before, field)) {
         const byValue = this.partitionOrders.get(field)!;
         const orders = byValue.get(value)!;
         orders.get('id')!.remove({ key: row.id, row });
-        for (const [key, k] of before.sort) orders.get(key)!.remove({ key: k, row });
+        const names = before.layout.sortNames;
+        for (let i = 0; i < names.length; i++) orders.get(names[i]!)!.remove({ key: before.values[i]!, row });
         for (const [key, index] of orders) if (index.size === 0) orders.delete(key);
         if (orders.size === 0) byValue.delete(value);
         if (byValue.size === 0) this.partitionOrders.delete(field);
       }
     }
-    for (const field of after.partitions) {
-      for (const value of after.sets.get(field) ?? []) {
+    for (const field of after.layout.partitions) {
+      for (const value of valuesIn(after, field)) {
         let byValue = this.partitionOrders.get(field);
         if (byValue === undefined) this.partitionOrders.set(field, (byValue = new Map()));
         let orders = byValue.get(value);
@@ -871,7 +1013,8 @@ class Collection {
           index.insert({ key: k, row });
         };
         add('id', row.id);
-        for (const [key, k] of after.sort) add(key, k);
+        const names = after.layout.sortNames;
+        for (let i = 0; i < names.length; i++) add(names[i]!, after.values[i]!);
       }
     }
   }
@@ -883,17 +1026,90 @@ class Collection {
   private joinSet(field: string, value: Scalar, row: Row): void {
     let byValue = this.sets.get(field);
     if (byValue === undefined) this.sets.set(field, (byValue = new Map()));
-    let set = byValue.get(value);
-    if (set === undefined) byValue.set(value, (set = new Set()));
-    set.add(row);
+    const members = byValue.get(value);
+    if (members === undefined) byValue.set(value, row);
+    else if (members instanceof Row) {
+      if (members !== row) byValue.set(value, new Set([members, row]));
+    } else members.add(row);
   }
 
   private leaveSet(field: string, value: Scalar, row: Row): void {
     const byValue = this.sets.get(field)!;
-    const set = byValue.get(value)!;
-    set.delete(row);
-    if (set.size === 0) byValue.delete(value);
+    const members = byValue.get(value)!;
+    if (members instanceof Row) {
+      if (members === row) byValue.delete(value);
+    } else {
+      members.delete(row);
+      if (members.size === 1) byValue.set(value, members.values().next().value!);
+    }
     if (byValue.size === 0) this.sets.delete(field);
+  }
+
+  /** The rows holding a set value (a new Set for a single row: callers only read it). */
+  members(field: string, value: Scalar): Set<Row> | undefined {
+    return membersAsSet(this.sets.get(field)?.get(value));
+  }
+
+  /**
+   * The rows with `term` (a search term, lowercased) in one of `columns`: a scan of the text arena's bytes, each
+   * hit mapped back to its record and column. An ASCII term with letters is found by a case-insensitive RegExp
+   * over the bytes read as Latin-1 (an ASCII term matches ASCII bytes only, so this finds exactly what
+   * `textMatcher` finds in the decoded column); any other well-formed term by its UTF-8 bytes (UTF-8 is
+   * self-synchronising, so a byte match is a character match); a term with a lone surrogate by decoding every
+   * column. Rows with loose text are tested as strings.
+   */
+  rowsWithTerm(term: string, columns: readonly string[]): Set<Row> {
+    const found = new Set<Row>();
+    const wanted = new Set(columns);
+    if (LONE_SURROGATE.test(term)) {
+      const has = textMatcher(term);
+      for (const row of this.rows.values()) if (columns.some((c) => has(this.textOf(row, c)))) found.add(row);
+      return found;
+    }
+    const caseless = ASCII.test(term) && ASCII_LETTER.test(term);
+    const needle = Buffer.from(term, 'utf8');
+    for (const chunk of this.texts.chunksForScan()) {
+      const { bytes, used } = chunk;
+      // The row and column a hit at `p` is in, when the whole term lies inside a wanted column; else where to go on.
+      const hit = (p: number): { row: Row | null; next: number } => {
+        const record = chunk.recordAt(p);
+        if (record === null) return { row: null, next: p + 1 };
+        const row = record.owner;
+        const names = row.layout.textNames;
+        let start = record.start + 4 * names.length;
+        if (p < start) return { row: null, next: start };
+        for (let i = 0; i < names.length; i++) {
+          const end = start + bytes.readUInt32LE(record.start + 4 * i);
+          if (p < end) {
+            if (p + needle.length <= end && wanted.has(names[i]!)) return { row, next: record.start + record.length };
+            return { row: null, next: p + 1 };
+          }
+          start = end;
+        }
+        return { row: null, next: p + 1 };
+      };
+      if (caseless) {
+        const text = bytes.toString('latin1', 0, used);
+        const pattern = new RegExp(escapeRegExp(term), 'gi');
+        for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+          const { row, next } = hit(match.index);
+          if (row !== null && this.rows.get(row.id) === row) found.add(row);
+          pattern.lastIndex = next;
+        }
+      } else {
+        for (let p = bytes.indexOf(needle, 0); p >= 0 && p + needle.length <= used; p = bytes.indexOf(needle, p)) {
+          const { row, next } = hit(p);
+          if (row !== null && this.rows.get(row.id) === row) found.add(row);
+          p = next;
+          if (p >= used) break;
+        }
+      }
+    }
+    if (this.looseText.size > 0) {
+      const has = textMatcher(term);
+      for (const [row, texts] of this.looseText) if (row.layout.textNames.some((c, i) => wanted.has(c) && has(texts[i] ?? ''))) found.add(row);
+    }
+    return found;
   }
 }
 
@@ -959,10 +1175,6 @@ function union(sets: Iterable<Iterable<Row>>): Set<Row> {
   return out;
 }
 
-function sortKeyOf(row: Row, field: string): Scalar | undefined {
-  return field === 'id' ? row.id : row.sort.get(field);
-}
-
 class Query {
   constructor(private readonly c: Collection) {}
 
@@ -974,15 +1186,13 @@ class Query {
         const values = distinctValues(filter.values);
         if (values.length === 0) return TRUE;
         if (filter.field === 'id') return values.length === 1 ? this.anyOf('id', values) : FALSE;
-        const byValue = this.c.sets.get(filter.field);
-        const sets = values.map((v) => byValue?.get(v));
+        const sets = values.map((v) => this.c.members(filter.field, v));
         if (sets.some((s) => s === undefined)) return FALSE;
         const present = sets as Set<Row>[];
         const field = filter.field;
         return {
           test: (row) => {
-            const own = row.sets.get(field);
-            return own !== undefined && values.every((v) => own.includes(v));
+            return values.every((v) => hasSetValue(row, field, v));
           },
           cost: values.length,
           estimate: () => Math.min(...present.map((s) => s.size)),
@@ -1035,19 +1245,22 @@ class Query {
         if (includes.length > 0 && filter.fields.length === 0) return FALSE;
         const fields = [...filter.fields];
         // No trigram index here: trigram sets of whole post bodies would cost far more memory than the
-        // documents. One scan of the lowercased columns finds the matches, kept until the next write.
-        const included = includes.map(textMatcher);
-        const excluded = excludes.map(textMatcher);
-        const matchesText = (row: Row): boolean => {
-          const texts = fields.map((f) => row.text.get(f) ?? '');
-          return included.every((has) => texts.some(has)) && !excluded.some((has) => texts.some(has));
-        };
+        // documents. One scan of the text arena per term finds the matches, kept until the next write.
         const key = JSON.stringify([fields, includes, excludes]);
         const cache = this.c.textMatches;
         let found = cache.get(key);
         if (found === undefined) {
-          found = new Set();
-          for (const row of this.c.rows.values()) if (matchesText(row)) found.add(row);
+          let rows: Set<Row> | undefined;
+          for (const term of includes) {
+            const withTerm = this.c.rowsWithTerm(term, fields);
+            if (rows === undefined) rows = withTerm;
+            else for (const row of rows) if (!withTerm.has(row)) rows.delete(row);
+          }
+          found = rows ?? new Set(this.c.rows.values());
+          for (const term of excludes) {
+            if (found.size === 0) break;
+            for (const row of this.c.rowsWithTerm(term, fields)) found.delete(row);
+          }
           if (cache.size >= TEXT_MATCHES_KEPT) cache.delete(cache.keys().next().value!);
           cache.set(key, found);
         }
@@ -1082,8 +1295,7 @@ class Query {
         count: () => present().length,
       };
     }
-    const byValue = this.c.sets.get(field);
-    const sets = values.map((v) => byValue?.get(v)).filter((s): s is Set<Row> => s !== undefined);
+    const sets = values.map((v) => this.c.members(field, v)).filter((s): s is Set<Row> => s !== undefined);
     if (sets.length === 0) return FALSE;
     if (sets.length === 1) {
       const set = sets[0]!;
@@ -1180,7 +1392,7 @@ class Query {
       });
       if (out.length < take && field !== 'id') {
         const sign = direction === 'asc' ? 1 : -1;
-        const missing = rows.filter((r) => !r.sort.has(field)).sort((a, b) => sign * compareScalars(a.id, b.id));
+        const missing = rows.filter((r) => !hasSortKey(r, field)).sort((a, b) => sign * compareScalars(a.id, b.id));
         out.push(...missing.slice(Math.max(0, offset - seen), Math.max(0, offset - seen) + take - out.length));
       }
       return out;
@@ -1226,7 +1438,7 @@ class Query {
       for (const value of distinctValues(order.values)) {
         if (out.length >= take) break;
         const listed =
-          order.field === 'id' ? [this.c.rows.get(value)] : [...(this.c.sets.get(order.field)?.get(value) ?? [])];
+          order.field === 'id' ? [this.c.rows.get(value)] : [...(this.c.members(order.field, value) ?? [])];
         const bucket = listed.filter((r): r is Row => r !== undefined && matched.has(r) && !placed.has(r));
         bucket.forEach((r) => placed.add(r));
         segment(bucket, 'id', 'asc');
@@ -1240,13 +1452,13 @@ class Query {
     const { title, excerpt, content } = order.columns;
     const ranks: Row[][] = [[], [], [], [], [], []];
     for (const row of matches) {
-      const t = row.text.get(title) ?? '';
+      const t = this.c.textOf(row, title);
       let rank = 5;
       if (phrase !== '' && hasPhrase(t)) rank = 0;
       else if (terms.length > 0 && terms.every((has) => has(t))) rank = 1;
       else if (terms.some((has) => has(t))) rank = 2;
-      else if (phrase !== '' && hasPhrase(row.text.get(excerpt) ?? '')) rank = 3;
-      else if (phrase !== '' && hasPhrase(row.text.get(content) ?? '')) rank = 4;
+      else if (phrase !== '' && hasPhrase(this.c.textOf(row, excerpt))) rank = 3;
+      else if (phrase !== '' && hasPhrase(this.c.textOf(row, content))) rank = 4;
       ranks[rank]!.push(row);
     }
     for (const rows of ranks) segment(rows, order.then.field, order.then.direction);
@@ -1261,7 +1473,7 @@ class Query {
   private byPartition(shape: PartitionShape, offset: number, take: number): { rows: Row[]; total: number } | null {
     const orders = this.c.partition(shape.field, shape.value);
     const size = orders?.get('id')?.size ?? 0;
-    if (size !== (this.c.sets.get(shape.field)?.get(shape.value)?.size ?? 0)) return null;
+    if (size !== (this.c.members(shape.field, shape.value)?.size ?? 0)) return null;
     const index = orders?.get(shape.order);
     const keyed = index?.size ?? 0;
     const total = shape.bounds === undefined ? size : (index?.count(shape.bounds) ?? 0);
@@ -1305,7 +1517,7 @@ class Query {
     if (out.length < take && seen < total && field !== 'id') {
       // Rows without the key come last, by id in the same direction.
       this.c.byId.each(direction, undefined, 0, (e) => {
-        if (e.row.sort.has(field) || !node.test(e.row)) return false;
+        if (hasSortKey(e.row, field) || !node.test(e.row)) return false;
         if (seen++ >= offset) out.push(e.row);
         return out.length >= take || seen >= total;
       });
@@ -1314,36 +1526,234 @@ class Query {
   }
 }
 
-// ---------------------------------------------------------------------------------------------------------
 
-/** One stored document, as a snapshot keeps it (its index entry is the projection's to compute again). */
-export interface SnapshotRow {
-  collection: string;
-  id: Scalar;
-  doc: Doc;
-}
+// ---------------------------------------------------------------------------------------------------------
 
 /** The memory read model, plus what a snapshot of it needs (src/adapters/memory/snapshot.ts). */
 export interface MemoryReadModel extends ReadModel {
-  /** Every checkpoint and stored row, for writing a snapshot. */
-  dump(): { checkpoints: [string, Checkpoint][]; rows: Iterable<SnapshotRow> };
   /**
-   * Loads a snapshot's checkpoints and rows (documents parsed from JSON, so JSON-clean) into this read model,
-   * which must be empty, indexing each document with `index` (the projection's). Throws, leaving the read model
-   * empty, on an invalid entry.
+   * Every checkpoint and stored row, for writing a snapshot: each row's layout, values and bytes as they are kept
+   * (views into the read model's memory: read them before the next write).
    */
-  load(checkpoints: [string, Checkpoint][], rows: Iterable<SnapshotRow>, index: (doc: Doc, collection: string) => IndexEntry | undefined): void;
+  dump(): { checkpoints: [string, Checkpoint][]; rows: Iterable<StoredRow> };
+  /**
+   * Loads a snapshot's checkpoints and stored rows into this read model, which must be empty, copying their bytes.
+   * Throws, leaving the read model empty, on an invalid row.
+   */
+  load(checkpoints: [string, Checkpoint][], rows: Iterable<StoredRow>): void;
 }
 
-export function createMemoryReadModel(): MemoryReadModel {
+export interface MemoryReadModelOptions {
+  /**
+   * Parsed documents kept by recent use (besides any still in use elsewhere, which keep their identity through a
+   * weak reference): reading one of them again costs no parse.
+   */
+  parsedDocsKept?: number;
+}
+
+/** The default of MemoryReadModelOptions.parsedDocsKept. */
+export const PARSED_DOCS_KEPT = 2_000;
+
+/** Freezes a value fresh from JSON.parse, throughout. */
+function deepFreeze(value: unknown): void {
+  if (typeof value !== 'object' || value === null) return;
+  // Loops rather than Object.values: loading a site freezes millions of objects, and each array is garbage.
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
+  } else {
+    for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
+  }
+  Object.freeze(value);
+}
+
+/** A plain object that JSON.stringify writes field by field (no toJSON, no class). */
+function isPlainRecord(value: Record<string, unknown>): boolean {
+  const proto: unknown = Object.getPrototypeOf(value);
+  return (proto === Object.prototype || proto === null) && typeof value.toJSON !== 'function';
+}
+
+/**
+ * Validates a commit and serialises its documents, as `prepareCommit` does (the same checks, the same messages),
+ * laying out each index entry against the interned layouts and choosing which text columns stand for a field.
+ */
+function prepareStoredCommit(commit: Commit, layoutOf: (definition: LayoutDefinition) => Layout): { writes: StoredWrite[]; name: string; checkpoint: Checkpoint } {
+  const { name, checkpoint } = checkCommit(commit);
+  const writes = commit.writes.map((write, n): StoredWrite => {
+    const { collection, id, doc } = checkWrite(write, n);
+    if (doc === null) return { collection, id, json: null, jsonBytes: 0, layout: EMPTY_LAYOUT, values: NO_VALUES, texts: NO_NAMES, textBytes: [], loose: false };
+    const entry = prepareEntry(write.index);
+    let plain = doc;
+    let json: string | undefined;
+    try {
+      if (!isPlainRecord(doc) || !isScalar(doc.id)) {
+        // toJSON, class instances, an id that is not a scalar as it is: what JSON makes of it is what is stored.
+        const copy: unknown = JSON.parse(JSON.stringify(doc) ?? 'null');
+        if (!isRecord(copy)) invalid(`write ${n}: doc does not serialise to a JSON object`);
+        plain = copy;
+      }
+    } catch (error) {
+      if (error instanceof TypeError && error.message.startsWith('read model:')) throw error;
+      invalid(`write ${n}: doc cannot be serialised (${(error as Error).message})`);
+    }
+    if (norm(plain.id as Scalar) !== id) invalid(`write ${n}: doc.id ${JSON.stringify(plain.id)} is not the write's id ${JSON.stringify(id)}`);
+    // Text columns as stored; a column holding exactly the document's field of the same name stands for it.
+    const textNames: string[] = [];
+    const texts: string[] = [];
+    const textBytes: number[] = [];
+    const elided: boolean[] = [];
+    let loose = false;
+    let placeholders: Record<string, unknown> | undefined;
+    for (const [column, value] of entry.text) {
+      const ascii = ASCII.test(value);
+      const stored = ascii ? value : value.toLowerCase();
+      if (!ascii && LONE_SURROGATE.test(stored)) loose = true;
+      textNames.push(column);
+      texts.push(stored);
+      textBytes.push(ascii ? stored.length : Buffer.byteLength(stored, 'utf8'));
+      const stands = stored === value && column !== '__proto__' && Object.hasOwn(plain, column) && plain[column] === value;
+      elided.push(stands);
+      if (stands) (placeholders ??= {})[column] = 0;
+    }
+    if (loose) {
+      // Kept as strings (Collection.looseText): nothing stands for a field.
+      elided.fill(false);
+      placeholders = undefined;
+    }
+    try {
+      json = JSON.stringify(placeholders === undefined ? plain : { ...plain, ...placeholders });
+    } catch (error) {
+      invalid(`write ${n}: doc cannot be serialised (${(error as Error).message})`);
+    }
+    const sortNames: string[] = [];
+    const values: Scalar[] = [];
+    for (const [field, value] of entry.sort) {
+      sortNames.push(field);
+      values.push(value);
+    }
+    const setNames: string[] = [];
+    const counts: number[] = [];
+    for (const [field, list] of entry.sets) {
+      setNames.push(field);
+      counts.push(list.length);
+      for (const v of list) values.push(v);
+    }
+    const layout = layoutOf({ sort: sortNames, sets: setNames, counts, text: textNames, elided, partitions: entry.partitions });
+    return { collection, id, json: json!, jsonBytes: Buffer.byteLength(json!, 'utf8'), layout, values: values.length === 0 ? NO_VALUES : values, texts, textBytes, loose };
+  });
+  return { writes, name, checkpoint };
+}
+
+/** Interns layouts: every row declaring the same names (and as many values per set field) shares one. */
+class Layouts {
+  private readonly byKey = new Map<string, Layout>();
+
+  of(d: LayoutDefinition): Layout {
+    let key = '';
+    // Length-prefixed names: no name can be mistaken for a separator.
+    for (const name of d.sort) key += `${name.length}:${name}`;
+    key += '|';
+    for (let i = 0; i < d.sets.length; i++) key += `${d.sets[i]!.length}:${d.sets[i]}=${d.counts[i]}`;
+    key += '|';
+    for (let i = 0; i < d.text.length; i++) key += `${d.text[i]!.length}:${d.text[i]}${d.elided[i] ? '+' : '-'}`;
+    key += '|';
+    for (const name of d.partitions) key += `${name.length}:${name}`;
+    let layout = this.byKey.get(key);
+    if (layout === undefined) {
+      const setStarts: number[] = [];
+      const setEnds: number[] = [];
+      let at = d.sort.length;
+      for (const count of d.counts) {
+        setStarts.push(at);
+        at += count;
+        setEnds.push(at);
+      }
+      layout = {
+        key,
+        sortNames: [...d.sort],
+        setNames: [...d.sets],
+        setStarts,
+        setEnds,
+        textNames: [...d.text],
+        elided: [...d.elided],
+        anyElided: d.elided.includes(true),
+        partitions: [...d.partitions],
+      };
+      this.byKey.set(key, layout);
+    }
+    return layout;
+  }
+}
+
+function definitionOf(layout: Layout): LayoutDefinition {
+  return {
+    sort: [...layout.sortNames],
+    sets: [...layout.setNames],
+    counts: layout.setNames.map((_, i) => layout.setEnds[i]! - layout.setStarts[i]!),
+    text: [...layout.textNames],
+    elided: [...layout.elided],
+    partitions: [...layout.partitions],
+  };
+}
+
+/** Checks a layout definition read from a snapshot. */
+function checkDefinition(d: LayoutDefinition, values: unknown): void {
+  const names = (list: unknown) => Array.isArray(list) && list.every((x) => typeof x === 'string');
+  if (!isRecord(d) || !names(d.sort) || !names(d.sets) || !names(d.text) || !names(d.partitions)) invalid('a stored row has no sound layout');
+  if (!Array.isArray(d.counts) || d.counts.length !== d.sets.length || !d.counts.every((c) => Number.isSafeInteger(c) && c >= 0)) invalid('a stored row has no sound layout');
+  if (!Array.isArray(d.elided) || d.elided.length !== d.text.length || !d.elided.every((e) => typeof e === 'boolean')) invalid('a stored row has no sound layout');
+  const total = d.sort.length + d.counts.reduce((a, b) => a + b, 0);
+  if (!Array.isArray(values) || values.length !== total || !values.every(isScalar)) invalid('a stored row\'s values do not fit its layout');
+}
+
+export function createMemoryReadModel(options: MemoryReadModelOptions = {}): MemoryReadModel {
   const collections = new Map<string, Collection>();
   const checkpoints = new Map<string, Checkpoint>();
-  // Stored documents are its frozen copies, so unchanged parts of a document are shared between its versions.
-  const copier = new DocCopier((collection, id) => lookup(collection, id));
+  const layouts = new Layouts();
+  const kept = Math.max(0, options.parsedDocsKept ?? PARSED_DOCS_KEPT);
+  // Recently read documents, least recently used first; any other parsed document that is still in use somewhere
+  // is found through its row's weak reference, so a document keeps one identity while anyone holds it.
+  const recent = new Map<Row, Doc>();
+
+  const forget = (row: Row) => {
+    recent.delete(row);
+    row.weak = undefined;
+  };
+
+  const docOf = (c: Collection, row: Row): Doc => {
+    let doc = recent.get(row);
+    if (doc !== undefined) {
+      recent.delete(row);
+      recent.set(row, doc);
+      return doc;
+    }
+    doc = row.weak?.deref();
+    if (doc === undefined) {
+      const parsed = JSON.parse(c.json(row)) as Record<string, unknown>;
+      const { textNames, elided, anyElided } = row.layout;
+      if (anyElided) for (let i = 0; i < textNames.length; i++) if (elided[i]) parsed[textNames[i]!] = c.textAt(row, i);
+      deepFreeze(parsed);
+      doc = parsed as Doc;
+      row.weak = new WeakRef(doc);
+    }
+    if (kept > 0) {
+      if (recent.size >= kept) recent.delete(recent.keys().next().value!);
+      recent.set(row, doc);
+    }
+    return doc;
+  };
 
   const lookup = (collection: string, id: DocId): Doc | null => {
     if (!isScalar(id)) return null;
-    return collections.get(collection)?.rows.get(norm(id))?.doc ?? null;
+    const c = collections.get(collection);
+    const row = c?.rows.get(norm(id));
+    return row === undefined ? null : docOf(c!, row);
+  };
+
+  const drop = (collection: string) => {
+    const c = collections.get(collection);
+    if (c === undefined) return;
+    for (const row of c.rows.values()) forget(row);
+    collections.delete(collection);
   };
 
   return {
@@ -1361,20 +1771,20 @@ export function createMemoryReadModel(): MemoryReadModel {
       if (c === undefined) return { items: [], total: 0 };
       c.indexAll();
       const { rows, total } = new Query(c).run(plan);
-      return { items: rows.map((r) => r.doc), total };
+      return { items: rows.map((r) => docOf(c, r)), total };
     },
 
     async commit(commit) {
-      // Everything that can fail happens in prepareCommit; applying below cannot throw, so it is all or nothing.
-      const prepared = prepareCommit(commit, copier);
+      // Everything that can fail happens in prepareStoredCommit; applying below cannot throw, so it is all or nothing.
+      const prepared = prepareStoredCommit(commit, (d) => layouts.of(d));
       for (const write of prepared.writes) {
         let c = collections.get(write.collection);
-        if (write.doc === null) {
-          c?.delete(write.id);
+        if (write.json === null) {
+          c?.delete(write.id, forget);
           continue;
         }
         if (c === undefined) collections.set(write.collection, (c = new Collection()));
-        c.put(write.id, write.doc, write.entry);
+        c.put(write, forget);
       }
       checkpoints.set(prepared.name, prepared.checkpoint);
     },
@@ -1386,7 +1796,7 @@ export function createMemoryReadModel(): MemoryReadModel {
 
     async reset(name, names) {
       checkpoints.delete(name);
-      for (const collection of names) collections.delete(collection);
+      for (const collection of names) drop(collection);
     },
 
     beginBulkLoad(names) {
@@ -1405,28 +1815,35 @@ export function createMemoryReadModel(): MemoryReadModel {
     async close() {},
 
     dump() {
-      function* rows(): Iterable<SnapshotRow> {
+      function* rows(): Iterable<StoredRow> {
         for (const [collection, c] of collections) {
           for (const row of c.rows.values()) {
-            yield { collection, id: row.id, doc: row.doc };
+            const { doc, text, looseText } = c.bytesOf(row);
+            yield { collection, id: row.id, layout: definitionOf(row.layout), values: row.values, doc, text, looseText };
           }
         }
       }
       return { checkpoints: [...checkpoints].map(([name, cp]) => [name, { ...cp }]), rows: rows() };
     },
 
-    load(loadedCheckpoints, rows, index) {
+    load(loadedCheckpoints, rows) {
       if (collections.size > 0 || checkpoints.size > 0) throw new Error('read model: a snapshot loads into an empty read model only');
       try {
         for (const row of rows) {
-          if (!isScalar(row.id) || !isRecord(row.doc) || row.doc.id !== row.id) invalid('a snapshot row needs a scalar id and its document');
+          if (typeof row.collection !== 'string' || row.collection === '' || !isScalar(row.id)) invalid('a stored row needs a collection and a scalar id');
+          checkDefinition(row.layout, row.values);
+          const { doc, text, looseText } = row;
+          // The stored JSON of an object; its text record at least as long as its header.
+          if (!(doc instanceof Uint8Array) || doc.length < 2 || doc[0] !== 0x7b || doc[doc.length - 1] !== 0x7d) invalid('a stored row has no document');
+          if (text !== null && (!(text instanceof Uint8Array) || text.length < 4 * row.layout.text.length)) invalid('a stored row\'s text is cut short');
+          if (looseText !== null && (!Array.isArray(looseText) || !looseText.every((t) => typeof t === 'string'))) invalid('a stored row\'s text is not sound');
           let c = collections.get(row.collection);
           if (c === undefined) {
             collections.set(row.collection, (c = new Collection()));
             c.deferred = true;
           }
-          const doc = copier.adopt(row.doc) as Doc;
-          c.put(norm(row.id), doc, prepareEntry(index(doc, row.collection)));
+          const values = row.values.map(norm);
+          c.putStored(norm(row.id), layouts.of(row.layout), values.length === 0 ? NO_VALUES : values, doc, text, looseText);
         }
         for (const c of collections.values()) c.indexAll();
       } catch (error) {

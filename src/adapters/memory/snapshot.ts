@@ -10,18 +10,26 @@
  * A snapshot older than the log (a crash skipped the write) is still a true state of the log's beginning: the
  * projector carries on from its checkpoints.
  *
- * Format, one JSON value per line: a header, then one document per line `[collection, id, doc]`, then
- * `{"end": rows}`. Index entries are not kept: loading computes them with the projections' own `index`, as a
- * commit does.
+ * Format (version 2): a header line of JSON, then binary frames, each `[u32 meta length][u32 doc length][u32 text
+ * length]` (little-endian) followed by the meta (JSON) and the bytes. A frame's meta is a row
+ * `[collection number, id, layout number, values, loose text or null]` followed by the row's stored document JSON and
+ * text record exactly as the read model keeps them (src/adapters/memory/readModel.ts, Row), or it names the next
+ * collection number (`{"collection": name}`) or layout number (`{"layout": definition}`) before their first row,
+ * or ends the file (`{"end": rows}`). Loading copies the bytes into the read model's arenas: no document is parsed.
+ * Index entries are kept as they were computed (a projection that changes its `index` changes its version, so its
+ * rows are left out and rebuilt). A file of another format or version is refused, and the log replayed.
  */
 import fs from 'node:fs';
 import type { Checkpoint } from '../../ports/readModel';
 import type { EventStore } from '../../ports/eventStore';
 import type { Projection } from '../../projection/projection';
-import type { MemoryReadModel, SnapshotRow } from './readModel';
+import type { LayoutDefinition, MemoryReadModel, StoredRow } from './readModel';
 
 const FORMAT = 'palimpsest-read-model-snapshot';
-const FORMAT_VERSION = 1;
+const FORMAT_VERSION = 2;
+/** Bytes gathered before each write to the file, and read from it at a time. */
+const BLOCK = 16 * 2 ** 20;
+const FRAME_HEADER = 12;
 
 interface Header {
   format: typeof FORMAT;
@@ -33,7 +41,55 @@ interface Header {
   checkpoints: [string, Checkpoint][];
 }
 
-type Line = [string, SnapshotRow['id'], SnapshotRow['doc']];
+type RowMeta = [number, StoredRow['id'], number, StoredRow['values'], string[] | null];
+
+/** Gathers frames in a block and writes it to the file when full. */
+class FrameWriter {
+  private block = Buffer.allocUnsafe(BLOCK);
+  private used = 0;
+
+  constructor(private readonly fd: number) {}
+
+  frame(meta: unknown, doc?: Uint8Array, text?: Uint8Array | null): void {
+    const json = JSON.stringify(meta);
+    const metaLength = Buffer.byteLength(json, 'utf8');
+    const docLength = doc?.length ?? 0;
+    const textLength = text?.length ?? 0;
+    const size = FRAME_HEADER + metaLength + docLength + textLength;
+    if (this.used + size > this.block.length) {
+      this.flush();
+      if (size > this.block.length) this.block = Buffer.allocUnsafe(size);
+    }
+    const b = this.block;
+    let at = this.used;
+    b.writeUInt32LE(metaLength, at);
+    b.writeUInt32LE(docLength, at + 4);
+    b.writeUInt32LE(textLength, at + 8);
+    at += FRAME_HEADER;
+    at += b.write(json, at, metaLength, 'utf8');
+    if (doc) b.set(doc, at);
+    at += docLength;
+    if (text) b.set(text, at);
+    at += textLength;
+    this.used = at;
+  }
+
+  raw(bytes: Buffer): void {
+    if (this.used + bytes.length > this.block.length) this.flush();
+    if (bytes.length > this.block.length) {
+      fs.writeSync(this.fd, bytes);
+      return;
+    }
+    bytes.copy(this.block, this.used);
+    this.used += bytes.length;
+  }
+
+  flush(): void {
+    let at = 0;
+    while (at < this.used) at += fs.writeSync(this.fd, this.block, at, this.used - at);
+    this.used = 0;
+  }
+}
 
 /** Writes the snapshot; false (and nothing written) when the read model holds no checkpoint yet. */
 export async function writeSnapshot(file: string, readModel: MemoryReadModel, store: EventStore, projections: readonly Projection[]): Promise<boolean> {
@@ -53,23 +109,29 @@ export async function writeSnapshot(file: string, readModel: MemoryReadModel, st
   const temporary = `${file}.${process.pid}.tmp`;
   const fd = fs.openSync(temporary, 'w', 0o600);
   try {
-    let chunk: string[] = [JSON.stringify(header)];
-    let size = 0;
+    const out = new FrameWriter(fd);
+    out.raw(Buffer.from(`${JSON.stringify(header)}\n`, 'utf8'));
+    const collectionNumbers = new Map<string, number>();
+    const layoutNumbers = new Map<string, number>();
     let count = 0;
     for (const row of rows) {
-      const line: Line = [row.collection, row.id, row.doc];
-      const json = JSON.stringify(line);
-      chunk.push(json);
-      size += json.length;
-      count++;
-      if (size > 8 * 2 ** 20) {
-        fs.writeSync(fd, `${chunk.join('\n')}\n`);
-        chunk = [];
-        size = 0;
+      let c = collectionNumbers.get(row.collection);
+      if (c === undefined) {
+        collectionNumbers.set(row.collection, (c = collectionNumbers.size));
+        out.frame({ collection: row.collection });
       }
+      const layoutKey = JSON.stringify(row.layout);
+      let l = layoutNumbers.get(layoutKey);
+      if (l === undefined) {
+        layoutNumbers.set(layoutKey, (l = layoutNumbers.size));
+        out.frame({ layout: row.layout });
+      }
+      const meta: RowMeta = [c, row.id, l, row.values, row.looseText];
+      out.frame(meta, row.doc, row.text);
+      count++;
     }
-    chunk.push(JSON.stringify({ end: count }));
-    fs.writeSync(fd, `${chunk.join('\n')}\n`);
+    out.frame({ end: count });
+    out.flush();
     fs.fsyncSync(fd);
   } catch (error) {
     fs.closeSync(fd);
@@ -81,31 +143,74 @@ export async function writeSnapshot(file: string, readModel: MemoryReadModel, st
   return true;
 }
 
-/** Each line of the file, decoded, read in chunks (a whole snapshot can exceed the longest string V8 allows). */
-function* lines(file: string): Generator<string> {
-  const fd = fs.openSync(file, 'r');
-  try {
-    const buffer = Buffer.allocUnsafe(16 * 2 ** 20);
-    let carry: Buffer = Buffer.alloc(0);
-    for (;;) {
-      const read = fs.readSync(fd, buffer, 0, buffer.length, null);
-      if (read === 0) break;
-      const data = carry.length > 0 ? Buffer.concat([carry, buffer.subarray(0, read)]) : buffer.subarray(0, read);
-      let start = 0;
-      for (let newline = data.indexOf(10, start); newline >= 0; newline = data.indexOf(10, start)) {
-        yield data.toString('utf8', start, newline);
-        start = newline + 1;
+/** Why a snapshot is refused; thrown from inside the row stream so the read model's load undoes itself. */
+class Refused extends Error {}
+
+/** Reads the file in blocks, handing out byte ranges that stay valid until the next read. */
+class BlockReader {
+  private buffer = Buffer.allocUnsafe(BLOCK);
+  private start = 0;
+  private end = 0;
+  private eof = false;
+
+  constructor(private readonly fd: number) {}
+
+  /** Makes `n` bytes available from the current position; false at the end of the file before that. */
+  private fill(n: number): boolean {
+    while (this.end - this.start < n) {
+      if (this.eof) return false;
+      if (this.start > 0) {
+        this.buffer.copy(this.buffer, 0, this.start, this.end);
+        this.end -= this.start;
+        this.start = 0;
       }
-      carry = Buffer.from(data.subarray(start));
+      if (n > this.buffer.length) {
+        const larger = Buffer.allocUnsafe(Math.max(n, 2 * this.buffer.length));
+        this.buffer.copy(larger, 0, 0, this.end);
+        this.buffer = larger;
+      }
+      const read = fs.readSync(this.fd, this.buffer, this.end, this.buffer.length - this.end, null);
+      if (read === 0) this.eof = true;
+      this.end += read;
     }
-    if (carry.length > 0) yield carry.toString('utf8');
-  } finally {
-    fs.closeSync(fd);
+    return true;
+  }
+
+  /** The first line (without its newline), or null when there is none within a block. */
+  line(): string | null {
+    this.fill(1);
+    for (;;) {
+      const newline = this.buffer.indexOf(10, this.start);
+      if (newline >= 0 && newline < this.end) {
+        const text = this.buffer.toString('utf8', this.start, newline);
+        this.start = newline + 1;
+        return text;
+      }
+      if (this.end - this.start >= BLOCK || !this.fill(this.end - this.start + 1)) return null;
+    }
+  }
+
+  /** The next frame, or null at the end of the file; throws Refused when the file ends inside one. */
+  frame(): { meta: unknown; doc: Buffer; text: Buffer } | null {
+    if (!this.fill(1)) return null;
+    if (!this.fill(FRAME_HEADER)) throw new Refused('truncated');
+    const b = this.buffer;
+    const metaLength = b.readUInt32LE(this.start);
+    const docLength = b.readUInt32LE(this.start + 4);
+    const textLength = b.readUInt32LE(this.start + 8);
+    if (!this.fill(FRAME_HEADER + metaLength + docLength + textLength)) throw new Refused('truncated');
+    let at = this.start + FRAME_HEADER;
+    const meta: unknown = JSON.parse(this.buffer.toString('utf8', at, at + metaLength));
+    at += metaLength;
+    const doc = this.buffer.subarray(at, at + docLength);
+    at += docLength;
+    const text = this.buffer.subarray(at, at + textLength);
+    this.start = at + textLength;
+    return { meta, doc, text };
   }
 }
 
-/** Why a snapshot is refused; thrown from inside the row stream so the read model's load undoes itself. */
-class Refused extends Error {}
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Loads the snapshot into the (empty) read model if it is whole and matches the log; returns what happened, for
@@ -119,13 +224,14 @@ export async function loadSnapshot(
   projections: readonly Projection[],
 ): Promise<{ loaded: true; position: number; rows: number; rebuilt: string[] } | { loaded: false; reason: string }> {
   if (!fs.existsSync(file)) return { loaded: false, reason: 'no snapshot' };
-  const reading = lines(file);
+  const fd = fs.openSync(file, 'r');
   try {
+    const reading = new BlockReader(fd);
     let header: Header;
     try {
-      const first = reading.next();
-      if (first.done) return { loaded: false, reason: 'empty' };
-      header = JSON.parse(first.value) as Header;
+      const first = reading.line();
+      if (first === null) return { loaded: false, reason: 'empty' };
+      header = JSON.parse(first) as Header;
     } catch (error) {
       return { loaded: false, reason: `unreadable (${error instanceof Error ? error.message : String(error)})` };
     }
@@ -149,42 +255,44 @@ export async function loadSnapshot(
     // Projections whose version changed (or that are new) start from nothing: the projector rebuilds them.
     const kept = new Set<string>();
     const rebuilt: string[] = [];
-    const owners = new Map<string, Projection>();
+    const owned = new Set<string>();
     for (const projection of projections) {
       const then = header.projections[projection.name];
       if (then && then.version === projection.version && Array.isArray(then.collections) && then.collections.join('\u0000') === projection.collections.join('\u0000')) {
         kept.add(projection.name);
-        for (const collection of projection.collections) owners.set(collection, projection);
+        for (const collection of projection.collections) owned.add(collection);
       } else rebuilt.push(projection.name);
     }
     let count = 0;
-    function* rows(): Generator<SnapshotRow> {
-      let ended = false;
-      for (const text of reading) {
-        if (ended) throw new Refused('data after the end line');
-        const value: unknown = JSON.parse(text);
-        if (!Array.isArray(value)) {
-          if ((value as { end?: unknown } | null)?.end !== count) throw new Refused('the row count does not match');
-          ended = true;
-          continue;
-        }
-        count++;
-        const [collection, id, doc] = value as Line;
-        if (owners.has(collection)) yield { collection, id, doc };
+    function* rows(): Generator<StoredRow> {
+      const collections: string[] = [];
+      const layouts: LayoutDefinition[] = [];
+      for (let frame = reading.frame(); frame !== null; frame = reading.frame()) {
+        const { meta } = frame;
+        if (Array.isArray(meta)) {
+          const [c, id, l, values, looseText] = meta as RowMeta;
+          const collection = collections[c];
+          const layout = layouts[l];
+          if (collection === undefined || layout === undefined) throw new Refused('a row names an unknown collection or layout');
+          count++;
+          if (owned.has(collection)) yield { collection, id, layout, values, doc: frame.doc, text: frame.text.length > 0 ? frame.text : null, looseText };
+        } else if (isRecord(meta) && typeof meta.collection === 'string') collections.push(meta.collection);
+        else if (isRecord(meta) && isRecord(meta.layout)) layouts.push(meta.layout as unknown as LayoutDefinition);
+        else if (isRecord(meta) && 'end' in meta) {
+          if (meta.end !== count) throw new Refused('the row count does not match');
+          if (reading.frame() !== null) throw new Refused('data after the end');
+          return;
+        } else throw new Refused('a frame is not sound');
       }
-      if (!ended) throw new Refused('truncated');
+      throw new Refused('truncated');
     }
     try {
-      readModel.load(
-        checkpoints.filter(([name]) => kept.has(name)),
-        rows(),
-        (doc, collection) => owners.get(collection)!.index?.(doc, collection),
-      );
+      readModel.load(checkpoints.filter(([name]) => kept.has(name)), rows());
     } catch (error) {
       return { loaded: false, reason: error instanceof Refused ? error.message : `unreadable (${error instanceof Error ? error.message : String(error)})` };
     }
     return { loaded: true, position, rows: count, rebuilt };
   } finally {
-    reading.return(undefined);
+    fs.closeSync(fd);
   }
 }

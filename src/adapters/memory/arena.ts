@@ -1,0 +1,215 @@
+/**
+ * Bytes kept off the V8 heap for the memory read model (documents' JSON, text columns): records appended to
+ * large chunks (Buffers of CHUNK_BYTES), each known by a location number (chunk * SPAN + offset, a small integer
+ * for the first 128 chunks) and its length. A Buffer per record would cost a JS object each and keep 8 KB pool
+ * slabs alive; a chunk costs one object per CHUNK_BYTES.
+ *
+ * Records are never changed in place. Replacing or deleting one frees its bytes; a chunk (other than the one being
+ * filled) whose live bytes fall under half its used bytes is compacted: its live records move to the end of the
+ * arena, their owners are told their new location, and the chunk is released. Each chunk lists its records (start
+ * and owner) in the order they were appended, so a scan can map a position back to its record and owner; a
+ * record is live while its owner still points at it (`isLive`).
+ */
+export const CHUNK_BYTES = 8 * 2 ** 20;
+const FIRST_CHUNK_BYTES = 64 * 2 ** 10;
+const SPAN = 2 ** 24;
+
+export interface ArenaOwners<O> {
+  /** Whether `owner` still keeps its record at `location`. */
+  isLive(owner: O, location: number): boolean;
+  /** A live record of `owner` moved (compaction). */
+  moved(owner: O, from: number, to: number): void;
+}
+
+interface Chunk<O> {
+  bytes: Buffer;
+  used: number;
+  live: number;
+  /** Record starts, ascending, and their owners, in append order (dead ones included until compaction). */
+  starts: number[];
+  lengths: number[];
+  owners: O[];
+}
+
+export class Arena<O> {
+  private chunks: (Chunk<O> | undefined)[] = [];
+  private free: number[] = [];
+  private current = -1;
+  /** Chunks made so far (each new one is larger, up to CHUNK_BYTES). */
+  private made = 0;
+
+  constructor(private readonly owners: ArenaOwners<O>) {}
+
+  /** Bytes held in chunks (allocated, live or not). */
+  get allocatedBytes(): number {
+    let n = 0;
+    for (const c of this.chunks) if (c) n += c.bytes.length;
+    return n;
+  }
+
+  /**
+   * Room for `length` bytes for `owner`: the chunk's Buffer and the offset to write them at, and the location.
+   * The caller writes exactly `length` bytes there before anything else touches the arena.
+   */
+  reserve(length: number, owner: O): { bytes: Buffer; offset: number; location: number } {
+    let index = this.current;
+    let chunk = index >= 0 ? this.chunks[index] : undefined;
+    if (chunk === undefined || chunk.used + length > chunk.bytes.length) {
+      // A record larger than a chunk gets a chunk of its own (its offset is 0, so its location stays exact).
+      // Chunks grow from FIRST_CHUNK_BYTES (a small collection stays small) to CHUNK_BYTES; a record larger than
+      // that gets a chunk of its own (its offset is 0, so its location stays exact).
+      const size = Math.min(CHUNK_BYTES, FIRST_CHUNK_BYTES * 2 ** this.made);
+      index = this.newChunk(Math.max(size, length));
+      chunk = this.chunks[index]!;
+      if (length <= size) this.current = index;
+    }
+    const offset = chunk.used;
+    chunk.used += length;
+    chunk.live += length;
+    chunk.starts.push(offset);
+    chunk.lengths.push(length);
+    chunk.owners.push(owner);
+    return { bytes: chunk.bytes, offset, location: index * SPAN + offset };
+  }
+
+  /** Appends a string as UTF-8 (its byte length given) and returns its location. */
+  writeString(text: string, byteLength: number, owner: O): number {
+    const { bytes, offset, location } = this.reserve(byteLength, owner);
+    if (byteLength > 0) bytes.write(text, offset, byteLength, 'utf8');
+    return location;
+  }
+
+  /** Appends a copy of `source` and returns its location. */
+  writeBytes(source: Uint8Array, owner: O): number {
+    const { bytes, offset, location } = this.reserve(source.length, owner);
+    bytes.set(source, offset);
+    return location;
+  }
+
+  /** The chunk's Buffer and the offset of a record. */
+  at(location: number): { bytes: Buffer; offset: number } {
+    const chunk = this.chunks[Math.floor(location / SPAN)]!;
+    return { bytes: chunk.bytes, offset: location % SPAN };
+  }
+
+  bytesOf(location: number): Buffer {
+    return this.chunks[Math.floor(location / SPAN)]!.bytes;
+  }
+
+  static offsetOf(location: number): number {
+    return location % SPAN;
+  }
+
+  readString(location: number, length: number): string {
+    const offset = location % SPAN;
+    return this.chunks[Math.floor(location / SPAN)]!.bytes.toString('utf8', offset, offset + length);
+  }
+
+  /** A view of a record's bytes (valid until the arena next changes). */
+  view(location: number, length: number): Buffer {
+    const offset = location % SPAN;
+    return this.chunks[Math.floor(location / SPAN)]!.bytes.subarray(offset, offset + length);
+  }
+
+  /** Frees a record; compacts its chunk when less than half of it is live. */
+  release(location: number, length: number): void {
+    const index = Math.floor(location / SPAN);
+    const chunk = this.chunks[index];
+    if (chunk === undefined) return;
+    chunk.live -= length;
+    if (index === this.current) {
+      if (chunk.live === 0) this.reset(chunk);
+      return;
+    }
+    if (chunk.live === 0) this.drop(index);
+    else if (chunk.live * 2 < chunk.used) this.compact(index);
+  }
+
+  /** Forgets every record. */
+  clear(): void {
+    this.chunks = [];
+    this.free = [];
+    this.current = -1;
+    this.made = 0;
+  }
+
+  /**
+   * Each live record's chunk bytes, start and owner, chunk by chunk in append order. `visit` must not change the
+   * arena.
+   */
+  *records(): Generator<{ bytes: Buffer; start: number; length: number; owner: O; location: number }> {
+    for (let index = 0; index < this.chunks.length; index++) {
+      const chunk = this.chunks[index];
+      if (chunk === undefined) continue;
+      const { starts, lengths, owners } = chunk;
+      for (let i = 0; i < starts.length; i++) {
+        const location = index * SPAN + starts[i]!;
+        if (this.owners.isLive(owners[i]!, location)) yield { bytes: chunk.bytes, start: starts[i]!, length: lengths[i]!, owner: owners[i]!, location };
+      }
+    }
+  }
+
+  /** Chunks with their used length and a finder of the live record holding a byte position, for scans. */
+  *chunksForScan(): Generator<{ bytes: Buffer; used: number; recordAt(position: number): { start: number; length: number; owner: O } | null }> {
+    for (let index = 0; index < this.chunks.length; index++) {
+      const chunk = this.chunks[index];
+      if (chunk === undefined || chunk.live === 0) continue;
+      const { starts, lengths, owners } = chunk;
+      const owners_ = this.owners;
+      yield {
+        bytes: chunk.bytes,
+        used: chunk.used,
+        recordAt(position) {
+          let lo = 0;
+          let hi = starts.length - 1;
+          while (lo < hi) {
+            const mid = (lo + hi + 1) >> 1;
+            if (starts[mid]! <= position) lo = mid;
+            else hi = mid - 1;
+          }
+          const start = starts[lo]!;
+          if (start > position || position >= start + lengths[lo]!) return null;
+          if (!owners_.isLive(owners[lo]!, index * SPAN + start)) return null;
+          return { start, length: lengths[lo]!, owner: owners[lo]! };
+        },
+      };
+    }
+  }
+
+  private newChunk(size: number): number {
+    const chunk: Chunk<O> = { bytes: Buffer.allocUnsafeSlow(size), used: 0, live: 0, starts: [], lengths: [], owners: [] };
+    this.made = Math.min(this.made + 1, 16);
+    const index = this.free.pop() ?? this.chunks.length;
+    this.chunks[index] = chunk;
+    return index;
+  }
+
+  private reset(chunk: Chunk<O>): void {
+    chunk.used = 0;
+    chunk.live = 0;
+    chunk.starts = [];
+    chunk.lengths = [];
+    chunk.owners = [];
+  }
+
+  private drop(index: number): void {
+    this.chunks[index] = undefined;
+    this.free.push(index);
+  }
+
+  /** Moves a chunk's live records to the end of the arena and releases it. */
+  private compact(index: number): void {
+    const chunk = this.chunks[index]!;
+    this.chunks[index] = undefined;
+    const { starts, lengths, owners } = chunk;
+    for (let i = 0; i < starts.length; i++) {
+      const from = index * SPAN + starts[i]!;
+      const owner = owners[i]!;
+      if (!this.owners.isLive(owner, from)) continue;
+      const to = this.reserve(lengths[i]!, owner);
+      chunk.bytes.copy(to.bytes, to.offset, starts[i]!, starts[i]! + lengths[i]!);
+      this.owners.moved(owner, from, to.location);
+    }
+    this.free.push(index);
+  }
+}
