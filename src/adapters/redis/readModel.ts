@@ -464,6 +464,49 @@ local function member(prefix, suffix, h, present)
   if not m then m = {}; byPrefix[suffix] = m end
   m[h] = present
 end
+-- Hash and sorted-set writes are buffered as well, per key (hash field → value, or false to delete it; zset member →
+-- present), and sent at the end as one variadic HDEL, HSET, ZREM and ZADD per key: per document there are a dozen
+-- of each, and one call per key per batch costs far less than one per document. Reads of hashes go through hget,
+-- which sees the buffer, so a document written twice in one call reads its own first write.
+local hashes, zsets = {}, {}
+local function hset(key, field, value)
+  local t = hashes[key]
+  if not t then t = {}; hashes[key] = t end
+  t[field] = value
+end
+local function hdel(key, field) hset(key, field, false) end
+local function hget(key, field)
+  local t = hashes[key]
+  if t then
+    local v = t[field]
+    if v ~= nil then return v end
+  end
+  return redis.call('HGET', key, field)
+end
+local function zset(key, m, present)
+  local t = zsets[key]
+  if not t then t = {}; zsets[key] = t end
+  t[m] = present
+end
+local function flushWrites()
+  for key, t in pairs(hashes) do
+    local sets, dels = {}, {}
+    for f, v in pairs(t) do
+      if v then sets[#sets + 1] = f; sets[#sets + 1] = v else dels[#dels + 1] = f end
+    end
+    for i = 1, #dels, 4000 do redis.call('HDEL', key, unpack(dels, i, math.min(i + 3999, #dels))) end
+    for i = 1, #sets, 4000 do redis.call('HSET', key, unpack(sets, i, math.min(i + 3999, #sets))) end
+  end
+  for key, t in pairs(zsets) do
+    local adds, removes = {}, {}
+    for m, present in pairs(t) do
+      if present then adds[#adds + 1] = 0; adds[#adds + 1] = m else removes[#removes + 1] = m end
+    end
+    for i = 1, #removes, 4000 do redis.call('ZREM', key, unpack(removes, i, math.min(i + 3999, #removes))) end
+    for i = 1, #adds, 4000 do redis.call('ZADD', key, unpack(adds, i, math.min(i + 3999, #adds))) end
+  end
+end
+
 -- Posting prefixes (C:w:<column>:) → their vocabulary keys.
 local vocabularies = {}
 local function postingPrefix(C, col)
@@ -495,14 +538,14 @@ local function reindex(C, h, oid, old, new, texts, packs, skipSets)
   local oldS, newS = pairsToMap(old and old.s or {}), pairsToMap(new and new.s or {})
   for f, k in pairs(oldS) do
     if newS[f] ~= k then
-      redis.call('ZREM', C .. 'z:' .. f, k .. oid .. h)
-      if newS[f] == nil then redis.call('HDEL', C .. 'k:' .. f, h) end
+      zset(C .. 'z:' .. f, k .. oid .. h, false)
+      if newS[f] == nil then hdel(C .. 'k:' .. f, h) end
     end
   end
   for f, k in pairs(newS) do
     if oldS[f] ~= k then
-      redis.call('ZADD', C .. 'z:' .. f, 0, k .. oid .. h)
-      redis.call('HSET', C .. 'k:' .. f, h, k)
+      zset(C .. 'z:' .. f, k .. oid .. h, true)
+      hset(C .. 'k:' .. f, h, k)
     end
   end
   local oldT, newT = toSet(old and old.t or {}), toSet(new and new.t or {})
@@ -514,16 +557,16 @@ local function reindex(C, h, oid, old, new, texts, packs, skipSets)
   local oldX, newX = toSet(old and old.x or {}), toSet(new and new.x or {})
   for col in pairs(oldX) do
     if not newX[col] then
-      local text = redis.call('HGET', C .. 'x:' .. col, h) or ''
+      local text = hget(C .. 'x:' .. col, h) or ''
       local prefix = postingPrefix(C, col)
       for tok in pairs(tokensOf(text)) do member(prefix, tok, h, false) end
-      redis.call('HDEL', C .. 'x:' .. col, h)
+      hdel(C .. 'x:' .. col, h)
     end
   end
   for col in pairs(newX) do
     local text = texts[col]
     local prev = nil
-    if oldX[col] then prev = redis.call('HGET', C .. 'x:' .. col, h) or '' end
+    if oldX[col] then prev = hget(C .. 'x:' .. col, h) or '' end
     if prev ~= text then
       local prefix = postingPrefix(C, col)
       if skipSets then
@@ -536,7 +579,7 @@ local function reindex(C, h, oid, old, new, texts, packs, skipSets)
       else
         for tok in string.gmatch(packs[col], '[^ ]+') do member(prefix, tok, h, true) end
       end
-      redis.call('HSET', C .. 'x:' .. col, h, text)
+      hset(C .. 'x:' .. col, h, text)
     end
   end
 end
@@ -556,12 +599,12 @@ local function repartition(C, h, oid, old, new)
   local a, b = nest((old and old.p) or {}), nest((new and new.p) or {})
   for z, ms in pairs(a) do
     for m in pairs(ms) do
-      if not (b[z] and b[z][m]) then redis.call('ZREM', C .. 'q:' .. z, m .. oid .. h) end
+      if not (b[z] and b[z][m]) then zset(C .. 'q:' .. z, m .. oid .. h, false) end
     end
   end
   for z, ms in pairs(b) do
     for m in pairs(ms) do
-      if not (a[z] and a[z][m]) then redis.call('ZADD', C .. 'q:' .. z, 0, m .. oid .. h) end
+      if not (a[z] and a[z][m]) then zset(C .. 'q:' .. z, m .. oid .. h, true) end
     end
   end
 end
@@ -578,10 +621,10 @@ for _, section in ipairs(sections) do
   for _ = 1, section.writes do
     w = w + 1
     local C, oid, op = collectionKey(arg()), arg(), arg()
-    local h = redis.call('HGET', C .. 'i', oid)
+    local h = hget(C .. 'i', oid)
     fresh[w] = ''
     local old = nil
-    if h then old = cmsgpack.unpack(redis.call('HGET', C .. 'm', h)) end
+    if h then old = cmsgpack.unpack(hget(C .. 'm', h)) end
     if op == 'P' then
       local json = arg()
       local new, texts, packs = { s = {}, t = {}, x = {} }, {}, {}
@@ -601,30 +644,31 @@ for _, section in ipairs(sections) do
       if not h then
         h = tostring(redis.call('INCR', C .. 'seq'))
         if bulk then fresh[w] = h end
-        redis.call('HSET', C .. 'i', oid, h)
-        redis.call('HSET', C .. 'o', h, oid)
-        redis.call('ZADD', C .. 'z:id', 0, oid .. h)
+        hset(C .. 'i', oid, h)
+        hset(C .. 'o', h, oid)
+        zset(C .. 'z:id', oid .. h, true)
       end
       -- The collection's text is indexed by tokens (QUERY falls back to scanning the text where this is absent).
       if not marked[C] then
         marked[C] = true
         redis.call('SET', C .. 'tx', '1')
       end
-      redis.call('HSET', C .. 'd', oid, json)
+      hset(C .. 'd', oid, json)
       reindex(C, h, oid, old, new, texts, packs, fresh[w] ~= '')
       repartition(C, h, oid, old, new)
-      redis.call('HSET', C .. 'm', h, cmsgpack.pack(new))
+      hset(C .. 'm', h, cmsgpack.pack(new))
     elseif h then
       reindex(C, h, oid, old, nil, {}, {})
       repartition(C, h, oid, old, nil)
-      redis.call('HDEL', C .. 'd', oid)
-      redis.call('HDEL', C .. 'i', oid)
-      redis.call('HDEL', C .. 'o', h)
-      redis.call('HDEL', C .. 'm', h)
-      redis.call('ZREM', C .. 'z:id', oid .. h)
+      hdel(C .. 'd', oid)
+      hdel(C .. 'i', oid)
+      hdel(C .. 'o', h)
+      hdel(C .. 'm', h)
+      zset(C .. 'z:id', oid .. h, false)
     end
   end
 end
+flushWrites()
 flushMemberships()
 for _, section in ipairs(sections) do
   if section.checkpoint == '' then
