@@ -1576,112 +1576,198 @@ function isPlainRecord(value: Record<string, unknown>): boolean {
  * Validates a commit and serialises its documents, as `prepareCommit` does (the same checks, the same messages),
  * laying out each index entry against the interned layouts and choosing which text columns stand for a field.
  */
-function prepareStoredCommit(commit: Commit, layoutOf: (definition: LayoutDefinition) => Layout): { writes: StoredWrite[]; name: string; checkpoint: Checkpoint } {
+function prepareStoredCommit(commit: Commit, layouts: Layouts): { writes: StoredWrite[]; name: string; checkpoint: Checkpoint } {
   const { name, checkpoint } = checkCommit(commit);
   const writes = commit.writes.map((write, n): StoredWrite => {
     const { collection, id, doc } = checkWrite(write, n);
     if (doc === null) return { collection, id, json: null, jsonBytes: 0, layout: EMPTY_LAYOUT, values: NO_VALUES, texts: NO_NAMES, textBytes: [], loose: false };
-    const entry = prepareEntry(write.index);
     let plain = doc;
-    let json: string | undefined;
-    try {
-      if (!isPlainRecord(doc) || !isScalar(doc.id)) {
-        // toJSON, class instances, an id that is not a scalar as it is: what JSON makes of it is what is stored.
-        const copy: unknown = JSON.parse(JSON.stringify(doc) ?? 'null');
-        if (!isRecord(copy)) invalid(`write ${n}: doc does not serialise to a JSON object`);
-        plain = copy;
+    if (!isPlainRecord(doc) || !isScalar(doc.id)) {
+      // toJSON, class instances, an id that is not a scalar as it is: what JSON makes of it is what is stored.
+      let copy: unknown;
+      try {
+        const json = JSON.stringify(doc);
+        copy = typeof json === 'string' ? JSON.parse(json) : undefined;
+      } catch (error) {
+        invalid(`write ${n}: doc cannot be serialised (${(error as Error).message})`);
       }
-    } catch (error) {
-      if (error instanceof TypeError && error.message.startsWith('read model:')) throw error;
-      invalid(`write ${n}: doc cannot be serialised (${(error as Error).message})`);
+      if (!isRecord(copy)) invalid(`write ${n}: doc does not serialise to a JSON object`);
+      plain = copy;
     }
     if (norm(plain.id as Scalar) !== id) invalid(`write ${n}: doc.id ${JSON.stringify(plain.id)} is not the write's id ${JSON.stringify(id)}`);
+    const entry = layoutEntry(write.index);
     // Text columns as stored; a column holding exactly the document's field of the same name stands for it.
-    const textNames: string[] = [];
-    const texts: string[] = [];
-    const textBytes: number[] = [];
-    const elided: boolean[] = [];
+    const textNames = entry.text;
+    const k = textNames.length;
+    const texts: string[] = k === 0 ? NO_NAMES : new Array<string>(k);
+    const textBytes: number[] = new Array<number>(k);
+    const elided: boolean[] = new Array<boolean>(k);
     let loose = false;
     let placeholders: Record<string, unknown> | undefined;
-    for (const [column, value] of entry.text) {
+    for (let i = 0; i < k; i++) {
+      const column = textNames[i]!;
+      const value = entry.textValues[i]!;
       const ascii = ASCII.test(value);
       const stored = ascii ? value : value.toLowerCase();
       if (!ascii && LONE_SURROGATE.test(stored)) loose = true;
-      textNames.push(column);
-      texts.push(stored);
-      textBytes.push(ascii ? stored.length : Buffer.byteLength(stored, 'utf8'));
+      texts[i] = stored;
+      textBytes[i] = ascii ? stored.length : Buffer.byteLength(stored, 'utf8');
       const stands = stored === value && column !== '__proto__' && Object.hasOwn(plain, column) && plain[column] === value;
-      elided.push(stands);
-      if (stands) (placeholders ??= {})[column] = 0;
+      elided[i] = stands;
+      if (stands) {
+        placeholders ??= { ...plain };
+        placeholders[column] = 0;
+      }
     }
     if (loose) {
       // Kept as strings (Collection.looseText): nothing stands for a field.
       elided.fill(false);
       placeholders = undefined;
     }
+    let json: string | undefined;
     try {
-      json = JSON.stringify(placeholders === undefined ? plain : { ...plain, ...placeholders });
+      json = JSON.stringify(placeholders ?? plain);
     } catch (error) {
       invalid(`write ${n}: doc cannot be serialised (${(error as Error).message})`);
     }
-    const sortNames: string[] = [];
-    const values: Scalar[] = [];
-    for (const [field, value] of entry.sort) {
-      sortNames.push(field);
-      values.push(value);
-    }
-    const setNames: string[] = [];
-    const counts: number[] = [];
-    for (const [field, list] of entry.sets) {
-      setNames.push(field);
-      counts.push(list.length);
-      for (const v of list) values.push(v);
-    }
-    const layout = layoutOf({ sort: sortNames, sets: setNames, counts, text: textNames, elided, partitions: entry.partitions });
-    return { collection, id, json: json!, jsonBytes: Buffer.byteLength(json!, 'utf8'), layout, values: values.length === 0 ? NO_VALUES : values, texts, textBytes, loose };
+    const layout = layouts.of(entry.sort, entry.sets, entry.counts, textNames, elided, entry.partitions);
+    return { collection, id, json: json!, jsonBytes: Buffer.byteLength(json!, 'utf8'), layout, values: entry.values, texts, textBytes, loose };
   });
   return { writes, name, checkpoint };
+}
+
+/** An index entry as names and values: `prepareEntry`'s checks and messages, without maps. */
+function layoutEntry(index: unknown): { sort: string[]; sets: string[]; counts: number[]; text: string[]; textValues: string[]; partitions: string[]; values: Scalar[] } {
+  const sort: string[] = [];
+  const sets: string[] = [];
+  const counts: number[] = [];
+  const text: string[] = [];
+  const textValues: string[] = [];
+  const partitions: string[] = [];
+  const values: Scalar[] = [];
+  if (index === undefined || index === null) return { sort, sets, counts, text, textValues, partitions, values: NO_VALUES };
+  if (!isRecord(index)) invalid('index entry must be an object');
+  const record = (value: unknown, what: string): Record<string, unknown> | undefined => {
+    if (value === undefined || value === null) return undefined;
+    if (!isRecord(value)) invalid(`index ${what} must be an object`);
+    return value;
+  };
+  const sortRecord = record(index.sort, 'sort');
+  const setRecord = record(index.sets, 'sets');
+  const textRecord = record(index.text, 'text');
+  // undefined / null mean absent, as JSON would have it.
+  if (sortRecord) {
+    for (const field in sortRecord) {
+      if (!Object.hasOwn(sortRecord, field)) continue;
+      const value = sortRecord[field];
+      if (value === undefined || value === null) continue;
+      if (field === 'id') invalid('`id` is implicitly a sort key and must not be declared');
+      if (!isScalar(value)) invalid(`sort key ${JSON.stringify(field)} must be a finite number or a string`);
+      sort.push(field);
+      values.push(norm(value));
+    }
+  }
+  if (setRecord) {
+    for (const field in setRecord) {
+      if (!Object.hasOwn(setRecord, field)) continue;
+      const value = setRecord[field];
+      if (value === undefined || value === null) continue;
+      if (field === 'id') invalid('`id` is implicitly a set field and must not be declared');
+      const start = values.length;
+      const list = Array.isArray(value) ? (value as unknown[]) : [value];
+      for (const v of list) {
+        if (!isScalar(v)) invalid(`set field ${JSON.stringify(field)} holds a value that is not a finite number or a string`);
+        const x = norm(v);
+        let seen = false;
+        for (let j = start; j < values.length; j++) if (values[j] === x) seen = true;
+        if (!seen) values.push(x);
+      }
+      sets.push(field);
+      counts.push(values.length - start);
+    }
+  }
+  if (textRecord) {
+    for (const column in textRecord) {
+      if (!Object.hasOwn(textRecord, column)) continue;
+      const value = textRecord[column];
+      if (value === undefined || value === null) continue;
+      if (typeof value !== 'string') invalid(`text column ${JSON.stringify(column)} must be a string`);
+      text.push(column);
+      textValues.push(value);
+    }
+  }
+  if (index.partitions !== undefined && index.partitions !== null) {
+    if (!Array.isArray(index.partitions)) invalid('index partitions must be a list of set field names');
+    for (const field of index.partitions as unknown[]) {
+      if (typeof field !== 'string') invalid('index partitions must be a list of set field names');
+      if (field === 'id') invalid('`id` cannot be a partition field');
+      if (!partitions.includes(field)) partitions.push(field);
+    }
+  }
+  // Exactly sized: a row keeps its values for as long as it lives.
+  return { sort, sets, counts, text, textValues, partitions, values: values.length === 0 ? NO_VALUES : values.slice() };
 }
 
 /** Interns layouts: every row declaring the same names (and as many values per set field) shares one. */
 class Layouts {
   private readonly byKey = new Map<string, Layout>();
+  /** The layouts used last: consecutive writes mostly repeat one of a few, found without building a key. */
+  private readonly recent: Layout[] = [];
 
-  of(d: LayoutDefinition): Layout {
+  of(sort: readonly string[], sets: readonly string[], counts: readonly number[], text: readonly string[], elided: readonly boolean[], partitions: readonly string[]): Layout {
+    for (const layout of this.recent) if (sameLayout(layout, sort, sets, counts, text, elided, partitions)) return layout;
     let key = '';
     // Length-prefixed names: no name can be mistaken for a separator.
-    for (const name of d.sort) key += `${name.length}:${name}`;
+    for (const name of sort) key += `${name.length}:${name}`;
     key += '|';
-    for (let i = 0; i < d.sets.length; i++) key += `${d.sets[i]!.length}:${d.sets[i]}=${d.counts[i]}`;
+    for (let i = 0; i < sets.length; i++) key += `${sets[i]!.length}:${sets[i]}=${counts[i]}`;
     key += '|';
-    for (let i = 0; i < d.text.length; i++) key += `${d.text[i]!.length}:${d.text[i]}${d.elided[i] ? '+' : '-'}`;
+    for (let i = 0; i < text.length; i++) key += `${text[i]!.length}:${text[i]}${elided[i] ? '+' : '-'}`;
     key += '|';
-    for (const name of d.partitions) key += `${name.length}:${name}`;
+    for (const name of partitions) key += `${name.length}:${name}`;
     let layout = this.byKey.get(key);
     if (layout === undefined) {
       const setStarts: number[] = [];
       const setEnds: number[] = [];
-      let at = d.sort.length;
-      for (const count of d.counts) {
+      let at = sort.length;
+      for (const count of counts) {
         setStarts.push(at);
         at += count;
         setEnds.push(at);
       }
       layout = {
         key,
-        sortNames: [...d.sort],
-        setNames: [...d.sets],
+        sortNames: [...sort],
+        setNames: [...sets],
         setStarts,
         setEnds,
-        textNames: [...d.text],
-        elided: [...d.elided],
-        anyElided: d.elided.includes(true),
-        partitions: [...d.partitions],
+        textNames: [...text],
+        elided: [...elided],
+        anyElided: elided.includes(true),
+        partitions: [...partitions],
       };
       this.byKey.set(key, layout);
     }
+    this.recent.unshift(layout);
+    if (this.recent.length > 8) this.recent.pop();
     return layout;
   }
+
+  ofDefinition(d: LayoutDefinition): Layout {
+    return this.of(d.sort, d.sets, d.counts, d.text, d.elided, d.partitions);
+  }
+}
+
+function sameNames(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function sameLayout(layout: Layout, sort: readonly string[], sets: readonly string[], counts: readonly number[], text: readonly string[], elided: readonly boolean[], partitions: readonly string[]): boolean {
+  if (!sameNames(layout.sortNames, sort) || !sameNames(layout.setNames, sets) || !sameNames(layout.textNames, text) || !sameNames(layout.elided, elided) || !sameNames(layout.partitions, partitions)) return false;
+  for (let i = 0; i < counts.length; i++) if (layout.setEnds[i]! - layout.setStarts[i]! !== counts[i]) return false;
+  return true;
 }
 
 function definitionOf(layout: Layout): LayoutDefinition {
@@ -1776,7 +1862,7 @@ export function createMemoryReadModel(options: MemoryReadModelOptions = {}): Mem
 
     async commit(commit) {
       // Everything that can fail happens in prepareStoredCommit; applying below cannot throw, so it is all or nothing.
-      const prepared = prepareStoredCommit(commit, (d) => layouts.of(d));
+      const prepared = prepareStoredCommit(commit, layouts);
       for (const write of prepared.writes) {
         let c = collections.get(write.collection);
         if (write.json === null) {
@@ -1843,7 +1929,7 @@ export function createMemoryReadModel(options: MemoryReadModelOptions = {}): Mem
             c.deferred = true;
           }
           const values = row.values.map(norm);
-          c.putStored(norm(row.id), layouts.of(row.layout), values.length === 0 ? NO_VALUES : values, doc, text, looseText);
+          c.putStored(norm(row.id), layouts.ofDefinition(row.layout), values.length === 0 ? NO_VALUES : values, doc, text, looseText);
         }
         for (const c of collections.values()) c.indexAll();
       } catch (error) {
