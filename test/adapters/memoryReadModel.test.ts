@@ -54,6 +54,55 @@ big('order indexes stay correct across chunk splits and deletes', async () => {
   }
 });
 
+big('sets kept as bits, partition orders made on first use, after status changes, deletes and re-used slots', async () => {
+  const rm = createMemoryReadModel();
+  const rows = new Map<number, RefRow>();
+  let seed = 321;
+  const rand = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+  const statuses = ['publish', 'publish', 'publish', 'draft', 'private'];
+  let position = 0;
+  const write = async (count: number, ids: () => number) => {
+    const writes: DocWrite[] = [];
+    for (let n = 0; n < count; n++) {
+      const id = ids();
+      if (rand(5) === 0) {
+        writes.push({ collection: 'posts', id, doc: null });
+        rows.delete(id);
+        continue;
+      }
+      const index = { sort: { date: rand(500), ...(rand(7) === 0 ? {} : { title: `t${rand(90)}` }) }, sets: { status: statuses[rand(statuses.length)]!, tags: [rand(4), rand(40)] }, partitions: ['status'] };
+      writes.push({ collection: 'posts', id, doc: { id }, index });
+      rows.set(id, { doc: { id }, index });
+    }
+    await rm.commit({ writes, checkpoint: { name: 'p', position: ++position, version: 1 } });
+  };
+  const check = async () => {
+    const plans: QueryPlan[] = [];
+    for (const direction of ['asc', 'desc'] as const) {
+      for (const status of ['publish', 'draft', 'private', 'gone']) {
+        plans.push({ filters: [{ kind: 'any', field: 'status', values: [status] }], order: { kind: 'field', field: 'date', direction }, offset: rand(300), limit: 20 });
+        plans.push({ filters: [{ kind: 'any', field: 'status', values: [status] }, { kind: 'range', field: 'title', gte: 't3' }], order: { kind: 'field', field: 'title', direction }, offset: rand(50), limit: 20 });
+      }
+      plans.push({ filters: [{ kind: 'all', field: 'tags', values: [1, 7] }, { kind: 'none', field: 'status', values: ['draft'] }], order: { kind: 'field', field: 'id', direction }, offset: 0, limit: null });
+      plans.push({ filters: [{ kind: 'any', field: 'tags', values: [0, 2, 13] }], order: { kind: 'field', field: 'date', direction }, offset: 100, limit: 50 });
+    }
+    for (const plan of plans) {
+      const expected = referenceQuery([...rows.values()], plan);
+      const got = await rm.query('posts', plan);
+      assert.equal(idsOf(got), idsOf(expected), JSON.stringify(plan));
+      assert.is(got.total, expected.total, JSON.stringify(plan));
+    }
+  };
+  let next = 0;
+  await write(3000, () => next++);
+  await check();
+  for (let round = 0; round < 6; round++) {
+    // Rewrites and deletes of existing rows, and new rows taking the slots deleted ones left.
+    await write(800, () => rand(next + 200));
+    await check();
+  }
+});
+
 big.run();
 
 

@@ -4,12 +4,13 @@
  * Indexes, per collection:
  * - `rows`: id → Row (the frozen document plus its normalised index entry). A Row object lives as long as its
  *   document, and is updated in place, so every index can hold Rows and a walk never looks anything up.
- * - `sets`: set field → value → Set<Row>.
+ * - `sets`: set field → value → its rows (one Row, a Set, or a bit per row slot for values many rows hold).
  * - `orders`: sort key → OrderIndex, a chunked sorted array of (key, row) ordered by (key, id); `byId` is the
  *   same for ids. Chunks keep inserts and deletes cheap (a splice of at most ~1k entries), lookups are binary
  *   searches, and a walk can start at a bound and go either way.
  * - `partitionOrders`: per partition field (IndexEntry.partitions) and value, the same order indexes over that
- *   value's rows only, so a one-value filter on such a field pages by rank (`byPartition`).
+ *   value's rows only, so a one-value filter on such a field pages by rank (`byPartition`); each is made at the
+ *   first plan that pages by it and kept up to date from then on.
  *
  * A query compiles its filters into nodes that can test a row, estimate the size of a candidate superset they
  * can list (set sizes, range counts), and sometimes count their matches exactly (one set's size, an
@@ -430,6 +431,8 @@ export interface Layout {
 
 /** One stored document. A Row lives as long as its document and is updated in place, so indexes hold Rows. */
 class Row {
+  /** Its place in the collection's slot table (RowBits); a deleted row's slot is given to a later one. */
+  slot = -1;
   layout: Layout = EMPTY_LAYOUT;
   /** Sort key values then set values (see Layout). */
   values: Scalar[] = NO_VALUES;
@@ -717,10 +720,81 @@ function valuesIn(view: PartitionView, field: string): Scalar[] {
   return i < 0 ? NO_VALUES : view.values.slice(setStarts[i], setEnds[i]);
 }
 
-/** A set index's members: a Set, or the one Row when only one row holds the value (a slug: one per post). */
-type Members = Set<Row> | Row;
+/** Rows as queries read a set index's members. */
+interface RowSet {
+  has(row: Row): boolean;
+  readonly size: number;
+  [Symbol.iterator](): Iterator<Row>;
+}
 
-function membersAsSet(members: Members | undefined): Set<Row> | undefined {
+/**
+ * The members of a large set (a status most rows share) as one bit per row slot (Row.slot): 100,000 rows cost
+ * 12.5 KB instead of a hash-set entry (some 24 bytes) each. Rows are those of one collection only.
+ */
+class RowBits implements RowSet {
+  private words: Uint32Array;
+  size = 0;
+
+  constructor(
+    private readonly slots: readonly (Row | undefined)[],
+    members: Iterable<Row>,
+  ) {
+    this.words = new Uint32Array(((slots.length + 31) >>> 5) + 1);
+    for (const row of members) this.add(row);
+  }
+
+  has(row: Row): boolean {
+    const word = row.slot >>> 5;
+    return word < this.words.length && (this.words[word]! & (1 << (row.slot & 31))) !== 0;
+  }
+
+  add(row: Row): void {
+    const word = row.slot >>> 5;
+    if (word >= this.words.length) {
+      const grown = new Uint32Array(Math.max(word + 1, this.words.length * 2));
+      grown.set(this.words);
+      this.words = grown;
+    }
+    const bit = 1 << (row.slot & 31);
+    if ((this.words[word]! & bit) === 0) {
+      this.words[word]! |= bit;
+      this.size++;
+    }
+  }
+
+  delete(row: Row): void {
+    const word = row.slot >>> 5;
+    const bit = 1 << (row.slot & 31);
+    if (word < this.words.length && (this.words[word]! & bit) !== 0) {
+      this.words[word]! &= ~bit;
+      this.size--;
+    }
+  }
+
+  *[Symbol.iterator](): Iterator<Row> {
+    const { words, slots } = this;
+    for (let w = 0; w < words.length; w++) {
+      let bits = words[w]!;
+      while (bits !== 0) {
+        const low = bits & -bits;
+        yield slots[(w << 5) + 31 - Math.clz32(low)]!;
+        bits ^= low;
+      }
+    }
+  }
+}
+
+/**
+ * A set index's members: the one Row when only one row holds the value (a slug: one per post), a Set for a few,
+ * RowBits for many (when a hash-set entry each would cost more than a bit for every row of the collection).
+ */
+type Members = Row | Set<Row> | RowBits;
+
+/** A Set of members becomes RowBits at this share of the collection's slots, and back below a quarter of it. */
+const BITS_SHARE = 1 / 128;
+const BITS_MIN = 64;
+
+function membersAsSet(members: Members | undefined): RowSet | undefined {
   return members === undefined ? undefined : members instanceof Row ? new Set([members]) : members;
 }
 
@@ -767,6 +841,9 @@ export interface LayoutDefinition {
 /** The collection's rows, their bytes and their indexes. */
 class Collection {
   readonly rows = new Map<Scalar, Row>();
+  /** Rows by slot (RowBits), with the slots deleted rows left free. */
+  readonly slots: (Row | undefined)[] = [];
+  private readonly freeSlots: number[] = [];
   readonly docs: Arena<Row> = new Arena<Row>({ isLive: (row, at) => row.doc === at, moved: (row, _from, to) => (row.doc = to) });
   readonly texts: Arena<Row> = new Arena<Row>({ isLive: (row, at) => row.text === at, moved: (row, _from, to) => (row.text = to) });
   /** Text columns of rows whose text UTF-8 cannot hold (see Row.text). */
@@ -793,7 +870,7 @@ class Collection {
     let row = this.rows.get(write.id);
     const fresh = row === undefined;
     if (row === undefined) {
-      row = new Row(write.id);
+      row = this.newRow(write.id);
       this.rows.set(write.id, row);
     } else forget(row);
     this.storeBytes(row, write);
@@ -803,7 +880,7 @@ class Collection {
   /** Puts a row loaded from a snapshot (bytes copied as they are); the collection is deferred. */
   putStored(id: Scalar, layout: Layout, values: Scalar[], doc: Uint8Array, text: Uint8Array | null, looseText: string[] | null): void {
     let row = this.rows.get(id);
-    if (row === undefined) this.rows.set(id, (row = new Row(id)));
+    if (row === undefined) this.rows.set(id, (row = this.newRow(id)));
     else this.freeBytes(row);
     row.doc = this.docs.writeBytes(doc, row);
     row.docLength = doc.length;
@@ -813,6 +890,13 @@ class Collection {
     } else if (looseText !== null) this.looseText.set(row, looseText);
     row.layout = layout;
     row.values = values;
+  }
+
+  private newRow(id: Scalar): Row {
+    const row = new Row(id);
+    row.slot = this.freeSlots.pop() ?? this.slots.length;
+    this.slots[row.slot] = row;
+    return row;
   }
 
   private storeBytes(row: Row, write: StoredWrite): void {
@@ -890,7 +974,12 @@ class Collection {
     forget(row);
     this.freeBytes(row);
     this.rows.delete(id);
-    if (this.deferred) return;
+    // Its slot is free once it has left every set (below, or never joined one while deferred).
+    const freeSlot = () => {
+      this.slots[row.slot] = undefined;
+      this.freeSlots.push(row.slot);
+    };
+    if (this.deferred) return freeSlot();
     this.repartition(row, { layout: row.layout, values: row.values }, { layout: EMPTY_LAYOUT, values: NO_VALUES });
     for (const [field, key] of sortEntries(row)) {
       this.orders.get(field)!.remove({ key, row });
@@ -898,6 +987,7 @@ class Collection {
     }
     for (const [field, value] of setEntries(row)) this.leaveSet(field, value, row);
     this.byId.remove({ key: id, row });
+    freeSlot();
   }
 
   /** Moves the row's index entries from its current layout and values to the new ones. */
@@ -943,7 +1033,6 @@ class Collection {
     this.deferred = false;
     const byId: Entry[] = [];
     const orders = new Map<string, Entry[]>();
-    const partitions = new Map<string, Map<Scalar, Map<string, Entry[]>>>();
     const push = (into: Map<string, Entry[]>, field: string, entry: Entry) => {
       const list = into.get(field);
       if (list === undefined) into.set(field, [entry]);
@@ -955,66 +1044,86 @@ class Collection {
       const values = row.values;
       for (let i = 0; i < sortNames.length; i++) push(orders, sortNames[i]!, { key: values[i]!, row });
       for (let i = 0; i < setNames.length; i++) for (let j = setStarts[i]!; j < setEnds[i]!; j++) this.joinSet(setNames[i]!, values[j]!, row);
-      for (const field of declared) {
-        for (const value of valuesIn(row, field)) {
-          let byValue = partitions.get(field);
-          if (byValue === undefined) partitions.set(field, (byValue = new Map()));
-          let own = byValue.get(value);
-          if (own === undefined) byValue.set(value, (own = new Map()));
-          push(own, 'id', { key: row.id, row });
-          for (let i = 0; i < sortNames.length; i++) push(own, sortNames[i]!, { key: values[i]!, row });
-        }
-      }
+      for (const field of declared) for (const value of valuesIn(row, field)) this.countPartition(field, value, 1);
     }
     this.byId = OrderIndex.of(byId);
     for (const [field, entries] of orders) this.orders.set(field, OrderIndex.of(entries));
-    for (const [field, byValue] of partitions) {
-      const indexed = new Map<Scalar, Map<string, OrderIndex>>();
-      for (const [value, own] of byValue) indexed.set(value, new Map([...own].map(([key, entries]) => [key, OrderIndex.of(entries)])));
-      this.partitionOrders.set(field, indexed);
-    }
   }
 
   // --- partitions (IndexEntry.partitions) ---
 
-  /** Per partition field and value, the value's rows ordered by each sort key, and by id under `id`. */
-  readonly partitionOrders = new Map<string, Map<Scalar, Map<string, OrderIndex>>>();
+  /** Per partition field and value, how many rows hold the value and declared the field a partition. */
+  private readonly partitionSizes = new Map<string, Map<Scalar, number>>();
+  /**
+   * Per partition field and value, that value's rows (as counted above) ordered by a sort key (or `id`): each made
+   * at the first plan that pages by it, then kept up to date. Most sites page deep by one or two orders only; one
+   * per sort key for every value (16 entries per post) would cost far more memory.
+   */
+  private readonly partitionOrders = new Map<string, Map<Scalar, Map<string, OrderIndex>>>();
 
-  /** The orders of one partition value, if any row declared it. */
-  partition(field: string, value: Scalar): Map<string, OrderIndex> | undefined {
-    return this.partitionOrders.get(field)?.get(value);
+  partitionSize(field: string, value: Scalar): number {
+    return this.partitionSizes.get(field)?.get(value) ?? 0;
   }
 
-  /** Moves a row between partition orders when its partitions, their values or its sort keys changed. */
+  /** The partition's rows ordered by `key`, made now if no plan asked for it before. */
+  partitionOrder(field: string, value: Scalar, key: string): OrderIndex {
+    let byValue = this.partitionOrders.get(field);
+    if (byValue === undefined) this.partitionOrders.set(field, (byValue = new Map()));
+    let orders = byValue.get(value);
+    if (orders === undefined) byValue.set(value, (orders = new Map()));
+    let index = orders.get(key);
+    if (index === undefined) {
+      const entries: Entry[] = [];
+      for (const row of this.members(field, value) ?? []) {
+        if (!row.layout.partitions.includes(field)) continue;
+        const k = sortKeyOf(row, key);
+        if (k !== undefined) entries.push({ key: k, row });
+      }
+      orders.set(key, (index = OrderIndex.of(entries)));
+    }
+    return index;
+  }
+
+  private countPartition(field: string, value: Scalar, by: number): void {
+    let byValue = this.partitionSizes.get(field);
+    if (byValue === undefined) this.partitionSizes.set(field, (byValue = new Map()));
+    const n = (byValue.get(value) ?? 0) + by;
+    if (n > 0) {
+      byValue.set(value, n);
+      return;
+    }
+    byValue.delete(value);
+    if (byValue.size === 0) this.partitionSizes.delete(field);
+    const orders = this.partitionOrders.get(field);
+    orders?.delete(value);
+    if (orders?.size === 0) this.partitionOrders.delete(field);
+  }
+
+  /** Moves a row between partitions (and the orders made of them) when its partitions, their values or its sort keys changed. */
   private repartition(row: Row, before: PartitionView, after: PartitionView): void {
     if (before.layout.partitions.length === 0 && after.layout.partitions.length === 0) return;
     if (samePartitioning(before, after)) return;
+    const keyIn = (view: PartitionView, key: string): Scalar | undefined => {
+      if (key === 'id') return row.id;
+      const i = view.layout.sortNames.indexOf(key);
+      return i < 0 ? undefined : view.values[i];
+    };
     for (const field of before.layout.partitions) {
       for (const value of valuesIn(before, field)) {
-        const byValue = this.partitionOrders.get(field)!;
-        const orders = byValue.get(value)!;
-        orders.get('id')!.remove({ key: row.id, row });
-        const names = before.layout.sortNames;
-        for (let i = 0; i < names.length; i++) orders.get(names[i]!)!.remove({ key: before.values[i]!, row });
-        for (const [key, index] of orders) if (index.size === 0) orders.delete(key);
-        if (orders.size === 0) byValue.delete(value);
-        if (byValue.size === 0) this.partitionOrders.delete(field);
+        for (const [key, index] of this.partitionOrders.get(field)?.get(value) ?? []) {
+          const k = keyIn(before, key);
+          if (k !== undefined) index.remove({ key: k, row });
+        }
+        this.countPartition(field, value, -1);
       }
     }
     for (const field of after.layout.partitions) {
       for (const value of valuesIn(after, field)) {
-        let byValue = this.partitionOrders.get(field);
-        if (byValue === undefined) this.partitionOrders.set(field, (byValue = new Map()));
-        let orders = byValue.get(value);
-        if (orders === undefined) byValue.set(value, (orders = new Map()));
-        const add = (key: string, k: Scalar) => {
-          let index = orders!.get(key);
-          if (index === undefined) orders!.set(key, (index = new OrderIndex()));
-          index.insert({ key: k, row });
-        };
-        add('id', row.id);
-        const names = after.layout.sortNames;
-        for (let i = 0; i < names.length; i++) add(names[i]!, after.values[i]!);
+        this.countPartition(field, value, 1);
+        for (const [key, index] of this.partitionOrders.get(field)?.get(value) ?? []) {
+          const k = keyIn(after, key);
+          if (k !== undefined) index.insert({ key: k, row });
+        }
       }
     }
   }
@@ -1030,7 +1139,10 @@ class Collection {
     if (members === undefined) byValue.set(value, row);
     else if (members instanceof Row) {
       if (members !== row) byValue.set(value, new Set([members, row]));
-    } else members.add(row);
+    } else {
+      members.add(row);
+      if (members instanceof Set && members.size >= BITS_MIN && members.size >= this.slots.length * BITS_SHARE) byValue.set(value, new RowBits(this.slots, members));
+    }
   }
 
   private leaveSet(field: string, value: Scalar, row: Row): void {
@@ -1040,13 +1152,14 @@ class Collection {
       if (members === row) byValue.delete(value);
     } else {
       members.delete(row);
-      if (members.size === 1) byValue.set(value, members.values().next().value!);
+      if (members.size === 1) byValue.set(value, members[Symbol.iterator]().next().value!);
+      else if (members instanceof RowBits && members.size < this.slots.length * (BITS_SHARE / 4)) byValue.set(value, new Set(members));
     }
     if (byValue.size === 0) this.sets.delete(field);
   }
 
   /** The rows holding a set value (a new Set for a single row: callers only read it). */
-  members(field: string, value: Scalar): Set<Row> | undefined {
+  members(field: string, value: Scalar): RowSet | undefined {
     return membersAsSet(this.sets.get(field)?.get(value));
   }
 
@@ -1126,7 +1239,7 @@ interface Node {
   /** The exact number of matches when it is cheap to know. */
   count(): number | undefined;
   /** Sets whose intersection is exactly this node's matches, for counting conjunctions. */
-  sets?: Set<Row>[];
+  sets?: RowSet[];
   /** Set when this node is exactly a range on a sort key, so an order walk can start at its bound. */
   range?: { field: string; bounds: Bounds };
 }
@@ -1148,7 +1261,7 @@ const FALSE: Node = {
   sets: [],
 };
 
-function intersectionCount(sets: Set<Row>[]): number {
+function intersectionCount(sets: RowSet[]): number {
   if (sets.length === 0) return -1;
   const sorted = [...sets].sort((a, b) => a.size - b.size);
   const [smallest, ...rest] = sorted;
@@ -1158,7 +1271,7 @@ function intersectionCount(sets: Set<Row>[]): number {
   return n;
 }
 
-function unionCount(sets: Set<Row>[]): number {
+function unionCount(sets: RowSet[]): number {
   // Count the largest set whole, then only the members of smaller sets not seen in a larger one.
   const sorted = [...sets].sort((a, b) => b.size - a.size);
   let n = 0;
@@ -1188,7 +1301,7 @@ class Query {
         if (filter.field === 'id') return values.length === 1 ? this.anyOf('id', values) : FALSE;
         const sets = values.map((v) => this.c.members(filter.field, v));
         if (sets.some((s) => s === undefined)) return FALSE;
-        const present = sets as Set<Row>[];
+        const present = sets as RowSet[];
         const field = filter.field;
         return {
           test: (row) => {
@@ -1295,7 +1408,7 @@ class Query {
         count: () => present().length,
       };
     }
-    const sets = values.map((v) => this.c.members(field, v)).filter((s): s is Set<Row> => s !== undefined);
+    const sets = values.map((v) => this.c.members(field, v)).filter((s): s is RowSet => s !== undefined);
     if (sets.length === 0) return FALSE;
     if (sets.length === 1) {
       const set = sets[0]!;
@@ -1471,15 +1584,14 @@ class Query {
    * those).
    */
   private byPartition(shape: PartitionShape, offset: number, take: number): { rows: Row[]; total: number } | null {
-    const orders = this.c.partition(shape.field, shape.value);
-    const size = orders?.get('id')?.size ?? 0;
-    if (size !== (this.c.members(shape.field, shape.value)?.size ?? 0)) return null;
-    const index = orders?.get(shape.order);
-    const keyed = index?.size ?? 0;
-    const total = shape.bounds === undefined ? size : (index?.count(shape.bounds) ?? 0);
+    const size = this.c.partitionSize(shape.field, shape.value);
+    if (size === 0 || size !== (this.c.members(shape.field, shape.value)?.size ?? 0)) return size === 0 && !this.c.members(shape.field, shape.value) ? { rows: [], total: 0 } : null;
+    const index = this.c.partitionOrder(shape.field, shape.value, shape.order);
+    const keyed = index.size;
+    const total = shape.bounds === undefined ? size : index.count(shape.bounds);
     if (shape.bounds === undefined && keyed < size && offset + take > keyed) return null;
     const rows: Row[] = [];
-    if (index === undefined || take === 0 || offset >= total) return { rows, total };
+    if (take === 0 || offset >= total) return { rows, total };
     index.each(shape.direction, shape.bounds, offset, (e) => {
       rows.push(e.row);
       return rows.length >= take;
