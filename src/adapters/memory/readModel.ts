@@ -2041,6 +2041,14 @@ export function createMemoryReadModel(options: MemoryReadModelOptions = {}): Mem
             c.deferred = true;
           }
           const values = row.values.map(norm);
+          // A set value equal to one of the row's sort keys (a slug is both) shares its string, as it did when
+          // the projection made both from one field.
+          const sorts = row.layout.sort.length;
+          for (let i = sorts; i < values.length; i++) {
+            const v = values[i];
+            if (typeof v !== 'string') continue;
+            for (let j = 0; j < sorts; j++) if (values[j] === v) values[i] = values[j]!;
+          }
           c.putStored(norm(row.id), layouts.ofDefinition(row.layout), values.length === 0 ? NO_VALUES : values, doc, text, looseText);
         }
         for (const c of collections.values()) c.indexAll();

@@ -155,6 +155,12 @@ class BlockReader {
 
   constructor(private readonly fd: number) {}
 
+  /** Lets the block go at once (it is as large as a chunk of documents). */
+  release(): void {
+    this.buffer = Buffer.alloc(0);
+    this.start = this.end = 0;
+  }
+
   /** Makes `n` bytes available from the current position; false at the end of the file before that. */
   private fill(n: number): boolean {
     while (this.end - this.start < n) {
@@ -225,8 +231,8 @@ export async function loadSnapshot(
 ): Promise<{ loaded: true; position: number; rows: number; rebuilt: string[] } | { loaded: false; reason: string }> {
   if (!fs.existsSync(file)) return { loaded: false, reason: 'no snapshot' };
   const fd = fs.openSync(file, 'r');
+  const reading = new BlockReader(fd);
   try {
-    const reading = new BlockReader(fd);
     let header: Header;
     try {
       const first = reading.line();
@@ -293,6 +299,7 @@ export async function loadSnapshot(
     }
     return { loaded: true, position, rows: count, rebuilt };
   } finally {
+    reading.release();
     fs.closeSync(fd);
   }
 }
