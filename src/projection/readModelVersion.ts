@@ -3,8 +3,9 @@
  * have changed. The shared response cache (src/http/responseCache.ts) keeps an answer with the version it was
  * computed at and serves it only while the version is still the same, so the version must move on:
  * - every commit, reset or generation switch this process's projector makes (`track` wraps the read model it is
- *   given; every method but the reads counts), before the change starts and again once it is done: while a change is being applied the version reads
- *   as `CHANGING`, which no answer is kept at, so an answer that saw half of a change is never kept;
+ *   given; every method but the reads counts), before the change starts and again once it is done: while a change
+ *   is being applied the version reads as `CHANGING`, which no answer is kept at, so an answer that saw half of a
+ *   change is never kept;
  * - every applied position this process hears of from another process's projector, and every generation switch
  *   (src/adapters/redis/changeNotices.ts, through the site's coordination);
  * - every write this process settles (src/site.ts), before the write answers: read-your-writes holds for the cache.
@@ -40,8 +41,9 @@ export class ReadModelVersion {
 
   /**
    * The read model with every change through it counted: every method but the reads below is taken for a change
-   * (commit, commitAll, reset, the bulk-load hints, and whatever the port gains later), except bulk commits into a
-   * staged generation, which nobody reads until the switch; of `generations`, switching and dropping are changes.
+   * (commit with the commits alongside it, reset, the bulk-load hints, and whatever the port gains later), except
+   * bulk commits into a staged generation, which nobody reads until the switch; of `generations`, switching and
+   * dropping are changes.
    */
   track(readModel: ReadModel): ReadModel {
     const generations = readModel.generations ? this.counting(readModel.generations, GENERATION_READS) : undefined;
