@@ -139,14 +139,48 @@ function partitionSuffix(field: string, key: string): Buffer {
   return Buffer.concat([name(field), COLON, key === 'id' ? Buffer.from('id') : name(key)]);
 }
 
-/** (zset suffix, member prefix) pairs of a document's partition orders; COMMIT appends ord(id)·handle. */
-function partitionMembers(entry: PreparedEntry): Buffer[] {
+/**
+ * The key parts a commit's arguments repeat (field and column names, set suffixes, partition zset suffixes), each
+ * encoded once per COMMIT call: a bulk step of 500 documents names the same fields 500 times.
+ */
+class KeyParts {
+  private readonly names = new Map<string, Buffer>();
+  private readonly suffixes = new Map<string, Buffer>();
+  private readonly partitions = new Map<string, Buffer>();
+
+  name(s: string): Buffer {
+    let b = this.names.get(s);
+    if (b === undefined) this.names.set(s, (b = name(s)));
+    return b;
+  }
+
+  setSuffix(field: string, value: Scalar): Buffer {
+    const id = `${field}\u0000${typeof value}\u0000${String(value)}`;
+    let b = this.suffixes.get(id);
+    if (b === undefined) this.suffixes.set(id, (b = setSuffix(field, value)));
+    return b;
+  }
+
+  partitionSuffix(field: string, key: string): Buffer {
+    const id = `${field}\u0000${key}`;
+    let b = this.partitions.get(id);
+    if (b === undefined) this.partitions.set(id, (b = partitionSuffix(field, key)));
+    return b;
+  }
+}
+
+/**
+ * (zset suffix, member prefix) pairs of a document's partition orders; COMMIT appends ord(id)·handle. sortOrds:
+ * the document's sort keys already encoded, in entry.sort's order.
+ */
+function partitionMembers(entry: PreparedEntry, parts: KeyParts, sortOrds: readonly Buffer[]): Buffer[] {
   const out: Buffer[] = [];
   for (const field of entry.partitions) {
     for (const value of entry.sets.get(field) ?? []) {
       const pv = ord(value);
-      out.push(partitionSuffix(field, 'id'), pv);
-      for (const [key, k] of entry.sort) out.push(partitionSuffix(field, key), Buffer.concat([pv, ord(k)]));
+      out.push(parts.partitionSuffix(field, 'id'), pv);
+      let i = 0;
+      for (const key of entry.sort.keys()) out.push(parts.partitionSuffix(field, key), Buffer.concat([pv, sortOrds[i++]!]));
     }
   }
   return out;
@@ -1735,6 +1769,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
     onTokens?: (write: PreparedWrite, column: string, tokens: string[]) => void,
   ): Token[] {
     const args: Token[] = [prefix, bulk ? '1' : '', String(sections.length)];
+    const parts = new KeyParts();
     for (const { prepared, writes, checkpoint, generation, fence } of sections) {
       args.push(
         cesu8(prepared.name),
@@ -1746,24 +1781,32 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
     }
     for (const { writes } of sections) {
       for (const write of writes) {
-        args.push(name(write.collection), ord(write.id));
+        args.push(parts.name(write.collection), ord(write.id));
         if (write.json === undefined) {
           args.push('D');
           continue;
         }
         const { sort, sets, text } = write.entry;
         args.push('P', write.json, String(sort.size));
-        for (const [field, key] of sort) args.push(name(field), ord(key));
-        const suffixes = [...sets].flatMap(([field, values]) => values.map((v) => setSuffix(field, v)));
-        args.push(String(suffixes.length), ...suffixes, String(text.size));
+        const sortOrds: Buffer[] = [];
+        for (const [field, key] of sort) {
+          const k = ord(key);
+          sortOrds.push(k);
+          args.push(parts.name(field), k);
+        }
+        let suffixes = 0;
+        for (const values of sets.values()) suffixes += values.length;
+        args.push(String(suffixes));
+        for (const [field, values] of sets) for (const v of values) args.push(parts.setSuffix(field, v));
+        args.push(String(text.size));
         for (const [column, value] of text) {
           const lowered = value.toLowerCase();
           const tokens = distinctTokens(lowered);
           onTokens?.(write, column, tokens);
           // A token never holds a space, so the script splits them again on spaces.
-          args.push(name(column), cesu8(lowered), cesu8(tokens.join(' ')));
+          args.push(parts.name(column), cesu8(lowered), cesu8(tokens.join(' ')));
         }
-        const partitions = partitionMembers(write.entry);
+        const partitions = partitionMembers(write.entry, parts, sortOrds);
         args.push(String(partitions.length / 2), ...partitions);
       }
     }
@@ -1789,17 +1832,18 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
   async function bulkCommit(prepared: PreparedCommit, generation: number): Promise<void> {
     // Gathered per collection: set suffix → handles, and per text column, token → handles; key names are made once
     // per set, when the SADDs are sent.
-    const gathered = new Map<string, { sets: Map<string, { suffix: Buffer; handles: string[] }>; text: Map<string, Map<string, string[]>> }>();
+    const gathered = new Map<string, { sets: Map<Buffer, string[]>; text: Map<string, Map<string, string[]>> }>();
+    const parts = new KeyParts();
     const gather = (write: PreparedWrite, handle: string) => {
       let own = gathered.get(write.collection);
       if (own === undefined) gathered.set(write.collection, (own = { sets: new Map(), text: new Map() }));
       for (const [field, values] of write.entry.sets) {
         for (const v of values) {
-          const suffix = setSuffix(field, v);
-          const id = suffix.toString('latin1');
-          let set = own.sets.get(id);
-          if (set === undefined) own.sets.set(id, (set = { suffix, handles: [] }));
-          set.handles.push(handle);
+          // One Buffer per distinct suffix (KeyParts), so it identifies the set.
+          const suffix = parts.setSuffix(field, v);
+          const handles = own.sets.get(suffix);
+          if (handles === undefined) own.sets.set(suffix, [handle]);
+          else handles.push(handle);
         }
       }
       for (const [column, tokens] of textTokens.get(write) ?? []) {
@@ -1860,7 +1904,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
     for (const [collection, own] of gathered) {
       const base = generationKey(collection, generation);
       const setPrefix = Buffer.concat([base, Buffer.from('s:')]);
-      for (const { suffix, handles } of own.sets.values()) await add(Buffer.concat([setPrefix, suffix]), handles);
+      for (const [suffix, handles] of own.sets) await add(Buffer.concat([setPrefix, suffix]), handles);
       for (const [column, byToken] of own.text) {
         const column_ = name(column);
         const postingPrefix = Buffer.concat([base, Buffer.from('w:'), column_, COLON]);
