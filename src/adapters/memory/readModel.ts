@@ -1645,7 +1645,8 @@ class Query {
 export interface MemoryReadModel extends ReadModel {
   /**
    * Every checkpoint and stored row, for writing a snapshot: each row's layout, values and bytes as they are kept
-   * (views into the read model's memory: read them before the next write).
+   * (views into the read model's memory: read them before the next write). Rows of one layout share one layout
+   * object.
    */
   dump(): { checkpoints: [string, Checkpoint][]; rows: Iterable<StoredRow> };
   /**
@@ -2014,10 +2015,14 @@ export function createMemoryReadModel(options: MemoryReadModelOptions = {}): Mem
 
     dump() {
       function* rows(): Iterable<StoredRow> {
+        // One definition object per layout, so a writer can number them by identity.
+        const definitions = new Map<Layout, LayoutDefinition>();
         for (const [collection, c] of collections) {
           for (const row of c.rows.values()) {
             const { doc, text, looseText } = c.bytesOf(row);
-            yield { collection, id: row.id, layout: definitionOf(row.layout), values: row.values, doc, text, looseText };
+            let layout = definitions.get(row.layout);
+            if (layout === undefined) definitions.set(row.layout, (layout = definitionOf(row.layout)));
+            yield { collection, id: row.id, layout, values: row.values, doc, text, looseText };
           }
         }
       }

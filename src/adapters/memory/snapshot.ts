@@ -112,7 +112,7 @@ export async function writeSnapshot(file: string, readModel: MemoryReadModel, st
     const out = new FrameWriter(fd);
     out.raw(Buffer.from(`${JSON.stringify(header)}\n`, 'utf8'));
     const collectionNumbers = new Map<string, number>();
-    const layoutNumbers = new Map<string, number>();
+    const layoutNumbers = new Map<LayoutDefinition, number>();
     let count = 0;
     for (const row of rows) {
       let c = collectionNumbers.get(row.collection);
@@ -120,10 +120,9 @@ export async function writeSnapshot(file: string, readModel: MemoryReadModel, st
         collectionNumbers.set(row.collection, (c = collectionNumbers.size));
         out.frame({ collection: row.collection });
       }
-      const layoutKey = JSON.stringify(row.layout);
-      let l = layoutNumbers.get(layoutKey);
+      let l = layoutNumbers.get(row.layout);
       if (l === undefined) {
-        layoutNumbers.set(layoutKey, (l = layoutNumbers.size));
+        layoutNumbers.set(row.layout, (l = layoutNumbers.size));
         out.frame({ layout: row.layout });
       }
       const meta: RowMeta = [c, row.id, l, row.values, row.looseText];
