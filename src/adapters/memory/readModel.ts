@@ -714,6 +714,21 @@ function samePartitioning(a: PartitionView, b: PartitionView): boolean {
   return true;
 }
 
+/** A row's sort key (or id) as a view of its layout and values gives it. */
+function sortKeyIn(view: PartitionView, id: Scalar, key: string): Scalar | undefined {
+  if (key === 'id') return id;
+  const i = view.layout.sortNames.indexOf(key);
+  return i < 0 ? undefined : view.values[i];
+}
+
+function hasValueIn(view: PartitionView, field: string, value: Scalar): boolean {
+  const { setNames, setStarts, setEnds } = view.layout;
+  const i = setNames.indexOf(field);
+  if (i < 0) return false;
+  for (let j = setStarts[i]!; j < setEnds[i]!; j++) if (view.values[j] === value) return true;
+  return false;
+}
+
 function valuesIn(view: PartitionView, field: string): Scalar[] {
   const { setNames, setStarts, setEnds } = view.layout;
   const i = setNames.indexOf(field);
@@ -1000,30 +1015,32 @@ class Collection {
     if (fresh) this.byId.insert({ key: row.id, row });
     const before: PartitionView = { layout: row.layout, values: row.values };
     const after: PartitionView = { layout, values };
-    const next = (field: string) => {
-      const i = layout.sortNames.indexOf(field);
-      return i < 0 ? undefined : values[i];
-    };
-    for (const [field, key] of sortEntries(row)) {
-      const k = next(field);
+    // Plain loops, no closures: this runs for every write.
+    const oldSorts = before.layout.sortNames;
+    for (let i = 0; i < oldSorts.length; i++) {
+      const field = oldSorts[i]!;
+      const key = before.values[i]!;
+      const k = sortKeyIn(after, row.id, field);
       if (k !== key) this.orders.get(field)!.remove({ key, row });
       if (k === undefined) this.dropEmptyOrder(field);
     }
     for (let i = 0; i < layout.sortNames.length; i++) {
       const field = layout.sortNames[i]!;
       const key = values[i]!;
-      if (sortKeyOf(row, field) === key && hasSortKey(row, field)) continue;
+      if (sortKeyIn(before, row.id, field) === key) continue;
       let index = this.orders.get(field);
       if (index === undefined) this.orders.set(field, (index = new OrderIndex()));
       index.insert({ key, row });
     }
-    const oldSets = [...setEntries(row)];
+    const old = before.layout;
+    for (let i = 0; i < old.setNames.length; i++) {
+      for (let j = old.setStarts[i]!; j < old.setEnds[i]!; j++) if (!hasValueIn(after, old.setNames[i]!, before.values[j]!)) this.leaveSet(old.setNames[i]!, before.values[j]!, row);
+    }
     row.layout = layout;
     row.values = values;
-    const newSets = [...setEntries(row)];
-    const has = (list: [string, Scalar][], field: string, value: Scalar) => list.some(([f, v]) => f === field && v === value);
-    for (const [field, value] of oldSets) if (!has(newSets, field, value)) this.leaveSet(field, value, row);
-    for (const [field, value] of newSets) if (!has(oldSets, field, value)) this.joinSet(field, value, row);
+    for (let i = 0; i < layout.setNames.length; i++) {
+      for (let j = layout.setStarts[i]!; j < layout.setEnds[i]!; j++) if (!hasValueIn(before, layout.setNames[i]!, values[j]!)) this.joinSet(layout.setNames[i]!, values[j]!, row);
+    }
     this.repartition(row, before, after);
   }
 
@@ -1103,15 +1120,10 @@ class Collection {
   private repartition(row: Row, before: PartitionView, after: PartitionView): void {
     if (before.layout.partitions.length === 0 && after.layout.partitions.length === 0) return;
     if (samePartitioning(before, after)) return;
-    const keyIn = (view: PartitionView, key: string): Scalar | undefined => {
-      if (key === 'id') return row.id;
-      const i = view.layout.sortNames.indexOf(key);
-      return i < 0 ? undefined : view.values[i];
-    };
     for (const field of before.layout.partitions) {
       for (const value of valuesIn(before, field)) {
         for (const [key, index] of this.partitionOrders.get(field)?.get(value) ?? []) {
-          const k = keyIn(before, key);
+          const k = sortKeyIn(before, row.id, key);
           if (k !== undefined) index.remove({ key: k, row });
         }
         this.countPartition(field, value, -1);
@@ -1121,7 +1133,7 @@ class Collection {
       for (const value of valuesIn(after, field)) {
         this.countPartition(field, value, 1);
         for (const [key, index] of this.partitionOrders.get(field)?.get(value) ?? []) {
-          const k = keyIn(after, key);
+          const k = sortKeyIn(after, row.id, key);
           if (k !== undefined) index.insert({ key: k, row });
         }
       }
@@ -1749,6 +1761,12 @@ function prepareStoredCommit(commit: Commit, layouts: Layouts): { writes: Stored
   return { writes, name, checkpoint };
 }
 
+function entryRecord(value: unknown, what: string): Record<string, unknown> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isRecord(value)) invalid(`index ${what} must be an object`);
+  return value;
+}
+
 /** An index entry as names and values: `prepareEntry`'s checks and messages, without maps. */
 function layoutEntry(index: unknown): { sort: string[]; sets: string[]; counts: number[]; text: string[]; textValues: string[]; partitions: string[]; values: Scalar[] } {
   const sort: string[] = [];
@@ -1760,14 +1778,9 @@ function layoutEntry(index: unknown): { sort: string[]; sets: string[]; counts: 
   const values: Scalar[] = [];
   if (index === undefined || index === null) return { sort, sets, counts, text, textValues, partitions, values: NO_VALUES };
   if (!isRecord(index)) invalid('index entry must be an object');
-  const record = (value: unknown, what: string): Record<string, unknown> | undefined => {
-    if (value === undefined || value === null) return undefined;
-    if (!isRecord(value)) invalid(`index ${what} must be an object`);
-    return value;
-  };
-  const sortRecord = record(index.sort, 'sort');
-  const setRecord = record(index.sets, 'sets');
-  const textRecord = record(index.text, 'text');
+  const sortRecord = entryRecord(index.sort, 'sort');
+  const setRecord = entryRecord(index.sets, 'sets');
+  const textRecord = entryRecord(index.text, 'text');
   // undefined / null mean absent, as JSON would have it.
   if (sortRecord) {
     for (const field in sortRecord) {
@@ -1904,6 +1917,12 @@ function checkDefinition(d: LayoutDefinition, values: unknown): void {
   if (!Array.isArray(values) || values.length !== total || !values.every(isScalar)) invalid('a stored row\'s values do not fit its layout');
 }
 
+/** Checks a stored row's values against a layout already checked. */
+function checkValuesFit(layout: Layout, values: unknown): void {
+  const total = layout.setEnds.length > 0 ? layout.setEnds[layout.setEnds.length - 1]! : layout.sortNames.length;
+  if (!Array.isArray(values) || values.length !== total || !values.every(isScalar)) invalid('a stored row\'s values do not fit its layout');
+}
+
 export function createMemoryReadModel(options: MemoryReadModelOptions = {}): MemoryReadModel {
   const collections = new Map<string, Collection>();
   const checkpoints = new Map<string, Checkpoint>();
@@ -2031,10 +2050,16 @@ export function createMemoryReadModel(options: MemoryReadModelOptions = {}): Mem
 
     load(loadedCheckpoints, rows) {
       if (collections.size > 0 || checkpoints.size > 0) throw new Error('read model: a snapshot loads into an empty read model only');
+      // A snapshot hands out one definition object per layout.
+      const known = new Map<LayoutDefinition, Layout>();
       try {
         for (const row of rows) {
           if (typeof row.collection !== 'string' || row.collection === '' || !isScalar(row.id)) invalid('a stored row needs a collection and a scalar id');
-          checkDefinition(row.layout, row.values);
+          let layout = known.get(row.layout);
+          if (layout === undefined) {
+            checkDefinition(row.layout, row.values);
+            known.set(row.layout, (layout = layouts.ofDefinition(row.layout)));
+          } else checkValuesFit(layout, row.values);
           const { doc, text, looseText } = row;
           // The stored JSON of an object; its text record at least as long as its header.
           if (!(doc instanceof Uint8Array) || doc.length < 2 || doc[0] !== 0x7b || doc[doc.length - 1] !== 0x7d) invalid('a stored row has no document');
@@ -2054,7 +2079,7 @@ export function createMemoryReadModel(options: MemoryReadModelOptions = {}): Mem
             if (typeof v !== 'string') continue;
             for (let j = 0; j < sorts; j++) if (values[j] === v) values[i] = values[j]!;
           }
-          c.putStored(norm(row.id), layouts.ofDefinition(row.layout), values.length === 0 ? NO_VALUES : values, doc, text, looseText);
+          c.putStored(norm(row.id), layout, values.length === 0 ? NO_VALUES : values, doc, text, looseText);
         }
         for (const c of collections.values()) c.indexAll();
       } catch (error) {
