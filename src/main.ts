@@ -78,16 +78,17 @@ function closer(server: http.Server, site: Site): () => Promise<void> {
 
 const isEntryPoint = process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href;
 if (isEntryPoint) {
-  serve(loadConfig())
-    .then(({ close }) => {
-      for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-        process.once(signal, () => {
-          close().then(() => process.exit(0), () => process.exit(1));
-        });
-      }
-    })
-    .catch((error) => {
-      console.error(error instanceof Error ? error.message : error);
-      process.exit(1);
+  const serving = serve(loadConfig());
+  // Installed before the "serving" line, not after: a stop sent as soon as it is printed (a supervisor, the bench)
+  // once found no handler and killed the process, so the in-memory read model's snapshot was never written. A stop
+  // during start-up closes once started; a second signal ends the process at once (`once`).
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      serving.then(({ close }) => close()).then(() => process.exit(0), () => process.exit(1));
     });
+  }
+  serving.catch((error) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
 }

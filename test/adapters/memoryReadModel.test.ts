@@ -1,5 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +13,7 @@ import type { Projection } from '../../src/projection/projection';
 import type { DocWrite, QueryPlan } from '../../src/ports/readModel';
 import { readModelContract } from '../contracts/readModel.contract';
 import { idsOf, referenceQuery, type RefRow } from '../support/referenceQuery';
+import { freePort, ROOT } from '../support/processes';
 
 readModelContract('memory', async () => ({ readModel: createMemoryReadModel(), cleanup: async () => {} }));
 
@@ -360,6 +363,37 @@ snapshots('a snapshot of the first format, a cut one or one of another log is re
     await refused(whole, /does not hold its event/, await logOf(3).then(async (other) => other));
     fs.writeFileSync(file, whole);
     assert.is((await loadSnapshot(file, createMemoryReadModel(), store, projections)).loaded, true);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+snapshots('the server stopped as soon as it says it serves closes cleanly and writes its snapshot, which the next start loads', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-snapshot-'));
+  // As `npm start` and the bench run it: the entry point itself, not the CLI.
+  const run = async (): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> => {
+    const env = { ...process.env, DATA_DIR: dir, PORT: String(await freePort()), HOST: '127.0.0.1' };
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stdout!.on('data', (d: Buffer) => {
+      output += d.toString();
+      // Stopped the moment the line arrives.
+      if (output.includes('palimpsest serving')) child.kill('SIGTERM');
+    });
+    const bound = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+    clearTimeout(bound);
+    return { code, signal, output };
+  };
+  try {
+    const first = await run();
+    assert.is(first.signal, null, first.output);
+    assert.is(first.code, 0, first.output);
+    assert.ok(fs.existsSync(path.join(dir, 'read-model.snapshot')), 'the snapshot is written');
+    const second = await run();
+    assert.is(second.code, 0, second.output);
+    assert.match(second.output, /read model snapshot loaded/);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
