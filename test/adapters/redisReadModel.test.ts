@@ -3,8 +3,11 @@ import { Redis } from 'ioredis';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createRedisReadModel } from '../../src/adapters/redis/readModel';
+import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
 import { StaleCommitError } from '../../src/ports/readModel';
-import type { QueryPlan } from '../../src/ports/readModel';
+import type { Commit, QueryPlan, ReadModel } from '../../src/ports/readModel';
+import { defineProjection } from '../../src/projection/projection';
+import { Projector } from '../../src/projection/runner';
 import { readModelContract } from '../contracts/readModel.contract';
 import { deleteKeysUnder } from '../support/redis';
 
@@ -153,6 +156,61 @@ own('commits alongside one another write several projections and their checkpoin
     assert.is(await readModel.get('terms', 2), null);
     assert.is((await readModel.query('posts', search('gamma'))).total, 0);
   } finally {
+    await cleanup();
+  }
+});
+
+own('the projector commits every projection of a batch in one call, and each alone when that call is refused', async () => {
+  const { redis, readModel, cleanup } = await fresh();
+  const store = createMemoryEventStore();
+  const counter = (name: string) =>
+    defineProjection<{ id: number; count: number }>({
+      name,
+      version: 1,
+      collections: [name],
+      handles: ['Counted'],
+      locate: (event) => ({ collection: name, id: (event.data as { id: number }).id }),
+      evolve: (doc, event) => ({ id: (event.data as { id: number }).id, count: (doc?.count ?? 0) + 1 }),
+    });
+  let refuse = 0;
+  const calls: number[] = [];
+  // Refuses combined commits while `refuse` > 0, as Redis does when one section's generation was replaced.
+  const guarded: ReadModel = new Proxy(readModel, {
+    get(target, property) {
+      if (property === 'commit') {
+        return (commit: Commit) => {
+          calls.push(1 + (commit.alongside?.length ?? 0));
+          if ((commit.alongside?.length ?? 0) > 0 && refuse > 0) {
+            refuse--;
+            return Promise.reject(new StaleCommitError('generation', 'replaced'));
+          }
+          return target.commit(commit);
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const projector = new Projector({ store, readModel: guarded, projections: [counter('a'), counter('b')] });
+  const counted = (id: number) => ({ type: 'Counted', data: { id }, metadata: { userId: 1, requestId: 'r', at: '2024-01-01T00:00:00.000Z' } });
+  try {
+    await projector.start();
+    let position = (await store.appendToStream('s', [counted(1), counted(2)], { expectedRevision: 'any' })).position;
+    const sent = await countCommands(redis, async () => {
+      assert.ok(await projector.waitFor(position, 2_000));
+    });
+    assert.is(sent.filter((c) => c === 'evalsha').length, 1, `one COMMIT for both projections (${sent.join(', ')})`);
+    assert.equal(calls.at(-1), 2);
+    refuse = 1;
+    position = (await store.appendToStream('s', [counted(1)], { expectedRevision: 'any' })).position;
+    assert.ok(await projector.waitFor(position, 2_000));
+    assert.equal(calls.slice(-3), [2, 1, 1], 'refused together, then committed one by one');
+    for (const name of ['a', 'b']) {
+      assert.equal(await readModel.get(name, 1), { id: 1, count: 2 });
+      assert.equal(await readModel.checkpoint(name), { position, version: 1 });
+    }
+  } finally {
+    await projector.stop();
     await cleanup();
   }
 });
