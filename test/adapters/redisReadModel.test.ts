@@ -215,6 +215,27 @@ own('the projector commits every projection of a batch in one call, and each alo
   }
 });
 
+own('parsed documents are reused while their JSON is the same, and never for another JSON of the same length, head and tail', async () => {
+  const { readModel, cleanup } = await fresh();
+  try {
+    const body = (middle: string) => `${'head '.repeat(40)}${middle}${' tail'.repeat(40)}`;
+    const put = (position: number, middle: string) =>
+      readModel.commit({ writes: [{ collection: 'posts', id: 1, doc: { id: 1, body: body(middle) }, index: { sets: { status: 'publish' } } }], checkpoint: { name: 'p', position, version: 1 } });
+    await put(1, 'AAAA');
+    const first = await readModel.get('posts', 1);
+    assert.is(await readModel.get('posts', 1), first, 'the same JSON gives the same frozen document');
+    assert.is((await readModel.query('posts', common)).items[0], first);
+    await put(2, 'BBBB');
+    const second = await readModel.get('posts', 1);
+    assert.equal(second, { id: 1, body: body('BBBB') });
+    assert.is((await readModel.query('posts', common)).items[0], second);
+    await put(3, 'AAAA');
+    assert.equal(await readModel.get('posts', 1), { id: 1, body: body('AAAA') });
+  } finally {
+    await cleanup();
+  }
+});
+
 own('documents of an older key layout: the checkpoint reads as version -1 (rebuild), and search scans their text', async () => {
   const { redis, prefix, readModel, cleanup } = await fresh();
   try {
