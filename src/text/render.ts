@@ -35,9 +35,18 @@ function escapeBareAmpersands(text: string): string {
   return text.includes('&') ? text.replace(ENTITY_SAFE_AMP, '&#038;') : text;
 }
 
-/** PHP trim()'s default character set. */
+/** Whether a UTF-16 code unit is in PHP trim()'s default set: space, \t, \n, \r, NUL, \v. */
+function isPhpTrimmed(c: number): boolean {
+  return c === 32 || c === 10 || c === 9 || c === 13 || c === 0 || c === 11;
+}
+
+/** PHP trim()'s default character set. A loop: the regex form tried a match at every space of a long text. */
 function phpTrim(s: string): string {
-  return s.replace(/^[ \t\n\r\0\x0B]+|[ \t\n\r\0\x0B]+$/g, '');
+  let start = 0;
+  let end = s.length;
+  while (start < end && isPhpTrimmed(s.charCodeAt(start))) start++;
+  while (end > start && isPhpTrimmed(s.charCodeAt(end - 1))) end--;
+  return start === 0 && end === s.length ? s : s.slice(start, end);
 }
 
 function replaceAll(s: string, search: string, replacement: string): string {
@@ -86,17 +95,17 @@ const OPEN_SQ_FLAG = '<!--osq-->';
 const OPEN_Q_FLAG = '<!--oq-->';
 const PRIME_OR_QUOTE = '<!--wp-prime-or-quote-->';
 
-// Plain substitutions, applied one after another.
+// Plain substitutions, applied one after another: these first, then the elisions.
 const STATIC_REPLACEMENTS: ReadonlyArray<readonly [string, string]> = [
   ['...', '&#8230;'],
   ['``', OPEN_DOUBLE],
   ["''", CLOSE_DOUBLE],
   [' (tm)', ' &#8482;'],
-  // Elisions that start with an apostrophe rather than an opening quote.
-  ...["'tain't", "'twere", "'twas", "'tis", "'twill", "'til", "'bout", "'nuff", "'round", "'cause", "'em"].map(
-    (w) => [w, w.replace(/'/g, APOSTROPHE)] as const,
-  ),
 ];
+// Elisions that start with an apostrophe rather than an opening quote.
+const ELISIONS: ReadonlyArray<readonly [string, string]> = [
+  "'tain't", "'twere", "'twas", "'tis", "'twill", "'til", "'bout", "'nuff", "'round", "'cause", "'em",
+].map((w) => [w, w.replace(/'/g, APOSTROPHE)] as const);
 
 // Rules test what precedes a quote or dash with a lookbehind placed after the literal (`'(?<=X')` rather than
 // `(?<=X)'`): same matches, but the regexp engine can scan for the literal instead of trying every position.
@@ -187,17 +196,26 @@ function primesAndClosingQuotes(text: string, needle: "'" | '"', prime: string, 
   return pieces.join(openFlag);
 }
 
-const TIMES_HINT = /x(?<=\dx)\d/;
+/** Whether "x" stands between two digits somewhere (what TIMES needs to match). */
+function hasDigitXDigit(s: string): boolean {
+  for (let x = s.indexOf('x', 1); x >= 0; x = s.indexOf('x', x + 1)) {
+    if (isAsciiDigit(s.charCodeAt(x - 1)) && isAsciiDigit(s.charCodeAt(x + 1))) return true;
+  }
+  return false;
+}
+
+function isAsciiDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
 // 9x9 → 9×9, but a leading "0x" needs more digits (hexadecimal such as 0x1F stays).
 const TIMES = /\b(0[\d.,]+|[1-9][\d.,]*)x(\d[\d.,]*)\b/g;
 
 /** Typography of one text chunk that is outside tags and outside no-texturize elements. */
 function texturizeText(chunk: string): string {
   let s = chunk;
-  // Each static replacement needs one of these characters; most text has none of the rarer ones.
-  if (s.includes('.') || s.includes('`') || s.includes("'") || s.includes('(')) {
-    for (const [from, to] of STATIC_REPLACEMENTS) s = replaceAll(s, from, to);
-  }
+  for (let i = 0; i < STATIC_REPLACEMENTS.length; i++) s = replaceAll(s, STATIC_REPLACEMENTS[i]![0], STATIC_REPLACEMENTS[i]![1]);
+  // Every elision starts with an apostrophe; most text has none.
+  if (s.includes("'")) for (let i = 0; i < ELISIONS.length; i++) s = replaceAll(s, ELISIONS[i]![0], ELISIONS[i]![1]);
   if (s.includes("'")) {
     for (const [re, to] of SINGLE_QUOTE_RULES) s = s.replace(re, to);
     s = primesAndClosingQuotes(s, "'", PRIME, OPEN_SQ_FLAG, CLOSE_SINGLE);
@@ -209,7 +227,7 @@ function texturizeText(chunk: string): string {
     s = replaceAll(s, OPEN_Q_FLAG, OPEN_DOUBLE);
   }
   if (s.includes('-')) for (const [re, to] of DASH_RULES) s = s.replace(re, to);
-  if (TIMES_HINT.test(s)) s = s.replace(TIMES, '$1&#215;$2');
+  if (hasDigitXDigit(s)) s = s.replace(TIMES, '$1&#215;$2');
   return escapeBareAmpersands(s);
 }
 
@@ -296,24 +314,113 @@ const RE_END_P_AFTER_BLOCK_TAG = new RegExp(`(<\\/?${BLOCK_TAGS}[^>]*>)${WS}*<\\
 const RE_BR_AFTER_BLOCK_TAG = new RegExp(`(<\\/?${BLOCK_TAGS}[^>]*>)${WS}*<br \\/>`, 'g');
 const RE_BR_BEFORE_SOME_BLOCK_TAGS = new RegExp(`<br \\/>(${WS}*<\\/?(?:p|li|div|dl|dd|dt|th|pre|td|ul|ol)[^>]*>)`, 'g');
 
-// Tokens of HTML: comments, CDATA sections, and tags (each possibly unterminated at the end of the text).
-const HTML_TOKEN =
-  /(<(?:(?=!--)!(?:-(?!->)[^-]*)*(?:-->)?|(?=!\[CDATA\[)!\[CDATA\[[^\]]*(?:\](?!\]>)[^\]]*)*(?:\]\]>)?|[^>]*>?))/;
+/**
+ * End (exclusive) of the HTML token that starts with the "<" at `lt`: a comment (to "-->" or the end), a CDATA
+ * section (to "]]>" or the end), or a tag (to ">" or the end). The same tokens as the pattern
+ * `<(?:!--(?:…)-->?|!\[CDATA\[…(?:\]\]>)?|[^>]*>?)`, found with indexOf.
+ */
+function htmlTokenEnd(text: string, lt: number): number {
+  let close: number;
+  if (text.startsWith('!--', lt + 1)) {
+    close = text.indexOf('-->', lt + 2);
+    return close < 0 ? text.length : close + 3;
+  }
+  if (text.startsWith('![CDATA[', lt + 1)) {
+    close = text.indexOf(']]>', lt + 9);
+    return close < 0 ? text.length : close + 3;
+  }
+  close = text.indexOf('>', lt + 1);
+  return close < 0 ? text.length : close + 1;
+}
 
-/** Replaces `search` inside tags and comments only (text between tags is left as is). */
-function replaceInsideTags(text: string, search: string, replacement: string): string {
-  const parts = text.split(HTML_TOKEN);
-  // With one capture group, odd indexes are the tokens.
-  for (let i = 1; i < parts.length; i += 2) parts[i] = replaceAll(parts[i]!, search, replacement);
-  return parts.join('');
+/** Replaces each newline inside tags, comments and CDATA sections (text between tags is left as is). */
+function markNewlinesInsideTags(text: string, mark: string): string {
+  let out = '';
+  let copied = 0;
+  let newline = text.indexOf('\n');
+  for (let lt = text.indexOf('<'); lt >= 0 && newline >= 0; ) {
+    const end = htmlTokenEnd(text, lt);
+    if (newline < lt) newline = text.indexOf('\n', lt);
+    if (newline >= 0 && newline < end) {
+      out += text.slice(copied, lt) + replaceAll(text.slice(lt, end), '\n', mark);
+      copied = end;
+    }
+    lt = end < text.length ? text.indexOf('<', end) : -1;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/** Space, \t, \n, \v, \f or \r: PHP's `\s`, which autop's patterns use. */
+function isAutopSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 9 || c === 13 || c === 11 || c === 12;
+}
+
+/**
+ * `text.replace(/(?<!<br \/>)\s*\n/g, '<br />\n')` (PHP's \s): each run of whitespace up to its last newline
+ * becomes one line break, unless it follows "<br />" (then the run from its second character does). Walks
+ * from newline to newline instead of trying a match at every character.
+ */
+function newlinesToBreaks(text: string): string {
+  let out = '';
+  let copied = 0;
+  let resume = 0;
+  for (let newline = text.indexOf('\n'); newline >= 0; newline = text.indexOf('\n', resume)) {
+    let start = newline;
+    while (start > resume && isAutopSpace(text.charCodeAt(start - 1))) start--;
+    if (start >= 6 && text.startsWith('<br />', start - 6)) {
+      if (start === newline) {
+        resume = newline + 1;
+        continue;
+      }
+      start++;
+    }
+    let end = newline;
+    for (let j = newline + 1; j < text.length; j++) {
+      const c = text.charCodeAt(j);
+      if (c === 10) end = j;
+      else if (!isAutopSpace(c)) break;
+    }
+    out += text.slice(copied, start) + '<br />\n';
+    copied = resume = end + 1;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/** A paragraph without its leading and trailing newlines. */
+function trimNewlines(para: string): string {
+  let start = 0;
+  let end = para.length;
+  while (start < end && para.charCodeAt(start) === 10) start++;
+  while (end > start && para.charCodeAt(end - 1) === 10) end--;
+  return start === 0 && end === para.length ? para : para.slice(start, end);
 }
 
 const NEWLINE_MARK = ' <!-- wpnl --> ';
 const PRESERVED_NEWLINE = '<WPPreserveNewline />';
 
+const RE_DOUBLE_BR = new RegExp(`<br${WS}*\\/?>${WS}*<br${WS}*\\/?>`, 'g');
+const RE_HR = new RegExp(`(<hr${WS}*?\\/?>)`, 'g');
+const RE_SPACE_BEFORE_OPTION = new RegExp(`${WS}*<option`, 'g');
+const RE_SPACE_AFTER_OPTION = new RegExp(`<\\/option>${WS}*`, 'g');
+const RE_SPACE_AFTER_OBJECT = new RegExp(`(<object[^>]*>)${WS}*`, 'g');
+const RE_SPACE_BEFORE_OBJECT_END = new RegExp(`${WS}*<\\/object>`, 'g');
+const RE_SPACE_AROUND_PARAM = new RegExp(`${WS}*(<\\/?(?:param|embed)[^>]*>)${WS}*`, 'g');
+const RE_SPACE_AFTER_MEDIA = new RegExp(`([<\\[](?:audio|video)[^>\\]]*[>\\]])${WS}*`, 'g');
+const RE_SPACE_BEFORE_MEDIA_END = new RegExp(`${WS}*([<\\[]\\/(?:audio|video)[>\\]])`, 'g');
+const RE_SPACE_AROUND_SOURCE = new RegExp(`${WS}*(<(?:source|track)[^>]*>)${WS}*`, 'g');
+const RE_SPACE_BEFORE_FIGCAPTION = new RegExp(`${WS}*(<figcaption[^>]*>)`, 'g');
+const RE_SPACE_AFTER_FIGCAPTION = new RegExp(`<\\/figcaption>${WS}*`, 'g');
+const RE_PARAGRAPH_BREAK = new RegExp(`\\n${WS}*\\n`);
+const RE_EMPTY_P = new RegExp(`<p>${WS}*<\\/p>`, 'g');
+const RE_P_CLOSED_BY_DIV = /<p>([^<]+)<\/(div|address|form)>/g;
+const RE_P_AROUND_LI = /<p>(<li[^\n]+?)<\/p>/g;
+const RE_P_BEFORE_BLOCKQUOTE = /<p><blockquote([^>]*)>/gi;
+const RE_NEWLINE_KEEPERS = /<(script|style|svg)[\s\S]*?<\/\1>/g;
+
 /**
  * WordPress's `wpautop`: blank lines make paragraphs (`<p>…</p>\n`), single newlines become `<br />\n`
  * (when `br`), block-level elements are not wrapped, and `<pre>` contents are kept byte for byte.
+ * Each pass whose pattern needs a literal the text lacks is skipped.
  */
 export function autop(input: string, br = true): string {
   if (phpTrim(input) === '') return '';
@@ -338,61 +445,67 @@ export function autop(input: string, br = true): string {
     text = rebuilt + tail;
   }
 
-  text = text.replace(new RegExp(`<br${WS}*\\/?>${WS}*<br${WS}*\\/?>`, 'g'), '\n\n');
+  if (text.includes('<br')) text = text.replace(RE_DOUBLE_BR, '\n\n');
   text = text.replace(RE_BLOCK_OPEN, '\n\n$1');
-  text = text.replace(RE_BLOCK_CLOSE, '$1\n\n');
-  text = text.replace(new RegExp(`(<hr${WS}*?\\/?>)`, 'g'), '$1\n\n');
-  text = text.replace(/\r\n|\r/g, '\n');
-  text = replaceInsideTags(text, '\n', NEWLINE_MARK);
+  if (text.includes('</')) text = text.replace(RE_BLOCK_CLOSE, '$1\n\n');
+  if (text.includes('<hr')) text = text.replace(RE_HR, '$1\n\n');
+  if (text.includes('\r')) text = text.replace(/\r\n|\r/g, '\n');
+  text = markNewlinesInsideTags(text, NEWLINE_MARK);
 
   // Keep the children of these elements together so that they are not split into paragraphs.
   if (text.includes('<option')) {
-    text = text.replace(new RegExp(`${WS}*<option`, 'g'), '<option');
-    text = text.replace(new RegExp(`<\\/option>${WS}*`, 'g'), '</option>');
+    text = text.replace(RE_SPACE_BEFORE_OPTION, '<option');
+    text = text.replace(RE_SPACE_AFTER_OPTION, '</option>');
   }
   if (text.includes('</object>')) {
-    text = text.replace(new RegExp(`(<object[^>]*>)${WS}*`, 'g'), '$1');
-    text = text.replace(new RegExp(`${WS}*<\\/object>`, 'g'), '</object>');
-    text = text.replace(new RegExp(`${WS}*(<\\/?(?:param|embed)[^>]*>)${WS}*`, 'g'), '$1');
+    text = text.replace(RE_SPACE_AFTER_OBJECT, '$1');
+    text = text.replace(RE_SPACE_BEFORE_OBJECT_END, '</object>');
+    text = text.replace(RE_SPACE_AROUND_PARAM, '$1');
   }
   if (text.includes('<source') || text.includes('<track')) {
-    text = text.replace(new RegExp(`([<\\[](?:audio|video)[^>\\]]*[>\\]])${WS}*`, 'g'), '$1');
-    text = text.replace(new RegExp(`${WS}*([<\\[]\\/(?:audio|video)[>\\]])`, 'g'), '$1');
-    text = text.replace(new RegExp(`${WS}*(<(?:source|track)[^>]*>)${WS}*`, 'g'), '$1');
+    text = text.replace(RE_SPACE_AFTER_MEDIA, '$1');
+    text = text.replace(RE_SPACE_BEFORE_MEDIA_END, '$1');
+    text = text.replace(RE_SPACE_AROUND_SOURCE, '$1');
   }
   if (text.includes('<figcaption')) {
-    text = text.replace(new RegExp(`${WS}*(<figcaption[^>]*>)`, 'g'), '$1');
-    text = text.replace(new RegExp(`<\\/figcaption>${WS}*`, 'g'), '</figcaption>');
+    text = text.replace(RE_SPACE_BEFORE_FIGCAPTION, '$1');
+    text = text.replace(RE_SPACE_AFTER_FIGCAPTION, '</figcaption>');
   }
 
-  text = text.replace(/\n\n+/g, '\n\n');
+  if (text.includes('\n\n\n')) text = text.replace(/\n\n+/g, '\n\n');
   let wrapped = '';
-  for (const para of text.split(new RegExp(`\\n${WS}*\\n`))) {
+  for (const para of text.split(RE_PARAGRAPH_BREAK)) {
     if (para === '') continue;
-    wrapped += '<p>' + para.replace(/^\n+|\n+$/g, '') + '</p>\n';
+    wrapped += '<p>' + trimNewlines(para) + '</p>\n';
   }
   text = wrapped;
 
-  text = text.replace(new RegExp(`<p>${WS}*<\\/p>`, 'g'), '');
-  text = text.replace(/<p>([^<]+)<\/(div|address|form)>/g, '<p>$1</p></$2>');
+  text = text.replace(RE_EMPTY_P, '');
+  if (text.includes('</div>') || text.includes('</address>') || text.includes('</form>')) text = text.replace(RE_P_CLOSED_BY_DIV, '<p>$1</p></$2>');
   text = text.replace(RE_BLOCK_TAG_ALONE_IN_P, '$1');
-  text = text.replace(/<p>(<li[^\n]+?)<\/p>/g, '$1');
-  text = text.replace(/<p><blockquote([^>]*)>/gi, '<blockquote$1><p>');
+  if (text.includes('<p><li')) text = text.replace(RE_P_AROUND_LI, '$1');
+  text = text.replace(RE_P_BEFORE_BLOCKQUOTE, '<blockquote$1><p>');
   text = replaceAll(text, '</blockquote></p>', '</p></blockquote>');
   text = text.replace(RE_P_BEFORE_BLOCK_TAG, '$1');
   text = text.replace(RE_END_P_AFTER_BLOCK_TAG, '$1');
 
   if (br) {
     // Newlines inside script, style and svg elements must stay newlines.
-    text = text.replace(/<(script|style|svg)[\s\S]*?<\/\1>/g, (m) => replaceAll(m, '\n', PRESERVED_NEWLINE));
+    if (text.includes('<script') || text.includes('<style') || text.includes('<svg')) {
+      text = text.replace(RE_NEWLINE_KEEPERS, (m) => replaceAll(m, '\n', PRESERVED_NEWLINE));
+    }
     text = replaceAll(replaceAll(text, '<br>', '<br />'), '<br/>', '<br />');
-    text = text.replace(new RegExp(`(?<!<br \\/>)${WS}*\\n`, 'g'), '<br />\n');
+    text = newlinesToBreaks(text);
     text = replaceAll(text, PRESERVED_NEWLINE, '\n');
   }
 
-  text = text.replace(RE_BR_AFTER_BLOCK_TAG, '$1');
-  text = text.replace(RE_BR_BEFORE_SOME_BLOCK_TAGS, '$1');
-  text = text.replace(new RegExp(`\\n<\\/p>${END}`), '</p>');
+  if (text.includes('<br />')) {
+    text = text.replace(RE_BR_AFTER_BLOCK_TAG, '$1');
+    text = text.replace(RE_BR_BEFORE_SOME_BLOCK_TAGS, '$1');
+  }
+  // The last paragraph's closing tag moves up to its text ("\n</p>" at the very end, or before a final newline).
+  if (text.endsWith('\n</p>')) text = text.slice(0, -5) + '</p>';
+  else if (text.endsWith('\n</p>\n')) text = text.slice(0, -6) + '</p>\n';
 
   for (const [key, original] of preserved) text = replaceAll(text, key, original);
   if (text.includes('<!-- wpnl -->')) text = replaceAll(replaceAll(text, NEWLINE_MARK, '\n'), '<!-- wpnl -->', '\n');
@@ -431,44 +544,61 @@ interface OpenBlock {
   leadingHtmlStart: number | null;
 }
 
-/** Splits serialised block content into blocks, with the same recovery from malformed input as WordPress. */
-export function parseBlocks(document: string): ParsedBlock[] {
-  const output: ParsedBlock[] = [];
-  const stack: OpenBlock[] = [];
-  const freeform = (html: string): ParsedBlock => ({ name: null, attrs: null, innerBlocks: [], innerContent: [html] });
-  const newBlock = (ns: string | undefined, name: string, attrs: string | undefined): ParsedBlock => ({
-    name: (ns ?? 'core/') + name,
-    attrs: attrs ? attrs.replace(new RegExp(`${WS}+$`), '') : null,
-    innerBlocks: [],
-    innerContent: [],
-  });
-  const appendHtml = (block: ParsedBlock, html: string) => {
+function freeformBlock(html: string): ParsedBlock {
+  return { name: null, attrs: null, innerBlocks: [], innerContent: [html] };
+}
+
+function newBlock(ns: string | undefined, name: string, attrs: string | undefined): ParsedBlock {
+  return { name: (ns ?? 'core/') + name, attrs: attrs ? attrs.replace(TRAILING_WS, '') : null, innerBlocks: [], innerContent: [] };
+}
+
+const TRAILING_WS = new RegExp(`${WS}+$`);
+
+/**
+ * The parser's state over one document. (Methods rather than closures made per call: the closures cost more
+ * than parsing a short post.)
+ */
+class BlockParser {
+  readonly output: ParsedBlock[] = [];
+  readonly stack: OpenBlock[] = [];
+
+  constructor(private readonly document: string) {}
+
+  appendHtml(block: ParsedBlock, html: string): void {
     if (!isEmptyPiece(html)) block.innerContent.push(html);
-  };
-  const addInner = (block: ParsedBlock, tokenStart: number, lastOffset: number) => {
-    const parent = stack[stack.length - 1]!;
+  }
+
+  addInner(block: ParsedBlock, tokenStart: number, lastOffset: number): void {
+    const parent = this.stack[this.stack.length - 1]!;
     parent.block.innerBlocks.push(block);
-    appendHtml(parent.block, document.slice(parent.prevOffset, tokenStart));
+    this.appendHtml(parent.block, this.document.slice(parent.prevOffset, tokenStart));
     parent.block.innerContent.push(null);
     parent.prevOffset = lastOffset;
-  };
-  const closeTop = (endOffset: number | null) => {
-    const top = stack.pop()!;
-    appendHtml(top.block, endOffset === null ? document.slice(top.prevOffset) : document.slice(top.prevOffset, endOffset));
-    if (top.leadingHtmlStart !== null) output.push(freeform(document.slice(top.leadingHtmlStart, top.tokenStart)));
-    output.push(top.block);
-  };
+  }
 
+  closeTop(endOffset: number | null): void {
+    const top = this.stack.pop()!;
+    const document = this.document;
+    this.appendHtml(top.block, endOffset === null ? document.slice(top.prevOffset) : document.slice(top.prevOffset, endOffset));
+    if (top.leadingHtmlStart !== null) this.output.push(freeformBlock(document.slice(top.leadingHtmlStart, top.tokenStart)));
+    this.output.push(top.block);
+  }
+}
+
+/** Splits serialised block content into blocks, with the same recovery from malformed input as WordPress. */
+export function parseBlocks(document: string): ParsedBlock[] {
+  const parser = new BlockParser(document);
+  const { output, stack } = parser;
   let offset = 0;
   BLOCK_DELIMITER.lastIndex = 0;
   for (;;) {
     const m = BLOCK_DELIMITER.exec(document);
     if (!m) {
       if (stack.length === 0) {
-        if (offset < document.length) output.push(freeform(document.slice(offset)));
+        if (offset < document.length) output.push(freeformBlock(document.slice(offset)));
       } else {
         // Unclosed blocks take the rest of the document (nested ones each, as WordPress does).
-        while (stack.length) closeTop(null);
+        while (stack.length) parser.closeTop(null);
       }
       break;
     }
@@ -479,22 +609,22 @@ export function parseBlocks(document: string): ParsedBlock[] {
     if (closer) {
       if (stack.length === 0) {
         // A closer without an opener: everything from here on is plain HTML.
-        output.push(freeform(document.slice(offset)));
+        output.push(freeformBlock(document.slice(offset)));
         break;
       }
-      if (stack.length === 1) closeTop(start);
+      if (stack.length === 1) parser.closeTop(start);
       else {
         // Closing a nested block keeps its last piece even when it is "0" (only this path does).
         const top = stack.pop()!;
         top.block.innerContent.push(document.slice(top.prevOffset, start));
-        addInner(top.block, top.tokenStart, end);
+        parser.addInner(top.block, top.tokenStart, end);
       }
     } else if (isVoid) {
       const block = newBlock(ns, name!, attrs);
       if (stack.length === 0) {
-        if (leadingHtmlStart !== null) output.push(freeform(document.slice(leadingHtmlStart, start)));
+        if (leadingHtmlStart !== null) output.push(freeformBlock(document.slice(leadingHtmlStart, start)));
         output.push(block);
-      } else addInner(block, start, end);
+      } else parser.addInner(block, start, end);
     } else {
       stack.push({ block: newBlock(ns, name!, attrs), tokenStart: start, tokenEnd: end, prevOffset: end, leadingHtmlStart });
     }
@@ -651,26 +781,36 @@ function addMediaAttributes(html: string): string {
 // ---------------------------------------------------------------------------------------------------------
 // Content, title, excerpt
 
-// Rendering is deterministic, and the same posts are rendered again and again (every listing), so results
-// are memoised: a bounded map in insertion order, emptied oldest-first when full. Very large inputs are
-// not kept.
-const MEMO_ENTRIES = 4000;
+// Rendering is deterministic, and the same texts are rendered again (a post's other variants, a post whose
+// other fields changed, its revisions), so results are memoised: one table per kind of rendering and set of
+// options, keyed by the raw text itself. A string keeps its hash once computed, so a text held by a document
+// is hashed once, rather than copied into a longer key and hashed again on every call. Each table is a
+// bounded map in insertion order, emptied oldest-first when full; very large inputs are not kept.
+const MEMO_ENTRIES = 2000;
 const MEMO_MAX_INPUT = 200_000;
-const memoTable = new Map<string, string>();
+const MEMO_TABLES = 64;
+const memoTables = new Map<string, Map<string, string>>();
 
-function memo(key: string, compute: () => string): string {
-  const hit = memoTable.get(key);
-  if (hit !== undefined) return hit;
-  const value = compute();
-  if (key.length <= MEMO_MAX_INPUT) {
-    if (memoTable.size >= MEMO_ENTRIES) memoTable.delete(memoTable.keys().next().value!);
-    memoTable.set(key, value);
+function memoTable(kind: string): Map<string, string> {
+  let table = memoTables.get(kind);
+  if (table === undefined) {
+    if (memoTables.size >= MEMO_TABLES) memoTables.clear();
+    memoTables.set(kind, (table = new Map()));
+  }
+  return table;
+}
+
+function remember(table: Map<string, string>, raw: string, value: string): string {
+  if (raw.length <= MEMO_MAX_INPUT) {
+    if (table.size >= MEMO_ENTRIES) table.delete(table.keys().next().value!);
+    table.set(raw, value);
   }
   return value;
 }
 
+/** The options as a short key: a flag, the shortcode names (JSON) or "-", NUL, then the site URL. */
 function optionsKey(options: RenderOptions): string {
-  return JSON.stringify([options.siteUrl ?? '', options.smilies !== false, options.shortcodes ?? null]);
+  return `${options.smilies === false ? 0 : 1}${options.shortcodes ? JSON.stringify(options.shortcodes) : '-'}\u0000${options.siteUrl ?? ''}`;
 }
 
 export interface RenderOptions {
@@ -721,9 +861,12 @@ export function splitPages(content: string): string[] {
 /** The `the_content` filter chain applied to a string. */
 function theContent(raw: string, options: RenderOptions): string {
   const blocks = hasBlocks(raw);
-  let html = blocks ? stripBlockDelimiters(raw) : raw;
-  html = texturize(html, options);
-  if (!blocks) html = autop(html);
+  return afterTexturize(texturize(blocks ? stripBlockDelimiters(raw) : raw, options), !blocks, options);
+}
+
+/** The rest of `the_content` once the text is texturized: paragraphs (classic content only) and the smaller filters. */
+function afterTexturize(texturized: string, paragraphs: boolean, options: RenderOptions): string {
+  let html = paragraphs ? autop(texturized) : texturized;
   html = shortcodeUnautop(html, options.shortcodes ?? DEFAULT_SHORTCODES);
   html = addMediaAttributes(html);
   html = capitalPDangit(html);
@@ -733,9 +876,8 @@ function theContent(raw: string, options: RenderOptions): string {
 
 /** content.rendered of a post whose stored content is `raw` (as the REST API returns it). */
 export function renderContent(raw: string, options: RenderContentOptions = {}): string {
-  return memo(`c${optionsKey(options)}${options.more ? `|${options.more.postId}|${options.more.page ?? 1}` : ''}\u0000${raw}`, () =>
-    renderContentUncached(raw, options),
-  );
+  const table = memoTable(`c${options.more ? `${options.more.postId}|${options.more.page ?? 1}` : ''}|${optionsKey(options)}`);
+  return table.get(raw) ?? remember(table, raw, renderContentUncached(raw, options));
 }
 
 function renderContentUncached(raw: string, options: RenderContentOptions): string {
@@ -767,7 +909,20 @@ export function renderTitle(raw: string, options: RenderTitleOptions = {}): stri
 
 /** PHP strip_tags-like removal of tags and comments (script/style elements removed with their text). */
 export function stripAllTags(html: string): string {
-  return phpTrim(stripTagsLikePhp(html.replace(/<(script|style)[^>]*?>[\s\S]*?<\/\1>/gi, '')));
+  return phpTrim(stripTagsLikePhp(mayHoldScriptOrStyle(html) ? html.replace(SCRIPT_OR_STYLE_ELEMENT, '') : html));
+}
+
+const SCRIPT_OR_STYLE_ELEMENT = /<(script|style)[^>]*?>[\s\S]*?<\/\1>/gi;
+
+/** Whether "<script" or "<style" (in any ASCII case) occurs: the element pattern cannot match otherwise. */
+function mayHoldScriptOrStyle(html: string): boolean {
+  for (let lt = html.indexOf('<'); lt >= 0; lt = html.indexOf('<', lt + 1)) {
+    const c = html.charCodeAt(lt + 1) | 0x20; // ASCII lower case
+    if (c !== 0x73) continue; // s
+    const name = html.slice(lt + 1, lt + 7).toLowerCase();
+    if (name === 'script' || name.startsWith('style')) return true;
+  }
+  return false;
 }
 
 /** Removes registered shortcodes (with any enclosed content); "[[name]]" escapes become "[name]". */
@@ -806,16 +961,40 @@ export function shortcodeUnautop(html: string, registered: readonly string[] = D
   return html.replace(re, '$1');
 }
 
-/** Words of `text` as WordPress counts them for excerpts: tags removed, split on spaces, tabs and newlines. */
-function words(text: string): string[] {
-  return stripAllTags(text)
-    .split(/[\n\r\t ]+/)
-    .filter((w) => w !== '');
+/** Space, \n, \r or \t: what separates words for excerpts and word counts. */
+function isWordBreak(c: number): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9;
+}
+
+/**
+ * The first `limit` words of `text` (split on spaces, tabs and newlines, empty pieces dropped) and whether
+ * more follow; the scan stops at the word after the last one kept.
+ */
+function leadingWords(text: string, limit: number): { words: string[]; more: boolean } {
+  const words: string[] = [];
+  const n = text.length;
+  let i = 0;
+  for (;;) {
+    while (i < n && isWordBreak(text.charCodeAt(i))) i++;
+    if (i >= n) return { words, more: false };
+    if (words.length === limit) return { words, more: true };
+    const start = i;
+    while (i < n && !isWordBreak(text.charCodeAt(i))) i++;
+    words.push(text.slice(start, i));
+  }
 }
 
 /** The number of words in `html` once tags are removed (for projections, e.g. reading time). */
 export function wordCount(html: string): number {
-  return words(html).length;
+  const text = stripAllTags(html);
+  let count = 0;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const wordChar = !isWordBreak(text.charCodeAt(i));
+    if (wordChar && !inWord) count++;
+    inWord = wordChar;
+  }
+  return count;
 }
 
 export const EXCERPT_LENGTH = 55;
@@ -826,10 +1005,72 @@ export function generateExcerptText(rawContent: string, options: RenderOptions =
   let text = splitAtMore(splitPages(rawContent)[0]!).teaser;
   text = stripShortcodes(text, options.shortcodes ?? DEFAULT_SHORTCODES);
   text = excerptBlocksOnly(text);
-  text = theContent(text, options);
-  text = replaceAll(text, ']]>', ']]&gt;');
-  const all = words(text);
-  return all.length > EXCERPT_LENGTH ? all.slice(0, EXCERPT_LENGTH).join(' ') + EXCERPT_MORE : all.join(' ');
+  return excerptWords(theContent(text, options));
+}
+
+/** The first 55 words of the excerpt's source once through `the_content`, with " [&hellip;]" when cut. */
+function excerptWords(html: string): string {
+  const { words, more } = leadingWords(stripAllTags(replaceAll(html, ']]>', ']]&gt;')), EXCERPT_LENGTH);
+  return more ? words.join(' ') + EXCERPT_MORE : words.join(' ');
+}
+
+/**
+ * content.rendered and excerpt.rendered of one post: the same as renderContent and renderExcerpt (and memoised
+ * with them), but a generated excerpt shares the work both would do on the same text when it can (see
+ * renderBothUncached).
+ */
+export function renderContentAndExcerpt(rawContent: string, rawExcerpt: string, options: RenderOptions = {}): { content: string; excerpt: string } {
+  if ((options as RenderContentOptions).more) {
+    return { content: renderContent(rawContent, options), excerpt: renderExcerpt(rawExcerpt, rawContent, options) };
+  }
+  const contentTable = memoTable(`c|${optionsKey(options)}`);
+  const explicit = phpTrim(rawExcerpt) !== '';
+  const excerptTable = memoTable(`${explicit ? 'x' : 'g'}${optionsKey(options)}`);
+  const excerptKey = explicit ? rawExcerpt : rawContent;
+  const content = contentTable.get(rawContent);
+  const excerpt = excerptTable.get(excerptKey);
+  if (content === undefined && excerpt === undefined && !explicit) {
+    const both = renderBothUncached(rawContent, options);
+    if (both !== null) {
+      remember(contentTable, rawContent, both.content);
+      remember(excerptTable, rawContent, both.excerpt);
+      return both;
+    }
+  }
+  return {
+    content: content ?? remember(contentTable, rawContent, renderContentUncached(rawContent, options)),
+    excerpt: excerpt ?? remember(excerptTable, excerptKey, renderExcerptUncached(rawExcerpt, rawContent, options)),
+  };
+}
+
+/**
+ * The content and its generated excerpt together, when the excerpt's source is the content itself: one page,
+ * no `<!--more-->`, no shortcode to strip, and (for block content) only top-level blocks that excerpts keep,
+ * none with inner blocks, so that the excerpt's source, once its blocks are rendered, is exactly what
+ * content.rendered texturizes. Both then texturize the same string: it is done once. Classic content goes
+ * through `the_content` identically for both: content.rendered is the excerpt's source as is. Null otherwise
+ * (the two are then rendered apart).
+ */
+function renderBothUncached(raw: string, options: RenderOptions): { content: string; excerpt: string } | null {
+  if (raw.includes('<!--nextpage-->') || MORE_TAG.test(raw)) return null;
+  if (shortcodesIn(raw, options.shortcodes ?? DEFAULT_SHORTCODES, false).length > 0) return null;
+  if (!hasBlocks(raw)) {
+    const content = theContent(raw, options);
+    return { content, excerpt: excerptHtml(excerptWords(content), options) };
+  }
+  const blocks = parseBlocks(raw);
+  let source = '';
+  for (const block of blocks) {
+    if (!isExcerptBlock(block.name) || block.innerBlocks.length > 0) return null;
+    source += renderBlock(block);
+  }
+  // The excerpt's `the_content` would strip block delimiters again (and skip paragraphs) if some were left.
+  if (hasBlocks(source)) return null;
+  const texturized = texturize(source, options);
+  return {
+    content: afterTexturize(texturized, false, options),
+    excerpt: excerptHtml(excerptWords(afterTexturize(texturized, true, options)), options),
+  };
 }
 
 /**
@@ -838,13 +1079,18 @@ export function generateExcerptText(rawContent: string, options: RenderOptions =
  */
 export function renderExcerpt(rawExcerpt: string, rawContent: string, options: RenderOptions = {}): string {
   const explicit = phpTrim(rawExcerpt) !== '';
-  const key = `${explicit ? 'x' : 'g'}${optionsKey(options)}\u0000${explicit ? rawExcerpt : rawContent}`;
-  return memo(key, () => renderExcerptUncached(rawExcerpt, rawContent, options));
+  const table = memoTable(`${explicit ? 'x' : 'g'}${optionsKey(options)}`);
+  const raw = explicit ? rawExcerpt : rawContent;
+  return table.get(raw) ?? remember(table, raw, renderExcerptUncached(rawExcerpt, rawContent, options));
 }
 
 function renderExcerptUncached(rawExcerpt: string, rawContent: string, options: RenderOptions): string {
-  let text = phpTrim(rawExcerpt) === '' ? generateExcerptText(rawContent, options) : rawExcerpt;
-  text = texturize(text, options);
+  return excerptHtml(phpTrim(rawExcerpt) === '' ? generateExcerptText(rawContent, options) : rawExcerpt, options);
+}
+
+/** excerpt.rendered of the excerpt's text (explicit, or generated from the content). */
+function excerptHtml(excerptText: string, options: RenderOptions): string {
+  let text = texturize(excerptText, options);
   if (options.smilies !== false) text = convertSmilies(text, options.siteUrl ?? '');
   text = convertChars(text);
   text = autop(text);

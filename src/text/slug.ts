@@ -57,39 +57,43 @@ export function removeAccents(input: string): string {
  * quotes; comments run to "-->"; an unterminated tag swallows the rest of the string.
  */
 export function stripTagsLikePhp(input: string): string {
-  if (!input.includes('<')) return input;
+  let lt = input.indexOf('<');
+  if (lt < 0) return input;
+  // Text is copied a run at a time, between tags (a character at a time cost more than the rest of it).
   let out = '';
-  let i = 0;
+  let from = 0;
   const n = input.length;
-  while (i < n) {
-    const c = input[i]!;
-    if (c !== '<') {
-      out += c;
-      i++;
+  while (lt >= 0) {
+    if (isTagBreakingSpace(input.charCodeAt(lt + 1))) {
+      lt = input.indexOf('<', lt + 1); // "a < b": not a tag
       continue;
     }
-    if (i + 1 < n && /[ \t\n\r\x0B\f]/.test(input[i + 1]!)) {
-      out += c; // "a < b": not a tag
-      i++;
-      continue;
+    out += input.slice(from, lt);
+    let next: number;
+    if (input.startsWith('<!--', lt)) {
+      const end = input.indexOf('-->', lt + 4);
+      next = end < 0 ? n : end + 3;
+    } else {
+      let quote = 0;
+      let j = lt + 1;
+      for (; j < n; j++) {
+        const d = input.charCodeAt(j);
+        if (quote !== 0) {
+          if (d === quote) quote = 0;
+        } else if (d === 34 || d === 39) quote = d; // " or '
+        else if (d === 62) break; // >
+      }
+      next = j + 1;
     }
-    if (input.startsWith('<!--', i)) {
-      const end = input.indexOf('-->', i + 4);
-      i = end < 0 ? n : end + 3;
-      continue;
-    }
-    let quote = '';
-    let j = i + 1;
-    for (; j < n; j++) {
-      const d = input[j]!;
-      if (quote) {
-        if (d === quote) quote = '';
-      } else if (d === '"' || d === "'") quote = d;
-      else if (d === '>') break;
-    }
-    i = j + 1;
+    from = next;
+    lt = next >= n ? -1 : input.indexOf('<', next);
   }
-  return out;
+  return from >= n ? out : out + input.slice(from);
+}
+
+/** Space, \t, \n, \r, \v or \f: after "<", the "<" is text. (NaN, past the end, is none of them.) */
+function isTagBreakingSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13 || c === 11 || c === 12;
 }
 
 const utf8 = new TextEncoder();
