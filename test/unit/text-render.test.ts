@@ -7,6 +7,7 @@ import {
   hasBlocks,
   parseBlocks,
   renderContent,
+  renderContentAndExcerpt,
   renderExcerpt,
   renderTitle,
   shortcodeUnautop,
@@ -16,6 +17,7 @@ import {
   stripShortcodes,
   texturize,
   wordCount,
+  DEFAULT_SHORTCODES,
 } from '../../src/text/render';
 
 // Every expected string below is what WordPress 6.1.9 produced on the reference install (the function itself,
@@ -336,6 +338,70 @@ test('stripAllTags and wordCount', () => {
   assert.is(wordCount(BLOCK_POST), 3);
   assert.is(wordCount('tabs\tand\nnewlines  and   spaces'), 5);
   assert.is(wordCount(words(120)), 120);
+});
+
+// Content of a post on the reference install and its content.rendered and excerpt.rendered (REST, edit context).
+const REFERENCE_POSTS: Array<{ input: string; content: string | null; excerpt: string }> = [
+  // A run of spaces before a newline after "<br />": the break goes from the run's second character on.
+  { input: 'a<br /> \nb\n\nc<br />\n\nd', content: '<p>a<br /> <br />\nb</p>\n<p>c</p>\n<p>d</p>\n', excerpt: '<p>a b c d</p>\n' },
+  // Newlines inside a tag, a comment and a CDATA section are not breaks.
+  {
+    input: '<a\nhref="q">link</a>\n<!-- one\ntwo -->\nz\n<![CDATA[x\ny]]>',
+    content: '<p><a\nhref="q">link</a><br />\n<!-- one\ntwo --><br />\nz<br />\n<![CDATA[x\ny]]></p>\n',
+    excerpt: '<p>link z</p>\n',
+  },
+  // A newline right after "<br />" stays as it is.
+  { input: 'x<br />\ny<br>\n z', content: '<p>x<br />\ny<br />\n z</p>\n', excerpt: '<p>x y z</p>\n' },
+  { input: 'line  \n  \nnext\t\n\t\nlast  ', content: '<p>line  </p>\n<p>next\t</p>\n<p>last  </p>\n', excerpt: '<p>line next last</p>\n' },
+  // Block content whose excerpt is made from the same text as content.rendered.
+  {
+    input:
+      '<!-- wp:paragraph -->\n<p>First "block" -- with it\'s quotes and words enough.</p>\n<!-- /wp:paragraph -->\n\n<!-- wp:heading -->\n<h2>Head 5x5</h2>\n<!-- /wp:heading -->',
+    content: '\n<p>First &#8220;block&#8221; &#8212; with it&#8217;s quotes and words enough.</p>\n\n\n\n<h2>Head 5&#215;5</h2>\n',
+    excerpt: '<p>First &#8220;block&#8221; &#8212; with it&#8217;s quotes and words enough. Head 5&#215;5</p>\n',
+  },
+  // The excerpt's source goes through paragraphs (autop), which separates words that block content joins.
+  {
+    input: '<!-- wp:html -->\n<p>x</p><p>y</p>\n<!-- /wp:html -->\n\n<!-- wp:paragraph -->\n<p>a<br><br>b</p>\n<!-- /wp:paragraph -->',
+    content: '\n<p>x</p><p>y</p>\n\n\n\n<p>a<br><br>b</p>\n',
+    excerpt: '<p>x y a b</p>\n',
+  },
+  // A block with inner blocks: the excerpt is made apart (content.rendered differs by the layout classes, not reproduced).
+  {
+    input:
+      '<!-- wp:group -->\n<div class="wp-block-group"><!-- wp:paragraph -->\n<p>Inner words</p>\n<!-- /wp:paragraph --></div>\n<!-- /wp:group -->\n\n<!-- wp:paragraph -->\n<p>Outer</p>\n<!-- /wp:paragraph -->',
+    content: null,
+    excerpt: '<p>Inner words Outer</p>\n',
+  },
+];
+
+for (const [i, post] of REFERENCE_POSTS.entries()) {
+  test(`content and excerpt of reference post ${i + 1}, together and apart`, () => {
+    const site = { siteUrl: 'http://127.0.0.1:8081' };
+    // The shortcode list written out gives the same output under another memo key: each call renders afresh.
+    const apart = { ...site, shortcodes: [...DEFAULT_SHORTCODES] };
+    const together = renderContentAndExcerpt(post.input, '', site);
+    assert.is(together.excerpt, post.excerpt);
+    assert.is(renderExcerpt('', post.input, apart), post.excerpt);
+    if (post.content !== null) assert.is(together.content, post.content);
+    assert.is(together.content, renderContent(post.input, apart));
+  });
+}
+
+test('content and excerpt together: an explicit excerpt, a teaser, a shortcode, as apart', () => {
+  const inputs = [
+    ['<p>Body text here.</p>', 'My <b>own</b> excerpt'],
+    ['Teaser words<!--more-->The rest of it', ''],
+    ['Before [gallery ids="1"] after', ''],
+    ['Page one<!--nextpage-->Page two', ''],
+    ['<!-- wp:paragraph -->\n<p>Wordpress :) text</p>\n<!-- /wp:paragraph -->', ''],
+  ];
+  for (const [content, excerpt] of inputs) {
+    const together = renderContentAndExcerpt(content!, excerpt!, {});
+    const apart = { shortcodes: [...DEFAULT_SHORTCODES] };
+    assert.is(together.content, renderContent(content!, apart));
+    assert.is(together.excerpt, renderExcerpt(excerpt!, content!, apart));
+  }
 });
 
 test('long inputs do not backtrack catastrophically', () => {
