@@ -13,10 +13,22 @@ const OPEN = Buffer.from('[');
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']');
 
-/** Freezes `value` deeply and keeps its JSON with it. Returns the same object. */
+/**
+ * Freezes `value` deeply and keeps its JSON with it. Returns the same object. The JSON gets memory of its own
+ * (not a slice of Node's shared 8 KB buffer pool, which a long-kept slice would pin whole), so what a cache of
+ * such values holds is what serializedLength says.
+ */
 export function withSerializedJson<T extends object>(value: T): T {
-  Object.defineProperty(value, SERIALIZED, { value: Buffer.from(JSON.stringify(value)), enumerable: false });
+  const json = JSON.stringify(value);
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(json));
+  bytes.write(json);
+  Object.defineProperty(value, SERIALIZED, { value: bytes, enumerable: false });
   return deepFreeze(value);
+}
+
+/** The length in bytes of the JSON kept by withSerializedJson (0 for a value without). */
+export function serializedLength(value: object): number {
+  return (value as WithJson)[SERIALIZED]?.length ?? 0;
 }
 
 /** The JSON of a response body, reusing the JSON kept by withSerializedJson for the body or its items. */
@@ -50,7 +62,9 @@ export function rawBody(text: string): object {
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
+    // for…in rather than Object.values: no array of the values for each object (own enumerable keys only, as
+    // the values are plain objects and arrays).
+    for (const key in value) if (Object.hasOwn(value, key)) deepFreeze(value[key]);
   }
   return value;
 }

@@ -2,13 +2,14 @@
  * Read-model document -> WordPress item, for one context and caller. Pure: everything it needs comes in.
  */
 import type { ContentDoc } from '../../../projections/content';
-import type { ResourceSchema } from '../../rest/schema';
+import type { Context, JsonSchema, ResourceSchema } from '../../rest/schema';
 import { filterByContext } from '../../rest/schema';
 import { formatGmt, parseRestDate } from '../../text/dates';
-import { renderContent, renderExcerpt, renderTitle } from '../../text/render';
+import { renderContentAndExcerpt, renderTitle } from '../../text/render';
 import { sanitizeSlug as slugFromTitle } from '../../text/slug';
-import { withSerializedJson } from '../../rest/serialized';
+import { serializedLength, withSerializedJson } from '../../rest/serialized';
 import { permalinkPath } from './decider';
+import { ContextFilter } from './contextFilter';
 
 export interface PresentOptions {
   context: 'view' | 'edit' | 'embed';
@@ -51,11 +52,17 @@ function permalinkTemplate(doc: ContentDoc, siteUrl: string, parentPath: string)
   return `${siteUrl}/${parentPath}${doc.type === 'page' ? '%pagename%' : '%postname%'}/`;
 }
 
-export function presentContent(doc: ContentDoc, schema: ResourceSchema, options: PresentOptions): Record<string, unknown> {
+/**
+ * The item for `options.context`. `filter` is the schema's context filter for that context (see
+ * compileContextFilter); without one the schema is walked generically. Fields the filter drops are not worked
+ * out at all.
+ */
+export function presentContent(doc: ContentDoc, schema: ResourceSchema, options: PresentOptions, filter?: ContextFilter): Record<string, unknown> {
   const { siteUrl, apiRoot, timezone, context } = options;
   const isProtected = doc.password !== '';
   const hidden = isProtected && !options.passwordAccepted;
   const guid = `${siteUrl}${doc.guid}`;
+  const rendered = hidden ? null : renderContentAndExcerpt(doc.content, doc.excerpt, { siteUrl });
   const item: Record<string, unknown> = {
     id: doc.id,
     date: doc.date,
@@ -70,13 +77,13 @@ export function presentContent(doc: ContentDoc, schema: ResourceSchema, options:
     title: { raw: doc.title, rendered: renderTitle(doc.title, { private: doc.status === 'private' }) },
     content: {
       raw: doc.content,
-      rendered: hidden ? '' : renderContent(doc.content, { siteUrl }),
+      rendered: rendered === null ? '' : rendered.content,
       protected: isProtected,
       block_version: doc.content.includes('<!-- wp:') ? 1 : 0,
     },
     excerpt: {
       raw: doc.excerpt,
-      rendered: hidden ? '' : renderExcerpt(doc.excerpt, doc.content, { siteUrl }),
+      rendered: rendered === null ? '' : rendered.excerpt,
       protected: isProtected,
     },
     author: doc.author,
@@ -89,48 +96,164 @@ export function presentContent(doc: ContentDoc, schema: ResourceSchema, options:
       ? { format: doc.format, sticky: doc.sticky, categories: doc.categories, tags: doc.tags }
       : { parent: doc.parent, menu_order: doc.menu_order }),
     password: doc.password,
-    permalink_template: permalinkTemplate(doc, siteUrl, options.parentPath ?? ''),
-    generated_slug: options.generatedSlug ?? sanitizeForDisplay(doc),
+    permalink_template: wanted(filter, 'permalink_template') ? permalinkTemplate(doc, siteUrl, options.parentPath ?? '') : undefined,
+    generated_slug: wanted(filter, 'generated_slug') ? (options.generatedSlug ?? sanitizeForDisplay(doc)) : undefined,
   };
-  const filtered = filterByContext(schema, item, context) as Record<string, unknown>;
+  const filtered = (filter === undefined ? filterByContext(schema, item, context) : filter.apply(item)) as Record<string, unknown>;
   if (options.withoutLinks) return filtered;
   filtered._links = contentLinks(doc, apiRoot, options.restBase, options.actions);
   return filtered;
 }
 
+/** Whether the item needs a top-level field: always, unless the context filter drops it. */
+function wanted(filter: ContextFilter | undefined, field: string): boolean {
+  return filter === undefined || !filter.drops(field);
+}
+
+/** A kept document: its presented variants, the bytes of their JSON, and its place in the recency list. */
+interface Kept {
+  doc: ContentDoc;
+  variants: Map<string, Record<string, unknown>>;
+  bytes: number;
+  /** Less recently used neighbour (toward the oldest), and more recently used one. */
+  older: Kept | null;
+  newer: Kept | null;
+}
+
+export interface PresentationCacheLimits {
+  /** Bytes of JSON kept at most, over all documents and variants. */
+  maxBytes?: number;
+  /** Once the cache is full, how many documents presented once (and not kept) are remembered for admission. */
+  admissionWindow?: number;
+}
+
 /**
  * Presented items, kept per document and variant (context, whether protected content is shown, site URLs,
- * timezone, the page's parent path, the caller's action links…) so that a document is rendered, context-filtered and serialised once, not on every request.
- * Documents are keyed by identity: both read models hand out the same frozen object until the document
- * changes (a new version is a new object), so an entry can never be stale. The item depends on nothing else
- * about the caller than its options: visibility is judged before presenting. Cached
- * items are frozen and carry their JSON (src/rest/serialized.ts). Bounded: the least recently used documents
- * are dropped beyond `maxDocuments`.
+ * timezone, the page's parent path, the caller's action links…) so that a document is rendered,
+ * context-filtered and serialised once, not on every request. Documents are keyed by identity: both read models
+ * hand out the same frozen object until the document changes (a new version is a new object), so an entry can
+ * never be stale. The item depends on nothing else about the caller than its options: visibility is judged
+ * before presenting. Kept items are frozen and carry their JSON (src/rest/serialized.ts).
+ *
+ * Bounded by the bytes of the JSON kept (`maxBytes`; the frozen objects take about as much again), the least
+ * recently used documents going first. While there is room, every presented document is kept. Once it is full,
+ * a document is kept only when presented a second time within the last `admissionWindow` documents that were
+ * not: on a site much larger than the cache read at random, most reads are first touches that would only push
+ * out another entry, and every entry pushed out is garbage in the old generation, which the collector pays for
+ * in proportion to the whole heap. Such a read is presented (and serialised by the response) without being kept.
  */
 export class PresentationCache {
-  private readonly byDoc = new Map<ContentDoc, Map<string, Record<string, unknown>>>();
+  private readonly byDoc = new Map<ContentDoc, Kept>();
+  /** The recency list, from the least recently used entry to the most recently used one. */
+  private oldest: Kept | null = null;
+  private newest: Kept | null = null;
+  private bytes = 0;
+  private readonly maxBytes: number;
+  private readonly seenOnce: AdmissionWindow;
+  /** The schema's context filter per context, compiled on first use. */
+  private readonly filters = new Map<Context, ContextFilter>();
 
   constructor(
     private readonly schema: ResourceSchema,
-    private readonly maxDocuments = 20_000,
-  ) {}
+    limits: PresentationCacheLimits = {},
+  ) {
+    // 32 MiB: every item of a 10,000-post site of the benchmark's posts (~2.8 KB of JSON each).
+    this.maxBytes = limits.maxBytes ?? 32 * 1024 * 1024;
+    this.seenOnce = new AdmissionWindow(limits.admissionWindow ?? 8192);
+  }
 
   present(doc: ContentDoc, options: PresentOptions): Record<string, unknown> {
     const variant = variantKey(doc, options);
-    let variants = this.byDoc.get(doc);
-    if (variants !== undefined) {
-      const hit = variants.get(variant);
-      // Most recently used last.
-      this.byDoc.delete(doc);
-      this.byDoc.set(doc, variants);
+    let kept = this.byDoc.get(doc);
+    if (kept !== undefined) {
+      this.touch(kept);
+      const hit = kept.variants.get(variant);
       if (hit !== undefined) return hit;
+    } else if (this.bytes < this.maxBytes || this.seenOnce.admits(doc.id)) {
+      kept = { doc, variants: new Map(), bytes: 0, older: this.newest, newer: null };
+      if (this.newest !== null) this.newest.newer = kept;
+      else this.oldest = kept;
+      this.newest = kept;
+      this.byDoc.set(doc, kept);
     } else {
-      if (this.byDoc.size >= this.maxDocuments) this.byDoc.delete(this.byDoc.keys().next().value!);
-      this.byDoc.set(doc, (variants = new Map()));
+      return presentContent(doc, this.schema, options, this.filterFor(options.context));
     }
-    const item = withSerializedJson(presentContent(doc, this.schema, options));
-    variants.set(variant, item);
+    const item = withSerializedJson(presentContent(doc, this.schema, options, this.filterFor(options.context)));
+    const size = serializedLength(item);
+    kept.variants.set(variant, item);
+    kept.bytes += size;
+    this.bytes += size;
+    this.evictBeyondLimit();
     return item;
+  }
+
+  /** The bytes of JSON kept now. */
+  get keptBytes(): number {
+    return this.bytes;
+  }
+
+  /** Whether a document is kept now, in any variant. */
+  keeps(doc: ContentDoc): boolean {
+    return this.byDoc.has(doc);
+  }
+
+  /** Moves an entry to the most recently used end. */
+  private touch(kept: Kept): void {
+    if (kept === this.newest) return;
+    this.unlink(kept);
+    kept.older = this.newest;
+    kept.newer = null;
+    this.newest!.newer = kept;
+    this.newest = kept;
+  }
+
+  private unlink(kept: Kept): void {
+    if (kept.older !== null) kept.older.newer = kept.newer;
+    else this.oldest = kept.newer;
+    if (kept.newer !== null) kept.newer.older = kept.older;
+    else this.newest = kept.older;
+  }
+
+  /** Drops the least recently used documents until the JSON kept fits, sparing the one just presented (the newest). */
+  private evictBeyondLimit(): void {
+    while (this.bytes > this.maxBytes && this.oldest !== this.newest) {
+      const oldest = this.oldest!;
+      this.unlink(oldest);
+      this.byDoc.delete(oldest.doc);
+      this.bytes -= oldest.bytes;
+    }
+  }
+
+  private filterFor(context: Context): ContextFilter {
+    let filter = this.filters.get(context);
+    if (filter === undefined) this.filters.set(context, (filter = new ContextFilter(this.schema as JsonSchema, context)));
+    return filter;
+  }
+}
+
+/**
+ * The ids of the last `size` documents presented once and not kept, in a ring; a document among them is admitted
+ * (and forgotten) when presented again. Each id remembers its slot, so that a slot overwritten later forgets
+ * only the id it held.
+ */
+class AdmissionWindow {
+  private readonly ring: number[] = [];
+  private readonly slotOf = new Map<number, number>();
+  private next = 0;
+
+  constructor(private readonly size: number) {}
+
+  admits(id: number): boolean {
+    if (this.slotOf.delete(id)) return true;
+    if (this.size <= 0) return false;
+    if (this.ring.length === this.size) {
+      const gone = this.ring[this.next]!;
+      if (this.slotOf.get(gone) === this.next) this.slotOf.delete(gone);
+      this.ring[this.next] = id;
+    } else this.ring.push(id);
+    this.slotOf.set(id, this.next);
+    this.next = (this.next + 1) % this.size;
+    return false;
   }
 }
 

@@ -1,0 +1,147 @@
+/** The cache of presented items: what it keeps, within its byte bound, and what it gives back. */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { contentSchema } from '../../src/resources/content/schema';
+import { PresentationCache, presentContent } from '../../src/resources/content/present';
+import type { PresentOptions } from '../../src/resources/content/present';
+import { serializeBody, serializedLength } from '../../src/rest/serialized';
+import type { ContentDoc } from '../../projections/content';
+
+const test = suite('presentation cache');
+
+const schema = contentSchema('post');
+
+const doc = (id: number, overrides: Partial<ContentDoc> = {}): ContentDoc =>
+  Object.freeze({
+    id,
+    type: 'post',
+    date: '2024-01-02T03:04:05',
+    date_gmt: '2024-01-02T03:04:05',
+    guid: `/?p=${id}`,
+    modified: '2024-01-03T00:00:00',
+    modified_gmt: '2024-01-03T00:00:00',
+    slug: `post-${id}`,
+    status: 'publish',
+    title: `Post ${id}`,
+    content: `<!-- wp:paragraph -->\n<p>Words of post ${id}, "quoted" -- and more.</p>\n<!-- /wp:paragraph -->`,
+    excerpt: '',
+    author: 1,
+    featured_media: 0,
+    comment_status: 'open',
+    ping_status: 'open',
+    template: '',
+    format: 'standard',
+    sticky: false,
+    categories: [1],
+    tags: [],
+    meta: { footnotes: '' },
+    password: '',
+    trashed_from: null,
+    revision_count: 0,
+    latest_revision_id: null,
+    last_revision_id: null,
+    autosaves: {},
+    ...overrides,
+  }) as ContentDoc;
+
+const options = (context: PresentOptions['context'] = 'view'): PresentOptions => ({
+  context,
+  passwordAccepted: true,
+  siteUrl: 'https://example.org',
+  apiRoot: 'https://example.org/wp-json/',
+  timezone: 'UTC',
+  restBase: 'core/v2/posts',
+  parentPath: '',
+});
+
+/** The JSON of one presented item, as the response writes it. */
+const json = (item: Record<string, unknown>) => String(serializeBody(item));
+
+/** Bytes of JSON one presented item of `doc(id)` takes (they differ by a few bytes with the id's digits). */
+const itemBytes = (id: number) => Buffer.byteLength(JSON.stringify(presentContent(doc(id), schema, options())));
+
+test('a kept item is given back as the same frozen object, with its JSON, and is what presenting gives', () => {
+  const cache = new PresentationCache(schema);
+  const d = doc(10);
+  const first = cache.present(d, options());
+  assert.ok(cache.keeps(d));
+  assert.is(cache.present(d, options()), first);
+  assert.ok(Object.isFrozen(first));
+  assert.ok(Object.isFrozen(first.content));
+  assert.is(json(first), JSON.stringify(presentContent(d, schema, options())));
+  assert.is(serializedLength(first), Buffer.byteLength(json(first)));
+  assert.is(cache.keptBytes, serializedLength(first));
+});
+
+test('each context is its own variant of the document, counted in the bytes kept', () => {
+  const cache = new PresentationCache(schema);
+  const d = doc(11);
+  const view = cache.present(d, options('view'));
+  const embed = cache.present(d, options('embed'));
+  assert.is.not(view, embed);
+  assert.is(json(embed), JSON.stringify(presentContent(d, schema, options('embed'))));
+  assert.is(cache.keptBytes, serializedLength(view) + serializedLength(embed));
+});
+
+test('a new version of a document (a new object) is presented afresh', () => {
+  const cache = new PresentationCache(schema);
+  const before = cache.present(doc(12), options());
+  const after = cache.present(doc(12, { title: 'Renamed' }), options());
+  assert.is.not(after, before);
+  assert.is((after.title as { rendered: string }).rendered, 'Renamed');
+});
+
+test('the bytes kept stay within the bound; the least recently used documents go first', () => {
+  const maxBytes = itemBytes(100) * 3 + 10;
+  const cache = new PresentationCache(schema, { maxBytes });
+  const docs = [100, 101, 102, 103].map((id) => doc(id));
+  for (const d of docs.slice(0, 3)) cache.present(d, options());
+  // 100 is used again, so 101 is now the least recently used one.
+  cache.present(docs[0]!, options());
+  cache.present(docs[3]!, options());
+  assert.ok(cache.keptBytes <= maxBytes);
+  assert.ok(cache.keeps(docs[0]!));
+  assert.not.ok(cache.keeps(docs[1]!));
+  assert.ok(cache.keeps(docs[2]!));
+  assert.ok(cache.keeps(docs[3]!));
+});
+
+test('once full, a document is kept only when presented again within the admission window', () => {
+  const cache = new PresentationCache(schema, { maxBytes: itemBytes(200) * 2, admissionWindow: 2 });
+  const [a, b, c, d, e] = [200, 201, 202, 203, 204].map((id) => doc(id));
+  cache.present(a!, options());
+  cache.present(b!, options());
+  // Full now: c is presented without being kept, and presenting it gives what a kept item would hold.
+  const once = cache.present(c!, options());
+  assert.not.ok(cache.keeps(c!));
+  assert.not.ok(Object.isFrozen(once));
+  assert.is(json(once), JSON.stringify(presentContent(c!, schema, options())));
+  // Presented again while remembered: kept (pushing out the least recently used).
+  const twice = cache.present(c!, options());
+  assert.ok(cache.keeps(c!));
+  assert.ok(Object.isFrozen(twice));
+  assert.not.ok(cache.keeps(a!));
+  // The window remembers two documents: after d, two others (e, 205) push d out of it, so presenting d again is a
+  // first presentation again, and only the one after that keeps it.
+  cache.present(d!, options());
+  cache.present(e!, options());
+  cache.present(doc(205), options());
+  cache.present(d!, options());
+  assert.not.ok(cache.keeps(d!));
+  cache.present(d!, options());
+  assert.ok(cache.keeps(d!));
+});
+
+test('an item larger than the whole bound is still given back, and pushes out everything else', () => {
+  const big = doc(300, { content: `<p>${'word '.repeat(2000)}</p>` });
+  const small = doc(301);
+  const cache = new PresentationCache(schema, { maxBytes: itemBytes(301) * 2 });
+  cache.present(small, options());
+  const item = cache.present(big, options());
+  assert.is(json(item), JSON.stringify(presentContent(big, schema, options())));
+  assert.ok(cache.keeps(big));
+  assert.not.ok(cache.keeps(small));
+  assert.is(cache.keptBytes, serializedLength(item));
+});
+
+test.run();
