@@ -149,30 +149,17 @@ export class Arena<O> {
     }
   }
 
-  /** Chunks with their used length and a finder of the live record holding a byte position, for scans. */
-  *chunksForScan(): Generator<{ bytes: Buffer; used: number; recordAt(position: number): { start: number; length: number; owner: O } | null }> {
+  /**
+   * Each chunk holding live records, for a scan: its bytes, how many are used, and its records in append order
+   * (ascending starts), with a test of whether record `i` is live.
+   */
+  *chunksForScan(): Generator<{ bytes: Buffer; used: number; starts: readonly number[]; lengths: readonly number[]; owners: readonly O[]; isLive(i: number): boolean }> {
     for (let index = 0; index < this.chunks.length; index++) {
       const chunk = this.chunks[index];
       if (chunk === undefined || chunk.live === 0) continue;
-      const { starts, lengths, owners } = chunk;
-      const owners_ = this.owners;
-      yield {
-        bytes: chunk.bytes,
-        used: chunk.used,
-        recordAt(position) {
-          let lo = 0;
-          let hi = starts.length - 1;
-          while (lo < hi) {
-            const mid = (lo + hi + 1) >> 1;
-            if (starts[mid]! <= position) lo = mid;
-            else hi = mid - 1;
-          }
-          const start = starts[lo]!;
-          if (start > position || position >= start + lengths[lo]!) return null;
-          if (!owners_.isLive(owners[lo]!, index * SPAN + start)) return null;
-          return { start, length: lengths[lo]!, owner: owners[lo]! };
-        },
-      };
+      const { starts, owners } = chunk;
+      const live = this.owners;
+      yield { bytes: chunk.bytes, used: chunk.used, starts, lengths: chunk.lengths, owners, isLive: (i) => live.isLive(owners[i]!, index * SPAN + starts[i]!) };
     }
   }
 

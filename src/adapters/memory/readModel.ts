@@ -1176,63 +1176,78 @@ class Collection {
   }
 
   /**
-   * The rows with `term` (a search term, lowercased) in one of `columns`: a scan of the text arena's bytes, each
-   * hit mapped back to its record and column. An ASCII term with letters is found by a case-insensitive RegExp
-   * over the bytes read as Latin-1 (an ASCII term matches ASCII bytes only, so this finds exactly what
-   * `textMatcher` finds in the decoded column); any other well-formed term by its UTF-8 bytes (UTF-8 is
-   * self-synchronising, so a byte match is a character match); a term with a lone surrogate by decoding every
-   * column. Rows with loose text are tested as strings.
+   * Per term (a search term, lowercased), the rows with it in one of `columns`: one pass over the text arena's
+   * chunks, each hit mapped back to its record (a cursor moving forward with the hits) and column. An ASCII term
+   * with letters is found by a case-insensitive RegExp over the bytes read as Latin-1 (an ASCII term matches ASCII
+   * bytes only, so this finds exactly what `textMatcher` finds in the decoded column); any other well-formed term
+   * by its UTF-8 bytes (UTF-8 is self-synchronising, so a byte match is a character match); a term with a lone
+   * surrogate by decoding every column. Rows with loose text are tested as strings.
    */
-  rowsWithTerm(term: string, columns: readonly string[]): Set<Row> {
-    const found = new Set<Row>();
+  rowsWithTerms(terms: readonly string[], columns: readonly string[]): Set<Row>[] {
     const wanted = new Set(columns);
-    if (LONE_SURROGATE.test(term)) {
+    const found = terms.map(() => new Set<Row>());
+    const scanned: number[] = [];
+    terms.forEach((term, t) => {
+      if (!LONE_SURROGATE.test(term)) return scanned.push(t);
       const has = textMatcher(term);
-      for (const row of this.rows.values()) if (columns.some((c) => has(this.textOf(row, c)))) found.add(row);
-      return found;
-    }
-    const caseless = ASCII.test(term) && ASCII_LETTER.test(term);
-    const needle = Buffer.from(term, 'utf8');
-    for (const chunk of this.texts.chunksForScan()) {
-      const { bytes, used } = chunk;
-      // The row and column a hit at `p` is in, when the whole term lies inside a wanted column; else where to go on.
-      const hit = (p: number): { row: Row | null; next: number } => {
-        const record = chunk.recordAt(p);
-        if (record === null) return { row: null, next: p + 1 };
-        const row = record.owner;
-        const names = row.layout.textNames;
-        let start = record.start + 4 * names.length;
-        if (p < start) return { row: null, next: start };
-        for (let i = 0; i < names.length; i++) {
-          const end = start + bytes.readUInt32LE(record.start + 4 * i);
-          if (p < end) {
-            if (p + needle.length <= end && wanted.has(names[i]!)) return { row, next: record.start + record.length };
-            return { row: null, next: p + 1 };
+      for (const row of this.rows.values()) if (columns.some((c) => has(this.textOf(row, c)))) found[t]!.add(row);
+    });
+    if (scanned.length > 0) {
+      const patterns = scanned.map((t) => {
+        const term = terms[t]!;
+        return ASCII.test(term) && ASCII_LETTER.test(term) ? new RegExp(escapeRegExp(term), 'gi') : Buffer.from(term, 'utf8');
+      });
+      const lengths = scanned.map((t) => Buffer.byteLength(terms[t]!, 'utf8'));
+      for (const chunk of this.texts.chunksForScan()) {
+        const { bytes, used, starts, lengths: sizes, owners } = chunk;
+        // Read as Latin-1 once per chunk, for every caseless term.
+        const text = patterns.some((p) => p instanceof RegExp) ? bytes.toString('latin1', 0, used) : '';
+        for (let k = 0; k < scanned.length; k++) {
+          const pattern = patterns[k]!;
+          const into = found[scanned[k]!]!;
+          const termLength = lengths[k]!;
+          let record = 0;
+          let p = pattern instanceof RegExp ? ((pattern.lastIndex = 0), pattern.exec(text)?.index ?? -1) : bytes.indexOf(pattern, 0);
+          while (p >= 0 && p + termLength <= used) {
+            // The record holding p: the cursor only moves forward, as hits do.
+            while (record + 1 < starts.length && starts[record + 1]! <= p) record++;
+            let next = p + 1;
+            const start = starts[record]!;
+            const row = owners[record]!;
+            if (!chunk.isLive(record)) next = start + sizes[record]!;
+            else if (start <= p) {
+              const names = row.layout.textNames;
+              let at = start + 4 * names.length;
+              if (p < at) next = at;
+              else {
+                for (let i = 0; i < names.length; i++) {
+                  const end = at + bytes.readUInt32LE(start + 4 * i);
+                  if (p < end) {
+                    if (p + termLength <= end && wanted.has(names[i]!)) {
+                      into.add(row);
+                      // Found in this row: on to the next record.
+                      next = start + row.textLength;
+                    }
+                    break;
+                  }
+                  at = end;
+                }
+              }
+            }
+            if (next >= used) break;
+            if (pattern instanceof RegExp) {
+              pattern.lastIndex = next;
+              p = pattern.exec(text)?.index ?? -1;
+            } else p = bytes.indexOf(pattern, next);
           }
-          start = end;
-        }
-        return { row: null, next: p + 1 };
-      };
-      if (caseless) {
-        const text = bytes.toString('latin1', 0, used);
-        const pattern = new RegExp(escapeRegExp(term), 'gi');
-        for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-          const { row, next } = hit(match.index);
-          if (row !== null && this.rows.get(row.id) === row) found.add(row);
-          pattern.lastIndex = next;
-        }
-      } else {
-        for (let p = bytes.indexOf(needle, 0); p >= 0 && p + needle.length <= used; p = bytes.indexOf(needle, p)) {
-          const { row, next } = hit(p);
-          if (row !== null && this.rows.get(row.id) === row) found.add(row);
-          p = next;
-          if (p >= used) break;
         }
       }
     }
     if (this.looseText.size > 0) {
-      const has = textMatcher(term);
-      for (const [row, texts] of this.looseText) if (row.layout.textNames.some((c, i) => wanted.has(c) && has(texts[i] ?? ''))) found.add(row);
+      terms.forEach((term, t) => {
+        const has = textMatcher(term);
+        for (const [row, texts] of this.looseText) if (row.layout.textNames.some((c, i) => wanted.has(c) && has(texts[i] ?? ''))) found[t]!.add(row);
+      });
     }
     return found;
   }
@@ -1375,17 +1390,16 @@ class Query {
         const cache = this.c.textMatches;
         let found = cache.get(key);
         if (found === undefined) {
+          // One scan for every term, included or excluded.
+          const withTerms = this.c.rowsWithTerms([...includes, ...excludes], fields);
           let rows: Set<Row> | undefined;
-          for (const term of includes) {
-            const withTerm = this.c.rowsWithTerm(term, fields);
+          includes.forEach((_, i) => {
+            const withTerm = withTerms[i]!;
             if (rows === undefined) rows = withTerm;
             else for (const row of rows) if (!withTerm.has(row)) rows.delete(row);
-          }
+          });
           found = rows ?? new Set(this.c.rows.values());
-          for (const term of excludes) {
-            if (found.size === 0) break;
-            for (const row of this.c.rowsWithTerm(term, fields)) found.delete(row);
-          }
+          for (let i = includes.length; i < withTerms.length; i++) for (const row of withTerms[i]!) found.delete(row);
           if (cache.size >= TEXT_MATCHES_KEPT) cache.delete(cache.keys().next().value!);
           cache.set(key, found);
         }
