@@ -2,8 +2,9 @@
  * The in-memory read model: the embedded default that serves production traffic on one machine.
  *
  * Indexes, per collection:
- * - `rows`: id → Row (the frozen document plus its normalised index entry). A Row object lives as long as its
- *   document, and is updated in place, so every index can hold Rows and a walk never looks anything up.
+ * - `rows`: id → Row (where its document's bytes are, and its index values against a shared Layout). A Row object
+ *   lives as long as its document, and is updated in place, so every index can hold Rows and a walk never looks
+ *   anything up.
  * - `sets`: set field → value → its rows (one Row, a Set, or a bit per row slot for values many rows hold).
  * - `orders`: sort key → OrderIndex, a chunked sorted array of (key, row) ordered by (key, id); `byId` is the
  *   same for ids. Chunks keep inserts and deletes cheap (a splice of at most ~1k entries), lookups are binary
@@ -20,8 +21,12 @@
  * whichever the estimates say is cheaper. So `status = publish` ordered by date, limit 10, costs a set size plus
  * a walk of about 10 / (share of published rows) entries: O(log n + offset + limit) for a given mix.
  *
- * Documents are stored as frozen JSON copies: freezing once per write is cheaper than copying on every read
- * (for a ~2 KB post, a JSON copy or structuredClone costs microseconds per read, a frozen object nothing).
+ * Documents are stored serialised, outside the V8 heap: their JSON and text columns are records in per-collection
+ * arenas (./arena.ts), and a text column holding exactly the document's field of the same name stands for it. A
+ * read parses the JSON into a frozen document (a ~2 KB post in a few microseconds); the recently read ones are kept,
+ * and each row holds a weak reference to its parsed document, so a document keeps one identity while anyone holds
+ * it (callers cache what they derive from a document by its identity) and a write gives the next version a new one.
+ * As live objects, a site's documents were most of a gigabyte of heap at 100,000 posts (docs/performance.md).
  *
  * The validation and plan helpers at the top are shared with the Redis adapter, so both adapters accept and
  * reject exactly the same commits and plans.
