@@ -239,7 +239,12 @@ own('parsed documents are reused while their JSON is the same, and never for ano
 own('documents of an older key layout: the checkpoint reads as version -1 (rebuild), and search scans their text', async () => {
   const { redis, prefix, readModel, cleanup } = await fresh();
   try {
-    const writes = [1, 2, 3].map((id) => ({ collection: 'posts', id, doc: { id }, index: { sets: { status: 'publish' }, text: { title: id === 2 ? 'Zephyr wind' : `post ${id}` } } }));
+    const writes = Array.from({ length: 40 }, (_, i) => i + 1).map((id) => ({
+      collection: 'posts',
+      id,
+      doc: { id },
+      index: { sort: { date: 100 - id }, sets: { status: 'publish', tags: id >= 4 && id <= 8 ? ['x'] : [] }, text: { title: id === 2 ? 'Zephyr wind' : `post ${id}` } },
+    }));
     await readModel.commit({ writes, checkpoint: { name: 'content', position: 1, version: 4 } });
     assert.equal(await readModel.checkpoint('content'), { position: 1, version: 4 });
     // What a read model written before the token index holds: a checkpoint without a layout, no token keys.
@@ -247,9 +252,21 @@ own('documents of an older key layout: the checkpoint reads as version -1 (rebui
     const tokenKeys = (await keysUnder(redis, `${prefix}c:posts:`)).filter((k) => /^c:posts:(w|v|y):|^c:posts:tx$/.test(k.slice(prefix.length)));
     assert.ok(tokenKeys.length > 3);
     await redis.del(...tokenKeys);
+    // Before layout 2 a sort key's hash held ord(value) alone: a number's nine bytes.
+    const dateKey = `${prefix}c:posts:k:date`;
+    const members = await redis.hgetallBuffer(dateKey);
+    for (const [handle, member] of Object.entries(members)) await redis.hset(dateKey, handle, member.subarray(0, 9));
     assert.equal(await readModel.checkpoint('content'), { position: 1, version: -1 });
     const found = await readModel.query('posts', { ...common, filters: [{ kind: 'text', fields: ['title'], includes: ['ZEPHYR'], excludes: ['post'] }] });
     assert.equal(found, { items: [{ id: 2 }], total: 1 });
+    // Ranges and orders on such keys: the candidates of a set filter tested and sorted by their keys.
+    const byDate = await readModel.query('posts', {
+      filters: [{ kind: 'any', field: 'tags', values: ['x'] }, { kind: 'range', field: 'date', gte: 93, lt: 96 }],
+      order: { kind: 'field', field: 'date', direction: 'asc' },
+      offset: 0,
+      limit: 2,
+    });
+    assert.equal(byDate, { items: [{ id: 7 }, { id: 6 }], total: 3 });
   } finally {
     await cleanup();
   }

@@ -8,7 +8,8 @@
  *   C:seq          handle counter
  *   C:z:id         zset  ord(id)·handle                             (every document, in id order)
  *   C:z:<key>      zset  ord(value)·ord(id)·handle, per sort key    (walkable both ways, ties by id)
- *   C:k:<key>      hash  handle → ord(value), to test ranges and sort candidates
+ *   C:k:<key>      hash  handle → ord(value)·ord(id)·handle (its member in C:z:<key>), to test ranges and sort
+ *                         candidates
  *   C:s:<field>:<ord(value)>  set of handles, per set-field value
  *   C:x:<column>   hash  handle → lowercased text
  *   C:w:<column>:<token>      set of handles whose lowercased column holds the token (a posting set)
@@ -579,7 +580,7 @@ local function reindex(C, h, oid, old, new, texts, packs, skipSets)
   for f, k in pairs(newS) do
     if oldS[f] ~= k then
       zset(C .. 'z:' .. f, k .. oid .. h, true)
-      hset(C .. 'k:' .. f, h, k)
+      hset(C .. 'k:' .. f, h, k .. oid .. h)
     end
   end
   local oldT, newT = toSet(old and old.t or {}), toSet(new and new.t or {})
@@ -894,6 +895,11 @@ local function handleOf(m, isId)
   return string.sub(m, pos)
 end
 local function oidsOf(hs) return chunked('HMGET', C .. 'o', hs) end
+-- C:k:<key> holds ord(key)·ord(id)·handle, the order zset's member (a collection written before layout 2 holds
+-- ord(key) alone): the key part of either, and whether a value is the whole member.
+local function isMember(v) return skip(v, 1) <= #v end
+-- The ids of handles the ordering has seen in members, so the page's documents need no HMGET of C:o.
+local knownOids = {}
 
 -- Search terms (needles): the term; its probe, whose trigrams find the vocabulary tokens containing it ('' when
 -- it has no token piece of three bytes); whether the probe is the whole term (then the posting sets of those tokens
@@ -1059,6 +1065,27 @@ local function inRange(n, k)
   return true
 end
 
+-- Whether a member ord(key)·ord(id)·handle lies within the node's lex bounds ('(' excludes the bound, '[' includes it).
+local function inLex(n, m)
+  if n.loB == nil then
+    n.loB = n.lexLo ~= '-' and string.sub(n.lexLo, 2)
+    n.loOpen = string.byte(n.lexLo, 1) == 40
+    n.hiB = n.lexHi ~= '+' and string.sub(n.lexHi, 2)
+    n.hiOpen = string.byte(n.lexHi, 1) == 40
+  end
+  if n.loB then
+    if n.loOpen then
+      if not lt(n.loB, m) then return false end
+    elseif lt(m, n.loB) then return false end
+  end
+  if n.hiB then
+    if n.hiOpen then
+      if not lt(m, n.hiB) then return false end
+    elseif lt(n.hiB, m) then return false end
+  end
+  return true
+end
+
 local function contains(text, term) return text and string.find(text, term, 1, true) ~= nil end
 
 -- Sort keys read by range tests, per field and handle, so ordering the matches by that field reads them once.
@@ -1128,7 +1155,10 @@ keep = function(n, hs, fromGen)
     else
       ks = oidsOf(hs)
     end
-    for i, h in ipairs(hs) do if ks[i] and inRange(n, ks[i]) then out[#out + 1] = h end end
+    -- Sort keys' values (members, or ord(key) alone before layout 2) meet the lex bounds as ZRANGE BYLEX would.
+    local test = inRange
+    if op == 'range' then test = inLex end
+    for i, h in ipairs(hs) do if ks[i] and test(n, ks[i]) then out[#out + 1] = h end end
   elseif op == 'text' then
     -- Terms the token index answers exactly first (set lookups); the stored text decides the others.
     local cur, inc, exc = hs, {}, {}
@@ -1394,7 +1424,6 @@ local function orderSubset(hs, F, rev, skipN, takeN)
     hs, skipN, isId = rest, math.max(skipN - seen, 0), true
     if #hs == 0 or skipN >= #hs then return out end
   end
-  local oids = oidsOf(hs)
   local keys = nil
   if not isId then
     local read = keysRead[F]
@@ -1410,10 +1439,19 @@ local function orderSubset(hs, F, rev, skipN, takeN)
   end
   -- Sorted as plain strings, ord(key)·ord(id)·handle (ord(id)·handle without the key), like the order zsets'
   -- members: table.sort without a comparator compares in C, several times faster than through a Lua function.
+  local oids = nil
+  local function oidAt(i)
+    if not oids then oids = oidsOf(hs) end
+    return oids[i]
+  end
   local keyed, missing = {}, {}
   for i, h in ipairs(hs) do
-    if keys and keys[i] then keyed[#keyed + 1] = keys[i] .. oids[i] .. h
-    else missing[#missing + 1] = oids[i] .. h end
+    local k = keys and keys[i]
+    if k then
+      if isMember(k) then keyed[#keyed + 1] = k else keyed[#keyed + 1] = k .. oidAt(i) .. h end
+    else
+      missing[#missing + 1] = oidAt(i) .. h
+    end
   end
   sortBytes(keyed)
   sortBytes(missing)
@@ -1425,7 +1463,12 @@ local function orderSubset(hs, F, rev, skipN, takeN)
       if i > skipN then
         local m = list[j]
         if rev then m = list[n - j + 1] end
-        out[#out + 1] = handleOf(m, l == 2)
+        local from = 1
+        if l == 1 then from = skip(m, 1) end
+        local to = skip(m, from)
+        local h = string.sub(m, to)
+        knownOids[h] = string.sub(m, from, to - 1)
+        out[#out + 1] = h
         if #out >= takeN then return out end
       end
     end
@@ -1609,7 +1652,12 @@ end
 
 local result = { total }
 if #page > 0 then
-  for i, doc in ipairs(chunked('HMGET', C .. 'd', oidsOf(page))) do result[i + 1] = doc end
+  local oids = {}
+  for i, h in ipairs(page) do
+    oids[i] = knownOids[h]
+    if not oids[i] then oids = oidsOf(page); break end
+  end
+  for i, doc in ipairs(chunked('HMGET', C .. 'd', oids)) do result[i + 1] = doc end
 end
 return result
 `;
@@ -1651,7 +1699,8 @@ const staleCommit = (error: unknown): StaleCommitError | null => {
 
 /**
  * The key layout's version, stored in every checkpoint: a checkpoint of another layout reads as version -1, so
- * the projector rebuilds the projection into a new generation (2: text indexed by tokens instead of trigrams).
+ * the projector rebuilds the projection into a new generation (2: text indexed by tokens instead of trigrams, and
+ * C:k holding order members).
  */
 const LAYOUT = 2;
 
