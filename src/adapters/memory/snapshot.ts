@@ -15,11 +15,13 @@
  * `[collection number, id, layout number, values, loose text or null]` followed by the row's stored document JSON and
  * text record exactly as the read model keeps them (src/adapters/memory/readModel.ts, Row), or it names the next
  * collection number (`{"collection": name}`) or layout number (`{"layout": definition}`) before their first row,
- * or ends the file (`{"end": rows}`). Loading copies the bytes into the read model's arenas: no document is parsed.
+ * or ends the file (`{"end": rows, "crc32": n}`, the CRC-32 of every frame before it: the documents' bytes are not
+ * parsed at load, so a damaged file is found by it). Loading copies the bytes into the read model's arenas.
  * Index entries are kept as they were computed (a projection that changes its `index` changes its version, so its
  * rows are left out and rebuilt). A file of another format or version is refused, and the log replayed.
  */
 import fs from 'node:fs';
+import { crc32 } from 'node:zlib';
 import type { Checkpoint } from '../../ports/readModel';
 import type { EventStore } from '../../ports/eventStore';
 import type { Projection } from '../../projection/projection';
@@ -47,6 +49,8 @@ type RowMeta = [number, StoredRow['id'], number, StoredRow['values'], string[] |
 class FrameWriter {
   private block = Buffer.allocUnsafe(BLOCK);
   private used = 0;
+  /** CRC-32 of the frames written so far. */
+  crc = 0;
 
   constructor(private readonly fd: number) {}
 
@@ -71,6 +75,7 @@ class FrameWriter {
     at += docLength;
     if (text) b.set(text, at);
     at += textLength;
+    this.crc = crc32(b.subarray(this.used, at), this.crc);
     this.used = at;
   }
 
@@ -129,7 +134,7 @@ export async function writeSnapshot(file: string, readModel: MemoryReadModel, st
       out.frame(meta, row.doc, row.text);
       count++;
     }
-    out.frame({ end: count });
+    out.frame({ end: count, crc32: out.crc });
     out.flush();
     fs.fsyncSync(fd);
   } catch (error) {
@@ -151,6 +156,9 @@ class BlockReader {
   private start = 0;
   private end = 0;
   private eof = false;
+  /** CRC-32 of the frames read so far, and of those before the last one. */
+  crc = 0;
+  previousCrc = 0;
 
   constructor(private readonly fd: number) {}
 
@@ -195,7 +203,10 @@ class BlockReader {
     }
   }
 
-  /** The next frame, or null at the end of the file; throws Refused when the file ends inside one. */
+  /**
+   * The next frame, or null at the end of the file; throws Refused when the file ends inside one. `crc` is then
+   * that of the frames before it (the end frame's own bytes are not in its sum).
+   */
   frame(): { meta: unknown; doc: Buffer; text: Buffer } | null {
     if (!this.fill(1)) return null;
     if (!this.fill(FRAME_HEADER)) throw new Refused('truncated');
@@ -210,7 +221,11 @@ class BlockReader {
     const doc = this.buffer.subarray(at, at + docLength);
     at += docLength;
     const text = this.buffer.subarray(at, at + textLength);
+    const frame = this.buffer.subarray(this.start, at + textLength);
     this.start = at + textLength;
+    const before = this.crc;
+    this.crc = crc32(frame, before);
+    this.previousCrc = before;
     return { meta, doc, text };
   }
 }
@@ -285,6 +300,7 @@ export async function loadSnapshot(
         else if (isRecord(meta) && isRecord(meta.layout)) layouts.push(meta.layout as unknown as LayoutDefinition);
         else if (isRecord(meta) && 'end' in meta) {
           if (meta.end !== count) throw new Refused('the row count does not match');
+          if (meta.crc32 !== reading.previousCrc) throw new Refused('its checksum does not match');
           if (reading.frame() !== null) throw new Refused('data after the end');
           return;
         } else throw new Refused('a frame is not sound');
