@@ -1751,11 +1751,13 @@ function prepareStoredCommit(commit: Commit, layouts: Layouts): { writes: Stored
     for (let i = 0; i < k; i++) {
       const column = textNames[i]!;
       const value = entry.textValues[i]!;
-      const ascii = ASCII.test(value);
+      // Every UTF-16 unit above 0x7f takes at least two UTF-8 bytes: as many bytes as units means ASCII.
+      const byteLength = Buffer.byteLength(value, 'utf8');
+      const ascii = byteLength === value.length;
       const stored = ascii ? value : value.toLowerCase();
       if (!ascii && LONE_SURROGATE.test(stored)) loose = true;
       texts[i] = stored;
-      textBytes[i] = ascii ? stored.length : Buffer.byteLength(stored, 'utf8');
+      textBytes[i] = ascii ? byteLength : Buffer.byteLength(stored, 'utf8');
       const stands = stored === value && column !== '__proto__' && Object.hasOwn(plain, column) && plain[column] === value;
       elided[i] = stands;
       if (stands) {
