@@ -2097,7 +2097,9 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
         const wanted = ids.map((id) => (isScalar(id) ? ord(id) : null));
         const fields = wanted.filter((f): f is Buffer => f !== null);
         if (fields.length === 0) return ids.map(() => null);
-        const found = await redis.hmget(Buffer.concat([generationKey(collection, generation), Buffer.from('d')]), ...fields);
+        // On the reads' connection: the projections of a batch fetch their documents at once, and an auto-pipelined
+        // reader sends those fetches together (commits are awaited before the next batch folds, so they are seen).
+        const found = await reader.hmget(Buffer.concat([generationKey(collection, generation), Buffer.from('d')]), ...fields);
         let i = 0;
         return wanted.map((f) => (f === null ? null : parse(found[i++] ?? null)));
       },
