@@ -725,6 +725,24 @@ const SMILEY_ALTERNATIVES = Object.keys(SMILIES)
 const SMILEY_RE = new RegExp(`(?<=${SPACE}|^)(?:${SMILEY_ALTERNATIVES})(?=${SPACE}|$)`, 'g');
 /** Cheap pre-check: no smiley text anywhere means nothing to do. */
 const SMILEY_ANYWHERE = new RegExp(SMILEY_ALTERNATIVES);
+
+/**
+ * Whether a smiley could stand somewhere: every smiley starts with ":", ";" or "8", and SMILEY_RE wants the
+ * start of a piece between tags (the start, or after a tag's ">"), or a space, a tab, a newline, a no-break
+ * space or "&nbsp;" (ending in ";") right before it. Three indexOf walks instead of trying the smiley
+ * alternatives at every character.
+ */
+function maySmile(text: string): boolean {
+  for (const first of SMILEY_FIRST_CHARACTERS) {
+    for (let at = text.indexOf(first); at >= 0; at = text.indexOf(first, at + 1)) {
+      if (at === 0) return true;
+      const before = text.charCodeAt(at - 1);
+      if (before === 32 || before === 10 || before === 9 || before === 13 || before === 0xa0 || before === 59 || before === 62) return true;
+    }
+  }
+  return false;
+}
+const SMILEY_FIRST_CHARACTERS = [':', ';', '8'] as const;
 const SMILEY_IGNORED = /^<(code|pre|style|script|textarea)[^>]*>/;
 
 function escAttr(s: string): string {
@@ -733,7 +751,7 @@ function escAttr(s: string): string {
 
 /** convert_smilies: smileys outside tags (and outside code, pre, style, script, textarea) → emoji or image. */
 function convertSmilies(text: string, siteUrl: string): string {
-  if (!SMILEY_ANYWHERE.test(text)) return text;
+  if (!maySmile(text) || !SMILEY_ANYWHERE.test(text)) return text;
   const parts = text.split(/(<[^>]*>)/);
   let ignoring = '';
   let out = '';
@@ -784,28 +802,47 @@ function addMediaAttributes(html: string): string {
 // Rendering is deterministic, and the same texts are rendered again (a post's other variants, a post whose
 // other fields changed, its revisions), so results are memoised: one table per kind of rendering and set of
 // options, keyed by the raw text itself. A string keeps its hash once computed, so a text held by a document
-// is hashed once, rather than copied into a longer key and hashed again on every call. Each table is a
-// bounded map in insertion order, emptied oldest-first when full; very large inputs are not kept.
-const MEMO_ENTRIES = 2000;
+// is hashed once, rather than copied into a longer key and hashed again on every call. Very large inputs are
+// not kept.
+const MEMO_GENERATION = 1000;
 const MEMO_MAX_INPUT = 200_000;
 const MEMO_TABLES = 64;
-const memoTables = new Map<string, Map<string, string>>();
+const memoTables = new Map<string, RenderMemo>();
 
-function memoTable(kind: string): Map<string, string> {
+/**
+ * A bounded memo in two generations: entries go into the current one; when it is full it becomes the previous
+ * one (the one before is dropped whole), and an entry found in the previous one moves up. No eviction walks the
+ * map (deleting the oldest entry of one Map leaves a gap that finding the next oldest walks over).
+ */
+class RenderMemo {
+  private current = new Map<string, string>();
+  private previous = new Map<string, string>();
+
+  get(raw: string): string | undefined {
+    const hit = this.current.get(raw);
+    if (hit !== undefined) return hit;
+    const old = this.previous.get(raw);
+    return old === undefined ? undefined : this.put(raw, old);
+  }
+
+  put(raw: string, value: string): string {
+    if (raw.length > MEMO_MAX_INPUT) return value;
+    if (this.current.size >= MEMO_GENERATION) {
+      this.previous = this.current;
+      this.current = new Map();
+    }
+    this.current.set(raw, value);
+    return value;
+  }
+}
+
+function memoTable(kind: string): RenderMemo {
   let table = memoTables.get(kind);
   if (table === undefined) {
     if (memoTables.size >= MEMO_TABLES) memoTables.clear();
-    memoTables.set(kind, (table = new Map()));
+    memoTables.set(kind, (table = new RenderMemo()));
   }
   return table;
-}
-
-function remember(table: Map<string, string>, raw: string, value: string): string {
-  if (raw.length <= MEMO_MAX_INPUT) {
-    if (table.size >= MEMO_ENTRIES) table.delete(table.keys().next().value!);
-    table.set(raw, value);
-  }
-  return value;
 }
 
 /** The options as a short key: a flag, the shortcode names (JSON) or "-", NUL, then the site URL. */
@@ -877,7 +914,7 @@ function afterTexturize(texturized: string, paragraphs: boolean, options: Render
 /** content.rendered of a post whose stored content is `raw` (as the REST API returns it). */
 export function renderContent(raw: string, options: RenderContentOptions = {}): string {
   const table = memoTable(`c${options.more ? `${options.more.postId}|${options.more.page ?? 1}` : ''}|${optionsKey(options)}`);
-  return table.get(raw) ?? remember(table, raw, renderContentUncached(raw, options));
+  return table.get(raw) ?? table.put(raw, renderContentUncached(raw, options));
 }
 
 function renderContentUncached(raw: string, options: RenderContentOptions): string {
@@ -1019,9 +1056,23 @@ function excerptWords(html: string): string {
  * with them), but a generated excerpt shares the work both would do on the same text when it can (see
  * renderBothUncached).
  */
-export function renderContentAndExcerpt(rawContent: string, rawExcerpt: string, options: RenderOptions = {}): { content: string; excerpt: string } {
+export function renderContentAndExcerpt(
+  rawContent: string,
+  rawExcerpt: string,
+  options: RenderOptions = {},
+  /** False for a text unlikely to be rendered again soon: it is neither looked up nor kept. */
+  memoise = true,
+): { content: string; excerpt: string } {
   if ((options as RenderContentOptions).more) {
     return { content: renderContent(rawContent, options), excerpt: renderExcerpt(rawExcerpt, rawContent, options) };
+  }
+  if (!memoise) {
+    return (
+      (phpTrim(rawExcerpt) === '' ? renderBothUncached(rawContent, options) : null) ?? {
+        content: renderContentUncached(rawContent, options),
+        excerpt: renderExcerptUncached(rawExcerpt, rawContent, options),
+      }
+    );
   }
   const contentTable = memoTable(`c|${optionsKey(options)}`);
   const explicit = phpTrim(rawExcerpt) !== '';
@@ -1032,14 +1083,14 @@ export function renderContentAndExcerpt(rawContent: string, rawExcerpt: string, 
   if (content === undefined && excerpt === undefined && !explicit) {
     const both = renderBothUncached(rawContent, options);
     if (both !== null) {
-      remember(contentTable, rawContent, both.content);
-      remember(excerptTable, rawContent, both.excerpt);
+      contentTable.put(rawContent, both.content);
+      excerptTable.put(rawContent, both.excerpt);
       return both;
     }
   }
   return {
-    content: content ?? remember(contentTable, rawContent, renderContentUncached(rawContent, options)),
-    excerpt: excerpt ?? remember(excerptTable, excerptKey, renderExcerptUncached(rawExcerpt, rawContent, options)),
+    content: content ?? contentTable.put(rawContent, renderContentUncached(rawContent, options)),
+    excerpt: excerpt ?? excerptTable.put(excerptKey, renderExcerptUncached(rawExcerpt, rawContent, options)),
   };
 }
 
@@ -1081,7 +1132,7 @@ export function renderExcerpt(rawExcerpt: string, rawContent: string, options: R
   const explicit = phpTrim(rawExcerpt) !== '';
   const table = memoTable(`${explicit ? 'x' : 'g'}${optionsKey(options)}`);
   const raw = explicit ? rawExcerpt : rawContent;
-  return table.get(raw) ?? remember(table, raw, renderExcerptUncached(rawExcerpt, rawContent, options));
+  return table.get(raw) ?? table.put(raw, renderExcerptUncached(rawExcerpt, rawContent, options));
 }
 
 function renderExcerptUncached(rawExcerpt: string, rawContent: string, options: RenderOptions): string {

@@ -106,30 +106,38 @@ test('the bytes kept stay within the bound; the least recently used documents go
   assert.ok(cache.keeps(docs[3]!));
 });
 
-test('once full, a document is kept only when presented again within the admission window', () => {
+test('once it has dropped a document, one is kept only when presented again within the admission window', () => {
   const cache = new PresentationCache(schema, { maxBytes: itemBytes(200) * 2, admissionWindow: 2 });
-  const [a, b, c, d, e] = [200, 201, 202, 203, 204].map((id) => doc(id));
+  const [a, b, c, d, e, f] = [200, 201, 202, 203, 204, 205].map((id) => doc(id));
   cache.present(a!, options());
   cache.present(b!, options());
-  // Full now: c is presented without being kept, and presenting it gives what a kept item would hold.
-  const once = cache.present(c!, options());
-  assert.not.ok(cache.keeps(c!));
-  assert.not.ok(Object.isFrozen(once));
-  assert.is(json(once), JSON.stringify(presentContent(c!, schema, options())));
-  // Presented again while remembered: kept (pushing out the least recently used).
-  const twice = cache.present(c!, options());
+  // Kept while nothing had to go: c pushes a out.
+  cache.present(c!, options());
   assert.ok(cache.keeps(c!));
-  assert.ok(Object.isFrozen(twice));
   assert.not.ok(cache.keeps(a!));
-  // The window remembers two documents: after d, two others (e, 205) push d out of it, so presenting d again is a
+  // From now on a first presentation is not kept (however much room the last eviction left), and gives what a
+  // kept item would hold.
+  for (const next of [d!, e!]) {
+    const once = cache.present(next, options());
+    assert.not.ok(cache.keeps(next));
+    assert.not.ok(Object.isFrozen(once));
+    assert.is(json(once), JSON.stringify(presentContent(next, schema, options())));
+  }
+  assert.ok(cache.keeps(b!) && cache.keeps(c!));
+  // Presented again while remembered: kept (pushing out the least recently used).
+  const twice = cache.present(e!, options());
+  assert.ok(cache.keeps(e!));
+  assert.ok(Object.isFrozen(twice));
+  assert.not.ok(cache.keeps(b!));
+  // The window remembers two documents: after d, two others (f, a) push d out of it, so presenting d again is a
   // first presentation again, and only the one after that keeps it.
-  cache.present(d!, options());
-  cache.present(e!, options());
-  cache.present(doc(205), options());
+  cache.present(f!, options());
+  cache.present(a!, options());
   cache.present(d!, options());
   assert.not.ok(cache.keeps(d!));
   cache.present(d!, options());
   assert.ok(cache.keeps(d!));
+  assert.ok(cache.keptBytes <= itemBytes(200) * 2);
 });
 
 test('an item larger than the whole bound is still given back, and pushes out everything else', () => {

@@ -350,6 +350,13 @@ const REFERENCE_POSTS: Array<{ input: string; content: string | null; excerpt: s
     content: '<p><a\nhref="q">link</a><br />\n<!-- one\ntwo --><br />\nz<br />\n<![CDATA[x\ny]]></p>\n',
     excerpt: '<p>link z</p>\n',
   },
+  // Smilies stand at the start, after a tag, after a space or "&nbsp;"; not after other characters.
+  {
+    input: '<p>:) after a tag</p>\n\nbefore 8O 8-) a;) x:) <b>:D</b>&nbsp;:P',
+    content: '<p>\u{1F642} after a tag</p>\n<p>before \u{1F62F} \u{1F60E} a;) x:) <b>\u{1F600}</b>&nbsp;\u{1F61B}</p>\n',
+    excerpt: '<p>\u{1F642} after a tag before \u{1F62F} \u{1F60E} a;) x:) \u{1F600}&nbsp;\u{1F61B}</p>\n',
+  },
+  { input: '<b>:)</b> only after a tag', content: '<p><b>\u{1F642}</b> only after a tag</p>\n', excerpt: '<p>\u{1F642} only after a tag</p>\n' },
   // A newline right after "<br />" stays as it is.
   { input: 'x<br />\ny<br>\n z', content: '<p>x<br />\ny<br />\n z</p>\n', excerpt: '<p>x y z</p>\n' },
   { input: 'line  \n  \nnext\t\n\t\nlast  ', content: '<p>line  </p>\n<p>next\t</p>\n<p>last  </p>\n', excerpt: '<p>line next last</p>\n' },
@@ -382,6 +389,7 @@ for (const [i, post] of REFERENCE_POSTS.entries()) {
     const apart = { ...site, shortcodes: [...DEFAULT_SHORTCODES] };
     const together = renderContentAndExcerpt(post.input, '', site);
     assert.is(together.excerpt, post.excerpt);
+    assert.equal(renderContentAndExcerpt(post.input, '', site, false), together);
     assert.is(renderExcerpt('', post.input, apart), post.excerpt);
     if (post.content !== null) assert.is(together.content, post.content);
     assert.is(together.content, renderContent(post.input, apart));
@@ -399,6 +407,7 @@ test('content and excerpt together: an explicit excerpt, a teaser, a shortcode, 
   for (const [content, excerpt] of inputs) {
     const together = renderContentAndExcerpt(content!, excerpt!, {});
     const apart = { shortcodes: [...DEFAULT_SHORTCODES] };
+    assert.equal(renderContentAndExcerpt(content!, excerpt!, {}, false), together);
     assert.is(together.content, renderContent(content!, apart));
     assert.is(together.excerpt, renderExcerpt(excerpt!, content!, apart));
   }

@@ -57,12 +57,19 @@ function permalinkTemplate(doc: ContentDoc, siteUrl: string, parentPath: string)
  * compileContextFilter); without one the schema is walked generically. Fields the filter drops are not worked
  * out at all.
  */
-export function presentContent(doc: ContentDoc, schema: ResourceSchema, options: PresentOptions, filter?: ContextFilter): Record<string, unknown> {
+export function presentContent(
+  doc: ContentDoc,
+  schema: ResourceSchema,
+  options: PresentOptions,
+  filter?: ContextFilter,
+  /** Whether the rendering may be memoised (see renderContentAndExcerpt): not for an item that is not kept. */
+  memoise = true,
+): Record<string, unknown> {
   const { siteUrl, apiRoot, timezone, context } = options;
   const isProtected = doc.password !== '';
   const hidden = isProtected && !options.passwordAccepted;
   const guid = `${siteUrl}${doc.guid}`;
-  const rendered = hidden ? null : renderContentAndExcerpt(doc.content, doc.excerpt, { siteUrl });
+  const rendered = hidden ? null : renderContentAndExcerpt(doc.content, doc.excerpt, { siteUrl }, memoise);
   const item: Record<string, unknown> = {
     id: doc.id,
     date: doc.date,
@@ -136,8 +143,8 @@ export interface PresentationCacheLimits {
  * before presenting. Kept items are frozen and carry their JSON (src/rest/serialized.ts).
  *
  * Bounded by the bytes of the JSON kept (`maxBytes`; the frozen objects take about as much again), the least
- * recently used documents going first. While there is room, every presented document is kept. Once it is full,
- * a document is kept only when presented a second time within the last `admissionWindow` documents that were
+ * recently used documents going first. Until it first has to drop one, every presented document is kept. From
+ * then on, a document is kept only when presented a second time within the last `admissionWindow` documents that were
  * not: on a site much larger than the cache read at random, most reads are first touches that would only push
  * out another entry, and every entry pushed out is garbage in the old generation, which the collector pays for
  * in proportion to the whole heap. Such a read is presented (and serialised by the response) without being kept.
@@ -148,6 +155,8 @@ export class PresentationCache {
   private oldest: Kept | null = null;
   private newest: Kept | null = null;
   private bytes = 0;
+  /** Set at the first eviction: from then on, a kept document pushes another out. */
+  private full = false;
   private readonly maxBytes: number;
   private readonly seenOnce: AdmissionWindow;
   /** The schema's context filter per context, compiled on first use. */
@@ -169,14 +178,14 @@ export class PresentationCache {
       this.touch(kept);
       const hit = kept.variants.get(variant);
       if (hit !== undefined) return hit;
-    } else if (this.bytes < this.maxBytes || this.seenOnce.admits(doc.id)) {
+    } else if (!this.full || this.seenOnce.admits(doc.id)) {
       kept = { doc, variants: new Map(), bytes: 0, older: this.newest, newer: null };
       if (this.newest !== null) this.newest.newer = kept;
       else this.oldest = kept;
       this.newest = kept;
       this.byDoc.set(doc, kept);
     } else {
-      return presentContent(doc, this.schema, options, this.filterFor(options.context));
+      return presentContent(doc, this.schema, options, this.filterFor(options.context), false);
     }
     const item = withSerializedJson(presentContent(doc, this.schema, options, this.filterFor(options.context)));
     const size = serializedLength(item);
@@ -217,6 +226,7 @@ export class PresentationCache {
   /** Drops the least recently used documents until the JSON kept fits, sparing the one just presented (the newest). */
   private evictBeyondLimit(): void {
     while (this.bytes > this.maxBytes && this.oldest !== this.newest) {
+      this.full = true;
       const oldest = this.oldest!;
       this.unlink(oldest);
       this.byDoc.delete(oldest.doc);
