@@ -38,10 +38,16 @@ export async function main(argv: string[]): Promise<number> {
       const flags = parseArgs({ args: argv.slice(1), options: { 'no-projector': { type: 'boolean', default: false } } }).values;
       if (command === 'projector' && flags['no-projector']) throw new Error('--no-projector is an option of serve');
       const config = loadConfig();
-      const { close } = command === 'serve' ? await serve(config, { projector: !flags['no-projector'] }) : await runProjector(config);
-      await new Promise<void>((resolve) => {
-        for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void close().then(resolve));
+      const started = command === 'serve' ? serve(config, { projector: !flags['no-projector'] }) : runProjector(config);
+      // Handlers go in before start-up ends (as in main.ts): a stop sent the moment the "serving" line is printed
+      // must close cleanly, not kill the process. A stop during start-up closes once started.
+      const stopped = new Promise<void>((resolve, reject) => {
+        for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+          process.once(signal, () => void started.then(({ close }) => close()).then(resolve, reject));
+        }
       });
+      await started;
+      await stopped;
       return 0;
     }
     if (command === 'user' && sub === 'create') return await userCreate(rest);
