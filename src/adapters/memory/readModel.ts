@@ -165,6 +165,17 @@ function entries(value: unknown, what: string): [string, unknown][] {
   return Object.entries(value).filter(([, v]) => v !== undefined && v !== null);
 }
 
+/** Checks an index entry's `partitions` and adds each field to `partitions` once. */
+function addPartitions(declared: unknown, partitions: string[]): void {
+  if (declared === undefined || declared === null) return;
+  if (!Array.isArray(declared)) invalid('index partitions must be a list of set field names');
+  for (const field of declared as unknown[]) {
+    if (typeof field !== 'string') invalid('index partitions must be a list of set field names');
+    if (field === 'id') invalid('`id` cannot be a partition field');
+    if (!partitions.includes(field)) partitions.push(field);
+  }
+}
+
 function prepareEntry(index: unknown): PreparedEntry {
   if (index === undefined || index === null) return { sort: NO_FIELDS, sets: NO_FIELDS, text: NO_FIELDS, partitions: [] };
   if (!isRecord(index)) invalid('index entry must be an object');
@@ -194,14 +205,7 @@ function prepareEntry(index: unknown): PreparedEntry {
     if (typeof value !== 'string') invalid(`text column ${JSON.stringify(column)} must be a string`);
     text.push(column, value);
   }
-  if (index.partitions !== undefined && index.partitions !== null) {
-    if (!Array.isArray(index.partitions)) invalid('index partitions must be a list of set field names');
-    for (const field of index.partitions as unknown[]) {
-      if (typeof field !== 'string') invalid('index partitions must be a list of set field names');
-      if (field === 'id') invalid('`id` cannot be a partition field');
-      if (!partitions.includes(field)) partitions.push(field);
-    }
-  }
+  addPartitions(index.partitions, partitions);
   // The maps are made last: FieldMap copies its array.
   return { sort: new FieldMap(sort), sets: new FieldMap(sets), text: new FieldMap(text), partitions: partitions.length === 0 ? [] : partitions.slice() };
 }
@@ -1843,14 +1847,7 @@ function layoutEntry(index: unknown): { sort: string[]; sets: string[]; counts: 
       textValues.push(value);
     }
   }
-  if (index.partitions !== undefined && index.partitions !== null) {
-    if (!Array.isArray(index.partitions)) invalid('index partitions must be a list of set field names');
-    for (const field of index.partitions as unknown[]) {
-      if (typeof field !== 'string') invalid('index partitions must be a list of set field names');
-      if (field === 'id') invalid('`id` cannot be a partition field');
-      if (!partitions.includes(field)) partitions.push(field);
-    }
-  }
+  addPartitions(index.partitions, partitions);
   // Exactly sized: a row keeps its values for as long as it lives.
   return { sort, sets, counts, text, textValues, partitions, values: values.length === 0 ? NO_VALUES : values.slice() };
 }
