@@ -8,6 +8,7 @@ import { contentSchema } from '../../src/resources/content/schema';
 import { presentContent } from '../../src/resources/content/present';
 import type { PresentOptions } from '../../src/resources/content/present';
 import type { ContentDoc } from '../../projections/content';
+import { contentDoc } from '../support/contentDoc';
 
 const test = suite('compiled context filter');
 
@@ -22,39 +23,18 @@ function assertSameAsGeneric(schema: ResourceSchema | JsonSchema, value: object,
   assert.equal(compiled, filterByContext(schema, value, context));
 }
 
-const doc = (overrides: Partial<ContentDoc> = {}): ContentDoc => ({
-  id: 42,
-  type: 'post',
-  date: '2024-01-02T03:04:05',
-  date_gmt: '2024-01-02T03:04:05',
-  guid: '/?p=42',
-  modified: '2024-01-03T00:00:00',
-  modified_gmt: '2024-01-03T00:00:00',
-  slug: 'hello-world',
-  status: 'publish',
-  title: 'Hello "world"',
-  content: '<!-- wp:paragraph -->\n<p>It\'s -- here.</p>\n<!-- /wp:paragraph -->',
-  excerpt: '',
-  author: 3,
-  featured_media: 0,
-  comment_status: 'open',
-  ping_status: 'open',
-  template: '',
-  format: 'standard',
-  sticky: false,
-  categories: [1, 5],
-  tags: [],
-  parent: 0,
-  menu_order: 0,
-  meta: { footnotes: '' },
-  password: '',
-  trashed_from: null,
-  revision_count: 2,
-  latest_revision_id: 44,
-  last_revision_id: 44,
-  autosaves: {},
-  ...overrides,
-});
+const doc = (overrides: Partial<ContentDoc> = {}): ContentDoc =>
+  contentDoc(42, {
+    slug: 'hello-world',
+    title: 'Hello "world"',
+    content: '<!-- wp:paragraph -->\n<p>It\'s -- here.</p>\n<!-- /wp:paragraph -->',
+    author: 3,
+    categories: [1, 5],
+    revision_count: 2,
+    latest_revision_id: 44,
+    last_revision_id: 44,
+    ...overrides,
+  });
 
 const options = (context: Context, extra: Partial<PresentOptions> = {}): PresentOptions => ({
   context,

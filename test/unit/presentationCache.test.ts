@@ -6,43 +6,13 @@ import { PresentationCache, presentContent } from '../../src/resources/content/p
 import type { PresentOptions } from '../../src/resources/content/present';
 import { serializeBody, serializedLength } from '../../src/rest/serialized';
 import type { ContentDoc } from '../../projections/content';
+import { contentDoc } from '../support/contentDoc';
 
 const test = suite('presentation cache');
 
 const schema = contentSchema('post');
 
-const doc = (id: number, overrides: Partial<ContentDoc> = {}): ContentDoc =>
-  Object.freeze({
-    id,
-    type: 'post',
-    date: '2024-01-02T03:04:05',
-    date_gmt: '2024-01-02T03:04:05',
-    guid: `/?p=${id}`,
-    modified: '2024-01-03T00:00:00',
-    modified_gmt: '2024-01-03T00:00:00',
-    slug: `post-${id}`,
-    status: 'publish',
-    title: `Post ${id}`,
-    content: `<!-- wp:paragraph -->\n<p>Words of post ${id}, "quoted" -- and more.</p>\n<!-- /wp:paragraph -->`,
-    excerpt: '',
-    author: 1,
-    featured_media: 0,
-    comment_status: 'open',
-    ping_status: 'open',
-    template: '',
-    format: 'standard',
-    sticky: false,
-    categories: [1],
-    tags: [],
-    meta: { footnotes: '' },
-    password: '',
-    trashed_from: null,
-    revision_count: 0,
-    latest_revision_id: null,
-    last_revision_id: null,
-    autosaves: {},
-    ...overrides,
-  }) as ContentDoc;
+const doc = (id: number, overrides: Partial<ContentDoc> = {}): ContentDoc => Object.freeze(contentDoc(id, overrides));
 
 const options = (context: PresentOptions['context'] = 'view'): PresentOptions => ({
   context,
