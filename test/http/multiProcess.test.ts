@@ -19,35 +19,18 @@ import { createRedisReadModel } from '../../src/adapters/redis/readModel';
 import { dumpCollections, replayLog } from '../../src/projection/replay';
 import builtInProjections from '../../projections/index';
 import { REDIS_URL, deleteKeysUnder } from '../support/redis';
-import { ROOT as root, freePort, kill9, startPalimpsest as start } from '../support/processes';
+import { ROOT as root, eventually, freePort, kill9, sharedRedisEnv, startPalimpsest as start } from '../support/processes';
 import type { Running } from '../support/processes';
 
 const test = suite('several processes: two API nodes, a projector, a takeover');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls until `probe` returns a value, within a generous bound. */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, boundMs = 60_000): Promise<T> {
-  const deadline = Date.now() + boundMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${boundMs} ms`);
-    await sleep(100);
-  }
-}
-
 test('writes through both nodes stay unique and readable everywhere; a second projector takes over; the read model equals a rebuild', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-multiprocess-'));
   const prefix = `test:multiprocess:${randomUUID()}:`;
   const base = {
-    ...process.env,
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    REDIS_URL,
-    REDIS_PREFIX: prefix,
-    EVENTSTORE_URL: '',
-    AUTH_SECRET: 'multi-process-test-secret',
+    ...sharedRedisEnv(dataDir, prefix, REDIS_URL, 'multi-process-test-secret'),
     PROJECTOR_LEASE_MS: '1500',
     // A write answers once the projector has applied it; during the takeover that takes a lease expiry or so.
     READ_YOUR_WRITES_TIMEOUT_MS: '60000',

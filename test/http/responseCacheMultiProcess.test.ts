@@ -14,23 +14,13 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { REDIS_URL, deleteKeysUnder } from '../support/redis';
-import { ROOT as root, freePort, kill9, startPalimpsest as start } from '../support/processes';
+import { ROOT as root, eventually, freePort, kill9, sharedRedisEnv, startPalimpsest as start } from '../support/processes';
 import type { Running } from '../support/processes';
 
+/** Its waits are shorter than the takeover test's: nothing here waits on a lease expiry. */
+const eventuallySoon = <T>(what: string, probe: () => Promise<T | undefined>) => eventually(what, probe, 30_000, 50);
+
 const test = suite('response cache: two API nodes and a projector');
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls until `probe` returns a value, within a generous bound. */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, boundMs = 30_000): Promise<T> {
-  const deadline = Date.now() + boundMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${boundMs} ms`);
-    await sleep(50);
-  }
-}
 
 async function cacheHits(node: Running): Promise<number> {
   const text = await (await fetch(`${node.base}/metrics`)).text();
@@ -41,13 +31,7 @@ test("a write through node A reaches node B's cached answers", async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-cache-multiprocess-'));
   const prefix = `test:cache-multiprocess:${randomUUID()}:`;
   const base = {
-    ...process.env,
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    REDIS_URL,
-    REDIS_PREFIX: prefix,
-    EVENTSTORE_URL: '',
-    AUTH_SECRET: 'cache-multi-process-test-secret',
+    ...sharedRedisEnv(dataDir, prefix, REDIS_URL, 'cache-multi-process-test-secret'),
     READ_YOUR_WRITES_TIMEOUT_MS: '30000',
     RESPONSE_CACHE_ENTRIES: '',
     RESPONSE_CACHE_BYTES: '',
@@ -58,7 +42,7 @@ test("a write through node A reaches node B's cached answers", async () => {
     const [p, a, b] = await Promise.all([freePort(), freePort(), freePort()]);
     const projector = await start(['projector'], { ...base, PORT: String(p) }, 'palimpsest projector running');
     running.push(projector);
-    await eventually('the projector taking the lease', async () => (projector.output().includes('holding the lease') ? true : undefined));
+    await eventuallySoon('the projector taking the lease', async () => (projector.output().includes('holding the lease') ? true : undefined));
     const nodeA = await start(['serve', '--no-projector'], { ...base, PORT: String(a) }, 'palimpsest serving');
     running.push(nodeA);
     const nodeB = await start(['serve', '--no-projector'], { ...base, PORT: String(b) }, 'palimpsest serving');
@@ -78,9 +62,9 @@ test("a write through node A reaches node B's cached answers", async () => {
     const titlesOnB = async (route: string) => ((await (await fetch(`${nodeB.base}${route}`)).json()) as { title: { rendered: string } }[]).map((post) => post.title.rendered);
 
     const first = await write('POST', '/core/v2/posts', { title: 'First', status: 'publish' });
-    await eventually('node B listing the first post', async () => ((await titlesOnB('/core/v2/posts')).length === 1 ? true : undefined));
+    await eventuallySoon('node B listing the first post', async () => ((await titlesOnB('/core/v2/posts')).length === 1 ? true : undefined));
     // B answers the list from its cache (once the events the first write set off, such as the password's use, are in).
-    await eventually('node B answering the list from its cache', async () => {
+    await eventuallySoon('node B answering the list from its cache', async () => {
       const hitsBefore = await cacheHits(nodeB);
       assert.equal(await titlesOnB('/core/v2/posts'), ['First']);
       return (await cacheHits(nodeB)) > hitsBefore ? true : undefined;
@@ -88,18 +72,18 @@ test("a write through node A reaches node B's cached answers", async () => {
 
     // A write through A: B's cached list must give way to it once B hears of it.
     await write('POST', '/core/v2/posts', { title: 'Second', status: 'publish' });
-    await eventually("node B's list showing the post written through node A", async () =>
+    await eventuallySoon("node B's list showing the post written through node A", async () =>
       JSON.stringify(await titlesOnB('/core/v2/posts')) === JSON.stringify(['Second', 'First']) ? true : undefined,
     );
     // And an update of a post B had cached as an item.
     const item = async () => ((await (await fetch(`${nodeB.base}/core/v2/posts/${first.id}`)).json()) as { title: { rendered: string } }).title.rendered;
-    await eventually('node B answering the item from its cache', async () => {
+    await eventuallySoon('node B answering the item from its cache', async () => {
       const hitsBefore = await cacheHits(nodeB);
       assert.is(await item(), 'First');
       return (await cacheHits(nodeB)) > hitsBefore ? true : undefined;
     });
     await write('POST', `/core/v2/posts/${first.id}`, { title: 'First, renamed' });
-    await eventually("node B's item showing the update made through node A", async () => ((await item()) === 'First, renamed' ? true : undefined));
+    await eventuallySoon("node B's item showing the update made through node A", async () => ((await item()) === 'First, renamed' ? true : undefined));
     assert.equal(await titlesOnB('/core/v2/posts'), ['Second', 'First, renamed']);
   } finally {
     await Promise.all(running.map(kill9));

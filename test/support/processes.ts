@@ -53,3 +53,19 @@ export async function kill9(running: Running): Promise<void> {
   running.child.kill('SIGKILL');
   await exited;
 }
+
+/** Polls `probe` every `everyMs` until it returns a value, within a generous bound (processes take their time). */
+export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, boundMs = 60_000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + boundMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${boundMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+/** The environment of palimpsest processes sharing one Redis read model (under `prefix`) and one embedded log. */
+export function sharedRedisEnv(dataDir: string, prefix: string, redisUrl: string, authSecret: string): NodeJS.ProcessEnv {
+  return { ...process.env, HOST: '127.0.0.1', DATA_DIR: dataDir, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, EVENTSTORE_URL: '', AUTH_SECRET: authSecret };
+}
