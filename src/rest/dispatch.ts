@@ -148,6 +148,7 @@ export class Dispatcher {
     const memo = new Map<string, unknown>();
     const methods: string[] = [];
     for (const endpoint of route.endpoints) {
+      if (request.actor === null && endpoint.signedInOnly === true) continue;
       // Each endpoint's rule sees the request as that endpoint would have validated it.
       const validated = validateArgs(endpoint.args, input, { request });
       if ('error' in validated) continue;
@@ -230,6 +231,9 @@ export class Dispatcher {
     const safe = request.method === 'GET' || request.method === 'HEAD';
     const memo = safe && matched?.memo ? matched.memo : new Map<string, unknown>();
     for (const endpoint of route.endpoints) {
+      // Judging it could only build a refusal (an anonymous reader of a post would pay for the update and delete
+      // rules and the validation of their args on every new URL).
+      if (request.actor === null && endpoint.signedInOnly === true) continue;
       let params = matched?.endpoint === endpoint ? matched.params : undefined;
       if (!params) {
         // Judge the endpoint on the request as it would have validated it (its own defaults, not ours).

@@ -86,6 +86,8 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
           args: writeArgs('create'),
           allowBatch: true,
           permission: (ctx) => createPermission(ctx, type),
+          // This rule and the update and delete ones pass only with a capability, which no anonymous caller holds.
+          signedInOnly: true,
           handle: async (ctx) => {
             const actor = ctx.actor!;
             const input = await writeInput(site, ctx, type, null, deps);
@@ -123,6 +125,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
           args: { ...itemArgs, ...writeArgs('update') },
           allowBatch: true,
           permission: (ctx) => updatePermission(site, ctx, type, strictTemplateArg),
+          signedInOnly: true,
           handle: async (ctx) => {
             const doc = (await loadDoc(site, ctx, type))!;
             const input = await writeInput(site, ctx, type, doc, deps);
@@ -136,6 +139,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
           args: { ...itemArgs, force: { type: 'boolean', default: false, description: 'Delete for good instead of moving to the trash.' } },
           allowBatch: true,
           permission: (ctx) => deletePermission(site, ctx, type),
+          signedInOnly: true,
           handle: async (ctx) => {
             const doc = (await loadDoc(site, ctx, type))!;
             const actor = ctx.actor!;
