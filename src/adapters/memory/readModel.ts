@@ -1751,7 +1751,7 @@ function prepareStoredCommit(commit: Commit, layouts: Layouts): { writes: Stored
     const textBytes: number[] = new Array<number>(k);
     const elided: boolean[] = new Array<boolean>(k);
     let loose = false;
-    let placeholders: Record<string, unknown> | undefined;
+    let anyStands = false;
     for (let i = 0; i < k; i++) {
       const column = textNames[i]!;
       const value = entry.textValues[i]!;
@@ -1764,16 +1764,11 @@ function prepareStoredCommit(commit: Commit, layouts: Layouts): { writes: Stored
       textBytes[i] = ascii ? byteLength : Buffer.byteLength(stored, 'utf8');
       const stands = stored === value && column !== '__proto__' && Object.hasOwn(plain, column) && plain[column] === value;
       elided[i] = stands;
-      if (stands) {
-        placeholders ??= { ...plain };
-        placeholders[column] = 0;
-      }
+      if (stands) anyStands = true;
     }
-    if (loose) {
-      // Kept as strings (Collection.looseText): nothing stands for a field.
-      elided.fill(false);
-      placeholders = undefined;
-    }
+    // Kept as strings (Collection.looseText): nothing stands for a field.
+    if (loose) elided.fill(false);
+    const placeholders = anyStands && !loose ? withPlaceholders(plain, textNames, elided) : undefined;
     let json: string | undefined;
     try {
       json = JSON.stringify(placeholders ?? plain);
@@ -1784,6 +1779,27 @@ function prepareStoredCommit(commit: Commit, layouts: Layouts): { writes: Stored
     return { collection, id, json: json!, jsonBytes: Buffer.byteLength(json!, 'utf8'), layout, values: entry.values, texts, textBytes, loose };
   });
   return { writes, name, checkpoint };
+}
+
+/**
+ * A copy of `doc` with 0 for each field a text column stands for. Built field by field: a spread copy whose fields
+ * then change from strings to numbers makes V8 generalise the copy's hidden class, which took longer than
+ * serialising the document. An own `__proto__` key, which an assignment would take for the prototype, keeps the spread.
+ */
+function withPlaceholders(doc: Record<string, unknown>, textNames: readonly string[], elided: readonly boolean[]): Record<string, unknown> {
+  const isElided = (key: string) => {
+    for (let i = 0; i < textNames.length; i++) if (elided[i] && textNames[i] === key) return true;
+    return false;
+  };
+  if (Object.hasOwn(doc, '__proto__')) {
+    const copy = { ...doc };
+    for (let i = 0; i < textNames.length; i++) if (elided[i]) copy[textNames[i]!] = 0;
+    return copy;
+  }
+  const copy: Record<string, unknown> = {};
+  // Own fields only, as a spread copies them (for-in in the same order).
+  for (const key in doc) if (Object.hasOwn(doc, key)) copy[key] = isElided(key) ? 0 : doc[key];
+  return copy;
 }
 
 function entryRecord(value: unknown, what: string): Record<string, unknown> | undefined {
