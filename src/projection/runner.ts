@@ -7,6 +7,7 @@
 import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore';
 import { StaleCommitError } from '../ports/readModel';
 import type { Commit, Doc, DocId, DocWrite, ReadModel } from '../ports/readModel';
+import { withFields } from './projection';
 import type { DocTarget, Projection, ReadOwn } from './projection';
 
 export interface ProjectorOptions {
@@ -527,10 +528,11 @@ export class Projector {
       }
       // Every document of this event is folded against the others' state from before it.
       const read = ownReader(projection.name, current, targets);
-      const next = targets.map((t) => projection.evolve(current.get(key(t.collection, t.id)) ?? null, event, { ...t, read }));
+      const keys = targets.map((t) => key(t.collection, t.id));
+      const next = targets.map((t, i) => projection.evolve(current.get(keys[i]!) ?? null, event, withFields(t, { read })));
       targets.forEach((t, i) => {
-        current.set(key(t.collection, t.id), next[i] ?? null);
-        touched.set(key(t.collection, t.id), t);
+        current.set(keys[i]!, next[i] ?? null);
+        touched.set(keys[i]!, t);
       });
     }
     const position = events[events.length - 1]!.position;
@@ -585,10 +587,12 @@ function uniqueTargets(targets: readonly DocTarget[]): DocTarget[] {
  * batched, and the fold must give the same documents however it is batched.
  */
 function ownReader(name: string, current: ReadonlyMap<string, Doc | null>, targets: readonly DocTarget[]): ReadOwn {
-  const allowed = new Set(targets.map((t) => key(t.collection, t.id)));
+  // Most events change one document, and most folds never read: no set of keys made for them.
+  const only = targets.length === 1 ? targets[0]! : null;
+  const allowed = only ? null : new Set(targets.map((t) => key(t.collection, t.id)));
   return (collection, id) => {
     const k = key(collection, id);
-    if (!allowed.has(k)) throw new Error(`projection ${name} read ${collection}/${String(id)}, which the event does not change`);
+    if (only ? k !== key(only.collection, only.id) : !allowed!.has(k)) throw new Error(`projection ${name} read ${collection}/${String(id)}, which the event does not change`);
     return current.get(k) ?? null;
   };
 }

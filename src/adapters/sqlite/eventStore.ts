@@ -51,28 +51,24 @@ const SCHEMA = `
   ) STRICT;
 `;
 
-interface EventRow {
-  position: number;
-  stream_id: string;
-  revision: number;
-  id: string;
-  type: string;
-  data: string;
-  metadata: string;
-}
+/**
+ * A row as read: the columns in COLUMNS' order. Statements return arrays (better-sqlite3's `raw`), which it makes
+ * faster than an object per row; a replay reads every row of the log.
+ */
+type EventRow = [position: number, streamId: string, revision: number, id: string, type: string, data: string, metadata: string];
 
 const COLUMNS = 'position, stream_id, revision, id, type, data, metadata';
 /** SQLite reads a negative LIMIT as "no limit". */
 const NO_LIMIT = -1;
 
 const toRecordedEvent = (row: EventRow): RecordedEvent => ({
-  id: row.id,
-  streamId: row.stream_id,
-  revision: row.revision,
-  position: row.position,
-  type: row.type,
-  data: JSON.parse(row.data),
-  metadata: JSON.parse(row.metadata),
+  id: row[3],
+  streamId: row[1],
+  revision: row[2],
+  position: row[0],
+  type: row[4],
+  data: JSON.parse(row[5]),
+  metadata: JSON.parse(row[6]),
 });
 
 export function openSqliteEventStore(options: SqliteEventStoreOptions): EventStore {
@@ -87,18 +83,20 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   );
   const streamForwards = db.prepare<[string, number, number], EventRow>(
     `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?`,
-  );
+  ).raw();
   const streamBackwards = db.prepare<[string, number, number], EventRow>(
     `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`,
-  );
-  const allForwards = db.prepare<[number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position >= ? ORDER BY position LIMIT ?`);
-  const allBackwards = db.prepare<[number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position <= ? ORDER BY position DESC LIMIT ?`);
+  ).raw();
+  const allForwards = db.prepare<[number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position >= ? ORDER BY position LIMIT ?`).raw();
+  const allBackwards = db.prepare<[number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position <= ? ORDER BY position DESC LIMIT ?`).raw();
   const head = db.prepare<[], number>('SELECT COALESCE(MAX(position), 0) FROM events').pluck();
 
   const append = db.transaction((streamId: string, events: NewEvent[], expected: ExpectedRevision): AppendResult => {
     const current = lastRevision.get(streamId) ?? -1;
     if (!satisfiesExpectedRevision(expected, current)) {
-      const retried = resultOfRetriedAppend(expected, events, (revision, count) => streamForwards.all(streamId, revision + 1, count));
+      const retried = resultOfRetriedAppend(expected, events, (revision, count) =>
+        streamForwards.all(streamId, revision + 1, count).map(([position, , recorded, id]) => ({ id, revision: recorded, position })),
+      );
       if (retried) return retried;
       throw new WrongExpectedRevisionError(streamId, expected, current === -1 ? 'no_stream' : current);
     }
