@@ -43,6 +43,8 @@ export interface SiteSettings {
   responseCacheEntries?: number;
   /** Most bytes of answers it keeps; 0 disables it. Default 64 MiB. */
   responseCacheBytes?: number;
+  /** Most events the projector folds per batch (default 1,000; the in-memory read model replays faster in smaller ones). */
+  projectorBatchSize?: number;
 }
 
 /**
@@ -131,6 +133,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     // Every change the projector makes moves the version on.
     readModel: readModelVersion.track(readModel),
     projections: adapters.projections ?? builtInProjections,
+    maxBatchSize: settings.projectorBatchSize,
     log: (message, detail) => console.error(message, detail ?? ''),
     onRebuildProgress: metrics.rebuildProgress,
   });
