@@ -234,8 +234,12 @@ function checkWrite(write: unknown, n: number): { collection: string; id: Scalar
   return { collection, id, doc };
 }
 
-/** Validates a whole commit before anything is applied; throws a TypeError naming the first problem. Documents are copied through JSON (and their JSON kept). */
-export function prepareCommit(commit: Commit): PreparedCommit {
+/**
+ * Validates a whole commit before anything is applied; throws a TypeError naming the first problem. Documents are
+ * copied through JSON (and their JSON kept). With `copies` false (a read model that keeps only the JSON) they are
+ * serialised but not parsed back, and `doc` is the caller's.
+ */
+export function prepareCommit(commit: Commit, copies = true): PreparedCommit {
   const { name, checkpoint } = checkCommit(commit);
   const writes = commit.writes.map((write, n): PreparedWrite => {
     const { collection, id, doc } = checkWrite(write, n);
@@ -244,7 +248,7 @@ export function prepareCommit(commit: Commit): PreparedCommit {
     let copy: unknown;
     try {
       json = JSON.stringify(doc);
-      copy = typeof json === 'string' ? JSON.parse(json) : undefined;
+      copy = typeof json !== 'string' ? undefined : copies ? JSON.parse(json) : json.charCodeAt(0) === 0x7b ? doc : undefined;
     } catch (error) {
       invalid(`write ${n}: doc cannot be serialised (${(error as Error).message})`);
     }
