@@ -46,8 +46,11 @@ export function resultOfRetriedAppend(
 }
 
 export interface LogReader {
-  /** Up to `maxCount` events after the exclusive `position`, in log order. */
-  readAfter(position: number, maxCount: number): RecordedEvent[];
+  /**
+   * Up to `maxCount` events after the exclusive `position`, in log order; with `types`, it may leave out events of
+   * other types among them except the last (SubscribeToAllOptions.types).
+   */
+  readAfter(position: number, maxCount: number, types?: readonly string[]): RecordedEvent[];
   headPosition(): number;
 }
 
@@ -95,7 +98,7 @@ export function startCatchUpSubscription(
     let caughtUp = false;
     while (!closed) {
       notified = false;
-      const batch = log.readAfter(checkpoint, maxBatchSize);
+      const batch = log.readAfter(checkpoint, maxBatchSize, options.types);
       if (batch.length > 0) {
         await options.onEvents(batch);
         checkpoint = batch[batch.length - 1]!.position;
@@ -104,7 +107,8 @@ export function startCatchUpSubscription(
         caughtUp = true;
         options.onCaughtUp?.();
       }
-      if (batch.length < maxBatchSize && !notified && !closed) await nextWakeUp();
+      // A batch may be short because events were left out (types), so the head says whether more is there.
+      if (!notified && !closed && (batch.length === 0 || checkpoint >= log.headPosition())) await nextWakeUp();
     }
   }
 

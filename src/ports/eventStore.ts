@@ -95,6 +95,12 @@ export interface SubscribeToAllOptions {
   onError?(error: unknown): void;
   /** Largest batch delivered at once. */
   maxBatchSize?: number;
+  /**
+   * The event types the subscriber acts on. An adapter may then leave events of other types out of a batch, never
+   * reading or parsing them, except the batch's last event, which is always delivered whatever its type: a batch's
+   * last position stays where the subscriber has read to. Others deliver every event.
+   */
+  types?: readonly string[];
 }
 
 export interface Subscription {

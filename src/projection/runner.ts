@@ -301,6 +301,8 @@ export class Projector {
       this.sharedSubscription = this.options.store.subscribeToAll({
         after,
         maxBatchSize: this.options.maxBatchSize ?? 1000,
+        // Only what some projection folds needs reading (the store may leave the rest out).
+        types: [...new Set(entries.flatMap((entry) => entry.projection.handles))],
         onEvents: (events) => (this.sharedDelivery = feed(events)),
         onCaughtUp: () => {
           caughtUp = true;

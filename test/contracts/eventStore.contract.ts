@@ -334,6 +334,29 @@ export function eventStoreContract(name: string, factory: () => Promise<Context>
     }
   });
 
+  test('a subscription naming its types gets every event of those types and each batch ends where it has read to', async ({ store }) => {
+    const types = ['Wanted', 'AlsoWanted'];
+    for (let i = 0; i < 9; i++) {
+      await store.appendToStream(`s-${i}`, [event('Other'), event(i % 2 === 0 ? 'Wanted' : 'AlsoWanted', { i }), event('Other')], { expectedRevision: 'no_stream' });
+    }
+    const all = await store.readAll();
+    const seen = record(store, { maxBatchSize: 4, types });
+    await eventually(() => seen.caughtUpCalls === 1, 'caught up');
+    const wanted = all.filter((e) => types.includes(e.type));
+    assert.equal(summary(seen.events.filter((e) => types.includes(e.type))), summary(wanted), 'every event of the types, in order');
+    assert.equal(seen.events.filter((e) => types.includes(e.type)).map((e) => e.data), wanted.map((e) => e.data));
+    const delivered = new Set(seen.events.map((e) => e.position));
+    assert.ok(seen.events.every((e) => all.some((a) => a.position === e.position && a.type === e.type)), 'only events of the log');
+    assert.is(delivered.size, seen.events.length, 'no repeats');
+    assert.is(seen.events[seen.events.length - 1]!.position, all[all.length - 1]!.position, 'the last batch ends at the head, whatever its type');
+    for (const batch of seen.batches) assert.ok(batch.length > 0 && batch.length <= 4);
+    await store.appendToStream('s-live', [event('Wanted', { live: true }), event('Other')], { expectedRevision: 'no_stream' });
+    await eventually(() => seen.events.some((e) => (e.data as { live?: boolean }).live === true), 'the live event of a named type');
+    const head = (await store.readAll({ direction: 'backwards', maxCount: 1 }))[0]!.position;
+    await eventually(() => seen.events[seen.events.length - 1]!.position === head, 'the live batch ends at the head');
+    await seen.subscription.close();
+  });
+
   test('a subscription starts after its exclusive checkpoint', async ({ store }) => {
     for (let i = 0; i < 6; i++) await store.appendToStream(`post-${i % 2}`, [event(`E${i}`)], { expectedRevision: 'any' });
     const all = await store.readAll();

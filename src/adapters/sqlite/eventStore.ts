@@ -90,6 +90,17 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   const allForwards = db.prepare<[number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position >= ? ORDER BY position LIMIT ?`).raw();
   const allBackwards = db.prepare<[number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position <= ? ORDER BY position DESC LIMIT ?`).raw();
   const head = db.prepare<[], number>('SELECT COALESCE(MAX(position), 0) FROM events').pluck();
+  // A subscription that names its types (SubscribeToAllOptions.types): the last position of the next batch of
+  // `count` events, then the events of those types up to it and that last one. The others are not read: in a
+  // start-up replay they are half the log (name claims, id blocks).
+  const batchEnd = db.prepare<[number, number], number>('SELECT position FROM events WHERE position > ? ORDER BY position LIMIT 1 OFFSET ?').pluck();
+  const typedForwards = db.prepare<{ after: number; end: number; types: string }, EventRow>(
+    `SELECT ${COLUMNS} FROM events WHERE position > @after AND position <= @end AND (position = @end OR type IN (SELECT value FROM json_each(@types))) ORDER BY position`,
+  ).raw();
+  const typedBatch = (after: number, count: number, types: string): EventRow[] => {
+    const end = batchEnd.get(after, count - 1) ?? head.get()!;
+    return end > after ? typedForwards.all({ after, end, types }) : [];
+  };
 
   const append = db.transaction((streamId: string, events: NewEvent[], expected: ExpectedRevision): AppendResult => {
     const current = lastRevision.get(streamId) ?? -1;
@@ -180,9 +191,11 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
 
     subscribeToAll(subscriptionOptions) {
       if (closed) throw new Error('The event store is closed');
+      const types = subscriptionOptions.types ? JSON.stringify(subscriptionOptions.types) : null;
       const subscription = startCatchUpSubscription(
         {
-          readAfter: (position, maxCount) => allForwards.all(position + 1, maxCount).map(toRecordedEvent),
+          readAfter: (position, maxCount) =>
+            (types === null ? allForwards.all(position + 1, maxCount) : typedBatch(position, maxCount, types)).map(toRecordedEvent),
           headPosition: () => head.get()!,
         },
         subscriptionOptions,
