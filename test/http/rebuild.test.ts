@@ -98,6 +98,33 @@ test('a fresh read model folded from the log equals the live one, document for d
   }
 });
 
+test('a start-up replay of the same log from SQLite (batches naming their event types) equals the live read model', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-replay-'));
+  const sqlite = openSqliteEventStore({ file: path.join(dir, 'events.sqlite') });
+  try {
+    for (const event of await store.readAll()) {
+      const { id, type, data, metadata } = event;
+      await sqlite.appendToStream(event.streamId, [{ id, type, data, metadata }], { expectedRevision: event.revision === 0 ? 'no_stream' : event.revision - 1 });
+    }
+    assert.is(await sqlite.headPosition(), await store.headPosition());
+    const types = new Set((await store.readAll()).map((event) => event.type));
+    assert.ok([...types].some((type) => !projections.some((projection) => projection.handles.includes(type))), 'the log holds events no projection folds (left out of the batches)');
+    for (const maxBatchSize of [1, 7, 250]) {
+      const readModel = createMemoryReadModel();
+      const projector = new Projector({ store: sqlite, readModel, projections, maxBatchSize });
+      await projector.start();
+      await projector.stop();
+      assert.equal(await dumpCollections(readModel, projections), await dumpCollections(t.site.readModel, projections), `batches of ${maxBatchSize}`);
+      for (const projection of projections) {
+        assert.equal(await readModel.checkpoint(projection.name), await t.site.readModel.checkpoint(projection.name), `${projection.name}, batches of ${maxBatchSize}`);
+      }
+    }
+  } finally {
+    await sqlite.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('rebuilding every projection in place changes nothing', async () => {
   const before = await dumpCollections(t.site.readModel, projections);
   for (const projection of projections) {
