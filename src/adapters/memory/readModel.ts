@@ -1213,14 +1213,13 @@ class Collection {
       const lengths = scanned.map((t) => Buffer.byteLength(terms[t]!, 'utf8'));
       for (const chunk of this.texts.chunksForScan()) {
         const { bytes, used, starts, lengths: sizes, owners } = chunk;
-        // Read as Latin-1 once per chunk, for every caseless term.
-        const text = patterns.some((p) => p instanceof RegExp) ? bytes.toString('latin1', 0, used) : '';
         for (let k = 0; k < scanned.length; k++) {
           const pattern = patterns[k]!;
           const into = found[scanned[k]!]!;
           const termLength = lengths[k]!;
+          const find = pattern instanceof RegExp ? caselessFinder(bytes, used, pattern, termLength) : (from: number) => bytes.indexOf(pattern, from);
           let record = 0;
-          let p = pattern instanceof RegExp ? ((pattern.lastIndex = 0), pattern.exec(text)?.index ?? -1) : bytes.indexOf(pattern, 0);
+          let p = find(0);
           while (p >= 0 && p + termLength <= used) {
             // The record holding p: the cursor only moves forward, as hits do.
             while (record + 1 < starts.length && starts[record + 1]! <= p) record++;
@@ -1248,10 +1247,7 @@ class Collection {
               }
             }
             if (next >= used) break;
-            if (pattern instanceof RegExp) {
-              pattern.lastIndex = next;
-              p = pattern.exec(text)?.index ?? -1;
-            } else p = bytes.indexOf(pattern, next);
+            p = find(next);
           }
         }
       }
@@ -1264,6 +1260,33 @@ class Collection {
     }
     return found;
   }
+}
+
+/** Bytes of a chunk read as one Latin-1 string at a time by a caseless search (see caselessFinder). */
+export const SCAN_WINDOW = 64 * 1024;
+
+/**
+ * Finds a caseless ASCII term (`pattern`, global) in a chunk's bytes read as Latin-1, a window at a time. Reading a
+ * whole 8 MB chunk as one string made Node copy it into memory from malloc (an external string, above ~1 MB), and
+ * glibc kept those blocks after they were freed: one search over 100,000 posts grew the process by ~100 MB for
+ * good. Windows overlap by the term's length less one byte, so a match is always whole in the window it starts in.
+ */
+export function caselessFinder(bytes: Buffer, used: number, pattern: RegExp, termLength: number): (from: number) => number {
+  let windowStart = -1;
+  let text = '';
+  return (from) => {
+    while (from < used) {
+      if (windowStart < 0 || from < windowStart || from >= windowStart + SCAN_WINDOW) {
+        windowStart = from;
+        text = bytes.toString('latin1', from, Math.min(used, from + SCAN_WINDOW + termLength - 1));
+      }
+      pattern.lastIndex = from - windowStart;
+      const match = pattern.exec(text);
+      if (match !== null && match.index < SCAN_WINDOW) return windowStart + match.index;
+      from = windowStart + SCAN_WINDOW;
+    }
+    return -1;
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
