@@ -420,9 +420,73 @@ const RE_NEWLINE_KEEPERS = /<(script|style|svg)[\s\S]*?<\/\1>/g;
 /**
  * WordPress's `wpautop`: blank lines make paragraphs (`<p>…</p>\n`), single newlines become `<br />\n`
  * (when `br`), block-level elements are not wrapped, and `<pre>` contents are kept byte for byte.
- * Each pass whose pattern needs a literal the text lacks is skipped.
+ * Text already in the simplest paragraph form takes a shortcut (see simpleParagraphs).
  */
 export function autop(input: string, br = true): string {
+  return simpleParagraphs(input) ?? autopPasses(input, br);
+}
+
+/**
+ * Inline elements none of autop's patterns treat as blocks or look into (no block tag name is a prefix of theirs,
+ * and none is `br`, `pre`, `script`, `style`, `svg`, `option`, `object`, `param`, `embed`, `source`, `track`,
+ * `audio`, `video` or `figcaption`).
+ */
+const PLAIN_INLINE_TAGS = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'del', 'dfn', 'em', 'i', 'img', 'ins', 'kbd', 'mark', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'u', 'var']);
+
+/**
+ * What autop gives, worked out without its passes, for the two forms most texts it sees take: one line of text
+ * without tags (an excerpt: `<p>text</p>\n`), or `<p>…</p>` paragraphs with only newlines between and around them,
+ * each holding some text on one line (no newline or carriage return) and no tag but the plain inline ones, as the
+ * block editor stores paragraphs (each stays as it is, followed by a newline). Null for any other text: autop's
+ * passes then decide. `br` makes no difference to such texts (they have no newline inside a paragraph).
+ */
+export function simpleParagraphs(input: string): string | null {
+  if (input.indexOf('\r') >= 0) return null;
+  // Without a tag: one paragraph, unless the text is blank to autop (a form feed alone is not blank to PHP's trim).
+  if (input.indexOf('<') < 0) return isSimpleParagraphText(input, 0, input.length) ? `<p>${input}</p>\n` : null;
+  const n = input.length;
+  let out = '';
+  let i = 0;
+  for (;;) {
+    while (i < n && input.charCodeAt(i) === 10) i++;
+    if (i === n) return out === '' ? null : out;
+    if (!input.startsWith('<p>', i)) return null;
+    const start = i + 3;
+    const end = input.indexOf('</p>', start);
+    if (end < 0 || !isSimpleParagraphText(input, start, end)) return null;
+    out += input.slice(i, end + 4) + '\n';
+    i = end + 4;
+  }
+}
+
+/** Whether input[start, end) has a character other than autop's whitespace, no newline, and only plain inline tags. */
+function isSimpleParagraphText(input: string, start: number, end: number): boolean {
+  const newline = input.indexOf('\n', start);
+  if (newline >= 0 && newline < end) return false;
+  for (let lt = input.indexOf('<', start); lt >= 0 && lt < end; lt = input.indexOf('<', lt + 1)) {
+    if (!isPlainInlineTagAt(input, lt + 1, end)) return false;
+  }
+  for (let i = start; i < end; i++) if (!isAutopSpace(input.charCodeAt(i))) return true;
+  return false;
+}
+
+/** Whether the tag whose "<" is just before `at` opens or closes a plain inline element (its name ends at a space, "/" or ">"). */
+function isPlainInlineTagAt(input: string, at: number, end: number): boolean {
+  let i = input.charCodeAt(at) === 47 ? at + 1 : at; // "/"
+  const nameStart = i;
+  while (i < end) {
+    const c = input.charCodeAt(i);
+    if (c < 97 || c > 122) break; // a-z
+    i++;
+  }
+  if (i === nameStart || i >= end) return false;
+  const after = input.charCodeAt(i);
+  if (after !== 62 && after !== 47 && after !== 32 && after !== 9 && after !== 11 && after !== 12) return false; // > / space \t \v \f
+  return PLAIN_INLINE_TAGS.has(input.slice(nameStart, i));
+}
+
+/** autop's passes, for any text (exported for the tests that check simpleParagraphs against them). Each pass whose pattern needs a literal the text lacks is skipped. */
+export function autopPasses(input: string, br = true): string {
   if (phpTrim(input) === '') return '';
   let text = input + '\n';
 

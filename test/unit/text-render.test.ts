@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   autop,
+  autopPasses,
   excerptBlocksOnly,
   generateExcerptText,
   hasBlocks,
@@ -11,6 +12,7 @@ import {
   renderExcerpt,
   renderTitle,
   shortcodeUnautop,
+  simpleParagraphs,
   splitPages,
   stripAllTags,
   stripBlockDelimiters,
@@ -107,6 +109,72 @@ for (const [input, expected] of AUTOP) {
     assert.is(autop(input), expected);
   });
 }
+
+// The shortcut for simple paragraphs and one-line texts, against autop's passes: what it takes, and what it leaves to them.
+const SHORTCUT_TAKES: string[] = [
+  'one line of words',
+  ' \t spaced\u00a0words\t ',
+  '\n<p>First paragraph.</p>\n\n\n\n<p>Second, with <a href="x">a link</a> and <strong>bold</strong>.</p>\n',
+  '<p>a</p><p>b</p>',
+  '<p> <img src="a.png" /> </p>\n\n<p>\f x\u000b</p>',
+  '<p><b></b></p>',
+  '<p>5 > 3 and <abbr title="a>b">x</abbr></p>',
+];
+const SHORTCUT_LEAVES: string[] = [
+  '\f', // blank to autop, not to PHP's trim
+  ' ',
+  'two\nlines',
+  'carriage\rreturn',
+  '<p>a\nb</p>',
+  ' <p>a</p>', // a space before the first paragraph
+  '<p>a</p> \n<p>b</p>',
+  '<p> </p>',
+  '<p class="x">a</p>',
+  '<P>a</P>',
+  '<p>a<br>b</p>',
+  '<p>a <pre>b</pre></p>',
+  '<p>a <param> b</p>',
+  '<p>a <em\n>b</em></p>',
+  '<p>a <!-- c --> b</p>',
+  '<p>a</p>text',
+  '<p>unclosed',
+  'a <b>b</b>', // a tag outside a paragraph
+];
+
+test('autop: the simple-paragraph shortcut gives what the passes give, and leaves other texts to them', () => {
+  for (const input of SHORTCUT_TAKES) {
+    assert.is.not(simpleParagraphs(input), null, JSON.stringify(input));
+    assert.is(autop(input), autopPasses(input), JSON.stringify(input));
+    assert.is(autop(input, false), autopPasses(input, false), JSON.stringify(input));
+  }
+  for (const input of SHORTCUT_LEAVES) assert.is(simpleParagraphs(input), null, JSON.stringify(input));
+});
+
+test('autop: the shortcut against the passes on generated paragraphs and near misses', () => {
+  let seed = 7;
+  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) / 16777216;
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+  const pieces = ['word', ' ', "it's", '"q"', '--', '&amp;', '>', '<a href="x">', '</a>', '<em>', '</em>', '<img src=y>', '<code>', '</code>', '\t', '\f', '\u00a0'];
+  const intruders = ['\n', '\r', ' ', '<br>', '<div>', '</div>', '<pre>', '<P>', '<p>', '</p>', '<!-- c -->', '<hr>', '<col>', '<em\n>', '<', '/', 'p'];
+  let took = 0;
+  for (let n = 0; n < 3000; n++) {
+    let text = pick(['', '\n', '\n\n']);
+    const paragraphs = 1 + Math.floor(random() * 3);
+    for (let p = 0; p < paragraphs; p++) {
+      let inner = '';
+      for (let w = 1 + Math.floor(random() * 12); w > 0; w--) inner += pick(pieces);
+      text += `<p>${inner}</p>${pick(['\n', '\n\n\n\n', ''])}`;
+    }
+    if (random() < 0.5) {
+      const at = Math.floor(random() * (text.length + 1));
+      text = random() < 0.7 ? text.slice(0, at) + pick(intruders) + text.slice(at) : text.slice(0, at) + text.slice(at + 1);
+    }
+    if (simpleParagraphs(text) !== null) took++;
+    assert.is(autop(text), autopPasses(text), JSON.stringify(text));
+    assert.is(autop(text, false), autopPasses(text, false), JSON.stringify(text));
+  }
+  assert.ok(took > 1000, `the shortcut took ${took}`);
+});
 
 test('autop without <br />', () => {
   assert.is(autop('a\nb\n\nc', false), '<p>a\nb</p>\n<p>c</p>\n');
