@@ -587,7 +587,14 @@ class OrderIndex {
     chunk.keys.splice(i, 0, entry.key);
     chunk.rows.splice(i, 0, entry.row);
     this.size++;
-    if (chunk.keys.length > 2 * CHUNK) this.chunks.splice(ci + 1, 0, { keys: chunk.keys.splice(CHUNK), rows: chunk.rows.splice(CHUNK) });
+    if (chunk.keys.length > 2 * CHUNK) {
+      // Both halves copied: the array that grew to 2 * CHUNK entries keeps its capacity (~2.3 * CHUNK slots) when
+      // cut, which after seeding 100,000 posts in date order was ~20 MB of empty slots.
+      const { keys, rows } = chunk;
+      chunk.keys = keys.slice(0, CHUNK);
+      chunk.rows = rows.slice(0, CHUNK);
+      this.chunks.splice(ci + 1, 0, { keys: keys.slice(CHUNK), rows: rows.slice(CHUNK) });
+    }
   }
 
   remove(entry: Entry): void {
