@@ -67,9 +67,11 @@
  * projections' commits (a batch of the log, Commit.alongside) as sections of one COMMIT, all checked before any is
  * written.
  * Everything that can be invalid is checked before the script is sent (a Lua error part-way would not roll back).
- * A rebuild's bulk commit into a staged generation (Commit.bulk, see bulkCommit) is not atomic: COMMIT in steps,
- * new documents' set and posting memberships added by BULK_SADD and their tokens by BULK_VOCABULARY, the checkpoint
- * last; nobody reads a staged generation until PROMOTE.
+ * A rebuild's bulk commit into a staged generation (Commit.bulk, see bulkCommit) is not atomic: documents new to the
+ * generation are written by plain variadic commands (one HSET, ZADD or SADD per key for a thousand documents, encoded
+ * by this process: resp.ts) after RESERVE checked the generation and reserved their handles, with the same keys and
+ * values COMMIT would write; documents it already held go through COMMIT; their tokens join the vocabulary by
+ * BULK_VOCABULARY; the checkpoint moves last. Nobody reads a staged generation until PROMOTE.
  *
  * Scripts touch keys they compute, so this adapter needs a single Redis, not a cluster.
  *
@@ -82,6 +84,7 @@ import { StaleCommitError } from '../../ports/readModel';
 import type { Checkpoint, Commit, Doc, DocId, Filter, Order, QueryPlan, QueryResult, ReadModel, Scalar } from '../../ports/readModel';
 import { checkPlan, distinctValues, isScalar, partitionShape, prepareCommit, rangeBounds, searchTerms } from '../memory/readModel';
 import type { PreparedCommit, PreparedEntry, PreparedWrite } from '../memory/readModel';
+import { CommandBatch, packEntry } from './resp';
 
 const SURROGATE = /[\uD800-\uDFFF]/;
 
@@ -101,7 +104,8 @@ function cesu8(s: string): Buffer {
 /** Order-preserving, prefix-free encoding of a scalar (see the header). */
 function ord(value: Scalar): Buffer {
   if (typeof value === 'number') {
-    const b = Buffer.alloc(9);
+    // Every byte is written (allocUnsafe takes small buffers from a shared pool: a rebuild makes millions).
+    const b = Buffer.allocUnsafe(9);
     b[0] = 1;
     b.writeDoubleBE(value === 0 ? 0 : value, 1);
     if (b[1]! & 0x80) for (let i = 1; i < 9; i++) b[i] = ~b[i]! & 0xff;
@@ -111,7 +115,7 @@ function ord(value: Scalar): Buffer {
   const raw = cesu8(value);
   let low = 0;
   for (const x of raw) if (x < 2) low++;
-  const out = Buffer.alloc(raw.length + low + 2);
+  const out = Buffer.allocUnsafe(raw.length + low + 2);
   out[0] = 2;
   let j = 1;
   for (const x of raw) {
@@ -719,27 +723,22 @@ return 1
 `;
 
 /**
- * ARGV: pairs of (set key, members packed four bytes each, big-endian): a bulk commit's set and posting
- * memberships, each set's handles in one argument (as separate arguments, the client's per-argument work cost
- * more than Redis's SADDs).
+ * ARGV: prefix, projection, staged generation, then pairs of (collection key prefix, number of documents): a bulk
+ * commit's documents new to the generation (see writeNewDocuments). Refuses unless the generation is still staged;
+ * marks each collection as indexed by words (C:tx, as COMMIT does) and reserves that many handles in it, returning
+ * the last handle of each.
  */
-const BULK_SADD = String.raw`
-for k = 1, #ARGV, 2 do
-  local key, packed = ARGV[k], ARGV[k + 1]
-  local members, n = {}, 0
-  for i = 1, #packed, 4 do
-    local a, b, c, d = string.byte(packed, i, i + 3)
-    n = n + 1
-    members[n] = ((a * 256 + b) * 256 + c) * 256 + d
-    -- unpack is bounded by Lua's C stack (8000 values).
-    if n == 4000 then
-      redis.call('SADD', key, unpack(members, 1, n))
-      n = 0
-    end
-  end
-  if n > 0 then redis.call('SADD', key, unpack(members, 1, n)) end
+const RESERVE = String.raw`
+local P, projection, G = ARGV[1], ARGV[2], ARGV[3]
+if redis.call('HGET', P .. 'gen:staged', projection) ~= G then
+  return redis.error_reply('STALE generation ' .. G .. ' of ' .. projection .. ' is not staged')
 end
-return 1
+local last = {}
+for i = 4, #ARGV, 2 do
+  redis.call('SET', ARGV[i] .. 'tx', '1')
+  last[#last + 1] = redis.call('INCRBY', ARGV[i] .. 'seq', ARGV[i + 1])
+end
+return last
 `;
 
 /**
@@ -1672,7 +1671,7 @@ class Script {
 const COMMIT_SCRIPT = new Script(COMMIT);
 const BULK_VOCABULARY_SCRIPT = new Script(BULK_VOCABULARY);
 const PROMOTE_SCRIPT = new Script(PROMOTE);
-const BULK_SADD_SCRIPT = new Script(BULK_SADD);
+const RESERVE_SCRIPT = new Script(RESERVE);
 const QUERY_SCRIPT = new Script(QUERY);
 
 export interface RedisReadModelOptions {
@@ -1724,9 +1723,24 @@ interface CommitSection {
 }
 
 const PARSED_DOCS_KEPT = 20_000;
-/** Documents per COMMIT of a bulk commit, and set members per BULK_SADD (see bulkCommit). */
+/**
+ * Documents per COMMIT of a bulk commit's documents the generation already held, per pipeline of its new documents
+ * (see bulkCommit), and tokens per BULK_VOCABULARY.
+ */
 const BULK_STEP = 500;
+const BULK_CHUNK = 1_000;
 const BULK_MEMBERS = 50_000;
+
+function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [item]);
+    else group.push(item);
+  }
+  return groups;
+}
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null) {
@@ -1871,109 +1885,189 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
   }
 
   /**
-   * A rebuild's bulk commit into a staged generation (Commit.bulk): COMMIT in steps of BULK_STEP documents, each
-   * writing its documents, orders and text but leaving the set and trigram memberships of documents new to the
-   * generation to this client, which gathers them over the whole commit and adds them per set with BULK_SADD
-   * (BULK_MEMBERS handles per script, so Redis answers others in between); then the checkpoint moves. The
-   * per-membership work in Lua (~1 µs each, ~500 per post) was what bounded rebuilds. Memberships of documents the
-   * generation already held are moved by COMMIT itself, as in any commit.
+   * A rebuild's bulk commit into a staged generation (Commit.bulk), which nobody reads until PROMOTE, so it need not
+   * be atomic. Documents the generation already holds go through COMMIT as in any commit (in steps of BULK_STEP):
+   * their old entries must be unindexed. Documents new to it (all of them in a first flush) are written by
+   * writeNewDocuments with plain variadic commands, the same keys and values COMMIT would write. The checkpoint
+   * moves last. If the generation was replaced meanwhile (another rebuild staged one), what this commit wrote into
+   * it is deleted, since nobody else will: a generation number is never reused.
    */
   async function bulkCommit(prepared: PreparedCommit, generation: number): Promise<void> {
-    // Gathered per collection: set suffix → handles, and per text column, token → handles; key names are made once
-    // per set, when the SADDs are sent.
-    const gathered = new Map<string, { sets: Map<Buffer, string[]>; text: Map<string, Map<string, string[]>> }>();
+    const held = await heldWrites(prepared.writes, generation);
+    const fresh = prepared.writes.filter((write) => write.json !== undefined && !held.has(write));
+    const known = prepared.writes.filter((write) => held.has(write));
+    try {
+      if (fresh.length > 0) await writeNewDocuments(prepared.name, fresh, generation);
+      for (let from = 0; from < known.length; from += BULK_STEP) {
+        await runCommit(commitArgs([{ prepared, writes: known.slice(from, from + BULK_STEP), checkpoint: '', generation }], false));
+      }
+      // Last, the checkpoint (and the check that the generation is still staged).
+      await runCommit(commitArgs([{ prepared: { ...prepared, writes: [] }, writes: [], checkpoint: checkpointJson(prepared), generation }], false));
+    } catch (error) {
+      if (error instanceof StaleCommitError && error.reason === 'generation') {
+        for (const collection of new Set(prepared.writes.map((write) => write.collection))) {
+          await deleteKeys(generationKey(collection, generation)).catch(() => undefined);
+        }
+      }
+      throw error;
+    }
+  }
+
+  /** The writes whose document the generation already holds (one HMGET of C:i per collection and 10,000 ids). */
+  async function heldWrites(writes: readonly PreparedWrite[], generation: number): Promise<Set<PreparedWrite>> {
+    const held = new Set<PreparedWrite>();
+    for (const [collection, own] of groupBy(writes, (write) => write.collection)) {
+      const key = Buffer.concat([generationKey(collection, generation), Buffer.from('i')]);
+      if ((await redis.hlen(key as unknown as string)) === 0) continue;
+      for (let from = 0; from < own.length; from += 10_000) {
+        const part = own.slice(from, from + 10_000);
+        const handles = await redis.hmget(key as unknown as string, ...(part.map((write) => ord(write.id)) as unknown as string[]));
+        part.forEach((write, i) => {
+          if (handles[i] !== null) held.add(write);
+        });
+      }
+    }
+    return held;
+  }
+
+  /**
+   * Writes documents new to a staged generation, as COMMIT would write them (same keys, members and values), without a
+   * script per document: handles are reserved per collection by RESERVE (which also checks that the generation is
+   * still staged), then every BULK_CHUNK documents go out as one pipeline of variadic commands encoded here
+   * (CommandBatch): one HSET per hash, one ZADD per sorted set, one SADD per set and posting set, while the next
+   * chunk is prepared. Tokens that gained postings join their column's vocabulary at the end (BULK_VOCABULARY).
+   */
+  async function writeNewDocuments(projection: string, writes: readonly PreparedWrite[], generation: number): Promise<void> {
+    const byCollection = groupBy(writes, (write) => write.collection);
+    const reserve: Token[] = [prefix, cesu8(projection), String(generation)];
+    for (const [collection, own] of byCollection) reserve.push(generationKey(collection, generation), String(own.length));
+    let last: number[];
+    try {
+      last = (await run(RESERVE_SCRIPT, reserve)) as number[];
+    } catch (error) {
+      throw staleCommit(error) ?? error;
+    }
     const parts = new KeyParts();
-    const gather = (write: PreparedWrite, handle: string) => {
-      let own = gathered.get(write.collection);
-      if (own === undefined) gathered.set(write.collection, (own = { sets: new Map(), text: new Map() }));
-      for (const [field, values] of write.entry.sets) {
-        for (const v of values) {
-          // One Buffer per distinct suffix (KeyParts), so it identifies the set.
-          const suffix = parts.setSuffix(field, v);
-          const handles = own.sets.get(suffix);
-          if (handles === undefined) own.sets.set(suffix, [handle]);
-          else handles.push(handle);
-        }
-      }
-      for (const [column, tokens] of textTokens.get(write) ?? []) {
-        let byToken = own.text.get(column);
-        if (byToken === undefined) own.text.set(column, (byToken = new Map()));
-        for (const token of tokens) {
-          const handles = byToken.get(token);
-          if (handles === undefined) byToken.set(token, [handle]);
-          else handles.push(handle);
-        }
-      }
+    const inFlight: Promise<void>[] = [];
+    const sent = (batches: CommandBatch[]) => {
+      const sending = Promise.all(batches.map((batch) => batch.send(redis))).then(() => undefined);
+      sending.catch(() => undefined);
+      inFlight.push(sending);
     };
-    // The tokens COMMIT's arguments were made with, reused for the SADDs.
-    const textTokens = new Map<PreparedWrite, [string, string[]][]>();
-    const remember = (write: PreparedWrite, column: string, tokens: string[]) => {
-      let columns = textTokens.get(write);
-      if (columns === undefined) textTokens.set(write, (columns = []));
-      columns.push([column, tokens]);
-    };
-    const steps: PreparedWrite[][] = [];
-    for (let from = 0; from < prepared.writes.length; from += BULK_STEP) steps.push(prepared.writes.slice(from, from + BULK_STEP));
-    const argsOf = (i: number) => commitArgs([{ prepared, writes: steps[i]!, checkpoint: '', generation }], true, remember);
-    // Redis runs one step while this process gathers the step before and makes the arguments of the next.
-    let running = runCommit(argsOf(0));
-    let next = steps.length > 1 ? argsOf(1) : null;
-    for (let i = 0; i < steps.length; i++) {
-      const handles = (await running) as (string | number)[];
-      if (next !== null) running = runCommit(next);
-      steps[i]!.forEach((write, n) => {
-        const handle = String(handles[n] ?? '');
-        if (handle !== '' && write.json !== undefined) gather(write, handle);
-        textTokens.delete(write);
-      });
-      next = i + 2 < steps.length ? argsOf(i + 2) : null;
-    }
-    // A BULK_SADD carries the handles of many sets (BULK_MEMBERS in all), a few in flight at a time.
-    let batch: Buffer[] = [];
-    let queued = 0;
-    const inFlight: Promise<unknown>[] = [];
-    const send = async () => {
-      inFlight.push(run(BULK_SADD_SCRIPT, batch));
-      batch = [];
-      queued = 0;
-      if (inFlight.length >= 4) await inFlight.shift();
-    };
-    const add = async (key: Buffer, handles: string[]) => {
-      for (let from = 0; from < handles.length; from += BULK_MEMBERS) {
-        const part = handles.slice(from, from + BULK_MEMBERS);
-        const packed = Buffer.allocUnsafe(part.length * 4);
-        for (let i = 0; i < part.length; i++) packed.writeUInt32BE(Number(part[i]), i * 4);
-        batch.push(key, packed);
-        queued += part.length;
-        if (queued >= BULK_MEMBERS) await send();
-      }
-    };
-    // Then the tokens that gained postings join their column's vocabulary (after the postings, as in COMMIT).
     const vocabulary: Buffer[] = [];
-    for (const [collection, own] of gathered) {
+    let c = 0;
+    for (const [collection, own] of byCollection) {
       const base = generationKey(collection, generation);
-      const setPrefix = Buffer.concat([base, Buffer.from('s:')]);
-      for (const [suffix, handles] of own.sets) await add(Buffer.concat([setPrefix, suffix]), handles);
-      for (const [column, byToken] of own.text) {
-        const column_ = name(column);
-        const postingPrefix = Buffer.concat([base, Buffer.from('w:'), column_, COLON]);
-        for (const [token, handles] of byToken) await add(Buffer.concat([postingPrefix, cesu8(token)]), handles);
-        const tokens = [...byToken.keys()];
-        for (let from = 0; from < tokens.length; from += BULK_MEMBERS) {
-          vocabulary.push(
-            postingPrefix,
-            Buffer.concat([base, Buffer.from('v:'), column_]),
-            Buffer.concat([base, Buffer.from('y:'), column_, COLON]),
-            cesu8(tokens.slice(from, from + BULK_MEMBERS).join(' ')),
-          );
+      const key = (...rest: (Buffer | string)[]) => Buffer.concat([base, ...rest.map((r) => (typeof r === 'string' ? Buffer.from(r) : r))]);
+      const [docs, ids, owners, entries, byId] = [key('d'), key('i'), key('o'), key('m'), key('z:id')];
+      // Keys by kind and the KeyParts buffer they are made of (one buffer per distinct name or suffix).
+      const made = new Map<string, Map<Buffer, Buffer>>();
+      const keyOf = (kind: string, part: Buffer) => {
+        let byPart = made.get(kind);
+        if (byPart === undefined) made.set(kind, (byPart = new Map()));
+        let k = byPart.get(part);
+        if (k === undefined) byPart.set(part, (k = key(kind, part)));
+        return k;
+      };
+      // Per text column: its posting prefix and every token that gained postings in this commit.
+      const columns = new Map<Buffer, { postings: Buffer; tokens: Set<string> }>();
+      let handle = last[c++]! - own.length;
+      for (let from = 0; from < own.length; from += BULK_CHUNK) {
+        const batch = new CommandBatch();
+        const chunk = own.slice(from, from + BULK_CHUNK);
+        // Sized for the chunk at once: the documents' JSON, and about 30 bytes per document in the other commands.
+        let jsonBytes = 0;
+        for (const write of chunk) jsonBytes += write.json!.length;
+        const perDocument = 32 * chunk.length + 64;
+        const docsCommand = batch.command(docs, 'HSET', docs, jsonBytes + 16 * chunk.length + 64);
+        const idsCommand = batch.command(ids, 'HSET', ids, perDocument);
+        const ownersCommand = batch.command(owners, 'HSET', owners, perDocument);
+        const byIdCommand = batch.command(byId, 'ZADD', byId, perDocument);
+        const postings = new Map<Buffer, Map<string, number[]>>();
+        const entryList: [number, Buffer][] = [];
+        for (const write of chunk) {
+          const h = ++handle;
+          const oid = ord(write.id);
+          const { sort, sets, text } = write.entry;
+          docsCommand.piece(oid).piece(write.json!);
+          idsCommand.piece(oid).integer(h);
+          ownersCommand.integer(h).piece(oid);
+          byIdCommand.piece('0').piecesThen([oid], h);
+          const s: Buffer[] = [];
+          const sortOrds: Buffer[] = [];
+          for (const [field, value] of sort) {
+            const f = parts.name(field);
+            const k = ord(value);
+            s.push(f, k);
+            sortOrds.push(k);
+            const sorted = keyOf('z:', f);
+            const members = keyOf('k:', f);
+            const member = [k, oid];
+            batch.command(sorted, 'ZADD', sorted, perDocument * 2).piece('0').piecesThen(member, h);
+            batch.command(members, 'HSET', members, perDocument * 2).integer(h).piecesThen(member, h);
+          }
+          const t: Buffer[] = [];
+          for (const [field, values] of sets) {
+            for (const v of values) {
+              const suffix = parts.setSuffix(field, v);
+              t.push(suffix);
+              const set = keyOf('s:', suffix);
+              batch.command(set, 'SADD', set).integer(h);
+            }
+          }
+          const x: Buffer[] = [];
+          for (const [column, value] of text) {
+            const lowered = value.toLowerCase();
+            const col = parts.name(column);
+            x.push(col);
+            const texts = keyOf('x:', col);
+            batch.command(texts, 'HSET', texts, lowered.length + perDocument).integer(h).piece(SURROGATE.test(lowered) ? cesu8(lowered) : lowered);
+            let byToken = postings.get(col);
+            if (byToken === undefined) postings.set(col, (byToken = new Map()));
+            // A token repeated in the document was just given this handle (no set of the document's tokens made).
+            for (const token of lowered.match(TOKEN) ?? []) {
+              const handles = byToken.get(token);
+              if (handles === undefined) byToken.set(token, [h]);
+              else if (handles[handles.length - 1] !== h) handles.push(h);
+            }
+          }
+          const p = partitionMembers(write.entry, parts, sortOrds);
+          for (let i = 0; i < p.length; i += 2) {
+            const partition = keyOf('q:', p[i]!);
+            batch.command(partition, 'ZADD', partition, perDocument * 2).piece('0').piecesThen([p[i + 1]!, oid], h);
+          }
+          // The entry COMMIT reads to unindex the document later (the table cmsgpack would pack).
+          entryList.push([h, packEntry([['p', p], ['t', t], ['s', s], ['x', x]])]);
+        }
+        const entriesCommand = batch.command(entries, 'HSET', entries, perDocument * 8);
+        for (const [h, entry] of entryList) entriesCommand.integer(h).piece(entry);
+        // Posting sets are named by token, so each column's go in a batch of their own.
+        const batches = [batch];
+        for (const [col, byToken] of postings) {
+          let column = columns.get(col);
+          if (column === undefined) columns.set(col, (column = { postings: key('w:', col, COLON), tokens: new Set() }));
+          const own = new CommandBatch();
+          batches.push(own);
+          for (const [token, handles] of byToken) {
+            column.tokens.add(token);
+            const posting = own.command(token, 'SADD', [column.postings, SURROGATE.test(token) ? cesu8(token) : token], 8 * handles.length + 64);
+            for (const h of handles) posting.integer(h);
+          }
+        }
+        sent(batches);
+        // Redis writes one chunk while this process prepares the next.
+        while (inFlight.length > 2) await inFlight.shift();
+      }
+      for (const [col, { postings, tokens }] of columns) {
+        const list = [...tokens];
+        for (let from = 0; from < list.length; from += BULK_MEMBERS) {
+          vocabulary.push(postings, key('v:', col), key('y:', col, COLON), cesu8(list.slice(from, from + BULK_MEMBERS).join(' ')));
         }
       }
     }
-    if (batch.length > 0) await send();
     await Promise.all(inFlight);
+    // Then the tokens that gained postings join their column's vocabulary (after the postings, as in COMMIT).
     for (let i = 0; i < vocabulary.length; i += 4) await run(BULK_VOCABULARY_SCRIPT, vocabulary.slice(i, i + 4));
-    // Last, the checkpoint (and the check that the generation is still staged).
-    await runCommit(commitArgs([{ prepared: { ...prepared, writes: [] }, writes: [], checkpoint: checkpointJson(prepared), generation }], false));
   }
 
   // The same stored JSON gives back the same frozen document (as the memory read model hands out its frozen
@@ -2051,7 +2145,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
     },
 
     async commit(commit) {
-      const prepared = prepareCommit(commit);
+      const prepared = prepareCommit(commit, false);
       const { generation, fence } = commit;
       checkTokens(commit);
       if (commit.alongside !== undefined && commit.alongside.length > 0) {
@@ -2059,7 +2153,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
         const sections: CommitSection[] = [{ prepared, writes: prepared.writes, checkpoint: checkpointJson(prepared), generation, fence }];
         for (const other of commit.alongside) {
           if (other.bulk === true || (other.alongside?.length ?? 0) > 0) throw new RangeError('commits alongside go without bulk or commits of their own');
-          const own = prepareCommit(other);
+          const own = prepareCommit(other, false);
           checkTokens(other);
           sections.push({ prepared: own, writes: own.writes, checkpoint: checkpointJson(own), generation: other.generation, fence: other.fence });
         }

@@ -1,0 +1,227 @@
+/**
+ * Commands encoded by this process instead of by ioredis, for the few places that send hundreds of thousands of
+ * arguments (a rebuild's bulk writes): ioredis builds a command argument by argument (a string header and a copy
+ * per argument, then a copy of the whole), which cost more client CPU than Redis spent executing them. Here each
+ * command's arguments are written straight into its own growing buffer as they come; ioredis still sends the
+ * commands (one pipeline) and parses the replies.
+ *
+ * Also the MessagePack encoding of the stored index entries (C:m), which the Lua scripts read with cmsgpack.
+ */
+import { Command } from 'ioredis';
+import type { Redis } from 'ioredis';
+
+/** Bytes, or a string sent as UTF-8. */
+export type Piece = Buffer | string;
+
+const CR_LF = 0x0d0a;
+
+/** Decimal digits of a non-negative integer. */
+const digitCount = (n: number): number => (n < 10 ? 1 : n < 100 ? 2 : n < 1000 ? 3 : n < 10_000 ? 4 : n < 100_000 ? 5 : n < 1_000_000 ? 6 : String(n).length);
+
+const pieceLength = (piece: Piece): number => (typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length);
+
+/** A command whose bytes are already encoded: ioredis writes them as they are and resolves with the reply. */
+class EncodedCommand extends Command {
+  constructor(
+    commandName: string,
+    private readonly encoded: Buffer,
+  ) {
+    super(commandName, []);
+  }
+
+  override toWritable(): Buffer {
+    return this.encoded;
+  }
+}
+
+/** Room kept in front of a command for its `*<count>\r\n`, written once the count is known. */
+const HEAD_ROOM = 16;
+
+/** One command (a name, a key, then arguments appended one by one), encoded in RESP as it grows. */
+export class CommandWriter {
+  private buf: Buffer;
+  private at = HEAD_ROOM;
+  private count = 2;
+
+  constructor(
+    readonly name: string,
+    key: Piece | readonly Piece[],
+    capacity = 256,
+  ) {
+    this.buf = Buffer.allocUnsafe(Math.max(capacity, 64 + name.length + (Array.isArray(key) ? 0 : pieceLength(key as Piece))));
+    this.header(name.length);
+    this.at += this.buf.write(name, this.at, 'latin1');
+    this.crlf();
+    if (typeof key === 'string' || Buffer.isBuffer(key)) this.piece(key);
+    else this.pieces(key as readonly Piece[]);
+    this.count = 2;
+  }
+
+  private room(n: number): void {
+    if (this.at + n <= this.buf.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n + 256));
+    this.buf.copy(grown, 0, 0, this.at);
+    this.buf = grown;
+  }
+
+  private crlf(): void {
+    this.buf.writeUInt16BE(CR_LF, this.at);
+    this.at += 2;
+  }
+
+  private decimal(n: number, width: number): void {
+    for (let i = width - 1; i >= 0; i--) {
+      this.buf[this.at + i] = 0x30 + (n % 10);
+      n = Math.floor(n / 10);
+    }
+    this.at += width;
+  }
+
+  /** `$<length>\r\n`, with room for the argument and its `\r\n` after it. */
+  private header(length: number): void {
+    const width = digitCount(length);
+    this.room(width + length + 5);
+    this.buf[this.at++] = 0x24;
+    this.decimal(length, width);
+    this.crlf();
+  }
+
+  private write(piece: Piece): void {
+    if (typeof piece === 'string') this.at += this.buf.write(piece, this.at, 'utf8');
+    else this.at += piece.copy(this.buf, this.at);
+  }
+
+  /** Appends one argument. */
+  piece(piece: Piece): this {
+    this.header(pieceLength(piece));
+    this.write(piece);
+    this.crlf();
+    this.count++;
+    return this;
+  }
+
+  /** Appends one argument made of several pieces. */
+  pieces(pieces: readonly Piece[]): this {
+    let length = 0;
+    for (const piece of pieces) length += pieceLength(piece);
+    this.header(length);
+    for (const piece of pieces) this.write(piece);
+    this.crlf();
+    this.count++;
+    return this;
+  }
+
+  /** Appends a non-negative integer argument, in decimal. */
+  integer(n: number): this {
+    const width = digitCount(n);
+    this.header(width);
+    this.decimal(n, width);
+    this.crlf();
+    this.count++;
+    return this;
+  }
+
+  /** Appends `pieces` then the integer `n` in decimal, as one argument. */
+  piecesThen(pieces: readonly Piece[], n: number): this {
+    const width = digitCount(n);
+    let length = width;
+    for (const piece of pieces) length += pieceLength(piece);
+    this.header(length);
+    for (const piece of pieces) this.write(piece);
+    this.decimal(n, width);
+    this.crlf();
+    this.count++;
+    return this;
+  }
+
+  /** Arguments after the key. */
+  get size(): number {
+    return this.count - 2;
+  }
+
+  /** The encoded command. */
+  bytes(): Buffer {
+    const head = `*${this.count}\r\n`;
+    const start = HEAD_ROOM - head.length;
+    this.buf.write(head, start, 'latin1');
+    return this.buf.subarray(start, this.at);
+  }
+}
+
+/**
+ * Commands gathered by a caller-chosen id (a key's Buffer, when the caller builds each key once, or a string), each
+ * appended to as the documents of a batch are visited, then sent as one pipeline, in the order first named.
+ */
+export class CommandBatch {
+  private readonly writers = new Map<unknown, CommandWriter>();
+
+  command(id: unknown, name: string, key: Piece | readonly Piece[], capacity?: number): CommandWriter {
+    let writer = this.writers.get(id);
+    if (writer === undefined) this.writers.set(id, (writer = new CommandWriter(name, key, capacity)));
+    return writer;
+  }
+
+  /** Sends every command with arguments; resolves once Redis answered all, rejects with the first error. */
+  async send(redis: Redis): Promise<void> {
+    const pipeline = redis.pipeline() as unknown as { sendCommand(command: Command): void; exec(): Promise<[Error | null, unknown][] | null> };
+    let commands = 0;
+    for (const writer of this.writers.values()) {
+      if (writer.size === 0) continue;
+      pipeline.sendCommand(new EncodedCommand(writer.name, writer.bytes()));
+      commands++;
+    }
+    this.writers.clear();
+    if (commands === 0) return;
+    const replies = (await pipeline.exec()) ?? [];
+    for (const [error] of replies) if (error) throw error;
+  }
+}
+
+/**
+ * MessagePack of a map from short string keys to arrays of byte strings, as Redis's cmsgpack packs such a Lua table
+ * (fixstr / str8 / str16 / str32, fixarray / array16 / array32; an empty table is an empty array). cmsgpack.unpack
+ * reads it back to the same table whatever the order of the keys.
+ */
+export function packEntry(fields: readonly [string, readonly Buffer[]][]): Buffer {
+  let total = 1;
+  for (const [key, values] of fields) {
+    total += strHeader(key.length) + key.length + arrayHeader(values.length);
+    for (const v of values) total += strHeader(v.length) + v.length;
+  }
+  const out = Buffer.allocUnsafe(total);
+  let at = 0;
+  out[at++] = 0x80 | fields.length;
+  const str = (length: number) => {
+    if (length < 32) out[at++] = 0xa0 | length;
+    else if (length <= 0xff) {
+      out[at++] = 0xd9;
+      out[at++] = length;
+    } else if (length <= 0xffff) {
+      out[at++] = 0xda;
+      at = out.writeUInt16BE(length, at);
+    } else {
+      out[at++] = 0xdb;
+      at = out.writeUInt32BE(length, at);
+    }
+  };
+  for (const [key, values] of fields) {
+    str(key.length);
+    at += out.write(key, at, 'latin1');
+    if (values.length <= 15) out[at++] = 0x90 | values.length;
+    else if (values.length <= 0xffff) {
+      out[at++] = 0xdc;
+      at = out.writeUInt16BE(values.length, at);
+    } else {
+      out[at++] = 0xdd;
+      at = out.writeUInt32BE(values.length, at);
+    }
+    for (const v of values) {
+      str(v.length);
+      at += v.copy(out, at);
+    }
+  }
+  return out;
+}
+
+const strHeader = (length: number) => (length < 32 ? 1 : length <= 0xff ? 2 : length <= 0xffff ? 3 : 5);
+const arrayHeader = (length: number) => (length <= 15 ? 1 : length <= 0xffff ? 3 : 5);
