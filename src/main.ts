@@ -26,10 +26,12 @@ export interface ServeOptions {
  */
 export const HEAP_GROWING_PERCENT = 50;
 
-/** Sets V8's heap growing factor for a long-running server, unless the operator set it (NODE_OPTIONS, node flags). */
+/**
+ * Sets V8's heap growing factor for a long-running server, unless the node command line sets it
+ * (`node --heap-growing-percent=N`; 0 is V8's own adaptive factor). Node does not accept it in NODE_OPTIONS.
+ */
 export function limitHeapGrowth(): void {
-  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
-  if (given.some((flag) => /^--heap[-_]growing[-_]percent\b/.test(flag))) return;
+  if (process.execArgv.some((flag) => /^--heap[-_]growing[-_]percent\b/.test(flag))) return;
   v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
 
