@@ -150,8 +150,9 @@ function partitionSuffix(field: string, key: string): Buffer {
  */
 class KeyParts {
   private readonly names = new Map<string, Buffer>();
-  private readonly suffixes = new Map<string, Buffer>();
-  private readonly partitions = new Map<string, Buffer>();
+  /** field → value → suffix (a Map tells 1 from '1', as ord does; ord writes -0 as 0, as a Map key it is 0). */
+  private readonly suffixes = new Map<string, Map<Scalar, Buffer>>();
+  private readonly partitions = new Map<string, Map<string, Buffer>>();
 
   name(s: string): Buffer {
     let b = this.names.get(s);
@@ -160,16 +161,18 @@ class KeyParts {
   }
 
   setSuffix(field: string, value: Scalar): Buffer {
-    const id = `${field}\u0000${typeof value}\u0000${String(value)}`;
-    let b = this.suffixes.get(id);
-    if (b === undefined) this.suffixes.set(id, (b = setSuffix(field, value)));
+    let byValue = this.suffixes.get(field);
+    if (byValue === undefined) this.suffixes.set(field, (byValue = new Map()));
+    let b = byValue.get(value);
+    if (b === undefined) byValue.set(value, (b = setSuffix(field, value)));
     return b;
   }
 
   partitionSuffix(field: string, key: string): Buffer {
-    const id = `${field}\u0000${key}`;
-    let b = this.partitions.get(id);
-    if (b === undefined) this.partitions.set(id, (b = partitionSuffix(field, key)));
+    let byKey = this.partitions.get(field);
+    if (byKey === undefined) this.partitions.set(field, (byKey = new Map()));
+    let b = byKey.get(key);
+    if (b === undefined) byKey.set(key, (b = partitionSuffix(field, key)));
     return b;
   }
 }
