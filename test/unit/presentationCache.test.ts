@@ -110,6 +110,24 @@ test('once it has dropped a document, one is kept only when presented again with
   assert.ok(cache.keptBytes <= itemBytes(200) * 2);
 });
 
+test("a document first presented in the edit context (a write's answer) is kept only on its second touch", () => {
+  const cache = new PresentationCache(schema);
+  const d = doc(400);
+  const once = cache.present(d, options('edit'));
+  assert.not.ok(cache.keeps(d));
+  assert.is(cache.keptBytes, 0);
+  assert.is(json(once), JSON.stringify(presentContent(d, schema, options('edit'))));
+  const twice = cache.present(d, options('edit'));
+  assert.ok(cache.keeps(d));
+  assert.is(cache.present(d, options('edit')), twice);
+  // A view read of a document not kept is kept at once while the cache has room, and its edit variant then joins it.
+  const e = doc(401);
+  cache.present(e, options('view'));
+  assert.ok(cache.keeps(e));
+  const edit = cache.present(e, options('edit'));
+  assert.is(cache.present(e, options('edit')), edit);
+});
+
 test('an item larger than the whole bound is still given back, and pushes out everything else', () => {
   const big = doc(300, { content: `<p>${'word '.repeat(2000)}</p>` });
   const small = doc(301);
