@@ -225,6 +225,44 @@ function trigrams(term: Buffer, max = 8): Buffer[] {
  */
 const TOKEN = /[0-9A-Za-z\u0080-\uffff]+/g;
 
+/** Token characters (TOKEN) by UTF-16 code unit. */
+const isTokenUnit = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || c >= 0x80;
+
+/** A chunk's tokens of one column, by a hash of their code units: each with the handles of the documents holding it. */
+type ChunkTokens = Map<number, { token: string; handles: number[] }[]>;
+
+/**
+ * Adds handle `h` to the postings of every token of `lowered` (cut as TOKEN cuts it), without a string per
+ * occurrence: a token is looked up by a hash of its code units and compared in place; only one new to the chunk is
+ * sliced out. (Matching TOKEN and looking each occurrence up by string was half the client's time in a rebuild.)
+ */
+function gatherTokens(lowered: string, h: number, into: ChunkTokens): void {
+  const n = lowered.length;
+  let i = 0;
+  while (i < n) {
+    let c = lowered.charCodeAt(i);
+    if (!isTokenUnit(c)) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let hash = 0x811c9dc5;
+    do {
+      hash = Math.imul(hash ^ c, 0x01000193);
+      i++;
+    } while (i < n && isTokenUnit((c = lowered.charCodeAt(i))));
+    const length = i - start;
+    // 30 bits: a small integer as a Map key.
+    const key = (hash ^ length) & 0x3fffffff;
+    let bucket = into.get(key);
+    let found: { token: string; handles: number[] } | undefined;
+    if (bucket === undefined) into.set(key, (bucket = []));
+    else for (const entry of bucket) if (entry.token.length === length && lowered.startsWith(entry.token, start)) found = entry;
+    if (found === undefined) bucket.push({ token: lowered.slice(start, i), handles: [h] });
+    else if (found.handles[found.handles.length - 1] !== h) found.handles.push(h);
+  }
+}
+
 /** A lowercased column's distinct tokens, space-separated (a space is never part of a token), for COMMIT. */
 function distinctTokens(lowered: string): string[] {
   return [...new Set(lowered.match(TOKEN))];
@@ -1986,7 +2024,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
         const idsCommand = batch.command(ids, 'HSET', ids, perDocument);
         const ownersCommand = batch.command(owners, 'HSET', owners, perDocument);
         const byIdCommand = batch.command(byId, 'ZADD', byId, perDocument);
-        const postings = new Map<Buffer, Map<string, number[]>>();
+        const postings = new Map<Buffer, ChunkTokens>();
         const entryList: [number, Buffer][] = [];
         for (const write of chunk) {
           const h = ++handle;
@@ -2027,12 +2065,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
             batch.command(texts, 'HSET', texts, lowered.length + perDocument).integer(h).piece(SURROGATE.test(lowered) ? cesu8(lowered) : lowered);
             let byToken = postings.get(col);
             if (byToken === undefined) postings.set(col, (byToken = new Map()));
-            // A token repeated in the document was just given this handle (no set of the document's tokens made).
-            for (const token of lowered.match(TOKEN) ?? []) {
-              const handles = byToken.get(token);
-              if (handles === undefined) byToken.set(token, [h]);
-              else if (handles[handles.length - 1] !== h) handles.push(h);
-            }
+            gatherTokens(lowered, h, byToken);
           }
           const p = partitionMembers(write.entry, parts, sortOrds);
           for (let i = 0; i < p.length; i += 2) {
@@ -2051,7 +2084,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
           if (column === undefined) columns.set(col, (column = { postings: key('w:', col, COLON), tokens: new Set() }));
           const own = new CommandBatch();
           batches.push(own);
-          for (const [token, handles] of byToken) {
+          for (const { token, handles } of [...byToken.values()].flat()) {
             column.tokens.add(token);
             const posting = own.command(token, 'SADD', [column.postings, SURROGATE.test(token) ? cesu8(token) : token], 8 * handles.length + 64);
             for (const h of handles) posting.integer(h);
