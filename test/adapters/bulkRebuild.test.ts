@@ -126,6 +126,17 @@ async function keyShapes(redis: Redis, prefix: string): Promise<Record<string, s
   return shapes;
 }
 
+
+/** The generation a rebuild made live, polled for up to 4 s (0 if none went live). */
+async function liveGenerationOf(readModel: { generations?: { liveGeneration(name: string): Promise<number> } }, name: string): Promise<number> {
+  let generation = 0;
+  for (let tries = 0; generation === 0 && tries < 400; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    generation = await readModel.generations!.liveGeneration(name);
+  }
+  return generation;
+}
+
 test('Redis: a rebuild in bulk (several flushes) gives the documents, indexes and query results of batch-by-batch commits', async () => {
   const store = await seeded();
   const redis = new Redis(REDIS_URL);
@@ -143,11 +154,7 @@ test('Redis: a rebuild in bulk (several flushes) gives the documents, indexes an
     readModel.commit = (c) => (bulkCommits.push(c.bulk === true), commit(c));
     // Resolves after the grace, once the old generation is dropped: compare while both exist.
     const rebuilt = projector.rebuild('notes');
-    let generation = 0;
-    for (let tries = 0; generation === 0 && tries < 400; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      generation = await readModel.generations!.liveGeneration('notes');
-    }
+    const generation = await liveGenerationOf(readModel, 'notes');
     assert.ok(generation > 0, 'the rebuilt generation is live');
     assert.ok(bulkCommits.filter(Boolean).length >= 3, `several bulk flushes (${bulkCommits.length} commits)`);
     assert.equal(await state(readModel), incremental);
@@ -239,11 +246,7 @@ test('Redis: without deletions, a rebuild in bulk writes exactly the keys and va
     const projector = new Projector({ store, readModel, projections: [notes], maxBatchSize: 50, bulkFlushDocs: 60, retireGraceMs: 60_000 });
     await projector.start();
     const rebuilt = projector.rebuild('notes');
-    let generation = 0;
-    for (let tries = 0; generation === 0 && tries < 400; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      generation = await readModel.generations!.liveGeneration('notes');
-    }
+    const generation = await liveGenerationOf(readModel, 'notes');
     assert.ok(generation > 0, 'the rebuilt generation is live');
     const incremental = await keyValues(redis, `${prefix}c:notes:`);
     assert.ok(Object.keys(incremental).length > 100, 'the notes have many index keys');
