@@ -149,11 +149,12 @@ export class Dispatcher {
     const methods: string[] = [];
     for (const endpoint of route.endpoints) {
       if (request.actor === null && endpoint.signedInOnly === true) continue;
-      // Each endpoint's rule sees the request as that endpoint would have validated it.
+      // Each endpoint's rule sees the request as that endpoint would have validated it; one whose args it would refuse
+      // (a create without its required `name`) is still judged, on the request as sent, as WordPress judges them all.
       const validated = validateArgs(endpoint.args, input, { request });
-      if ('error' in validated) continue;
-      const ctx: HandlerContext = { request, params: { ...input, ...validated.values }, actor: request.actor, memo };
-      if ((await this.permit(endpoint, ctx)) === true) methods.push(...endpoint.methods);
+      const params = 'error' in validated ? input : { ...input, ...validated.values };
+      const ctx: HandlerContext = { request, params, actor: request.actor, memo };
+      if ((await this.permit(endpoint, ctx).catch(() => false)) === true) methods.push(...endpoint.methods);
     }
     return { status: 200, body, headers: { Allow: methods.join(', ') } };
   }

@@ -93,6 +93,23 @@ test('OPTIONS on a route gives its description, its schema and the methods allow
   assert.is(response.headers.get('allow'), 'GET');
 });
 
+test('OPTIONS judges an endpoint whose required args the request lacks on the request as sent, as WordPress does', async () => {
+  const admin = await t.createUser('optionsadmin', 'administrator');
+  // Creating a term, a menu, a user or an application password requires args an OPTIONS request never carries.
+  const expected: Record<string, string> = {
+    '/core/v2/categories': 'GET, POST',
+    '/core/v2/tags': 'GET, POST',
+    '/core/v2/menus': 'GET, POST',
+    '/core/v2/users': 'GET, POST',
+    [`/core/v2/users/${admin.id}/application-passwords`]: 'GET, POST, DELETE',
+  };
+  for (const [path, allow] of Object.entries(expected)) {
+    const response = await t.request('OPTIONS', path, { as: admin });
+    assert.is(response.status, 200, path);
+    assert.is(response.headers.get('allow'), allow, path);
+  }
+});
+
 test('an unknown namespace is no route', async () => {
   const { status, body } = await t.request('GET', '/nope/v1');
   assert.is(status, 404);
