@@ -82,6 +82,8 @@ export function contactFormRoutes(site: Site): RouteDefinition[] {
           methods: ['POST'],
           args: {},
           permission: (ctx) => (canEditContactForms(ctx.actor) ? true : forbidden('You are not allowed to create a contact form.')),
+          // Creating, editing and deleting forms take publish_pages; submitting feedback (below) is open to anyone.
+          signedInOnly: true,
           handle: async (ctx) => {
             if (phpInt(ctx.params.id) !== 0) throw restError('wpcf7_post_exists', 'Cannot create existing contact form.', 400);
             const input = contactFormInput(ctx.params);
@@ -109,6 +111,7 @@ export function contactFormRoutes(site: Site): RouteDefinition[] {
           methods: ['POST', 'PUT', 'PATCH'],
           args: {},
           permission: editRule,
+          signedInOnly: true,
           handle: async (ctx) => {
             const doc = await existing(ctx);
             const input = contactFormInput(ctx.params);
@@ -124,6 +127,7 @@ export function contactFormRoutes(site: Site): RouteDefinition[] {
           methods: ['DELETE'],
           args: {},
           permission: editRule,
+          signedInOnly: true,
           handle: async (ctx) => {
             const doc = await existing(ctx);
             const outcome = await deleteContactForm(site, doc.id, ctx.actor as Actor, ctx.request.requestId);

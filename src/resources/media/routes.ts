@@ -69,6 +69,8 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
           methods: ['POST'],
           args: writeArgs('create'),
           permission: (ctx) => createPermission(site, ctx),
+          // This rule and the other writes' end on a capability (or the right to edit an item), never held anonymously.
+          signedInOnly: true,
           handle: async (ctx) => {
             const actor = ctx.actor!;
             if (typeof ctx.params.post === 'number' && ctx.params.post > 0 && (await site.readModel.get('attachment', ctx.params.post))) {
@@ -112,6 +114,7 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
           methods: ['POST', 'PUT', 'PATCH'],
           args: { ...itemArgs, ...writeArgs('update') },
           permission: (ctx) => updatePermission(site, ctx),
+          signedInOnly: true,
           handle: async (ctx) => {
             const doc = (await loadDoc(site, ctx))!;
             const input = await writeInput(site, ctx);
@@ -126,6 +129,7 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
           methods: ['DELETE'],
           args: { ...itemArgs, force: { type: 'boolean', default: false, description: 'Delete for good (attachments cannot be trashed).' } },
           permission: (ctx) => deletePermission(site, ctx),
+          signedInOnly: true,
           handle: async (ctx) => {
             const doc = (await loadDoc(site, ctx))!;
             if (ctx.params.force !== true) throw restError('rest_trash_not_supported', "The post does not support trashing. Set 'force=true' to delete.", 501);
@@ -148,6 +152,7 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
             action: { type: 'string', enum: ['create-image-subsizes'], required: true },
           },
           permission: (ctx) => updatePermission(site, ctx),
+          signedInOnly: true,
           handle: async (ctx) => {
             const doc = (await loadDoc(site, ctx))!;
             const outcome = await createMissingSubsizes(site, doc.id, ctx.actor!, ctx.request.requestId);
@@ -165,6 +170,7 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
           methods: ['POST'],
           args: editArgs(),
           permission: (ctx) => editImagePermission(site, ctx),
+          signedInOnly: true,
           handle: async (ctx) => {
             const doc = (await loadDoc(site, ctx))!;
             const modifiers = editModifiers(ctx.params);

@@ -117,6 +117,7 @@ export function menuItemAutosaveRoutes(site: Site): RouteDefinition[] {
             if (!(await item(ctx, 'id'))) return restError('rest_post_invalid_id', 'Invalid post ID.', 404);
             return canManageMenus(ctx.actor) ? true : restError('rest_cannot_edit', 'Sorry, you are not allowed to edit this post.', authorizationStatus(ctx.actor?.id ?? null));
           },
+          signedInOnly: true,
           handle: async (ctx) => {
             const id = (await item(ctx, 'id'))!.id;
             const outcome = await autosaveMenuItem(site, id, ctx.actor!, ctx.request.requestId);

@@ -100,6 +100,8 @@ function menuItemRoutes(site: Site): RouteDefinition[] {
           args: argsFromSchema(menuItemSchema, 'create'),
           allowBatch: true,
           permission: (ctx) => (canManageMenus(ctx.actor) ? true : restError('rest_cannot_create', 'Sorry, you are not allowed to create posts as this user.', status(ctx))),
+          // Every write to menus and menu items takes edit_theme_options, which no anonymous caller holds.
+          signedInOnly: true,
           handle: async (ctx) => {
             const outcome = await createMenuItem(site, itemInput(ctx.params), ctx.actor!, ctx.request.requestId);
             await site.settle(outcome.position);
@@ -131,6 +133,7 @@ function menuItemRoutes(site: Site): RouteDefinition[] {
           args: { ...idArg, ...argsFromSchema(menuItemSchema, 'update') },
           allowBatch: true,
           permission: (ctx) => writeRule(ctx, 'rest_cannot_edit', 'Sorry, you are not allowed to edit this post.'),
+          signedInOnly: true,
           handle: async (ctx) => {
             const id = ctx.params.id as number;
             const outcome = await updateMenuItem(site, id, itemInput(ctx.params), ctx.actor!, ctx.request.requestId);
@@ -143,6 +146,7 @@ function menuItemRoutes(site: Site): RouteDefinition[] {
           args: { ...idArg, force: { type: 'boolean', default: false, description: 'Must be true: menu items have no trash.' } },
           allowBatch: true,
           permission: (ctx) => writeRule(ctx, 'rest_cannot_delete', 'Sorry, you are not allowed to delete this post.'),
+          signedInOnly: true,
           handle: async (ctx) => {
             const doc = (await existing(ctx))!;
             if (ctx.params.force !== true) {
@@ -267,6 +271,7 @@ function menuTermRoutes(site: Site): RouteDefinition[] {
           args: withLocationRule(argsFromSchema(menuSchema, 'create')),
           allowBatch: true,
           permission: (ctx) => (canManageMenus(ctx.actor) ? true : restError('rest_cannot_create', 'Sorry, you are not allowed to create terms in this taxonomy.', status(ctx))),
+          signedInOnly: true,
           handle: async (ctx) => {
             const outcome = await createMenu(site, menuInput(ctx.params), ctx.actor, ctx.request.requestId);
             await site.settle(outcome.position);
@@ -301,6 +306,7 @@ function menuTermRoutes(site: Site): RouteDefinition[] {
           args: withLocationRule({ ...idArg, ...argsFromSchema(menuSchema, 'update') }),
           allowBatch: true,
           permission: (ctx) => writeRule(ctx, 'rest_cannot_update', 'Sorry, you are not allowed to edit this term.'),
+          signedInOnly: true,
           handle: async (ctx) => {
             const id = ctx.params.id as number;
             const outcome = await updateMenu(site, id, menuInput(ctx.params), ctx.actor, ctx.request.requestId);
@@ -313,6 +319,7 @@ function menuTermRoutes(site: Site): RouteDefinition[] {
           args: { ...idArg, force: { type: 'boolean', default: false, description: 'Must be true: menus have no trash.' } },
           allowBatch: true,
           permission: (ctx) => writeRule(ctx, 'rest_cannot_delete', 'Sorry, you are not allowed to delete this term.'),
+          signedInOnly: true,
           handle: async (ctx) => {
             const doc = (await existing(ctx))!;
             if (ctx.params.force !== true) throw restError('rest_trash_not_supported', "Menus do not support trashing. Set 'force=true' to delete.", 501);

@@ -267,6 +267,7 @@ export function revisionRoutes(site: Site, postType: PostType): RouteDefinition[
             // WordPress 6.1 maps deleting a revision to a capability nobody has: every caller is refused here.
             return restError('rest_cannot_delete', 'Sorry, you are not allowed to delete this revision.', 403);
           },
+          signedInOnly: true,
           handle: () => {
             throw restError('rest_trash_not_supported', "Revisions do not support trashing. Set 'force=true' to delete.", 501);
           },
@@ -291,6 +292,8 @@ export function revisionRoutes(site: Site, postType: PostType): RouteDefinition[
             if (!findRevision(await history(parent.id), Number(ctx.params.id))) return restError('rest_post_invalid_id', 'Invalid revision ID.', 404);
             return true;
           },
+          // Restoring and autosaving take the right to edit the item, which no anonymous caller has.
+          signedInOnly: true,
           handle: async (ctx) => {
             const parent = (await loadParent(site, ctx, type, 'parent'))!;
             const entry = findRevision(await history(parent.id), Number(ctx.params.id))!;
@@ -349,6 +352,7 @@ export function revisionRoutes(site: Site, postType: PostType): RouteDefinition[
             }
             return true;
           },
+          signedInOnly: true,
           handle: async (ctx) => {
             const parent = (await loadParent(site, ctx, type, 'id'))!;
             const outcome = await autosaveItem(site, postType, parent.id, ctx, ctx.actor!, ctx.request.requestId);

@@ -100,6 +100,8 @@ function taxonomyRoutes(site: Site, tax: TaxonomyInfo, deps: TermRouteDeps): Rou
           args: argsFromSchema(schema, 'create'),
           allowBatch: true,
           permission: (ctx) => createPermission(ctx, tax),
+          // This rule and the update and delete ones pass only with a capability, which no anonymous caller holds.
+          signedInOnly: true,
           handle: async (ctx) => {
             const input = await writeInput(site, ctx, tax);
             const outcome = await createTerm(site, tax.taxonomy, input, ctx.actor, ctx.request.requestId);
@@ -132,6 +134,7 @@ function taxonomyRoutes(site: Site, tax: TaxonomyInfo, deps: TermRouteDeps): Rou
           args: { ...idArg, ...argsFromSchema(schema, 'update') },
           allowBatch: true,
           permission: (ctx) => updatePermission(site, ctx, tax),
+          signedInOnly: true,
           handle: async (ctx) => {
             const doc = (await loadDoc(site, ctx, tax))!;
             const input = await writeInput(site, ctx, tax);
@@ -146,6 +149,7 @@ function taxonomyRoutes(site: Site, tax: TaxonomyInfo, deps: TermRouteDeps): Rou
           args: { ...idArg, force: { type: 'boolean', default: false, description: 'Must be true: terms have no trash.' } },
           allowBatch: true,
           permission: (ctx) => deletePermission(site, ctx, tax),
+          signedInOnly: true,
           handle: async (ctx) => {
             const doc = (await loadDoc(site, ctx, tax))!;
             if (ctx.params.force !== true) {

@@ -53,6 +53,8 @@ export function applicationPasswordRoutes(site: Site): RouteDefinition[] {
           methods: ['POST'],
           args: argsFromSchema(schema, 'create'),
           permission: mayManage('rest_cannot_create_application_passwords', 'Sorry, you are not allowed to create application passwords for this user.'),
+          // This rule and the other writes' pass only for the user themselves or with a capability: never anonymously.
+          signedInOnly: true,
           handle: async (ctx) => {
             const user = await targetUser(site, ctx);
             const name = typeof ctx.params.name === 'string' ? sanitizeName(ctx.params.name) : '';
@@ -68,6 +70,7 @@ export function applicationPasswordRoutes(site: Site): RouteDefinition[] {
           methods: ['DELETE'],
           args: {},
           permission: mayManage('rest_cannot_delete_application_passwords', 'Sorry, you are not allowed to delete application passwords for this user.'),
+          signedInOnly: true,
           handle: async (ctx) => {
             const user = await targetUser(site, ctx);
             const outcome = await revokeAllApplicationPasswords(site, user.id, ctx.actor!.id, ctx.request.requestId);
@@ -125,6 +128,7 @@ export function applicationPasswordRoutes(site: Site): RouteDefinition[] {
           methods: ['POST', 'PUT', 'PATCH'],
           args: argsFromSchema(schema, 'update'),
           permission: mayManage('rest_cannot_edit_application_password', 'Sorry, you are not allowed to edit this application password.'),
+          signedInOnly: true,
           handle: async (ctx) => {
             const user = await targetUser(site, ctx);
             const password = passwordOf(user, ctx);
@@ -141,6 +145,7 @@ export function applicationPasswordRoutes(site: Site): RouteDefinition[] {
           methods: ['DELETE'],
           args: {},
           permission: mayManage('rest_cannot_delete_application_password', 'Sorry, you are not allowed to delete this application password.'),
+          signedInOnly: true,
           handle: async (ctx) => {
             const user = await targetUser(site, ctx);
             const password = passwordOf(user, ctx);

@@ -88,12 +88,15 @@ export function userRoutes(site: Site): RouteDefinition[] {
     methods: ['POST', 'PUT', 'PATCH'] as const,
     args: updateArgs,
     permission: (ctx: HandlerContext) => updatePermission(site, ctx, idOf(ctx)),
+    // Editing a user takes being that user or a capability; anonymous callers are neither (on `me`, no user at all).
+    signedInOnly: true,
     handle: (ctx: HandlerContext) => updateHandler(site, ctx, idOf(ctx)),
   });
   const deleteEndpoint = (idOf: (ctx: HandlerContext) => number) => ({
     methods: ['DELETE'] as const,
     args: deleteArgs,
     permission: (ctx: HandlerContext) => deletePermission(site, ctx, idOf(ctx)),
+    signedInOnly: true,
     handle: (ctx: HandlerContext) => deleteHandler(site, ctx, idOf(ctx)),
   });
 
@@ -108,6 +111,7 @@ export function userRoutes(site: Site): RouteDefinition[] {
           methods: ['POST'],
           args: createArgs,
           permission: (ctx) => (canCreateUsers(ctx.actor) ? true : restError('rest_cannot_create_user', 'Sorry, you are not allowed to create new users.', status(ctx))),
+          signedInOnly: true,
           handle: (ctx) => createHandler(site, ctx),
         },
       ],
