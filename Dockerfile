@@ -1,5 +1,5 @@
 # palimpsest: multi-stage build, production dependencies only, runs as the unprivileged `node` user.
-# The sources are TypeScript run through tsx (a production dependency), so there is no compile step.
+# The TypeScript sources are compiled by bin/build.js (esbuild) when the image is built, and run on plain node.
 
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
@@ -16,7 +16,8 @@ COPY package.json tsconfig.json ./
 COPY bin ./bin
 COPY src ./src
 COPY projections ./projections
-RUN mkdir -p /data && chown node:node /data
+# Built here, as root: the `palimpsest` command finds this build of these very sources and runs it.
+RUN node bin/build.js && mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 8080

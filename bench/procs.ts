@@ -24,9 +24,13 @@ export interface Started {
 
 const live = new Set<Started>();
 
-/** Starts `node [nodeArgs] --import tsx <script> [args]` from the repository root. */
+/**
+ * Starts `node [nodeArgs] <script> [args]` from the repository root, with `--import tsx` before the script when it
+ * is TypeScript (`bin/palimpsest.js` runs the build of the sources on plain node, as `npm start` does).
+ */
 export function startNode(name: string, script: string, options: { args?: string[]; nodeArgs?: string[]; env?: NodeJS.ProcessEnv } = {}): Started {
-  const proc = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', script, ...(options.args ?? [])], {
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const proc = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, script, ...(options.args ?? [])], {
     cwd: ROOT,
     env: options.env ?? process.env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -101,7 +101,8 @@ async function startServer(name: string, dataDir: string, readModel: 'memory' | 
   if (RESPONSE_CACHE) delete env.RESPONSE_CACHE_ENTRIES;
   else env.RESPONSE_CACHE_ENTRIES = '0';
   delete env.RESPONSE_CACHE_BYTES;
-  const started = startNode(name, 'src/main.ts', { env, nodeArgs });
+  // As `npm start` runs it: the compiled sources on plain node (bin/build.js builds them when they changed).
+  const started = startNode(name, 'bin/palimpsest.js', { args: ['serve'], env, nodeArgs });
   const { match, ms } = await waitForLine(started, READY, 600_000);
   return { started, port, startup: { ms, readyMs: Number(match[1]) } };
 }

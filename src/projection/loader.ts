@@ -9,8 +9,28 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Projection } from './projection';
 
-/** The repository's own `projections/` folder, wherever the process was started. */
-export const BUILT_IN_PROJECTIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../projections');
+const MODULE_DIR = path.dirname(fileURLToPath(import.meta.url));
+/** Whether this module runs compiled (bin/build.js, under dist/<build>/src/projection/), not from its source. */
+const COMPILED = import.meta.url.endsWith('.js');
+
+/** The built-in projections' folder, wherever the process was started: the repository's `projections/`, or its build. */
+export const BUILT_IN_PROJECTIONS_DIR = path.resolve(MODULE_DIR, '../../projections');
+
+/** The repository's own `projections/` sources (a build is dist/<build>/ in the repository). */
+const BUILT_IN_PROJECTION_SOURCES = COMPILED ? path.resolve(MODULE_DIR, '../../../../projections') : BUILT_IN_PROJECTIONS_DIR;
+
+/**
+ * The file to import for a projection module. Compiled, a source under the repository's `projections/` (such as
+ * PROJECTIONS_DIR's default, or its examples) is imported from the build: the built-in ones are then the very same
+ * objects, and no TypeScript loader is needed.
+ */
+function moduleToImport(file: string): string {
+  if (!COMPILED) return file;
+  const relative = path.relative(BUILT_IN_PROJECTION_SOURCES, file);
+  if (relative.startsWith('..') || path.isAbsolute(relative)) return file;
+  const compiled = path.join(BUILT_IN_PROJECTIONS_DIR, relative.replace(/\.ts$/, '.js'));
+  return fs.existsSync(compiled) ? compiled : file;
+}
 
 const MODULE_FILE = /\.(ts|mts|js|mjs)$/;
 const NOT_A_MODULE = /(\.d\.ts|\.test\.[mc]?[jt]s)$/;
@@ -31,6 +51,31 @@ export function projectionFiles(dir: string): string[] {
     .filter((entry) => entry.isFile() && MODULE_FILE.test(entry.name) && !NOT_A_MODULE.test(entry.name))
     .map((entry) => path.join(dir, entry.name))
     .sort();
+}
+
+const TYPESCRIPT_FILE = /\.m?ts$/;
+let typeScriptLoader: Promise<void> | null = null;
+
+/**
+ * Compiled, the process has no TypeScript loader (it costs a thread with its own V8 heap), so it registers tsx the
+ * first time a projection module is TypeScript. From source, tsx already runs the process.
+ */
+function loadTypeScript(): Promise<void> {
+  if (!COMPILED) return Promise.resolve();
+  // Both of tsx's hooks: a .ts file outside a `"type": "module"` package is CommonJS to node.
+  return (typeScriptLoader ??= Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]).then(([esm, cjs]) => {
+    esm.register();
+    cjs.register();
+  }));
+}
+
+/**
+ * The default export of an imported module. A TypeScript module that node loaded as CommonJS (tsx registered after
+ * start, outside a `"type": "module"` package) comes as its `exports`, which holds the real default export.
+ */
+function defaultExport(module: { default?: unknown }): unknown {
+  const value = module.default as { __esModule?: unknown; default?: unknown } | undefined;
+  return typeof value === 'object' && value !== null && value.__esModule === true && 'default' in value ? value.default : value;
 }
 
 /** Whether a default export means to be a projection (it then has to be a valid one). */
@@ -63,11 +108,11 @@ export async function loadProjections(dirs: readonly string[], builtIn: readonly
   const loaded: Projection[] = [];
   const seenFiles = new Set<string>();
   for (const dir of dirs) {
-    for (const file of projectionFiles(path.resolve(dir))) {
+    for (const file of projectionFiles(path.resolve(dir)).map(moduleToImport)) {
       if (seenFiles.has(file)) continue;
       seenFiles.add(file);
-      const module = (await import(pathToFileURL(file).href)) as { default?: unknown };
-      const candidate = module.default;
+      if (TYPESCRIPT_FILE.test(file)) await loadTypeScript();
+      const candidate = defaultExport((await import(pathToFileURL(file).href)) as { default?: unknown });
       if (known.has(candidate as Projection) || !claimsToBeProjection(candidate)) continue;
       const problems = projectionProblems(candidate);
       if (problems.length > 0) throw new ProjectionModuleError(`${file}: not a valid projection: ${problems.join('; ')}`);
