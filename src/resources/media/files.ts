@@ -4,7 +4,7 @@
  * names in the month's folder, and the image work (dimensions, sub-sizes, edits) done with sharp.
  */
 import { createHash } from 'node:crypto';
-import sharp from 'sharp';
+import { loadSharp } from './sharp';
 import type { BlobStore } from '../../ports/blobStore';
 import { restError } from '../../rest/errors';
 import type { RestRequest } from '../../rest/route';
@@ -175,6 +175,7 @@ export async function scaledCopy(data: Buffer, mime: string, dims: { width: numb
   const scale = BIG_IMAGE_THRESHOLD / Math.max(dims.width, dims.height);
   const width = Math.max(1, Math.round(dims.width * scale));
   const height = Math.max(1, Math.round(dims.height * scale));
+  const sharp = await loadSharp();
   const scaled = await sharp(data).resize(width, height, { fit: 'fill' }).toFormat(formatOf(mime)).toBuffer();
   return { data: scaled, width, height };
 }
@@ -201,6 +202,7 @@ const formatOf = (mime: string): 'jpeg' | 'png' | 'gif' | 'webp' => (mime === 'i
 
 /** Width and height of an image, or null when it cannot be read as one. */
 export async function imageDimensions(data: Buffer): Promise<{ width: number; height: number } | null> {
+  const sharp = await loadSharp();
   try {
     const meta = await sharp(data).metadata();
     return meta.width && meta.height ? { width: meta.width, height: meta.height } : null;
@@ -216,6 +218,7 @@ export async function imageDimensions(data: Buffer): Promise<{ width: number; he
 export async function createSubsizes(blobs: BlobStore, key: string, data: Buffer, mime: string, dims: { width: number; height: number }, existing: Record<string, ImageSize> = {}): Promise<Record<string, ImageSize>> {
   const sizes: Record<string, ImageSize> = { ...existing };
   if (!EDITABLE_TYPES.has(mime)) return sizes;
+  const sharp = await loadSharp();
   const folder = key.slice(0, key.lastIndexOf('/'));
   const { stem, extension } = splitExtension(key.slice(key.lastIndexOf('/') + 1));
   for (const size of IMAGE_SIZES) {
@@ -244,6 +247,7 @@ export type Modifier = { type: 'rotate'; args: { angle: number } } | { type: 'cr
 
 /** Applies the modifiers in order (rotation clockwise; crop in percentages of the current image). */
 export async function applyModifiers(data: Buffer, mime: string, modifiers: readonly Modifier[]): Promise<Buffer> {
+  const sharp = await loadSharp();
   let current = data;
   for (const modifier of modifiers) {
     if (modifier.type === 'rotate') {

@@ -4,7 +4,7 @@
  * EXIF (a TIFF structure after `Exif\0\0`) and IPTC (an APP13 payload) blocks; both are parsed here, and
  * anything unreadable is simply skipped (WordPress's defaults stay).
  */
-import sharp from 'sharp';
+import { loadSharp } from './sharp';
 
 export interface ImageMeta {
   aperture: string;
@@ -175,6 +175,7 @@ export function imageMetaFrom(exifBlock: Buffer | undefined, iptcBlock: Buffer |
 
 /** The image_meta of an image file; WordPress's defaults when it has no readable metadata. */
 export async function readImageMeta(data: Buffer): Promise<ImageMeta> {
+  const sharp = await loadSharp();
   try {
     const { exif, iptc } = await sharp(data).metadata();
     return imageMetaFrom(exif, iptc);
