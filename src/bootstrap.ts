@@ -156,7 +156,8 @@ function withParallelReplay(site: Site, memory: MemoryReadModel, config: Config)
     if ('inWorker' in outcome) {
       // Its documents did not come through the projector, which moves the version on for every change it makes.
       site.readModelVersion.changed();
-      console.error(`start-up replay: ${outcome.inWorker.join(', ')} folded in a worker thread alongside the rest (${Date.now() - started} ms)`);
+      const { thisThread, waitingForWorker, adopting } = outcome.ms;
+      console.error(`start-up replay: ${outcome.inWorker.join(', ')} folded in a worker thread alongside the rest in ${Date.now() - started} ms (this thread's fold ${thisThread} ms, then waiting for the worker ${waitingForWorker} ms, taking its documents ${adopting} ms)`);
     }
     return startProjector.call(site);
   };

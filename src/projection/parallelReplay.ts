@@ -113,7 +113,7 @@ export interface ParallelReplayOptions {
 }
 
 /** How the replay went: which projections the worker folded, or why it did not. */
-export type ParallelReplayOutcome = { inWorker: string[] } | { skipped: string };
+export type ParallelReplayOutcome = { inWorker: string[]; ms: { thisThread: number; waitingForWorker: number; adopting: number } } | { skipped: string };
 
 /**
  * Folds the projections that start from the beginning of the log, two threads at once; the rest is left to the
@@ -145,6 +145,7 @@ export async function replayInParallel(options: ParallelReplayOptions): Promise<
   // Its fold runs alongside ours; its outcome is awaited below (a rejection is not left unhandled meanwhile).
   result.catch(() => undefined);
 
+  const started = performance.now();
   const projector = new Projector({ store: options.store, readModel, projections: [here], maxBatchSize: options.maxBatchSize, log });
   try {
     await projector.start();
@@ -156,13 +157,16 @@ export async function replayInParallel(options: ParallelReplayOptions): Promise<
     throw error;
   }
 
+  const folded = performance.now();
   const outcome = await result;
+  const received = performance.now();
   if ('notStarted' in outcome) {
     log?.('start-up replay: the worker thread could not start, replaying in this thread', outcome.notStarted.message);
     return { skipped: 'the worker could not start' };
   }
   readModel.adopt(outcome.checkpoints, unpackRows(outcome));
-  return { inWorker: there.map((p) => p.name) };
+  const ms = { thisThread: Math.round(folded - started), waitingForWorker: Math.round(received - folded), adopting: Math.round(performance.now() - received) };
+  return { inWorker: there.map((p) => p.name), ms };
 }
 
 /** The worker module next to this one, compiled or not. */

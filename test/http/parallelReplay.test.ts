@@ -109,7 +109,7 @@ test.after(async () => {
 test('the worker folds every projection but the first, and the read model equals an in-thread replay and the live one', async () => {
   const expected = await inThread(sqlite, projections);
   const { readModel, outcome } = await onTwoThreads(sqlite, sqliteFile, projections);
-  assert.equal(outcome, { inWorker: projections.slice(1).map((p) => p.name) });
+  assert.equal('inWorker' in outcome && outcome.inWorker, projections.slice(1).map((p) => p.name));
   await assertSame(readModel, expected, projections);
   assert.equal(await dumpCollections(readModel, projections), await dumpCollections(t.site.readModel, projections));
   // Queries through the indexes, in this thread's collection and in adopted ones.
