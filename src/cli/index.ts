@@ -25,6 +25,8 @@ const USAGE = `usage:
   palimpsest user create --login NAME --role ROLE [--email EMAIL] [--json]
                                             create a user with an application password
   palimpsest projections rebuild [NAME]     rebuild read models from the event log
+  palimpsest projections sweep [--dry-run]  delete the Redis keys of generations nobody uses (a rebuild that died
+                                            part-way, a retired generation not deleted); --dry-run: only report
   palimpsest replay --until DATE|POSITION [--out FILE]
                                             the site's read models as they were at that point, as JSON
 
@@ -52,6 +54,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (command === 'user' && sub === 'create') return await userCreate(rest);
     if (command === 'projections' && sub === 'rebuild') return await rebuild(rest);
+    if (command === 'projections' && sub === 'sweep') return await sweep(rest);
     if (command === 'replay') return await replay(argv.slice(1));
     console.error(USAGE);
     return command === undefined || command === '--help' || command === 'help' ? 0 : 2;
@@ -103,6 +106,29 @@ async function rebuild(args: string[]): Promise<number> {
     return 0;
   } finally {
     await site.close();
+  }
+}
+
+async function sweep(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { 'dry-run': { type: 'boolean', default: false } } });
+  const config = loadConfig();
+  if (!config.redisUrl) {
+    console.log('The embedded read model keeps no generations; nothing to sweep.');
+    return 0;
+  }
+  const [{ default: Redis }, { sweepGenerations }] = await Promise.all([import('ioredis'), import('../adapters/redis/sweep')]);
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
+  try {
+    const dryRun = values['dry-run'] === true;
+    const report = await sweepGenerations({ redis, prefix: config.redisPrefix, dryRun });
+    for (const { projection, generation } of report.unstaged) {
+      console.log(`${projection}: staged generation ${generation} has no builder${dryRun ? ' (would be un-staged)' : ', un-staged'}`);
+    }
+    const which = report.generations.length > 0 ? ` of generation${report.generations.length > 1 ? 's' : ''} ${report.generations.join(', ')}` : '';
+    console.log(`${report.keys} key${report.keys === 1 ? '' : 's'}${which} ${dryRun ? 'would be deleted' : 'deleted'}`);
+    return 0;
+  } finally {
+    await redis.quit().catch(() => undefined);
   }
 }
 

@@ -173,6 +173,12 @@ export interface GenerationalReadModel {
   promote(name: string, generation: number, collections: readonly string[]): Promise<{ retired: number } | 'behind'>;
   /** Deletes a retired generation's documents (once no reader can still be using it). */
   dropGeneration(collections: readonly string[], generation: number): Promise<void>;
+  /**
+   * The build of a staged generation stopped short (it failed): the adapter stops vouching for it, so what it wrote
+   * can be swept (on Redis, `palimpsest projections sweep`). A rebuild that dies with its process says nothing; its
+   * generation is taken for abandoned once its build lease lapses.
+   */
+  abandonGeneration?(name: string, generation: number): Promise<void>;
 }
 
 export interface ReadModel {

@@ -338,6 +338,7 @@ export class Projector {
     const head = await store.headPosition();
     const started = Date.now();
     let progress: RebuildProgress = { projection: projection.name, applied: 0, head, eventsPerSecond: 0 };
+    let promoted = false;
     try {
       await this.subscribe(staged, 0, (applied) => {
         const seconds = (Date.now() - started) / 1000;
@@ -360,13 +361,17 @@ export class Projector {
       for (;;) {
         if (staged.failed) throw staged.failed;
         const outcome = await generations.promote(projection.name, generation, projection.collections);
-        if (outcome !== 'behind') return { progress, retired: outcome.retired };
+        if (outcome !== 'behind') {
+          promoted = true;
+          return { progress, retired: outcome.retired };
+        }
         // The live projector is ahead: follow the log a little longer, then try again.
         const live = (await readModel.checkpoint(projection.name))?.position ?? 0;
         while (staged.applied < live && !staged.failed) await new Promise((resolve) => setTimeout(resolve, 20));
       }
     } finally {
       await staged.subscription?.close();
+      if (!promoted) await generations.abandonGeneration?.(projection.name, generation).catch(() => undefined);
     }
   }
 

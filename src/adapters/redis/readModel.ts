@@ -31,6 +31,10 @@
  *   <prefix>gen:staged        hash projection → the generation being built
  *   <prefix>gen:staged-checkpoints  hash projection → its checkpoint
  *   <prefix>gen:seq           generation counter
+ *   <prefix>gen:building:<G>  string (the projection), with an expiry its builder keeps renewing: the build lease of
+ *                             staged generation G. A staged generation without one was abandoned (its builder died),
+ *                             and sweepGenerations (sweep.ts) un-stages it and deletes its keys.
+ *   <prefix>gen:retired       hash generation → when PROMOTE retired it (ms, Redis's clock), until it is dropped
  * and the retired generation is deleted after readers have had time to notice (see docs/operations.md).
  *
  *   <prefix>projector:fence   the newest projector lease's fencing token (src/adapters/redis/lease.ts): a live
@@ -89,7 +93,7 @@ import { CommandBatch, packEntry } from './resp';
 const SURROGATE = /[\uD800-\uDFFF]/;
 
 /** CESU-8: UTF-8 applied to each UTF-16 code unit, so byte order is code-unit order and lone surrogates survive. */
-function cesu8(s: string): Buffer {
+export function cesu8(s: string): Buffer {
   if (!SURROGATE.test(s)) return Buffer.from(s, 'utf8');
   const bytes: number[] = [];
   for (let i = 0; i < s.length; i++) {
@@ -288,7 +292,7 @@ function needle(lowered: string): Token[] {
   return [term, probe, exact ? '1' : '0', String(tris.length), ...tris];
 }
 
-function globEscape(key: Buffer): Buffer {
+export function globEscape(key: Buffer): Buffer {
   const out: number[] = [];
   for (const x of key) {
     if (x === 0x2a || x === 0x3f || x === 0x5b || x === 0x5d || x === 0x5c) out.push(0x5c);
@@ -810,6 +814,8 @@ if liveCheckpoint then
   if cjson.decode(stagedCheckpoint).position < cjson.decode(liveCheckpoint).position then return 'behind' end
 end
 local retired = redis.call('HGET', P .. 'gen:live', projection) or '0'
+local now = redis.call('TIME')
+redis.call('HSET', P .. 'gen:retired', retired, now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000)))
 redis.call('HSET', P .. 'gen:live', projection, G)
 for i = 4, #ARGV do redis.call('HSET', P .. 'gen:collections', ARGV[i], G) end
 if stagedCheckpoint then
@@ -1730,7 +1736,15 @@ export interface RedisReadModelOptions {
    * on `redis`, since their argument lists are too long for ioredis's auto-pipelining.
    */
   reader?: Redis;
+  /**
+   * Lifetime of a staged generation's build lease (ms; renewed every third of it while this process builds it). A
+   * sweep (sweep.ts) takes a staged generation whose lease lapsed for abandoned. Default 30 s.
+   */
+  buildLeaseMs?: number;
 }
+
+/** The build lease of staged generation G: `<prefix>gen:building:<G>`. */
+export const buildLeaseKey = (prefix: Buffer, generation: number): Buffer => Buffer.concat([prefix, Buffer.from(`gen:building:${generation}`)]);
 
 const staleCommit = (error: unknown): StaleCommitError | null => {
   if (!(error instanceof Error) || !error.message.startsWith('STALE ')) return null;
@@ -1864,6 +1878,36 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
     }
   }
   const reader = options.reader ?? redis;
+
+  // Build leases of the generations this process is building (see buildLeaseKey), renewed every third of their life.
+  const buildLeaseMs = options.buildLeaseMs ?? 30_000;
+  const building = new Map<number, NodeJS.Timeout>();
+  function keepBuilding(projection: string, generation: number): void {
+    const key = buildLeaseKey(prefix, generation);
+    const renew = () => {
+      // XX: a lapsed lease is not taken back (a sweep may have un-staged the generation meanwhile).
+      redis.set(key as unknown as string, cesu8(projection) as unknown as string, 'PX', buildLeaseMs, 'XX').then(
+        (renewed) => {
+          if (renewed === null) stopBuilding(generation);
+        },
+        () => {
+          if (redis.status === 'end') stopBuilding(generation);
+        },
+      );
+    };
+    const timer = setInterval(renew, Math.max(50, Math.floor(buildLeaseMs / 3)));
+    // A build under way does not keep the process alive on its own account.
+    timer.unref();
+    building.set(generation, timer);
+  }
+  function stopBuilding(generation: number): void {
+    clearInterval(building.get(generation));
+    building.delete(generation);
+  }
+  async function endBuild(generation: number): Promise<void> {
+    stopBuilding(generation);
+    await redis.del(buildLeaseKey(prefix, generation) as unknown as string);
+  }
 
   /** COMMIT's arguments for the sections (see the script). */
   function commitArgs(
@@ -2237,13 +2281,19 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
       async stageGeneration(projection, collections) {
         const generation = await redis.incr(metaKey('gen:seq') as unknown as string);
         const previous = await redis.hget(metaKey('gen:staged') as unknown as string, cesu8(projection) as unknown as string);
+        // Staged with its build lease, so a sweep never takes it for abandoned.
         await redis
           .multi()
           .hset(metaKey('gen:staged') as unknown as string, cesu8(projection) as unknown as string, String(generation))
           .hdel(metaKey('gen:staged-checkpoints') as unknown as string, cesu8(projection) as unknown as string)
+          .set(buildLeaseKey(prefix, generation) as unknown as string, cesu8(projection) as unknown as string, 'PX', buildLeaseMs)
           .exec();
+        keepBuilding(projection, generation);
         // An abandoned build (its builder died) is replaced: its keys are nobody's.
-        if (previous !== null) for (const collection of collections) await deleteKeys(generationKey(collection, Number(previous)));
+        if (previous !== null) {
+          await endBuild(Number(previous));
+          for (const collection of collections) await deleteKeys(generationKey(collection, Number(previous)));
+        }
         // Leftovers of a generation number cannot exist (the counter only grows), but a build must start empty.
         for (const collection of collections) await deleteKeys(generationKey(collection, generation));
         return generation;
@@ -2267,8 +2317,15 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
           throw staleCommit(error) ?? error;
         }
         if (reply === 'behind') return 'behind';
+        // Switched: a lease left behind would only lapse.
+        await endBuild(generation).catch(() => undefined);
         await refreshGenerations();
         return { retired: Number(reply) };
+      },
+
+      async abandonGeneration(_projection, generation) {
+        // Its keys are left for a sweep, which takes the generation for abandoned once its lease is gone.
+        await endBuild(generation);
       },
 
       async dropGeneration(collections, generation) {
@@ -2277,11 +2334,13 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
           if ((liveGenerations.get(collection) ?? 0) === generation) throw new Error(`generation ${generation} of ${collection} is live`);
           await deleteKeys(generationKey(collection, generation));
         }
+        await redis.hdel(metaKey('gen:retired') as unknown as string, String(generation));
       },
     },
 
     // The clients belong to the caller (they may serve other adapters), so closing leaves them connected.
     async close() {
+      for (const generation of [...building.keys()]) stopBuilding(generation);
       if (!subscriber) return;
       subscriber.off('messageBuffer', onSwitch).off('ready', onReady);
       await subscriber.unsubscribe(switches as unknown as string).catch(() => undefined);

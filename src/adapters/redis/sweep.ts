@@ -1,0 +1,148 @@
+/**
+ * Sweeping the Redis read model of generations nobody uses (`palimpsest projections sweep`). Such keys are left by a
+ * rebuild whose process died part-way (its staged generation), by a process that died within the grace between a
+ * switch and the deletion of the generation it retired, and by a bulk write that landed after its generation was
+ * replaced. Nothing else deletes them. See readModel.ts for the keys, docs/operations.md for when to run it.
+ *
+ * What is kept: every live generation (of a projection, of a collection), every staged generation whose build lease
+ * (`gen:building:<G>`) is held, every generation retired less than `retiredGraceMs` ago (readers that have not yet
+ * heard of the switch may still read it), and every generation numbered above the counter as the sweep read it (one
+ * staged since). A staged generation without its lease is un-staged first, in the same script that reads what is
+ * kept, so its builder, if it was only stalled, can commit nothing more into it (its commits are refused as stale).
+ * Keys are found with SCAN (never KEYS) and deleted with UNLINK, a page at a time.
+ */
+import type { Redis } from 'ioredis';
+import { cesu8, globEscape } from './readModel';
+
+/** ARGV: prefix, retired grace (ms), '1' for a dry run. Returns the counter, kept generations, collections' live generations (flat pairs), un-staged (flat pairs). */
+const PLAN = String.raw`
+local P, grace, dry = ARGV[1], tonumber(ARGV[2]), ARGV[3] == '1'
+local seq = redis.call('GET', P .. 'gen:seq') or '0'
+local now = redis.call('TIME')
+local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local kept = {}
+local live = redis.call('HGETALL', P .. 'gen:live')
+for i = 2, #live, 2 do kept[#kept + 1] = live[i] end
+local collections = redis.call('HGETALL', P .. 'gen:collections')
+for i = 2, #collections, 2 do kept[#kept + 1] = collections[i] end
+local unstaged = {}
+local staged = redis.call('HGETALL', P .. 'gen:staged')
+for i = 1, #staged, 2 do
+  local projection, G = staged[i], staged[i + 1]
+  if redis.call('EXISTS', P .. 'gen:building:' .. G) == 1 then
+    kept[#kept + 1] = G
+  else
+    unstaged[#unstaged + 1] = projection
+    unstaged[#unstaged + 1] = G
+    if not dry then
+      redis.call('HDEL', P .. 'gen:staged', projection)
+      redis.call('HDEL', P .. 'gen:staged-checkpoints', projection)
+    end
+  end
+end
+local retired = redis.call('HGETALL', P .. 'gen:retired')
+for i = 1, #retired, 2 do
+  if nowMs - tonumber(retired[i + 1]) < grace then kept[#kept + 1] = retired[i] end
+end
+return { seq, kept, collections, unstaged }
+`;
+
+export interface SweepOptions {
+  redis: Redis;
+  prefix: string;
+  /** A generation retired less than this long ago is kept (ms; default 60 s, well past the 5 s a switch waits). */
+  retiredGraceMs?: number;
+  /** Report what would go, deleting nothing. */
+  dryRun?: boolean;
+}
+
+export interface SweepReport {
+  /** Staged generations found without a build lease (their builder died), un-staged. */
+  unstaged: { projection: string; generation: number }[];
+  /** The generations whose keys were deleted (or would be, in a dry run), ascending. */
+  generations: number[];
+  /** How many keys were deleted (or would be). */
+  keys: number;
+}
+
+const COLON = 0x3a;
+
+/** The generation and escaped collection name of a collection key (`c:<name>:…` or `g<G>:c:<name>:…` after the prefix); null for any other key. */
+export function generationOfKey(key: Buffer, prefix: Buffer): { generation: number; collection: string } | null {
+  if (key.length <= prefix.length || !key.subarray(0, prefix.length).equals(prefix)) return null;
+  let at = prefix.length;
+  let generation = 0;
+  if (key[at] === 0x67 /* g */) {
+    let end = at + 1;
+    while (end < key.length && key[end]! >= 0x30 && key[end]! <= 0x39) end++;
+    if (end === at + 1 || key[end] !== COLON) return null;
+    generation = Number(key.subarray(at + 1, end).toString('latin1'));
+    // A generation number is written without leading zeros; anything else is not one of ours.
+    if (!Number.isSafeInteger(generation) || generation === 0 || key.subarray(at + 1, end).toString('latin1') !== String(generation)) return null;
+    at = end + 1;
+  }
+  if (key[at] !== 0x63 /* c */ || key[at + 1] !== COLON) return null;
+  const nameEnd = key.indexOf(COLON, at + 2);
+  if (nameEnd === -1) return null;
+  return { generation, collection: key.subarray(at + 2, nameEnd).toString('latin1') };
+}
+
+/** A collection's name (its bytes as stored) as its keys spell it (readModel.ts's `name`: '%' and ':' escaped), as latin1. */
+function keyName(collection: Buffer): string {
+  const out: number[] = [];
+  for (const x of collection) {
+    if (x === 0x25) out.push(0x25, 0x32, 0x35);
+    else if (x === COLON) out.push(0x25, 0x33, 0x41);
+    else out.push(x);
+  }
+  return Buffer.from(out).toString('latin1');
+}
+
+export async function sweepGenerations(options: SweepOptions): Promise<SweepReport> {
+  const { redis } = options;
+  const prefix = cesu8(options.prefix);
+  const dryRun = options.dryRun === true;
+  const reply = (await redis.callBuffer('EVAL', [PLAN, 0, prefix, String(options.retiredGraceMs ?? 60_000), dryRun ? '1' : '0'])) as [Buffer, Buffer[], Buffer[], Buffer[]];
+  const [seqReply, keptReply, collectionsReply, unstagedReply] = reply;
+  const counter = Number(seqReply.toString());
+  const kept = new Set(keptReply.map((g) => Number(g.toString())));
+  // Generation 0 has no number in its keys: a collection's are orphaned once another generation of it is live.
+  const liveOfCollection = new Map<string, number>();
+  for (let i = 0; i < collectionsReply.length; i += 2) liveOfCollection.set(keyName(collectionsReply[i]!), Number(collectionsReply[i + 1]!.toString()));
+  const unstaged: SweepReport['unstaged'] = [];
+  for (let i = 0; i < unstagedReply.length; i += 2) unstaged.push({ projection: unstagedReply[i]!.toString(), generation: Number(unstagedReply[i + 1]!.toString()) });
+
+  const orphaned = (generation: number, collection: string): boolean => {
+    if (kept.has(generation)) return false;
+    if (generation === 0) return (liveOfCollection.get(collection) ?? 0) !== 0;
+    // Numbered above the counter as read: staged after the plan, by a builder the plan could not see.
+    return generation <= counter;
+  };
+
+  const swept = new Set<number>();
+  let keys = 0;
+  const escaped = globEscape(prefix);
+  for (const pattern of [Buffer.concat([escaped, Buffer.from('c:*')]), Buffer.concat([escaped, Buffer.from('g[0-9]*')])]) {
+    let cursor = '0';
+    do {
+      const [next, found] = await redis.scanBuffer(cursor, 'MATCH', pattern as unknown as string, 'COUNT', 1000);
+      cursor = next.toString();
+      const doomed: Buffer[] = [];
+      for (const key of found) {
+        const parsed = generationOfKey(key, prefix);
+        if (parsed === null || !orphaned(parsed.generation, parsed.collection)) continue;
+        doomed.push(key);
+        swept.add(parsed.generation);
+      }
+      keys += doomed.length;
+      if (doomed.length > 0 && !dryRun) await redis.unlink(...(doomed as unknown as string[]));
+    } while (cursor !== '0');
+  }
+  if (!dryRun) {
+    // Retirements past the grace are done with, swept or not (their generation held no keys).
+    const retired = await redis.hgetallBuffer(Buffer.concat([prefix, Buffer.from('gen:retired')]) as unknown as string);
+    const done = Object.keys(retired).filter((generation) => !kept.has(Number(generation)));
+    if (done.length > 0) await redis.hdel(Buffer.concat([prefix, Buffer.from('gen:retired')]) as unknown as string, ...done);
+  }
+  return { unstaged, generations: [...swept].sort((a, b) => a - b), keys };
+}
