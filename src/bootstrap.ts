@@ -19,7 +19,6 @@ import { loadSnapshot, writeSnapshot } from './adapters/memory/snapshot';
 import { createFileBlobStore } from './adapters/files/blobStore';
 import type { Projection } from './projection/projection';
 import { BUILT_IN_PROJECTIONS_DIR, loadProjections } from './projection/loader';
-import { replayInParallel } from './projection/parallelReplay';
 import builtInProjections from '../projections/index';
 
 export async function openEventStore(config: Config): Promise<EventStore> {
@@ -94,12 +93,6 @@ export async function siteProjections(config: Config): Promise<Projection[]> {
 /** Events per projector batch with the in-memory read model. */
 const MEMORY_PROJECTOR_BATCH = 250;
 
-/**
- * The shortest log a start-up replay folds on two threads (src/projection/parallelReplay.ts): starting the worker
- * and loading its modules costs a few hundred milliseconds, more than it saves on a short log.
- */
-const PARALLEL_REPLAY_MIN_EVENTS = 50_000;
-
 export async function openSite(config: Config): Promise<Site> {
   const projections = await siteProjections(config);
   const [store, { readModel, memory, coordination }] = await Promise.all([openEventStore(config), openReadModel(config)]);
@@ -132,36 +125,7 @@ export async function openSite(config: Config): Promise<Site> {
     },
     { store, readModel, clock: systemClock, projections, coordination, blobs: createFileBlobStore(path.join(config.dataDir, 'uploads')) },
   );
-  return memory ? withSnapshotOnClose(withParallelReplay(site, memory, config), memory, snapshotFile) : site;
-}
-
-/**
- * A site whose projector, when it starts with several projections to fold from the beginning of a long SQLite log,
- * first folds them on two threads (src/projection/parallelReplay.ts); it then catches up as usual.
- */
-function withParallelReplay(site: Site, memory: MemoryReadModel, config: Config): Site {
-  const { startProjector } = site;
-  site.startProjector = async () => {
-    const started = Date.now();
-    const outcome = await replayInParallel({
-      store: site.store,
-      sqliteFile: config.eventStoreUrl ? null : path.join(config.dataDir, 'events.sqlite'),
-      readModel: memory,
-      projections: site.projector.projections,
-      projectionsDir: config.projectionsDir,
-      maxBatchSize: MEMORY_PROJECTOR_BATCH,
-      minEvents: PARALLEL_REPLAY_MIN_EVENTS,
-      log: (message, detail) => console.error(message, detail ?? ''),
-    });
-    if ('inWorker' in outcome) {
-      // Its documents did not come through the projector, which moves the version on for every change it makes.
-      site.readModelVersion.changed();
-      const { thisThread, waitingForWorker, adopting } = outcome.ms;
-      console.error(`start-up replay: ${outcome.inWorker.join(', ')} folded in a worker thread alongside the rest in ${Date.now() - started} ms (this thread's fold ${thisThread} ms, then waiting for the worker ${waitingForWorker} ms, taking its documents ${adopting} ms)`);
-    }
-    return startProjector.call(site);
-  };
-  return site;
+  return memory ? withSnapshotOnClose(site, memory, snapshotFile) : site;
 }
 
 /**

@@ -1723,12 +1723,6 @@ export interface MemoryReadModel extends ReadModel {
    * Throws, leaving the read model empty, on an invalid row.
    */
   load(checkpoints: [string, Checkpoint][], rows: Iterable<StoredRow>): void;
-  /**
-   * Takes in what another read model built of projections this one holds nothing of (a start-up replay's worker
-   * thread): their checkpoints and stored rows, as `load` does, into collections that are absent or empty here.
-   * Throws, leaving those collections as they were, on an invalid row or a checkpoint or row this one already has.
-   */
-  adopt(checkpoints: [string, Checkpoint][], rows: Iterable<StoredRow>): void;
 }
 
 export interface MemoryReadModelOptions {
@@ -2041,42 +2035,6 @@ export function createMemoryReadModel(options: MemoryReadModelOptions = {}): Mem
     return row === undefined ? null : docOf(c!, row);
   };
 
-  /**
-   * Puts stored rows (a snapshot's, another read model's) into deferred collections, which `collectionFor` makes
-   * the first time a name comes up, then indexes those. Throws on an invalid row.
-   */
-  const putRows = (rows: Iterable<StoredRow>, collectionFor: (name: string) => Collection): void => {
-    // Rows hand out one definition object per layout.
-    const known = new Map<LayoutDefinition, Layout>();
-    const filled = new Map<string, Collection>();
-    for (const row of rows) {
-      if (typeof row.collection !== 'string' || row.collection === '' || !isScalar(row.id)) invalid('a stored row needs a collection and a scalar id');
-      let layout = known.get(row.layout);
-      if (layout === undefined) {
-        checkDefinition(row.layout, row.values);
-        known.set(row.layout, (layout = layouts.ofDefinition(row.layout)));
-      } else checkValuesFit(layout, row.values);
-      const { doc, text, looseText } = row;
-      // The stored JSON of an object; its text record at least as long as its header.
-      if (!(doc instanceof Uint8Array) || doc.length < 2 || doc[0] !== 0x7b || doc[doc.length - 1] !== 0x7d) invalid('a stored row has no document');
-      if (text !== null && (!(text instanceof Uint8Array) || text.length < 4 * row.layout.text.length)) invalid('a stored row\'s text is cut short');
-      if (looseText !== null && (!Array.isArray(looseText) || !looseText.every((t) => typeof t === 'string'))) invalid('a stored row\'s text is not sound');
-      let c = filled.get(row.collection);
-      if (c === undefined) filled.set(row.collection, (c = collectionFor(row.collection)));
-      const values = row.values.map(norm);
-      // A set value equal to one of the row's sort keys (a slug is both) shares its string, as it did when
-      // the projection made both from one field.
-      const sorts = row.layout.sort.length;
-      for (let i = sorts; i < values.length; i++) {
-        const v = values[i];
-        if (typeof v !== 'string') continue;
-        for (let j = 0; j < sorts; j++) if (values[j] === v) values[i] = values[j]!;
-      }
-      c.putStored(norm(row.id), layout, values.length === 0 ? NO_VALUES : values, doc, text, looseText);
-    }
-    for (const c of filled.values()) c.indexAll();
-  };
-
   const drop = (collection: string) => {
     const c = collections.get(collection);
     if (c === undefined) return;
@@ -2160,38 +2118,43 @@ export function createMemoryReadModel(options: MemoryReadModelOptions = {}): Mem
 
     load(loadedCheckpoints, rows) {
       if (collections.size > 0 || checkpoints.size > 0) throw new Error('read model: a snapshot loads into an empty read model only');
+      // A snapshot hands out one definition object per layout.
+      const known = new Map<LayoutDefinition, Layout>();
       try {
-        putRows(rows, (name) => {
-          const c = new Collection();
-          c.deferred = true;
-          collections.set(name, c);
-          return c;
-        });
+        for (const row of rows) {
+          if (typeof row.collection !== 'string' || row.collection === '' || !isScalar(row.id)) invalid('a stored row needs a collection and a scalar id');
+          let layout = known.get(row.layout);
+          if (layout === undefined) {
+            checkDefinition(row.layout, row.values);
+            known.set(row.layout, (layout = layouts.ofDefinition(row.layout)));
+          } else checkValuesFit(layout, row.values);
+          const { doc, text, looseText } = row;
+          // The stored JSON of an object; its text record at least as long as its header.
+          if (!(doc instanceof Uint8Array) || doc.length < 2 || doc[0] !== 0x7b || doc[doc.length - 1] !== 0x7d) invalid('a stored row has no document');
+          if (text !== null && (!(text instanceof Uint8Array) || text.length < 4 * row.layout.text.length)) invalid('a stored row\'s text is cut short');
+          if (looseText !== null && (!Array.isArray(looseText) || !looseText.every((t) => typeof t === 'string'))) invalid('a stored row\'s text is not sound');
+          let c = collections.get(row.collection);
+          if (c === undefined) {
+            collections.set(row.collection, (c = new Collection()));
+            c.deferred = true;
+          }
+          const values = row.values.map(norm);
+          // A set value equal to one of the row's sort keys (a slug is both) shares its string, as it did when
+          // the projection made both from one field.
+          const sorts = row.layout.sort.length;
+          for (let i = sorts; i < values.length; i++) {
+            const v = values[i];
+            if (typeof v !== 'string') continue;
+            for (let j = 0; j < sorts; j++) if (values[j] === v) values[i] = values[j]!;
+          }
+          c.putStored(norm(row.id), layout, values.length === 0 ? NO_VALUES : values, doc, text, looseText);
+        }
+        for (const c of collections.values()) c.indexAll();
       } catch (error) {
         collections.clear();
         throw error;
       }
       for (const [name, cp] of loadedCheckpoints) checkpoints.set(name, { position: cp.position, version: cp.version });
-    },
-
-    adopt(adoptedCheckpoints, rows) {
-      for (const [name] of adoptedCheckpoints) if (checkpoints.has(name)) throw new Error(`read model: projection ${name} already has a checkpoint here`);
-      const taken = new Set<string>();
-      try {
-        putRows(rows, (name) => {
-          const held = collections.get(name);
-          if (held !== undefined && (taken.has(name) || held.rows.size > 0)) invalid(`collection ${name} already holds documents here`);
-          const c = new Collection();
-          c.deferred = true;
-          collections.set(name, c);
-          taken.add(name);
-          return c;
-        });
-      } catch (error) {
-        for (const name of taken) drop(name);
-        throw error;
-      }
-      for (const [name, cp] of adoptedCheckpoints) checkpoints.set(name, { position: cp.position, version: cp.version });
     },
   };
 }

@@ -33,8 +33,6 @@ export interface SqliteEventStoreOptions {
   /** How often live subscriptions look for events appended by other processes. */
   pollIntervalMs?: number;
   durability?: 'process-crash' | 'power-loss';
-  /** Opens the file read-only (a start-up replay's worker thread): the schema is not made, appends fail. */
-  readOnly?: boolean;
 }
 
 /** How long a writer waits for another process's write transaction before failing with SQLITE_BUSY. */
@@ -74,12 +72,10 @@ const toRecordedEvent = (row: EventRow): RecordedEvent => ({
 });
 
 export function openSqliteEventStore(options: SqliteEventStoreOptions): EventStore {
-  const db = new Database(options.file, { timeout: BUSY_TIMEOUT_MS, readonly: options.readOnly === true, fileMustExist: options.readOnly === true });
-  if (options.readOnly !== true) {
-    db.pragma('journal_mode = WAL');
-    db.pragma(`synchronous = ${options.durability === 'power-loss' ? 'FULL' : 'NORMAL'}`);
-    db.exec(SCHEMA);
-  }
+  const db = new Database(options.file, { timeout: BUSY_TIMEOUT_MS });
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${options.durability === 'power-loss' ? 'FULL' : 'NORMAL'}`);
+  db.exec(SCHEMA);
 
   const lastRevision = db.prepare<[string], number>('SELECT revision FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1').pluck();
   const insert = db.prepare<[string, number, string, string, string, string]>(
