@@ -20,6 +20,7 @@ import { NameClaims } from './core/claims';
 import { Projector } from './projection/runner';
 import { ProjectorService } from './projection/service';
 import { ReadModelVersion } from './projection/readModelVersion';
+import { cacheDocuments } from './projection/documentCache';
 import type { AppliedProgress, Lease } from './projection/service';
 import type { Projection } from './projection/projection';
 import { collectProjectorLag, createSiteMetrics, timedStore } from './metrics/siteMetrics';
@@ -152,7 +153,9 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     apiRoot: `${settings.siteUrl}/`,
     clock,
     store,
-    readModel,
+    // A read model in another process (Redis): documents read by id are kept while the version stands, so repeated
+    // reads cost no round trip. In process, reading is already that cheap.
+    readModel: coordination ? cacheDocuments(readModel, readModelVersion) : readModel,
     blobs: adapters.blobs ?? createMemoryBlobStore(),
     http: adapters.http ?? createNodeHttpFetcher(),
     mailer: adapters.mailer ?? createLoggingMailer((line) => console.error(line)),

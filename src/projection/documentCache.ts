@@ -1,0 +1,88 @@
+/**
+ * Documents read by id, kept while the read-model version stands (src/projection/readModelVersion.ts), for a read
+ * model that lives in another process (Redis): a hit costs no round trip, no reply to decode and no lookup of the
+ * stored JSON. It is exact for the same reason the shared response cache is: the version moves on at every change
+ * this process makes or settles and at every change another process publishes, and a document is kept only if the
+ * version neither moved nor read as changing while it was fetched. So it gives what the read model held at the
+ * current version, and the node that wrote reads its write at once (settling moves the version on before the write
+ * answers). Another node hears of a write through the projector's notice, as its response cache does.
+ *
+ * Any change empties it: documents are kept for one version only. Reads under steady writes fall through to the
+ * read model, as they did before it.
+ */
+import type { Doc, DocId, ReadModel } from '../ports/readModel';
+import { CHANGING } from './readModelVersion';
+import type { ReadModelVersion } from './readModelVersion';
+
+/** The default bound: the Redis adapter's parse cache holds as many (src/adapters/redis/readModel.ts). */
+export const DOCUMENTS_KEPT = 20_000;
+
+const keyOf = (collection: string, id: DocId) => `${typeof id === 'number' ? 'n' : 's'}${id}\u0000${collection}`;
+
+/**
+ * `readModel` with `get` and `getMany` answered from documents fetched at the current version, bounded to `entries`
+ * (oldest out first). Everything else is the read model's own.
+ */
+export function cacheDocuments(readModel: ReadModel, version: ReadModelVersion, entries = DOCUMENTS_KEPT): ReadModel {
+  let keptAt = Number.NaN;
+  const kept = new Map<string, Doc | null>();
+
+  /** The documents of the current version, emptied when it moved on; null while a change is being applied. */
+  const current = (): Map<string, Doc | null> | null => {
+    const now = version.current();
+    if (now === CHANGING) return null;
+    if (now !== keptAt) {
+      kept.clear();
+      keptAt = now;
+    }
+    return kept;
+  };
+  const keep = (at: number, key: string, doc: Doc | null) => {
+    // Moved on (or changing) while fetched: the document may be of either side of the change.
+    if (version.current() !== at || at === CHANGING) return;
+    const map = current()!;
+    if (map.size >= entries) map.delete(map.keys().next().value!);
+    map.set(key, doc);
+  };
+
+  const get = async (collection: string, id: DocId): Promise<Doc | null> => {
+    const key = keyOf(collection, id);
+    const found = current()?.get(key);
+    if (found !== undefined) return found;
+    const at = version.current();
+    const doc = await readModel.get(collection, id);
+    keep(at, key, doc);
+    return doc;
+  };
+
+  const getMany = async (collection: string, ids: readonly DocId[]): Promise<(Doc | null)[]> => {
+    const map = current();
+    const keys = ids.map((id) => keyOf(collection, id));
+    const found = keys.map((key) => map?.get(key));
+    const missing = ids.filter((_, i) => found[i] === undefined);
+    if (missing.length === 0) return found as (Doc | null)[];
+    const at = version.current();
+    const fetched = await readModel.getMany(collection, missing);
+    let next = 0;
+    return found.map((doc, i) => {
+      if (doc !== undefined) return doc;
+      const fresh = fetched[next++] ?? null;
+      keep(at, keys[i]!, fresh);
+      return fresh;
+    });
+  };
+
+  const bound = new Map<PropertyKey, unknown>([
+    ['get', get],
+    ['getMany', getMany],
+  ]);
+  return new Proxy(readModel, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      let method = bound.get(property);
+      if (method === undefined) bound.set(property, (method = (value as (...args: unknown[]) => unknown).bind(target)));
+      return method;
+    },
+  });
+}

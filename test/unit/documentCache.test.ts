@@ -1,0 +1,153 @@
+/**
+ * Documents kept while the read-model version stands (src/projection/documentCache.ts): served again without asking
+ * the read model, never across a change, never kept from a read that a change overlapped.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
+import { cacheDocuments } from '../../src/projection/documentCache';
+import { ReadModelVersion } from '../../src/projection/readModelVersion';
+import type { Doc, DocId, ReadModel } from '../../src/ports/readModel';
+
+const test = suite('document cache');
+
+function setUp(entries?: number) {
+  const inner = createMemoryReadModel();
+  const version = new ReadModelVersion();
+  // What the projector commits through: every commit moves the version on.
+  const projector = version.track(inner);
+  const asked: string[] = [];
+  let hold: Promise<void> | null = null;
+  const counting = new Proxy(inner, {
+    get(target, property) {
+      if (property === 'get')
+        return async (collection: string, id: DocId) => {
+          asked.push(`${collection}:${String(id)}`);
+          if (hold) await hold;
+          return target.get(collection, id);
+        };
+      if (property === 'getMany')
+        return async (collection: string, ids: readonly DocId[]) => {
+          asked.push(`${collection}:[${ids.join(',')}]`);
+          if (hold) await hold;
+          return target.getMany(collection, ids);
+        };
+      return Reflect.get(target, property, target);
+    },
+  }) as ReadModel;
+  const cached = cacheDocuments(counting, version, entries);
+  let position = 0;
+  const put = (id: DocId, text: string | null) =>
+    projector.commit({
+      writes: [text === null ? { collection: 'notes', id, doc: null } : { collection: 'notes', id, doc: { id, text } }],
+      checkpoint: { name: 'notes', position: ++position, version: 1 },
+    });
+  const holdReads = () => {
+    let release!: () => void;
+    hold = new Promise((resolve) => (release = resolve));
+    return () => {
+      hold = null;
+      release();
+    };
+  };
+  return { cached, version, asked, put, holdReads };
+}
+
+const text = (doc: Doc | null) => (doc === null ? null : (doc.text as string));
+
+test('a document read again at the same version is the same object, not asked for again', async () => {
+  const { cached, asked, put } = setUp();
+  await put(1, 'one');
+  const first = await cached.get('notes', 1);
+  const second = await cached.get('notes', 1);
+  assert.is(text(first), 'one');
+  assert.ok(first === second);
+  assert.equal(asked, ['notes:1']);
+  // A missing document is kept as missing; 1 and '1' are different ids, and collections are apart.
+  assert.is(await cached.get('notes', 2), null);
+  assert.is(await cached.get('notes', 2), null);
+  assert.is(await cached.get('notes', '1'), null);
+  assert.is(await cached.get('others', 1), null);
+  assert.equal(asked, ['notes:1', 'notes:2', 'notes:1', 'others:1']);
+});
+
+test('a change (a commit, a settled write, a notice) empties it', async () => {
+  const { cached, version, asked, put } = setUp();
+  await put(1, 'one');
+  assert.is(text(await cached.get('notes', 1)), 'one');
+  await put(1, 'uno');
+  assert.is(text(await cached.get('notes', 1)), 'uno');
+  await put(1, null);
+  assert.is(await cached.get('notes', 1), null);
+  version.changed();
+  assert.is(await cached.get('notes', 1), null);
+  assert.is(asked.length, 4);
+});
+
+test('a read that a change overlapped is not kept', async () => {
+  const { cached, asked, put, holdReads } = setUp();
+  await put(1, 'one');
+  const release = holdReads();
+  const reading = cached.get('notes', 1);
+  const committing = put(1, 'uno');
+  release();
+  await Promise.all([reading, committing]);
+  assert.is(text(await cached.get('notes', 1)), 'uno', 'the read from before the commit was not kept');
+  assert.equal(asked, ['notes:1', 'notes:1']);
+});
+
+test('reads while a change is being applied go to the read model and keep nothing', async () => {
+  const { cached, version, asked, put } = setUp();
+  await put(1, 'one');
+  let during: Promise<Doc | null> | null = null;
+  await version.during(async () => {
+    during = cached.get('notes', 1);
+    await during;
+    await cached.get('notes', 1);
+  });
+  assert.is(text(await during!), 'one');
+  assert.is(asked.length, 2);
+  await cached.get('notes', 1);
+  await cached.get('notes', 1);
+  assert.is(asked.length, 3);
+});
+
+test('getMany takes what is kept and asks for the rest, in order', async () => {
+  const { cached, asked, put } = setUp();
+  await put(1, 'one');
+  await put(2, 'two');
+  await put(3, 'three');
+  const one = await cached.get('notes', 1);
+  const many = await cached.getMany('notes', [3, 1, 4, 2, 1]);
+  assert.equal(many.map(text), ['three', 'one', null, 'two', 'one']);
+  assert.ok(many[1] === one && many[4] === one);
+  assert.equal(asked, ['notes:1', 'notes:[3,4,2]']);
+  const again = await cached.getMany('notes', [2, 3, 4]);
+  assert.equal(again.map(text), ['two', 'three', null]);
+  assert.is(asked.length, 2);
+  assert.ok((await cached.get('notes', 3)) === many[0]);
+});
+
+test('bounded: the oldest kept document goes first', async () => {
+  const { cached, asked, put } = setUp(2);
+  await put(1, 'one');
+  await put(2, 'two');
+  await put(3, 'three');
+  for (const id of [1, 2, 3]) await cached.get('notes', id);
+  await cached.get('notes', 3);
+  await cached.get('notes', 2);
+  assert.is(asked.length, 3);
+  await cached.get('notes', 1);
+  assert.is(asked.length, 4);
+});
+
+test('everything else is the read model itself', async () => {
+  const { cached, put } = setUp();
+  await put(1, 'one');
+  assert.equal(await cached.checkpoint('notes'), { position: 1, version: 1 });
+  const { items, total } = await cached.query('notes', { filters: [], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: 10 });
+  assert.is(total, 1);
+  assert.is(text(items[0]!), 'one');
+});
+
+test.run();
