@@ -21,7 +21,10 @@ export interface Lease {
 
 /** The lowest log position every projection has applied, shared between processes. */
 export interface AppliedProgress {
-  /** Raises it to `position`, if `fence` is still the newest lease; false when refused. */
+  /**
+   * Raises it to `position`, if `fence` is still the newest lease; false when refused. The caller has committed up to
+   * `position`, so this process's own waiters are released at once, before the shared value is raised.
+   */
   publish(position: number, fence: number): Promise<boolean>;
   /** The current value, read from the shared store. */
   applied(): Promise<number>;

@@ -116,6 +116,38 @@ test('the applied position only rises, only for the newest token, and wakes wait
   }
 });
 
+test("the publishing process's own waiters are released without waiting for the shared position", async ({ redis, prefix }) => {
+  // No subscriber and a poll far beyond the test: only the publish itself can release the waiter.
+  const progress = createRedisAppliedProgress({ redis, prefix, pollMs: 3_600_000 });
+  const other = createRedisAppliedProgress({ redis, prefix, pollMs: 3_600_000 });
+  try {
+    await redis.set(`${prefix}projector:fence`, '3');
+    const waiting = progress.waitFor(7, 30_000);
+    // A projector whose term ended after its commit landed: the shared position is not raised, yet the documents
+    // up to 7 are in the read model, so this process may read them.
+    assert.is(await progress.publish(7, 2), false);
+    assert.is(await waiting, true);
+    assert.is(await redis.get(`${prefix}projector:applied`), null, 'the refused publish raised nothing shared');
+    assert.is(await other.waitFor(7, 1), false, 'other processes wait for the shared position');
+    assert.is(await progress.publish(7, 3), true);
+    assert.is(await other.waitFor(7, 30_000), true);
+    // The script is sent by its digest; a server that lost it (pretended for this client only: a real SCRIPT FLUSH
+    // would disturb other users of the shared server) gets its text.
+    const original = redis.evalsha.bind(redis);
+    let refused = 0;
+    redis.evalsha = (async () => {
+      refused++;
+      redis.evalsha = original;
+      throw new Error('NOSCRIPT No matching script. Please use EVAL.');
+    }) as typeof redis.evalsha;
+    assert.is(await progress.publish(8, 3), true);
+    assert.is(refused, 1);
+    assert.is(await redis.get(`${prefix}projector:applied`), '8');
+  } finally {
+    await Promise.all([progress.close(), other.close()]);
+  }
+});
+
 test('a staged generation is invisible until promoted, promotion waits for it to catch up, the old one is refused and dropped', async ({ redis, prefix }) => {
   const readModel: ReadModel = createRedisReadModel({ redis, prefix });
   const generations = readModel.generations!;

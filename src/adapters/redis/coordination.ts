@@ -11,6 +11,7 @@
  *   <prefix>projector:fence    the newest fencing token
  *   <prefix>projector:applied  the applied position (also the channel name)
  */
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { AppliedProgress, Lease } from '../../projection/service';
 
@@ -41,6 +42,8 @@ if position > tonumber(redis.call('GET', appliedKey) or '0') then
 end
 return 1
 `;
+/** Sent by its digest (EVALSHA): the script's text is not sent, nor hashed by Redis, after every commit. */
+const publishSha = createHash('sha1').update(PUBLISH_APPLIED).digest('hex');
 
 export function createRedisLease(options: { redis: Redis; prefix: string; owner: string; ttlMs: number }): Lease {
   const { redis, prefix, owner, ttlMs } = options;
@@ -103,8 +106,13 @@ export function createRedisAppliedProgress(options: { redis: Redis; subscriber?:
 
   return {
     async publish(position, fence) {
-      const accepted = Number(await redis.eval(PUBLISH_APPLIED, 2, fenceKey, appliedKey, String(fence), String(position)));
-      if (accepted === 1) observe(position);
+      // The caller's commits up to `position` have landed (their fence was checked as they did): this process's
+      // waiters may read them now, a round trip before the others hear of it.
+      observe(position);
+      const accepted = Number(await redis.evalsha(publishSha, 2, fenceKey, appliedKey, String(fence), String(position)).catch((error: unknown) => {
+        if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+        return redis.eval(PUBLISH_APPLIED, 2, fenceKey, appliedKey, String(fence), String(position));
+      }));
       return accepted === 1;
     },
     applied: read,
