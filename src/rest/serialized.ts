@@ -3,8 +3,9 @@
  * serialised once, when it is made, to UTF-8; a page of such items is then written by concatenating those
  * bytes (no string to build, flatten and encode again), which is byte for byte what JSON.stringify of the
  * page gives. The JSON sits under a symbol, which JSON.stringify,
- * spreading (non-enumerable) and Object.entries all ignore, and the value is frozen, so nobody can change it
- * behind its JSON's back: `_embed`, `_fields` and the envelope build new objects and are serialised normally.
+ * spreading (non-enumerable) and Object.entries all ignore, and the value is frozen (or a read-only stand-in kept as
+ * its JSON only: keptAsJson), so nobody can change it behind its JSON's back: `_embed`, `_fields` and the envelope
+ * build new objects and are serialised normally.
  */
 const SERIALIZED = Symbol('serialized JSON');
 
@@ -19,14 +20,73 @@ const CLOSE = Buffer.from(']');
  * such values holds is what serializedLength says.
  */
 export function withSerializedJson<T extends object>(value: T): T {
-  const json = JSON.stringify(value);
-  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(json));
-  bytes.write(json);
-  Object.defineProperty(value, SERIALIZED, { value: bytes, enumerable: false });
+  Object.defineProperty(value, SERIALIZED, { value: ownJson(value), enumerable: false });
   return deepFreeze(value);
 }
 
-/** The length in bytes of the JSON kept by withSerializedJson (0 for a value without). */
+/**
+ * A value's JSON as its own UTF-8 bytes (not a slice of Node's shared 8 KB buffer pool, which a long-kept slice
+ * would pin whole).
+ */
+function ownJson(value: object): Buffer {
+  const json = JSON.stringify(value);
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(json));
+  bytes.write(json);
+  return bytes;
+}
+
+interface StandIn {
+  json: Buffer;
+  /** Fields answered without rebuilding the value. */
+  eager: Record<string, unknown>;
+  /** The value rebuilt from `json`, while someone holds it. */
+  rebuilt: WeakRef<object> | undefined;
+}
+
+function rebuilt(standIn: StandIn): object {
+  let value = standIn.rebuilt?.deref();
+  if (value === undefined) {
+    value = JSON.parse(standIn.json.toString('utf8')) as object;
+    Object.defineProperty(value, SERIALIZED, { value: standIn.json, enumerable: false });
+    deepFreeze(value);
+    standIn.rebuilt = new WeakRef(value);
+  }
+  return value;
+}
+
+const STAND_IN: ProxyHandler<StandIn> = {
+  get: (standIn, key) => (key === SERIALIZED ? standIn.json : Object.hasOwn(standIn.eager, key) ? standIn.eager[key as string] : Reflect.get(rebuilt(standIn), key)),
+  has: (standIn, key) => key === SERIALIZED || Reflect.has(rebuilt(standIn), key),
+  ownKeys: (standIn) => Reflect.ownKeys(rebuilt(standIn)),
+  // Reported configurable: a proxy may not report a non-configurable property its target lacks.
+  getOwnPropertyDescriptor: (standIn, key) => {
+    const descriptor = Reflect.getOwnPropertyDescriptor(rebuilt(standIn), key);
+    return descriptor === undefined ? undefined : { ...descriptor, configurable: true };
+  },
+  getPrototypeOf: () => Object.prototype,
+  // Read-only, as the frozen value was.
+  set: () => false,
+  defineProperty: () => false,
+  deleteProperty: () => false,
+  setPrototypeOf: () => false,
+  preventExtensions: () => false,
+};
+
+/**
+ * `value` kept as its JSON only, for a cache: a frozen object of presented fields takes two to three times its
+ * JSON's bytes of heap. What it gives back stands in for the value: serializeBody writes its JSON without looking
+ * inside, the `eager` fields (copied from `value`; undefined when it has none) answer at once, and anything else
+ * that looks inside (`_fields`, `_embed`, an envelope, spreading, JSON.stringify of a body holding it) sees the value
+ * rebuilt from its JSON, frozen, kept only while someone holds it. It cannot be changed; unlike the frozen value,
+ * Object.isFrozen says false.
+ */
+export function keptAsJson<T extends object>(value: T, eager: readonly (keyof T & string)[]): T {
+  const fields: Record<string, unknown> = {};
+  for (const key of eager) fields[key] = Object.hasOwn(value, key) ? value[key] : undefined;
+  return new Proxy<StandIn>({ json: ownJson(value), eager: fields, rebuilt: undefined }, STAND_IN) as unknown as T;
+}
+
+/** The length in bytes of the JSON kept by withSerializedJson or keptAsJson (0 for a value without). */
 export function serializedLength(value: object): number {
   return (value as WithJson)[SERIALIZED]?.length ?? 0;
 }

@@ -30,17 +30,38 @@ const json = (item: Record<string, unknown>) => String(serializeBody(item));
 /** Bytes of JSON one presented item of `doc(id)` takes (they differ by a few bytes with the id's digits). */
 const itemBytes = (id: number) => Buffer.byteLength(JSON.stringify(presentContent(doc(id), schema, options())));
 
-test('a kept item is given back as the same frozen object, with its JSON, and is what presenting gives', () => {
+test('a kept item is given back as the same read-only object, with its JSON, and is what presenting gives', () => {
   const cache = new PresentationCache(schema);
   const d = doc(10);
   const first = cache.present(d, options());
   assert.ok(cache.keeps(d));
   assert.is(cache.present(d, options()), first);
-  assert.ok(Object.isFrozen(first));
+  assert.throws(() => (first.title = 'changed'), TypeError);
+  assert.throws(() => delete first.title, TypeError);
   assert.ok(Object.isFrozen(first.content));
   assert.is(json(first), JSON.stringify(presentContent(d, schema, options())));
   assert.is(serializedLength(first), Buffer.byteLength(json(first)));
   assert.is(cache.keptBytes, serializedLength(first));
+});
+
+test('a kept item (its JSON behind a stand-in) reads, spreads, lists its keys and serialises as the item presented', () => {
+  const cache = new PresentationCache(schema);
+  const d = doc(13);
+  const kept = cache.present(d, options());
+  const fresh = presentContent(d, schema, options()) as Record<string, unknown>;
+  const plain = JSON.parse(JSON.stringify(fresh)) as Record<string, unknown>;
+  assert.is(kept.link, fresh.link);
+  assert.is(kept.id, fresh.id);
+  assert.equal(kept.title, plain.title);
+  assert.equal(kept._links, plain._links);
+  assert.equal(Object.keys(kept), Object.keys(plain));
+  assert.equal({ ...kept, extra: 1 }, { ...plain, extra: 1 });
+  assert.ok('content' in kept);
+  assert.not.ok('nothing' in kept);
+  assert.is(JSON.stringify({ deleted: true, previous: kept }), JSON.stringify({ deleted: true, previous: fresh }));
+  assert.is(JSON.stringify([kept]), `[${json(kept)}]`);
+  assert.is(Object.getPrototypeOf(kept), Object.prototype);
+  assert.not.ok(Array.isArray(kept));
 });
 
 test('each context is its own variant of the document, counted in the bytes kept', () => {
@@ -97,7 +118,7 @@ test('once it has dropped a document, one is kept only when presented again with
   // Presented again while remembered: kept (pushing out the least recently used).
   const twice = cache.present(e!, options());
   assert.ok(cache.keeps(e!));
-  assert.ok(Object.isFrozen(twice));
+  assert.throws(() => (twice.title = 'changed'), TypeError);
   assert.not.ok(cache.keeps(b!));
   // The window remembers two documents: after d, two others (f, a) push d out of it, so presenting d again is a
   // first presentation again, and only the one after that keeps it.
