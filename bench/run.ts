@@ -14,6 +14,7 @@
  *
  * Options: --posts N (10000) --duration S (10) --warmup S (2) --connections C (10) --scales 1000,10000,100000
  * --seed-concurrency C (10) --redis-url URL (redis://127.0.0.1:6379) --redis-db N (15) --skip-redis
+ * --skip-memory (the in-memory server only seeds) --figures single,create,... (only those HTTP figures)
  * --skip-wordpress --no-docs, --no-response-cache (servers run with RESPONSE_CACHE_ENTRIES=0: the pipeline's own
  * figures; by default the shared response cache is on, as the product runs, and each GET figure says how many of
  * its requests it answered), and --profile list,single,create,startup,rebuild,... [--profile-read-model redis]:
@@ -44,6 +45,8 @@ const { values: options } = parseArgs({
     'redis-url': { type: 'string', default: 'redis://127.0.0.1:6379' },
     'redis-db': { type: 'string', default: '15' },
     'skip-redis': { type: 'boolean', default: false },
+    'skip-memory': { type: 'boolean', default: false },
+    figures: { type: 'string' },
     'skip-wordpress': { type: 'boolean', default: false },
     'no-docs': { type: 'boolean', default: false },
     'no-response-cache': { type: 'boolean', default: false },
@@ -365,8 +368,14 @@ async function checkReadYourWrites(t: Target): Promise<string> {
 
 // --- phases --------------------------------------------------------------------------------------------------
 
-const READS: ScenarioKey[] = ['list', 'list100', 'page500', 'filtered', 'search', 'single', 'embed'];
-const WRITES: ScenarioKey[] = ['create', 'patch'];
+/** --figures: the HTTP figures to take (all by default); the ceiling is always taken. */
+const FIGURES = options.figures ? new Set(options.figures.split(',').map((f) => f.trim())) : null;
+const chosen = (keys: ScenarioKey[]) => (FIGURES ? keys.filter((key) => FIGURES.has(key)) : keys);
+const READS: ScenarioKey[] = chosen(['list', 'list100', 'page500', 'filtered', 'search', 'single', 'embed']);
+const WRITES: ScenarioKey[] = chosen(['create', 'patch']);
+const SCALED = chosen(['list', 'single']);
+/** --skip-memory: the in-memory server seeds the log (and gives the ceiling its body) but takes no figure. */
+const SKIP_MEMORY = options['skip-memory'] === true;
 
 interface Seeded {
   auth: string;
@@ -411,10 +420,19 @@ async function memoryPhase(figures: BackendFigures): Promise<Seeded> {
     seeded.seconds += (performance.now() - seedStart) / 1000;
     figures.rssAfterSeeding.set(scale, rssMb(server.started.proc.pid));
 
+    if (SKIP_MEMORY && scale === POSTS) seeded.ceilingBody = (await request(server.port, 'GET', '/core/v2/posts')).body;
     await stop(server.started);
     const snapshot = path.join(tmp, `log-${scale}`);
     fs.cpSync(dataDir, snapshot, { recursive: true });
     seeded.snapshots.set(scale, snapshot);
+    if (SKIP_MEMORY) {
+      // Only the log is wanted: the next scale grows it from where this one stopped.
+      if (scale !== SCALES[SCALES.length - 1]) {
+        server = await startServer('palimpsest (memory)', dataDir, 'memory');
+        await waitForAuth(server.port, auth);
+      }
+      continue;
+    }
     const events = countEvents(dataDir);
     // The rebuild figure is a start-up without the read-model snapshot the clean stop wrote: the whole log replayed.
     fs.rmSync(path.join(dataDir, READ_MODEL_SNAPSHOT), { force: true });
@@ -437,7 +455,7 @@ async function memoryPhase(figures: BackendFigures): Promise<Seeded> {
       figures.scaled.set(scale, { list: figures.http.list!, single: figures.http.single! });
     } else {
       const cells: Partial<Record<ScenarioKey, Cell>> = {};
-      await measure(['list', 'single'], t, cells, `memory, ${int(scale)} posts`);
+      await measure(SCALED, t, cells, `memory, ${int(scale)} posts`);
       figures.scaled.set(scale, { list: cells.list!, single: cells.single! });
     }
     figures.rssAfterReads.set(scale, rssMb(server.started.proc.pid));
@@ -452,7 +470,7 @@ async function memoryPhase(figures: BackendFigures): Promise<Seeded> {
       await waitForAuth(server.port, auth);
     }
   }
-  await stop(server.started);
+  if (!SKIP_MEMORY) await stop(server.started);
   return seeded;
 }
 
@@ -529,7 +547,7 @@ async function redisPhase(figures: BackendFigures, seeded: Seeded): Promise<void
         figures.readYourWrites = await checkReadYourWrites(t);
       } else {
         const cells: Partial<Record<ScenarioKey, Cell>> = {};
-        await measure(['list', 'single'], t, cells, `redis, ${int(scale)} posts`);
+        await measure(SCALED, t, cells, `redis, ${int(scale)} posts`);
         figures.scaled.set(scale, { list: cells.list!, single: cells.single! });
         figures.rssAfterReads.set(scale, rssMb(server.started.proc.pid));
       }
