@@ -147,6 +147,47 @@ test('an autosave of your own draft item saves the item in place (its modificati
   assert.is(other.body.slug, `${id}-autosave-v1`);
 });
 
+test('an autosave of your own draft that was published shows its last save through the item and when it was published', async () => {
+  // As the reference WordPress answers (checked on 127.0.0.1:8081): `date` is the site-local time of the item's last
+  // save through /menu-items (an autosave keeps it), `date_gmt` the time the item was first published.
+  const dates = async (id: number) => {
+    const saved = await t.request('POST', `/core/v2/menu-items/${id}/autosaves`, { as: admin, body: { title: 'Not kept' } });
+    assert.is(saved.status, 200, JSON.stringify(saved.body));
+    assert.is(saved.body.id, id, 'the item itself');
+    const { date, date_gmt, modified, modified_gmt } = saved.body;
+    return { date, date_gmt, modified, modified_gmt };
+  };
+  const at = (iso: string) => t.clock.set(Date.parse(iso));
+  const update = async (id: number, body: Record<string, unknown>) => assert.is((await t.request('POST', `/core/v2/menu-items/${id}`, { as: admin, body })).status, 200);
+
+  const born = await customLink({ title: 'Published first', status: 'publish' });
+  at('2024-05-01T12:00:03Z');
+  await update(born, { title: 'Renamed' });
+  at('2024-05-01T12:00:06Z');
+  await update(born, { status: 'draft' });
+  at('2024-05-01T12:00:09Z');
+  assert.equal(await dates(born), { date: '2024-05-01T14:00:06', date_gmt: '2024-05-01T12:00:00', modified: '2024-05-01T14:00:09', modified_gmt: '2024-05-01T12:00:09' });
+  at('2024-05-01T12:00:15Z');
+  await update(born, { title: 'Renamed again' });
+  at('2024-05-01T12:00:17Z');
+  assert.equal(await dates(born), { date: '2024-05-01T14:00:15', date_gmt: '2024-05-01T12:00:00', modified: '2024-05-01T14:00:17', modified_gmt: '2024-05-01T12:00:17' });
+  at('2024-05-01T12:00:30Z');
+  assert.equal((await dates(born)).date, '2024-05-01T14:00:15', 'an autosave keeps the date');
+
+  // A draft published later: its publication time.
+  at('2024-05-02T08:00:00Z');
+  const later = await customLink({ title: 'Draft first', status: 'draft' });
+  at('2024-05-02T09:00:00Z');
+  await update(later, { status: 'publish' });
+  at('2024-05-02T10:00:00Z');
+  await update(later, { status: 'draft' });
+  at('2024-05-02T11:00:00Z');
+  await update(later, { status: 'publish' });
+  at('2024-05-02T12:00:00Z');
+  await update(later, { status: 'draft' });
+  assert.equal(await dates(later), { date: '2024-05-02T14:00:00', date_gmt: '2024-05-02T09:00:00', modified: '2024-05-02T14:00:00', modified_gmt: '2024-05-02T12:00:00' });
+});
+
 test('errors: unknown items, callers without edit_theme_options, invalid args', async () => {
   const id = await customLink();
   const expectError = async (method: string, path: string, as: TestUser | null, status: number, code: string, message?: string) => {

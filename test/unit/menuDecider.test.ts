@@ -73,7 +73,13 @@ test("autosaves: the author's own draft is saved in place; otherwise one empty a
   assert.is(codeOf(() => menuItemDecider.decide(autosave(1, 50), menuItemDecider.initialState())), 'rest_post_invalid_id');
 
   const draft = fold(menuItemDecider.decide({ kind: 'create', id: 5, input: { title: 'D', url: 'u', status: 'draft' }, facts, actorId: 1, now }, menuItemDecider.initialState()));
-  assert.equal(menuItemDecider.decide(autosave(1, 50), draft), [{ type: 'MenuItemUpdated', data: { id: 5, changes: { modified: '2024-05-03T11:00:00' } } }]);
+  const savedInPlace = menuItemDecider.decide(autosave(1, 50), draft);
+  assert.equal(savedInPlace, [{ type: 'MenuItemUpdated', data: { id: 5, changes: { modified: '2024-05-03T11:00:00' }, autosave: true } }]);
+  // Marked as an autosave, it keeps the item's last save; an update moves it.
+  assert.is(savedInPlace.reduce(menuItemDecider.evolve, draft).savedAt, draft.savedAt);
+  const updated = menuItemDecider.decide({ kind: 'update', id: 5, input: {}, facts, now: '2024-05-03T12:00:00' }, draft);
+  assert.is(updated.reduce(menuItemDecider.evolve, draft).savedAt, '2024-05-03T12:00:00');
+  assert.is(updated.reduce(menuItemDecider.evolve, draft).publishedAt, null, 'never published');
 
   const made = menuItemDecider.decide(autosave(2, 50), draft);
   assert.equal(made, [{ type: 'MenuItemAutosaved', data: { id: 5, autosaveId: 50, userId: 2, date: '2024-05-03T11:00:00', date_gmt: '2024-05-03T09:00:00' } }]);

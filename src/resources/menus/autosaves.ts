@@ -71,19 +71,25 @@ export function menuItemAutosaveRoutes(site: Site): RouteDefinition[] {
   };
 
   /**
-   * The answer to an autosave of one's own draft: the item itself in the autosave shape. A draft menu item has
-   * no date yet (null), no slug, and no post parent (its menu parent is not one), so no links either.
+   * The answer to an autosave of one's own draft: the item itself in the autosave shape. A draft that was never
+   * published has no date yet (null: a floating draft); one that was shows, as WordPress does, the time of its last
+   * save through the item as `date` and the time it was first published as `date_gmt`. No slug, and no post parent
+   * (its menu parent is not one), so no links either.
    */
-  const presentDraft = (doc: MenuItemDoc): Record<string, unknown> => {
+  const presentDraft = (doc: MenuItemDoc, dates: { savedAt: string | null; publishedAt: string | null } | null): Record<string, unknown> => {
     const guid = guidOf(doc.id);
-    const modifiedAt = parseRestDate(doc.modified, site.settings.timezone);
+    const gmtOf = (local: string | null) => {
+      const at = local === null ? null : parseRestDate(local, site.settings.timezone);
+      return at === null ? null : formatGmt(at);
+    };
+    const published = dates !== null && dates.publishedAt !== null;
     const body: Record<string, unknown> = {
       author: doc.author,
-      date: null,
-      date_gmt: null,
+      date: published ? dates.savedAt : null,
+      date_gmt: published ? gmtOf(dates.publishedAt) : null,
       id: doc.id,
       modified: doc.modified,
-      modified_gmt: modifiedAt === null ? null : formatGmt(modifiedAt),
+      modified_gmt: gmtOf(doc.modified),
       parent: 0,
       slug: '',
       guid: { rendered: guid, raw: guid },
@@ -124,7 +130,7 @@ export function menuItemAutosaveRoutes(site: Site): RouteDefinition[] {
             await site.settle(outcome.position);
             const doc = await readMenuItemDoc(site, id);
             if (!doc) throw restError('rest_post_invalid_id', 'Invalid post ID.', 404);
-            if (outcome.savedItem) return ok(presentDraft(doc));
+            if (outcome.savedItem) return ok(presentDraft(doc, outcome.itemDates));
             const entry = (doc.autosaves ?? []).find((a) => a.id === outcome.autosaveId);
             if (!entry) throw restError('rest_post_no_autosave', 'There is no autosave revision for this post.', 404);
             return ok(present(entry, doc, 'edit'));

@@ -90,6 +90,13 @@ export interface MenuItemState {
   item: MenuItemFields | null;
   /** Each user's autosave id. */
   autosaves: Record<number, number>;
+  /**
+   * WordPress's dates of the item, which its REST fields do not show but the answer to an autosave of one's own
+   * draft does (site-local times): `savedAt`, the last save through the item (its creation or an update; an autosave
+   * keeps it); `publishedAt`, the first save that left it published (null while it never was: a floating draft).
+   */
+  savedAt: string | null;
+  publishedAt: string | null;
 }
 
 /** What a client may write (already sanitised); absent fields are defaulted (create) or kept (update). */
@@ -161,14 +168,22 @@ function assertValidItem(item: Omit<MenuItemFields, 'author' | 'date' | 'modifie
   if (item.menu !== 0 && !facts.menuExists) throw restError('invalid_menu_id', 'Invalid menu ID.', 400);
 }
 
-export const initialMenuItemState = (): MenuItemState => ({ exists: false, deleted: false, item: null, autosaves: {} });
+export const initialMenuItemState = (): MenuItemState => ({ exists: false, deleted: false, item: null, autosaves: {}, savedAt: null, publishedAt: null });
 
 export function evolveMenuItem(state: MenuItemState, event: MenuItemEvent): MenuItemState {
   switch (event.type) {
-    case 'MenuItemCreated':
-      return { ...state, exists: true, deleted: false, item: event.data.item };
-    case 'MenuItemUpdated':
-      return state.item ? { ...state, item: { ...state.item, ...event.data.changes } } : state;
+    case 'MenuItemCreated': {
+      const { item } = event.data;
+      return { ...state, exists: true, deleted: false, item, savedAt: item.date, publishedAt: item.status === 'publish' ? item.date : null };
+    }
+    case 'MenuItemUpdated': {
+      if (!state.item) return state;
+      const { changes, autosave } = event.data;
+      const item = { ...state.item, ...changes };
+      const savedAt = autosave === true ? state.savedAt : (changes.modified ?? state.savedAt);
+      const publishedAt = state.publishedAt ?? (item.status === 'publish' ? (changes.modified ?? null) : null);
+      return { ...state, item, savedAt, publishedAt };
+    }
     case 'MenuItemDeleted':
       return { ...state, exists: false, deleted: true };
     case 'MenuItemAutosaved':
@@ -218,7 +233,7 @@ function decideMenuItem(command: MenuItemCommand, state: MenuItemState): MenuIte
  */
 function decideAutosave(command: Extract<MenuItemCommand, { kind: 'autosave' }>, state: MenuItemState): MenuItemEvent[] {
   const { id, actorId } = command;
-  if (autosaveSavesMenuItem(state, actorId)) return [{ type: 'MenuItemUpdated', data: { id, changes: { modified: command.now } } }];
+  if (autosaveSavesMenuItem(state, actorId)) return [{ type: 'MenuItemUpdated', data: { id, changes: { modified: command.now }, autosave: true } }];
   const existing = state.autosaves[actorId];
   if (existing !== undefined) return [{ type: 'MenuItemAutosaveDiscarded', data: { id, autosaveId: existing, userId: actorId } }];
   return [{ type: 'MenuItemAutosaved', data: { id, autosaveId: command.autosaveId, userId: actorId, date: command.now, date_gmt: command.nowGmt } }];

@@ -80,6 +80,12 @@ export interface MenuItemUpdated {
   id: number;
   /** Only the fields whose values changed (`modified` always). */
   changes: Partial<MenuItemFields>;
+  /**
+   * True when an autosave by the author of a draft item saved it in place: WordPress then keeps the item's date,
+   * where a save through the item itself sets it to the time of the save. Absent on updates (and on such autosaves
+   * recorded before the field existed).
+   */
+  autosave?: true;
 }
 
 export interface MenuItemDeleted {

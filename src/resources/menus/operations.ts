@@ -228,6 +228,8 @@ export interface MenuItemAutosaveOutcome {
   savedItem: boolean;
   /** The autosave made (null when the item itself was saved). */
   autosaveId: number | null;
+  /** When the item itself was saved: its last save through the item and its first publication (see MenuItemState). */
+  itemDates: { savedAt: string | null; publishedAt: string | null } | null;
 }
 
 /**
@@ -256,7 +258,8 @@ export async function autosaveMenuItem(site: Site, id: number, actor: Actor, req
     throw restError('rest_autosave_no_changes', 'There is nothing to save. The autosave and the post content are the same.', 400);
   }
   const saved = result.events.find((event) => event.type === 'MenuItemAutosaved');
-  return { position: result.position, savedItem, autosaveId: saved ? (saved.data as { autosaveId: number }).autosaveId : null };
+  const itemDates = savedItem ? { savedAt: result.state.savedAt, publishedAt: result.state.publishedAt } : null;
+  return { position: result.position, savedItem, autosaveId: saved ? (saved.data as { autosaveId: number }).autosaveId : null, itemDates };
 }
 
 export async function deleteMenuItem(site: Site, id: number, actor: Actor | null, requestId: string): Promise<MenuItemWriteOutcome> {
