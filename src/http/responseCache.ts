@@ -8,17 +8,22 @@
  * writes: no header says an answer came from here.
  *
  * Anonymous means no Authorization header (the only credentials the API reads) and no method override header;
- * URLs with `_wpnonce` are never kept. Bounded by count and bytes, least recently used first out.
+ * URLs with `_wpnonce` are never kept. Bounded by count and bytes, least recently used first out. Once an answer
+ * could only be kept by pushing another out, a URL is kept only when asked again within the last
+ * `admissionWindow` URLs that were not kept (see AdmissionWindow).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CHANGING } from '../projection/readModelVersion';
 import type { ReadModelVersion } from '../projection/readModelVersion';
+import { AdmissionWindow } from '../rest/admissionWindow';
 
 export interface ResponseCacheLimits {
   /** Most answers kept; 0 disables the cache. */
   entries: number;
   /** Most bytes kept (bodies, header lines and keys); 0 disables the cache. */
   bytes: number;
+  /** URLs not kept that are remembered for admission once the cache is full (default: twice `entries`). */
+  admissionWindow?: number;
 }
 
 export const DEFAULT_RESPONSE_CACHE_LIMITS: ResponseCacheLimits = { entries: 2_000, bytes: 64 * 1024 * 1024 };
@@ -47,6 +52,7 @@ export function createResponseCache(version: ReadModelVersion, limits: ResponseC
 export class ResponseCache {
   private readonly kept = new Map<string, Entry>();
   private keptBytes = 0;
+  private readonly seenOnce: AdmissionWindow;
   /** Anonymous GETs and HEADs answered from the cache. */
   hits = 0;
   /** Anonymous GETs and HEADs it could not answer (nothing kept, or kept at an older version). */
@@ -55,7 +61,9 @@ export class ResponseCache {
   constructor(
     private readonly version: ReadModelVersion,
     private readonly limits: ResponseCacheLimits,
-  ) {}
+  ) {
+    this.seenOnce = new AdmissionWindow(limits.admissionWindow ?? 2 * limits.entries);
+  }
 
   get size(): { entries: number; bytes: number } {
     return { entries: this.kept.size, bytes: this.keptBytes };
@@ -76,6 +84,8 @@ export class ResponseCache {
     }
     if (entry.version !== this.version.current()) {
       this.drop(key, entry);
+      // It was kept before: its new answer need not wait for a second request.
+      this.seenOnce.remember(key);
       this.misses += 1;
       return false;
     }
@@ -98,7 +108,12 @@ export class ResponseCache {
     return version === CHANGING ? null : version;
   }
 
-  /** Keeps an admitted request's answer, if the read model has not changed since it was admitted. */
+  /**
+   * Keeps an admitted request's answer, if the read model has not changed since it was admitted. When it could only
+   * be kept by pushing another answer out, it is kept only if its URL was asked (and not kept) within the admission
+   * window: on a site much larger than the cache read at random (single posts by id), keeping every answer only
+   * pushed another out, and each one pushed out was garbage the old generation's collector paid for.
+   */
   keep(req: IncomingMessage, version: number, answer: WrittenAnswer): void {
     if (this.version.current() !== version) return;
     const key = req.url!;
@@ -108,6 +123,9 @@ export class ResponseCache {
     if (size > this.limits.bytes / 4) return;
     const previous = this.kept.get(key);
     if (previous) this.drop(key, previous);
+    else if (this.kept.size >= this.limits.entries || this.keptBytes + size > this.limits.bytes) {
+      if (!this.seenOnce.admits(key)) return;
+    }
     this.kept.set(key, { ...answer, version, size });
     this.keptBytes += size;
     while (this.kept.size > this.limits.entries || this.keptBytes > this.limits.bytes) {

@@ -7,6 +7,7 @@
  * It knows nothing about HTTP: koa (app.ts) and batch (batch.ts) both call it with a RestRequest.
  */
 import { validateArgs } from './args';
+import { AdmissionWindow } from './admissionWindow';
 import type { ArgSchema, ArgsResult } from './args';
 import { applyFields } from './schema';
 import { describeRoute } from './discovery';
@@ -37,6 +38,18 @@ export interface Prepared {
 /** Validated args kept per endpoint (see Dispatcher.validate); emptied when full. */
 const VALIDATED_KEPT = 16_384;
 
+/**
+ * The validated args an endpoint keeps by path and raw query string. Once they have been emptied for being full, a
+ * URL is kept only when seen again within the window: at 100,000 posts read at random, keeping every item URL only
+ * filled the map with entries promoted to the old generation and thrown away at the next emptying.
+ */
+interface ValidatedArgsKept {
+  byUrl: Map<string, Record<string, unknown>>;
+  /** Set when the map was first emptied for being full. */
+  full: boolean;
+  seenOnce: AdmissionWindow;
+}
+
 const noRoute = () => restError('rest_no_route', 'No route was found matching the URL and request method.', 404);
 
 /** `(?P<id>[\d]+)` as WordPress writes it, compiled to a JavaScript named group, anchored, case-insensitive. */
@@ -47,7 +60,7 @@ export function compileRoutePattern(path: string): RegExp {
 export class Dispatcher {
   private readonly compiled: CompiledRoute[];
   /** Per endpoint: the validated args of anonymous bodiless requests, by path and raw query string. */
-  private readonly validatedArgs = new WeakMap<Endpoint, Map<string, Record<string, unknown>>>();
+  private readonly validatedArgs = new WeakMap<Endpoint, ValidatedArgsKept>();
   /** Per args object: whether its outcome for an anonymous request depends on the input alone. */
   private readonly reusableArgs = new WeakMap<Record<string, ArgSchema>, boolean>();
 
@@ -171,13 +184,16 @@ export class Dispatcher {
     }
     const key = `${request.path}?${request.rawQuery}`;
     let kept = this.validatedArgs.get(endpoint);
-    if (kept === undefined) this.validatedArgs.set(endpoint, (kept = new Map()));
-    const hit = kept.get(key);
+    if (kept === undefined) this.validatedArgs.set(endpoint, (kept = { byUrl: new Map(), full: false, seenOnce: new AdmissionWindow(VALIDATED_KEPT) }));
+    const hit = kept.byUrl.get(key);
     if (hit !== undefined) return { values: hit };
     const validated = validateArgs(endpoint.args, input, { request });
-    if ('values' in validated) {
-      if (kept.size >= VALIDATED_KEPT) kept.clear();
-      kept.set(key, deepFreeze(validated.values));
+    if ('values' in validated && (!kept.full || kept.seenOnce.admits(key))) {
+      if (kept.byUrl.size >= VALIDATED_KEPT) {
+        kept.byUrl.clear();
+        kept.full = true;
+      }
+      kept.byUrl.set(key, deepFreeze(validated.values));
     }
     return validated;
   }

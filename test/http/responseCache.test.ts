@@ -293,6 +293,9 @@ bounds('bounded by count (least recently used out first) and by bytes', async ()
   const paths = ['/core/v2/posts?per_page=1', '/core/v2/posts?per_page=2', '/core/v2/posts?per_page=3'];
   for (const path of paths) await raw(site, 'GET', path);
   assert.match((await site.request('GET', '/metrics')).text, /^palimpsest_response_cache_entries 2$/m);
+  // Full: the third answer was not kept at its first request, only at its second (admission on a second request).
+  assert.is((await hitsDuring(site, () => raw(site, 'GET', paths[2]!))).hits, 0, 'not kept at its first request');
+  assert.is((await hitsDuring(site, () => raw(site, 'GET', paths[1]!))).hits, 1, 'so nothing was let go');
   assert.is((await hitsDuring(site, () => raw(site, 'GET', paths[0]!))).hits, 0, 'the oldest was let go');
   assert.is((await hitsDuring(site, () => raw(site, 'GET', paths[2]!))).hits, 1, 'the newest is kept');
   await site.close();
