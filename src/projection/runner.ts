@@ -79,6 +79,8 @@ export class Projector {
   private sharedDelivery: Promise<unknown> = Promise.resolve();
   private stopped = false;
   private term: ProjectorStartOptions = {};
+  /** Ends a start waiting for the shared subscription to catch up, when the projector is stopped first. */
+  private abortStart: (() => void) | null = null;
 
   constructor(private readonly options: ProjectorOptions) {
     for (const projection of options.projections) {
@@ -97,6 +99,8 @@ export class Projector {
     const entries = [...this.running.values()];
     for (const entry of entries) entry.failed = null;
     const prepared = await Promise.all(entries.map(async (entry) => ((await this.prepare(entry)) ? entry : null)));
+    // Stopped while preparing (a lease term that ended during a rebuild): this start is over.
+    if (this.stopped) return;
     const ready = prepared.filter((entry): entry is Running => entry !== null);
     // Projections starting from the beginning of the log fill empty collections nobody reads before this resolves.
     const { readModel } = this.options;
@@ -184,6 +188,8 @@ export class Projector {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.abortStart?.();
+    this.abortStart = null;
     const shared = this.sharedSubscription;
     this.sharedSubscription = null;
     for (const entry of this.running.values()) entry.shared = false;
@@ -242,6 +248,8 @@ export class Projector {
     const after = Math.min(...entries.map((entry) => entry.applied));
     return new Promise((resolve, reject) => {
       let caughtUp = false;
+      // A closed subscription never reports catching up: stop() ends the wait instead.
+      this.abortStart = resolve;
       const leave = (entry: Running, error: unknown) => {
         entry.shared = false;
         if (this.failed(entry, error, true)) {

@@ -1,7 +1,8 @@
 /**
  * Running the projector when several processes share a read model: only the holder of the projector lease applies
- * events. The service renews the lease every third of its lifetime; a process that cannot get it waits on standby
- * and takes over once the holder's lease expires (it died, or stalled). Every commit carries the lease's fencing
+ * events. The service renews the lease every third of its lifetime, also while the projector starts (a start may
+ * rebuild a projection from the whole log, for longer than the lease lasts); a process that cannot get it waits on
+ * standby and takes over once the holder's lease expires (it died, or stalled). Every commit carries the lease's fencing
  * token, so a holder that stalled past its expiry has its next commit refused instead of overwriting its successor.
  * After each commit the holder publishes the position every projection has applied, which API nodes wait on.
  */
@@ -38,6 +39,8 @@ export type ProjectorState = 'starting' | 'active' | 'standby' | 'stopped';
 export class ProjectorService {
   private fence: number | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** The projector's start in the current (or last) term; renewals do not wait for it. */
+  private starting: Promise<void> = Promise.resolve();
   private ticking: Promise<void> = Promise.resolve();
   private stopped = false;
   state: ProjectorState = 'starting';
@@ -58,6 +61,8 @@ export class ProjectorService {
     this.timer = setInterval(() => {
       this.ticking = this.ticking.then(() => this.tick());
     }, every);
+    // Renewals run from here on, whether or not the term's start (a catch-up, perhaps a rebuild) is over.
+    await this.starting;
   }
 
   /** The fencing token of the term in progress, or null on standby. */
@@ -76,7 +81,12 @@ export class ProjectorService {
       log?.('projector: could not renew the lease', error instanceof Error ? error.message : error);
       return;
     }
-    if (this.stopped || fence === this.fence) return;
+    if (this.stopped) return;
+    if (fence === this.fence) {
+      // Renewed, or still on standby (also when this process never held it).
+      if (fence === null) this.state = 'standby';
+      return;
+    }
     if (this.fence !== null) {
       log?.(`projector: lease term ${this.fence} ended${fence === null ? ' (another process holds it)' : ''}`);
       await projector.stop();
@@ -89,6 +99,16 @@ export class ProjectorService {
     this.fence = fence;
     this.state = 'active';
     log?.(`projector: holding the lease (term ${fence}), catching up`);
+    // The projector starts without holding up the renewals: with a start that outlasted the lease (a rebuild), a
+    // standby would take over and start the same rebuild, replacing this one's staged generation, and so on for ever.
+    // A term's start waits for the previous term's to be over (one start at a time on the projector).
+    this.starting = this.starting.then(() => this.startTerm(fence));
+  }
+
+  /** Starts the projector for a term; once it is up, stops it again if the term ended meanwhile. */
+  private async startTerm(fence: number): Promise<void> {
+    const { projector, log } = this.options;
+    if (this.fence !== fence || this.stopped) return;
     try {
       await projector.start({
         fence,
@@ -108,6 +128,8 @@ export class ProjectorService {
     } catch (error) {
       log?.('projector: failed to start', error);
     }
+    // The term ended while it started (the stop then came before what the start went on to open): stop what it opened.
+    if (this.fence !== fence) await projector.stop();
   }
 
   async stop(): Promise<void> {

@@ -1,0 +1,114 @@
+/**
+ * A projector that starts with a projection whose version changed rebuilds it before it applies anything. On the real
+ * Redis: the lease holder keeps renewing its lease while that rebuild runs, however long it takes, so a standby does
+ * not take over and start the same rebuild (before, each replaced the other's staged generation, for ever); once the
+ * rebuild is switched in, the holder applies the log as usual.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { createRedisReadModel } from '../../src/adapters/redis/readModel';
+import { createRedisAppliedProgress, createRedisLease } from '../../src/adapters/redis/coordination';
+import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
+import type { EventStore, SubscribeToAllOptions } from '../../src/ports/eventStore';
+import { Projector } from '../../src/projection/runner';
+import { ProjectorService } from '../../src/projection/service';
+import type { Lease } from '../../src/projection/service';
+import { defineProjection } from '../../src/projection/projection';
+import { REDIS_URL, deleteKeysUnder } from '../support/redis';
+
+const test = suite('projector lease during a start-up rebuild');
+
+const notes = (version: number) =>
+  defineProjection({
+    name: 'notes',
+    version,
+    collections: ['notes'],
+    handles: ['Noted'],
+    locate: (event) => ({ collection: 'notes', id: (event.data as { id: number }).id }),
+    evolve: (_doc, event) => ({ id: (event.data as { id: number }).id, version }),
+  });
+const noted = (id: number) => ({ type: 'Noted', data: { id }, metadata: { userId: null, requestId: 'r', at: '2024-05-01T12:00:00.000Z' } });
+
+/** Resolves once `condition` holds (checked every 10 ms); fails after `limitMs`, which only a broken behaviour reaches. */
+async function until(condition: () => boolean, what: string, limitMs = 10_000): Promise<void> {
+  for (let waited = 0; !condition(); waited += 10) {
+    if (waited > limitMs) assert.unreachable(`never: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+test('the holder renews its lease while it rebuilds; the standby stays on standby; the rebuild is switched in', async () => {
+  const prefix = `test:lease-rebuild:${randomUUID()}:`;
+  const connections = [new Redis(REDIS_URL), new Redis(REDIS_URL), new Redis(REDIS_URL)];
+  const [redis, first, second] = connections as [Redis, Redis, Redis];
+  const services: ProjectorService[] = [];
+  let release = () => {};
+  try {
+    const store = createMemoryEventStore();
+    for (let id = 1; id <= 3; id++) await store.appendToStream(`n-${id}`, [noted(id)], { expectedRevision: 'no_stream' });
+    const v1 = new Projector({ store, readModel: createRedisReadModel({ redis, prefix }), projections: [notes(1)] });
+    await v1.start();
+    await v1.stop();
+
+    // The rebuild's own subscription (it names no event types) is held at its first batch until released.
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let rebuildHeld = false;
+    const gated: EventStore = new Proxy(store, {
+      get(target, property) {
+        if (property !== 'subscribeToAll') return Reflect.get(target, property);
+        return (options: SubscribeToAllOptions) =>
+          target.subscribeToAll(
+            options.types
+              ? options
+              : {
+                  ...options,
+                  onEvents: async (events) => {
+                    rebuildHeld = true;
+                    await released;
+                    return options.onEvents(events);
+                  },
+                },
+          );
+      },
+    });
+    const renewals = { first: 0, second: 0 };
+    const serviceOn = (connection: Redis, owner: 'first' | 'second') => {
+      const lease = createRedisLease({ redis: connection, prefix, owner, ttlMs: 300 });
+      const counted: Lease = { ...lease, acquire: () => (renewals[owner]++, lease.acquire()) };
+      const projector = new Projector({ store: gated, readModel: createRedisReadModel({ redis: connection, prefix }), projections: [notes(2)], retireGraceMs: 0 });
+      const service = new ProjectorService({ projector, lease: counted, progress: createRedisAppliedProgress({ redis: connection, prefix }) });
+      services.push(service);
+      return service;
+    };
+    const holder = serviceOn(first, 'first');
+    const holderStarted = holder.start();
+    await until(() => rebuildHeld, 'the rebuild began');
+    const standby = serviceOn(second, 'second');
+    await standby.start();
+    // Several lease lifetimes pass while the rebuild is held.
+    const from = renewals.first;
+    await until(() => renewals.first >= from + 10 && renewals.second >= 10, 'ten renewals by each during the rebuild');
+    assert.is(await redis.get(`${prefix}projector:lease`), 'first', 'the holder kept its lease');
+    assert.is(holder.state, 'active');
+    assert.is(standby.state, 'standby');
+    release();
+    await holderStarted;
+    assert.is(Number(await redis.hget(`${prefix}gen:live`, 'notes')), 1, 'the rebuilt generation is live');
+    assert.equal(await createRedisReadModel({ redis, prefix }).get('notes', 3), { id: 3, version: 2 });
+    // Then it applies the log as usual.
+    const { position } = await store.appendToStream('n-4', [noted(4)], { expectedRevision: 'no_stream' });
+    const progress = createRedisAppliedProgress({ redis, prefix });
+    assert.ok(await progress.waitFor(position, 10_000), 'the new event was applied');
+    await progress.close();
+    assert.equal(await createRedisReadModel({ redis, prefix }).get('notes', 4), { id: 4, version: 2 });
+  } finally {
+    release();
+    for (const service of services) await service.stop();
+    await deleteKeysUnder(redis, prefix);
+    for (const connection of connections) connection.disconnect();
+  }
+});
+
+test.run();
