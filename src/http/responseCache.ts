@@ -9,8 +9,8 @@
  *
  * Anonymous means no Authorization header (the only credentials the API reads) and no method override header;
  * URLs with `_wpnonce` are never kept. Bounded by count and bytes, least recently used first out. Once an answer
- * could only be kept by pushing another out, a URL is kept only when asked again within the last
- * `admissionWindow` URLs that were not kept (see AdmissionWindow).
+ * could only be kept by pushing out one still current, a URL is kept only when asked again within the last
+ * `admissionWindow` URLs that were not kept (see src/rest/admissionWindow.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CHANGING } from '../projection/readModelVersion';
@@ -110,8 +110,8 @@ export class ResponseCache {
 
   /**
    * Keeps an admitted request's answer, if the read model has not changed since it was admitted. When it could only
-   * be kept by pushing another answer out, it is kept only if its URL was asked (and not kept) within the admission
-   * window: on a site much larger than the cache read at random (single posts by id), keeping every answer only
+   * be kept by pushing out an answer still current, it is kept only if its URL was asked (and not kept) within the
+   * admission window: on a site much larger than the cache read at random (single posts by id), keeping every answer only
    * pushed another out, and each one pushed out was garbage the old generation's collector paid for.
    */
   keep(req: IncomingMessage, version: number, answer: WrittenAnswer): void {
@@ -123,7 +123,8 @@ export class ResponseCache {
     if (size > this.limits.bytes / 4) return;
     const previous = this.kept.get(key);
     if (previous) this.drop(key, previous);
-    else if (this.kept.size >= this.limits.entries || this.keptBytes + size > this.limits.bytes) {
+    else if ((this.kept.size >= this.limits.entries || this.keptBytes + size > this.limits.bytes) && this.oldestIsCurrent(version)) {
+      // Pushing out an answer of an older version costs nothing; pushing out a current one waits for a second request.
       if (!this.seenOnce.admits(key)) return;
     }
     this.kept.set(key, { ...answer, version, size });
@@ -132,6 +133,12 @@ export class ResponseCache {
       const [oldestKey, oldest] = this.kept.entries().next().value as [string, Entry];
       this.drop(oldestKey, oldest);
     }
+  }
+
+  /** Whether the entry first out (the least recently used) is of this version, i.e. still served. */
+  private oldestIsCurrent(version: number): boolean {
+    const oldest = this.kept.values().next().value as Entry | undefined;
+    return oldest !== undefined && oldest.version === version;
   }
 
   private drop(key: string, entry: Entry): void {

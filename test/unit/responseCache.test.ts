@@ -94,6 +94,24 @@ test('an answer kept at an older version is replaced at once, full or not', () =
   assert.ok(ask(cache, '/b'));
 });
 
+test('after a change, an answer pushing out one of an older version is kept at once', () => {
+  const version = new ReadModelVersion();
+  const cache = new ResponseCache(version, { entries: 2, bytes: 1 << 20, admissionWindow: 4 });
+  ask(cache, '/a');
+  ask(cache, '/b');
+  version.changed();
+  assert.not.ok(ask(cache, '/c'));
+  assert.ok(ask(cache, '/c'), 'kept at its first request: /a was of the older version');
+  assert.not.ok(ask(cache, '/d'));
+  assert.ok(ask(cache, '/d'), '/b likewise');
+  // Now the first out (/c) is current: /e waits for its second request, then pushes /c out.
+  assert.not.ok(ask(cache, '/e'));
+  assert.not.ok(ask(cache, '/e'));
+  assert.ok(ask(cache, '/e'));
+  assert.ok(ask(cache, '/d'));
+  assert.not.ok(ask(cache, '/c'));
+});
+
 test('an admission window forgets the oldest URL and admits each URL once per sighting', () => {
   const window = new AdmissionWindow(3);
   for (const key of ['/1', '/2', '/3']) assert.not.ok(window.admits(key));
