@@ -10,12 +10,12 @@
  * Anonymous means no Authorization header (the only credentials the API reads) and no method override header;
  * URLs with `_wpnonce` are never kept. Bounded by count and bytes, least recently used first out. Once an answer
  * could only be kept by pushing out one still current, a URL is kept only when asked again within the last
- * `admissionWindow` URLs that were not kept (see src/rest/admissionWindow.ts).
+ * `admissionWindow` URLs that were not kept (see src/core/admissionWindow.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CHANGING } from '../projection/readModelVersion';
 import type { ReadModelVersion } from '../projection/readModelVersion';
-import { AdmissionWindow } from '../rest/admissionWindow';
+import { AdmissionWindow } from '../core/admissionWindow';
 
 export interface ResponseCacheLimits {
   /** Most answers kept; 0 disables the cache. */

@@ -7,7 +7,7 @@
  * It knows nothing about HTTP: koa (app.ts) and batch (batch.ts) both call it with a RestRequest.
  */
 import { validateArgs } from './args';
-import { AdmissionWindow } from './admissionWindow';
+import { AdmissionWindow } from '../core/admissionWindow';
 import type { ArgSchema, ArgsResult } from './args';
 import { applyFields } from './schema';
 import { describeRoute } from './discovery';

@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ResponseCache } from '../../src/http/responseCache';
-import { AdmissionWindow } from '../../src/rest/admissionWindow';
+import { AdmissionWindow } from '../../src/core/admissionWindow';
 import { ReadModelVersion } from '../../src/projection/readModelVersion';
 
 const test = suite('response cache: admission');

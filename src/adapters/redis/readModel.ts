@@ -89,6 +89,7 @@ import type { Checkpoint, Commit, Doc, DocId, Filter, Order, QueryPlan, QueryRes
 import { checkPlan, distinctValues, isScalar, partitionShape, prepareCommit, rangeBounds, searchTerms } from '../memory/readModel';
 import type { PreparedCommit, PreparedEntry, PreparedWrite } from '../memory/readModel';
 import { CommandBatch, packEntry } from './resp';
+import { AdmissionWindow } from '../../core/admissionWindow';
 
 const SURROGATE = /[\uD800-\uDFFF]/;
 
@@ -1741,6 +1742,8 @@ export interface RedisReadModelOptions {
    * sweep (sweep.ts) takes a staged generation whose lease lapsed for abandoned. Default 30 s.
    */
   buildLeaseMs?: number;
+  /** Parsed documents kept by recent use (default 20,000); see `parse` below. */
+  parsedDocsKept?: number;
 }
 
 /** The build lease of staged generation G: `<prefix>gen:building:<G>`. */
@@ -2156,15 +2159,24 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
   // Kept under a fingerprint of the JSON (its length, head and tail) and checked against the whole JSON: hashing a
   // ~3 KB reply string as a Map key cost more than the rest of a hit; comparing two strings is a memcmp. Two JSONs
   // with one fingerprint (versions of a document of the same length) only replace each other.
+  // Once full, a document new to it is kept only when read again within the admission window: at 100,000 posts read
+  // at random, keeping every one pushed another out, and each one pushed out (its JSON and its objects) was garbage
+  // in the old generation. A document read once is parsed, used and left to the young generation.
+  const parsedDocsKept = options.parsedDocsKept ?? PARSED_DOCS_KEPT;
   const parsedDocs = new Map<string, { json: string; doc: Doc }>();
+  const parsedOnce = new AdmissionWindow(2 * parsedDocsKept);
   const parse = (json: string | null): Doc | null => {
     if (json === null) return null;
     const key = json.length < 160 ? json : `${json.length}\u0000${json.slice(0, 96)}\u0000${json.slice(-48)}`;
     let kept = parsedDocs.get(key);
     if (kept !== undefined) parsedDocs.delete(key);
     if (kept === undefined || kept.json !== json) {
-      kept = { json, doc: deepFreeze(JSON.parse(json) as Doc) };
-      if (parsedDocs.size >= PARSED_DOCS_KEPT) parsedDocs.delete(parsedDocs.keys().next().value!);
+      const doc = deepFreeze(JSON.parse(json) as Doc);
+      if (kept === undefined && parsedDocs.size >= parsedDocsKept) {
+        if (!parsedOnce.admits(key)) return doc;
+        parsedDocs.delete(parsedDocs.keys().next().value!);
+      }
+      kept = { json, doc };
     }
     parsedDocs.set(key, kept);
     return kept.doc;

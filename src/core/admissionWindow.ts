@@ -2,9 +2,10 @@
  * The last `size` keys (URLs) a cache did not keep, by a 30-bit hash of each (no string is held), in a ring: a key
  * among them is admitted (and forgotten) when seen again. Two keys of the same hash only admit one early, which
  * costs nothing but a kept entry. Each hash remembers its slot, so a slot overwritten later forgets only the hash it
- * held. The shared response cache and the dispatcher's validated args use it once full: on a site much larger than
- * a cache, read at random, keeping every first sighting only pushes another entry out, and each entry pushed out is
- * garbage in the old generation, which the collector pays for in proportion to the whole heap.
+ * held. The shared response cache, the dispatcher's validated args and the Redis read model's parsed documents use
+ * it once full: on a site much larger than a cache, read at random, keeping every first sighting only pushes another
+ * entry out, and each entry pushed out is garbage in the old generation, which the collector pays for in proportion
+ * to the whole heap.
  */
 export class AdmissionWindow {
   private readonly ring: number[] = [];
