@@ -6,7 +6,7 @@
  */
 import { defineProjection } from '../src/projection/projection';
 import type { MenuItemAutosaveDiscarded, MenuItemAutosaved, MenuItemCreated, MenuItemFields, MenuItemUpdated } from '../src/resources/menus/events';
-import { MENU_ITEM_EVENT_TYPES } from '../src/resources/menus/events';
+import { MENU_ITEM_EVENT_TYPES, withRecordedSlug } from '../src/resources/menus/events';
 import { localTimeKey } from './content';
 
 export const MENU_ITEM_COLLECTION = 'menu_item';
@@ -28,7 +28,7 @@ export interface MenuItemDoc extends MenuItemFields {
 
 export default defineProjection<MenuItemDoc>({
   name: 'menu-items',
-  version: 2,
+  version: 3,
   collections: [MENU_ITEM_COLLECTION],
   handles: MENU_ITEM_EVENT_TYPES,
   locate: (event) => ({ collection: MENU_ITEM_COLLECTION, id: (event.data as { id: number }).id }),
@@ -36,10 +36,12 @@ export default defineProjection<MenuItemDoc>({
     switch (event.type) {
       case 'MenuItemCreated': {
         const { id, item } = event.data as MenuItemCreated;
-        return { ...item, id, autosaves: [] };
+        return { ...withRecordedSlug(id, item, null), id, autosaves: [] } as MenuItemDoc;
       }
-      case 'MenuItemUpdated':
-        return doc ? { ...doc, ...(event.data as MenuItemUpdated).changes } : null;
+      case 'MenuItemUpdated': {
+        const { id, changes } = event.data as MenuItemUpdated;
+        return doc ? { ...doc, ...withRecordedSlug(id, changes, doc) } : null;
+      }
       case 'MenuItemAutosaved': {
         if (!doc) return null;
         const data = event.data as MenuItemAutosaved;
@@ -58,8 +60,8 @@ export default defineProjection<MenuItemDoc>({
     }
   },
   index(doc) {
-    // A menu item's slug is its id, as WordPress names published items.
-    const slug = String(doc.id);
+    // Empty while the item was never published: such items sort first by slug, as WordPress's empty post_name.
+    const slug = doc.slug;
     return {
       sort: {
         date: localTimeKey(doc.date),

@@ -7,6 +7,7 @@ import { contextParam } from '../../rest/schema';
 import { restError } from '../../rest/errors';
 import type { Filter, Order, QueryPlan } from '../../ports/readModel';
 import { formatLocal, parseRestDate } from '../../text/dates';
+import { sanitizeSlug } from '../../text/slug';
 import type { PostType } from './events';
 
 /** Every status a list may filter by (writable ones plus WordPress's internal ones), and `any`. */
@@ -227,6 +228,13 @@ export function dateFilters(params: Record<string, any>, timezone: string): Filt
   return filters;
 }
 
+/**
+ * The `slug` list as WordPress reads it: each entry made a slug the way titles are (`HELLO-WORLD` finds
+ * `hello-world`, `日本` its percent-encoded form), duplicates dropped. An entry with nothing left is kept as the
+ * empty slug, which finds the drafts that were never named, as in WordPress.
+ */
+export const slugList = (param: unknown): string[] => [...new Set(((param as string[] | undefined) ?? []).map((slug) => sanitizeSlug(slug)))];
+
 export const slugFilters = (slugs: string[]): Filter[] => (slugs.length > 0 ? [{ kind: 'any', field: 'slug', values: slugs }] : []);
 
 /** The text filter of a non-blank `search`, in the chosen `search_columns`, with the parsed search for relevance. */
@@ -282,7 +290,7 @@ export async function buildListPlan(params: Record<string, any>, ctx: ListContex
 
   filters.push(...dateFilters(params, ctx.timezone));
 
-  const slugs = (params.slug as string[] | undefined) ?? [];
+  const slugs = slugList(params.slug);
   filters.push(...slugFilters(slugs));
 
   if (ctx.postType === 'page') {

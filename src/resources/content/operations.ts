@@ -27,8 +27,11 @@ export const slugScope = (postType: PostType, parent: number): string => (postTy
 
 const FEED_SLUGS = new Set(['feed', 'rdf', 'rss', 'rss2', 'atom', 'embed']);
 
-/** base, base-2, base-3, …; a slug that would clash with feed or pagination URLs starts at -2. */
-export function* slugCandidates(base: string, postType: PostType): Iterable<string> {
+/**
+ * base, base-2, base-3, …; a slug that would clash with feed or pagination URLs starts at -2. Any post type's
+ * (menu items' too); only pages have the pagination rule.
+ */
+export function* slugCandidates(base: string, postType: PostType | 'nav_menu_item'): Iterable<string> {
   const reserved = FEED_SLUGS.has(base) || (postType === 'page' && /^(page)?\d+$/.test(base));
   if (!reserved) yield base;
   for (let n = 2; ; n++) yield `${base}-${n}`;

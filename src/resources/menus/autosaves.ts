@@ -73,11 +73,11 @@ export function menuItemAutosaveRoutes(site: Site): RouteDefinition[] {
   /**
    * The answer to an autosave of one's own draft: the item itself in the autosave shape. A draft that was never
    * published has no date yet (null: a floating draft); one that was shows, as WordPress does, the time of its last
-   * save through the item as `date` and the time it was first published as `date_gmt`. No slug, and no post parent
-   * (its menu parent is not one), so no links either.
+   * save through the item as `date` and the time it was first published as `date_gmt`. Its slug (empty unless it
+   * was published) and its guid from its creation; no post parent (its menu parent is not one), so no links either.
    */
   const presentDraft = (doc: MenuItemDoc, dates: { savedAt: string | null; publishedAt: string | null } | null): Record<string, unknown> => {
-    const guid = guidOf(doc.id);
+    const guid = `${site.settings.siteUrl}${doc.guid}`;
     const gmtOf = (local: string | null) => {
       const at = local === null ? null : parseRestDate(local, site.settings.timezone);
       return at === null ? null : formatGmt(at);
@@ -91,7 +91,7 @@ export function menuItemAutosaveRoutes(site: Site): RouteDefinition[] {
       modified: doc.modified,
       modified_gmt: gmtOf(doc.modified),
       parent: 0,
-      slug: '',
+      slug: doc.slug,
       guid: { rendered: guid, raw: guid },
       title: { raw: doc.title, rendered: renderTitle(doc.title) },
       preview_link: '',

@@ -5,6 +5,8 @@
  */
 import type { Decider } from '../../core/commandHandler';
 import { RestError, restError } from '../../rest/errors';
+import { sanitizeSlug } from '../../text/slug';
+import { withRecordedSlug } from './events';
 import type { MenuEvent, MenuFields, MenuItemEvent, MenuItemFields } from './events';
 
 // --- menus ---------------------------------------------------------------------------------------------------
@@ -99,8 +101,14 @@ export interface MenuItemState {
   publishedAt: string | null;
 }
 
+/** The fields a write records itself rather than taking from the client. */
+type RecordedField = 'author' | 'date' | 'modified' | 'slug' | 'guid';
+
+/** The fields of an item a client's write decides. */
+export type MenuItemWritable = Omit<MenuItemFields, RecordedField>;
+
 /** What a client may write (already sanitised); absent fields are defaulted (create) or kept (update). */
-export type MenuItemInput = Partial<Omit<MenuItemFields, 'author' | 'date' | 'modified' | 'status'>> & { status?: string };
+export type MenuItemInput = Partial<Omit<MenuItemWritable, 'status'>> & { status?: string };
 
 /** Facts about other streams the rules need, gathered for the item as it would be after the write. */
 export interface MenuItemFacts {
@@ -110,9 +118,13 @@ export interface MenuItemFacts {
   archiveTypeExists: boolean;
 }
 
+/**
+ * `slug`: the name claimed for the item when the write publishes it for the first time (see `menuItemSlugBase`),
+ * '' otherwise; a write that needs one and has none is refused as a programming error.
+ */
 export type MenuItemCommand =
-  | { kind: 'create'; id: number; input: MenuItemInput; facts: MenuItemFacts; actorId: number; now: string }
-  | { kind: 'update'; id: number; input: MenuItemInput; facts: MenuItemFacts; now: string }
+  | { kind: 'create'; id: number; input: MenuItemInput; facts: MenuItemFacts; slug: string; actorId: number; now: string }
+  | { kind: 'update'; id: number; input: MenuItemInput; facts: MenuItemFacts; slug: string; now: string }
   | { kind: 'delete'; id: number }
   /**
    * `autosaveId`: an id reserved for a new autosave (unused when the item itself is saved or the caller's
@@ -122,7 +134,7 @@ export type MenuItemCommand =
 
 export const menuItemNotFound = (): RestError => restError('rest_post_invalid_id', 'Invalid post ID.', 404);
 
-export const MENU_ITEM_DEFAULTS: Omit<MenuItemFields, 'author' | 'date' | 'modified'> = {
+export const MENU_ITEM_DEFAULTS: MenuItemWritable = {
   title: '',
   status: 'publish',
   url: '',
@@ -143,8 +155,8 @@ export const MENU_ITEM_DEFAULTS: Omit<MenuItemFields, 'author' | 'date' | 'modif
  * The item as a write would leave it: `input` over `base`, with WordPress's normalisations (every status but
  * publish is a draft; a custom link is its own object). Pure, so the operations can gather facts about it.
  */
-export function mergeMenuItem(id: number, base: Omit<MenuItemFields, 'author' | 'date' | 'modified'>, input: MenuItemInput) {
-  const next = { ...base, ...stripUndefined(input) } as Omit<MenuItemFields, 'author' | 'date' | 'modified'>;
+export function mergeMenuItem<Base extends MenuItemWritable>(id: number, base: Base, input: MenuItemInput): Base {
+  const next = { ...base, ...stripUndefined(input) } as Base;
   next.status = next.status === 'publish' ? 'publish' : 'draft';
   if (next.type === 'custom') {
     next.object = 'custom';
@@ -154,7 +166,7 @@ export function mergeMenuItem(id: number, base: Omit<MenuItemFields, 'author' | 
 }
 
 /** WordPress's checks of an item, in its order; a custom link missing both title and url reports both. */
-function assertValidItem(item: Omit<MenuItemFields, 'author' | 'date' | 'modified'>, facts: MenuItemFacts): void {
+function assertValidItem(item: MenuItemWritable, facts: MenuItemFacts): void {
   if (item.type === 'post_type_archive' && !facts.archiveTypeExists) throw restError('rest_post_invalid_type', 'Invalid post type.', 400);
   if (item.type === 'custom') {
     const titleMissing = item.title === '';
@@ -168,17 +180,31 @@ function assertValidItem(item: Omit<MenuItemFields, 'author' | 'date' | 'modifie
   if (item.menu !== 0 && !facts.menuExists) throw restError('invalid_menu_id', 'Invalid menu ID.', 400);
 }
 
+/**
+ * Whether a write leaving the item as `next` must give it a slug: WordPress names an item when it is first
+ * published, and keeps that name (a draft again, retitled or republished) for as long as the item lives.
+ */
+export function menuItemNeedsSlug(currentSlug: string, next: Pick<MenuItemFields, 'status'>): boolean {
+  return currentSlug === '' && next.status === 'publish';
+}
+
+/** The slug a newly published item asks for: from its own title (not the linked object's), else its id. */
+export function menuItemSlugBase(id: number, title: string): string {
+  return sanitizeSlug(title) || String(id);
+}
+
 export const initialMenuItemState = (): MenuItemState => ({ exists: false, deleted: false, item: null, autosaves: {}, savedAt: null, publishedAt: null });
 
 export function evolveMenuItem(state: MenuItemState, event: MenuItemEvent): MenuItemState {
   switch (event.type) {
     case 'MenuItemCreated': {
-      const { item } = event.data;
+      const item = withRecordedSlug(event.data.id, event.data.item, null) as MenuItemFields;
       return { ...state, exists: true, deleted: false, item, savedAt: item.date, publishedAt: item.status === 'publish' ? item.date : null };
     }
     case 'MenuItemUpdated': {
       if (!state.item) return state;
-      const { changes, autosave } = event.data;
+      const { autosave } = event.data;
+      const changes = withRecordedSlug(event.data.id, event.data.changes, state.item);
       const item = { ...state.item, ...changes };
       const savedAt = autosave === true ? state.savedAt : (changes.modified ?? state.savedAt);
       const publishedAt = state.publishedAt ?? (item.status === 'publish' ? (changes.modified ?? null) : null);
@@ -206,7 +232,10 @@ function decideMenuItem(command: MenuItemCommand, state: MenuItemState): MenuIte
     if (state.exists || state.deleted) throw restError('rest_post_exists', 'Cannot create existing post.', 400);
     const next = mergeMenuItem(id, MENU_ITEM_DEFAULTS, command.input);
     assertValidItem(next, command.facts);
-    const item: MenuItemFields = { ...next, author: command.actorId, date: command.now, modified: command.now };
+    const slug = menuItemNeedsSlug('', next) ? requireSlug(command.slug) : '';
+    // WordPress fixes the guid at creation: the permalink then, a pretty one only for an item created published.
+    const guid = slug !== '' ? `/${slug}/` : `/?p=${id}`;
+    const item: MenuItemFields = { ...next, slug, guid, author: command.actorId, date: command.now, modified: command.now };
     return [{ type: 'MenuItemCreated', data: { id, item } }];
   }
   const current = state.item;
@@ -216,6 +245,7 @@ function decideMenuItem(command: MenuItemCommand, state: MenuItemState): MenuIte
 
   const next = mergeMenuItem(id, current, command.input);
   assertValidItem(next, command.facts);
+  if (menuItemNeedsSlug(current.slug, next)) next.slug = requireSlug(command.slug);
   const changes: Partial<MenuItemFields> = {};
   for (const key of Object.keys(next) as (keyof typeof next)[]) {
     if (next[key] !== current[key]) (changes as Record<string, unknown>)[key] = next[key];
@@ -244,6 +274,12 @@ export const menuItemDecider: Decider<MenuItemState, MenuItemCommand, MenuItemEv
   evolve: evolveMenuItem,
   decide: decideMenuItem,
 };
+
+/** The operations claim a slug for every write that publishes an item first; one without is a bug, not bad input. */
+function requireSlug(slug: string): string {
+  if (slug === '') throw new Error('a menu item published for the first time needs a claimed slug');
+  return slug;
+}
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;

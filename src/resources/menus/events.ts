@@ -64,6 +64,17 @@ export interface MenuItemFields {
   xfn: string;
   /** The menu (a `nav_menu` term id), 0 for none. */
   menu: number;
+  /**
+   * WordPress's post_name: empty until the item is first published, then made from its title (its id when it has
+   * none) and unique among menu items (claimed in scope `nav_menu_item`); never changed after. Absent from events
+   * recorded before 2026-11-24, which fold with `withRecordedSlug`.
+   */
+  slug: string;
+  /**
+   * The path of WordPress's guid, fixed at creation: `/{slug}/` for an item created published, `/?p={id}` for one
+   * created as a draft.
+   */
+  guid: string;
   /** Who created it. */
   author: number;
   /** Site-local creation and modification times (`YYYY-MM-DDTHH:MM:SS`), for list filters and order. */
@@ -76,9 +87,24 @@ export interface MenuItemCreated {
   item: MenuItemFields;
 }
 
+/**
+ * The item of a `MenuItemCreated` or the changes of a `MenuItemUpdated` as they fold. Events recorded before
+ * items had a recorded slug carry none: such an item keeps what palimpsest showed for it then, its id as the slug
+ * once published (the slug WordPress gives an untitled item) and `/?p={id}` as the guid. No name was claimed for
+ * those ids. Pure; the decider and the projection both fold with it.
+ */
+export function withRecordedSlug<T extends Partial<MenuItemFields>>(id: number, fields: T, before: Pick<MenuItemFields, 'slug' | 'guid'> | null): T & Partial<Pick<MenuItemFields, 'slug' | 'guid'>> {
+  if (before === null) {
+    if (fields.slug !== undefined && fields.guid !== undefined) return fields;
+    return { ...fields, slug: fields.slug ?? (fields.status === 'publish' ? String(id) : ''), guid: fields.guid ?? `/?p=${id}` };
+  }
+  if (fields.status === 'publish' && fields.slug === undefined && before.slug === '') return { ...fields, slug: String(id) };
+  return fields;
+}
+
 export interface MenuItemUpdated {
   id: number;
-  /** Only the fields whose values changed (`modified` always). */
+  /** Only the fields whose values changed (`modified` always; `slug` when the item is first published). */
   changes: Partial<MenuItemFields>;
   /**
    * True when an autosave by the author of a draft item saved it in place: WordPress then keeps the item's date,

@@ -6,7 +6,7 @@
 import type { ArgSchema } from '../../rest/args';
 import { contextParam } from '../../rest/schema';
 import type { Filter, QueryPlan } from '../../ports/readModel';
-import { ANY_STATUSES, termQueryArg, dateFilters, idFilters, idList, listOrder, listStatuses, listWindow, searchColumnsArg, searchFilter, slugFilters, statusFilter } from '../content/listQuery';
+import { ANY_STATUSES, termQueryArg, dateFilters, idFilters, idList, listOrder, listStatuses, listWindow, searchColumnsArg, searchFilter, slugFilters, slugList, statusFilter } from '../content/listQuery';
 
 const ORDERBY = ['author', 'date', 'id', 'include', 'modified', 'parent', 'relevance', 'slug', 'include_slugs', 'title', 'menu_order'] as const;
 
@@ -58,7 +58,7 @@ export function buildMenuItemPlan(params: Record<string, any>, timezone: string)
   filters.push(...idFilters(include, (params.exclude as number[] | undefined) ?? []));
   filters.push(...dateFilters(params, timezone));
 
-  const slugs = (params.slug as string[] | undefined) ?? [];
+  const slugs = slugList(params.slug);
   filters.push(...slugFilters(slugs));
   if (typeof params.menu_order === 'number') filters.push({ kind: 'range', field: 'menu_order', gte: params.menu_order, lte: params.menu_order });
 

@@ -15,14 +15,18 @@ import type { MenuDoc } from '../../../projections/menus';
 import { MENU_ITEM_COLLECTION } from '../../../projections/menuItems';
 import type { MenuItemDoc } from '../../../projections/menuItems';
 import { nextTermId, termSlugCandidates } from '../terms/operations';
+import { slugCandidates } from '../content/operations';
 import { sanitizeTermDescription, sanitizeTermName } from '../terms/sanitize';
-import { MENU_ITEM_DEFAULTS, autosaveSavesMenuItem, menuDecider, menuItemDecider, mergeMenuItem } from './decider';
+import { MENU_ITEM_DEFAULTS, autosaveSavesMenuItem, menuDecider, menuItemDecider, menuItemNeedsSlug, menuItemSlugBase, mergeMenuItem } from './decider';
 import type { MenuCommand, MenuItemCommand, MenuItemFacts, MenuItemInput, MenuItemState, MenuState } from './decider';
 import { menuItemStreamId, menuStreamId } from './events';
 import type { MenuFields } from './events';
 
 /** Menu slugs are unique among menus (the `nav_menu` taxonomy). */
 const MENU_SLUG_SCOPE = 'term-nav_menu';
+
+/** Menu-item slugs are unique among menu items, whatever their menu (a post type's slugs). */
+export const MENU_ITEM_SLUG_SCOPE = 'nav_menu_item';
 
 /** Post types whose archive a menu item may link to (WordPress checks only that the type exists). */
 export const ARCHIVE_POST_TYPES = new Set(['post', 'page', 'attachment']);
@@ -198,28 +202,62 @@ async function withObjectType(site: Site, input: MenuItemInput, type: string, ob
   return input;
 }
 
+/**
+ * The slug a write that first publishes the item needs ('' for any other write), claimed in the event store so that
+ * two items never share one; recorded in `claimed` so that what the write does not keep is released.
+ */
+async function claimSlugIfPublishing(site: Site, id: number, currentSlug: string, next: ReturnType<typeof mergeMenuItem>, claimed: string[], metadata: EventMetadata): Promise<string> {
+  if (!menuItemNeedsSlug(currentSlug, next)) return '';
+  const slug = await site.claims.claimFirstFree(MENU_ITEM_SLUG_SCOPE, slugCandidates(menuItemSlugBase(id, next.title), 'nav_menu_item'), id, metadata);
+  claimed.push(slug);
+  return slug;
+}
+
+async function releaseUnusedItemSlugs(site: Site, claimed: string[], kept: string | null, id: number, metadata: EventMetadata): Promise<void> {
+  for (const slug of claimed) if (slug !== kept) await site.claims.release(MENU_ITEM_SLUG_SCOPE, slug, id, metadata);
+}
+
 export async function createMenuItem(site: Site, sent: MenuItemInput, actor: Actor, requestId: string): Promise<MenuItemWriteOutcome> {
   const metadata = site.metadata(actor.id, requestId);
   const id = await site.ids.content.nextId();
+  const claimed: string[] = [];
   const prepare = async (): Promise<MenuItemCommand> => {
     const input = await withObjectType(site, sent, sent.type ?? MENU_ITEM_DEFAULTS.type, sent.object_id ?? 0);
     const facts = await gatherFacts(site, id, MENU_ITEM_DEFAULTS, input);
-    return { kind: 'create', id, input, facts, actorId: actor.id, now: formatLocal(site.clock.now(), site.settings.timezone) };
+    const slug = await claimSlugIfPublishing(site, id, '', mergeMenuItem(id, MENU_ITEM_DEFAULTS, input), claimed, metadata);
+    return { kind: 'create', id, input, facts, slug, actorId: actor.id, now: formatLocal(site.clock.now(), site.settings.timezone) };
   };
-  const result = await site.commands.handle(menuItemStreamId(id), menuItemDecider, prepare, metadata);
-  return { id, state: result.state, position: result.position };
+  try {
+    const result = await site.commands.handle(menuItemStreamId(id), menuItemDecider, prepare, metadata);
+    await releaseUnusedItemSlugs(site, claimed, result.state.item?.slug ?? null, id, metadata);
+    return { id, state: result.state, position: result.position };
+  } catch (error) {
+    await releaseUnusedItemSlugs(site, claimed, null, id, metadata);
+    throw error;
+  }
 }
 
 export async function updateMenuItem(site: Site, id: number, sent: MenuItemInput, actor: Actor, requestId: string): Promise<MenuItemWriteOutcome> {
   const metadata = site.metadata(actor.id, requestId);
+  const claimed: string[] = [];
+  let slugBefore: string | null = null;
   const prepare = async (state: MenuItemState): Promise<MenuItemCommand> => {
     const now = formatLocal(site.clock.now(), site.settings.timezone);
-    if (!state.item) return { kind: 'update', id, input: sent, facts: { menuExists: false, archiveTypeExists: false }, now };
+    if (!state.item) return { kind: 'update', id, input: sent, facts: { menuExists: false, archiveTypeExists: false }, slug: '', now };
+    slugBefore = state.item.slug;
     const input = await withObjectType(site, sent, sent.type ?? state.item.type, sent.object_id ?? state.item.object_id);
-    return { kind: 'update', id, input, facts: await gatherFacts(site, id, state.item, input), now };
+    const slug = await claimSlugIfPublishing(site, id, state.item.slug, mergeMenuItem(id, state.item, input), claimed, metadata);
+    return { kind: 'update', id, input, facts: await gatherFacts(site, id, state.item, input), slug, now };
   };
-  const result = await site.commands.handle(menuItemStreamId(id), menuItemDecider, prepare, metadata);
-  return { id, state: result.state, position: result.position };
+  try {
+    const result = await site.commands.handle(menuItemStreamId(id), menuItemDecider, prepare, metadata);
+    // A retry that found the item already named (another writer published it) keeps that name, not this claim.
+    await releaseUnusedItemSlugs(site, claimed, result.state.item?.slug ?? slugBefore, id, metadata);
+    return { id, state: result.state, position: result.position };
+  } catch (error) {
+    await releaseUnusedItemSlugs(site, claimed, null, id, metadata);
+    throw error;
+  }
 }
 
 export interface MenuItemAutosaveOutcome {
@@ -264,7 +302,18 @@ export async function autosaveMenuItem(site: Site, id: number, actor: Actor, req
 
 export async function deleteMenuItem(site: Site, id: number, actor: Actor | null, requestId: string): Promise<MenuItemWriteOutcome> {
   const metadata = site.metadata(actor?.id ?? null, requestId);
-  const result = await site.commands.handle(menuItemStreamId(id), menuItemDecider, { kind: 'delete', id }, metadata);
+  let slug = '';
+  const result = await site.commands.handle(
+    menuItemStreamId(id),
+    menuItemDecider,
+    async (state: MenuItemState): Promise<MenuItemCommand> => {
+      slug = state.item?.slug ?? '';
+      return { kind: 'delete', id };
+    },
+    metadata,
+  );
+  // WordPress deletes the item's row, which frees its name for the next item published with that title.
+  if (slug !== '') await site.claims.release(MENU_ITEM_SLUG_SCOPE, slug, id, metadata);
   return { id, state: result.state, position: result.position };
 }
 
