@@ -148,6 +148,27 @@ test("the publishing process's own waiters are released without waiting for the 
   }
 });
 
+test('a wait is not lost when the position is reached between its read of the shared value and its registration', async ({ redis, prefix }) => {
+  const progress = createRedisAppliedProgress({ redis, prefix, pollMs: 20 });
+  const get = redis.get.bind(redis);
+  try {
+    await redis.set(`${prefix}projector:fence`, '3');
+    // The wait's read of the shared value is answered when the test says; right after it, the publish lands.
+    let answer!: () => void;
+    redis.get = (() => new Promise<string | null>((resolve) => (answer = () => resolve('0')))) as unknown as typeof redis.get;
+    const waiting = progress.waitFor(7, 3_000);
+    await new Promise((resolve) => setImmediate(resolve));
+    redis.get = get;
+    answer();
+    queueMicrotask(() => void progress.publish(7, 3));
+    // Nothing is published after it (every writer waits), so only the wait's own check can see 7.
+    assert.is(await waiting, true, 'released, not timed out');
+  } finally {
+    redis.get = get;
+    await progress.close();
+  }
+});
+
 test('a staged generation is invisible until promoted, promotion waits for it to catch up, the old one is refused and dropped', async ({ redis, prefix }) => {
   const readModel: ReadModel = createRedisReadModel({ redis, prefix });
   const generations = readModel.generations!;

@@ -118,7 +118,10 @@ export function createRedisAppliedProgress(options: { redis: Redis; subscriber?:
     applied: read,
     async waitFor(position, timeoutMs) {
       if (position <= known) return true;
-      if (position <= (await read().catch(() => known))) return true;
+      await read().catch(() => undefined);
+      // `known` as it is now, not as the read returned it: a publish may have raised it in between, and a waiter
+      // registered at or below `known` would be released by no later notice (observe only acts on a rise).
+      if (position <= known) return true;
       return new Promise<boolean>((resolve) => {
         const waiter = {
           position,
