@@ -137,6 +137,26 @@ test("items linking to an object: their own title if given, else the id (the obj
   assert.equal(await named('given-at-publish'), [later]);
 });
 
+test("an object item given exactly its object's title keeps none of its own: named by its id, not found by that title", async () => {
+  const post = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Hello world!', status: 'publish' } });
+  const category = await t.request('POST', '/core/v2/categories', { as: admin, body: { name: 'Parent & Child' } });
+  const postEqual = await item({ type: 'post_type', object: 'post', object_id: post.body.id, title: 'Hello world!' });
+  const termEqual = await item({ type: 'taxonomy', object: 'category', object_id: category.body.id, title: 'Parent & Child' });
+  const archiveEqual = await item({ type: 'post_type_archive', object: 'post', title: 'Post Archives' });
+  // Set to it by an update, while a draft, then published.
+  const updatedEqual = await item({ type: 'post_type', object: 'post', object_id: post.body.id, title: 'Something Else', status: 'draft' });
+  await update(updatedEqual, { title: 'Hello world!', status: 'publish' });
+  // Compared exactly: another case is a title of its own.
+  const otherCase = await item({ type: 'post_type', object: 'post', object_id: post.body.id, title: 'hello world!' });
+  for (const id of [postEqual, termEqual, archiveEqual, updatedEqual]) assert.equal(await named(String(id)), [id]);
+  assert.equal(await named('hello-world'), [otherCase]);
+  // It still shows its object's title, and follows it.
+  const shown = await t.request('GET', `/core/v2/menu-items/${postEqual}?context=edit`, { as: admin });
+  assert.equal(shown.body.title, { raw: 'Hello world!', rendered: 'Hello world!' });
+  const searched = await t.request('GET', '/core/v2/menu-items?search=Hello%20world', { as: admin });
+  assert.equal(searched.body.map((i: { id: number }) => i.id), [otherCase]);
+});
+
 test("the answer to an autosave of one's own draft shows its slug and the guid it was created with", async () => {
   const autosaved = async (id: number) => {
     const saved = await t.request('POST', `/core/v2/menu-items/${id}/autosaves`, { as: admin });

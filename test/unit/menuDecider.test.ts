@@ -9,7 +9,7 @@ import menuItems from '../../projections/menuItems';
 import menus from '../../projections/menus';
 import type { RecordedEvent } from '../../src/ports/eventStore';
 
-const facts = { menuExists: true, archiveTypeExists: true };
+const facts = { menuExists: true, archiveTypeExists: true, linkedTitle: null };
 const now = '2024-05-01T12:00:00';
 const codeOf = (fn: () => unknown): string => {
   try {

@@ -116,6 +116,11 @@ export interface MenuItemFacts {
   menuExists: boolean;
   /** For post-type archive items: whether the post type exists and has an archive. */
   archiveTypeExists: boolean;
+  /**
+   * For object items: the title of the linked post, term (entities of `&`, `<`, `>` decoded) or archive, as
+   * WordPress compares an item's title with it; null for a custom link or an object that does not exist.
+   */
+  linkedTitle: string | null;
 }
 
 /**
@@ -163,6 +168,15 @@ export function mergeMenuItem<Base extends MenuItemWritable>(id: number, base: B
     next.object_id = id;
   }
   return next;
+}
+
+/**
+ * WordPress keeps no title of its own for an object item given exactly its object's title: the item shows the
+ * object's title (and follows it when it changes), and, untitled, is named by its id when first published.
+ */
+export function withOwnTitle<Item extends MenuItemWritable>(item: Item, facts: MenuItemFacts): Item {
+  if (item.type === 'custom' || facts.linkedTitle === null || item.title !== facts.linkedTitle) return item;
+  return { ...item, title: '' };
 }
 
 /** WordPress's checks of an item, in its order; a custom link missing both title and url reports both. */
@@ -230,7 +244,7 @@ function decideMenuItem(command: MenuItemCommand, state: MenuItemState): MenuIte
   const { id } = command;
   if (command.kind === 'create') {
     if (state.exists || state.deleted) throw restError('rest_post_exists', 'Cannot create existing post.', 400);
-    const next = mergeMenuItem(id, MENU_ITEM_DEFAULTS, command.input);
+    const next = withOwnTitle(mergeMenuItem(id, MENU_ITEM_DEFAULTS, command.input), command.facts);
     assertValidItem(next, command.facts);
     const slug = menuItemNeedsSlug('', next) ? requireSlug(command.slug) : '';
     // WordPress fixes the guid at creation: the permalink then, a pretty one only for an item created published.
@@ -243,7 +257,7 @@ function decideMenuItem(command: MenuItemCommand, state: MenuItemState): MenuIte
   if (command.kind === 'delete') return [{ type: 'MenuItemDeleted', data: { id, menu: current.menu } }];
   if (command.kind === 'autosave') return decideAutosave(command, state);
 
-  const next = mergeMenuItem(id, current, command.input);
+  const next = withOwnTitle(mergeMenuItem(id, current, command.input), command.facts);
   assertValidItem(next, command.facts);
   if (menuItemNeedsSlug(current.slug, next)) next.slug = requireSlug(command.slug);
   const changes: Partial<MenuItemFields> = {};

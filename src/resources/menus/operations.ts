@@ -17,7 +17,10 @@ import type { MenuItemDoc } from '../../../projections/menuItems';
 import { nextTermId, termSlugCandidates } from '../terms/operations';
 import { slugCandidates } from '../content/operations';
 import { sanitizeTermDescription, sanitizeTermName } from '../terms/sanitize';
-import { MENU_ITEM_DEFAULTS, autosaveSavesMenuItem, menuDecider, menuItemDecider, menuItemNeedsSlug, menuItemSlugBase, mergeMenuItem } from './decider';
+import { MENU_ITEM_DEFAULTS, autosaveSavesMenuItem, menuDecider, menuItemDecider, menuItemNeedsSlug, menuItemSlugBase, mergeMenuItem, withOwnTitle } from './decider';
+import { archiveTitle } from './present';
+import { readTermDoc } from '../terms/operations';
+import type { ContentDoc } from '../../../projections/content';
 import type { MenuCommand, MenuItemCommand, MenuItemFacts, MenuItemInput, MenuItemState, MenuState } from './decider';
 import { menuItemStreamId, menuStreamId } from './events';
 import type { MenuFields } from './events';
@@ -190,7 +193,26 @@ async function gatherFacts(site: Site, id: number, base: Parameters<typeof merge
   return {
     menuExists: next.menu === 0 || (await readMenuDoc(site, next.menu)) !== null,
     archiveTypeExists: ARCHIVE_POST_TYPES.has(next.object),
+    linkedTitle: await linkedTitle(site, next),
   };
+}
+
+/** WordPress's decoding of `&amp;`, `&lt;` and `&gt;` (named, decimal or hex) when it compares titles. */
+const decodeSpecialChars = (text: string): string =>
+  text.replace(/&(?:amp|#0*38|#x0*26);/gi, '&').replace(/&(?:lt|#0*60|#x0*3c);/gi, '<').replace(/&(?:gt|#0*62|#x0*3e);/gi, '>');
+
+/** The title of what an object item links to, as the decider compares it (see MenuItemFacts.linkedTitle). */
+async function linkedTitle(site: Site, item: ReturnType<typeof mergeMenuItem>): Promise<string | null> {
+  if (item.type === 'post_type') {
+    const post = item.object_id > 0 ? ((await site.readModel.get(item.object, item.object_id).catch(() => null)) as ContentDoc | null) : null;
+    return post ? decodeSpecialChars(post.title) : null;
+  }
+  if (item.type === 'taxonomy') {
+    const term = item.object_id > 0 ? await readTermDoc(site, item.object_id) : null;
+    return term && term.taxonomy === item.object ? decodeSpecialChars(term.name) : null;
+  }
+  if (item.type === 'post_type_archive') return archiveTitle(item.object) || null;
+  return null;
 }
 
 /** A post-type item without `object` links to whatever the post is (post or page). */
@@ -224,7 +246,7 @@ export async function createMenuItem(site: Site, sent: MenuItemInput, actor: Act
   const prepare = async (): Promise<MenuItemCommand> => {
     const input = await withObjectType(site, sent, sent.type ?? MENU_ITEM_DEFAULTS.type, sent.object_id ?? 0);
     const facts = await gatherFacts(site, id, MENU_ITEM_DEFAULTS, input);
-    const slug = await claimSlugIfPublishing(site, id, '', mergeMenuItem(id, MENU_ITEM_DEFAULTS, input), claimed, metadata);
+    const slug = await claimSlugIfPublishing(site, id, '', withOwnTitle(mergeMenuItem(id, MENU_ITEM_DEFAULTS, input), facts), claimed, metadata);
     return { kind: 'create', id, input, facts, slug, actorId: actor.id, now: formatLocal(site.clock.now(), site.settings.timezone) };
   };
   try {
@@ -243,11 +265,12 @@ export async function updateMenuItem(site: Site, id: number, sent: MenuItemInput
   let slugBefore: string | null = null;
   const prepare = async (state: MenuItemState): Promise<MenuItemCommand> => {
     const now = formatLocal(site.clock.now(), site.settings.timezone);
-    if (!state.item) return { kind: 'update', id, input: sent, facts: { menuExists: false, archiveTypeExists: false }, slug: '', now };
+    if (!state.item) return { kind: 'update', id, input: sent, facts: { menuExists: false, archiveTypeExists: false, linkedTitle: null }, slug: '', now };
     slugBefore = state.item.slug;
     const input = await withObjectType(site, sent, sent.type ?? state.item.type, sent.object_id ?? state.item.object_id);
-    const slug = await claimSlugIfPublishing(site, id, state.item.slug, mergeMenuItem(id, state.item, input), claimed, metadata);
-    return { kind: 'update', id, input, facts: await gatherFacts(site, id, state.item, input), slug, now };
+    const facts = await gatherFacts(site, id, state.item, input);
+    const slug = await claimSlugIfPublishing(site, id, state.item.slug, withOwnTitle(mergeMenuItem(id, state.item, input), facts), claimed, metadata);
+    return { kind: 'update', id, input, facts, slug, now };
   };
   try {
     const result = await site.commands.handle(menuItemStreamId(id), menuItemDecider, prepare, metadata);
