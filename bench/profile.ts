@@ -28,7 +28,7 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-/** `src/rest/dispatch.ts`, `koa`, `node:internal/...`, or `(native)`. */
+/** `src/rest/dispatch.ts` (also for its compiled file), `koa`, `node:internal/...`, or `(native)`. */
 function place(url: string): string {
   if (url === '') return '(native)';
   const file = url.startsWith('file://') ? decodeURIComponent(new URL(url).pathname) : url;
@@ -37,7 +37,11 @@ function place(url: string): string {
     const rest = file.slice(modules + '/node_modules/'.length).split('/');
     return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
   }
-  return file.startsWith(ROOT) ? path.relative(ROOT, file) : file;
+  if (!file.startsWith(ROOT)) return file;
+  // The server runs its build (bin/build.js): dist/<build>/src/x.js is named as its source, src/x.ts.
+  const relative = path.relative(ROOT, file);
+  const built = /^dist\/[^/]+\/((?:src|projections)\/.*)\.js$/.exec(relative);
+  return built ? `${built[1]}.ts` : relative;
 }
 
 const isProjectFile = (where: string) => /^(src|projections)\//.test(where);
