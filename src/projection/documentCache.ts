@@ -11,21 +11,26 @@
  * read model, as they did before it.
  */
 import type { Doc, DocId, ReadModel } from '../ports/readModel';
+import { AdmissionWindow } from '../core/admissionWindow';
 import { CHANGING } from './readModelVersion';
 import type { ReadModelVersion } from './readModelVersion';
 
 /** The default bound: the Redis adapter's parse cache holds as many (src/adapters/redis/readModel.ts). */
 export const DOCUMENTS_KEPT = 20_000;
+/** Once full, a document is kept only when read again among the last this many it did not keep. */
+const ADMISSION_WINDOW = 8_192;
 
 const keyOf = (collection: string, id: DocId) => `${typeof id === 'number' ? 'n' : 's'}${id}\u0000${collection}`;
 
 /**
  * `readModel` with `get` and `getMany` answered from documents fetched at the current version, bounded to `entries`
- * (oldest out first). Everything else is the read model's own.
+ * (oldest out first; once full, a document joins only on its second read within the admission window, so reads at
+ * random over a larger site do not churn it). Everything else is the read model's own.
  */
 export function cacheDocuments(readModel: ReadModel, version: ReadModelVersion, entries = DOCUMENTS_KEPT): ReadModel {
   let keptAt = Number.NaN;
   const kept = new Map<string, Doc | null>();
+  const admission = new AdmissionWindow(ADMISSION_WINDOW);
 
   /** The documents of the current version, emptied when it moved on; null while a change is being applied. */
   const current = (): Map<string, Doc | null> | null => {
@@ -41,7 +46,10 @@ export function cacheDocuments(readModel: ReadModel, version: ReadModelVersion, 
     // Moved on (or changing) while fetched: the document may be of either side of the change.
     if (version.current() !== at || at === CHANGING) return;
     const map = current()!;
-    if (map.size >= entries) map.delete(map.keys().next().value!);
+    if (map.size >= entries) {
+      if (!admission.admits(key)) return;
+      map.delete(map.keys().next().value!);
+    }
     map.set(key, doc);
   };
 
