@@ -1,11 +1,11 @@
 /**
- * The last `size` keys (URLs) a cache did not keep, by a 30-bit hash of each (no string is held), in a ring: a key
- * among them is admitted (and forgotten) when seen again. Two keys of the same hash only admit one early, which
- * costs nothing but a kept entry. Each hash remembers its slot, so a slot overwritten later forgets only the hash it
- * held. The shared response cache, the dispatcher's validated args and the Redis read model's parsed documents use
- * it once full: on a site much larger than a cache, read at random, keeping every first sighting only pushes another
- * entry out, and each entry pushed out is garbage in the old generation, which the collector pays for in proportion
- * to the whole heap.
+ * The last `size` keys a cache did not keep (URLs by a 30-bit hash of each, so no string is held; document ids as
+ * they are), in a ring: a key among them is admitted (and forgotten) when seen again. Two keys of the same hash only
+ * admit one early, which costs nothing but a kept entry. Each hash remembers its slot, so a slot overwritten later
+ * forgets only the hash it held. The shared response cache, the dispatcher's validated args, the presentation cache,
+ * the document cache and the Redis read model's parsed documents use it once full: on a site much larger than a
+ * cache, read at random, keeping every first sighting only pushes another entry out, and each entry pushed out is
+ * garbage in the old generation, which the collector pays for in proportion to the whole heap.
  */
 export class AdmissionWindow {
   private readonly ring: number[] = [];
@@ -14,9 +14,12 @@ export class AdmissionWindow {
 
   constructor(private readonly size: number) {}
 
-  /** Whether `key` was seen within the window (it is then forgotten); otherwise it is remembered. */
-  admits(key: string): boolean {
-    const hash = hashOf(key);
+  /**
+   * Whether `key` was seen within the window (it is then forgotten); otherwise it is remembered. A number (a
+   * document id) is its own hash.
+   */
+  admits(key: string | number): boolean {
+    const hash = typeof key === 'number' ? key : hashOf(key);
     if (this.slotOf.delete(hash)) return true;
     this.push(hash);
     return false;

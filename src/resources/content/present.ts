@@ -8,6 +8,7 @@ import { formatGmt, parseRestDate } from '../../text/dates';
 import { renderContentAndExcerpt, renderTitle } from '../../text/render';
 import { sanitizeSlug as slugFromTitle } from '../../text/slug';
 import { keptAsJson, serializedLength } from '../../rest/serialized';
+import { AdmissionWindow } from '../../core/admissionWindow';
 import { permalinkPath } from './decider';
 import { ContextFilter } from './contextFilter';
 
@@ -242,32 +243,6 @@ export class PresentationCache {
     let filter = this.filters.get(context);
     if (filter === undefined) this.filters.set(context, (filter = new ContextFilter(this.schema as JsonSchema, context)));
     return filter;
-  }
-}
-
-/**
- * The ids of the last `size` documents presented once and not kept, in a ring; a document among them is admitted
- * (and forgotten) when presented again. Each id remembers its slot, so that a slot overwritten later forgets
- * only the id it held.
- */
-class AdmissionWindow {
-  private readonly ring: number[] = [];
-  private readonly slotOf = new Map<number, number>();
-  private next = 0;
-
-  constructor(private readonly size: number) {}
-
-  admits(id: number): boolean {
-    if (this.slotOf.delete(id)) return true;
-    if (this.size <= 0) return false;
-    if (this.ring.length === this.size) {
-      const gone = this.ring[this.next]!;
-      if (this.slotOf.get(gone) === this.next) this.slotOf.delete(gone);
-      this.ring[this.next] = id;
-    } else this.ring.push(id);
-    this.slotOf.set(id, this.next);
-    this.next = (this.next + 1) % this.size;
-    return false;
   }
 }
 
