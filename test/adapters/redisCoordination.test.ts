@@ -14,7 +14,7 @@ import { StaleCommitError } from '../../src/ports/readModel';
 import type { ReadModel } from '../../src/ports/readModel';
 import { Projector } from '../../src/projection/runner';
 import { defineProjection } from '../../src/projection/projection';
-import { REDIS_URL, deleteKeysUnder } from '../support/redis';
+import { REDIS_URL, deleteKeysUnder, refuseNextEvalsha } from '../support/redis';
 
 interface Context {
   redis: Redis;
@@ -131,17 +131,10 @@ test("the publishing process's own waiters are released without waiting for the 
     assert.is(await other.waitFor(7, 1), false, 'other processes wait for the shared position');
     assert.is(await progress.publish(7, 3), true);
     assert.is(await other.waitFor(7, 30_000), true);
-    // The script is sent by its digest; a server that lost it (pretended for this client only: a real SCRIPT FLUSH
-    // would disturb other users of the shared server) gets its text.
-    const original = redis.evalsha.bind(redis);
-    let refused = 0;
-    redis.evalsha = (async () => {
-      refused++;
-      redis.evalsha = original;
-      throw new Error('NOSCRIPT No matching script. Please use EVAL.');
-    }) as typeof redis.evalsha;
+    // The script is sent by its digest; a server that lost it gets its text.
+    const refused = refuseNextEvalsha(redis);
     assert.is(await progress.publish(8, 3), true);
-    assert.is(refused, 1);
+    assert.is(refused(), 1);
     assert.is(await redis.get(`${prefix}projector:applied`), '8');
   } finally {
     await Promise.all([progress.close(), other.close()]);

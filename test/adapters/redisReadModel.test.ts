@@ -9,7 +9,7 @@ import type { Commit, QueryPlan, ReadModel } from '../../src/ports/readModel';
 import { defineProjection } from '../../src/projection/projection';
 import { Projector } from '../../src/projection/runner';
 import { readModelContract } from '../contracts/readModel.contract';
-import { deleteKeysUnder } from '../support/redis';
+import { deleteKeysUnder, refuseNextEvalsha } from '../support/redis';
 
 const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const runId = randomBytes(6).toString('hex');
@@ -279,17 +279,10 @@ own('falls back to EVAL when the server has lost the script', async () => {
       writes: [{ collection: 'posts', id: 1, doc: { id: 1 }, index: { sort: { date: 1 }, sets: { status: 'publish' } } }],
       checkpoint: { name: 'p', position: 1, version: 1 },
     });
-    // Pretend the cache was flushed for this client only (a real SCRIPT FLUSH would disturb other users of
-    // the shared server): the next EVALSHA answers NOSCRIPT.
-    const original = redis.evalsha.bind(redis);
-    let refused = 0;
-    redis.evalsha = (async () => {
-      refused++;
-      redis.evalsha = original;
-      throw new Error('NOSCRIPT No matching script. Please use EVAL.');
-    }) as typeof redis.evalsha;
+    // The next EVALSHA answers NOSCRIPT, as after a flush of the script cache.
+    const refused = refuseNextEvalsha(redis);
     const result = await readModel.query('posts', common);
-    assert.is(refused, 1);
+    assert.is(refused(), 1);
     assert.equal(result, { items: [{ id: 1 }], total: 1 });
   } finally {
     await cleanup();

@@ -33,3 +33,18 @@ export async function deleteKeysUnder(redis: Redis, prefix: string): Promise<voi
     if (keys.length > 0) await redis.del(...keys);
   } while (cursor !== '0');
 }
+
+/**
+ * Makes `redis`'s next EVALSHA answer NOSCRIPT, as a server whose script cache was flushed would, for this client
+ * only (a real SCRIPT FLUSH would disturb other users of the shared server). Returns how many were refused so far.
+ */
+export function refuseNextEvalsha(redis: Redis): () => number {
+  const original = redis.evalsha.bind(redis);
+  let refused = 0;
+  redis.evalsha = (async () => {
+    refused++;
+    redis.evalsha = original;
+    throw new Error('NOSCRIPT No matching script. Please use EVAL.');
+  }) as typeof redis.evalsha;
+  return () => refused;
+}
