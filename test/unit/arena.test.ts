@@ -1,0 +1,64 @@
+/** The memory read model's arena: records keep their bytes through chunk growth, compaction and scans. */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Arena, CHUNK_BYTES } from '../../src/adapters/memory/arena';
+
+const test = suite('arena');
+
+interface Owner {
+  name: string;
+  at: number;
+  length: number;
+}
+
+function arenaOf(owners: Owner[]): Arena<Owner> {
+  const arena = new Arena<Owner>({ isLive: (owner, at) => owner.at === at, moved: (owner, _from, to) => (owner.at = to) });
+  for (const owner of owners) {
+    owner.length = Buffer.byteLength(owner.name);
+    owner.at = arena.writeString(owner.name, owner.length, owner);
+  }
+  return arena;
+}
+
+/** Enough ~40 KB records to fill several chunks, each with many records. */
+function records(count: number): Owner[] {
+  return Array.from({ length: count }, (_, i) => ({ name: `record ${i} `.padEnd(40_000, String.fromCharCode(97 + (i % 26))), at: -1, length: 0 }));
+}
+
+test('every record reads back after chunks fill, and scans list exactly the live records', () => {
+  const owners = records(Math.ceil((3 * CHUNK_BYTES) / 40_000));
+  const arena = arenaOf(owners);
+  for (const owner of owners) assert.is(arena.readString(owner.at, owner.length), owner.name);
+  const listed = [...arena.records()].map((r) => r.owner);
+  assert.is(listed.length, owners.length);
+  let scanned = 0;
+  for (const chunk of arena.chunksForScan()) {
+    assert.is(chunk.starts.length, chunk.lengths.length);
+    for (let i = 0; i < chunk.starts.length; i++) {
+      assert.ok(chunk.isLive(i));
+      const owner = chunk.owners[i]!;
+      assert.is(chunk.bytes.toString('utf8', chunk.starts[i]!, chunk.starts[i]! + chunk.lengths[i]!), owner.name);
+      scanned++;
+    }
+  }
+  assert.is(scanned, owners.length);
+});
+
+test('records moved by compaction keep their bytes; freed ones are no longer listed', () => {
+  const owners = records(Math.ceil((3 * CHUNK_BYTES) / 40_000));
+  const arena = arenaOf(owners);
+  const kept = owners.filter((_, i) => i % 3 === 0);
+  for (const [i, owner] of owners.entries()) {
+    if (i % 3 === 0) continue;
+    const at = owner.at;
+    owner.at = -1;
+    arena.release(at, owner.length);
+  }
+  for (const owner of kept) assert.is(arena.readString(owner.at, owner.length), owner.name);
+  assert.equal(new Set([...arena.records()].map((r) => r.owner)), new Set(kept));
+  const scanned: Owner[] = [];
+  for (const chunk of arena.chunksForScan()) for (let i = 0; i < chunk.starts.length; i++) if (chunk.isLive(i)) scanned.push(chunk.owners[i]!);
+  assert.equal(new Set(scanned), new Set(kept));
+});
+
+test.run();
