@@ -63,6 +63,14 @@ export class NameClaims {
     throw new Error(`no free name in scope ${scope}`);
   }
 
+  /**
+   * Releases every name of `claimed` but `kept`: the names a write claimed while preparing its command (a retry
+   * claims again) and did not keep, after it succeeded (`kept` is the name it recorded) or failed (`kept` null).
+   */
+  async releaseAllBut(scope: string, claimed: readonly string[], kept: string | null, owner: number, metadata: EventMetadata): Promise<void> {
+    for (const name of claimed) if (name !== kept) await this.release(scope, name, owner, metadata);
+  }
+
   /** Releases a name if `owner` holds it; a no-op otherwise. */
   async release(scope: string, name: string, owner: number, metadata: EventMetadata): Promise<void> {
     const streamId = claimStreamId(scope, name);

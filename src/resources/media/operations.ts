@@ -104,10 +104,10 @@ export async function createAttachment(site: Site, upload: UploadedContent, sent
   };
   try {
     const result = await site.commands.handle(attachmentStreamId(id), mediaDecider, prepare, metadata);
-    await releaseUnused(site, claimed, result.state.attachment?.slug ?? null, id, metadata);
+    await site.claims.releaseAllBut(MEDIA_SLUG_SCOPE, claimed, result.state.attachment?.slug ?? null, id, metadata);
     return { id, state: result.state, position: result.position };
   } catch (error) {
-    await releaseUnused(site, claimed, null, id, metadata);
+    await site.claims.releaseAllBut(MEDIA_SLUG_SCOPE, claimed, null, id, metadata);
     throw error;
   }
 }
@@ -134,10 +134,10 @@ export async function updateAttachment(site: Site, id: number, sent: AttachmentI
     const after = result.state.attachment?.slug ?? null;
     const before = previousSlug as string | null;
     if (before && after !== before) await site.claims.release(MEDIA_SLUG_SCOPE, before, id, metadata);
-    await releaseUnused(site, claimed, after, id, metadata);
+    await site.claims.releaseAllBut(MEDIA_SLUG_SCOPE, claimed, after, id, metadata);
     return { id, state: result.state, position: result.position };
   } catch (error) {
-    await releaseUnused(site, claimed, null, id, metadata);
+    await site.claims.releaseAllBut(MEDIA_SLUG_SCOPE, claimed, null, id, metadata);
     throw error;
   }
 }
@@ -202,8 +202,4 @@ export async function editImage(site: Site, id: number, modifiers: readonly Modi
 
 export async function loadAttachment(site: Site, id: number): Promise<MediaState> {
   return (await site.commands.load(attachmentStreamId(id), mediaDecider)).state;
-}
-
-async function releaseUnused(site: Site, claimed: string[], kept: string | null, id: number, metadata: ReturnType<Site['metadata']>): Promise<void> {
-  for (const slug of claimed) if (slug !== kept) await site.claims.release(MEDIA_SLUG_SCOPE, slug, id, metadata);
 }

@@ -96,10 +96,10 @@ export async function createMenu(site: Site, input: MenuInput, actor: Actor | nu
   };
   try {
     const result = await site.commands.handle(menuStreamId(id), menuDecider, prepare, metadata);
-    await releaseUnused(site, claimed, result.state.menu?.slug ?? null, id, metadata);
+    await site.claims.releaseAllBut(MENU_SLUG_SCOPE, claimed, result.state.menu?.slug ?? null, id, metadata);
     return { id, state: result.state, position: result.position };
   } catch (error) {
-    await releaseUnused(site, claimed, null, id, metadata);
+    await site.claims.releaseAllBut(MENU_SLUG_SCOPE, claimed, null, id, metadata);
     throw error;
   }
 }
@@ -133,10 +133,10 @@ export async function updateMenu(site: Site, id: number, input: MenuInput, actor
     const result = await site.commands.handle(menuStreamId(id), menuDecider, prepare, metadata);
     const after = result.state.menu?.slug ?? null;
     if (previousSlug !== null && after !== previousSlug) await site.claims.release(MENU_SLUG_SCOPE, previousSlug, id, metadata);
-    await releaseUnused(site, claimed, after, id, metadata);
+    await site.claims.releaseAllBut(MENU_SLUG_SCOPE, claimed, after, id, metadata);
     return { id, state: result.state, position: result.position };
   } catch (error) {
-    await releaseUnused(site, claimed, null, id, metadata);
+    await site.claims.releaseAllBut(MENU_SLUG_SCOPE, claimed, null, id, metadata);
     throw error;
   }
 }
@@ -162,10 +162,6 @@ export async function deleteMenu(site: Site, id: number, actor: Actor | null, re
     if (deleted) position = Math.max(position, deleted.position);
   }
   return { id, state: result.state, position };
-}
-
-async function releaseUnused(site: Site, claimed: string[], kept: string | null, id: number, metadata: EventMetadata): Promise<void> {
-  for (const slug of claimed) if (slug !== kept) await site.claims.release(MENU_SLUG_SCOPE, slug, id, metadata);
 }
 
 // --- menu items ------------------------------------------------------------------------------------------------
@@ -235,10 +231,6 @@ async function claimSlugIfPublishing(site: Site, id: number, currentSlug: string
   return slug;
 }
 
-async function releaseUnusedItemSlugs(site: Site, claimed: string[], kept: string | null, id: number, metadata: EventMetadata): Promise<void> {
-  for (const slug of claimed) if (slug !== kept) await site.claims.release(MENU_ITEM_SLUG_SCOPE, slug, id, metadata);
-}
-
 export async function createMenuItem(site: Site, sent: MenuItemInput, actor: Actor, requestId: string): Promise<MenuItemWriteOutcome> {
   const metadata = site.metadata(actor.id, requestId);
   const id = await site.ids.content.nextId();
@@ -251,10 +243,10 @@ export async function createMenuItem(site: Site, sent: MenuItemInput, actor: Act
   };
   try {
     const result = await site.commands.handle(menuItemStreamId(id), menuItemDecider, prepare, metadata);
-    await releaseUnusedItemSlugs(site, claimed, result.state.item?.slug ?? null, id, metadata);
+    await site.claims.releaseAllBut(MENU_ITEM_SLUG_SCOPE, claimed, result.state.item?.slug ?? null, id, metadata);
     return { id, state: result.state, position: result.position };
   } catch (error) {
-    await releaseUnusedItemSlugs(site, claimed, null, id, metadata);
+    await site.claims.releaseAllBut(MENU_ITEM_SLUG_SCOPE, claimed, null, id, metadata);
     throw error;
   }
 }
@@ -275,10 +267,10 @@ export async function updateMenuItem(site: Site, id: number, sent: MenuItemInput
   try {
     const result = await site.commands.handle(menuItemStreamId(id), menuItemDecider, prepare, metadata);
     // A retry that found the item already named (another writer published it) keeps that name, not this claim.
-    await releaseUnusedItemSlugs(site, claimed, result.state.item?.slug ?? slugBefore, id, metadata);
+    await site.claims.releaseAllBut(MENU_ITEM_SLUG_SCOPE, claimed, result.state.item?.slug ?? slugBefore, id, metadata);
     return { id, state: result.state, position: result.position };
   } catch (error) {
-    await releaseUnusedItemSlugs(site, claimed, null, id, metadata);
+    await site.claims.releaseAllBut(MENU_ITEM_SLUG_SCOPE, claimed, null, id, metadata);
     throw error;
   }
 }

@@ -9,7 +9,6 @@ import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
 import { IdSequence } from '../../core/ids';
 import { WrongExpectedRevisionError } from '../../ports/eventStore';
-import type { EventMetadata } from '../../ports/eventStore';
 import type { Filter } from '../../ports/readModel';
 import { restError } from '../../rest/errors';
 import { sanitizeSlug } from '../../text/slug';
@@ -156,10 +155,10 @@ export async function createTerm(site: Site, taxonomy: Taxonomy, input: TermInpu
   };
   try {
     const result = await site.commands.handle(termStreamId(id), termDecider, prepare, metadata);
-    await releaseUnused(site, scope, claimed, result.state.term?.slug ?? null, id, metadata);
+    await site.claims.releaseAllBut(scope, claimed, result.state.term?.slug ?? null, id, metadata);
     return { id, state: result.state, position: result.position };
   } catch (error) {
-    await releaseUnused(site, scope, claimed, null, id, metadata);
+    await site.claims.releaseAllBut(scope, claimed, null, id, metadata);
     throw error;
   }
 }
@@ -224,10 +223,10 @@ export async function updateTerm(
     const previous = before as TermFields | null;
     const after = result.state.term;
     if (previous && after && previous.slug !== after.slug) await site.claims.release(scope, previous.slug, id, metadata);
-    await releaseUnused(site, scope, claimed, after?.slug ?? null, id, metadata);
+    await site.claims.releaseAllBut(scope, claimed, after?.slug ?? null, id, metadata);
     return { id, state: result.state, position: result.position };
   } catch (error) {
-    await releaseUnused(site, scope, claimed, null, id, metadata);
+    await site.claims.releaseAllBut(scope, claimed, null, id, metadata);
     throw error;
   }
 }
@@ -392,6 +391,3 @@ export function compareNames(a: TermDoc, b: TermDoc): number {
 }
 
 /** Releases the slugs this write claimed but did not end up with (a failure, or a retry that chose another). */
-async function releaseUnused(site: Site, scope: string, claimed: string[], kept: string | null, id: number, metadata: EventMetadata): Promise<void> {
-  for (const slug of claimed) if (slug !== kept) await site.claims.release(scope, slug, id, metadata);
-}
