@@ -260,6 +260,42 @@ stored('documents read back equal their JSON round trip, whatever stands in for 
   assert.equal(await ids('bee', ['b', 'title']), [7]);
 });
 
+stored('a committed document is left as it was, however its stood-in fields are held', async () => {
+  const rm = createMemoryReadModel({ parsedDocsKept: 0 });
+  const text = { title: 'Title text', content: 'body text' };
+  const plain = { id: 1, title: 'Title text', content: 'body text', tail: 'last' };
+  const frozen = Object.freeze({ id: 2, title: 'Title text', content: 'body text', tail: 'last' });
+  const sealed = Object.seal({ id: 3, title: 'Title text', content: 'body text', tail: 'last' });
+  // A getter, and a setter that would record what is assigned.
+  const assigned: unknown[] = [];
+  const accessor = { id: 4, get title() { return 'Title text'; }, content: 'body text', tail: 'last' };
+  const withSetter = { id: 5, title: 'Title text', get content() { return 'body text'; }, set content(value: unknown) { assigned.push(value); }, tail: 'last' };
+  const proxied = new Proxy({ id: 6, title: 'Title text', content: 'body text', tail: 'last' }, { set: (target, key, value) => { assigned.push(value); return Reflect.set(target, key, value); } });
+  const docs: Record<string, unknown>[] = [plain, frozen, sealed, accessor, withSetter, proxied];
+  const before = docs.map((doc) => ({ json: JSON.stringify(doc), keys: Object.keys(doc), values: Object.values(doc) }));
+  await rm.commit({ writes: docs.map((doc) => ({ collection: 'posts', id: doc.id as number, doc: doc as DocWrite['doc'] & object, index: { text } })), checkpoint: { name: 'p', position: 1, version: 1 } });
+  docs.forEach((doc, i) => {
+    assert.is(JSON.stringify(doc), before[i]!.json, `document ${i + 1} unchanged`);
+    assert.equal(Object.keys(doc), before[i]!.keys);
+    assert.equal(Object.values(doc), before[i]!.values);
+  });
+  assert.equal(assigned, [], 'no setter or proxy trap ran');
+  assert.ok(Object.isFrozen(frozen) && Object.isSealed(sealed));
+  for (const doc of docs) {
+    const got = await rm.get('posts', doc.id as number);
+    assert.equal(got, JSON.parse(JSON.stringify(doc)));
+    assert.equal(Object.keys(got!), ['id', 'title', 'content', 'tail'], 'fields keep their order');
+  }
+  // A document that cannot be serialised is refused, and its fields are put back all the same.
+  const circular: Record<string, unknown> = { id: 7, title: 'Title text', content: 'body text' };
+  circular.self = circular;
+  const refused = await rm.commit({ writes: [{ collection: 'posts', id: 7, doc: circular as DocWrite['doc'] & object, index: { text } }], checkpoint: { name: 'p', position: 2, version: 1 } }).then(() => null, (error: unknown) => error);
+  assert.match(String(refused), /cannot be serialised/);
+  assert.is(circular.title, 'Title text');
+  assert.is(circular.content, 'body text');
+  assert.is(await rm.get('posts', 7), null);
+});
+
 stored('rewrites and deletes of large documents (compacted arenas) keep every document and search right', async () => {
   const rm = createMemoryReadModel({ parsedDocsKept: 3 });
   const rows = new Map<number, RefRow>();
