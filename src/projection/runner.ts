@@ -60,6 +60,11 @@ interface Running {
   bulkPosition?: number;
   /** Applies and flushes of its own subscription, one after another. */
   chain?: Promise<unknown>;
+  /**
+   * Being refolded from the whole log (into a staged generation, or in place): left out of the applied position writes
+   * wait for, so they need not wait for the rebuild; the other projections go on being applied meanwhile.
+   */
+  rebuilding?: boolean;
 }
 
 /** Documents a bulk rebuild holds before committing them (bounds the rebuilding process's memory). */
@@ -90,18 +95,25 @@ export class Projector {
   }
 
   /**
-   * Starts every projection (rebuilding those whose version changed); resolves once all have caught up. After
-   * stop() it may be started again (a new lease term), resuming from the checkpoints.
+   * Starts every projection; resolves once all have caught up. A projection whose version changed is rebuilt: on a
+   * read model with generations into a staged one, beside the others, which are applied from the start (writes wait
+   * only for them meanwhile: see `rebuilding`), and it joins them once switched in; otherwise its collections are
+   * cleared and it is refolded with the others. After stop() it may be started again (a new lease term), resuming
+   * from the checkpoints.
    */
   async start(options: ProjectorStartOptions = {}): Promise<void> {
     this.stopped = false;
     this.term = options;
     const entries = [...this.running.values()];
-    for (const entry of entries) entry.failed = null;
-    const prepared = await Promise.all(entries.map(async (entry) => ((await this.prepare(entry)) ? entry : null)));
-    // Stopped while preparing (a lease term that ended during a rebuild): this start is over.
+    for (const entry of entries) {
+      entry.failed = null;
+      entry.rebuilding = false;
+    }
+    const prepared = await Promise.all(entries.map(async (entry) => ({ entry, state: await this.prepare(entry) })));
+    // Stopped while preparing: this start is over.
     if (this.stopped) return;
-    const ready = prepared.filter((entry): entry is Running => entry !== null);
+    const ready = prepared.filter(({ state }) => state === 'ready').map(({ entry }) => entry);
+    const rebuilds = prepared.filter(({ state }) => state === 'rebuild').map(({ entry }) => this.rebuildAndJoin(entry));
     // Projections starting from the beginning of the log fill empty collections nobody reads before this resolves.
     const { readModel } = this.options;
     for (const entry of ready) if (entry.applied === 0) readModel.beginBulkLoad?.(entry.projection.collections);
@@ -109,7 +121,16 @@ export class Projector {
       if (ready.length > 0) await this.subscribeShared(ready);
     } finally {
       readModel.endBulkLoad?.();
+      // Whatever happened to the others, a rebuild's failure is seen by the caller (and in `failures`).
+      const outcomes = await Promise.allSettled(rebuilds);
+      const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
     }
+  }
+
+  /** Projections being rebuilt, whose documents are those from before the rebuild until it is switched in. */
+  get rebuilding(): string[] {
+    return [...this.running.values()].filter((entry) => entry.rebuilding).map((entry) => entry.projection.name);
   }
 
   get names(): string[] {
@@ -121,10 +142,13 @@ export class Projector {
     return [...this.running.values()].map((entry) => entry.projection);
   }
 
-  /** The lowest position every projection has applied. */
+  /**
+   * The lowest position every projection has applied, leaving out those being rebuilt (writes wait for this
+   * position: they need not wait for a rebuild; when every projection is being rebuilt, it is 0).
+   */
   get appliedPosition(): number {
     let lowest = Number.POSITIVE_INFINITY;
-    for (const entry of this.running.values()) lowest = Math.min(lowest, entry.applied);
+    for (const entry of this.running.values()) if (!entry.rebuilding) lowest = Math.min(lowest, entry.applied);
     return Number.isFinite(lowest) ? lowest : 0;
   }
 
@@ -165,6 +189,8 @@ export class Projector {
     await this.leaveShared(entry);
     await entry.subscription?.close();
     entry.subscription = null;
+    // Writes stop waiting for it until it has caught up (its documents are partial meanwhile).
+    entry.rebuilding = true;
     entry.applied = 0;
     entry.failed = null;
     await this.options.readModel.reset(name, entry.projection.collections);
@@ -181,6 +207,7 @@ export class Projector {
       });
     } finally {
       this.options.readModel.endBulkLoad?.();
+      entry.rebuilding = false;
     }
     const seconds = (Date.now() - started) / 1000;
     return { ...last, eventsPerSecond: seconds > 0 ? Math.round(last.applied / seconds) : 0 };
@@ -203,14 +230,17 @@ export class Projector {
 
   /** Prepares one projection, then feeds it from a subscription of its own (it left the shared one). */
   private async startOne(entry: Running): Promise<void> {
-    if (await this.prepare(entry)) await this.subscribe(entry, entry.applied);
+    const state = await this.prepare(entry);
+    if (state === 'ready') await this.subscribe(entry, entry.applied);
+    else if (state === 'rebuild') await this.rebuildAndJoin(entry);
   }
 
   /**
-   * Reads the projection's checkpoint, rebuilding it first when its version changed, and sets where it resumes.
-   * False when it cannot run (a newer version is live).
+   * Reads the projection's checkpoint and sets where it resumes: 'ready' to run, 'rebuild' when its version changed on
+   * a read model with generations (rebuildAndJoin), 'stopped' when it cannot run (a newer version is live). On a read
+   * model without generations a changed version clears its collections, and it runs from the start of the log.
    */
-  private async prepare(entry: Running): Promise<boolean> {
+  private async prepare(entry: Running): Promise<'ready' | 'rebuild' | 'stopped'> {
     const { readModel } = this.options;
     const { projection } = entry;
     let checkpoint = await readModel.checkpoint(projection.name);
@@ -219,23 +249,46 @@ export class Projector {
       // A newer deployment rebuilt it: going back would fight it. Serve nothing from here; /readyz reports it.
       entry.failed = new Error(`projection ${projection.name}: version ${checkpoint.version} is live, this projector has ${projection.version}`);
       this.options.log?.((entry.failed as Error).message);
-      return false;
+      return 'stopped';
     }
     if (checkpoint && checkpoint.version !== projection.version) {
       this.options.log?.(`projection ${projection.name}: version ${checkpoint.version} -> ${projection.version}, rebuilding`);
       if (readModel.generations) {
-        const { retired } = await this.buildGeneration(projection);
-        this.retire(projection, retired).catch((error) => this.options.log?.(`projection ${projection.name}: old documents not deleted`, error));
-        checkpoint = await readModel.checkpoint(projection.name);
-      } else {
-        await readModel.reset(projection.name, projection.collections);
-        checkpoint = null;
+        // Set before anything is awaited, so no settle counts it from here on.
+        entry.rebuilding = true;
+        return 'rebuild';
       }
+      await readModel.reset(projection.name, projection.collections);
+      checkpoint = null;
     }
     if (checkpoint) after = checkpoint.position;
     entry.generation = await readModel.generations?.liveGeneration(projection.name);
     entry.applied = after;
-    return true;
+    return 'ready';
+  }
+
+  /**
+   * Rebuilds a projection whose version changed into a staged generation (its old documents keep serving, as they
+   * were), switches readers to it, then feeds it from a subscription of its own. Until it has caught up there, writes
+   * do not wait for it.
+   */
+  private async rebuildAndJoin(entry: Running): Promise<void> {
+    const { projection } = entry;
+    entry.rebuilding = true;
+    try {
+      const { retired } = await this.buildGeneration(projection);
+      this.retire(projection, retired).catch((error) => this.options.log?.(`projection ${projection.name}: old documents not deleted`, error));
+      if (this.stopped) return;
+      const state = await this.prepare(entry);
+      if (state === 'ready') await this.subscribe(entry, entry.applied);
+      else if (state === 'rebuild') throw new Error(`projection ${projection.name}: the rebuilt generation was replaced by one of another version`);
+    } catch (error) {
+      entry.failed = error;
+      this.options.log?.(`projection ${projection.name} stopped`, error);
+      throw error;
+    } finally {
+      entry.rebuilding = false;
+    }
   }
 
   /**

@@ -47,6 +47,8 @@ export interface TestSite {
   site: Site;
   url: string;
   clock: ReturnType<typeof manualClock>;
+  /** The projector's start: resolved before the site serves, unless `serveWhileStarting`. */
+  projectorStarted: Promise<void>;
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   createUser(login: string, role: Role): Promise<TestUser>;
   close(): Promise<void>;
@@ -68,6 +70,10 @@ export interface TestSiteOptions {
   mailer?: Mailer;
   /** The shared response cache's bounds (default: the site's, 2,000 answers and 64 MiB); 0 disables it. */
   responseCache?: { entries?: number; bytes?: number };
+  /** How long a write waits for its read-your-writes (default 5 s, as in production). */
+  readYourWritesTimeoutMs?: number;
+  /** Serve at once, with the projector still starting (default: serve once it has caught up); see `projectorStarted`. */
+  serveWhileStarting?: boolean;
 }
 
 /** The default outgoing HTTP of test sites: no network. */
@@ -87,7 +93,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       timezone: options.timezone ?? 'UTC',
       authSecret: 'test-secret',
       idBlockSize: 5,
-      readYourWritesTimeoutMs: 5000,
+      readYourWritesTimeoutMs: options.readYourWritesTimeoutMs ?? 5000,
       instance: options.instance,
       responseCacheEntries: options.responseCache?.entries,
       responseCacheBytes: options.responseCache?.bytes,
@@ -101,7 +107,8 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       mailer: options.mailer ?? { send: async () => undefined },
     },
   );
-  await site.projector.start();
+  const projectorStarted = site.projector.start();
+  if (!options.serveWhileStarting) await projectorStarted;
   const app = createApp(site);
   server.on('request', app.callback());
   const base = `http://127.0.0.1:${port}`;
@@ -142,6 +149,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
     site,
     url: base,
     clock,
+    projectorStarted,
     request,
     createUser,
     async close() {

@@ -1,0 +1,178 @@
+/**
+ * Writes do not wait for a projection that is being rebuilt. While one projection is refolded from the whole log (its
+ * version changed at start on Redis, or a rebuild in place in memory), the others are applied as usual and a write
+ * waits only for them: a post created meanwhile is answered at once, and correctly. The rebuilt projection catches up
+ * with those writes once it is switched in; nothing is lost.
+ *
+ * The rebuild's own subscription (the only one that names no event types) is held at its first batch until the test
+ * releases it, or until a safety release long after any prompt answer: a write that waits for the rebuild answers
+ * only after that release, which the test sees.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { startTestSite } from '../support/testSite';
+import type { TestSite, TestUser } from '../support/testSite';
+import { REDIS_URL, deleteKeysUnder } from '../support/redis';
+import { createRedisReadModel } from '../../src/adapters/redis/readModel';
+import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
+import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore';
+import type { EventStore, SubscribeToAllOptions } from '../../src/ports/eventStore';
+import type { ReadModel } from '../../src/ports/readModel';
+import type { Projection } from '../../src/projection/projection';
+import builtIn from '../../projections/index';
+import wordCount from '../../projections/examples/publishedWordCount';
+
+const test = suite('writes while a projection rebuilds');
+
+const example = wordCount as unknown as Projection;
+const bumped: Projection = { ...example, version: example.version + 1 };
+const totalsUrl = '/projections/v1/published-word-count?per_page=100';
+/** Long after any prompt answer; a write that waited for the rebuild answers only after it. */
+const SAFETY_RELEASE_MS = 8_000;
+
+/** The store, with the rebuild's subscription (it names no event types) held at its first batch until released. */
+function gated(store: EventStore) {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const state = { held: false, released: false };
+  const view: EventStore = new Proxy(store, {
+    get(target, property) {
+      if (property === 'close') return async () => {};
+      if (property !== 'subscribeToAll') return Reflect.get(target, property);
+      return (options: SubscribeToAllOptions) =>
+        target.subscribeToAll(
+          options.types
+            ? options
+            : {
+                ...options,
+                onEvents: async (events) => {
+                  state.held = true;
+                  await released;
+                  return options.onEvents(events);
+                },
+              },
+        );
+    },
+  });
+  const timer = setTimeout(() => open(), SAFETY_RELEASE_MS);
+  const open = () => {
+    clearTimeout(timer);
+    state.released = true;
+    release();
+  };
+  return { store: view, state, release: open };
+}
+
+async function until(condition: () => boolean, what: string, limitMs = 20_000): Promise<void> {
+  for (let waited = 0; !condition(); waited += 10) {
+    if (waited > limitMs) assert.unreachable(`never: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Writes three published posts through a first site, which it then closes: the log and read model a restart finds. */
+async function seed(store: EventStore, readModel: ReadModel): Promise<{ admin: TestUser; words: Record<string, number> }> {
+  const first = await startTestSite({ store: { ...store, close: async () => {} }, readModel, projections: [...builtIn, example] });
+  try {
+    const admin = await first.createUser('admin', 'administrator');
+    for (const content of ['one two three', 'four five', 'six']) {
+      const created = await first.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Counted', content, status: 'publish' } });
+      assert.is(created.status, 201);
+    }
+    return { admin, words: await totals(first, admin) };
+  } finally {
+    await first.close();
+  }
+}
+
+async function totals(t: TestSite, admin: TestUser): Promise<Record<string, number>> {
+  const { status, body } = await t.request('GET', totalsUrl, { as: admin });
+  assert.is(status, 200);
+  return Object.fromEntries(body.map((doc: { id: string; words: number }) => [doc.id, doc.words]));
+}
+
+/** Creates a post while the rebuild is held: answered before the release, with the post as written. */
+async function createWhileHeld(t: TestSite, admin: TestUser, gate: ReturnType<typeof gated>): Promise<number> {
+  const created = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Written during the rebuild', content: 'seven eight nine ten', status: 'publish' } });
+  assert.not.ok(gate.state.released, 'answered while the rebuild was still held (it did not wait for the rebuild)');
+  assert.is(created.status, 201, JSON.stringify(created.body));
+  assert.is(created.body.title.raw, 'Written during the rebuild');
+  const read = await t.request('GET', `/core/v2/posts/${created.body.id}`);
+  assert.is(read.status, 200);
+  assert.is(read.body.title.rendered, 'Written during the rebuild');
+  return created.body.id;
+}
+
+test('Redis: a projection whose version changed rebuilds at start; posts are created and read meanwhile', async () => {
+  const prefix = `test:rebuild-stall:${randomUUID()}:`;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-rebuild-stall-'));
+  const admin = new Redis(REDIS_URL);
+  const connections = [admin, new Redis(REDIS_URL), new Redis(REDIS_URL)];
+  const store = openSqliteEventStore({ file: path.join(dir, 'events.sqlite') });
+  let t: TestSite | null = null;
+  const gate = gated(store);
+  try {
+    const seeded = await seed(store, createRedisReadModel({ redis: connections[1]!, prefix }));
+    t = await startTestSite({
+      store: gate.store,
+      readModel: createRedisReadModel({ redis: connections[2]!, prefix }),
+      projections: [...builtIn, bumped],
+      serveWhileStarting: true,
+      readYourWritesTimeoutMs: 60_000,
+    });
+    await until(() => gate.state.held, 'the rebuild began');
+    await createWhileHeld(t, seeded.admin, gate);
+    // The rebuilding projection answers from its old generation meanwhile: as it was, without the new post.
+    assert.equal(await totals(t, seeded.admin), seeded.words);
+    assert.is(Number(await admin.hget(`${prefix}gen:live`, 'published-word-count')), 0, 'not switched yet');
+
+    gate.release();
+    await t.projectorStarted;
+    assert.is(Number(await admin.hget(`${prefix}gen:live`, 'published-word-count')), 1, 'the rebuilt generation is live');
+    const [total] = Object.entries(seeded.words);
+    assert.equal(await totals(t, seeded.admin), { [total![0]]: total![1] + 4 }, 'and it holds the post written during the rebuild');
+    // Writes wait for every projection again, the rebuilt one included.
+    const later = await t.request('POST', '/core/v2/posts', { as: seeded.admin, body: { title: 'After', content: 'eleven', status: 'publish' } });
+    assert.is(later.status, 201);
+    assert.equal(await totals(t, seeded.admin), { [total![0]]: total![1] + 5 });
+  } finally {
+    gate.release();
+    await t?.projectorStarted.catch(() => undefined);
+    await t?.close();
+    await store.close();
+    await deleteKeysUnder(admin, prefix);
+    for (const connection of connections) connection.disconnect();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('memory: a projection rebuilt in place; posts are created and read meanwhile', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-rebuild-stall-'));
+  const store = openSqliteEventStore({ file: path.join(dir, 'events.sqlite') });
+  const readModel = createMemoryReadModel();
+  const gate = gated(store);
+  let t: TestSite | null = null;
+  try {
+    const seeded = await seed(store, readModel);
+    t = await startTestSite({ store: gate.store, readModel, projections: [...builtIn, example], readYourWritesTimeoutMs: 60_000 });
+    const rebuilt = t.site.projector.rebuild(example.name);
+    await until(() => gate.state.held, 'the rebuild began');
+    await createWhileHeld(t, seeded.admin, gate);
+    gate.release();
+    await rebuilt;
+    const [total] = Object.entries(seeded.words);
+    assert.equal(await totals(t, seeded.admin), { [total![0]]: total![1] + 4 }, 'the rebuilt projection holds the post written during the rebuild');
+  } finally {
+    gate.release();
+    await t?.close();
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
