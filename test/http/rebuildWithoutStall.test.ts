@@ -25,6 +25,7 @@ import type { EventStore, SubscribeToAllOptions } from '../../src/ports/eventSto
 import type { ReadModel } from '../../src/ports/readModel';
 import type { Projection } from '../../src/projection/projection';
 import builtIn from '../../projections/index';
+import content from '../../projections/content';
 import wordCount from '../../projections/examples/publishedWordCount';
 
 const test = suite('writes while a projection rebuilds');
@@ -76,15 +77,17 @@ async function until(condition: () => boolean, what: string, limitMs = 20_000): 
 }
 
 /** Writes three published posts through a first site, which it then closes: the log and read model a restart finds. */
-async function seed(store: EventStore, readModel: ReadModel): Promise<{ admin: TestUser; words: Record<string, number> }> {
+async function seed(store: EventStore, readModel: ReadModel): Promise<{ admin: TestUser; words: Record<string, number>; posts: number[] }> {
   const first = await startTestSite({ store: { ...store, close: async () => {} }, readModel, projections: [...builtIn, example] });
   try {
     const admin = await first.createUser('admin', 'administrator');
+    const posts: number[] = [];
     for (const content of ['one two three', 'four five', 'six']) {
       const created = await first.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Counted', content, status: 'publish' } });
       assert.is(created.status, 201);
+      posts.push(created.body.id);
     }
-    return { admin, words: await totals(first, admin) };
+    return { admin, words: await totals(first, admin), posts };
   } finally {
     await first.close();
   }
@@ -140,6 +143,55 @@ test('Redis: a projection whose version changed rebuilds at start; posts are cre
     const later = await t.request('POST', '/core/v2/posts', { as: seeded.admin, body: { title: 'After', content: 'eleven', status: 'publish' } });
     assert.is(later.status, 201);
     assert.equal(await totals(t, seeded.admin), { [total![0]]: total![1] + 5 });
+  } finally {
+    gate.release();
+    await t?.projectorStarted.catch(() => undefined);
+    await t?.close();
+    await store.close();
+    await deleteKeysUnder(admin, prefix);
+    for (const connection of connections) connection.disconnect();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('Redis: the content projection itself rebuilds at start; a post created or updated meanwhile is answered as written', async () => {
+  const prefix = `test:rebuild-stall:${randomUUID()}:`;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-rebuild-stall-'));
+  const admin = new Redis(REDIS_URL);
+  const connections = [admin, new Redis(REDIS_URL), new Redis(REDIS_URL)];
+  const store = openSqliteEventStore({ file: path.join(dir, 'events.sqlite') });
+  const withContent = (projection: Projection) => builtIn.map((p) => (p.name === projection.name ? projection : p));
+  let t: TestSite | null = null;
+  const gate = gated(store);
+  try {
+    const seeded = await seed(store, createRedisReadModel({ redis: connections[1]!, prefix }));
+    t = await startTestSite({
+      store: gate.store,
+      readModel: createRedisReadModel({ redis: connections[2]!, prefix }),
+      projections: [...withContent({ ...(content as unknown as Projection), version: content.version + 1 }), example],
+      serveWhileStarting: true,
+      readYourWritesTimeoutMs: 60_000,
+    });
+    await until(() => gate.state.held, 'the rebuild began');
+    const created = await t.request('POST', '/core/v2/posts', { as: seeded.admin, body: { title: 'Written during the rebuild', content: 'body', status: 'publish' } });
+    assert.not.ok(gate.state.released, 'answered while the rebuild was still held');
+    assert.is(created.status, 201, JSON.stringify(created.body));
+    assert.is(created.body.title.raw, 'Written during the rebuild');
+    const [old] = seeded.posts;
+    const updated = await t.request('POST', `/core/v2/posts/${old}`, { as: seeded.admin, body: { title: 'Retitled during the rebuild' } });
+    assert.not.ok(gate.state.released, 'answered while the rebuild was still held');
+    assert.is(updated.status, 200, JSON.stringify(updated.body));
+    assert.is(updated.body.title.raw, 'Retitled during the rebuild');
+    // Reads of posts answer from the generation from before the rebuild until it is switched in.
+    assert.is((await t.request('GET', `/core/v2/posts/${created.body.id}`)).status, 404);
+    assert.is((await t.request('GET', `/core/v2/posts/${old}`)).body.title.rendered, 'Counted');
+
+    gate.release();
+    await t.projectorStarted;
+    // Once switched in, the same items read back exactly as the writes answered them.
+    const readBack = await t.request('GET', `/core/v2/posts/${created.body.id}?context=edit`, { as: seeded.admin });
+    assert.equal(readBack.body, created.body);
+    assert.equal((await t.request('GET', `/core/v2/posts/${old}?context=edit`, { as: seeded.admin })).body, updated.body);
   } finally {
     gate.release();
     await t?.projectorStarted.catch(() => undefined);
