@@ -6,9 +6,9 @@
  *   lives as long as its document, and is updated in place, so every index can hold Rows and a walk never looks
  *   anything up.
  * - `sets`: set field → value → its rows (one Row, a Set, or a bit per row slot for values many rows hold).
- * - `orders`: sort key → OrderIndex, a chunked sorted array of (key, row) ordered by (key, id); `byId` is the
- *   same for ids. Chunks keep inserts and deletes cheap (a splice of at most ~1k entries), lookups are binary
- *   searches, and a walk can start at a bound and go either way.
+ * - `orders`: sort key (or `id`) → OrderIndex, a chunked sorted array of (key, row) ordered by (key, id). Chunks
+ *   keep inserts and deletes cheap (a splice of at most ~1k entries), lookups are binary searches, and a walk can
+ *   start at a bound and go either way. Each is made at the first plan that needs it, then kept up to date.
  * - `partitionOrders`: per partition field (IndexEntry.partitions) and value, the same order indexes over that
  *   value's rows only, so a one-value filter on such a field pages by rank (`byPartition`); each is made at the
  *   first plan that pages by it and kept up to date from then on.
@@ -903,8 +903,15 @@ class Collection {
   readonly texts: Arena<Row> = new Arena<Row>({ isLive: (row, at) => row.text === at, moved: (row, _from, to) => (row.text = to) });
   /** Text columns of rows whose text UTF-8 cannot hold (see Row.text). */
   readonly looseText = new Map<Row, string[]>();
-  byId = new OrderIndex();
-  readonly orders = new Map<string, OrderIndex>();
+  /**
+   * Order indexes made so far, by sort key (`id` for the ids): each is made at the first plan that needs it (a
+   * range, a page by that key) and kept up to date from then on. A site pages and filters by one or two keys:
+   * at 100,000 posts, every key of every row (seven per post, ids of all three collections) kept up front was
+   * ~1.1 million entries, ~13 MB of heap for orders no request ever used, and an insert each on every write.
+   */
+  private readonly orders = new Map<string, OrderIndex>();
+  /** Per sort key, how many rows have it (an order exists for a key while this is above 0). */
+  private readonly sortKeyRows = new Map<string, number>();
   readonly sets = new Map<string, Map<Scalar, Members>>();
   /**
    * The rows matching a text filter (by its columns and terms), found by one scan and kept until the next
@@ -1037,11 +1044,11 @@ class Collection {
     if (this.deferred) return freeSlot();
     this.repartition(row, { layout: row.layout, values: row.values }, { layout: EMPTY_LAYOUT, values: NO_VALUES });
     for (const [field, key] of sortEntries(row)) {
-      this.orders.get(field)!.remove({ key, row });
-      this.dropEmptyOrder(field);
+      this.orders.get(field)?.remove({ key, row });
+      this.countSortKey(field, -1);
     }
     for (const [field, value] of setEntries(row)) this.leaveSet(field, value, row);
-    this.byId.remove({ key: id, row });
+    this.orders.get('id')?.remove({ key: id, row });
     freeSlot();
   }
 
@@ -1052,7 +1059,7 @@ class Collection {
       row.values = values;
       return;
     }
-    if (fresh) this.byId.insert({ key: row.id, row });
+    if (fresh) this.orders.get('id')?.insert({ key: row.id, row });
     const before: PartitionView = { layout: row.layout, values: row.values };
     const after: PartitionView = { layout, values };
     // Plain loops, no closures: this runs for every write.
@@ -1061,16 +1068,16 @@ class Collection {
       const field = oldSorts[i]!;
       const key = before.values[i]!;
       const k = sortKeyIn(after, row.id, field);
-      if (k !== key) this.orders.get(field)!.remove({ key, row });
-      if (k === undefined) this.dropEmptyOrder(field);
+      if (k !== key) this.orders.get(field)?.remove({ key, row });
+      if (k === undefined) this.countSortKey(field, -1);
     }
     for (let i = 0; i < layout.sortNames.length; i++) {
       const field = layout.sortNames[i]!;
       const key = values[i]!;
-      if (sortKeyIn(before, row.id, field) === key) continue;
-      let index = this.orders.get(field);
-      if (index === undefined) this.orders.set(field, (index = new OrderIndex()));
-      index.insert({ key, row });
+      const was = sortKeyIn(before, row.id, field);
+      if (was === key) continue;
+      if (was === undefined) this.countSortKey(field, 1);
+      this.orders.get(field)?.insert({ key, row });
     }
     const old = before.layout;
     for (let i = 0; i < old.setNames.length; i++) {
@@ -1088,25 +1095,50 @@ class Collection {
   indexAll(): void {
     if (!this.deferred) return;
     this.deferred = false;
-    const ids: Scalar[] = [];
-    const all: Row[] = [];
-    const orders = new Map<string, { keys: Scalar[]; rows: Row[] }>();
     for (const row of this.rows.values()) {
-      ids.push(row.id);
-      all.push(row);
       const { sortNames, setNames, setStarts, setEnds, partitions: declared } = row.layout;
       const values = row.values;
-      for (let i = 0; i < sortNames.length; i++) {
-        let order = orders.get(sortNames[i]!);
-        if (order === undefined) orders.set(sortNames[i]!, (order = { keys: [], rows: [] }));
-        order.keys.push(values[i]!);
-        order.rows.push(row);
-      }
+      for (let i = 0; i < sortNames.length; i++) this.countSortKey(sortNames[i]!, 1);
       for (let i = 0; i < setNames.length; i++) for (let j = setStarts[i]!; j < setEnds[i]!; j++) this.joinSet(setNames[i]!, values[j]!, row);
       for (const field of declared) for (const value of valuesIn(row, field)) this.countPartition(field, value, 1);
     }
-    this.byId = OrderIndex.of(ids, all);
-    for (const [field, order] of orders) this.orders.set(field, OrderIndex.of(order.keys, order.rows));
+  }
+
+  /**
+   * The rows with sort key `field` (or every row, for `id`) ordered by it, made now if no plan needed it before
+   * (see `orders`); undefined when no row has the key.
+   */
+  order(field: string): OrderIndex | undefined {
+    let index = this.orders.get(field);
+    if (index !== undefined) return index;
+    const keys: Scalar[] = [];
+    const rows: Row[] = [];
+    if (field === 'id') {
+      for (const row of this.rows.values()) {
+        keys.push(row.id);
+        rows.push(row);
+      }
+    } else {
+      if (!this.sortKeyRows.has(field)) return undefined;
+      for (const row of this.rows.values()) {
+        const key = sortKeyOf(row, field);
+        if (key === undefined) continue;
+        keys.push(key);
+        rows.push(row);
+      }
+    }
+    this.orders.set(field, (index = OrderIndex.of(keys, rows)));
+    return index;
+  }
+
+  private countSortKey(field: string, by: number): void {
+    const n = (this.sortKeyRows.get(field) ?? 0) + by;
+    if (n > 0) {
+      this.sortKeyRows.set(field, n);
+      return;
+    }
+    this.sortKeyRows.delete(field);
+    this.orders.delete(field);
   }
 
   // --- partitions (IndexEntry.partitions) ---
@@ -1183,10 +1215,6 @@ class Collection {
         }
       }
     }
-  }
-
-  private dropEmptyOrder(field: string): void {
-    if (this.orders.get(field)?.size === 0) this.orders.delete(field);
   }
 
   private joinSet(field: string, value: Scalar, row: Row): void {
@@ -1427,7 +1455,7 @@ class Query {
       }
       case 'range': {
         const field = filter.field;
-        const index = field === 'id' ? this.c.byId : this.c.orders.get(field);
+        const index = this.c.order(field);
         if (index === undefined) return FALSE;
         const bounds = rangeBounds(filter);
         return {
@@ -1586,7 +1614,7 @@ class Query {
   orderRows(rows: Row[], field: string, direction: Direction, offset: number, take: number): Row[] {
     const m = rows.length;
     if (m === 0 || take === 0 || offset >= m) return [];
-    const index = field === 'id' ? this.c.byId : this.c.orders.get(field);
+    const index = this.c.order(field);
     const walkCost = index === undefined ? Infinity : (Math.min(offset + take, m) * index.size) / m;
     if (walkCost < m * Math.log2(m + 1)) {
       const wanted = new Set(rows);
@@ -1710,7 +1738,7 @@ class Query {
     // Walk the order index from the requested end, testing rows; stop when the page is full or every match
     // has been seen. A range on the order key itself bounds the walk, and with no other filter every entry
     // inside the bounds matches, so the offset can be skipped without testing.
-    const index = field === 'id' ? this.c.byId : this.c.orders.get(field);
+    const index = this.c.order(field);
     const bounds = node.range?.field === field ? node.range.bounds : undefined;
     const exact = node === TRUE || bounds !== undefined;
     const out: Row[] = [];
@@ -1722,7 +1750,7 @@ class Query {
     });
     if (out.length < take && seen < total && field !== 'id') {
       // Rows without the key come last, by id in the same direction.
-      this.c.byId.each(direction, undefined, 0, (e) => {
+      this.c.order('id')!.each(direction, undefined, 0, (e) => {
         if (hasSortKey(e.row, field) || !node.test(e.row)) return false;
         if (seen++ >= offset) out.push(e.row);
         return out.length >= take || seen >= total;
