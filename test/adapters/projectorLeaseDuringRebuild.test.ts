@@ -1,8 +1,9 @@
 /**
- * A projector that starts with a projection whose version changed rebuilds it before it applies anything. On the real
+ * A projector that starts with a projection whose version changed rebuilds it into a staged generation. On the real
  * Redis: the lease holder keeps renewing its lease while that rebuild runs, however long it takes, so a standby does
  * not take over and start the same rebuild (before, each replaced the other's staged generation, for ever); once the
- * rebuild is switched in, the holder applies the log as usual.
+ * rebuild is switched in, the holder applies the log as usual. Meanwhile it applies the other projections and publishes
+ * their position, which writes wait on.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -108,6 +109,75 @@ test('the holder renews its lease while it rebuilds; the standby stays on standb
     for (const service of services) await service.stop();
     await deleteKeysUnder(redis, prefix);
     for (const connection of connections) connection.disconnect();
+  }
+});
+
+test('while the holder rebuilds one projection, it applies the others and publishes their position: writes need not wait', async () => {
+  const prefix = `test:lease-rebuild:${randomUUID()}:`;
+  const redis = new Redis(REDIS_URL);
+  let release = () => {};
+  let service: ProjectorService | null = null;
+  const progress = createRedisAppliedProgress({ redis, prefix });
+  try {
+    const store = createMemoryEventStore();
+    const tags = defineProjection({
+      name: 'tags',
+      version: 1,
+      collections: ['tags'],
+      handles: ['Noted'],
+      locate: (event) => ({ collection: 'tags', id: (event.data as { id: number }).id }),
+      evolve: (_doc, event) => ({ id: (event.data as { id: number }).id, tagged: true }),
+    });
+    for (let id = 1; id <= 3; id++) await store.appendToStream(`n-${id}`, [noted(id)], { expectedRevision: 'no_stream' });
+    const v1 = new Projector({ store, readModel: createRedisReadModel({ redis, prefix }), projections: [notes(1), tags] });
+    await v1.start();
+    await v1.stop();
+
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let rebuildHeld = false;
+    const gated: EventStore = new Proxy(store, {
+      get(target, property) {
+        if (property !== 'subscribeToAll') return Reflect.get(target, property);
+        return (options: SubscribeToAllOptions) =>
+          target.subscribeToAll(
+            options.types
+              ? options
+              : {
+                  ...options,
+                  onEvents: async (events) => {
+                    rebuildHeld = true;
+                    await released;
+                    return options.onEvents(events);
+                  },
+                },
+          );
+      },
+    });
+    const readModel = createRedisReadModel({ redis, prefix });
+    const projector = new Projector({ store: gated, readModel, projections: [notes(2), tags], retireGraceMs: 0 });
+    service = new ProjectorService({ projector, lease: createRedisLease({ redis, prefix, owner: 'holder', ttlMs: 1_000 }), progress });
+    const started = service.start();
+    await until(() => rebuildHeld, 'the rebuild began');
+    assert.equal(projector.rebuilding, ['notes']);
+    const { position } = await store.appendToStream('n-4', [noted(4)], { expectedRevision: 'no_stream' });
+    assert.ok(await progress.waitFor(position, 10_000), 'the published position passed the new event while the rebuild is held');
+    assert.equal(projector.rebuilding, ['notes'], 'still rebuilding');
+    assert.equal(await readModel.get('tags', 4), { id: 4, tagged: true }, 'the other projection applied it');
+    assert.equal(await readModel.get('notes', 3), { id: 3, version: 1 }, 'the rebuilding one still answers from its old generation');
+    assert.is(await readModel.get('notes', 4), null);
+    release();
+    await started;
+    assert.equal(projector.rebuilding, []);
+    assert.equal(await readModel.get('notes', 4), { id: 4, version: 2 }, 'switched in, with the event written during the rebuild');
+    const next = await store.appendToStream('n-5', [noted(5)], { expectedRevision: 'no_stream' });
+    assert.ok(await progress.waitFor(next.position, 10_000));
+    assert.equal(await readModel.get('notes', 5), { id: 5, version: 2 });
+  } finally {
+    release();
+    await service?.stop();
+    await progress.close();
+    await deleteKeysUnder(redis, prefix);
+    redis.disconnect();
   }
 });
 
