@@ -207,15 +207,22 @@ function watchOtherProcesses(coordination: Coordination | undefined, version: Re
   const stopNotices = coordination.watchChanges?.(() => version.changed());
   let lastApplied: number | null = null;
   let polling = false;
+  const read = (): Promise<void> =>
+    coordination.progress.applied().then((applied) => {
+      if (applied !== lastApplied) version.changed();
+      lastApplied = applied;
+    });
+  // Where the applied position stands is read at once, with the version reading as changing meanwhile, so nothing is
+  // kept before it is known; otherwise the first poll found it "moved" and dropped what the caches kept until then.
+  polling = true;
+  version
+    .during(read)
+    .catch(() => undefined)
+    .finally(() => (polling = false));
   const poll = setInterval(() => {
     if (polling) return;
     polling = true;
-    coordination.progress
-      .applied()
-      .then((applied) => {
-        if (applied !== lastApplied) version.changed();
-        lastApplied = applied;
-      })
+    read()
       .catch(() => undefined)
       .finally(() => (polling = false));
   }, APPLIED_POLL_MS);
