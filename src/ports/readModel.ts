@@ -207,5 +207,11 @@ export interface ReadModel {
   beginBulkLoad?(collections: readonly string[]): void;
   /** Ends every bulk load begun: indexes are complete again. */
   endBulkLoad?(): void;
+  /**
+   * Said by a caller that keeps a document it read and caches what it derives from it by its identity (the
+   * presentation cache): while the caller holds it and it does not change, reads give back that same object. A read
+   * model that hands out one object per version for other reasons may leave it out.
+   */
+  keepIdentity?(doc: Doc): void;
   close(): Promise<void>;
 }

@@ -248,8 +248,8 @@ text('text filters and relevance match the lowercased columns, whatever the char
 text.run();
 
 // Documents are kept serialised (their JSON and text columns in arenas outside the V8 heap) and parsed on read into
-// frozen objects, one identity per stored version while anyone holds it (src/resources/content/present.ts keys its
-// cache on it).
+// frozen objects; a document a caller keeps (keepIdentity) is one identity per stored version while the caller holds
+// it (src/resources/content/present.ts keys its cache on it).
 readModelContract('memory, no parsed documents kept', async () => ({ readModel: createMemoryReadModel({ parsedDocsKept: 0 }), cleanup: async () => {} }));
 
 const stored = suite('memory read model: serialised documents');
@@ -257,14 +257,19 @@ const stored = suite('memory read model: serialised documents');
 const frozenThroughout = (value: unknown): boolean =>
   typeof value !== 'object' || value === null || (Object.isFrozen(value) && Object.values(value).every(frozenThroughout));
 
-stored('a document keeps one frozen identity until it changes, also when no parsed document is kept', async () => {
+const fiftyPosts = (): DocWrite[] => {
+  const writes: DocWrite[] = [];
+  for (let id = 1; id <= 50; id++) writes.push({ collection: 'posts', id, doc: { id, title: `Post ${id}`, nested: { list: [id] } }, index: { sort: { n: id }, text: { title: `Post ${id}` } } });
+  return writes;
+};
+
+stored('a kept document keeps one frozen identity until it changes, also when no parsed document is kept', async () => {
   for (const parsedDocsKept of [0, 1, 100]) {
     const rm = createMemoryReadModel({ parsedDocsKept });
-    const writes: DocWrite[] = [];
-    for (let id = 1; id <= 50; id++) writes.push({ collection: 'posts', id, doc: { id, title: `Post ${id}`, nested: { list: [id] } }, index: { sort: { n: id }, text: { title: `Post ${id}` } } });
-    await rm.commit({ writes, checkpoint: { name: 'p', position: 1, version: 1 } });
+    await rm.commit({ writes: fiftyPosts(), checkpoint: { name: 'p', position: 1, version: 1 } });
     const first = await rm.get('posts', 7);
     assert.ok(frozenThroughout(first));
+    rm.keepIdentity!(first!);
     // Other reads push it out of any cache of recent documents; held here, it keeps its identity.
     for (let id = 1; id <= 50; id++) await rm.get('posts', id);
     await rm.query('posts', { filters: [], order: { kind: 'field', field: 'n', direction: 'desc' }, offset: 0, limit: null });
@@ -279,6 +284,49 @@ stored('a document keeps one frozen identity until it changes, also when no pars
     assert.is(first!.title, 'Post 7', 'the old version is unchanged');
     assert.ok(frozenThroughout(changed));
   }
+});
+
+stored('a document not kept is parsed afresh once out of the recent ones; keeping a changed one keeps nothing', async () => {
+  const rm = createMemoryReadModel({ parsedDocsKept: 0 });
+  await rm.commit({ writes: fiftyPosts(), checkpoint: { name: 'p', position: 1, version: 1 } });
+  const first = await rm.get('posts', 7);
+  const again = await rm.get('posts', 7);
+  assert.is.not(again, first, 'nobody kept it: a new object');
+  assert.equal(again, first);
+  // Kept after a write: it is not the current version, so reads give the new one.
+  const stale = await rm.get('posts', 8);
+  await rm.commit({ writes: [{ collection: 'posts', id: 8, doc: { id: 8, title: 'Changed' }, index: { sort: { n: 8 } } }], checkpoint: { name: 'p', position: 2, version: 1 } });
+  rm.keepIdentity!(stale!);
+  assert.is((await rm.get('posts', 8))!.title, 'Changed');
+  // Of two objects of one version, the first kept stays the one read.
+  const one = await rm.get('posts', 9);
+  const other = await rm.get('posts', 9);
+  rm.keepIdentity!(one!);
+  rm.keepIdentity!(other!);
+  assert.is(await rm.get('posts', 9), one);
+  // Kept, then changed: the next version is a new object, and keeping it works as the first did.
+  await rm.commit({ writes: [{ collection: 'posts', id: 9, doc: { id: 9, title: 'Nine' }, index: { sort: { n: 9 } } }], checkpoint: { name: 'p', position: 3, version: 1 } });
+  const next = await rm.get('posts', 9);
+  assert.is(next!.title, 'Nine');
+  rm.keepIdentity!(next!);
+  assert.is(await rm.get('posts', 9), next);
+  // Something not of this read model: nothing happens.
+  rm.keepIdentity!({ id: 9, title: 'Nine' });
+  assert.is(await rm.get('posts', 9), next);
+});
+
+stored('once full, the recent documents take one on its second read', async () => {
+  const rm = createMemoryReadModel({ parsedDocsKept: 3 });
+  await rm.commit({ writes: fiftyPosts(), checkpoint: { name: 'p', position: 1, version: 1 } });
+  const early = await rm.get('posts', 1);
+  assert.is(await rm.get('posts', 1), early, 'kept at once while not full');
+  await rm.get('posts', 2);
+  await rm.get('posts', 3);
+  const once = await rm.get('posts', 4);
+  const twice = await rm.get('posts', 4);
+  assert.is.not(twice, once, 'a first read once full is not kept');
+  assert.is(await rm.get('posts', 4), twice, 'a second read is');
+  assert.is.not(await rm.get('posts', 1), early, 'pushing out the least recently used');
 });
 
 stored('documents read back equal their JSON round trip, whatever stands in for a field', async () => {

@@ -107,3 +107,37 @@ for (const [adapterName, open] of adapters) {
 
   test.run();
 }
+
+const identity = suite('presentation cache: the documents it keeps keep their identity (memory read model)');
+
+identity('a post the cache keeps is said to the read model, which hands out that object until the post changes', async () => {
+  // No recent documents: only what the presentation cache keeps is one object across reads.
+  const readModel = createMemoryReadModel({ parsedDocsKept: 0 });
+  const kept: unknown[] = [];
+  const keepIdentity = readModel.keepIdentity!;
+  readModel.keepIdentity = (doc) => {
+    kept.push(doc);
+    keepIdentity(doc);
+  };
+  const t = await startTestSite({ readModel });
+  try {
+    const admin = await t.createUser('boss', 'administrator');
+    const created = await t.request('POST', '/core/v2/posts', { as: admin, body: { status: 'publish', title: 'Kept', content: 'words' } });
+    assert.is(created.status, 201, created.text);
+    const id = (created.body as { id: number }).id;
+    const first = await t.request('GET', `/core/v2/posts/${id}`);
+    assert.is(first.status, 200);
+    const doc = await readModel.get('post', id);
+    assert.ok(kept.includes(doc), 'the document read is the one the cache kept');
+    assert.is((await t.request('GET', `/core/v2/posts/${id}`)).text, first.text);
+    assert.is(await readModel.get('post', id), doc);
+    const updated = await t.request('POST', `/core/v2/posts/${id}`, { as: admin, body: { title: 'Changed' } });
+    assert.is(updated.status, 200, updated.text);
+    assert.is((await t.request('GET', `/core/v2/posts/${id}`)).body.title.rendered, 'Changed');
+    assert.is.not(await readModel.get('post', id), doc);
+  } finally {
+    await t.close();
+  }
+});
+
+identity.run();

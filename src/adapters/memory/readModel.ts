@@ -23,9 +23,11 @@
  *
  * Documents are stored serialised, outside the V8 heap: their JSON and text columns are records in per-collection
  * arenas (./arena.ts), and a text column holding exactly the document's field of the same name stands for it. A
- * read parses the JSON into a frozen document (a ~2 KB post in a few microseconds); the recently read ones are kept,
- * and each row holds a weak reference to its parsed document, so a document keeps one identity while anyone holds
- * it (callers cache what they derive from a document by its identity) and a write gives the next version a new one.
+ * read parses the JSON into a frozen document (a ~2 KB post in a few microseconds); some recently read ones are kept,
+ * and a row holds a weak reference to a parsed document a caller keeps (ReadModel.keepIdentity), so that document
+ * keeps its identity while the caller holds it (the presentation cache keys what it derives on it) and a write gives
+ * the next version a new one. Only those: V8's scavenger treats a weak reference's target as strong, so a weak
+ * reference to every parsed document had every first read of a post copied twice and promoted to the old generation.
  * As live objects, a site's documents were most of a gigabyte of heap at 100,000 posts (docs/performance.md).
  *
  * The validation and plan helpers at the top are shared with the Redis adapter, so both adapters accept and
@@ -46,6 +48,7 @@ import type {
 } from '../../ports/readModel';
 import { types } from 'node:util';
 import { Arena } from './arena';
+import { AdmissionWindow } from '../../core/admissionWindow';
 
 // ---------------------------------------------------------------------------------------------------------
 // Shared rules
@@ -460,8 +463,11 @@ class Row {
    */
   text = -1;
   textLength = 0;
-  /** The parsed document, while anyone still holds it: identity stays stable as long as it is in use. */
-  weak: WeakRef<Doc> | undefined = undefined;
+  /**
+   * The parsed document a caller keeps (ReadModel.keepIdentity), while it is alive; otherwise the number of the
+   * version parsed documents were last made of, which a write moves on (so a document parsed before it is not kept).
+   */
+  held: WeakRef<Doc> | number = 0;
 
   constructor(readonly id: Scalar) {}
 }
@@ -1780,8 +1786,9 @@ export interface MemoryReadModel extends ReadModel {
 
 export interface MemoryReadModelOptions {
   /**
-   * Parsed documents kept by recent use (besides any still in use elsewhere, which keep their identity through a
-   * weak reference): reading one of them again costs no parse.
+   * Parsed documents kept by recent use (besides those callers keep, ReadModel.keepIdentity): reading one of them
+   * again costs no parse. Once that many are kept, a document joins them only when read again among the last twice
+   * as many it did not keep.
    */
   parsedDocsKept?: number;
 }
@@ -2074,13 +2081,19 @@ export function createMemoryReadModel(options: MemoryReadModelOptions = {}): Mem
   const checkpoints = new Map<string, Checkpoint>();
   const layouts = new Layouts();
   const kept = Math.max(0, options.parsedDocsKept ?? PARSED_DOCS_KEPT);
-  // Recently read documents, least recently used first; any other parsed document that is still in use somewhere
-  // is found through its row's weak reference, so a document keeps one identity while anyone holds it.
+  // Recently read documents, least recently used first. Once full, a document joins only on a second read among
+  // the last 2 × kept it did not keep (by row slot): on a site much larger than it read at random, keeping every
+  // first read only pushed another document out, and each was promoted to the old generation first.
   const recent = new Map<Row, Doc>();
+  const readOnce = new AdmissionWindow(2 * kept);
+  // Each parsed document's row and the row's version it was made of, for keepIdentity. An entry dies with its
+  // document, young, unlike a weak reference's target.
+  const parsedFrom = new WeakMap<Doc, { row: Row; version: number }>();
+  let versions = 0;
 
   const forget = (row: Row) => {
     recent.delete(row);
-    row.weak = undefined;
+    row.held = ++versions;
   };
 
   const docOf = (c: Collection, row: Row): Doc => {
@@ -2090,20 +2103,31 @@ export function createMemoryReadModel(options: MemoryReadModelOptions = {}): Mem
       recent.set(row, doc);
       return doc;
     }
-    doc = row.weak?.deref();
+    const held = row.held;
+    doc = typeof held === 'number' ? undefined : held.deref();
     if (doc === undefined) {
       const parsed = JSON.parse(c.json(row)) as Record<string, unknown>;
       const { textNames, elided, anyElided } = row.layout;
       if (anyElided) for (let i = 0; i < textNames.length; i++) if (elided[i]) parsed[textNames[i]!] = c.textAt(row, i);
       deepFreeze(parsed);
       doc = parsed as Doc;
-      row.weak = new WeakRef(doc);
+      let version: number;
+      if (typeof held === 'number') version = held;
+      else row.held = version = ++versions;
+      parsedFrom.set(doc, { row, version });
     }
-    if (kept > 0) {
+    if (kept > 0 && (recent.size < kept || readOnce.admits(row.slot))) {
       if (recent.size >= kept) recent.delete(recent.keys().next().value!);
       recent.set(row, doc);
     }
     return doc;
+  };
+
+  const keepIdentity = (doc: Doc) => {
+    const from = parsedFrom.get(doc);
+    // Not of this read model, or kept already, or changed since it was parsed: nothing to keep.
+    if (from === undefined || from.row.held !== from.version) return;
+    from.row.held = new WeakRef(doc);
   };
 
   const lookup = (collection: string, id: DocId): Doc | null => {
@@ -2177,6 +2201,8 @@ export function createMemoryReadModel(options: MemoryReadModelOptions = {}): Mem
     },
 
     async close() {},
+
+    keepIdentity,
 
     dump() {
       function* rows(): Iterable<StoredRow> {

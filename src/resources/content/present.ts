@@ -138,9 +138,9 @@ export interface PresentationCacheLimits {
 /**
  * Presented items, kept per document and variant (context, whether protected content is shown, site URLs,
  * timezone, the page's parent path, the caller's action links…) so that a document is rendered,
- * context-filtered and serialised once, not on every request. Documents are keyed by identity: both read models
- * hand out the same frozen object until the document changes (a new version is a new object), so an entry can
- * never be stale. The item depends on nothing else about the caller than its options: visibility is judged
+ * context-filtered and serialised once, not on every request. Documents are keyed by identity: a document it keeps
+ * is said to the read model (`keepIdentity`, ReadModel.keepIdentity), which then hands out that same frozen object
+ * until the document changes (a new version is a new object), so an entry can never be stale. The item depends on nothing else about the caller than its options: visibility is judged
  * before presenting. Kept items are their JSON behind a read-only stand-in (keptAsJson, src/rest/serialized.ts):
  * as frozen objects they took about 6 KB of heap each besides their 2.8 KB of JSON (a benchmark post). Bounded by the bytes of the JSON kept (`maxBytes`), the least
  * recently used documents going first. Until it first has to drop one, every presented document is kept. From
@@ -168,6 +168,8 @@ export class PresentationCache {
   constructor(
     private readonly schema: ResourceSchema,
     limits: PresentationCacheLimits = {},
+    /** Told of every document it starts keeping, so that reads give back that object while it is current. */
+    private readonly keepIdentity: (doc: ContentDoc) => void = () => {},
   ) {
     // 32 MiB: every item of a 10,000-post site of the benchmark's posts (~2.8 KB of JSON each).
     this.maxBytes = limits.maxBytes ?? 32 * 1024 * 1024;
@@ -187,6 +189,7 @@ export class PresentationCache {
       else this.oldest = kept;
       this.newest = kept;
       this.byDoc.set(doc, kept);
+      this.keepIdentity(doc);
     } else {
       return presentContent(doc, this.schema, options, this.filterFor(options.context), false);
     }

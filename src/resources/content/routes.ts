@@ -54,7 +54,8 @@ export interface ContentRouteDeps {
 export function contentRoutes(site: Site, postType: PostType, deps: ContentRouteDeps): RouteDefinition[] {
   const plural = postType === 'page' ? 'pages' : 'posts';
   const schema = contentSchema(postType, { statuses: writableStatuses(site.settings.instance) });
-  const type: TypeInfo = { postType, plural, caps: postTypeCaps(plural), restBase: restBaseOf(postType), presented: new PresentationCache(schema) };
+  const presented = new PresentationCache(schema, {}, (doc) => site.readModel.keepIdentity?.(doc));
+  const type: TypeInfo = { postType, plural, caps: postTypeCaps(plural), restBase: restBaseOf(postType), presented };
   const writeArgs = (kind: 'create' | 'update') => withTemplateCheck(argsFromSchema(schema, kind), kind);
   const strictTemplateArg = writeArgs('create').template!;
   const shownSchema = publicSchema(schema, contentActionLinks(postType, site.apiRoot));
