@@ -97,8 +97,12 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   const typedForwards = db.prepare<{ after: number; end: number; types: string }, EventRow>(
     `SELECT ${COLUMNS} FROM events WHERE position > @after AND position <= @end AND (position = @end OR type IN (SELECT value FROM json_each(@types))) ORDER BY position`,
   ).raw();
+  // Positions are row ids, dense as appended: the last position within `count` of `after` is one lookup in the
+  // table's tree, where `batchEnd` steps over `count` rows (and their pages). It ends a batch of at most `count`
+  // events all the same; only a range with no event at all falls back to counting.
+  const lastWithin = db.prepare<[number, number], number | null>('SELECT MAX(position) FROM events WHERE position > ? AND position <= ?').pluck();
   const typedBatch = (after: number, count: number, types: string): EventRow[] => {
-    const end = batchEnd.get(after, count - 1) ?? head.get()!;
+    const end = lastWithin.get(after, after + count) ?? batchEnd.get(after, count - 1) ?? head.get()!;
     return end > after ? typedForwards.all({ after, end, types }) : [];
   };
 
