@@ -13,7 +13,10 @@ import type { RestError } from '../../rest/errors';
 import { allowEveryone, ok } from '../../rest/route';
 import type { HandlerContext, RouteDefinition } from '../../rest/route';
 import type { Order } from '../../ports/readModel';
+import { CONTACT_FORM_COLLECTION } from '../../../projections/contactForms';
 import type { ContactFormDoc } from '../../../projections/contactForms';
+import { contactFormStreamId } from './events';
+import { readWritten } from '../../projection/written';
 import { contactFormNotFound } from './decider';
 import { sanitizeUnitTag } from './feedback';
 import {
@@ -90,7 +93,7 @@ export function contactFormRoutes(site: Site): RouteDefinition[] {
             if (!saving(ctx)) return ok(present({ id: null, slug: null, ...previewContactForm(newFormDefaults(), input) }, 'config'));
             const outcome = await createContactForm(site, input, ctx.actor as Actor, ctx.request.requestId);
             await site.settle(outcome.position);
-            const doc = await readContactFormDoc(site, outcome.id);
+            const doc = await writtenContactForm(site, outcome.id, outcome.position);
             if (!doc) throw restError('wpcf7_cannot_save', 'There was an error saving the contact form.', 500);
             return ok(present(doc, 'config'));
           },
@@ -118,7 +121,7 @@ export function contactFormRoutes(site: Site): RouteDefinition[] {
             if (!saving(ctx)) return ok(present({ id: doc.id, slug: doc.slug, ...previewContactForm(doc, input) }, 'config'));
             const outcome = await updateContactForm(site, doc.id, input, ctx.actor as Actor, ctx.request.requestId);
             await site.settle(outcome.position);
-            const saved = await readContactFormDoc(site, doc.id);
+            const saved = await writtenContactForm(site, doc.id, outcome.position);
             if (!saved) throw contactFormNotFound();
             return ok(present(saved, 'config'));
           },
@@ -236,4 +239,9 @@ function listOptions(params: Record<string, unknown>) {
   const sortOrder: Order = { kind: 'field', field: field[orderby] ?? 'date', direction: order };
   const search = typeof params.search === 'string' && phpTruthy(params.search) ? params.search.trim() : '';
   return { limit, offset, order: sortOrder, search };
+}
+
+/** The form as the write at `position` left it, for the write's answer (also while its projection rebuilds). */
+function writtenContactForm(site: Site, id: number, position: number): Promise<ContactFormDoc | null> {
+  return readWritten<ContactFormDoc>(site, { projection: 'contact-forms', collection: CONTACT_FORM_COLLECTION, id, stream: contactFormStreamId(id), position });
 }

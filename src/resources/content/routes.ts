@@ -15,7 +15,6 @@ import type { RestError } from '../../rest/errors';
 import { assertPageInRange, collectionResult } from '../../rest/collection';
 import { created, ok, uncacheable } from '../../rest/route';
 import type { HandlerContext, RestRequest, RouteDefinition } from '../../rest/route';
-import content from '../../../projections/content';
 import type { ContentDoc } from '../../../projections/content';
 import { contentActionLinks, contentSchema, writableStatuses } from './schema';
 import { anyStatuses, buildListPlan, contentListArgs, listStatuses } from './listQuery';
@@ -27,7 +26,7 @@ import type { PostInput } from './decider';
 import { contentStreamId } from './events';
 import type { PostType } from './events';
 import { asOfArg, itemAsOf } from '../history/operations';
-import { currentDocument } from '../history/fold';
+import { readWritten } from '../../projection/written';
 
 interface TypeInfo {
   postType: PostType;
@@ -97,7 +96,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
             const input = await writeInput(site, ctx, type, null, deps);
             const outcome = await createItem(site, postType, input, actor, ctx.request.requestId);
             await site.settle(outcome.position);
-            const doc = await readWritten(site, postType, outcome.id, outcome.position);
+            const doc = await readWrittenDoc(site, postType, outcome.id, outcome.position);
             return created(await present(site, ctx, doc, schema, type, 'edit', true), `${site.apiRoot}${type.restBase}/${outcome.id}`);
           },
         },
@@ -135,7 +134,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
             const input = await writeInput(site, ctx, type, doc, deps);
             const outcome = await updateItem(site, postType, doc.id, input, ctx.actor!, ctx.request.requestId);
             await site.settle(outcome.position);
-            return ok(await present(site, ctx, await readWritten(site, postType, doc.id, outcome.position), schema, type, 'edit', true));
+            return ok(await present(site, ctx, await readWrittenDoc(site, postType, doc.id, outcome.position), schema, type, 'edit', true));
           },
         },
         {
@@ -157,7 +156,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
             if (doc.status === 'trash') throw restError('rest_already_trashed', 'The post has already been deleted.', 410);
             const outcome = await trashItem(site, postType, doc.id, actor, ctx.request.requestId);
             await site.settle(outcome.position);
-            return ok(await present(site, ctx, await readWritten(site, postType, doc.id, outcome.position), schema, type, 'edit', true));
+            return ok(await present(site, ctx, await readWrittenDoc(site, postType, doc.id, outcome.position), schema, type, 'edit', true));
           },
         },
       ],
@@ -389,16 +388,9 @@ async function loadDoc(site: Site, ctx: HandlerContext, type: TypeInfo): Promise
   return ctx.memo.get(key) as ContentDoc | null;
 }
 
-/**
- * The item as the write at `position` left it, for the write's answer: read back from the read model once the
- * content projection has applied it (the write has settled). While that projection is being rebuilt (its version
- * changed) writes do not wait for it and its documents are from before the rebuild, so the item is folded from its
- * own stream instead, with the projection's own fold: a post just created is never answered 404.
- */
-async function readWritten(site: Site, postType: PostType, id: number, position: number): Promise<ContentDoc> {
-  const [stored, checkpoint] = await Promise.all([site.readModel.get(postType, id) as Promise<ContentDoc | null>, site.readModel.checkpoint(content.name)]);
-  const applied = checkpoint !== null && checkpoint.position >= position;
-  const doc = applied ? stored : currentDocument(await site.store.readStream(contentStreamId(id)));
+/** The item as the write at `position` left it, for the write's answer (also while the content projection rebuilds). */
+async function readWrittenDoc(site: Site, postType: PostType, id: number, position: number): Promise<ContentDoc> {
+  const doc = await readWritten<ContentDoc>(site, { projection: 'content', collection: postType, id, stream: contentStreamId(id), position });
   if (!doc) throw restError('rest_post_invalid_id', 'Invalid post ID.', 404);
   return doc;
 }

@@ -80,23 +80,13 @@ export const happenedBy = (event: RecordedEvent, asOfMs: number): boolean => Mat
  * null before the item existed (or once deleted).
  */
 export function documentAsOf(events: readonly RecordedEvent[], asOfMs: number): ContentDoc | null {
-  return currentDocument(events.slice(0, lastHappenedBy(events, asOfMs) + 1));
-}
-
-/** The item's read-model document after its whole stream (null if it was never created, or once deleted). */
-export function currentDocument(events: readonly RecordedEvent[]): ContentDoc | null {
-  let doc: ContentDoc | null = null;
-  for (const event of events) {
-    if ((content.handles as readonly string[]).includes(event.type)) doc = content.evolve(doc, event);
-  }
-  return doc;
-}
-
-/** The index of the stream's last event that had happened by `asOfMs` (-1: none). */
-function lastHappenedBy(events: readonly RecordedEvent[], asOfMs: number): number {
   let last = -1;
   events.forEach((event, i) => {
     if (happenedBy(event, asOfMs)) last = i;
   });
-  return last;
+  let doc: ContentDoc | null = null;
+  for (const event of events.slice(0, last + 1)) {
+    if ((content.handles as readonly string[]).includes(event.type)) doc = content.evolve(doc, event);
+  }
+  return doc;
 }

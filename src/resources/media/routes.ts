@@ -32,6 +32,8 @@ import type { Modifier } from './files';
 import { MEDIA_SLUG_SCOPE, createAttachment, createMissingSubsizes, deleteAttachment, editImage, updateAttachment } from './operations';
 import { mediaAsOf, mediaHistoryRoute } from './history';
 import { asOfArg } from '../history/operations';
+import { attachmentStreamId } from './events';
+import { readWritten } from '../../projection/written';
 
 /** Attachments use the post capabilities, except that creating one takes upload_files. */
 export const MEDIA_CAPS: PostTypeCaps = { ...postTypeCaps('posts'), create_posts: 'upload_files' };
@@ -80,7 +82,7 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
             const input = await writeInput(site, ctx);
             const outcome = await createAttachment(site, content, input, actor, ctx.request.requestId, { multipart });
             await site.settle(outcome.position);
-            const doc = await readDoc(site, outcome.id);
+            const doc = await readDoc(site, outcome.id, outcome.position);
             const result = created(await present(site, ctx, doc, schema, 'edit'), `${site.apiRoot}core/v2/media/${outcome.id}`);
             result.headers!['X-WP-Upload-Attachment-ID'] = String(outcome.id);
             return result;
@@ -122,7 +124,7 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
             const slugSent = Object.hasOwn(body, 'slug') || Object.hasOwn(ctx.request.query, 'slug');
             const outcome = await updateAttachment(site, doc.id, { ...input, ...(slugSent && typeof ctx.params.slug === 'string' ? { slug: ctx.params.slug } : {}) }, ctx.actor!, ctx.request.requestId);
             await site.settle(outcome.position);
-            return ok(await present(site, ctx, await readDoc(site, doc.id), schema, 'edit'));
+            return ok(await present(site, ctx, await readDoc(site, doc.id, outcome.position), schema, 'edit'));
           },
         },
         {
@@ -157,7 +159,7 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
             const doc = (await loadDoc(site, ctx))!;
             const outcome = await createMissingSubsizes(site, doc.id, ctx.actor!, ctx.request.requestId);
             await site.settle(outcome.position);
-            return ok(await present(site, ctx, await readDoc(site, doc.id), schema, 'edit'));
+            return ok(await present(site, ctx, await readDoc(site, doc.id, outcome.position), schema, 'edit'));
           },
         },
       ],
@@ -186,7 +188,7 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
             const outcome = await editImage(site, doc.id, modifiers, ctx.actor!, ctx.request.requestId);
             await site.settle(outcome.position);
             // WordPress answers the edit in view context.
-            return created(await present(site, ctx, await readDoc(site, outcome.id), schema, 'view'), `${site.apiRoot}core/v2/media/${outcome.id}`);
+            return created(await present(site, ctx, await readDoc(site, outcome.id, outcome.position), schema, 'view'), `${site.apiRoot}core/v2/media/${outcome.id}`);
           },
         },
       ],
@@ -442,8 +444,9 @@ async function loadDoc(site: Site, ctx: HandlerContext): Promise<MediaDoc | null
   return ctx.memo.get('doc:attachment') as MediaDoc | null;
 }
 
-async function readDoc(site: Site, id: number): Promise<MediaDoc> {
-  const doc = (await site.readModel.get('attachment', id)) as MediaDoc | null;
+/** The attachment as the write at `position` left it, for the write's answer (also while the media projection rebuilds). */
+async function readDoc(site: Site, id: number, position: number): Promise<MediaDoc> {
+  const doc = await readWritten<MediaDoc>(site, { projection: 'media', collection: 'attachment', id, stream: attachmentStreamId(id), position });
   if (!doc) throw invalidId();
   return doc;
 }

@@ -27,6 +27,8 @@ import type { MenuDoc } from '../../../projections/menus';
 import { MENU_ITEM_COLLECTION } from '../../../projections/menuItems';
 import type { MenuItemDoc } from '../../../projections/menuItems';
 import { menuItemNotFound, menuNotFound } from './decider';
+import { menuItemStreamId, menuStreamId } from './events';
+import { readWritten } from '../../projection/written';
 import type { MenuItemInput } from './decider';
 import {
   createMenu,
@@ -105,7 +107,7 @@ function menuItemRoutes(site: Site): RouteDefinition[] {
           handle: async (ctx) => {
             const outcome = await createMenuItem(site, itemInput(ctx.params), ctx.actor!, ctx.request.requestId);
             await site.settle(outcome.position);
-            const doc = (await readMenuItemDoc(site, outcome.id))!;
+            const doc = await writtenMenuItem(site, outcome.id, outcome.position);
             return created(await answer(ctx, doc, 'edit'), `${site.apiRoot}core/v2/menu-items/${outcome.id}`);
           },
         },
@@ -138,7 +140,7 @@ function menuItemRoutes(site: Site): RouteDefinition[] {
             const id = ctx.params.id as number;
             const outcome = await updateMenuItem(site, id, itemInput(ctx.params), ctx.actor!, ctx.request.requestId);
             await site.settle(outcome.position);
-            return ok(await answer(ctx, (await readMenuItemDoc(site, id))!, 'edit'));
+            return ok(await answer(ctx, await writtenMenuItem(site, id, outcome.position), 'edit'));
           },
         },
         {
@@ -275,7 +277,7 @@ function menuTermRoutes(site: Site): RouteDefinition[] {
           handle: async (ctx) => {
             const outcome = await createMenu(site, menuInput(ctx.params), ctx.actor, ctx.request.requestId);
             await site.settle(outcome.position);
-            const doc = (await readMenuDoc(site, outcome.id))!;
+            const doc = await writtenMenu(site, outcome.id, outcome.position);
             return created(presentMenu(doc, { context: 'edit', apiRoot: site.apiRoot }), `${site.apiRoot}core/v2/menus/${outcome.id}`);
           },
         },
@@ -311,7 +313,7 @@ function menuTermRoutes(site: Site): RouteDefinition[] {
             const id = ctx.params.id as number;
             const outcome = await updateMenu(site, id, menuInput(ctx.params), ctx.actor, ctx.request.requestId);
             await site.settle(outcome.position);
-            return ok(presentMenu((await readMenuDoc(site, id))!, { context: 'edit', apiRoot: site.apiRoot }));
+            return ok(presentMenu(await writtenMenu(site, id, outcome.position), { context: 'edit', apiRoot: site.apiRoot }));
           },
         },
         {
@@ -437,4 +439,18 @@ function menuLocationRoutes(): RouteDefinition[] {
 async function memo<T>(ctx: HandlerContext, key: string, load: () => Promise<T>): Promise<T> {
   if (!ctx.memo.has(key)) ctx.memo.set(key, load());
   return (await ctx.memo.get(key)) as T;
+}
+
+/** The menu item as the write at `position` left it, for the write's answer (also while its projection rebuilds). */
+async function writtenMenuItem(site: Site, id: number, position: number): Promise<MenuItemDoc> {
+  const doc = await readWritten<MenuItemDoc>(site, { projection: 'menu-items', collection: MENU_ITEM_COLLECTION, id, stream: menuItemStreamId(id), position });
+  if (!doc) throw menuItemNotFound();
+  return doc;
+}
+
+/** The menu as the write at `position` left it, for the write's answer (also while its projection rebuilds). */
+async function writtenMenu(site: Site, id: number, position: number): Promise<MenuDoc> {
+  const doc = await readWritten<MenuDoc>(site, { projection: 'menus', collection: MENU_COLLECTION, id, stream: menuStreamId(id), position });
+  if (!doc) throw menuNotFound();
+  return doc;
 }

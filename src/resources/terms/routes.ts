@@ -20,7 +20,9 @@ import type { ContentDoc } from '../../../projections/content';
 import { TERM_COLLECTION } from '../../../projections/terms';
 import type { TermDoc } from '../../../projections/terms';
 import { DEFAULT_CATEGORY_ID } from './decider';
+import { termStreamId } from './events';
 import type { Taxonomy } from './events';
+import { readWritten } from '../../projection/written';
 import {
   TAXONOMIES,
   createTerm,
@@ -106,7 +108,7 @@ function taxonomyRoutes(site: Site, tax: TaxonomyInfo, deps: TermRouteDeps): Rou
             const input = await writeInput(site, ctx, tax);
             const outcome = await createTerm(site, tax.taxonomy, input, ctx.actor, ctx.request.requestId);
             await site.settle(outcome.position);
-            const doc = await requireDoc(site, tax, outcome.id);
+            const doc = await requireWritten(site, tax, outcome.id, outcome.position);
             const body = (await presentMany(site, tax, schema, [doc], 'edit'))[0];
             return created(body, `${site.apiRoot}core/v2/${tax.restBase}/${outcome.id}`);
           },
@@ -140,7 +142,7 @@ function taxonomyRoutes(site: Site, tax: TaxonomyInfo, deps: TermRouteDeps): Rou
             const input = await writeInput(site, ctx, tax);
             const outcome = await updateTerm(site, tax.taxonomy, doc.id, input, ctx.actor, ctx.request.requestId);
             await site.settle(outcome.position);
-            const after = await requireDoc(site, tax, doc.id);
+            const after = await requireWritten(site, tax, doc.id, outcome.position);
             return ok((await presentMany(site, tax, schema, [after], 'edit'))[0]);
           },
         },
@@ -414,8 +416,9 @@ async function loadDoc(site: Site, ctx: HandlerContext, tax: TaxonomyInfo): Prom
   return ctx.memo.get(key) as TermDoc | null;
 }
 
-async function requireDoc(site: Site, tax: TaxonomyInfo, id: number): Promise<TermDoc> {
-  const doc = await readTermDoc(site, id);
+/** The term as the write at `position` left it, for the write's answer (also while the terms projection rebuilds). */
+async function requireWritten(site: Site, tax: TaxonomyInfo, id: number, position: number): Promise<TermDoc> {
+  const doc = await readWritten<TermDoc>(site, { projection: 'terms', collection: TERM_COLLECTION, id, stream: termStreamId(id), position });
   if (!doc || doc.taxonomy !== tax.taxonomy) throw termInvalid();
   return doc;
 }

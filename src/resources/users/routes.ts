@@ -22,6 +22,8 @@ import { AUTHORED_POST_TYPES } from '../content/reassign';
 import { AUTHOR_ROLES, canCreateUsers, canDeleteUser, canEditUser, canListUsers, canPromoteUser, rolesWithAnyCapability } from './access';
 import { isValidUsername } from './names';
 import { createUser, deleteUser, updateUser } from './operations';
+import { userStreamId } from './events';
+import { readWritten } from '../../projection/written';
 import type { NewUser, UserUpdate } from './operations';
 import { presentUser } from './present';
 import { userSchema } from './schema';
@@ -409,7 +411,7 @@ async function createHandler(site: Site, ctx: HandlerContext) {
   };
   const { id, position } = await createUser(site, input, ctx.actor!.id, ctx.request.requestId);
   await site.settle(position);
-  const doc = await readUser(site, id);
+  const doc = await readUser(site, id, position);
   return created(present(site, ctx.actor, doc, 'edit'), `${site.apiRoot}core/v2/users/${id}`);
 }
 
@@ -442,7 +444,7 @@ async function updateHandler(site: Site, ctx: HandlerContext, id: number) {
   if (typeof p.email === 'string') update.email = p.email;
   const { position } = await updateUser(site, doc.id, update, ctx.actor!, ctx.request.requestId);
   await site.settle(position);
-  return ok(present(site, ctx.actor, await readUser(site, doc.id), 'edit'));
+  return ok(present(site, ctx.actor, await readUser(site, doc.id, position), 'edit'));
 }
 
 async function deleteHandler(site: Site, ctx: HandlerContext, id: number) {
@@ -492,8 +494,9 @@ async function loadUser(site: Site, ctx: HandlerContext, id: number): Promise<Us
   return ctx.memo.get(key) as UserDoc | null;
 }
 
-async function readUser(site: Site, id: number): Promise<UserDoc> {
-  const doc = (await site.readModel.get('user', id)) as UserDoc | null;
+/** The user as the write at `position` left it, for the write's answer (also while the users projection rebuilds). */
+async function readUser(site: Site, id: number, position: number): Promise<UserDoc> {
+  const doc = await readWritten<UserDoc>(site, { projection: 'users', collection: 'user', id, stream: userStreamId(id), position });
   if (!doc) throw invalidUser();
   return doc;
 }
