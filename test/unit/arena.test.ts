@@ -52,13 +52,46 @@ test('records moved by compaction keep their bytes; freed ones are no longer lis
     if (i % 3 === 0) continue;
     const at = owner.at;
     owner.at = -1;
-    arena.release(at, owner.length);
+    arena.release(at);
   }
   for (const owner of kept) assert.is(arena.readString(owner.at, owner.length), owner.name);
   assert.equal(new Set([...arena.records()].map((r) => r.owner)), new Set(kept));
   const scanned: Owner[] = [];
   for (const chunk of arena.chunksForScan()) for (let i = 0; i < chunk.starts.length; i++) if (chunk.isLive(i)) scanned.push(chunk.owners[i]!);
   assert.equal(new Set(scanned), new Set(kept));
+});
+
+test('each record knows its length, empty ones included, through chunk growth, releases and compaction', () => {
+  // Lengths 0 to 60 KB mixed: several chunks, empty records next to others, some records released.
+  const owners: Owner[] = [];
+  for (let i = 0; i < 600; i++) {
+    const length = i % 5 === 0 ? 0 : i % 7 === 0 ? 60_000 : (i * 37) % 300;
+    owners.push({ name: 'x'.repeat(length), at: -1, length: 0 });
+  }
+  const arena = arenaOf(owners);
+  for (const owner of owners) {
+    assert.is(arena.lengthOf(owner.at), owner.length);
+    assert.is(arena.readString(owner.at, arena.lengthOf(owner.at)), owner.name);
+  }
+  const kept = owners.filter((_, i) => i % 4 === 0 || i % 5 === 0);
+  for (const [i, owner] of owners.entries()) {
+    if (i % 4 === 0 || i % 5 === 0) continue;
+    const at = owner.at;
+    owner.at = -1;
+    arena.release(at);
+  }
+  // Compacted chunks moved the kept records: their lengths came along.
+  for (const owner of kept) assert.is(arena.lengthOf(owner.at), owner.length);
+  assert.equal(new Set([...arena.records()].map((r) => r.owner)), new Set(kept));
+  // Released records' bytes are no longer counted: releasing every kept record leaves nothing listed.
+  for (const owner of kept) {
+    const at = owner.at;
+    owner.at = -1;
+    arena.release(at);
+  }
+  assert.is([...arena.records()].length, 0);
+  // Each release took its record's own length off its chunk's live bytes: no chunk is left holding any.
+  assert.is([...arena.chunksForScan()].length, 0);
 });
 
 test.run();

@@ -62,7 +62,7 @@ export class Arena<O> {
   reserve(length: number, owner: O): { bytes: Buffer; offset: number; location: number } {
     let index = this.current;
     let chunk = index >= 0 ? this.chunks[index] : undefined;
-    if (chunk === undefined || chunk.used + length > chunk.bytes.length) {
+    if (chunk === undefined || chunk.used + Math.max(length, 1) > chunk.bytes.length) {
       // A record larger than a chunk gets a chunk of its own (its offset is 0, so its location stays exact).
       // Chunks grow from FIRST_CHUNK_BYTES (a small collection stays small) to CHUNK_BYTES; a record larger than
       // that gets a chunk of its own (its offset is 0, so its location stays exact).
@@ -77,7 +77,8 @@ export class Arena<O> {
       }
     }
     const offset = chunk.used;
-    chunk.used += length;
+    // An empty record takes a byte: starts stay strictly ascending, so a location names one record (lengthOf).
+    chunk.used += Math.max(length, 1);
     chunk.live += length;
     if (chunk.count === chunk.starts.length) {
       chunk.starts = grown(chunk.starts, chunk.count);
@@ -129,12 +130,21 @@ export class Arena<O> {
     return this.chunks[Math.floor(location / SPAN)]!.bytes.subarray(offset, offset + length);
   }
 
+  /**
+   * The byte length of the record at `location`, from the chunk's list of records (a binary search of its starts):
+   * owners keep only locations.
+   */
+  lengthOf(location: number): number {
+    const chunk = this.chunks[Math.floor(location / SPAN)]!;
+    return chunk.lengths[recordAt(chunk.starts, chunk.count, location % SPAN)]!;
+  }
+
   /** Frees a record; compacts its chunk when less than half of it is live. */
-  release(location: number, length: number): void {
+  release(location: number): void {
     const index = Math.floor(location / SPAN);
     const chunk = this.chunks[index];
     if (chunk === undefined) return;
-    chunk.live -= length;
+    chunk.live -= chunk.lengths[recordAt(chunk.starts, chunk.count, location % SPAN)]!;
     if (index === this.current) {
       if (chunk.live === 0) this.reset(chunk);
       return;
@@ -219,6 +229,18 @@ export class Arena<O> {
     }
     this.free.push(index);
   }
+}
+
+/** The index of the record starting at `offset` among a chunk's first `count` (ascending) starts. */
+function recordAt(starts: Uint32Array, count: number, offset: number): number {
+  let lo = 0;
+  let hi = count - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (starts[mid]! < offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** A copy of `entries` with room for twice as many. */
