@@ -203,6 +203,69 @@ big('orders made at the first plan that needs them follow the writes made before
   await check(['gone', 'late', 'id']);
 });
 
+big('rows found by id through growth, deletes of most rows, re-used slots and ids of every kind', async () => {
+  const rm = createMemoryReadModel();
+  const present = new Map<number | string, number>();
+  let seed = 99;
+  const rand = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+  // Small and large integers, negatives, fractions, -0's twin 0, strings (some looking like numbers): many collide.
+  const idOf = (n: number): number | string => {
+    switch (n % 6) {
+      case 0: return n;
+      case 1: return n * 65536;
+      case 2: return -n;
+      case 3: return n + 0.5;
+      case 4: return `s${n}`;
+      default: return String(n);
+    }
+  };
+  let position = 0;
+  let version = 0;
+  const commit = async (writes: DocWrite[]) => rm.commit({ writes, checkpoint: { name: 'p', position: ++position, version: 1 } });
+  const check = async () => {
+    const ids: (number | string)[] = [];
+    for (let n = 0; n < 3000; n++) ids.push(idOf(n));
+    const got = await rm.getMany('posts', ids);
+    ids.forEach((id, i) => {
+      const v = present.get(id);
+      assert.equal(got[i], v === undefined ? null : { id, v }, `id ${JSON.stringify(id)}`);
+    });
+    const all = await rm.query('posts', { filters: [], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null });
+    assert.is(all.total, present.size);
+  };
+  const writeSome = async (count: number) => {
+    const writes: DocWrite[] = [];
+    for (let k = 0; k < count; k++) {
+      const id = idOf(rand(3000));
+      version++;
+      writes.push({ collection: 'posts', id, doc: { id, v: version } });
+      present.set(id, version);
+    }
+    await commit(writes);
+  };
+  const deleteSome = async (share: number) => {
+    const writes: DocWrite[] = [];
+    for (const id of [...present.keys()]) {
+      if (rand(100) >= share) continue;
+      writes.push({ collection: 'posts', id, doc: null });
+      present.delete(id);
+    }
+    await commit(writes);
+  };
+  await writeSome(2500);
+  await check();
+  // Most rows deleted (the table shrinks), then others added in their slots (it grows again).
+  await deleteSome(95);
+  await check();
+  await writeSome(2000);
+  await check();
+  await deleteSome(100);
+  await check();
+  await writeSome(500);
+  await check();
+  assert.equal(await rm.get('posts', -0), present.has(0) ? { id: 0, v: present.get(0) } : null);
+});
+
 big.run();
 
 
