@@ -266,6 +266,47 @@ big('rows found by id through growth, deletes of most rows, re-used slots and id
   assert.equal(await rm.get('posts', -0), present.has(0) ? { id: 0, v: present.get(0) } : null);
 });
 
+big('rows holding the same few values (shared between them) keep their own through rewrites, values that read alike and many distinct ones', async () => {
+  const rm = createMemoryReadModel();
+  const rows = new Map<number, RefRow>();
+  let seed = 2024;
+  const rand = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+  // Values whose text forms are alike (1 and '1', 'n1;' and 1), and sometimes one of thousands (the shared
+  // arrays are emptied when too many are different).
+  const pool: (number | string)[] = [1, '1', 'n1;', 's1:1', 2, '2', 'n1;n2;', 1.5, '', ';'];
+  const value = () => (rand(10) === 0 ? rand(50_000) : pool[rand(pool.length)]!);
+  let position = 0;
+  const write = async (count: number) => {
+    const writes: DocWrite[] = [];
+    for (let n = 0; n < count; n++) {
+      const id = rand(3000);
+      if (rand(8) === 0) {
+        writes.push({ collection: 'posts', id, doc: null });
+        rows.delete(id);
+        continue;
+      }
+      const index = { sets: { a: Array.from({ length: 1 + rand(3) }, value), b: value() } };
+      writes.push({ collection: 'posts', id, doc: { id }, index });
+      rows.set(id, { doc: { id }, index });
+    }
+    await rm.commit({ writes, checkpoint: { name: 'p', position: ++position, version: 1 } });
+  };
+  const check = async () => {
+    for (const v of pool) {
+      for (const field of ['a', 'b']) {
+        const plan: QueryPlan = { filters: [{ kind: 'any', field, values: [v] }], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null };
+        const expected = referenceQuery([...rows.values()], plan);
+        const got = await rm.query('posts', plan);
+        assert.equal(idsOf(got), idsOf(expected), JSON.stringify(plan));
+      }
+    }
+  };
+  for (let round = 0; round < 8; round++) {
+    await write(2500);
+    await check();
+  }
+});
+
 big.run();
 
 
