@@ -11,12 +11,13 @@ interface Owner {
   length: number;
 }
 
-function arenaOf(owners: Owner[]): Arena<Owner> {
-  const arena = new Arena<Owner>({ isLive: (owner, at) => owner.at === at, moved: (owner, _from, to) => (owner.at = to) });
-  for (const owner of owners) {
+/** An arena of the owners' names, each record owned by the owner's index in `owners`. */
+function arenaOf(owners: Owner[]): Arena {
+  const arena = new Arena({ isLive: (i, at) => owners[i]!.at === at, moved: (i, _from, to) => (owners[i]!.at = to) });
+  owners.forEach((owner, i) => {
     owner.length = Buffer.byteLength(owner.name);
-    owner.at = arena.writeString(owner.name, owner.length, owner);
-  }
+    owner.at = arena.writeString(owner.name, owner.length, i);
+  });
   return arena;
 }
 
@@ -29,14 +30,14 @@ test('every record reads back after chunks fill, and scans list exactly the live
   const owners = records(Math.ceil((3 * CHUNK_BYTES) / 40_000));
   const arena = arenaOf(owners);
   for (const owner of owners) assert.is(arena.readString(owner.at, owner.length), owner.name);
-  const listed = [...arena.records()].map((r) => r.owner);
+  const listed = [...arena.records()].map((r) => owners[r.owner]!);
   assert.is(listed.length, owners.length);
   let scanned = 0;
   for (const chunk of arena.chunksForScan()) {
     assert.is(chunk.starts.length, chunk.lengths.length);
     for (let i = 0; i < chunk.starts.length; i++) {
       assert.ok(chunk.isLive(i));
-      const owner = chunk.owners[i]!;
+      const owner = owners[chunk.owners[i]!]!;
       assert.is(chunk.bytes.toString('utf8', chunk.starts[i]!, chunk.starts[i]! + chunk.lengths[i]!), owner.name);
       scanned++;
     }
@@ -55,9 +56,9 @@ test('records moved by compaction keep their bytes; freed ones are no longer lis
     arena.release(at);
   }
   for (const owner of kept) assert.is(arena.readString(owner.at, owner.length), owner.name);
-  assert.equal(new Set([...arena.records()].map((r) => r.owner)), new Set(kept));
+  assert.equal(new Set([...arena.records()].map((r) => owners[r.owner]!)), new Set(kept));
   const scanned: Owner[] = [];
-  for (const chunk of arena.chunksForScan()) for (let i = 0; i < chunk.starts.length; i++) if (chunk.isLive(i)) scanned.push(chunk.owners[i]!);
+  for (const chunk of arena.chunksForScan()) for (let i = 0; i < chunk.starts.length; i++) if (chunk.isLive(i)) scanned.push(owners[chunk.owners[i]!]!);
   assert.equal(new Set(scanned), new Set(kept));
 });
 
@@ -82,7 +83,7 @@ test('each record knows its length, empty ones included, through chunk growth, r
   }
   // Compacted chunks moved the kept records: their lengths came along.
   for (const owner of kept) assert.is(arena.lengthOf(owner.at), owner.length);
-  assert.equal(new Set([...arena.records()].map((r) => r.owner)), new Set(kept));
+  assert.equal(new Set([...arena.records()].map((r) => owners[r.owner]!)), new Set(kept));
   // Released records' bytes are no longer counted: releasing every kept record leaves nothing listed.
   for (const owner of kept) {
     const at = owner.at;

@@ -14,39 +14,43 @@ export const CHUNK_BYTES = 8 * 2 ** 20;
 const FIRST_CHUNK_BYTES = 64 * 2 ** 10;
 const SPAN = 2 ** 24;
 
-export interface ArenaOwners<O> {
+/**
+ * What owns the records: each record's owner is a number the caller gives (the read model's row slot), kept in a
+ * typed array (4 bytes a record, off the V8 heap) rather than a reference to an object.
+ */
+export interface ArenaOwners {
   /** Whether `owner` still keeps its record at `location`. */
-  isLive(owner: O, location: number): boolean;
+  isLive(owner: number, location: number): boolean;
   /** A live record of `owner` moved (compaction). */
-  moved(owner: O, from: number, to: number): void;
+  moved(owner: number, from: number, to: number): void;
 }
 
-interface Chunk<O> {
+interface Chunk {
   bytes: Buffer;
   used: number;
   live: number;
   /**
    * Record starts, ascending, their lengths and their owners, in append order (dead ones included until
-   * compaction); the first `count` entries of `starts` and `lengths` are used. Starts and lengths are typed arrays:
-   * 4 bytes a record instead of 8 (a small integer in a JS array), a few MB at 100,000 posts.
+   * compaction); the first `count` entries of each are used. Typed arrays: 4 bytes a record instead of 8 (a
+   * small integer or a reference in a JS array), a few MB at 100,000 posts.
    */
   count: number;
   starts: Uint32Array;
   lengths: Uint32Array;
-  owners: O[];
+  owners: Uint32Array;
 }
 
 /** Entries a chunk's starts and lengths are made with; they double as records are appended. */
 const FIRST_RECORDS = 16;
 
-export class Arena<O> {
-  private chunks: (Chunk<O> | undefined)[] = [];
+export class Arena {
+  private chunks: (Chunk | undefined)[] = [];
   private free: number[] = [];
   private current = -1;
   /** Chunks made so far (each new one is larger, up to CHUNK_BYTES). */
   private made = 0;
 
-  constructor(private readonly owners: ArenaOwners<O>) {}
+  constructor(private readonly owners: ArenaOwners) {}
 
   /** Bytes held in chunks (allocated, live or not). */
   get allocatedBytes(): number {
@@ -59,7 +63,7 @@ export class Arena<O> {
    * Room for `length` bytes for `owner`: the chunk's Buffer and the offset to write them at, and the location.
    * The caller writes exactly `length` bytes there before anything else touches the arena.
    */
-  reserve(length: number, owner: O): { bytes: Buffer; offset: number; location: number } {
+  reserve(length: number, owner: number): { bytes: Buffer; offset: number; location: number } {
     let index = this.current;
     let chunk = index >= 0 ? this.chunks[index] : undefined;
     if (chunk === undefined || chunk.used + Math.max(length, 1) > chunk.bytes.length) {
@@ -83,23 +87,24 @@ export class Arena<O> {
     if (chunk.count === chunk.starts.length) {
       chunk.starts = grown(chunk.starts, chunk.count);
       chunk.lengths = grown(chunk.lengths, chunk.count);
+      chunk.owners = grown(chunk.owners, chunk.count);
     }
     chunk.starts[chunk.count] = offset;
     chunk.lengths[chunk.count] = length;
+    chunk.owners[chunk.count] = owner;
     chunk.count++;
-    chunk.owners.push(owner);
     return { bytes: chunk.bytes, offset, location: index * SPAN + offset };
   }
 
   /** Appends a string as UTF-8 (its byte length given) and returns its location. */
-  writeString(text: string, byteLength: number, owner: O): number {
+  writeString(text: string, byteLength: number, owner: number): number {
     const { bytes, offset, location } = this.reserve(byteLength, owner);
     if (byteLength > 0) bytes.write(text, offset, byteLength, 'utf8');
     return location;
   }
 
   /** Appends a copy of `source` and returns its location. */
-  writeBytes(source: Uint8Array, owner: O): number {
+  writeBytes(source: Uint8Array, owner: number): number {
     const { bytes, offset, location } = this.reserve(source.length, owner);
     bytes.set(source, offset);
     return location;
@@ -165,7 +170,7 @@ export class Arena<O> {
    * Each live record's chunk bytes, start and owner, chunk by chunk in append order. `visit` must not change the
    * arena.
    */
-  *records(): Generator<{ bytes: Buffer; start: number; length: number; owner: O; location: number }> {
+  *records(): Generator<{ bytes: Buffer; start: number; length: number; owner: number; location: number }> {
     for (let index = 0; index < this.chunks.length; index++) {
       const chunk = this.chunks[index];
       if (chunk === undefined) continue;
@@ -181,11 +186,11 @@ export class Arena<O> {
    * Each chunk holding live records, for a scan: its bytes, how many are used, and its records in append order
    * (ascending starts), with a test of whether record `i` is live.
    */
-  *chunksForScan(): Generator<{ bytes: Buffer; used: number; starts: Uint32Array; lengths: Uint32Array; owners: readonly O[]; isLive(i: number): boolean }> {
+  *chunksForScan(): Generator<{ bytes: Buffer; used: number; starts: Uint32Array; lengths: Uint32Array; owners: Uint32Array; isLive(i: number): boolean }> {
     for (let index = 0; index < this.chunks.length; index++) {
       const chunk = this.chunks[index];
       if (chunk === undefined || chunk.live === 0) continue;
-      const { owners } = chunk;
+      const owners = chunk.owners.subarray(0, chunk.count);
       const starts = chunk.starts.subarray(0, chunk.count);
       const live = this.owners;
       yield { bytes: chunk.bytes, used: chunk.used, starts, lengths: chunk.lengths.subarray(0, chunk.count), owners, isLive: (i) => live.isLive(owners[i]!, index * SPAN + starts[i]!) };
@@ -193,20 +198,20 @@ export class Arena<O> {
   }
 
   private newChunk(size: number): number {
-    const chunk: Chunk<O> = { bytes: Buffer.allocUnsafeSlow(size), used: 0, live: 0, count: 0, starts: new Uint32Array(FIRST_RECORDS), lengths: new Uint32Array(FIRST_RECORDS), owners: [] };
+    const chunk: Chunk = { bytes: Buffer.allocUnsafeSlow(size), used: 0, live: 0, count: 0, starts: new Uint32Array(FIRST_RECORDS), lengths: new Uint32Array(FIRST_RECORDS), owners: new Uint32Array(FIRST_RECORDS) };
     this.made = Math.min(this.made + 1, 16);
     const index = this.free.pop() ?? this.chunks.length;
     this.chunks[index] = chunk;
     return index;
   }
 
-  private reset(chunk: Chunk<O>): void {
+  private reset(chunk: Chunk): void {
     chunk.used = 0;
     chunk.live = 0;
     chunk.count = 0;
     chunk.starts = new Uint32Array(FIRST_RECORDS);
     chunk.lengths = new Uint32Array(FIRST_RECORDS);
-    chunk.owners = [];
+    chunk.owners = new Uint32Array(FIRST_RECORDS);
   }
 
   private drop(index: number): void {
@@ -251,8 +256,9 @@ function grown(entries: Uint32Array, count: number): Uint32Array {
 }
 
 /** Drops a chunk's spare room for records. */
-function trim<O>(chunk: Chunk<O>): void {
+function trim(chunk: Chunk): void {
   if (chunk.count === chunk.starts.length) return;
   chunk.starts = chunk.starts.slice(0, chunk.count);
   chunk.lengths = chunk.lengths.slice(0, chunk.count);
+  chunk.owners = chunk.owners.slice(0, chunk.count);
 }

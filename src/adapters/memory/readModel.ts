@@ -1002,8 +1002,12 @@ class Collection {
   readonly slots: (Row | undefined)[] = [];
   readonly rows = new RowsById(this.slots);
   private readonly freeSlots: number[] = [];
-  readonly docs: Arena<Row> = new Arena<Row>({ isLive: (row, at) => row.doc === at, moved: (row, _from, to) => (row.doc = to) });
-  readonly texts: Arena<Row> = new Arena<Row>({ isLive: (row, at) => row.text === at, moved: (row, _from, to) => (row.text = to) });
+  /**
+   * The rows' bytes, each record owned by its row's slot. A dead record's slot may hold a later row by then: that
+   * row's record is elsewhere (a location names one record), so it is not taken for the owner.
+   */
+  readonly docs = new Arena({ isLive: (slot, at) => this.slots[slot]?.doc === at, moved: (slot, _from, to) => (this.slots[slot]!.doc = to) });
+  readonly texts = new Arena({ isLive: (slot, at) => this.slots[slot]?.text === at, moved: (slot, _from, to) => (this.slots[slot]!.text = to) });
   /** Text columns of rows whose text UTF-8 cannot hold (see Row.text). */
   readonly looseText = new Map<Row, string[]>();
   /**
@@ -1067,8 +1071,8 @@ class Collection {
     let row = this.rows.get(id);
     if (row === undefined) this.rows.add((row = this.newRow(id)));
     else this.freeBytes(row);
-    row.doc = this.docs.writeBytes(doc, row);
-    if (text !== null) row.text = this.texts.writeBytes(text, row);
+    row.doc = this.docs.writeBytes(doc, row.slot);
+    if (text !== null) row.text = this.texts.writeBytes(text, row.slot);
     else if (looseText !== null) this.looseText.set(row, looseText);
     row.layout = layout;
     row.values = this.shared(values);
@@ -1083,7 +1087,7 @@ class Collection {
 
   private storeBytes(row: Row, write: StoredWrite): void {
     this.freeBytes(row);
-    row.doc = this.docs.writeString(write.json!, write.jsonBytes, row);
+    row.doc = this.docs.writeString(write.json!, write.jsonBytes, row.slot);
     const k = write.texts.length;
     if (k === 0) return;
     if (write.loose) {
@@ -1092,7 +1096,7 @@ class Collection {
     }
     let total = 4 * k;
     for (const n of write.textBytes) total += n;
-    const { bytes, offset, location } = this.texts.reserve(total, row);
+    const { bytes, offset, location } = this.texts.reserve(total, row.slot);
     let at = offset + 4 * k;
     for (let i = 0; i < k; i++) {
       bytes.writeUInt32LE(write.textBytes[i]!, offset + 4 * i);
@@ -1403,9 +1407,9 @@ class Collection {
             while (record + 1 < starts.length && starts[record + 1]! <= p) record++;
             let next = p + 1;
             const start = starts[record]!;
-            const row = owners[record]!;
             if (!chunk.isLive(record)) next = start + sizes[record]!;
             else if (start <= p) {
+              const row = this.slots[owners[record]!]!;
               const names = row.layout.textNames;
               let at = start + 4 * names.length;
               if (p < at) next = at;
