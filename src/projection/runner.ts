@@ -454,6 +454,10 @@ export class Projector {
           await this.serially(entry, () => this.apply(entry, events, live));
           appliedEvents += events.length;
           onApplied?.(appliedEvents);
+          // A rebuild into a staged generation folds in memory, mostly without I/O, and a store that reads
+          // synchronously (SQLite) would then hold the thread from batch to batch: timers and I/O (the lease's
+          // renewals, the other projections' applies, requests) get their turn between batches.
+          if (!live) await new Promise((resolve) => setImmediate(resolve));
         },
         onCaughtUp: () => {
           caughtUp = true;
