@@ -106,6 +106,11 @@ export interface DocWrite {
   collection: string;
   id: DocId;
   doc: Doc | null;
+  /**
+   * `doc`'s JSON exactly as JSON.stringify(doc) gives it, when the caller has made it already (a bulk rebuild keeps
+   * it): the adapter stores it as it is instead of serialising `doc` again.
+   */
+  json?: string;
   index?: IndexEntry;
 }
 

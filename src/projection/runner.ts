@@ -55,7 +55,7 @@ interface Running {
    * committed in one large bulk commit every BULK_FLUSH_DOCS documents and once caught up, instead of one commit
    * per batch of the log.
    */
-  bulk?: Map<string, { target: DocTarget; doc: Doc | null }>;
+  bulk?: Map<string, BulkDoc>;
   /** The last position folded into `bulk`. */
   bulkPosition?: number;
   /** Applies and flushes of its own subscription, one after another. */
@@ -65,6 +65,17 @@ interface Running {
    * wait for, so they need not wait for the rebuild; the other projections go on being applied meanwhile.
    */
   rebuilding?: boolean;
+}
+
+/**
+ * A document a bulk rebuild folded since its last flush: the fold's own object and its JSON, made once. The flush
+ * hands the JSON to the commit (not serialised again), and a later batch folds onto its parse, exactly what the read
+ * model would give back.
+ */
+interface BulkDoc {
+  target: DocTarget;
+  doc: Doc | null;
+  json?: string;
 }
 
 /** Documents a bulk rebuild holds before committing them (bounds the rebuilding process's memory). */
@@ -483,9 +494,9 @@ export class Projector {
   private async flushBulk(entry: Running, position: number): Promise<void> {
     const { projection } = entry;
     const writes: DocWrite[] = [];
-    for (const { target, doc } of entry.bulk!.values()) {
+    for (const { target, doc, json } of entry.bulk!.values()) {
       const { collection, id } = target;
-      writes.push(doc ? { collection, id, doc, index: projection.index?.(doc, collection) } : { collection, id, doc: null });
+      writes.push(doc ? { collection, id, doc, json, index: projection.index?.(doc, collection) } : { collection, id, doc: null });
     }
     entry.bulk!.clear();
     await this.options.readModel.commit({
@@ -572,7 +583,7 @@ export class Projector {
             for (const id of ids) {
               const held = entry.bulk.get(key(collection, id));
               if (held === undefined) continue;
-              current.set(key(collection, id), held.doc);
+              current.set(key(collection, id), held.json === undefined ? null : (JSON.parse(held.json) as Doc));
               ids.delete(id);
             }
             if (ids.size === 0) return;
@@ -609,10 +620,10 @@ export class Projector {
     }
     const position = events[events.length - 1]!.position;
     if (entry.bulk) {
-      // A JSON copy, as the read model would give it back: the next event folds onto exactly what a commit keeps.
+      // Serialised once here: the flush commits this JSON, and a later batch folds onto its parse (see BulkDoc).
       for (const [k, target] of touched) {
         const doc = current.get(k) ?? null;
-        entry.bulk.set(k, { target, doc: doc === null ? null : (JSON.parse(JSON.stringify(doc)) as Doc) });
+        entry.bulk.set(k, doc === null ? { target, doc: null } : { target, doc, json: JSON.stringify(doc) });
       }
       entry.bulkPosition = position;
       entry.applied = position;

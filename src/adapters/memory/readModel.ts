@@ -227,15 +227,16 @@ function checkCommit(commit: Commit): { name: string; checkpoint: Checkpoint } {
 }
 
 /** Validates one write's collection, id and document shape (not yet its serialisation). */
-function checkWrite(write: unknown, n: number): { collection: string; id: Scalar; doc: Record<string, unknown> | null } {
+function checkWrite(write: unknown, n: number): { collection: string; id: Scalar; doc: Record<string, unknown> | null; json?: string } {
   if (!isRecord(write)) invalid(`write ${n} is not an object`);
-  const { collection, doc } = write;
+  const { collection, doc, json } = write;
+  if (json !== undefined && typeof json !== 'string') invalid(`write ${n}: json must be a string`);
   if (typeof collection !== 'string' || collection === '') invalid(`write ${n}: collection must be a non-empty string`);
   if (!isScalar(write.id)) invalid(`write ${n}: id must be a finite number or a string`);
   const id = norm(write.id);
   if (doc === null) return { collection, id, doc: null };
   if (!isRecord(doc)) invalid(`write ${n}: doc must be an object or null`);
-  return { collection, id, doc };
+  return { collection, id, doc, json };
 }
 
 /**
@@ -246,12 +247,12 @@ function checkWrite(write: unknown, n: number): { collection: string; id: Scalar
 export function prepareCommit(commit: Commit, copies = true): PreparedCommit {
   const { name, checkpoint } = checkCommit(commit);
   const writes = commit.writes.map((write, n): PreparedWrite => {
-    const { collection, id, doc } = checkWrite(write, n);
+    const { collection, id, doc, json: given } = checkWrite(write, n);
     if (doc === null) return { collection, id, doc: null, entry: prepareEntry(undefined) };
     let json: string | undefined;
     let copy: unknown;
     try {
-      json = JSON.stringify(doc);
+      json = given ?? JSON.stringify(doc);
       copy = typeof json !== 'string' ? undefined : copies ? JSON.parse(json) : json.charCodeAt(0) === 0x7b ? doc : undefined;
     } catch (error) {
       invalid(`write ${n}: doc cannot be serialised (${(error as Error).message})`);
