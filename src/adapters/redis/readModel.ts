@@ -88,7 +88,7 @@ import { StaleCommitError } from '../../ports/readModel';
 import type { Checkpoint, Commit, Doc, DocId, Filter, Order, QueryPlan, QueryResult, ReadModel, Scalar } from '../../ports/readModel';
 import { checkPlan, distinctValues, isScalar, partitionShape, prepareCommit, rangeBounds, searchTerms } from '../memory/readModel';
 import type { PreparedCommit, PreparedEntry, PreparedWrite } from '../memory/readModel';
-import { CommandBatch, packEntry } from './resp';
+import { ADD_ONE, CommandBatch, packEntry } from './resp';
 import { AdmissionWindow } from '../../core/admissionWindow';
 
 const SURROGATE = /[\uD800-\uDFFF]/;
@@ -1720,6 +1720,7 @@ const COMMIT_SCRIPT = new Script(COMMIT);
 const BULK_VOCABULARY_SCRIPT = new Script(BULK_VOCABULARY);
 const PROMOTE_SCRIPT = new Script(PROMOTE);
 const RESERVE_SCRIPT = new Script(RESERVE);
+const ADD_ONE_SCRIPT = new Script(ADD_ONE);
 const QUERY_SCRIPT = new Script(QUERY);
 
 export interface RedisReadModelOptions {
@@ -2038,7 +2039,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
     const parts = new KeyParts();
     const inFlight: Promise<void>[] = [];
     const sent = (batches: CommandBatch[]) => {
-      const sending = Promise.all(batches.map((batch) => batch.send(redis))).then(() => undefined);
+      const sending = Promise.all(batches.map((batch) => batch.send(redis, ADD_ONE_SCRIPT))).then(() => undefined);
       sending.catch(() => undefined);
       inFlight.push(sending);
     };

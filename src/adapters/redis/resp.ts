@@ -42,6 +42,8 @@ export class CommandWriter {
   private buf: Buffer;
   private at = HEAD_ROOM;
   private count = 2;
+  /** Where the key's bulk string starts (after the name's). */
+  private readonly keyAt: number;
 
   constructor(
     readonly name: string,
@@ -52,6 +54,7 @@ export class CommandWriter {
     this.header(name.length);
     this.at += this.buf.write(name, this.at, 'latin1');
     this.crlf();
+    this.keyAt = this.at;
     if (typeof key === 'string' || Buffer.isBuffer(key)) this.piece(key);
     else this.pieces(key as readonly Piece[]);
     this.count = 2;
@@ -139,6 +142,11 @@ export class CommandWriter {
     return this.count - 2;
   }
 
+  /** The key and the arguments, as the RESP bulk strings they are in the command. */
+  keyAndArguments(): Buffer {
+    return this.buf.subarray(this.keyAt, this.at);
+  }
+
   /** The encoded command. */
   bytes(): Buffer {
     const head = `*${this.count}\r\n`;
@@ -161,20 +169,57 @@ export class CommandBatch {
     return writer;
   }
 
-  /** Sends every command with arguments; resolves once Redis answered all, rejects with the first error. */
-  async send(redis: Redis): Promise<void> {
+  /**
+   * Sends every command with arguments; resolves once Redis answered all, rejects with the first error. With
+   * `singles`, the SADDs of a single member go as one call of that script instead (see ADD_ONE), each pair of
+   * arguments copied as it was encoded: a rebuild makes a few such sets per document (the posting sets of its own
+   * words), and a command each cost this process more than Redis spent on them.
+   */
+  async send(redis: Redis, singles?: { sha: string; source: string }): Promise<void> {
     const pipeline = redis.pipeline() as unknown as { sendCommand(command: Command): void; exec(): Promise<[Error | null, unknown][] | null> };
     let commands = 0;
+    const pairs: Buffer[] = [];
     for (const writer of this.writers.values()) {
       if (writer.size === 0) continue;
+      if (singles !== undefined && writer.size === 1 && writer.name === 'SADD') {
+        pairs.push(writer.keyAndArguments());
+        continue;
+      }
       pipeline.sendCommand(new EncodedCommand(writer.name, writer.bytes()));
       commands++;
     }
     this.writers.clear();
+    if (singles !== undefined && pairs.length > 0) {
+      pipeline.sendCommand(new EncodedCommand('evalsha', scriptCall('EVALSHA', singles.sha, pairs)));
+      commands++;
+    }
     if (commands === 0) return;
     const replies = (await pipeline.exec()) ?? [];
-    for (const [error] of replies) if (error) throw error;
+    for (let i = 0; i < replies.length; i++) {
+      const error = replies[i]![0];
+      if (!error) continue;
+      // The script was flushed from Redis's cache (a restart, SCRIPT FLUSH): once more with its source.
+      if (i === replies.length - 1 && pairs.length > 0 && error.message.startsWith('NOSCRIPT')) {
+        await redis.sendCommand(new EncodedCommand('eval', scriptCall('EVAL', singles!.source, pairs)));
+        continue;
+      }
+      throw error;
+    }
   }
+}
+
+/**
+ * SADD of one member to each of many keys: ARGV holds (key, member) pairs. Sent by CommandBatch.send with the pairs
+ * as the SADDs encoded them.
+ */
+export const ADD_ONE = `for i = 1, #ARGV, 2 do redis.call('SADD', ARGV[i], ARGV[i + 1]) end
+return #ARGV / 2`;
+
+/** `<verb> <script> 0` followed by the already encoded (key, member) pairs. */
+function scriptCall(verb: 'EVALSHA' | 'EVAL', script: string, pairs: readonly Buffer[]): Buffer {
+  let bulk = '';
+  for (const part of [verb, script, '0']) bulk += `$${Buffer.byteLength(part)}\r\n${part}\r\n`;
+  return Buffer.concat([Buffer.from(`*${3 + 2 * pairs.length}\r\n${bulk}`), ...pairs]);
 }
 
 /**

@@ -1,0 +1,94 @@
+/**
+ * The commands a bulk rebuild encodes itself (src/adapters/redis/resp.ts): every SADD of a single member goes inside
+ * one call of ADD_ONE rather than as a command of its own, and reaches Redis exactly as the other commands do, also
+ * when the script is not in Redis's cache.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ADD_ONE, CommandBatch } from '../../src/adapters/redis/resp';
+import { deleteKeysUnder, REDIS_URL } from '../support/redis';
+
+const test = suite('redis command batch');
+
+const script = (source: string) => ({ source, sha: createHash('sha1').update(source).digest('hex') });
+
+/** A batch of one-member and many-member SADDs, an HSET and a ZADD under `prefix`. */
+function fill(batch: CommandBatch, prefix: string): void {
+  for (let i = 1; i <= 5; i++) batch.command(`one${i}`, 'SADD', `${prefix}one:${i}`).integer(i);
+  const many = batch.command('many', 'SADD', `${prefix}many`);
+  for (let i = 1; i <= 4; i++) many.integer(i * 10);
+  // Binary members, as the ord() encodings of the index are.
+  batch.command('binary', 'SADD', [Buffer.from(prefix), Buffer.from([0x3a, 0x00, 0xff])]).piece(Buffer.from([0x02, 0x00, 0x0d, 0x0a]));
+  batch.command('hash', 'HSET', `${prefix}hash`).piece('a').piece('1').piece('b').piece('2');
+  batch.command('zset', 'ZADD', `${prefix}zset`).piece('0').piece('x').piece('0').piece('y');
+}
+
+async function expectWritten(redis: Redis, prefix: string): Promise<void> {
+  for (let i = 1; i <= 5; i++) assert.equal(await redis.smembers(`${prefix}one:${i}`), [String(i)], `one-member set ${i}`);
+  assert.equal((await redis.smembers(`${prefix}many`)).sort(), ['10', '20', '30', '40']);
+  const binaryKey = Buffer.concat([Buffer.from(prefix), Buffer.from([0x3a, 0x00, 0xff])]);
+  assert.equal(await redis.smembersBuffer(binaryKey as unknown as string), [Buffer.from([0x02, 0x00, 0x0d, 0x0a])]);
+  assert.equal(await redis.hgetall(`${prefix}hash`), { a: '1', b: '2' });
+  assert.equal(await redis.zrange(`${prefix}zset`, 0, -1), ['x', 'y']);
+}
+
+test('one-member SADDs go through the script and write what the commands would', async () => {
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 2 });
+  const prefix = `test:${randomBytes(6).toString('hex')}:batch:`;
+  const calls: string[] = [];
+  const sendCommand = redis.sendCommand.bind(redis);
+  redis.sendCommand = ((command: { name: string }, stream?: unknown) => {
+    calls.push(command.name);
+    return sendCommand(command as never, stream as never);
+  }) as typeof redis.sendCommand;
+  try {
+    await redis.script('LOAD', ADD_ONE);
+    calls.length = 0;
+    const batch = new CommandBatch();
+    fill(batch, prefix);
+    await batch.send(redis, script(ADD_ONE));
+    // The five one-member sets and the binary one in one script call; the rest as commands of their own.
+    assert.equal(calls.sort(), ['HSET', 'SADD', 'ZADD', 'evalsha']);
+    await expectWritten(redis, prefix);
+  } finally {
+    await deleteKeysUnder(redis, prefix);
+    await redis.quit();
+  }
+});
+
+test('a script not in the cache is sent with its source', async () => {
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 2 });
+  const prefix = `test:${randomBytes(6).toString('hex')}:batch:`;
+  try {
+    // A source no one has loaded: EVALSHA answers NOSCRIPT.
+    const unloaded = script(`${ADD_ONE}\n-- ${prefix}`);
+    assert.is(((await redis.script('EXISTS', unloaded.sha)) as number[])[0], 0);
+    const batch = new CommandBatch();
+    fill(batch, prefix);
+    await batch.send(redis, unloaded);
+    await expectWritten(redis, prefix);
+  } finally {
+    await deleteKeysUnder(redis, prefix);
+    await redis.quit();
+  }
+});
+
+test('an error inside the script rejects the send', async () => {
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 2 });
+  const prefix = `test:${randomBytes(6).toString('hex')}:batch:`;
+  try {
+    await redis.set(`${prefix}one:3`, 'a string, not a set');
+    const batch = new CommandBatch();
+    fill(batch, prefix);
+    let failure: unknown = null;
+    await batch.send(redis, script(ADD_ONE)).catch((error: unknown) => (failure = error));
+    assert.match(String(failure), /WRONGTYPE/);
+  } finally {
+    await deleteKeysUnder(redis, prefix);
+    await redis.quit();
+  }
+});
+
+test.run();
