@@ -193,7 +193,8 @@ function partitionMembers(entry: PreparedEntry, parts: KeyParts, sortOrds: reado
       const pv = ord(value);
       out.push(parts.partitionSuffix(field, 'id'), pv);
       let i = 0;
-      for (const key of entry.sort.keys()) out.push(parts.partitionSuffix(field, key), Buffer.concat([pv, sortOrds[i++]!]));
+      // forEach rather than keys(): no iterator per document (a rebuild visits millions of keys).
+      entry.sort.forEach((_, key) => void out.push(parts.partitionSuffix(field, key), Buffer.concat([pv, sortOrds[i++]!])));
     }
   }
   return out;
@@ -2082,9 +2083,10 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
           idsCommand.piece(oid).integer(h);
           ownersCommand.integer(h).piece(oid);
           byIdCommand.piece('0').piecesThen([oid], h);
+          // The entry's maps visited with forEach: no iterator or [name, value] pair per field.
           const s: Buffer[] = [];
           const sortOrds: Buffer[] = [];
-          for (const [field, value] of sort) {
+          sort.forEach((value, field) => {
             const f = parts.name(field);
             const k = ord(value);
             s.push(f, k);
@@ -2094,27 +2096,28 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
             const member = [k, oid];
             batch.command(sorted, 'ZADD', sorted, perDocument * 2).piece('0').piecesThen(member, h);
             batch.command(members, 'HSET', members, perDocument * 2).integer(h).piecesThen(member, h);
-          }
+          });
           const t: Buffer[] = [];
-          for (const [field, values] of sets) {
+          sets.forEach((values, field) => {
             for (const v of values) {
               const suffix = parts.setSuffix(field, v);
               t.push(suffix);
               const set = keyOf('s:', suffix);
               batch.command(set, 'SADD', set).integer(h);
             }
-          }
+          });
           const x: Buffer[] = [];
-          for (const [column, value] of text) {
+          text.forEach((value, column) => {
             const lowered = value.toLowerCase();
             const col = parts.name(column);
             x.push(col);
             const texts = keyOf('x:', col);
-            batch.command(texts, 'HSET', texts, lowered.length + perDocument).integer(h).piece(SURROGATE.test(lowered) ? cesu8(lowered) : lowered);
+            // Sized for the chunk from its first text (grown by doubling otherwise, a copy each time).
+            batch.command(texts, 'HSET', texts, Math.min((lowered.length + 16) * chunk.length, 1 << 22) + perDocument).integer(h).piece(SURROGATE.test(lowered) ? cesu8(lowered) : lowered);
             let byToken = postings.get(col);
             if (byToken === undefined) postings.set(col, (byToken = new Map()));
             gatherTokens(lowered, h, byToken);
-          }
+          });
           const p = partitionMembers(write.entry, parts, sortOrds);
           for (let i = 0; i < p.length; i += 2) {
             const partition = keyOf('q:', p[i]!);
