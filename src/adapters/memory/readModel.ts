@@ -162,11 +162,14 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function entries(value: unknown, what: string): [string, unknown][] {
+/**
+ * The own enumerable field names of an index part, in Object.entries's order (undefined / null: none). A field
+ * holding undefined or null is absent, as JSON would have it: the caller skips it.
+ */
+function fieldsOf(value: unknown, what: string): string[] {
   if (value === undefined || value === null) return [];
   if (!isRecord(value)) invalid(`index ${what} must be an object`);
-  // undefined / null mean absent, as JSON would have it.
-  return Object.entries(value).filter(([, v]) => v !== undefined && v !== null);
+  return Object.keys(value);
 }
 
 /** Checks an index entry's `partitions` and adds each field to `partitions` once. */
@@ -187,17 +190,26 @@ function prepareEntry(index: unknown): PreparedEntry {
   const sets: unknown[] = [];
   const text: unknown[] = [];
   const partitions: string[] = [];
-  // Object.entries gives each field once, so pushing builds a map without repeated names.
-  for (const [field, value] of entries(index.sort, 'sort')) {
+  // Fields as Object.entries gives them (each once, so pushing builds a map without repeated names), without a pair
+  // array per field: a rebuild prepares every document's entry in one commit.
+  for (const field of fieldsOf(index.sort, 'sort')) {
+    const value = (index.sort as Record<string, unknown>)[field];
+    if (value === undefined || value === null) continue;
     if (field === 'id') invalid('`id` is implicitly a sort key and must not be declared');
     if (!isScalar(value)) invalid(`sort key ${JSON.stringify(field)} must be a finite number or a string`);
     sort.push(field, norm(value));
   }
-  for (const [field, value] of entries(index.sets, 'sets')) {
+  for (const field of fieldsOf(index.sets, 'sets')) {
+    const value = (index.sets as Record<string, unknown>)[field];
+    if (value === undefined || value === null) continue;
     if (field === 'id') invalid('`id` is implicitly a set field and must not be declared');
-    const list = Array.isArray(value) ? value : [value];
+    if (!Array.isArray(value)) {
+      if (!isScalar(value)) invalid(`set field ${JSON.stringify(field)} holds a value that is not a finite number or a string`);
+      sets.push(field, [norm(value)]);
+      continue;
+    }
     const distinct: Scalar[] = [];
-    for (const v of list) {
+    for (const v of value) {
       if (!isScalar(v)) invalid(`set field ${JSON.stringify(field)} holds a value that is not a finite number or a string`);
       const n = norm(v);
       if (!distinct.includes(n)) distinct.push(n);
@@ -205,7 +217,9 @@ function prepareEntry(index: unknown): PreparedEntry {
     // Exactly sized (see FieldMap): most set fields hold one value.
     sets.push(field, distinct.length === 1 ? [distinct[0]!] : distinct.slice());
   }
-  for (const [column, value] of entries(index.text, 'text')) {
+  for (const column of fieldsOf(index.text, 'text')) {
+    const value = (index.text as Record<string, unknown>)[column];
+    if (value === undefined || value === null) continue;
     if (typeof value !== 'string') invalid(`text column ${JSON.stringify(column)} must be a string`);
     text.push(column, value);
   }
