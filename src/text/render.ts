@@ -1068,20 +1068,29 @@ function isWordBreak(c: number): boolean {
 }
 
 /**
- * The first `limit` words of `text` (split on spaces, tabs and newlines, empty pieces dropped) and whether
- * more follow; the scan stops at the word after the last one kept.
+ * The first `limit` words of `text` (split on spaces, tabs and newlines, empty pieces dropped) joined by single
+ * spaces, then `more` if another word follows; the scan stops at that word. Words already one space apart are
+ * taken as one slice of `text` (most text is written so): no string per word, no array to join.
  */
-function leadingWords(text: string, limit: number): { words: string[]; more: boolean } {
-  const words: string[] = [];
+export function leadingWordsJoined(text: string, limit: number, more: string): string {
   const n = text.length;
+  let joined = '';
+  // The current run of words one space apart: from runStart to the end of its last word (-1: none yet).
+  let runStart = -1;
+  let count = 0;
   let i = 0;
   for (;;) {
+    const gap = i;
     while (i < n && isWordBreak(text.charCodeAt(i))) i++;
-    if (i >= n) return { words, more: false };
-    if (words.length === limit) return { words, more: true };
-    const start = i;
+    if (i >= n) return runStart < 0 ? joined : joined + text.slice(runStart, gap);
+    if (count === limit) return (runStart < 0 ? joined : joined + text.slice(runStart, gap)) + more;
+    if (runStart < 0) runStart = i;
+    else if (i - gap !== 1 || text.charCodeAt(gap) !== 32) {
+      joined += `${text.slice(runStart, gap)} `;
+      runStart = i;
+    }
     while (i < n && !isWordBreak(text.charCodeAt(i))) i++;
-    words.push(text.slice(start, i));
+    count++;
   }
 }
 
@@ -1111,8 +1120,7 @@ export function generateExcerptText(rawContent: string, options: RenderOptions =
 
 /** The first 55 words of the excerpt's source once through `the_content`, with " [&hellip;]" when cut. */
 function excerptWords(html: string): string {
-  const { words, more } = leadingWords(stripAllTags(replaceAll(html, ']]>', ']]&gt;')), EXCERPT_LENGTH);
-  return more ? words.join(' ') + EXCERPT_MORE : words.join(' ');
+  return leadingWordsJoined(stripAllTags(replaceAll(html, ']]>', ']]&gt;')), EXCERPT_LENGTH, EXCERPT_MORE);
 }
 
 /**

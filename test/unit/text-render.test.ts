@@ -6,6 +6,7 @@ import {
   excerptBlocksOnly,
   generateExcerptText,
   hasBlocks,
+  leadingWordsJoined,
   parseBlocks,
   renderContent,
   renderContentAndExcerpt,
@@ -488,6 +489,29 @@ test('long inputs do not backtrack catastrophically', () => {
   stripBlockDelimiters('<!-- wp:x {' + '"a":1,'.repeat(5000));
   autop('x\n'.repeat(20000));
   assert.ok(Date.now() - start < 2000);
+});
+
+test('leading words: one slice per run of words one space apart, the same as splitting and joining', () => {
+  // What excerpts did before: split on spaces, tabs and newlines, drop empty pieces, keep `limit`, join with spaces.
+  const reference = (text: string, limit: number, more: string) => {
+    const words = text.split(/[ \t\n\r]+/).filter((w) => w !== '');
+    return words.length > limit ? words.slice(0, limit).join(' ') + more : words.join(' ');
+  };
+  let seed = 11;
+  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) / 16777216;
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+  const pieces = ['word', 'a', 'élan', '&hellip;', ' ', ' ', ' ', '  ', '\t', '\n', '\r\n', ' \n ', '\u000b', '\u0000', '\u00a0', '\f'];
+  for (let n = 0; n < 20000; n++) {
+    let text = '';
+    const length = Math.floor(random() * 40);
+    for (let k = 0; k < length; k++) text += pick(pieces);
+    const limit = Math.floor(random() * 12);
+    assert.is(leadingWordsJoined(text, limit, ' [more]'), reference(text, limit, ' [more]'), JSON.stringify([text, limit]));
+  }
+  assert.is(leadingWordsJoined('', 3, '+'), '');
+  assert.is(leadingWordsJoined('one two', 0, '+'), '+');
+  assert.is(leadingWordsJoined(' one  two three\tfour ', 3, '+'), 'one two three+');
+  assert.is(leadingWordsJoined('one two three', 3, '+'), 'one two three');
 });
 
 test.run();
