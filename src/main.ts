@@ -87,7 +87,8 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
 export async function runProjector(config: Config): Promise<{ close(): Promise<void>; server: http.Server }> {
   limitHeapGrowth();
   const site = await openSite(config);
-  await site.startProjector();
+  // Listening before the start: a start may rebuild a projection for a long time, and /healthz and /metrics (the
+  // rebuild's progress) must answer meanwhile.
   const server = await listen(config, (req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     operationalResponse(site, req.method ?? 'GET', path)
@@ -101,6 +102,12 @@ export async function runProjector(config: Config): Promise<{ close(): Promise<v
         res.end(`${error instanceof Error ? error.message : String(error)}\n`);
       });
   });
+  try {
+    await site.startProjector();
+  } catch (error) {
+    server.close();
+    throw error;
+  }
   console.log(`palimpsest projector running (health and metrics on ${config.host}:${config.port})`);
   return { close: closer(server, site), server };
 }

@@ -3,8 +3,9 @@
  * projector`) sharing the embedded SQLite event store and the real Redis. The projector is replaced by one whose
  * custom projection has a new version and a slow fold, so it rebuilds that projection at start for several seconds.
  * Meanwhile posts are created through the API node and answered, correctly, before the rebuild is switched in (the
- * write waited only for the other projections); once switched in, the rebuilt projection holds them too. Nothing is
- * timed: a write that waited for the rebuild would answer only after the switch, which the test sees in Redis.
+ * write waited only for the other projections); once switched in, the rebuilt projection holds them too. The
+ * projector answers /healthz and shows the rebuild's progress on /metrics meanwhile. Nothing is timed: a write that
+ * waited for the rebuild would answer only after the switch, which the test sees in Redis.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -103,11 +104,19 @@ test('posts written through an API node are answered during the rebuild, and the
     } finally {
       await store.close();
     }
-    await kill9(first);
+    // A clean stop gives the lease up: the new projector takes it at once and starts with the rebuild.
+    const exited = new Promise((resolve) => first.child.once('exit', resolve));
+    first.child.kill('SIGTERM');
+    await exited;
 
     const second = await start(['projector'], { ...v2, PORT: String(p2) }, 'projector: holding the lease', 120_000);
     running.push(second);
     await eventually('the rebuild began', async () => (second.output().includes('post-titles: version 1 -> 2, rebuilding') ? true : undefined));
+    // The projector answers its health check and shows the rebuild's progress meanwhile.
+    assert.is((await fetch(`${second.base}/healthz`)).status, 200);
+    await eventually('the rebuild progress on /metrics', async () =>
+      /^palimpsest_projection_rebuild_applied_events\{projection="post-titles"\} [1-9]/m.test(await (await fetch(`${second.base}/metrics`)).text()) ? true : undefined,
+    );
     const during: number[] = [];
 
     for (let i = 0; i < 3; i++) {
