@@ -31,6 +31,11 @@ export interface ProjectorStartOptions {
   onApplied?(position: number): void;
   /** Told when a commit was refused because a newer lease exists: this projector has stopped. */
   onFenced?(error: StaleCommitError): void;
+  /**
+   * Told once the projections not being rebuilt have caught up: writes need wait for nothing else, though start
+   * resolves only once a rebuild is over too.
+   */
+  onCaughtUp?(): void;
 }
 
 export interface RebuildProgress {
@@ -130,6 +135,7 @@ export class Projector {
     for (const entry of ready) if (entry.applied === 0) readModel.beginBulkLoad?.(entry.projection.collections);
     try {
       if (ready.length > 0) await this.subscribeShared(ready);
+      if (!this.stopped) options.onCaughtUp?.();
     } finally {
       readModel.endBulkLoad?.();
       // Whatever happened to the others, a rebuild's failure is seen by the caller (and in `failures`).

@@ -42,6 +42,8 @@ export class ProjectorService {
   /** The projector's start in the current (or last) term; renewals do not wait for it. */
   private starting: Promise<void> = Promise.resolve();
   private ticking: Promise<void> = Promise.resolve();
+  /** Ends start()'s wait once the projections not being rebuilt have caught up in the first term. */
+  private caughtUp: () => void = () => undefined;
   private stopped = false;
   state: ProjectorState = 'starting';
 
@@ -54,15 +56,19 @@ export class ProjectorService {
     },
   ) {}
 
-  /** Tries for the lease once (catching up if it gets it), then keeps trying in the background. */
+  /**
+   * Tries for the lease once (catching up if it gets it), then keeps trying in the background. Resolves on standby,
+   * or once the projections not being rebuilt have caught up: a rebuild of a changed projection goes on after that.
+   */
   async start(): Promise<void> {
+    const caughtUp = new Promise<void>((resolve) => (this.caughtUp = resolve));
     await this.tick();
     const every = Math.max(50, Math.floor(this.options.lease.ttlMs / 3));
     this.timer = setInterval(() => {
       this.ticking = this.ticking.then(() => this.tick());
     }, every);
     // Renewals run from here on, whether or not the term's start (a catch-up, perhaps a rebuild) is over.
-    await this.starting;
+    await Promise.race([this.starting, caughtUp]);
   }
 
   /** The fencing token of the term in progress, or null on standby. */
@@ -121,6 +127,13 @@ export class ProjectorService {
             this.state = 'standby';
           }
           log?.(`projector: term ${fence} fenced off`, error.message);
+        },
+        onCaughtUp: () => {
+          // Nothing may have been applied yet in this term (caught up already): publish where it stands.
+          if (this.fence === fence && projector.failures.length === 0) {
+            this.options.progress.publish(projector.appliedPosition, fence).catch((error) => log?.('projector: could not publish the applied position', error));
+          }
+          this.caughtUp();
         },
       });
       // Nothing may have been applied in this term (caught up already): publish where it stands.

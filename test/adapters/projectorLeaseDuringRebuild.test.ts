@@ -32,9 +32,20 @@ const notes = (version: number) =>
   });
 const noted = (id: number) => ({ type: 'Noted', data: { id }, metadata: { userId: null, requestId: 'r', at: '2024-05-01T12:00:00.000Z' } });
 
+/** Resolves with `promise`; fails after `limitMs`, which only a broken behaviour reaches. */
+async function within<T>(promise: Promise<T>, what: string, limitMs = 10_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`never: ${what}`)), limitMs)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Resolves once `condition` holds (checked every 10 ms); fails after `limitMs`, which only a broken behaviour reaches. */
-async function until(condition: () => boolean, what: string, limitMs = 10_000): Promise<void> {
-  for (let waited = 0; !condition(); waited += 10) {
+async function until(condition: () => boolean | Promise<boolean>, what: string, limitMs = 10_000): Promise<void> {
+  for (let waited = 0; !(await condition()); waited += 10) {
     if (waited > limitMs) assert.unreachable(`never: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -94,9 +105,10 @@ test('the holder renews its lease while it rebuilds; the standby stays on standb
     assert.is(await redis.get(`${prefix}projector:lease`), 'first', 'the holder kept its lease');
     assert.is(holder.state, 'active');
     assert.is(standby.state, 'standby');
+    // The start is over for the service once there is nothing but the rebuild to wait for (nothing else here).
+    await within(holderStarted, 'the holder\'s start ended while the rebuild was held');
     release();
-    await holderStarted;
-    assert.is(Number(await redis.hget(`${prefix}gen:live`, 'notes')), 1, 'the rebuilt generation is live');
+    await until(async () => Number(await redis.hget(`${prefix}gen:live`, 'notes')) === 1, 'the rebuilt generation is live');
     assert.equal(await createRedisReadModel({ redis, prefix }).get('notes', 3), { id: 3, version: 2 });
     // Then it applies the log as usual.
     const { position } = await store.appendToStream('n-4', [noted(4)], { expectedRevision: 'no_stream' });
@@ -158,6 +170,9 @@ test('while the holder rebuilds one projection, it applies the others and publis
     service = new ProjectorService({ projector, lease: createRedisLease({ redis, prefix, owner: 'holder', ttlMs: 1_000 }), progress });
     const started = service.start();
     await until(() => rebuildHeld, 'the rebuild began');
+    // The service's start is over once the other projections have caught up: a process serving the API beside its
+    // projector listens from then on.
+    await within(started, 'the start ended while the rebuild was held');
     assert.equal(projector.rebuilding, ['notes']);
     const { position } = await store.appendToStream('n-4', [noted(4)], { expectedRevision: 'no_stream' });
     assert.ok(await progress.waitFor(position, 10_000), 'the published position passed the new event while the rebuild is held');
@@ -166,8 +181,7 @@ test('while the holder rebuilds one projection, it applies the others and publis
     assert.equal(await readModel.get('notes', 3), { id: 3, version: 1 }, 'the rebuilding one still answers from its old generation');
     assert.is(await readModel.get('notes', 4), null);
     release();
-    await started;
-    assert.equal(projector.rebuilding, []);
+    await until(() => projector.rebuilding.length === 0, 'the rebuild joined the others');
     assert.equal(await readModel.get('notes', 4), { id: 4, version: 2 }, 'switched in, with the event written during the rebuild');
     const next = await store.appendToStream('n-5', [noted(5)], { expectedRevision: 'no_stream' });
     assert.ok(await progress.waitFor(next.position, 10_000));
