@@ -23,8 +23,21 @@ export interface ContentDoc extends PostFields {
   [field: string]: unknown;
 }
 
-/** "YYYY-MM-DDTHH:MM:SS" site-local time as a sortable number (the wall clock read as if it were UTC). */
-export const localTimeKey = (local: string): number => Date.parse(`${local}Z`);
+/**
+ * "YYYY-MM-DDTHH:MM:SS" site-local time as a sortable number (the wall clock read as if it were UTC). A year outside
+ * 0000-9999 ("-0001-11-30", "10000-01-01"), which Date.parse does not read in this form, is read too: a NaN key would
+ * stop the projection.
+ */
+export const localTimeKey = (local: string): number => {
+  const key = Date.parse(`${local}Z`);
+  if (!Number.isNaN(key)) return key;
+  const m = /^(-?\d+)-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/.exec(local);
+  if (!m) return 0;
+  const date = new Date(0);
+  date.setUTCFullYear(+m[1]!, +m[2]! - 1, +m[3]!);
+  date.setUTCHours(+m[4]!, +m[5]!, +m[6]!, 0);
+  return Number.isNaN(date.getTime()) ? 0 : date.getTime();
+};
 
 export default defineProjection<ContentDoc>({
   name: 'content',

@@ -135,6 +135,14 @@ export function formatLocal(ms: number, zone = 'UTC'): string {
   return formatGmt(ms + offsetAt(zone, ms));
 }
 
+/**
+ * Whether a "YYYY-MM-DDTHH:MM:SS" wall-clock date lies before year 1 (a written "0000-00-00" rolls back to
+ * "-0001-11-30"). WordPress refuses to store such a post date (400 `invalid_date`).
+ */
+export function isBeforeYearOne(local: string): boolean {
+  return local.startsWith('-') || local.startsWith('0000');
+}
+
 /** `formatLocal` with a space instead of "T", the MySQL DATETIME form WordPress keeps in post_date. */
 export function formatLocalMysql(ms: number, zone = 'UTC'): string {
   const s = formatLocal(ms, zone);

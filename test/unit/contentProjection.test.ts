@@ -141,4 +141,11 @@ test('withFields of many fields (compiled per shape) is Object.assign\'s result:
   }
 });
 
+test('localTimeKey reads years outside 0000-9999 (a NaN sort key would stop the projection)', () => {
+  const keys = ['-0001-11-30T00:00:00', '0000-01-01T00:00:00', '2024-05-01T12:00:00', '10000-01-01T00:00:00'].map(localTimeKey);
+  for (const key of keys) assert.ok(Number.isFinite(key), String(key));
+  assert.equal([...keys].sort((a, b) => a - b), keys);
+  assert.is(localTimeKey('2024-05-01T12:00:00'), Date.parse('2024-05-01T12:00:00Z'));
+});
+
 test.run();

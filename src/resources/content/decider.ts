@@ -4,7 +4,7 @@
  */
 import type { Decider } from '../../core/commandHandler';
 import { restError } from '../../rest/errors';
-import { formatGmt, formatLocal, parseRestDate, parseRestDateGmt } from '../../text/dates';
+import { formatGmt, formatLocal, isBeforeYearOne, parseRestDate, parseRestDateGmt } from '../../text/dates';
 import type { ContentEvent, PostFields, PostType } from './events';
 
 /** Writable input after schema validation; absent keys are left unchanged (update) or defaulted (create). */
@@ -173,6 +173,7 @@ export function resolveSchedule(input: PostInput, current: PostFields | null, ct
   let gmtMs: number;
   if (typeof requested === 'number') {
     date = formatLocal(requested, ctx.timezone);
+    if (isBeforeYearOne(date)) throw restError('invalid_date', 'Invalid date.', 400);
     dateGmt = formatGmt(requested);
     gmtMs = requested;
   } else if (requested === null || !current || current.date_gmt === null) {

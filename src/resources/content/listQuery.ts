@@ -7,6 +7,8 @@ import { contextParam } from '../../rest/schema';
 import { restError } from '../../rest/errors';
 import type { Filter, Order, QueryPlan } from '../../ports/readModel';
 import { formatLocal, parseRestDate } from '../../text/dates';
+import { localTimeKey } from '../../../projections/content';
+import { readModelOffset } from '../../rest/collection';
 import { sanitizeSlug } from '../../text/slug';
 import type { PostType } from './events';
 
@@ -199,7 +201,7 @@ const asTermQuery = (value: unknown): TermQuery => (Array.isArray(value) ? { ter
 function localKey(value: string, timezone: string): number {
   const ms = parseRestDate(value, timezone);
   if (ms === null) throw restError('rest_invalid_param', 'Invalid parameter(s): date', 400);
-  return Date.parse(`${formatLocal(ms, timezone)}Z`);
+  return localTimeKey(formatLocal(ms, timezone));
 }
 
 /** The `status` filter; `any` stands for `anySet`. */
@@ -268,11 +270,15 @@ export function listOrder(params: Record<string, any>, include: number[], slugs:
   }
 }
 
-/** Which matches a page holds: `offset` wins over paging. */
+/**
+ * Which matches a page holds: `offset` wins over paging. An offset beyond 2^53 (`offset=1e400`, a huge `page`) is
+ * held at 2^53 - 1: past every match either way, and the read model takes only safe integers.
+ */
 export function listWindow(params: Record<string, any>): { offset: number; limit: number } {
   const perPage = params.per_page as number;
   const page = params.page as number;
-  return { offset: typeof params.offset === 'number' && params.offset > 0 ? params.offset : (page - 1) * perPage, limit: perPage };
+  const offset = typeof params.offset === 'number' && params.offset > 0 ? params.offset : (page - 1) * perPage;
+  return { offset: readModelOffset(offset), limit: perPage };
 }
 
 /** Translates validated list params into a plan. Throws WordPress's errors for contradictory params. */

@@ -4,7 +4,7 @@
  */
 import type { Decider } from '../../core/commandHandler';
 import { restError } from '../../rest/errors';
-import { formatGmt, formatLocal, parseRestDate, parseRestDateGmt } from '../../text/dates';
+import { formatGmt, formatLocal, isBeforeYearOne, parseRestDate, parseRestDateGmt } from '../../text/dates';
 import type { AttachmentFields, MediaDetails, MediaEvent } from './events';
 import { attachmentFiles } from './events';
 
@@ -80,7 +80,10 @@ function requestedDates(input: AttachmentInput, ctx: MediaWriteContext): { date:
   } else if (input.date === null || input.date_gmt === null) {
     ms = ctx.now;
   }
-  return ms === null ? null : { date: formatLocal(ms, ctx.timezone), date_gmt: formatGmt(ms) };
+  if (ms === null) return null;
+  const date = formatLocal(ms, ctx.timezone);
+  if (isBeforeYearOne(date)) throw restError('invalid_date', 'Invalid date.', 400);
+  return { date, date_gmt: formatGmt(ms) };
 }
 
 function applyInput(base: AttachmentFields, input: AttachmentInput): AttachmentFields {
