@@ -791,6 +791,8 @@ function coerce(value: unknown, schema: JsonSchema, param: string, final: boolea
     case 'null':
       return final ? null : value;
     case 'integer':
+      // PHP's integer cast of an overflowing numeric string ("1e400") is 0; Infinity would reach the read model.
+      return isNumeric(value) ? finiteOrZero(Number(value)) : value;
     case 'number':
       return isNumeric(value) ? Number(value) : value;
     case 'boolean':
@@ -1138,3 +1140,5 @@ function sanitizeUrl(input: string): string {
   }
   return url;
 }
+
+const finiteOrZero = (n: number): number => (Number.isFinite(n) ? n : 0);

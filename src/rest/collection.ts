@@ -16,6 +16,14 @@ export function pageCount({ total, perPage }: Page): number {
   return total === 0 ? 0 : Math.ceil(total / perPage);
 }
 
+/**
+ * A list offset as the read model takes it: at least 0 and at most 2^53 - 1 (`offset=1e400` or a huge `page` is past
+ * every match either way).
+ */
+export function readModelOffset(offset: number): number {
+  return Number.isNaN(offset) ? 0 : Math.min(Math.max(0, offset), Number.MAX_SAFE_INTEGER);
+}
+
 /** WordPress refuses a page beyond the last one, unless there is nothing at all. */
 export function assertPageInRange(page: Page, code = 'rest_post_invalid_page_number'): void {
   const pages = pageCount(page);

@@ -419,6 +419,20 @@ for (const [adapterName, open] of adapters) {
     assert.equal(ids(tags), [tag.blue, tag.green, tag.red]);
   });
 
+  lists('an offset or page beyond 2^53 is an empty page; a parent of "1e400" is 0, the top level', async () => {
+    for (const query of ['tags?offset=9007199254740993', 'tags?page=9007199254740993', 'categories?page=9007199254740993']) {
+      const response = await t.request('GET', `/core/v2/${query}&_fields=id`);
+      assert.equal([response.status, response.body], [200, []], query);
+    }
+    // "1e400" overflows to 0, as PHP casts it: the first page.
+    const first = await t.request('GET', '/core/v2/tags?offset=1e400&_fields=id');
+    assert.equal(first.body, (await t.request('GET', '/core/v2/tags?_fields=id')).body);
+    const top = await t.request('GET', '/core/v2/categories?parent=1e400&_fields=id');
+    const zero = await t.request('GET', '/core/v2/categories?parent=0&_fields=id');
+    assert.is(top.status, 200);
+    assert.equal(top.body, zero.body);
+  });
+
   lists('paging: Link headers, and a page past the end is an empty 200 (terms have no page error)', async () => {
     const second = await t.request('GET', '/core/v2/categories?per_page=2&page=2');
     assert.equal(ids(second), [cat.cherry, cat.date]);

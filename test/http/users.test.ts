@@ -481,6 +481,17 @@ deleting('an administrator may delete themselves through /users/me', async () =>
   assert.is((await d.request('GET', '/core/v2/users/me', { as: other })).status, 401);
 });
 
+reading('a negative offset is an empty page with the total; an offset or page beyond 2^53 is an empty page too', async () => {
+  const all = await r.request('GET', '/core/v2/users?_fields=id', { as: admin });
+  // "1e400" overflows to 0, as PHP casts it: the first page.
+  assert.equal((await r.request('GET', '/core/v2/users?offset=1e400&_fields=id', { as: admin })).body, all.body);
+  for (const query of ['offset=-1', 'offset=9007199254740993', 'page=9007199254740993']) {
+    const response = await r.request('GET', `/core/v2/users?${query}&_fields=id`, { as: admin });
+    assert.equal([response.status, response.body], [200, []], query);
+    assert.is(response.headers.get('x-wp-total'), all.headers.get('x-wp-total'), query);
+  }
+});
+
 reading.run();
 writing.run();
 deleting.run();

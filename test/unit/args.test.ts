@@ -629,4 +629,10 @@ test('the compiled fast path and the WordPress walker agree', () => {
   }
 });
 
+test('an integer that overflows to Infinity ("1e400") is 0, as PHP casts it', () => {
+  assert.is(coerced({ type: 'integer' }, '1e400'), 0);
+  assert.is(coerced({ type: 'integer' }, '-1e400'), 0);
+  assert.is(coerced({ type: 'integer' }, '12'), 12);
+});
+
 test.run();

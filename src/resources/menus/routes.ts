@@ -11,7 +11,7 @@ import { argsFromSchema, contextParam } from '../../rest/schema';
 import type { Context } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
-import { collectionResult } from '../../rest/collection';
+import { collectionResult, readModelOffset } from '../../rest/collection';
 import { created, ok } from '../../rest/route';
 import type { HandlerContext, RouteDefinition } from '../../rest/route';
 import type { Filter, Order } from '../../ports/readModel';
@@ -351,7 +351,7 @@ async function listMenus(site: Site, ctx: HandlerContext) {
   const perPage = p.per_page as number;
   const page = p.page as number;
   const offset = typeof p.offset === 'number' && p.offset !== 0 ? p.offset : (page - 1) * perPage;
-  const start = Math.max(0, offset);
+  const start = readModelOffset(offset);
   const filters: Filter[] = [];
   const include = p.include as number[];
   if (include.length > 0) filters.push({ kind: 'any', field: 'id', values: include });

@@ -12,7 +12,7 @@ import { argsFromSchema, contextParam } from '../../rest/schema';
 import type { Context } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
-import { collectionResult } from '../../rest/collection';
+import { collectionResult, readModelOffset } from '../../rest/collection';
 import { allowEveryone, created, ok } from '../../rest/route';
 import type { HandlerContext, RouteDefinition } from '../../rest/route';
 import type { Filter, Order } from '../../ports/readModel';
@@ -353,7 +353,9 @@ async function listUsers(site: Site, ctx: HandlerContext) {
       order = { kind: 'field', field: p.orderby as string, direction };
   }
 
-  const { items, total } = await site.readModel.query('user', { filters, order, offset, limit: perPage });
+  // A negative offset matches nothing (WordPress answers an empty page with the total).
+  const start = offset < 0 ? Number.MAX_SAFE_INTEGER : readModelOffset(offset);
+  const { items, total } = await site.readModel.query('user', { filters, order, offset: start, limit: perPage });
   const context = p.context as Context;
   const body = (items as UserDoc[])
     .filter((doc) => context !== 'edit' || canEditUser(actor, doc.id))
