@@ -8,6 +8,7 @@ import { loadConfig } from './config';
 import type { Config } from './config';
 import { openSite } from './bootstrap';
 import { createApp } from './app';
+import { answerClientErrors } from './http/clientErrors';
 import type { Site } from './site';
 import { operationalResponse } from './health/endpoints';
 import { ensureDefaultCategory } from './resources/terms/operations';
@@ -115,6 +116,7 @@ export async function runProjector(config: Config): Promise<{ close(): Promise<v
 async function listen(config: Config, handler: http.RequestListener): Promise<http.Server> {
   const server = http.createServer(handler);
   server.keepAliveTimeout = 65_000;
+  answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, resolve);

@@ -4,6 +4,7 @@
  * its exact body. Bad credentials answer 401 everywhere (palimpsest's deliberate choice; WordPress would treat
  * the caller as anonymous).
  */
+import net from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestSite } from '../support/testSite';
@@ -361,6 +362,23 @@ test('list bounds that overflow: a "0000-00-00" date bound, an offset or page be
   const page = await listed('page=9007199254740993');
   assert.is(page.status, 400);
   assert.is(page.body.code, 'rest_post_invalid_page_number');
+});
+
+test('a request the HTTP parser refuses is answered with a JSON error too: a URL beyond 16 KB (431), a garbled request line (400)', async () => {
+  const long = await t.request('GET', `/core/v2/posts?search=${'x'.repeat(20_000)}`);
+  assert.is(long.status, 431);
+  assert.equal(long.body, { code: 'rest_request_too_large', message: 'The request line or headers are too large.', data: { status: 431 } });
+  assert.match(long.headers.get('content-type') ?? '', /^application\/json/);
+  const url = new URL(t.url);
+  const raw = await new Promise<string>((resolve, reject) => {
+    const socket = net.connect(Number(url.port), url.hostname, () => socket.write('NOT A REQUEST\r\n\r\n'));
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk.toString()));
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+  });
+  assert.match(raw, /^HTTP\/1\.1 400 /);
+  assert.is(raw.slice(raw.indexOf('\r\n\r\n') + 4), JSON.stringify({ code: 'rest_bad_request', message: 'The request could not be read.', data: { status: 400 } }));
 });
 
 test.run();

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { createSite } from '../../src/site';
 import type { Site } from '../../src/site';
 import { createApp } from '../../src/app';
+import { answerClientErrors } from '../../src/http/clientErrors';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
 import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
 import { manualClock } from '../../src/ports/clock';
@@ -82,6 +83,7 @@ const offline: HttpFetcher = { get: async (url) => Promise.reject(new Error(`no 
 export async function startTestSite(options: TestSiteOptions = {}): Promise<TestSite> {
   const clock = manualClock(options.now ?? Date.parse('2024-05-01T12:00:00Z'));
   const server = http.createServer();
+  answerClientErrors(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const siteUrl = options.siteUrl ?? `http://127.0.0.1:${port}`;
