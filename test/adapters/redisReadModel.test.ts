@@ -335,4 +335,31 @@ own('deleting every document leaves no index keys behind', async () => {
   }
 });
 
+own('a token longer than 64 bytes is listed once, in its column\'s long-token set, not under its trigrams: search finds it by any part, and it leaves with its last posting', async () => {
+  const { redis, prefix, readModel, cleanup } = await fresh();
+  try {
+    const long = `${'q'.repeat(40)}middlepart${'z'.repeat(40)}`;
+    const post = (id: number, title: string) => ({ collection: 'posts', id, doc: { id, title }, index: { sets: { status: 'publish' }, text: { title } } });
+    const search = (t: string): QueryPlan => ({ ...common, filters: [{ kind: 'text', fields: ['title'], includes: [t], excludes: [] }], order: { kind: 'field', field: 'id', direction: 'asc' } });
+    await readModel.commit({ writes: [post(1, `short ${long}`), post(2, 'short')], checkpoint: { name: 'content', position: 1, version: 1 } });
+    const vocabularyKeys = async () => (await keysUnder(redis, prefix)).filter((key) => key.includes(':y:title:'));
+    const listing = async (token: string) => {
+      const holders: string[] = [];
+      for (const key of await vocabularyKeys()) if (await redis.sismember(key, token)) holders.push(key.slice(key.lastIndexOf(':') + 1));
+      return holders;
+    };
+    assert.equal(await listing(long), ['long']);
+    assert.equal((await listing('short')).sort(), ['hor', 'ort', 'sho']);
+    for (const part of ['middlepart', 'qqqmiddle', 'zzz', long, 'short']) {
+      assert.equal((await readModel.query('posts', search(part))).items.map((doc) => doc.id), part === 'short' ? [1, 2] : [1], part);
+    }
+    await readModel.commit({ writes: [post(1, 'other')], checkpoint: { name: 'content', position: 2, version: 1 } });
+    assert.equal(await listing(long), []);
+    assert.is((await readModel.query('posts', search('middlepart'))).total, 0);
+    assert.equal((await readModel.query('posts', search('short'))).items.map((doc) => doc.id), [2]);
+  } finally {
+    await cleanup();
+  }
+});
+
 own.run();

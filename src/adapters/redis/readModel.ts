@@ -15,6 +15,7 @@
  *   C:w:<column>:<token>      set of handles whose lowercased column holds the token (a posting set)
  *   C:v:<column>              set of the column's tokens that have postings (its vocabulary)
  *   C:y:<column>:<trigram>    set of the vocabulary's tokens containing the byte trigram
+ *   C:y:<column>:long         set of the vocabulary's tokens longer than 64 bytes (listed under no trigram)
  *   C:tx           string, present once COMMIT wrote the collection with this text index (see LAYOUT)
  *   C:q:<field>:<key>         zset ord(value)·ord(key)·ord(id)·handle, per partition field and sort key (and
  *                             ord(value)·ord(id)·handle under `id`): each value's documents in each order, so a
@@ -210,6 +211,14 @@ function distinctWrites(prepared: PreparedCommit): boolean {
   }
   return true;
 }
+
+/**
+ * Vocabulary tokens longer than this many bytes are listed once, in C:y:<column>:long, instead of under each of
+ * their trigrams (each listing holds the whole token, so the trigram sets of one long token grow with its square).
+ */
+const LONG_TOKEN_BYTES = 64;
+/** The suffix of that set's key: four bytes, so never a trigram's. */
+const LONG_TOKENS = 'long';
 
 /** Distinct byte trigrams of a term, at most `max`, spread over the term. */
 function trigrams(term: Buffer, max = 8): Buffer[] {
@@ -440,11 +449,13 @@ end
  * The text index's vocabulary upkeep, shared by COMMIT and BULK_VOCABULARY. Per collection and text column:
  *   C:w:<column>:<token>       set of handles whose column holds the token (a posting set)
  *   C:v:<column>               set of the tokens whose posting set is not empty (the vocabulary)
- *   C:y:<column>:<trigram>     set of the vocabulary's tokens containing the byte trigram
+ *   C:y:<column>:<trigram>     set of the vocabulary's tokens of at most LONG_TOKEN_BYTES containing the trigram
+ *   C:y:<column>:long          set of the longer vocabulary tokens
  * grown: tokens that gained a posting (new to the vocabulary or not); shrunk: tokens that only lost some.
  */
 const LUA_VOCABULARY = String.raw`
 local LUA_TOKEN = '[0-9A-Za-z\128-\255]+'
+local LONG_TOKENS = '${LONG_TOKENS}'
 local function sadd(key, list)
   -- unpack is bounded by Lua's C stack (8000 values).
   for i = 1, #list, 4000 do redis.call('SADD', key, unpack(list, i, math.min(i + 3999, #list))) end
@@ -455,12 +466,23 @@ end
 local function updateVocabulary(postingPrefix, vocabKey, trigramPrefix, grown, shrunk)
   local adds, removes = {}, {}
   local function each(tok, into)
+    -- A token listed under each of its n trigrams costs n times its own length: a long one (a pasted blob, one
+    -- word of 70,000 bytes) would make writes quadratic, so those are listed once, under LONG_TOKENS.
+    if #tok > ${LONG_TOKEN_BYTES} then
+      local list = into[LONG_TOKENS]
+      if not list then list = {}; into[LONG_TOKENS] = list end
+      list[#list + 1] = tok
+      return
+    end
+    local seen = {}
     for i = 1, #tok - 2 do
       local tri = string.sub(tok, i, i + 2)
-      local list = into[tri]
-      if not list then list = {}; into[tri] = list end
-      -- A token repeating a trigram is listed twice: harmless for SADD and SREM.
-      list[#list + 1] = tok
+      if not seen[tri] then
+        seen[tri] = true
+        local list = into[tri]
+        if not list then list = {}; into[tri] = list end
+        list[#list + 1] = tok
+      end
     end
   end
   if #grown > 0 then
@@ -981,6 +1003,10 @@ local function postingKeys(t, col)
     for j, tri in ipairs(t.tris) do tris[j] = C .. 'y:' .. col .. ':' .. tri end
     keys = {}
     for _, tok in ipairs(redis.call('SINTER', unpack(tris))) do
+      if string.find(tok, t.probe, 1, true) then keys[#keys + 1] = C .. 'w:' .. col .. ':' .. tok end
+    end
+    -- Long tokens are listed apart from the trigram sets (see the vocabulary's upkeep); a site has few.
+    for _, tok in ipairs(redis.call('SMEMBERS', C .. 'y:' .. col .. ':' .. '${LONG_TOKENS}')) do
       if string.find(tok, t.probe, 1, true) then keys[#keys + 1] = C .. 'w:' .. col .. ':' .. tok end
     end
     postingKeysOf[id] = keys
