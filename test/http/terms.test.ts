@@ -168,8 +168,8 @@ writes('missing, empty and malformed names', async () => {
   const missing = await w.request('POST', '/core/v2/categories', { as: admin, body: { description: 'x' } });
   assert.equal([missing.status, missing.body.code, missing.body.data.params], [400, 'rest_missing_callback_param', ['name']]);
   const empty = await w.request('POST', '/core/v2/tags', { as: admin, body: { name: '  ' } });
-  assert.is(empty.status, 500);
-  assert.equal(empty.body, { code: 'empty_term_name', message: 'A name is required for this term.', data: null });
+  assert.is(empty.status, 400);
+  assert.equal(empty.body, { code: 'empty_term_name', message: 'A name is required for this term.', data: { status: 400 } });
   const notString = await w.request('POST', '/core/v2/tags', { as: admin, body: { name: ['x'] } });
   assert.equal([notString.status, notString.body.code], [400, 'rest_invalid_param']);
 });
@@ -241,12 +241,12 @@ writes('update: only what is sent changes; the answer is the edit-context item',
   assert.is(description.body.description, 'd');
 });
 
-writes('update slugs: a taken slug is a 500 duplicate_term_slug; an empty slug is rebuilt from the name', async () => {
+writes('update slugs: a taken slug is a 400 duplicate_term_slug (WordPress: 500); an empty slug is rebuilt from the name', async () => {
   const a = await make(w, admin, 'categories', { name: 'Alpha' });
   const b = await make(w, admin, 'categories', { name: 'Beta' });
   const taken = await w.request('POST', `/core/v2/categories/${b.id}`, { as: admin, body: { slug: 'alpha' } });
-  assert.is(taken.status, 500);
-  assert.equal(taken.body, { code: 'duplicate_term_slug', message: 'The slug &#8220;alpha&#8221; is already in use by another term.', data: null });
+  assert.is(taken.status, 400);
+  assert.equal(taken.body, { code: 'duplicate_term_slug', message: 'The slug &#8220;alpha&#8221; is already in use by another term.', data: { status: 400 } });
   const renamed = await w.request('POST', `/core/v2/categories/${b.id}`, { as: admin, body: { name: 'Alpha', slug: '' } });
   assert.equal([renamed.status, renamed.body.slug], [200, 'alpha-2']);
   // The old slug was released: another term can take it.

@@ -301,12 +301,12 @@ writing('create: refused without create_users; WordPress’s argument and insert
   assert.equal(noRole.body, { code: 'rest_user_invalid_role', message: 'The role overlord does not exist.', data: { status: 400 } });
   const withId = await w.request('POST', '/core/v2/users', { as: wAdmin, body: { ...body, id: 5 } });
   assert.equal(withId.body, { code: 'rest_user_exists', message: 'Cannot create existing user.', data: { status: 400 } });
-  // WordPress reports a taken login or email without a status: a 500 whose data is null.
+  // WordPress reports a taken login or email without a status (a 500 whose data is null); bad input is a 400 here.
   const takenLogin = await w.request('POST', '/core/v2/users', { as: wAdmin, body: { ...body, username: 'EDITOR' } });
-  assert.is(takenLogin.status, 500);
-  assert.equal(takenLogin.body, { code: 'existing_user_login', message: 'Sorry, that username already exists!', data: null });
+  assert.is(takenLogin.status, 400);
+  assert.equal(takenLogin.body, { code: 'existing_user_login', message: 'Sorry, that username already exists!', data: { status: 400 } });
   const takenEmail = await w.request('POST', '/core/v2/users', { as: wAdmin, body: { ...body, email: 'Editor@Example.test' } });
-  assert.equal(takenEmail.body, { code: 'existing_user_email', message: 'Sorry, that email address is already used!', data: null });
+  assert.equal(takenEmail.body, { code: 'existing_user_email', message: 'Sorry, that email address is already used!', data: { status: 400 } });
   // Nothing of the failed attempts was kept: the login is still free.
   assert.is((await w.request('POST', '/core/v2/users', { as: wAdmin, body })).status, 201);
 });
@@ -379,7 +379,7 @@ writing('update: a new email and slug free the old ones for others', async () =>
   const reuse = await w.request('POST', '/core/v2/users', { as: wAdmin, body: { username: 'mover2', email: 'old@example.test', password: 'x', slug: 'mover' } });
   assert.is(reuse.status, 201, reuse.text);
   assert.is(reuse.body.slug, 'mover');
-  assert.is((await w.request('POST', '/core/v2/users', { as: wAdmin, body: { username: 'mover3', email: 'new@example.test', password: 'x' } })).status, 500);
+  assert.is((await w.request('POST', '/core/v2/users', { as: wAdmin, body: { username: 'mover3', email: 'new@example.test', password: 'x' } })).status, 400);
 });
 
 writing('update: a new login password is stored as a new hash', async () => {

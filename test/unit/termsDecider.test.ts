@@ -43,10 +43,10 @@ test('a tag never has a parent', () => {
   assert.is((event!.data as TermCreated).parent, 0);
 });
 
-test('an empty or blank name is a 500 with null data, as WordPress reports it', () => {
-  const error = rejects(() => decide({ kind: 'create', id: 5, taxonomy: 'post_tag', fields: fields({ name: ' \t' }), nameConflict: null }), 'empty_term_name', 500);
-  assert.equal(error.toJSON(), { code: 'empty_term_name', message: 'A name is required for this term.', data: null });
-  rejects(() => decide({ kind: 'update', id: 4, taxonomy: 'category', input: { name: '' }, parentAncestors: [] }, [created(4)]), 'empty_term_name', 500);
+test('an empty or blank name is a 400 (WordPress: a 500 with null data)', () => {
+  const error = rejects(() => decide({ kind: 'create', id: 5, taxonomy: 'post_tag', fields: fields({ name: ' \t' }), nameConflict: null }), 'empty_term_name', 400);
+  assert.equal(error.toJSON(), { code: 'empty_term_name', message: 'A name is required for this term.', data: { status: 400 } });
+  rejects(() => decide({ kind: 'update', id: 4, taxonomy: 'category', input: { name: '' }, parentAncestors: [] }, [created(4)]), 'empty_term_name', 400);
 });
 
 test('a duplicate name is term_exists with the existing id in data and additional_data, worded per taxonomy', () => {

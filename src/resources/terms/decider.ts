@@ -33,16 +33,12 @@ export type TermCommand =
   | { kind: 'reparent'; id: number; taxonomy: Taxonomy; from: number; to: number };
 
 /**
- * An error WordPress reports without error data (its insert/update functions give none), which makes the
- * REST status 500 and `data` null.
+ * A failure WordPress's term insertion reports without a status, which its REST server answers as a 500 with `data`
+ * null. It is bad input, never a server error here: 400, with WordPress's code and message.
  */
-export class DatalessRestError extends RestError {
+export class TermInsertError extends RestError {
   constructor(code: string, message: string) {
-    super(code, message, { status: 500 });
-  }
-
-  override toJSON(): Record<string, unknown> {
-    return { code: this.code, message: this.message, data: null };
+    super(code, message, { status: 400 });
   }
 }
 
@@ -67,10 +63,10 @@ export function termExistsError(taxonomy: Taxonomy, termId: number): TermExistsE
 
 export const termNotFound = (): RestError => restError('rest_term_invalid', 'Term does not exist.', 404);
 
-export const emptyNameError = (): RestError => new DatalessRestError('empty_term_name', 'A name is required for this term.');
+export const emptyNameError = (): RestError => new TermInsertError('empty_term_name', 'A name is required for this term.');
 
 export const duplicateSlugError = (slug: string): RestError =>
-  new DatalessRestError('duplicate_term_slug', `The slug &#8220;${slug}&#8221; is already in use by another term.`);
+  new TermInsertError('duplicate_term_slug', `The slug &#8220;${slug}&#8221; is already in use by another term.`);
 
 /** A name is required: after sanitising, something other than whitespace must be left. */
 export function assertTermName(name: string): void {

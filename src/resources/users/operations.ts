@@ -17,16 +17,12 @@ import { hashLoginPassword } from './loginPassword';
 import { MAX_LOGIN_LENGTH, MAX_NICENAME_LENGTH, MAX_URL_LENGTH, defaultDisplayName, isValidUsername, nicenameCandidates, nicenameFor } from './names';
 
 /**
- * WordPress reports the failures of its user insertion without an HTTP status, which the REST server turns
- * into a 500 whose `data` is null. Clients see exactly that.
+ * A failure WordPress's user insertion reports without a status, which its REST server answers as a 500 with `data`
+ * null. It is bad input, never a server error here: 400, with WordPress's code and message.
  */
 export class UserInsertError extends RestError {
   constructor(code: string, message: string) {
-    super(code, message, { status: 500 });
-  }
-
-  override toJSON(): Record<string, unknown> {
-    return { code: this.code, message: this.message, data: null };
+    super(code, message, { status: 400 });
   }
 }
 
