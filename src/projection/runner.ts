@@ -95,6 +95,8 @@ interface Waiter {
 export class Projector {
   private readonly running = new Map<string, Running>();
   private waiters: Waiter[] = [];
+  /** Cancels of the pending deletions of retired generations (see retire). */
+  private readonly retiring = new Set<() => void>();
   private sharedSubscription: Subscription | null = null;
   /** The shared subscription's batch in progress: whoever takes a projection out of it waits for this. */
   private sharedDelivery: Promise<unknown> = Promise.resolve();
@@ -232,6 +234,8 @@ export class Projector {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    for (const cancel of this.retiring) cancel();
+    this.retiring.clear();
     this.abortStart?.();
     this.abortStart = null;
     const shared = this.sharedSubscription;
@@ -453,10 +457,23 @@ export class Projector {
     }
   }
 
-  /** Deletes a replaced generation once readers have switched (they hear of the switch at once; the grace covers lag). */
+  /**
+   * Deletes a replaced generation once readers have switched (they hear of the switch at once; the grace covers lag).
+   * A stop within the grace leaves it: the switch recorded it as retired, and `projections sweep` deletes it.
+   */
   private async retire(projection: Projection, generation: number): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, this.options.retireGraceMs ?? 5_000));
-    await this.options.readModel.generations?.dropGeneration(projection.collections, generation);
+    const graceOver = await new Promise<boolean>((resolve) => {
+      const cancel = () => {
+        clearTimeout(timer);
+        resolve(false);
+      };
+      const timer = setTimeout(() => {
+        this.retiring.delete(cancel);
+        resolve(true);
+      }, this.options.retireGraceMs ?? 5_000);
+      this.retiring.add(cancel);
+    });
+    if (graceOver) await this.options.readModel.generations?.dropGeneration(projection.collections, generation);
   }
 
   /** Subscribes after `after`; resolves when caught up with the log as it was at subscription time. */

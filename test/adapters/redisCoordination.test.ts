@@ -213,4 +213,34 @@ test('a projector rebuild on Redis swaps generations under a live projector, whi
   await Promise.all([live.stop(), rebuilder.stop()]);
 });
 
+test('a projector stopped within the grace after a start-up rebuild leaves the retired generation to the sweep; one running deletes it', async ({ redis, prefix }) => {
+  const store = createMemoryEventStore();
+  await store.appendToStream('note-1', [note(1, 'a')], { expectedRevision: 'no_stream' });
+  const base = createRedisReadModel({ redis, prefix });
+  const dropped: number[] = [];
+  const generations = { ...base.generations!, dropGeneration: async (collections: readonly string[], generation: number) => { dropped.push(generation); await base.generations!.dropGeneration(collections, generation); } };
+  const readModel: ReadModel = { ...base, generations };
+  const first = new Projector({ store, readModel, projections: [notes] });
+  await first.start();
+  await first.stop();
+  // A start with a new version of the projection rebuilds it into a new generation, switches, and retires the old one.
+  const startNewVersion = async (version: number) => {
+    const projector = new Projector({ store, readModel, projections: [{ ...notes, version }], retireGraceMs: 150 });
+    const live = await generations.liveGeneration('notes');
+    await projector.start();
+    for (let i = 0; i < 200 && (await generations.liveGeneration('notes')) === live; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.is.not(await generations.liveGeneration('notes'), live, 'switched');
+    return projector;
+  };
+  const stoppedAtOnce = await startNewVersion(notes.version + 1);
+  await stoppedAtOnce.stop();
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  assert.equal(dropped, [], 'stopped within the grace: nothing deleted after the stop');
+  assert.ok(await redis.hexists(`${prefix}gen:retired`, '0'), 'generation 0 is recorded as retired, for the sweep');
+  const running = await startNewVersion(notes.version + 2);
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  await running.stop();
+  assert.equal(dropped, [1], 'running past the grace: the generation it retired is deleted');
+});
+
 test.run();
