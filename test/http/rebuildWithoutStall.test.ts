@@ -113,7 +113,14 @@ async function createWhileHeld(t: TestSite, admin: TestUser, gate: ReturnType<ty
   return created.body.id;
 }
 
-test('Redis: a projection whose version changed rebuilds at start; posts are created and read meanwhile', async () => {
+/**
+ * A site on Redis over a seeded SQLite log, started with `projections` while the rebuild they cause is held at its
+ * first batch; `body` runs while it is held (it may release it), and everything is torn down afterwards.
+ */
+async function whileRebuildingOnRedis(
+  projections: Projection[],
+  body: (fixture: { t: TestSite; seeded: Awaited<ReturnType<typeof seed>>; gate: ReturnType<typeof gated>; admin: Redis; prefix: string }) => Promise<void>,
+): Promise<void> {
   const prefix = `test:rebuild-stall:${randomUUID()}:`;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-rebuild-stall-'));
   const admin = new Redis(REDIS_URL);
@@ -126,25 +133,12 @@ test('Redis: a projection whose version changed rebuilds at start; posts are cre
     t = await startTestSite({
       store: gate.store,
       readModel: createRedisReadModel({ redis: connections[2]!, prefix }),
-      projections: [...builtIn, bumped],
+      projections,
       serveWhileStarting: true,
       readYourWritesTimeoutMs: 60_000,
     });
     await until(() => gate.state.held, 'the rebuild began');
-    await createWhileHeld(t, seeded.admin, gate);
-    // The rebuilding projection answers from its old generation meanwhile: as it was, without the new post.
-    assert.equal(await totals(t, seeded.admin), seeded.words);
-    assert.is(Number(await admin.hget(`${prefix}gen:live`, 'published-word-count')), 0, 'not switched yet');
-
-    gate.release();
-    await t.projectorStarted;
-    assert.is(Number(await admin.hget(`${prefix}gen:live`, 'published-word-count')), 1, 'the rebuilt generation is live');
-    const [total] = Object.entries(seeded.words);
-    assert.equal(await totals(t, seeded.admin), { [total![0]]: total![1] + 4 }, 'and it holds the post written during the rebuild');
-    // Writes wait for every projection again, the rebuilt one included.
-    const later = await t.request('POST', '/core/v2/posts', { as: seeded.admin, body: { title: 'After', content: 'eleven', status: 'publish' } });
-    assert.is(later.status, 201);
-    assert.equal(await totals(t, seeded.admin), { [total![0]]: total![1] + 5 });
+    await body({ t, seeded, gate, admin, prefix });
   } finally {
     gate.release();
     await t?.projectorStarted.catch(() => undefined);
@@ -154,110 +148,81 @@ test('Redis: a projection whose version changed rebuilds at start; posts are cre
     for (const connection of connections) connection.disconnect();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+test('Redis: a projection whose version changed rebuilds at start; posts are created and read meanwhile', async () => {
+  await whileRebuildingOnRedis([...builtIn, bumped], async ({ t, seeded, gate, admin, prefix }) => {
+      await createWhileHeld(t, seeded.admin, gate);
+      // The rebuilding projection answers from its old generation meanwhile: as it was, without the new post.
+      assert.equal(await totals(t, seeded.admin), seeded.words);
+      assert.is(Number(await admin.hget(`${prefix}gen:live`, 'published-word-count')), 0, 'not switched yet');
+
+      gate.release();
+      await t.projectorStarted;
+      assert.is(Number(await admin.hget(`${prefix}gen:live`, 'published-word-count')), 1, 'the rebuilt generation is live');
+      const [total] = Object.entries(seeded.words);
+      assert.equal(await totals(t, seeded.admin), { [total![0]]: total![1] + 4 }, 'and it holds the post written during the rebuild');
+      // Writes wait for every projection again, the rebuilt one included.
+      const later = await t.request('POST', '/core/v2/posts', { as: seeded.admin, body: { title: 'After', content: 'eleven', status: 'publish' } });
+      assert.is(later.status, 201);
+      assert.equal(await totals(t, seeded.admin), { [total![0]]: total![1] + 5 });
+  });
 });
 
 test('Redis: the content projection itself rebuilds at start; a post created or updated meanwhile is answered as written', async () => {
-  const prefix = `test:rebuild-stall:${randomUUID()}:`;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-rebuild-stall-'));
-  const admin = new Redis(REDIS_URL);
-  const connections = [admin, new Redis(REDIS_URL), new Redis(REDIS_URL)];
-  const store = openSqliteEventStore({ file: path.join(dir, 'events.sqlite') });
   const withContent = (projection: Projection) => builtIn.map((p) => (p.name === projection.name ? projection : p));
-  let t: TestSite | null = null;
-  const gate = gated(store);
-  try {
-    const seeded = await seed(store, createRedisReadModel({ redis: connections[1]!, prefix }));
-    t = await startTestSite({
-      store: gate.store,
-      readModel: createRedisReadModel({ redis: connections[2]!, prefix }),
-      projections: [...withContent({ ...(content as unknown as Projection), version: content.version + 1 }), example],
-      serveWhileStarting: true,
-      readYourWritesTimeoutMs: 60_000,
-    });
-    await until(() => gate.state.held, 'the rebuild began');
-    const created = await t.request('POST', '/core/v2/posts', { as: seeded.admin, body: { title: 'Written during the rebuild', content: 'body', status: 'publish' } });
-    assert.not.ok(gate.state.released, 'answered while the rebuild was still held');
-    assert.is(created.status, 201, JSON.stringify(created.body));
-    assert.is(created.body.title.raw, 'Written during the rebuild');
-    const [old] = seeded.posts;
-    const updated = await t.request('POST', `/core/v2/posts/${old}`, { as: seeded.admin, body: { title: 'Retitled during the rebuild' } });
-    assert.not.ok(gate.state.released, 'answered while the rebuild was still held');
-    assert.is(updated.status, 200, JSON.stringify(updated.body));
-    assert.is(updated.body.title.raw, 'Retitled during the rebuild');
-    // Reads of posts answer from the generation from before the rebuild until it is switched in.
-    assert.is((await t.request('GET', `/core/v2/posts/${created.body.id}`)).status, 404);
-    assert.is((await t.request('GET', `/core/v2/posts/${old}`)).body.title.rendered, 'Counted');
+  await whileRebuildingOnRedis([...withContent({ ...(content as unknown as Projection), version: content.version + 1 }), example], async ({ t, seeded, gate }) => {
+      const created = await t.request('POST', '/core/v2/posts', { as: seeded.admin, body: { title: 'Written during the rebuild', content: 'body', status: 'publish' } });
+      assert.not.ok(gate.state.released, 'answered while the rebuild was still held');
+      assert.is(created.status, 201, JSON.stringify(created.body));
+      assert.is(created.body.title.raw, 'Written during the rebuild');
+      const [old] = seeded.posts;
+      const updated = await t.request('POST', `/core/v2/posts/${old}`, { as: seeded.admin, body: { title: 'Retitled during the rebuild' } });
+      assert.not.ok(gate.state.released, 'answered while the rebuild was still held');
+      assert.is(updated.status, 200, JSON.stringify(updated.body));
+      assert.is(updated.body.title.raw, 'Retitled during the rebuild');
+      // Reads of posts answer from the generation from before the rebuild until it is switched in.
+      assert.is((await t.request('GET', `/core/v2/posts/${created.body.id}`)).status, 404);
+      assert.is((await t.request('GET', `/core/v2/posts/${old}`)).body.title.rendered, 'Counted');
 
-    gate.release();
-    await t.projectorStarted;
-    // Once switched in, the same items read back exactly as the writes answered them.
-    const readBack = await t.request('GET', `/core/v2/posts/${created.body.id}?context=edit`, { as: seeded.admin });
-    assert.equal(readBack.body, created.body);
-    assert.equal((await t.request('GET', `/core/v2/posts/${old}?context=edit`, { as: seeded.admin })).body, updated.body);
-  } finally {
-    gate.release();
-    await t?.projectorStarted.catch(() => undefined);
-    await t?.close();
-    await store.close();
-    await deleteKeysUnder(admin, prefix);
-    for (const connection of connections) connection.disconnect();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+      gate.release();
+      await t.projectorStarted;
+      // Once switched in, the same items read back exactly as the writes answered them.
+      const readBack = await t.request('GET', `/core/v2/posts/${created.body.id}?context=edit`, { as: seeded.admin });
+      assert.equal(readBack.body, created.body);
+      assert.equal((await t.request('GET', `/core/v2/posts/${old}?context=edit`, { as: seeded.admin })).body, updated.body);
+  });
 });
 
 test('Redis: users, terms, menus and menu items rebuild at start; what is created or updated meanwhile is answered as written', async () => {
-  const prefix = `test:rebuild-stall:${randomUUID()}:`;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-rebuild-stall-'));
-  const admin = new Redis(REDIS_URL);
-  const connections = [admin, new Redis(REDIS_URL), new Redis(REDIS_URL)];
-  const store = openSqliteEventStore({ file: path.join(dir, 'events.sqlite') });
   const rebuilt = new Set(['users', 'terms', 'menus', 'menu-items']);
-  let t: TestSite | null = null;
-  const gate = gated(store);
-  try {
-    const seeded = await seed(store, createRedisReadModel({ redis: connections[1]!, prefix }));
-    t = await startTestSite({
-      store: gate.store,
-      readModel: createRedisReadModel({ redis: connections[2]!, prefix }),
-      projections: [...builtIn.map((p) => (rebuilt.has(p.name) ? { ...p, version: p.version + 1 } : p)), example],
-      serveWhileStarting: true,
-      readYourWritesTimeoutMs: 60_000,
-    });
-    await until(() => gate.state.held, 'the rebuild began');
-    const as = seeded.admin;
-    const writes: { url: string; answer: any }[] = [];
-    const write = async (method: string, url: string, body: Record<string, unknown>, status: number, readUrl: (answer: any) => string) => {
-      const response = await t!.request(method, url, { as, body });
-      assert.not.ok(gate.state.released, `${method} ${url}: answered while the rebuild was still held`);
-      assert.is(response.status, status, `${method} ${url}: ${JSON.stringify(response.body)}`);
-      writes.push({ url: readUrl(response.body), answer: response.body });
-      return response.body;
-    };
-    const user = await write('POST', '/core/v2/users', { username: 'grace', email: 'grace@example.test', password: 'hopper-1906' }, 201, (b) => `/core/v2/users/${b.id}?context=edit`);
-    assert.is(user.username, 'grace');
-    const category = await write('POST', '/core/v2/categories', { name: 'Written meanwhile' }, 201, (b) => `/core/v2/categories/${b.id}?context=edit`);
-    assert.is(category.name, 'Written meanwhile');
-    // An update of an item from before the rebuild (one created meanwhile cannot be found to update until the switch).
-    const renamed = await write('POST', `/core/v2/menus/${seeded.menu}`, { name: 'Renamed meanwhile' }, 200, (b) => `/core/v2/menus/${b.id}?context=edit`);
-    assert.is(renamed.name, 'Renamed meanwhile');
-    const menu = await write('POST', '/core/v2/menus', { name: 'Footer' }, 201, (b) => `/core/v2/menus/${b.id}?context=edit`);
-    assert.is(menu.name, 'Footer');
-    const item = await write('POST', '/core/v2/menu-items', { title: 'Elsewhere', url: 'https://example.com/a', menus: seeded.menu }, 201, (b) => `/core/v2/menu-items/${b.id}?context=edit`);
-    assert.is(item.title.raw, 'Elsewhere');
+  await whileRebuildingOnRedis([...builtIn.map((p) => (rebuilt.has(p.name) ? { ...p, version: p.version + 1 } : p)), example], async ({ t, seeded, gate }) => {
+      const as = seeded.admin;
+      const writes: { url: string; answer: any }[] = [];
+      const write = async (method: string, url: string, body: Record<string, unknown>, status: number, readUrl: (answer: any) => string) => {
+        const response = await t!.request(method, url, { as, body });
+        assert.not.ok(gate.state.released, `${method} ${url}: answered while the rebuild was still held`);
+        assert.is(response.status, status, `${method} ${url}: ${JSON.stringify(response.body)}`);
+        writes.push({ url: readUrl(response.body), answer: response.body });
+        return response.body;
+      };
+      const user = await write('POST', '/core/v2/users', { username: 'grace', email: 'grace@example.test', password: 'hopper-1906' }, 201, (b) => `/core/v2/users/${b.id}?context=edit`);
+      assert.is(user.username, 'grace');
+      const category = await write('POST', '/core/v2/categories', { name: 'Written meanwhile' }, 201, (b) => `/core/v2/categories/${b.id}?context=edit`);
+      assert.is(category.name, 'Written meanwhile');
+      // An update of an item from before the rebuild (one created meanwhile cannot be found to update until the switch).
+      const renamed = await write('POST', `/core/v2/menus/${seeded.menu}`, { name: 'Renamed meanwhile' }, 200, (b) => `/core/v2/menus/${b.id}?context=edit`);
+      assert.is(renamed.name, 'Renamed meanwhile');
+      const menu = await write('POST', '/core/v2/menus', { name: 'Footer' }, 201, (b) => `/core/v2/menus/${b.id}?context=edit`);
+      assert.is(menu.name, 'Footer');
+      const item = await write('POST', '/core/v2/menu-items', { title: 'Elsewhere', url: 'https://example.com/a', menus: seeded.menu }, 201, (b) => `/core/v2/menu-items/${b.id}?context=edit`);
+      assert.is(item.title.raw, 'Elsewhere');
 
-    gate.release();
-    await t.projectorStarted;
-    // Once switched in, every item reads back exactly as its write answered.
-    for (const { url, answer } of writes) assert.equal((await t.request('GET', url, { as })).body, answer, url);
-  } finally {
-    gate.release();
-    await t?.projectorStarted.catch(() => undefined);
-    await t?.close();
-    await store.close();
-    await deleteKeysUnder(admin, prefix);
-    for (const connection of connections) connection.disconnect();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+      gate.release();
+      await t.projectorStarted;
+      // Once switched in, every item reads back exactly as its write answered.
+      for (const { url, answer } of writes) assert.equal((await t.request('GET', url, { as })).body, answer, url);
+  });
 });
 
 test('memory: a projection rebuilt in place; posts are created and read meanwhile', async () => {
