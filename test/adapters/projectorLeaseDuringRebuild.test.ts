@@ -12,12 +12,12 @@ import { Redis } from 'ioredis';
 import { createRedisReadModel } from '../../src/adapters/redis/readModel';
 import { createRedisAppliedProgress, createRedisLease } from '../../src/adapters/redis/coordination';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
-import type { EventStore, SubscribeToAllOptions } from '../../src/ports/eventStore';
 import { Projector } from '../../src/projection/runner';
 import { ProjectorService } from '../../src/projection/service';
 import type { Lease } from '../../src/projection/service';
 import { defineProjection } from '../../src/projection/projection';
 import { REDIS_URL, deleteKeysUnder } from '../support/redis';
+import { holdRebuild, until } from '../support/rebuildGate';
 
 const test = suite('projector lease during a start-up rebuild');
 
@@ -43,14 +43,6 @@ async function within<T>(promise: Promise<T>, what: string, limitMs = 10_000): P
   }
 }
 
-/** Resolves once `condition` holds (checked every 10 ms); fails after `limitMs`, which only a broken behaviour reaches. */
-async function until(condition: () => boolean | Promise<boolean>, what: string, limitMs = 10_000): Promise<void> {
-  for (let waited = 0; !(await condition()); waited += 10) {
-    if (waited > limitMs) assert.unreachable(`never: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 test('the holder renews its lease while it rebuilds; the standby stays on standby; the rebuild is switched in', async () => {
   const prefix = `test:lease-rebuild:${randomUUID()}:`;
   const connections = [new Redis(REDIS_URL), new Redis(REDIS_URL), new Redis(REDIS_URL)];
@@ -65,26 +57,9 @@ test('the holder renews its lease while it rebuilds; the standby stays on standb
     await v1.stop();
 
     // The rebuild's own subscription (it names no event types) is held at its first batch until released.
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let rebuildHeld = false;
-    const gated: EventStore = new Proxy(store, {
-      get(target, property) {
-        if (property !== 'subscribeToAll') return Reflect.get(target, property);
-        return (options: SubscribeToAllOptions) =>
-          target.subscribeToAll(
-            options.types
-              ? options
-              : {
-                  ...options,
-                  onEvents: async (events) => {
-                    rebuildHeld = true;
-                    await released;
-                    return options.onEvents(events);
-                  },
-                },
-          );
-      },
-    });
+    const gate = holdRebuild(store);
+    release = gate.release;
+    const gated = gate.store;
     const renewals = { first: 0, second: 0 };
     const serviceOn = (connection: Redis, owner: 'first' | 'second') => {
       const lease = createRedisLease({ redis: connection, prefix, owner, ttlMs: 300 });
@@ -96,7 +71,7 @@ test('the holder renews its lease while it rebuilds; the standby stays on standb
     };
     const holder = serviceOn(first, 'first');
     const holderStarted = holder.start();
-    await until(() => rebuildHeld, 'the rebuild began');
+    await until(() => gate.state.held, 'the rebuild began');
     const standby = serviceOn(second, 'second');
     await standby.start();
     // Several lease lifetimes pass while the rebuild is held.
@@ -145,31 +120,14 @@ test('while the holder rebuilds one projection, it applies the others and publis
     await v1.start();
     await v1.stop();
 
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let rebuildHeld = false;
-    const gated: EventStore = new Proxy(store, {
-      get(target, property) {
-        if (property !== 'subscribeToAll') return Reflect.get(target, property);
-        return (options: SubscribeToAllOptions) =>
-          target.subscribeToAll(
-            options.types
-              ? options
-              : {
-                  ...options,
-                  onEvents: async (events) => {
-                    rebuildHeld = true;
-                    await released;
-                    return options.onEvents(events);
-                  },
-                },
-          );
-      },
-    });
+    const gate = holdRebuild(store);
+    release = gate.release;
+    const gated = gate.store;
     const readModel = createRedisReadModel({ redis, prefix });
     const projector = new Projector({ store: gated, readModel, projections: [notes(2), tags], retireGraceMs: 0 });
     service = new ProjectorService({ projector, lease: createRedisLease({ redis, prefix, owner: 'holder', ttlMs: 1_000 }), progress });
     const started = service.start();
-    await until(() => rebuildHeld, 'the rebuild began');
+    await until(() => gate.state.held, 'the rebuild began');
     // The service's start is over once the other projections have caught up: a process serving the API beside its
     // projector listens from then on.
     await within(started, 'the start ended while the rebuild was held');

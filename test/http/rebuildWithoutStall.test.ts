@@ -18,10 +18,12 @@ import { Redis } from 'ioredis';
 import { startTestSite } from '../support/testSite';
 import type { TestSite, TestUser } from '../support/testSite';
 import { REDIS_URL, deleteKeysUnder } from '../support/redis';
+import { holdRebuild, until } from '../support/rebuildGate';
+import type { RebuildGate } from '../support/rebuildGate';
 import { createRedisReadModel } from '../../src/adapters/redis/readModel';
 import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore';
-import type { EventStore, SubscribeToAllOptions } from '../../src/ports/eventStore';
+import type { EventStore } from '../../src/ports/eventStore';
 import type { ReadModel } from '../../src/ports/readModel';
 import type { Projection } from '../../src/projection/projection';
 import builtIn from '../../projections/index';
@@ -35,46 +37,6 @@ const bumped: Projection = { ...example, version: example.version + 1 };
 const totalsUrl = '/projections/v1/published-word-count?per_page=100';
 /** Long after any prompt answer; a write that waited for the rebuild answers only after it. */
 const SAFETY_RELEASE_MS = 8_000;
-
-/** The store, with the rebuild's subscription (it names no event types) held at its first batch until released. */
-function gated(store: EventStore) {
-  let release = () => {};
-  const released = new Promise<void>((resolve) => (release = resolve));
-  const state = { held: false, released: false };
-  const view: EventStore = new Proxy(store, {
-    get(target, property) {
-      if (property === 'close') return async () => {};
-      if (property !== 'subscribeToAll') return Reflect.get(target, property);
-      return (options: SubscribeToAllOptions) =>
-        target.subscribeToAll(
-          options.types
-            ? options
-            : {
-                ...options,
-                onEvents: async (events) => {
-                  state.held = true;
-                  await released;
-                  return options.onEvents(events);
-                },
-              },
-        );
-    },
-  });
-  const timer = setTimeout(() => open(), SAFETY_RELEASE_MS);
-  const open = () => {
-    clearTimeout(timer);
-    state.released = true;
-    release();
-  };
-  return { store: view, state, release: open };
-}
-
-async function until(condition: () => boolean, what: string, limitMs = 20_000): Promise<void> {
-  for (let waited = 0; !condition(); waited += 10) {
-    if (waited > limitMs) assert.unreachable(`never: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** Writes three published posts through a first site, which it then closes: the log and read model a restart finds. */
 async function seed(store: EventStore, readModel: ReadModel): Promise<{ admin: TestUser; words: Record<string, number>; posts: number[]; menu: number }> {
@@ -102,7 +64,7 @@ async function totals(t: TestSite, admin: TestUser): Promise<Record<string, numb
 }
 
 /** Creates a post while the rebuild is held: answered before the release, with the post as written. */
-async function createWhileHeld(t: TestSite, admin: TestUser, gate: ReturnType<typeof gated>): Promise<number> {
+async function createWhileHeld(t: TestSite, admin: TestUser, gate: RebuildGate): Promise<number> {
   const created = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Written during the rebuild', content: 'seven eight nine ten', status: 'publish' } });
   assert.not.ok(gate.state.released, 'answered while the rebuild was still held (it did not wait for the rebuild)');
   assert.is(created.status, 201, JSON.stringify(created.body));
@@ -119,7 +81,7 @@ async function createWhileHeld(t: TestSite, admin: TestUser, gate: ReturnType<ty
  */
 async function whileRebuildingOnRedis(
   projections: Projection[],
-  body: (fixture: { t: TestSite; seeded: Awaited<ReturnType<typeof seed>>; gate: ReturnType<typeof gated>; admin: Redis; prefix: string }) => Promise<void>,
+  body: (fixture: { t: TestSite; seeded: Awaited<ReturnType<typeof seed>>; gate: RebuildGate; admin: Redis; prefix: string }) => Promise<void>,
 ): Promise<void> {
   const prefix = `test:rebuild-stall:${randomUUID()}:`;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-rebuild-stall-'));
@@ -127,7 +89,7 @@ async function whileRebuildingOnRedis(
   const connections = [admin, new Redis(REDIS_URL), new Redis(REDIS_URL)];
   const store = openSqliteEventStore({ file: path.join(dir, 'events.sqlite') });
   let t: TestSite | null = null;
-  const gate = gated(store);
+  const gate = holdRebuild(store, { safetyReleaseMs: SAFETY_RELEASE_MS });
   try {
     const seeded = await seed(store, createRedisReadModel({ redis: connections[1]!, prefix }));
     t = await startTestSite({
@@ -137,7 +99,7 @@ async function whileRebuildingOnRedis(
       serveWhileStarting: true,
       readYourWritesTimeoutMs: 60_000,
     });
-    await until(() => gate.state.held, 'the rebuild began');
+    await until(() => gate.state.held, 'the rebuild began', 20_000);
     await body({ t, seeded, gate, admin, prefix });
   } finally {
     gate.release();
@@ -229,13 +191,13 @@ test('memory: a projection rebuilt in place; posts are created and read meanwhil
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-rebuild-stall-'));
   const store = openSqliteEventStore({ file: path.join(dir, 'events.sqlite') });
   const readModel = createMemoryReadModel();
-  const gate = gated(store);
+  const gate = holdRebuild(store, { safetyReleaseMs: SAFETY_RELEASE_MS });
   let t: TestSite | null = null;
   try {
     const seeded = await seed(store, readModel);
     t = await startTestSite({ store: gate.store, readModel, projections: [...builtIn, example], readYourWritesTimeoutMs: 60_000 });
     const rebuilt = t.site.projector.rebuild(example.name);
-    await until(() => gate.state.held, 'the rebuild began');
+    await until(() => gate.state.held, 'the rebuild began', 20_000);
     await createWhileHeld(t, seeded.admin, gate);
     gate.release();
     await rebuilt;

@@ -15,15 +15,9 @@ import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
 import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
 import { manualClock } from '../../src/ports/clock';
 import { CHANGING } from '../../src/projection/readModelVersion';
+import { until } from '../support/rebuildGate';
 
 const test = suite('response cache right after start, with a shared read model');
-
-async function until(condition: () => boolean, what: string, limitMs = 10_000): Promise<void> {
-  for (let waited = 0; !condition(); waited += 5) {
-    if (waited > limitMs) assert.unreachable(`never: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 test('an answer kept just after start is still served after the first poll of an unchanged applied position', async () => {
   // Another process's projector, as this one sees it: the applied position stands still.
