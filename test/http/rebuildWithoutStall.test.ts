@@ -49,6 +49,10 @@ async function seed(store: EventStore, readModel: ReadModel): Promise<{ admin: T
       assert.is(created.status, 201);
       posts.push(created.body.id);
     }
+    // A revision to restore that is not the current state: the second post retitled twice.
+    for (const title of ['Recounted', 'Counted again']) {
+      assert.is((await first.request('POST', `/core/v2/posts/${posts[1]}`, { as: admin, body: { title } })).status, 200);
+    }
     const menu = await first.request('POST', '/core/v2/menus', { as: admin, body: { name: 'Main' } });
     assert.is(menu.status, 201);
     return { admin, words: await totals(first, admin), posts, menu: menu.body.id };
@@ -184,6 +188,38 @@ test('Redis: users, terms, menus and menu items rebuild at start; what is create
       await t.projectorStarted;
       // Once switched in, every item reads back exactly as its write answered.
       for (const { url, answer } of writes) assert.equal((await t.request('GET', url, { as })).body, answer, url);
+  });
+});
+
+test('Redis: content and revisions rebuild at start; an autosave and a restore made meanwhile are answered as written', async () => {
+  const rebuilt = new Set(['content', 'revisions']);
+  await whileRebuildingOnRedis([...builtIn.map((p) => (rebuilt.has(p.name) ? { ...p, version: p.version + 1 } : p)), example], async ({ t, seeded, gate }) => {
+    const as = seeded.admin;
+    const post = seeded.posts[1]!;
+    const revisions = await t.request('GET', `/core/v2/posts/${post}/revisions?context=edit`, { as });
+    assert.is(revisions.status, 200);
+    const revision = revisions.body.find((entry: { title: { raw: string } }) => entry.title.raw === 'Recounted');
+    assert.ok(revision, 'the seeded revision');
+    const autosave = await t.request('POST', `/core/v2/posts/${post}/autosaves`, { as, body: { title: 'Autosaved meanwhile', content: 'draft words' } });
+    assert.not.ok(gate.state.released, 'answered while the rebuild was still held');
+    assert.is(autosave.status, 200, JSON.stringify(autosave.body));
+    assert.is(autosave.body.parent, post);
+    assert.is(autosave.body.title.raw, 'Autosaved meanwhile');
+    const edited = await t.request('POST', `/core/v2/posts/${post}`, { as, body: { title: 'Edited meanwhile' } });
+    assert.is(edited.body.title.raw, 'Edited meanwhile');
+    const restored = await t.request('POST', `/core/v2/posts/${post}/revisions/${revision.id}/restore`, { as });
+    assert.not.ok(gate.state.released, 'answered while the rebuild was still held');
+    assert.is(restored.status, 200, JSON.stringify(restored.body));
+    assert.is(restored.body.title.raw, 'Recounted', 'the restored title, not the one from before the rebuild');
+
+    gate.release();
+    await t.projectorStarted;
+    // Once switched in, both read back as answered.
+    const autosaves = await t.request('GET', `/core/v2/posts/${post}/autosaves?context=edit`, { as });
+    assert.equal(autosaves.body[0], autosave.body);
+    // (The restore's answer carries no action links, as before this test: compared without links.)
+    const withoutLinks = ({ _links, ...fields }: Record<string, unknown>) => fields;
+    assert.equal(withoutLinks((await t.request('GET', `/core/v2/posts/${post}?context=edit`, { as })).body), withoutLinks(restored.body));
   });
 });
 

@@ -23,10 +23,9 @@ import { createItem, deleteItem, trashItem, updateItem } from './operations';
 import { itemExtras, plainItemExtras } from './extras';
 import type { ItemExtras } from './extras';
 import type { PostInput } from './decider';
-import { contentStreamId } from './events';
 import type { PostType } from './events';
 import { asOfArg, itemAsOf } from '../history/operations';
-import { readWritten } from '../../projection/written';
+import { writtenItem } from './written';
 
 interface TypeInfo {
   postType: PostType;
@@ -96,7 +95,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
             const input = await writeInput(site, ctx, type, null, deps);
             const outcome = await createItem(site, postType, input, actor, ctx.request.requestId);
             await site.settle(outcome.position);
-            const doc = await readWrittenDoc(site, postType, outcome.id, outcome.position);
+            const doc = await writtenItem(site, postType, outcome.id, outcome.position);
             return created(await present(site, ctx, doc, schema, type, 'edit', true), `${site.apiRoot}${type.restBase}/${outcome.id}`);
           },
         },
@@ -134,7 +133,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
             const input = await writeInput(site, ctx, type, doc, deps);
             const outcome = await updateItem(site, postType, doc.id, input, ctx.actor!, ctx.request.requestId);
             await site.settle(outcome.position);
-            return ok(await present(site, ctx, await readWrittenDoc(site, postType, doc.id, outcome.position), schema, type, 'edit', true));
+            return ok(await present(site, ctx, await writtenItem(site, postType, doc.id, outcome.position), schema, type, 'edit', true));
           },
         },
         {
@@ -156,7 +155,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
             if (doc.status === 'trash') throw restError('rest_already_trashed', 'The post has already been deleted.', 410);
             const outcome = await trashItem(site, postType, doc.id, actor, ctx.request.requestId);
             await site.settle(outcome.position);
-            return ok(await present(site, ctx, await readWrittenDoc(site, postType, doc.id, outcome.position), schema, type, 'edit', true));
+            return ok(await present(site, ctx, await writtenItem(site, postType, doc.id, outcome.position), schema, type, 'edit', true));
           },
         },
       ],
@@ -389,12 +388,6 @@ async function loadDoc(site: Site, ctx: HandlerContext, type: TypeInfo): Promise
 }
 
 /** The item as the write at `position` left it, for the write's answer (also while the content projection rebuilds). */
-async function readWrittenDoc(site: Site, postType: PostType, id: number, position: number): Promise<ContentDoc> {
-  const doc = await readWritten<ContentDoc>(site, { projection: 'content', collection: postType, id, stream: contentStreamId(id), position });
-  if (!doc) throw restError('rest_post_invalid_id', 'Invalid post ID.', 404);
-  return doc;
-}
-
 function passwordAccepted(ctx: HandlerContext, type: TypeInfo, doc: ContentDoc): boolean {
   if (doc.password === '') return true;
   if (ctx.params.context === 'edit' && canEditItem(ctx.actor, type.caps, owned(doc))) return true;

@@ -22,6 +22,7 @@ import { permalink, presentContent, restBaseOf } from '../content/present';
 import { collectionResult } from '../../rest/collection';
 import { restoreRevision } from '../history/operations';
 import { autosaveItem } from './operations';
+import { writtenHistory, writtenItem } from '../content/written';
 import type { PostType } from '../content/events';
 import { renderContent, renderExcerpt, renderTitle } from '../../text/render';
 
@@ -299,8 +300,7 @@ export function revisionRoutes(site: Site, postType: PostType): RouteDefinition[
             const entry = findRevision(await history(parent.id), Number(ctx.params.id))!;
             const outcome = await restoreRevision(site, postType, parent.id, entry, ctx.actor!, ctx.request.requestId);
             await site.settle(outcome.position);
-            const doc = (await site.readModel.get(postType, parent.id)) as ContentDoc | null;
-            if (!doc) throw restError('rest_post_invalid_id', 'Invalid post ID.', 404);
+            const doc = await writtenItem(site, postType, parent.id, outcome.position);
             const item = presentContent(doc, itemSchema, {
               context: 'edit',
               passwordAccepted: true,
@@ -359,9 +359,10 @@ export function revisionRoutes(site: Site, postType: PostType): RouteDefinition[
             await site.settle(outcome.position);
             if (outcome.savedItem) {
               // The author's own draft was saved: WordPress answers with the draft in the revision shape.
-              return ok(presentDraft((await site.readModel.get(postType, parent.id)) as ContentDoc));
+              return ok(presentDraft(await writtenItem(site, postType, parent.id, outcome.position)));
             }
-            const entry = findRevision(await history(parent.id), outcome.autosaveId!)!;
+            const entry = findRevision(await writtenHistory(site, parent.id, outcome.position), outcome.autosaveId!);
+            if (!entry) throw new Error(`autosave ${outcome.autosaveId} of ${postType} ${parent.id} missing from its history`);
             return ok(present(entry, parent, autosaves, 'edit'));
           },
         },

@@ -1,0 +1,22 @@
+/**
+ * A post's or page's documents as a write left them, for that write's answer, also while their projection is being
+ * rebuilt (src/projection/written.ts): the item (`content`) and its revision history (`revisions`), both folded from
+ * the item's stream.
+ */
+import type { Site } from '../../site';
+import { restError } from '../../rest/errors';
+import { readWritten } from '../../projection/written';
+import type { ContentDoc } from '../../../projections/content';
+import type { RevisionsDoc } from '../../../projections/revisions';
+import { contentStreamId } from './events';
+import type { PostType } from './events';
+
+export async function writtenItem(site: Site, postType: PostType, id: number, position: number): Promise<ContentDoc> {
+  const doc = await readWritten<ContentDoc>(site, { projection: 'content', collection: postType, id, stream: contentStreamId(id), position });
+  if (!doc) throw restError('rest_post_invalid_id', 'Invalid post ID.', 404);
+  return doc;
+}
+
+export async function writtenHistory(site: Site, id: number, position: number): Promise<RevisionsDoc | null> {
+  return readWritten<RevisionsDoc>(site, { projection: 'revisions', collection: 'revisions', id, stream: contentStreamId(id), position });
+}
