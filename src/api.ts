@@ -9,6 +9,7 @@ import { discoveryRoutes } from './rest/discovery';
 import { gmtOffsetHours } from './text/dates';
 import { contentRoutes } from './resources/content/routes';
 import type { ContentRouteDeps } from './resources/content/routes';
+import { contentPresenter } from './resources/content/presenter';
 import { DEFAULT_CATEGORY_ID, descendantCategoryIds, ensureDefaultCategory, existingTermIds } from './resources/terms/operations';
 import { applicationPasswordRoutes } from './resources/users/applicationPasswordRoutes';
 import { userRoutes } from './resources/users/routes';
@@ -48,11 +49,14 @@ export function buildDispatcher(site: Site): Dispatcher {
       return defaultCategory;
     },
   };
+  // One presentation per post type, for every route that answers with a live item.
+  const posts = contentPresenter(site, 'post');
+  const pages = contentPresenter(site, 'page');
   const resourceRoutes: RouteDefinition[] = [
-    ...contentRoutes(site, 'post', content),
-    ...revisionRoutes(site, 'post'),
-    ...contentRoutes(site, 'page', content),
-    ...revisionRoutes(site, 'page'),
+    ...contentRoutes(site, posts, content),
+    ...revisionRoutes(site, posts),
+    ...contentRoutes(site, pages, content),
+    ...revisionRoutes(site, pages),
     ...mediaRoutes(site),
     ...termRoutes(site, {
       // A deleted term leaves its posts; a post left without a category goes to the default one.

@@ -245,6 +245,30 @@ test('an autosave can be restored like a revision; pages restore too', async () 
   assert.is(restored.body.type, 'page');
 });
 
+test('a restore answers the item as a GET in edit context by the same user does, action links included', async () => {
+  const author = await t.createUser('restoring-author', 'author');
+  const parentPage = await create('/core/v2/pages', { title: 'Above', status: 'publish' });
+  const cases: { path: string; as: TestUser }[] = [
+    { path: '/core/v2/posts', as: admin },
+    { path: '/core/v2/posts', as: author },
+    { path: '/core/v2/pages', as: editor },
+  ];
+  for (const { path, as } of cases) {
+    const id = await create(path, { title: 'First', content: 'one', status: 'publish', ...(path.endsWith('pages') ? { parent: parentPage } : {}) }, as);
+    await update(`${path}/${id}`, { title: 'Second', content: 'two' }, as);
+    await update(`${path}/${id}`, { title: 'Third', content: 'three' }, as);
+    const [, second] = (await t.request('GET', `${path}/${id}/revisions`, { as })).body;
+    assert.is(second.title.rendered, 'Second');
+    t.clock.advance(60_000);
+    const restored = await t.request('POST', `${path}/${id}/revisions/${second.id}/restore`, { as });
+    assert.is(restored.status, 200);
+    const read = await t.request('GET', `${path}/${id}?context=edit`, { as });
+    assert.equal(restored.body._links, read.body._links, `${path} as ${as.login}`);
+    assert.equal(restored.body, read.body, `${path} as ${as.login}: the whole item`);
+    assert.ok(Object.keys(read.body._links).some((rel) => rel.startsWith('wp:action-')), 'the item has action links to compare');
+  }
+});
+
 test('restore errors: unknown parent, unknown or foreign revision, no right to edit', async () => {
   const id = await create('/core/v2/posts', { title: 'R', content: 'r', status: 'publish' });
   await update(`/core/v2/posts/${id}`, { content: 'r2' });

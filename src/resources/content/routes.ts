@@ -16,12 +16,10 @@ import { assertPageInRange, collectionResult } from '../../rest/collection';
 import { created, ok, uncacheable } from '../../rest/route';
 import type { HandlerContext, RestRequest, RouteDefinition } from '../../rest/route';
 import type { ContentDoc } from '../../../projections/content';
-import { contentActionLinks, contentSchema, writableStatuses } from './schema';
+import { contentActionLinks } from './schema';
 import { anyStatuses, buildListPlan, contentListArgs, listStatuses } from './listQuery';
-import { PresentationCache, restBaseOf } from './present';
 import { createItem, deleteItem, trashItem, updateItem } from './operations';
-import { itemExtras, plainItemExtras } from './extras';
-import type { ItemExtras } from './extras';
+import type { ContentPresenter } from './presenter';
 import type { PostInput } from './decider';
 import type { PostType } from './events';
 import { asOfArg, itemAsOf } from '../history/operations';
@@ -33,8 +31,8 @@ interface TypeInfo {
   plural: 'posts' | 'pages';
   caps: PostTypeCaps;
   restBase: string;
-  /** Presented items of this type, reused across requests. */
-  presented: PresentationCache;
+  /** How the live items of this type are shown (shared with the restore route). */
+  presenter: ContentPresenter;
 }
 
 export interface ContentRouteDeps {
@@ -49,11 +47,10 @@ export interface ContentRouteDeps {
   defaultCategory(): Promise<number>;
 }
 
-export function contentRoutes(site: Site, postType: PostType, deps: ContentRouteDeps): RouteDefinition[] {
+export function contentRoutes(site: Site, presenter: ContentPresenter, deps: ContentRouteDeps): RouteDefinition[] {
+  const { postType, schema } = presenter;
   const plural = postType === 'page' ? 'pages' : 'posts';
-  const schema = contentSchema(postType, { statuses: writableStatuses(site.settings.instance) });
-  const presented = new PresentationCache(schema, {}, (doc) => site.readModel.keepIdentity?.(doc));
-  const type: TypeInfo = { postType, plural, caps: postTypeCaps(plural), restBase: restBaseOf(postType), presented };
+  const type: TypeInfo = { postType, plural, caps: postTypeCaps(plural), restBase: presenter.restBase, presenter };
   const writeArgs = (kind: 'create' | 'update') => withTemplateCheck(argsFromSchema(schema, kind), kind);
   const strictTemplateArg = writeArgs('create').template!;
   const shownSchema = publicSchema(schema, contentActionLinks(postType, site.apiRoot));
@@ -81,7 +78,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
           allowBatch: true,
           cacheable: true,
           permission: (ctx) => listPermission(ctx, type),
-          handle: (ctx) => listItems(site, ctx, type, schema, deps),
+          handle: (ctx) => listItems(site, ctx, type, deps),
         },
         {
           methods: ['POST'],
@@ -96,7 +93,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
             const outcome = await createItem(site, postType, input, actor, ctx.request.requestId);
             await site.settle(outcome.position);
             const doc = await writtenItem(site, postType, outcome.id, outcome.position);
-            return created(await present(site, ctx, doc, schema, type, 'edit', true), `${site.apiRoot}${type.restBase}/${outcome.id}`);
+            return created(await presenter.present(ctx, doc, 'edit', true), `${site.apiRoot}${type.restBase}/${outcome.id}`);
           },
         },
       ],
@@ -118,7 +115,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
             if (ctx.params.as_of !== undefined) return uncacheable(await itemAsOf(site, ctx, doc, schema));
             const context = ctx.params.context as 'view' | 'edit' | 'embed';
             const accepted = passwordAccepted(ctx, type, doc);
-            const item = await present(site, ctx, doc, schema, type, context, accepted);
+            const item = await presenter.present(ctx, doc, context, accepted);
             return ok(item, { Link: `<${item.link ?? ''}>; rel="alternate"; type=text/html` });
           },
         },
@@ -133,7 +130,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
             const input = await writeInput(site, ctx, type, doc, deps);
             const outcome = await updateItem(site, postType, doc.id, input, ctx.actor!, ctx.request.requestId);
             await site.settle(outcome.position);
-            return ok(await present(site, ctx, await writtenItem(site, postType, doc.id, outcome.position), schema, type, 'edit', true));
+            return ok(await presenter.present(ctx, await writtenItem(site, postType, doc.id, outcome.position), 'edit', true));
           },
         },
         {
@@ -147,7 +144,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
             const actor = ctx.actor!;
             if (ctx.params.force === true) {
               // WordPress answers with the item as it was, without links.
-              const previous = await present(site, ctx, doc, schema, type, 'edit', true, { withoutLinks: true });
+              const previous = await presenter.present(ctx, doc, 'edit', true, { withoutLinks: true });
               const outcome = await deleteItem(site, postType, doc.id, actor, ctx.request.requestId);
               await site.settle(outcome.position);
               return ok({ deleted: true, previous });
@@ -155,7 +152,7 @@ export function contentRoutes(site: Site, postType: PostType, deps: ContentRoute
             if (doc.status === 'trash') throw restError('rest_already_trashed', 'The post has already been deleted.', 410);
             const outcome = await trashItem(site, postType, doc.id, actor, ctx.request.requestId);
             await site.settle(outcome.position);
-            return ok(await present(site, ctx, await writtenItem(site, postType, doc.id, outcome.position), schema, type, 'edit', true));
+            return ok(await presenter.present(ctx, await writtenItem(site, postType, doc.id, outcome.position), 'edit', true));
           },
         },
       ],
@@ -251,7 +248,7 @@ async function deletePermission(site: Site, ctx: HandlerContext, type: TypeInfo)
 
 // --- handlers ------------------------------------------------------------------------------------------------
 
-async function listItems(site: Site, ctx: HandlerContext, type: TypeInfo, schema: ReturnType<typeof contentSchema>, deps: ContentRouteDeps) {
+async function listItems(site: Site, ctx: HandlerContext, type: TypeInfo, deps: ContentRouteDeps) {
   const p = ctx.params;
   const page = p.page as number;
   const perPage = p.per_page as number;
@@ -270,7 +267,7 @@ async function listItems(site: Site, ctx: HandlerContext, type: TypeInfo, schema
   let pending = false;
   for (const doc of items as ContentDoc[]) {
     if (!canReadItem(ctx.actor, type.caps, owned(doc))) continue;
-    const item = present(site, ctx, doc, schema, type, context, passwordAccepted(ctx, type, doc));
+    const item = type.presenter.present(ctx, doc, context, passwordAccepted(ctx, type, doc));
     if (item instanceof Promise) pending = true;
     body.push(item);
   }
@@ -387,39 +384,10 @@ async function loadDoc(site: Site, ctx: HandlerContext, type: TypeInfo): Promise
   return ctx.memo.get(key) as ContentDoc | null;
 }
 
-/** The item as the write at `position` left it, for the write's answer (also while the content projection rebuilds). */
 function passwordAccepted(ctx: HandlerContext, type: TypeInfo, doc: ContentDoc): boolean {
   if (doc.password === '') return true;
   if (ctx.params.context === 'edit' && canEditItem(ctx.actor, type.caps, owned(doc))) return true;
   return typeof ctx.params.password === 'string' && ctx.params.password === doc.password;
-}
-
-/** The item presented for this caller: at once when it needs nothing looked up, else once its extras are. */
-function present(
-  site: Site,
-  ctx: HandlerContext,
-  doc: ContentDoc,
-  schema: ReturnType<typeof contentSchema>,
-  type: TypeInfo,
-  context: 'view' | 'edit' | 'embed',
-  accepted: boolean,
-  options: { withoutLinks?: boolean } = {},
-): Record<string, unknown> | Promise<Record<string, unknown>> {
-  const plain = plainItemExtras(doc, context, options);
-  if (plain !== null) return presentWith(site, doc, type, context, accepted, plain);
-  return itemExtras(site, ctx, doc, context, options).then((extras) => presentWith(site, doc, type, context, accepted, extras));
-}
-
-function presentWith(site: Site, doc: ContentDoc, type: TypeInfo, context: 'view' | 'edit' | 'embed', accepted: boolean, extras: ItemExtras) {
-  return type.presented.present(doc, {
-    context,
-    passwordAccepted: accepted,
-    siteUrl: site.settings.siteUrl,
-    apiRoot: site.apiRoot,
-    timezone: site.settings.timezone,
-    restBase: type.restBase,
-    ...extras,
-  });
 }
 
 export type { Actor };

@@ -16,9 +16,9 @@ import type { HandlerContext, RouteDefinition } from '../../rest/route';
 import { parseSearch } from '../content/listQuery';
 import type { ContentDoc } from '../../../projections/content';
 import type { RevisionEntry, RevisionsDoc } from '../../../projections/revisions';
-import { contentSchema, writableStatuses } from '../content/schema';
 import { ALL, EDIT, VIEW_EDIT, guidField } from '../content/fields';
-import { permalink, presentContent, restBaseOf } from '../content/present';
+import { permalink, restBaseOf } from '../content/present';
+import type { ContentPresenter } from '../content/presenter';
 import { collectionResult } from '../../rest/collection';
 import { restoreRevision } from '../history/operations';
 import { autosaveItem } from './operations';
@@ -64,11 +64,11 @@ interface TypeInfo {
   restBase: string;
 }
 
-export function revisionRoutes(site: Site, postType: PostType): RouteDefinition[] {
+export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDefinition[] {
+  const { postType } = presenter;
   const type: TypeInfo = { postType, caps: postTypeCaps(postType === 'page' ? 'pages' : 'posts'), restBase: restBaseOf(postType) };
   const revisions = revisionSchema(postType, false);
   const autosaves = revisionSchema(postType, true);
-  const itemSchema = contentSchema(postType);
   const base = `/${type.restBase}`;
   const parentArg: ArgSchema = { description: 'Identifier of the item the revision belongs to.', type: 'integer' };
   const idArg: ArgSchema = { description: 'Unique identifier of the revision.', type: 'integer' };
@@ -279,7 +279,7 @@ export function revisionRoutes(site: Site, postType: PostType): RouteDefinition[
       // Restoring (an extension: WordPress restores from its admin screens only). See docs/history.md.
       namespace: 'core/v2',
       path: `${base}/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)/restore`,
-      schema: itemSchema,
+      schema: presenter.schema,
       endpoints: [
         {
           methods: ['POST'],
@@ -300,16 +300,8 @@ export function revisionRoutes(site: Site, postType: PostType): RouteDefinition[
             const entry = findRevision(await history(parent.id), Number(ctx.params.id))!;
             const outcome = await restoreRevision(site, postType, parent.id, entry, ctx.actor!, ctx.request.requestId);
             await site.settle(outcome.position);
-            const doc = await writtenItem(site, postType, parent.id, outcome.position);
-            const item = presentContent(doc, itemSchema, {
-              context: 'edit',
-              passwordAccepted: true,
-              siteUrl: site.settings.siteUrl,
-              apiRoot: site.apiRoot,
-              timezone: site.settings.timezone,
-              restBase: type.restBase,
-            });
-            return ok(item);
+            // The restored item as its own routes show it to this caller in edit context, links included.
+            return ok(await presenter.present(ctx, await writtenItem(site, postType, parent.id, outcome.position), 'edit', true));
           },
         },
       ],
@@ -335,7 +327,7 @@ export function revisionRoutes(site: Site, postType: PostType): RouteDefinition[
         },
         {
           methods: ['POST'],
-          args: { parent: parentArg, ...argsFromSchema(contentSchema(postType, { statuses: writableStatuses(site.settings.instance) }), 'update') },
+          args: { parent: parentArg, ...argsFromSchema(presenter.schema, 'update') },
           permission: async (ctx) => {
             const parent = await loadParent(site, ctx, type, 'id');
             if (!parent) return restError('rest_post_invalid_id', 'Invalid post ID.', 404);
