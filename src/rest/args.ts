@@ -791,8 +791,7 @@ function coerce(value: unknown, schema: JsonSchema, param: string, final: boolea
     case 'null':
       return final ? null : value;
     case 'integer':
-      // PHP's integer cast of an overflowing numeric string ("1e400") is 0; Infinity would reach the read model.
-      return isNumeric(value) ? finiteOrZero(Number(value)) : value;
+      return isNumeric(value) ? phpIntegerCast(value as string | number) : value;
     case 'number':
       return isNumeric(value) ? Number(value) : value;
     case 'boolean':
@@ -1141,4 +1140,18 @@ function sanitizeUrl(input: string): string {
   return url;
 }
 
-const finiteOrZero = (n: number): number => (Number.isFinite(n) ? n : 0);
+/** 2^63: PHP's integers are below it (and at or above its negation). */
+const PHP_INT_LIMIT = 2 ** 63;
+
+/**
+ * PHP's `(int)` of a numeric value, as WordPress sanitizes an integer argument. A numeric string that overflows to
+ * infinity (`"1e400"`) is 0; one beyond PHP's integers but finite (`"99999999999999999999"`, `"1e308"`) is held at
+ * PHP_INT_MAX (or PHP_INT_MIN), which as a JS number is ±2^63 (see phpIntegerText). A JSON number is kept as it is
+ * (only an infinite one is 0): Infinity would reach the read model.
+ */
+function phpIntegerCast(value: string | number): number {
+  const n = Number(value);
+  if (!Number.isFinite(n)) return 0;
+  if (typeof value === 'string' && Math.abs(n) >= PHP_INT_LIMIT) return Math.sign(n) * PHP_INT_LIMIT;
+  return n;
+}

@@ -4,7 +4,7 @@
  * them by then), and the out-of-range page error.
  */
 import { restError } from './errors';
-import type { RestResult } from './route';
+import type { HandlerContext, RestResult } from './route';
 
 export interface Page {
   total: number;
@@ -51,6 +51,17 @@ export function collectionResult(items: unknown[], page: Page, collectionUrl: st
 }
 
 /**
+ * The query string as the paging links repeat it: WordPress sanitizes the request's parameters in place, so each
+ * registered argument sent in the query is written as validation coerced it (`exclude=1,2` →
+ * `exclude[0]=1&exclude[1]=2`, `offset=1e3` → `offset=1000`); one the body overrides, and any unregistered one, as sent.
+ */
+export function linkQuery(ctx: Pick<HandlerContext, 'request' | 'params'>): Record<string, unknown> {
+  const { query, json, form } = ctx.request;
+  const overridden = (key: string) => (json !== null && Object.hasOwn(json, key)) || (form !== null && Object.hasOwn(form, key));
+  return Object.fromEntries(Object.entries(query).map(([key, value]) => [key, ctx.params[key] !== undefined && !overridden(key) ? ctx.params[key] : value]));
+}
+
+/**
  * The collection URL with the original query parameters and `page` set. As WordPress's add_query_arg(), a `page`
  * already in the query keeps its place (otherwise it comes last), and a parameter without a value is written
  * bare (`?_embed&page=2`). The parameters are encoded once for both links, as URLSearchParams would encode them.
@@ -74,9 +85,19 @@ function appendParam(params: string[], key: string, value: unknown): void {
   else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) appendParam(params, `${key}[${k}]`, v);
   else {
     // PHP's urlencode() writes true as 1, and false and null as nothing; an empty value is written bare.
-    const text = formEncode(typeof value === 'boolean' ? (value ? '1' : '') : String(value ?? ''));
+    const text = formEncode(typeof value === 'boolean' ? (value ? '1' : '') : typeof value === 'number' ? phpIntegerText(value) : String(value ?? ''));
     params.push(text === '' ? formEncode(key) : `${formEncode(key)}=${text}`);
   }
+}
+
+/**
+ * A number as PHP writes it in a link. An integer argument beyond PHP's integers is held at PHP_INT_MAX or PHP_INT_MIN
+ * (src/rest/args.ts), which JavaScript holds as ±2^63: PHP writes its bounds.
+ */
+function phpIntegerText(value: number): string {
+  if (value >= 2 ** 63) return '9223372036854775807';
+  if (value <= -(2 ** 63)) return '-9223372036854775808';
+  return String(value);
 }
 
 /** application/x-www-form-urlencoded, as URLSearchParams writes it: encodeURIComponent, also `!'()~`, space as `+`. */

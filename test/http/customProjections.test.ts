@@ -87,6 +87,11 @@ test('list: pagination headers, orderby a declared sort key, another collection;
   assert.match(page.headers.get('link')!, /orderby=words&order=desc&page=2>; rel="next"/);
   const beyond = await t.request('GET', `${base}?per_page=1&page=3`, { as: admin });
   assert.equal([beyond.status, beyond.body.code], [400, 'rest_invalid_page_number']);
+  // page=1e400 is page 0 (PHP's cast), the first page, as on the item lists; a page beyond 2^63 is out of range.
+  const zero = await t.request('GET', `${base}?per_page=1&orderby=words&order=desc&page=1e400`, { as: admin });
+  assert.equal([zero.status, zero.body], [200, page.body]);
+  const huge = await t.request('GET', `${base}?per_page=1&page=99999999999999999999`, { as: admin });
+  assert.equal([huge.status, huge.body.code], [400, 'rest_invalid_page_number']);
 
   const posts = await t.request('GET', `${base}?collection=published-word-count-posts&per_page=100`, { as: admin });
   assert.ok(posts.body.length >= 3);

@@ -357,7 +357,8 @@ test('list bounds that overflow: a "0000-00-00" date bound, an offset or page be
   assert.equal([beforeZero.status, beforeZero.body], [200, []]);
   for (const offset of ['9007199254740993', '1e300']) {
     const response = await listed(`offset=${offset}`);
-    assert.equal([response.status, response.body, response.headers.get('x-wp-total')], [200, [], '1'], offset);
+    // WordPress counts the matches only when the page holds some (see test/http/listPagingLimits.test.ts).
+    assert.equal([response.status, response.body, response.headers.get('x-wp-total')], [200, [], '0'], offset);
   }
   const page = await listed('page=9007199254740993');
   assert.is(page.status, 400);

@@ -586,7 +586,7 @@ listing('an empty collection is 200 [] with totals 0, on any page', async () => 
   assert.is(later.headers.get('link'), `<${l.url}/core/v2/posts?include%5B0%5D=99999&page=0>; rel="prev"`);
 });
 
-listing('offset skips matches, takes priority over page, and leaves the totals alone', async () => {
+listing('offset skips matches, takes priority over page, and leaves the totals alone unless it leaves the page empty', async () => {
   const offset = await l.request('GET', '/core/v2/posts?per_page=2&offset=1');
   assert.equal(ids(offset), [p.p4.id, p.p3.id]);
   assert.is(offset.headers.get('x-wp-total'), '5');
@@ -596,7 +596,8 @@ listing('offset skips matches, takes priority over page, and leaves the totals a
   const beyond = await l.request('GET', '/core/v2/posts?offset=10');
   assert.is(beyond.status, 200);
   assert.equal(beyond.body, []);
-  assert.is(beyond.headers.get('x-wp-total'), '5');
+  // WordPress 6.1 counts the matches only when the page holds some.
+  assert.is(beyond.headers.get('x-wp-total'), '0');
 });
 
 listing('order and orderby: date, id, title, slug, modified, include', async () => {

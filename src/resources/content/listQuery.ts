@@ -8,7 +8,8 @@ import { restError } from '../../rest/errors';
 import type { Filter, Order, QueryPlan } from '../../ports/readModel';
 import { formatLocal, parseRestDate } from '../../text/dates';
 import { localTimeKey } from '../../../projections/content';
-import { readModelOffset } from '../../rest/collection';
+import { assertPageInRange, readModelOffset } from '../../rest/collection';
+import type { Page } from '../../rest/collection';
 import { sanitizeSlug } from '../../text/slug';
 import type { PostType } from './events';
 
@@ -271,14 +272,29 @@ export function listOrder(params: Record<string, any>, include: number[], slugs:
 }
 
 /**
- * Which matches a page holds: `offset` wins over paging. An offset beyond 2^53 (`offset=1e400`, a huge `page`) is
- * held at 2^53 - 1: past every match either way, and the read model takes only safe integers.
+ * Which matches a page holds, as WP_Query picks them (posts, pages, media, menu items): a non-zero `offset` wins over
+ * paging and skips its absolute value; page 0 (`page=1e400` is 0, as PHP casts it) is the first page. An offset beyond
+ * 2^53 (`offset=99999999999999999999`, a huge `page`) is held at 2^53 - 1: past every match either way, and the read
+ * model takes only safe integers.
  */
 export function listWindow(params: Record<string, any>): { offset: number; limit: number } {
   const perPage = params.per_page as number;
   const page = params.page as number;
-  const offset = typeof params.offset === 'number' && params.offset > 0 ? params.offset : (page - 1) * perPage;
+  const offset = offsetGiven(params) ? Math.abs(params.offset as number) : (Math.max(page, 1) - 1) * perPage;
   return { offset: readModelOffset(offset), limit: perPage };
+}
+
+const offsetGiven = (params: Record<string, any>) => typeof params.offset === 'number' && params.offset !== 0;
+
+/**
+ * The paging a WP_Query list reports, given the read model's total and how many matches the page holds. WordPress
+ * counts the matches only when the page holds some, so a page an `offset` leaves empty reports a total of 0 (and is
+ * then never out of range); a page past the last one without an offset is refused.
+ */
+export function listPaging(params: Record<string, any>, total: number, onPage: number): Page {
+  const paging = { total: offsetGiven(params) && onPage === 0 ? 0 : total, page: params.page as number, perPage: params.per_page as number };
+  assertPageInRange(paging);
+  return paging;
 }
 
 /** Translates validated list params into a plan. Throws WordPress's errors for contradictory params. */

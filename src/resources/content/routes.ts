@@ -12,12 +12,12 @@ import type { ArgSchema } from '../../rest/args';
 import { argsFromSchema, contextParam, publicSchema } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
-import { assertPageInRange, collectionResult } from '../../rest/collection';
+import { collectionResult, linkQuery } from '../../rest/collection';
 import { created, ok, uncacheable } from '../../rest/route';
 import type { HandlerContext, RestRequest, RouteDefinition } from '../../rest/route';
 import type { ContentDoc } from '../../../projections/content';
 import { contentActionLinks } from './schema';
-import { anyStatuses, buildListPlan, contentListArgs, listStatuses } from './listQuery';
+import { anyStatuses, buildListPlan, contentListArgs, listPaging, listStatuses } from './listQuery';
 import { createItem, deleteItem, trashItem, updateItem } from './operations';
 import type { ContentPresenter } from './presenter';
 import type { PostInput } from './decider';
@@ -250,8 +250,6 @@ async function deletePermission(site: Site, ctx: HandlerContext, type: TypeInfo)
 
 async function listItems(site: Site, ctx: HandlerContext, type: TypeInfo, deps: ContentRouteDeps) {
   const p = ctx.params;
-  const page = p.page as number;
-  const perPage = p.per_page as number;
   const plan = await buildListPlan(p, {
     postType: type.postType,
     timezone: site.settings.timezone,
@@ -260,7 +258,7 @@ async function listItems(site: Site, ctx: HandlerContext, type: TypeInfo, deps: 
     anyStatuses: anyStatuses(site.settings.instance),
   });
   const { items, total } = await site.readModel.query(type.postType, plan);
-  assertPageInRange({ total, page, perPage });
+  const paging = listPaging(p, total, items.length);
   const context = p.context as 'view' | 'edit' | 'embed';
   // Most items present without waiting (see plainItemExtras); the page waits only for those that cannot.
   const body: (Record<string, unknown> | Promise<Record<string, unknown>>)[] = [];
@@ -271,19 +269,7 @@ async function listItems(site: Site, ctx: HandlerContext, type: TypeInfo, deps: 
     if (item instanceof Promise) pending = true;
     body.push(item);
   }
-  return collectionResult(pending ? await Promise.all(body) : body, { total, page, perPage }, `${site.apiRoot}${type.restBase}`, sanitizedQuery(ctx));
-}
-
-/**
- * The query string as WordPress has it once sanitized (which is what its pagination links repeat): each
- * registered arg sent in the query replaced by its coerced value (`exclude=1,2` → `exclude[0]=1&exclude[1]=2`).
- */
-function sanitizedQuery(ctx: HandlerContext): Record<string, unknown> {
-  const { query, json, form } = ctx.request;
-  const overridden = (key: string) => (json !== null && Object.hasOwn(json, key)) || (form !== null && Object.hasOwn(form, key));
-  return Object.fromEntries(
-    Object.entries(query).map(([key, value]) => [key, ctx.params[key] !== undefined && !overridden(key) ? ctx.params[key] : value]),
-  );
+  return collectionResult(pending ? await Promise.all(body) : body, paging, `${site.apiRoot}${type.restBase}`, linkQuery(ctx));
 }
 
 /** Turns validated body params into the decider's input, enforcing the rules that need the site. */

@@ -4,7 +4,7 @@
  */
 import type { Site } from '../../site';
 import { restError } from '../../rest/errors';
-import { assertPageInRange, collectionResult } from '../../rest/collection';
+import { assertPageInRange, collectionResult, linkQuery } from '../../rest/collection';
 import type { RouteDefinition } from '../../rest/route';
 import type { ResourceSchema } from '../../rest/schema';
 import type { ArgSchema } from '../../rest/args';
@@ -47,7 +47,9 @@ export function historyPage(entries: HistoryEntry[], params: Record<string, unkn
   if (order === 'desc') entries.reverse();
   const total = entries.length;
   assertPageInRange({ total, page, perPage });
-  return { entries: entries.slice((page - 1) * perPage, page * perPage), paging: { total, page, perPage } };
+  // Page 0 (`page=1e400`, as PHP casts it) is the first, as for the item lists.
+  const start = (Math.max(page, 1) - 1) * perPage;
+  return { entries: entries.slice(start, start + perPage), paging: { total, page, perPage } };
 }
 
 export function historyRoutes(site: Site, postType: PostType): RouteDefinition[] {
@@ -80,7 +82,7 @@ export function historyRoutes(site: Site, postType: PostType): RouteDefinition[]
           handle: async (ctx) => {
             const id = Number(ctx.params.id);
             const { entries, paging } = historyPage(await itemHistory(site, id), ctx.params);
-            return collectionResult(entries.map((entry) => present(entry, id)), paging, `${site.apiRoot}${restBase}/${id}/history`, ctx.request.query);
+            return collectionResult(entries.map((entry) => present(entry, id)), paging, `${site.apiRoot}${restBase}/${id}/history`, linkQuery(ctx));
           },
         },
       ],

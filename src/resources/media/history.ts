@@ -7,7 +7,7 @@ import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
 import type { RecordedEvent } from '../../ports/eventStore';
 import { authorizationStatus, restError } from '../../rest/errors';
-import { collectionResult } from '../../rest/collection';
+import { collectionResult, linkQuery } from '../../rest/collection';
 import type { HandlerContext, RouteDefinition } from '../../rest/route';
 import type { MediaDoc } from '../../../projections/media';
 import { historyArgs, historyEntrySchema, historyPage } from '../history/routes';
@@ -60,7 +60,7 @@ export function mediaHistoryRoute(
           const id = Number(ctx.params.id);
           const { entries, paging } = historyPage(mediaHistoryOf(await site.store.readStream(attachmentStreamId(id))), ctx.params);
           const body = entries.map((entry) => ({ ...entry, _links: entry.user ? { author: [{ embeddable: true, href: `${site.apiRoot}core/v2/users/${entry.user}` }] } : {} }));
-          return collectionResult(body, paging, `${site.apiRoot}core/v2/media/${id}/history`, ctx.request.query);
+          return collectionResult(body, paging, `${site.apiRoot}core/v2/media/${id}/history`, linkQuery(ctx));
         },
       },
     ],

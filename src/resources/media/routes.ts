@@ -13,13 +13,13 @@ import type { ArgSchema } from '../../rest/args';
 import { argsFromSchema, publicSchema } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
-import { assertPageInRange, collectionResult } from '../../rest/collection';
+import { collectionResult, linkQuery } from '../../rest/collection';
 import { created, ok, uncacheable } from '../../rest/route';
 import type { HandlerContext, RestRequest, RouteDefinition } from '../../rest/route';
 import type { Filter } from '../../ports/readModel';
 import type { ContentDoc } from '../../../projections/content';
 import type { MediaDoc } from '../../../projections/media';
-import { buildListPlan, contentListArgs } from '../content/listQuery';
+import { buildListPlan, contentListArgs, listPaging } from '../content/listQuery';
 import { sanitizeSlug } from '../../text/slug';
 import { permalink } from '../content/present';
 import { ancestorPath } from '../content/operations';
@@ -249,12 +249,12 @@ async function listMedia(site: Site, ctx: HandlerContext, schema: ReturnType<typ
   const p = ctx.params;
   const plan = await buildMediaListPlan(p, { timezone: site.settings.timezone, signedIn: ctx.actor !== null });
   const { items, total } = await site.readModel.query('attachment', plan);
-  assertPageInRange({ total, page: p.page, perPage: p.per_page });
+  const paging = listPaging(p, total, items.length);
   const docs = items as MediaDoc[];
   const readable = await Promise.all(docs.map((doc) => canReadMedia(site, ctx.actor, doc)));
   const visible = docs.filter((_, i) => readable[i]);
   const body = await Promise.all(visible.map((doc) => present(site, ctx, doc, schema, p.context)));
-  return collectionResult(body, { total, page: p.page, perPage: p.per_page }, `${site.apiRoot}core/v2/media`, ctx.request.query);
+  return collectionResult(body, paging, `${site.apiRoot}core/v2/media`, linkQuery(ctx));
 }
 
 // --- permissions --------------------------------------------------------------------------------------------

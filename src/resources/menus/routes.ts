@@ -11,7 +11,7 @@ import { argsFromSchema, contextParam } from '../../rest/schema';
 import type { Context } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
-import { collectionResult, readModelOffset } from '../../rest/collection';
+import { collectionResult, linkQuery, readModelOffset } from '../../rest/collection';
 import { created, ok } from '../../rest/route';
 import type { HandlerContext, RouteDefinition } from '../../rest/route';
 import type { Filter, Order } from '../../ports/readModel';
@@ -43,6 +43,7 @@ import {
 } from './operations';
 import type { MenuInput } from './operations';
 import { buildMenuItemPlan, menuItemListArgs } from './listQuery';
+import { listPaging } from '../content/listQuery';
 import { menuItemAutosaveRoutes } from './autosaves';
 import { archiveTitle, presentMenu, presentMenuItem } from './present';
 import type { LinkedObject } from './present';
@@ -89,12 +90,7 @@ function menuItemRoutes(site: Site): RouteDefinition[] {
             const plan = buildMenuItemPlan(ctx.params, site.settings.timezone);
             const { items, total } = await site.readModel.query(MENU_ITEM_COLLECTION, plan);
             const body = await Promise.all((items as MenuItemDoc[]).map((doc) => answer(ctx, doc, ctx.params.context as Context)));
-            const perPage = ctx.params.per_page as number;
-            const page = Math.ceil(plan.offset / perPage + 1);
-            if (total > 0 && page > Math.ceil(total / perPage)) {
-              throw restError('rest_post_invalid_page_number', 'The page number requested is larger than the number of pages available.', 400);
-            }
-            return collectionResult(body, { total, page, perPage }, `${site.apiRoot}core/v2/menu-items`, ctx.request.query);
+            return collectionResult(body, listPaging(ctx.params, total, items.length), `${site.apiRoot}core/v2/menu-items`, linkQuery(ctx));
           },
         },
         {
@@ -351,7 +347,8 @@ async function listMenus(site: Site, ctx: HandlerContext) {
   const perPage = p.per_page as number;
   const page = p.page as number;
   const offset = typeof p.offset === 'number' && p.offset !== 0 ? p.offset : (page - 1) * perPage;
-  const start = readModelOffset(offset);
+  // As for flat taxonomies (menus are one): the offset's absolute value is skipped.
+  const start = readModelOffset(Math.abs(offset));
   const filters: Filter[] = [];
   const include = p.include as number[];
   if (include.length > 0) filters.push({ kind: 'any', field: 'id', values: include });
@@ -401,7 +398,7 @@ async function listMenus(site: Site, ctx: HandlerContext) {
     docs = matches.slice(start, start + perPage);
   }
   const body = docs.map((doc) => presentMenu(doc, { context: p.context as Context, apiRoot: site.apiRoot }));
-  return collectionResult(body, { total, page: Math.ceil(offset / perPage + 1), perPage }, `${site.apiRoot}core/v2/menus`, ctx.request.query);
+  return collectionResult(body, { total, page: Math.ceil(offset / perPage + 1), perPage }, `${site.apiRoot}core/v2/menus`, linkQuery(ctx));
 }
 
 // --- menu locations --------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 import type { Site } from '../../site';
 import { hasCap } from '../../access/capabilities';
 import { restError } from '../../rest/errors';
-import { assertPageInRange, collectionResult } from '../../rest/collection';
+import { assertPageInRange, collectionResult, linkQuery, readModelOffset } from '../../rest/collection';
 import { ok } from '../../rest/route';
 import type { PermissionRule, RouteDefinition } from '../../rest/route';
 import type { Projection } from '../../projection/projection';
@@ -47,11 +47,12 @@ export function projectionRoutes(site: Site, projections: readonly Projection[])
               const { items, total } = await site.readModel.query(p.collection, {
                 filters: [],
                 order: { kind: 'field', field: p.orderby, direction: p.order },
-                offset: (p.page - 1) * p.per_page,
+                // Page 0 (`page=1e400`, as PHP casts it) is the first, as for the item lists.
+                offset: readModelOffset((Math.max(p.page, 1) - 1) * p.per_page),
                 limit: p.per_page,
               });
               assertPageInRange({ total, page: p.page, perPage: p.per_page }, 'rest_invalid_page_number');
-              return collectionResult(items, { total, page: p.page, perPage: p.per_page }, `${site.apiRoot}${base.slice(1)}`, ctx.request.query);
+              return collectionResult(items, { total, page: p.page, perPage: p.per_page }, `${site.apiRoot}${base.slice(1)}`, linkQuery(ctx));
             },
           },
         ],

@@ -19,7 +19,7 @@ import type { RevisionEntry, RevisionsDoc } from '../../../projections/revisions
 import { ALL, EDIT, VIEW_EDIT, guidField } from '../content/fields';
 import { permalink, restBaseOf } from '../content/present';
 import type { ContentPresenter } from '../content/presenter';
-import { collectionResult } from '../../rest/collection';
+import { collectionResult, linkQuery } from '../../rest/collection';
 import { restoreRevision } from '../history/operations';
 import { autosaveItem } from './operations';
 import { writtenHistory, writtenItem } from '../content/written';
@@ -222,12 +222,13 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
             if (total > 0 && offset === 0 && page > pages) {
               throw restError('rest_revision_invalid_page_number', 'The page number requested is larger than the number of pages available.', 400);
             }
-            const start = perPage === null ? 0 : typeof p.offset === 'number' ? offset : (page - 1) * perPage;
+            // As WP_Query: an offset skips its absolute value; page 0 (`page=1e400`, as PHP casts it) is the first.
+            const start = perPage === null ? 0 : offset !== 0 ? Math.abs(offset) : (Math.max(page, 1) - 1) * perPage;
             const shown = perPage === null ? entries : entries.slice(start, start + perPage);
             const body = shown.map((entry) => present(entry, parent, revisions, p.context));
             const url = `${site.apiRoot}${type.restBase}/${parent.id}/revisions`;
             // The page count the Link header uses is WordPress's: from per_page, or 1 for everything.
-            return collectionResult(body, { total, page, perPage: perPage ?? Math.max(total, 1) }, url, ctx.request.query);
+            return collectionResult(body, { total, page, perPage: perPage ?? Math.max(total, 1) }, url, linkQuery(ctx));
           },
         },
       ],

@@ -11,7 +11,7 @@ import { argsFromSchema, contextParam } from '../../rest/schema';
 import type { Context, ResourceSchema } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
-import { collectionResult, readModelOffset } from '../../rest/collection';
+import { collectionResult, linkQuery, readModelOffset } from '../../rest/collection';
 import { created, ok } from '../../rest/route';
 import type { HandlerContext, RouteDefinition } from '../../rest/route';
 import type { Filter, Order } from '../../ports/readModel';
@@ -231,9 +231,10 @@ async function listTerms(site: Site, ctx: HandlerContext, tax: TaxonomyInfo, sch
   const p = ctx.params;
   const perPage = p.per_page as number;
   const page = p.page as number;
-  // Only flat taxonomies take `offset`; 0 means "use the page".
+  // Only flat taxonomies take `offset`; 0 means "use the page". As get_terms, the matches skipped are the offset's
+  // absolute value: page 0 (`page=1e400`, as PHP casts it) skips a page.
   const offset = !tax.hierarchical && typeof p.offset === 'number' && p.offset !== 0 ? p.offset : (page - 1) * perPage;
-  const start = readModelOffset(offset);
+  const start = readModelOffset(Math.abs(offset));
 
   const filters: Filter[] = [taxonomyFilter(tax.taxonomy)];
   const include = p.include as number[];
@@ -298,13 +299,6 @@ async function listTerms(site: Site, ctx: HandlerContext, tax: TaxonomyInfo, sch
   const body = await presentMany(site, tax, schema, docs, p.context as Context, true, counts);
   const reportedPage = Math.ceil(offset / perPage + 1);
   return collectionResult(body, { total, page: reportedPage, perPage }, `${site.apiRoot}core/v2/${tax.restBase}`, linkQuery(ctx));
-}
-
-/** The query string as the paging links repeat it: WordPress writes each parameter as validation coerced it. */
-function linkQuery(ctx: HandlerContext): Record<string, unknown> {
-  const { query, json, form } = ctx.request;
-  const fromBody = (key: string) => (json !== null && Object.hasOwn(json, key)) || (form !== null && Object.hasOwn(form, key));
-  return Object.fromEntries(Object.entries(query).map(([key, value]) => [key, ctx.params[key] !== undefined && !fromBody(key) ? ctx.params[key] : value]));
 }
 
 function orderOf(orderby: string, direction: 'asc' | 'desc', include: number[], slugs: string[]): Order {

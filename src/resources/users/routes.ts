@@ -12,7 +12,7 @@ import { argsFromSchema, contextParam } from '../../rest/schema';
 import type { Context } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
-import { collectionResult, readModelOffset } from '../../rest/collection';
+import { collectionResult, linkQuery, readModelOffset } from '../../rest/collection';
 import { allowEveryone, created, ok } from '../../rest/route';
 import type { HandlerContext, RouteDefinition } from '../../rest/route';
 import type { Filter, Order } from '../../ports/readModel';
@@ -361,7 +361,7 @@ async function listUsers(site: Site, ctx: HandlerContext) {
     .filter((doc) => context !== 'edit' || canEditUser(actor, doc.id))
     .map((doc) => present(site, actor, doc, context));
   const page = Math.ceil(offset / perPage + 1);
-  return collectionResult(body, { total, page, perPage }, `${site.apiRoot}core/v2/users`, sanitizedQuery(ctx));
+  return collectionResult(body, { total, page, perPage }, `${site.apiRoot}core/v2/users`, linkQuery(ctx));
 }
 
 /** WordPress wraps the search in wildcards; surrounding whitespace and `*` add nothing to a substring match. */
@@ -382,13 +382,6 @@ function searchFilter(term: string, listsUsers: boolean): Filter {
   if (/^\d+(\.\d+)?$/.test(term)) return { kind: 'or', filters: [...byId, text(['login'])] };
   if (/^https?:\/\//.test(term)) return text(['url']);
   return text(['login', 'url', 'email', 'slug', 'name']);
-}
-
-/** The query as WordPress repeats it in pagination links: registered args replaced by their coerced values. */
-function sanitizedQuery(ctx: HandlerContext): Record<string, unknown> {
-  const { query, json, form } = ctx.request;
-  const overridden = (key: string) => (json !== null && Object.hasOwn(json, key)) || (form !== null && Object.hasOwn(form, key));
-  return Object.fromEntries(Object.entries(query).map(([key, value]) => [key, ctx.params[key] !== undefined && !overridden(key) ? ctx.params[key] : value]));
 }
 
 async function createHandler(site: Site, ctx: HandlerContext) {
