@@ -19,7 +19,7 @@ import { IdSequence } from './core/ids';
 import { NameClaims } from './core/claims';
 import { Projector } from './projection/runner';
 import { ProjectorService } from './projection/service';
-import { ReadModelVersion } from './projection/readModelVersion';
+import { CHANGING, ReadModelVersion } from './projection/readModelVersion';
 import { cacheDocuments } from './projection/documentCache';
 import type { AppliedProgress, Lease } from './projection/service';
 import type { Projection } from './projection/projection';
@@ -97,6 +97,12 @@ export interface Site {
   startProjector(): Promise<void>;
   /** The lowest log position every projection has applied, as every process sees it. */
   appliedPosition(): Promise<number>;
+  /**
+   * Whether the projection has applied less of the log than the applied position, which leaves out only projections
+   * being rebuilt: its documents are then from before the rebuild (src/projection/written.ts, readCurrent). Known per
+   * read-model version, so it costs a look at the applied position and the checkpoint once per change.
+   */
+  projectionBehind(name: string): Promise<boolean>;
   /** Metadata for an event appended on behalf of `userId` while serving `requestId`. */
   metadata(userId: number | null, requestId: string): EventMetadata;
   /** Waits until the read model reflects `position` (bounded), so a write's answer can be read back at once. */
@@ -148,6 +154,12 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
   });
   collectProjectorLag(metrics.registry, { store, clock, applied: appliedPosition });
   const stopWatching = watchOtherProcesses(coordination, readModelVersion);
+  const projectionBehind = knownPerVersion(readModelVersion, async (name: string) => {
+    // The applied position first: a projection that is not being rebuilt has committed at least that far by then.
+    const applied = await appliedPosition();
+    const checkpoint = await readModel.checkpoint(name);
+    return (checkpoint?.position ?? 0) < applied;
+  });
   return {
     settings,
     apiRoot: `${settings.siteUrl}/`,
@@ -175,6 +187,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
       else await projector.start();
     },
     appliedPosition,
+    projectionBehind,
     metadata,
     async settle(position) {
       if (position <= 0) return;
@@ -230,5 +243,25 @@ function watchOtherProcesses(coordination: Coordination | undefined, version: Re
   return () => {
     clearInterval(poll);
     stopNotices?.();
+  };
+}
+
+/**
+ * `compute` memoised per read-model version: an answer is kept only if the version neither moved nor read as changing
+ * while it was computed (as src/projection/documentCache.ts keeps documents), and all are dropped when it moves on.
+ */
+function knownPerVersion<T>(version: ReadModelVersion, compute: (key: string) => Promise<T>): (key: string) => Promise<T> {
+  let keptAt = Number.NaN;
+  const kept = new Map<string, T>();
+  return async (key) => {
+    const at = version.current();
+    if (at !== keptAt) {
+      kept.clear();
+      keptAt = at;
+    }
+    if (at !== CHANGING && kept.has(key)) return kept.get(key)!;
+    const value = await compute(key);
+    if (at !== CHANGING && version.current() === at && keptAt === at) kept.set(key, value);
+    return value;
   };
 }

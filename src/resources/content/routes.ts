@@ -23,7 +23,7 @@ import type { ContentPresenter } from './presenter';
 import type { PostInput } from './decider';
 import type { PostType } from './events';
 import { asOfArg, itemAsOf } from '../history/operations';
-import { writtenItem } from './written';
+import { currentItem, writtenItem } from './written';
 
 interface TypeInfo {
   postType: PostType;
@@ -360,12 +360,12 @@ const invalidId = () => restError('rest_post_invalid_id', 'Invalid post ID.', 40
 
 const owned = (doc: ContentDoc) => ({ author: doc.author, status: doc.status, trashedFrom: doc.trashed_from });
 
-/** The item addressed by `{id}`, loaded once per request; null when absent or of another type. */
+/** The item addressed by `{id}`, loaded once per request (also while content rebuilds); null when absent or of another type. */
 async function loadDoc(site: Site, ctx: HandlerContext, type: TypeInfo): Promise<ContentDoc | null> {
   const key = `doc:${type.postType}`;
   if (!ctx.memo.has(key)) {
     const id = Number(ctx.params.id);
-    ctx.memo.set(key, Number.isInteger(id) && id > 0 ? ((await site.readModel.get(type.postType, id)) as ContentDoc | null) : null);
+    ctx.memo.set(key, Number.isInteger(id) && id > 0 ? await currentItem(site, type.postType, id) : null);
   }
   return ctx.memo.get(key) as ContentDoc | null;
 }

@@ -1,11 +1,11 @@
 /**
  * A post's or page's documents as a write left them, for that write's answer, also while their projection is being
  * rebuilt (src/projection/written.ts): the item (`content`) and its revision history (`revisions`), both folded from
- * the item's stream.
+ * the item's stream; and the item as it is now, for the routes that address it.
  */
 import type { Site } from '../../site';
 import { restError } from '../../rest/errors';
-import { readWritten } from '../../projection/written';
+import { readCurrent, readWritten } from '../../projection/written';
 import type { ContentDoc } from '../../../projections/content';
 import type { RevisionsDoc } from '../../../projections/revisions';
 import { contentStreamId } from './events';
@@ -15,6 +15,11 @@ export async function writtenItem(site: Site, postType: PostType, id: number, po
   const doc = await readWritten<ContentDoc>(site, { projection: 'content', collection: postType, id, stream: contentStreamId(id), position });
   if (!doc) throw restError('rest_post_invalid_id', 'Invalid post ID.', 404);
   return doc;
+}
+
+/** The post or page `id` as the log has it now, for its item routes (also while the content projection rebuilds). */
+export async function currentItem(site: Site, postType: PostType, id: number): Promise<ContentDoc | null> {
+  return readCurrent<ContentDoc>(site, { projection: 'content', collection: postType, id, stream: contentStreamId(id) });
 }
 
 export async function writtenHistory(site: Site, id: number, position: number): Promise<RevisionsDoc | null> {

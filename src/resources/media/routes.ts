@@ -33,7 +33,7 @@ import { MEDIA_SLUG_SCOPE, createAttachment, createMissingSubsizes, deleteAttach
 import { mediaAsOf, mediaHistoryRoute } from './history';
 import { asOfArg } from '../history/operations';
 import { attachmentStreamId } from './events';
-import { readWritten } from '../../projection/written';
+import { readCurrent, readWritten } from '../../projection/written';
 
 /** Attachments use the post capabilities, except that creating one takes upload_files. */
 export const MEDIA_CAPS: PostTypeCaps = { ...postTypeCaps('posts'), create_posts: 'upload_files' };
@@ -439,7 +439,8 @@ const invalidId = () => restError('rest_post_invalid_id', 'Invalid post ID.', 40
 async function loadDoc(site: Site, ctx: HandlerContext): Promise<MediaDoc | null> {
   if (!ctx.memo.has('doc:attachment')) {
     const id = Number(ctx.params.id);
-    ctx.memo.set('doc:attachment', Number.isInteger(id) && id > 0 ? ((await site.readModel.get('attachment', id)) as MediaDoc | null) : null);
+    // As the log has it now, also while the media projection rebuilds.
+    ctx.memo.set('doc:attachment', Number.isInteger(id) && id > 0 ? await readCurrent<MediaDoc>(site, { projection: 'media', collection: 'attachment', id, stream: attachmentStreamId(id) }) : null);
   }
   return ctx.memo.get('doc:attachment') as MediaDoc | null;
 }

@@ -28,7 +28,7 @@ import { MENU_ITEM_COLLECTION } from '../../../projections/menuItems';
 import type { MenuItemDoc } from '../../../projections/menuItems';
 import { menuItemNotFound, menuNotFound } from './decider';
 import { menuItemStreamId, menuStreamId } from './events';
-import { readWritten } from '../../projection/written';
+import { readCurrent, readWritten } from '../../projection/written';
 import type { MenuItemInput } from './decider';
 import {
   createMenu,
@@ -36,7 +36,6 @@ import {
   deleteMenu,
   deleteMenuItem,
   joinClasses,
-  readMenuDoc,
   readMenuItemDoc,
   updateMenu,
   updateMenuItem,
@@ -67,7 +66,7 @@ function menuItemRoutes(site: Site): RouteDefinition[] {
     if (ctx.params.context === 'edit' && !canManageMenus(ctx.actor)) return restError('rest_forbidden_context', message, status(ctx));
     return true;
   };
-  const existing = async (ctx: HandlerContext) => memo(ctx, 'item', () => readMenuItemDoc(site, ctx.params.id as number));
+  const existing = async (ctx: HandlerContext) => memo(ctx, 'item', () => currentMenuItem(site, ctx.params.id as number));
   const writeRule = async (ctx: HandlerContext, code: string, message: string): Promise<true | RestError> => {
     if (!(await existing(ctx))) return menuItemNotFound();
     return canManageMenus(ctx.actor) ? true : restError(code, message, status(ctx));
@@ -213,7 +212,7 @@ const MENU_ORDERBY = ['id', 'include', 'name', 'slug', 'include_slugs', 'term_gr
 function menuTermRoutes(site: Site): RouteDefinition[] {
   const idArg: Record<string, ArgSchema> = { id: { description: 'Unique identifier of the menu.', type: 'integer' } };
   const withLocationRule = (args: Record<string, ArgSchema>) => ({ ...args, locations: { ...args.locations!, validate: noSuchLocation } });
-  const existing = (ctx: HandlerContext) => memo(ctx, 'menu', () => readMenuDoc(site, ctx.params.id as number));
+  const existing = (ctx: HandlerContext) => memo(ctx, 'menu', () => currentMenu(site, ctx.params.id as number));
   const cannotView = (ctx: HandlerContext) => restError('rest_cannot_view', 'Sorry, you are not allowed to view menus.', status(ctx));
   const writeRule = async (ctx: HandlerContext, code: string, message: string): Promise<true | RestError> => {
     if (!(await existing(ctx))) return menuNotFound();
@@ -436,6 +435,18 @@ function menuLocationRoutes(): RouteDefinition[] {
 async function memo<T>(ctx: HandlerContext, key: string, load: () => Promise<T>): Promise<T> {
   if (!ctx.memo.has(key)) ctx.memo.set(key, load());
   return (await ctx.memo.get(key)) as T;
+}
+
+/** The menu item `id` as the log has it now, for its item routes (also while its projection rebuilds). */
+async function currentMenuItem(site: Site, id: number): Promise<MenuItemDoc | null> {
+  if (!Number.isInteger(id) || id <= 0) return null;
+  return readCurrent<MenuItemDoc>(site, { projection: 'menu-items', collection: MENU_ITEM_COLLECTION, id, stream: menuItemStreamId(id) });
+}
+
+/** The menu `id` as the log has it now, for its item routes (also while its projection rebuilds). */
+async function currentMenu(site: Site, id: number): Promise<MenuDoc | null> {
+  if (!Number.isInteger(id) || id <= 0) return null;
+  return readCurrent<MenuDoc>(site, { projection: 'menus', collection: MENU_COLLECTION, id, stream: menuStreamId(id) });
 }
 
 /** The menu item as the write at `position` left it, for the write's answer (also while its projection rebuilds). */

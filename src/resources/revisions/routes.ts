@@ -22,7 +22,7 @@ import type { ContentPresenter } from '../content/presenter';
 import { collectionResult, linkQuery } from '../../rest/collection';
 import { restoreRevision } from '../history/operations';
 import { autosaveItem } from './operations';
-import { writtenHistory, writtenItem } from '../content/written';
+import { currentItem, writtenHistory, writtenItem } from '../content/written';
 import type { PostType } from '../content/events';
 import { renderContent, renderExcerpt, renderTitle } from '../../text/render';
 
@@ -420,7 +420,7 @@ async function loadParent(site: Site, ctx: HandlerContext, type: TypeInfo, key: 
   const memoKey = `parent:${type.postType}:${key}`;
   if (!ctx.memo.has(memoKey)) {
     const id = Number(ctx.params[key]);
-    ctx.memo.set(memoKey, Number.isInteger(id) && id > 0 ? ((await site.readModel.get(type.postType, id)) as ContentDoc | null) : null);
+    ctx.memo.set(memoKey, Number.isInteger(id) && id > 0 ? await currentItem(site, type.postType, id) : null);
   }
   return ctx.memo.get(memoKey) as ContentDoc | null;
 }

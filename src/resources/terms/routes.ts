@@ -22,7 +22,7 @@ import type { TermDoc } from '../../../projections/terms';
 import { DEFAULT_CATEGORY_ID } from './decider';
 import { termStreamId } from './events';
 import type { Taxonomy } from './events';
-import { readWritten } from '../../projection/written';
+import { readCurrent, readWritten } from '../../projection/written';
 import {
   TAXONOMIES,
   createTerm,
@@ -400,11 +400,12 @@ async function writeInput(site: Site, ctx: HandlerContext, tax: TaxonomyInfo): P
 
 const termInvalid = () => restError('rest_term_invalid', 'Term does not exist.', 404);
 
-/** The term addressed by `{id}`, loaded once per request; null when absent or of the other taxonomy. */
+/** The term addressed by `{id}`, loaded once per request (also while the terms projection rebuilds); null when absent or of the other taxonomy. */
 async function loadDoc(site: Site, ctx: HandlerContext, tax: TaxonomyInfo): Promise<TermDoc | null> {
   const key = `term:${tax.taxonomy}`;
   if (!ctx.memo.has(key)) {
-    const doc = await readTermDoc(site, Number(ctx.params.id));
+    const id = Number(ctx.params.id);
+    const doc = Number.isInteger(id) && id > 0 ? await readCurrent<TermDoc>(site, { projection: 'terms', collection: TERM_COLLECTION, id, stream: termStreamId(id) }) : null;
     ctx.memo.set(key, doc && doc.taxonomy === tax.taxonomy ? doc : null);
   }
   return ctx.memo.get(key) as TermDoc | null;

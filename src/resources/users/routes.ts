@@ -23,7 +23,7 @@ import { AUTHOR_ROLES, canCreateUsers, canDeleteUser, canEditUser, canListUsers,
 import { isValidUsername } from './names';
 import { createUser, deleteUser, updateUser } from './operations';
 import { userStreamId } from './events';
-import { readWritten } from '../../projection/written';
+import { readCurrent, readWritten } from '../../projection/written';
 import type { NewUser, UserUpdate } from './operations';
 import { presentUser } from './present';
 import { userSchema } from './schema';
@@ -482,10 +482,12 @@ function profileInput(ctx: HandlerContext): Omit<UserUpdate, 'email' | 'roles' |
 
 // --- helpers ---------------------------------------------------------------------------------------------------
 
-/** The user addressed by the request, loaded once per request; null when absent. */
+/** The user addressed by the request, loaded once per request (also while the users projection rebuilds); null when absent. */
 async function loadUser(site: Site, ctx: HandlerContext, id: number): Promise<UserDoc | null> {
   const key = `user:${id}`;
-  if (!ctx.memo.has(key)) ctx.memo.set(key, Number.isInteger(id) && id > 0 ? ((await site.readModel.get('user', id)) as UserDoc | null) : null);
+  if (!ctx.memo.has(key)) {
+    ctx.memo.set(key, Number.isInteger(id) && id > 0 ? await readCurrent<UserDoc>(site, { projection: 'users', collection: 'user', id, stream: userStreamId(id) }) : null);
+  }
   return ctx.memo.get(key) as UserDoc | null;
 }
 
