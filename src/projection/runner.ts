@@ -584,17 +584,22 @@ export class Projector {
     const handled = new Set(projection.handles);
 
     // Locate every document the batch touches, fetch those not yet seen in one call per collection, then fold.
-    const located: { event: RecordedEvent; target: DocTarget }[] = [];
+    // Documents are held by collection and id (DocMap): a replay folds every event of the log, and a key string
+    // made and hashed for each document at each step was a few percent of it.
+    const located: RecordedEvent[] = [];
+    const targets: DocTarget[] = [];
     for (const event of events) {
       if (!handled.has(event.type)) continue;
       const target = projection.locate(event);
-      if (target) located.push({ event, target });
+      if (!target) continue;
+      located.push(event);
+      targets.push(target);
     }
-    const current = new Map<string, Doc | null>();
-    const load = async (targets: readonly DocTarget[]): Promise<void> => {
+    const current = new DocMap<Doc | null>();
+    const load = async (wantedTargets: readonly DocTarget[]): Promise<void> => {
       const wanted = new Map<string, Set<DocId>>();
-      for (const { collection, id } of targets) {
-        if (current.has(key(collection, id))) continue;
+      for (const { collection, id } of wantedTargets) {
+        if (current.has(collection, id)) continue;
         let ids = wanted.get(collection);
         if (!ids) wanted.set(collection, (ids = new Set()));
         ids.add(id);
@@ -606,7 +611,7 @@ export class Projector {
             for (const id of ids) {
               const held = entry.bulk.get(key(collection, id));
               if (held === undefined) continue;
-              current.set(key(collection, id), held.json === undefined ? null : (JSON.parse(held.json) as Doc));
+              current.set(collection, id, held.json === undefined ? null : (JSON.parse(held.json) as Doc));
               ids.delete(id);
             }
             if (ids.size === 0) return;
@@ -617,36 +622,51 @@ export class Projector {
             entry.generation !== undefined && readModel.generations
               ? await readModel.generations.getManyIn(entry.generation, collection, list)
               : await readModel.getMany(collection, list);
-          list.forEach((id, i) => current.set(key(collection, id), docs[i] ?? null));
+          for (let i = 0; i < list.length; i++) current.set(collection, list[i]!, docs[i] ?? null);
         }),
       );
     };
-    await load(located.map((l) => l.target));
+    await load(targets);
 
-    const touched = new Map<string, DocTarget>();
-    for (const { event, target } of located) {
-      let targets: DocTarget[] = [target];
-      if (projection.related) {
-        // Related documents depend on state the batch may have just changed, so they are found event by event.
-        const more = projection.related(event, ownReader(projection.name, current, targets));
-        targets = uniqueTargets([target, ...more]);
-        if (targets.length > 1) await load(targets);
+    // The documents written, in the order first touched, each named by its last target.
+    const touched = new DocMap<number>();
+    const written: DocTarget[] = [];
+    const touch = (target: DocTarget) => {
+      const at = touched.get(target.collection, target.id);
+      if (at === undefined) {
+        touched.set(target.collection, target.id, written.length);
+        written.push(target);
+      } else written[at] = target;
+    };
+    for (let e = 0; e < located.length; e++) {
+      const event = located[e]!;
+      const target = targets[e]!;
+      if (!projection.related) {
+        // One document: folded against its own state, reading nothing else.
+        const read = ownReader(projection.name, current, [target]);
+        const next = projection.evolve(current.get(target.collection, target.id) ?? null, event, withFields(target, { read }));
+        current.set(target.collection, target.id, next ?? null);
+        touch(target);
+        continue;
       }
+      // Related documents depend on state the batch may have just changed, so they are found event by event.
+      const more = projection.related(event, ownReader(projection.name, current, [target]));
+      const all = uniqueTargets([target, ...more]);
+      if (all.length > 1) await load(all);
       // Every document of this event is folded against the others' state from before it.
-      const read = ownReader(projection.name, current, targets);
-      const keys = targets.map((t) => key(t.collection, t.id));
-      const next = targets.map((t, i) => projection.evolve(current.get(keys[i]!) ?? null, event, withFields(t, { read })));
-      targets.forEach((t, i) => {
-        current.set(keys[i]!, next[i] ?? null);
-        touched.set(keys[i]!, t);
+      const read = ownReader(projection.name, current, all);
+      const next = all.map((t) => projection.evolve(current.get(t.collection, t.id) ?? null, event, withFields(t, { read })));
+      all.forEach((t, i) => {
+        current.set(t.collection, t.id, next[i] ?? null);
+        touch(t);
       });
     }
     const position = events[events.length - 1]!.position;
     if (entry.bulk) {
       // Serialised once here: the flush commits this JSON, and a later batch folds onto its parse (see BulkDoc).
-      for (const [k, target] of touched) {
-        const doc = current.get(k) ?? null;
-        entry.bulk.set(k, doc === null ? { target, doc: null } : { target, doc, json: JSON.stringify(doc) });
+      for (const target of written) {
+        const doc = current.get(target.collection, target.id) ?? null;
+        entry.bulk.set(key(target.collection, target.id), doc === null ? { target, doc: null } : { target, doc, json: JSON.stringify(doc) });
       }
       entry.bulkPosition = position;
       entry.applied = position;
@@ -656,8 +676,8 @@ export class Projector {
       }
       return null;
     }
-    const writes: DocWrite[] = [...touched].map(([k, { collection, id }]) => {
-      const doc = current.get(k) ?? null;
+    const writes: DocWrite[] = written.map(({ collection, id }) => {
+      const doc = current.get(collection, id) ?? null;
       return doc ? { collection, id, doc, index: projection.index?.(doc, collection) } : { collection, id, doc: null };
     });
     return {
@@ -692,14 +712,36 @@ function uniqueTargets(targets: readonly DocTarget[]): DocTarget[] {
  * Reads the event's own documents only: anything else could be loaded or not depending on how the log was
  * batched, and the fold must give the same documents however it is batched.
  */
-function ownReader(name: string, current: ReadonlyMap<string, Doc | null>, targets: readonly DocTarget[]): ReadOwn {
+function ownReader(name: string, current: DocMap<Doc | null>, targets: readonly DocTarget[]): ReadOwn {
   // Most events change one document, and most folds never read: no set of keys made for them.
   const only = targets.length === 1 ? targets[0]! : null;
   const allowed = only ? null : new Set(targets.map((t) => key(t.collection, t.id)));
   return (collection, id) => {
     const k = key(collection, id);
     if (only ? k !== key(only.collection, only.id) : !allowed!.has(k)) throw new Error(`projection ${name} read ${collection}/${String(id)}, which the event does not change`);
-    return current.get(k) ?? null;
+    return current.get(collection, id) ?? null;
   };
+}
+
+/**
+ * Values by collection and document id, as `key` tells documents apart (1 and '1' are two documents; 0 and -0 one)
+ * without making a key string for each.
+ */
+class DocMap<V> {
+  private readonly collections = new Map<string, Map<DocId, V>>();
+
+  get(collection: string, id: DocId): V | undefined {
+    return this.collections.get(collection)?.get(id);
+  }
+
+  has(collection: string, id: DocId): boolean {
+    return this.collections.get(collection)?.has(id) === true;
+  }
+
+  set(collection: string, id: DocId, value: V): void {
+    let ids = this.collections.get(collection);
+    if (ids === undefined) this.collections.set(collection, (ids = new Map()));
+    ids.set(id, value);
+  }
 }
 

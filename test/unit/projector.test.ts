@@ -114,4 +114,36 @@ test('a projection that throws is reported as failed instead of silently skippin
   await projector.stop();
 });
 
+test('a batch folds documents 1 and "1" apart and writes each once, in the order first touched', async () => {
+  const store = createMemoryEventStore();
+  const tally = (id: unknown): NewEvent => ({ type: 'Tallied', data: { id }, metadata });
+  // One batch: the ids as a fold must tell them apart (a key per document, as the read model does).
+  await append(store, 'a', [tally('1'), tally(1), tally(1), tally(0), tally('1'), tally(0), tally(2)]);
+  const order: unknown[] = [];
+  const observed = createMemoryReadModel();
+  const recording = Object.assign(Object.create(observed) as typeof observed, {
+    async commit(commit: Parameters<typeof observed.commit>[0]) {
+      for (const write of commit.writes) order.push(write.id);
+      return observed.commit(commit);
+    },
+  });
+  const projection = defineProjection<Doc>({
+    name: 'tally',
+    version: 1,
+    collections: ['tally'],
+    handles: ['Tallied'],
+    locate: (event) => ({ collection: 'tally', id: (event.data as { id: number | string }).id }),
+    evolve: (doc, event) => ({ id: (event.data as { id: number | string }).id, n: ((doc?.n as number | undefined) ?? 0) + 1 }),
+  });
+  const projector = new Projector({ store, readModel: recording, projections: [projection], maxBatchSize: 100 });
+  await projector.start();
+  assert.equal(await observed.get('tally', '1'), { id: '1', n: 2 });
+  assert.equal(await observed.get('tally', 1), { id: 1, n: 2 });
+  assert.equal(await observed.get('tally', 0), { id: 0, n: 2 });
+  assert.equal(await observed.get('tally', 2), { id: 2, n: 1 });
+  // Each written once per batch, in the order first touched.
+  assert.equal(order, ['1', 1, 0, 2]);
+  await projector.stop();
+});
+
 test.run();
