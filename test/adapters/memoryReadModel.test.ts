@@ -552,6 +552,33 @@ stored('rewrites and deletes of large documents (compacted arenas) keep every do
   }
 });
 
+stored('index entries of different shapes one after another are each laid out as declared, also after a refused one', async () => {
+  const rm = createMemoryReadModel();
+  const long = { sort: { a: 1, b: 'x', c: 3 }, sets: { s: [1, 2, 2, 3], t: 'one', u: [1] }, text: { t1: 'Alpha', t2: 'beta' }, partitions: ['s', 't', 's'] };
+  const short = { sort: { a: 2 }, sets: { s: 4 }, text: { t1: 'Gamma' } };
+  const write = (id: number, index: unknown): DocWrite => ({ collection: 'c', id, doc: { id, t1: id === 1 ? 'Alpha' : 'Gamma' }, index: index as DocWrite['index'] });
+  await rm.commit({ writes: [write(1, long), write(2, short), write(3, undefined), write(4, { sets: { s: [5, 5], v: [5] } })], checkpoint: { name: 'p', position: 1, version: 1 } });
+  // A refused entry stops after reading part of itself; the next commit's entries owe it nothing.
+  const refused = await rm.commit({ writes: [write(5, { sort: { a: 1, b: 2, c: 3, d: 4, e: 5 }, sets: { s: [1, 2, 3, 4, { no: 1 }] } })], checkpoint: { name: 'p', position: 2, version: 1 } }).then(() => null, (error: Error) => error);
+  assert.match(String(refused), /set field "s" holds a value that is not a finite number or a string/);
+  await rm.commit({ writes: [write(6, { sort: { a: 9 } })], checkpoint: { name: 'p', position: 3, version: 1 } });
+  const rows = new Map([...rm.dump().rows].map((row) => [row.id, { layout: row.layout, values: [...row.values] }]));
+  assert.equal(rows.get(1), {
+    layout: { sort: ['a', 'b', 'c'], sets: ['s', 't', 'u'], counts: [3, 1, 1], text: ['t1', 't2'], elided: [true, false], partitions: ['s', 't'] },
+    values: [1, 'x', 3, 1, 2, 3, 'one', 1],
+  });
+  assert.equal(rows.get(2), { layout: { sort: ['a'], sets: ['s'], counts: [1], text: ['t1'], elided: [true], partitions: [] }, values: [2, 4] });
+  assert.equal(rows.get(3), { layout: { sort: [], sets: [], counts: [], text: [], elided: [], partitions: [] }, values: [] });
+  assert.equal(rows.get(4), { layout: { sort: [], sets: ['s', 'v'], counts: [1, 1], text: [], elided: [], partitions: [] }, values: [5, 5] });
+  assert.is(rows.has(5), false);
+  assert.equal(rows.get(6), { layout: { sort: ['a'], sets: [], counts: [], text: [], elided: [], partitions: [] }, values: [9] });
+  // The values a row keeps are its own, exactly sized.
+  const values = [...rm.dump().rows].map((row) => row.values);
+  assert.ok(values.every((v, i) => values.indexOf(v) === i || v.length === 0));
+  const found = await rm.query('c', { filters: [{ kind: 'any', field: 's', values: [2] }], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null });
+  assert.equal(found.items.map((doc) => doc.id), [1]);
+});
+
 stored.run();
 
 const snapshots = suite('memory read model: snapshot');

@@ -1949,7 +1949,7 @@ function isPlainRecord(value: Record<string, unknown>): boolean {
  * Validates a commit and serialises its documents, as `prepareCommit` does (the same checks, the same messages),
  * laying out each index entry against the interned layouts and choosing which text columns stand for a field.
  */
-function prepareStoredCommit(commit: Commit, layouts: Layouts): { writes: StoredWrite[]; name: string; checkpoint: Checkpoint } {
+function prepareStoredCommit(commit: Commit, layouts: Layouts, entry: EntryReader): { writes: StoredWrite[]; name: string; checkpoint: Checkpoint } {
   const { name, checkpoint } = checkCommit(commit);
   const writes = commit.writes.map((write, n): StoredWrite => {
     const { collection, id, doc } = checkWrite(write, n);
@@ -1968,10 +1968,10 @@ function prepareStoredCommit(commit: Commit, layouts: Layouts): { writes: Stored
       plain = copy;
     }
     if (norm(plain.id as Scalar) !== id) invalid(`write ${n}: doc.id ${JSON.stringify(plain.id)} is not the write's id ${JSON.stringify(id)}`);
-    const entry = layoutEntry(write.index);
+    entry.read(write.index);
     // Text columns as stored; a column holding exactly the document's field of the same name stands for it.
     const textNames = entry.text;
-    const k = textNames.length;
+    const k = entry.textCount;
     const texts: string[] = k === 0 ? NO_NAMES : new Array<string>(k);
     const textBytes: number[] = new Array<number>(k);
     const elided: boolean[] = new Array<boolean>(k);
@@ -1999,27 +1999,28 @@ function prepareStoredCommit(commit: Commit, layouts: Layouts): { writes: Stored
     } catch (error) {
       invalid(`write ${n}: doc cannot be serialised (${(error as Error).message})`);
     }
-    const layout = layouts.of(entry.sort, entry.sets, entry.counts, textNames, elided, entry.partitions);
-    return { collection, id, json: json!, jsonBytes: Buffer.byteLength(json!, 'utf8'), layout, values: entry.values, texts, textBytes, loose };
+    const layout = layouts.ofEntry(entry, elided);
+    return { collection, id, json: json!, jsonBytes: Buffer.byteLength(json!, 'utf8'), layout, values: entry.takeValues(), texts, textBytes, loose };
   });
   return { writes, name, checkpoint };
 }
 
 /**
- * The JSON of `doc` with 0 for each field a text column stands for. When those fields are plain writable data
- * properties of an ordinary object, they are set to 0 for the serialisation and put back after it (a start-up
- * replay serialises 100,000 posts: copying each one's ~35 fields cost about as much as serialising it); otherwise
- * (frozen, a getter or setter, a proxy) a copy is serialised.
+ * The JSON of `doc` with 0 for each field a text column stands for (`elided[i]`: the column `textNames[i]`; the names
+ * may run on past `elided`, unused). When those fields are plain writable data properties of an ordinary object, they
+ * are set to 0 for the serialisation and put back after it (a start-up replay serialises 100,000 posts: copying each
+ * one's ~35 fields cost about as much as serialising it); otherwise (frozen, a getter or setter, a proxy) a copy is
+ * serialised.
  */
 function jsonWithPlaceholders(doc: Record<string, unknown>, textNames: readonly string[], elided: readonly boolean[]): string {
   if (types.isProxy(doc)) return JSON.stringify(withPlaceholders(doc, textNames, elided));
-  for (let i = 0; i < textNames.length; i++) {
+  for (let i = 0; i < elided.length; i++) {
     if (!elided[i]) continue;
     const property = Object.getOwnPropertyDescriptor(doc, textNames[i]!);
     if (property === undefined || property.writable !== true) return JSON.stringify(withPlaceholders(doc, textNames, elided));
   }
-  const values: unknown[] = new Array<unknown>(textNames.length);
-  for (let i = 0; i < textNames.length; i++) {
+  const values: unknown[] = new Array<unknown>(elided.length);
+  for (let i = 0; i < elided.length; i++) {
     if (!elided[i]) continue;
     values[i] = doc[textNames[i]!];
     doc[textNames[i]!] = 0;
@@ -2027,7 +2028,7 @@ function jsonWithPlaceholders(doc: Record<string, unknown>, textNames: readonly 
   try {
     return JSON.stringify(doc);
   } finally {
-    for (let i = 0; i < textNames.length; i++) if (elided[i]) doc[textNames[i]!] = values[i];
+    for (let i = 0; i < elided.length; i++) if (elided[i]) doc[textNames[i]!] = values[i];
   }
 }
 
@@ -2038,12 +2039,12 @@ function jsonWithPlaceholders(doc: Record<string, unknown>, textNames: readonly 
  */
 function withPlaceholders(doc: Record<string, unknown>, textNames: readonly string[], elided: readonly boolean[]): Record<string, unknown> {
   const isElided = (key: string) => {
-    for (let i = 0; i < textNames.length; i++) if (elided[i] && textNames[i] === key) return true;
+    for (let i = 0; i < elided.length; i++) if (elided[i] && textNames[i] === key) return true;
     return false;
   };
   if (Object.hasOwn(doc, '__proto__')) {
     const copy = { ...doc };
-    for (let i = 0; i < textNames.length; i++) if (elided[i]) copy[textNames[i]!] = 0;
+    for (let i = 0; i < elided.length; i++) if (elided[i]) copy[textNames[i]!] = 0;
     return copy;
   }
   const copy: Record<string, unknown> = {};
@@ -2058,64 +2059,97 @@ function entryRecord(value: unknown, what: string): Record<string, unknown> | un
   return value;
 }
 
-/** An index entry as names and values: `prepareEntry`'s checks and messages, without maps. */
-function layoutEntry(index: unknown): { sort: string[]; sets: string[]; counts: number[]; text: string[]; textValues: string[]; partitions: string[]; values: Scalar[] } {
-  const sort: string[] = [];
-  const sets: string[] = [];
-  const counts: number[] = [];
-  const text: string[] = [];
-  const textValues: string[] = [];
-  const partitions: string[] = [];
-  const values: Scalar[] = [];
-  if (index === undefined || index === null) return { sort, sets, counts, text, textValues, partitions, values: NO_VALUES };
-  if (!isRecord(index)) invalid('index entry must be an object');
-  const sortRecord = entryRecord(index.sort, 'sort');
-  const setRecord = entryRecord(index.sets, 'sets');
-  const textRecord = entryRecord(index.text, 'text');
-  // undefined / null mean absent, as JSON would have it.
-  if (sortRecord) {
-    for (const field in sortRecord) {
-      if (!Object.hasOwn(sortRecord, field)) continue;
-      const value = sortRecord[field];
-      if (value === undefined || value === null) continue;
-      if (field === 'id') invalid('`id` is implicitly a sort key and must not be declared');
-      if (!isScalar(value)) invalid(`sort key ${JSON.stringify(field)} must be a finite number or a string`);
-      sort.push(field);
-      values.push(norm(value));
-    }
-  }
-  if (setRecord) {
-    for (const field in setRecord) {
-      if (!Object.hasOwn(setRecord, field)) continue;
-      const value = setRecord[field];
-      if (value === undefined || value === null) continue;
-      if (field === 'id') invalid('`id` is implicitly a set field and must not be declared');
-      const start = values.length;
-      const list = Array.isArray(value) ? (value as unknown[]) : [value];
-      for (const v of list) {
-        if (!isScalar(v)) invalid(`set field ${JSON.stringify(field)} holds a value that is not a finite number or a string`);
-        const x = norm(v);
-        let seen = false;
-        for (let j = start; j < values.length; j++) if (values[j] === x) seen = true;
-        if (!seen) values.push(x);
+/**
+ * An index entry as names and values: `prepareEntry`'s checks and messages, without maps. The names are read into
+ * arrays kept from entry to entry, each used up to its count (a start-up replay lays out 300,000 entries: seven
+ * arrays made for each were a sixth of what it allocated); the layout they name is interned (Layouts) and only the
+ * values, exactly sized, are copied out for the row. One entry at a time: read, then used, before the next read.
+ */
+class EntryReader {
+  readonly sort: string[] = [];
+  sortCount = 0;
+  readonly sets: string[] = [];
+  /** Per set field, how many distinct values it holds. */
+  readonly counts: number[] = [];
+  setCount = 0;
+  readonly text: string[] = [];
+  readonly textValues: string[] = [];
+  textCount = 0;
+  readonly partitions: string[] = [];
+  partitionCount = 0;
+  /** Sort key values, then each set field's values. */
+  private readonly values: Scalar[] = [];
+  private valueCount = 0;
+
+  read(index: unknown): void {
+    this.sortCount = this.setCount = this.textCount = this.partitionCount = this.valueCount = 0;
+    if (index === undefined || index === null) return;
+    if (!isRecord(index)) invalid('index entry must be an object');
+    const sortRecord = entryRecord(index.sort, 'sort');
+    const setRecord = entryRecord(index.sets, 'sets');
+    const textRecord = entryRecord(index.text, 'text');
+    // undefined / null mean absent, as JSON would have it.
+    if (sortRecord) {
+      for (const field in sortRecord) {
+        if (!Object.hasOwn(sortRecord, field)) continue;
+        const value = sortRecord[field];
+        if (value === undefined || value === null) continue;
+        if (field === 'id') invalid('`id` is implicitly a sort key and must not be declared');
+        if (!isScalar(value)) invalid(`sort key ${JSON.stringify(field)} must be a finite number or a string`);
+        this.sort[this.sortCount++] = field;
+        this.values[this.valueCount++] = norm(value);
       }
-      sets.push(field);
-      counts.push(values.length - start);
+    }
+    if (setRecord) {
+      for (const field in setRecord) {
+        if (!Object.hasOwn(setRecord, field)) continue;
+        const value = setRecord[field];
+        if (value === undefined || value === null) continue;
+        if (field === 'id') invalid('`id` is implicitly a set field and must not be declared');
+        const start = this.valueCount;
+        if (Array.isArray(value)) for (const v of value as unknown[]) this.addSetValue(field, v, start);
+        else this.addSetValue(field, value, start);
+        this.sets[this.setCount] = field;
+        this.counts[this.setCount++] = this.valueCount - start;
+      }
+    }
+    if (textRecord) {
+      for (const column in textRecord) {
+        if (!Object.hasOwn(textRecord, column)) continue;
+        const value = textRecord[column];
+        if (value === undefined || value === null) continue;
+        if (typeof value !== 'string') invalid(`text column ${JSON.stringify(column)} must be a string`);
+        this.text[this.textCount] = column;
+        this.textValues[this.textCount++] = value;
+      }
+    }
+    this.readPartitions(index.partitions);
+  }
+
+  /** The values read, for the row: a fresh array exactly sized (a row keeps it for as long as it lives). */
+  takeValues(): Scalar[] {
+    return this.valueCount === 0 ? NO_VALUES : this.values.slice(0, this.valueCount);
+  }
+
+  private addSetValue(field: string, v: unknown, start: number): void {
+    if (!isScalar(v)) invalid(`set field ${JSON.stringify(field)} holds a value that is not a finite number or a string`);
+    const x = norm(v);
+    for (let j = start; j < this.valueCount; j++) if (this.values[j] === x) return;
+    this.values[this.valueCount++] = x;
+  }
+
+  /** `addPartitions`' checks: each field once, in declaration order. */
+  private readPartitions(declared: unknown): void {
+    if (declared === undefined || declared === null) return;
+    if (!Array.isArray(declared)) invalid('index partitions must be a list of set field names');
+    for (const field of declared as unknown[]) {
+      if (typeof field !== 'string') invalid('index partitions must be a list of set field names');
+      if (field === 'id') invalid('`id` cannot be a partition field');
+      let seen = false;
+      for (let i = 0; i < this.partitionCount; i++) if (this.partitions[i] === field) seen = true;
+      if (!seen) this.partitions[this.partitionCount++] = field;
     }
   }
-  if (textRecord) {
-    for (const column in textRecord) {
-      if (!Object.hasOwn(textRecord, column)) continue;
-      const value = textRecord[column];
-      if (value === undefined || value === null) continue;
-      if (typeof value !== 'string') invalid(`text column ${JSON.stringify(column)} must be a string`);
-      text.push(column);
-      textValues.push(value);
-    }
-  }
-  addPartitions(index.partitions, partitions);
-  // Exactly sized: a row keeps its values for as long as it lives.
-  return { sort, sets, counts, text, textValues, partitions, values: values.length === 0 ? NO_VALUES : values.slice() };
 }
 
 /** Interns layouts: every row declaring the same names (and as many values per set field) shares one. */
@@ -2124,37 +2158,55 @@ class Layouts {
   /** The layouts used last: consecutive writes mostly repeat one of a few, found without building a key. */
   private readonly recent: Layout[] = [];
 
-  of(sort: readonly string[], sets: readonly string[], counts: readonly number[], text: readonly string[], elided: readonly boolean[], partitions: readonly string[]): Layout {
-    for (const layout of this.recent) if (sameLayout(layout, sort, sets, counts, text, elided, partitions)) return layout;
+  /** The layout of the entry `reader` holds, its text columns standing for fields as `elided` says. */
+  ofEntry(reader: EntryReader, elided: readonly boolean[]): Layout {
+    const { sort, sortCount, sets, counts, setCount, text, textCount, partitions, partitionCount } = reader;
+    return this.of(sort, sortCount, sets, counts, setCount, text, elided, textCount, partitions, partitionCount);
+  }
+
+  /** The layout of the first `*Count` names of each list. */
+  private of(
+    sort: readonly string[], sortCount: number,
+    sets: readonly string[], counts: readonly number[], setCount: number,
+    text: readonly string[], elided: readonly boolean[], textCount: number,
+    partitions: readonly string[], partitionCount: number,
+  ): Layout {
+    for (const layout of this.recent) {
+      if (
+        sameNames(layout.sortNames, sort, sortCount) && sameNames(layout.setNames, sets, setCount) && sameNames(layout.textNames, text, textCount) &&
+        sameNames(layout.elided, elided, textCount) && sameNames(layout.partitions, partitions, partitionCount) && sameCounts(layout, counts)
+      ) return layout;
+    }
     let key = '';
     // Length-prefixed names: no name can be mistaken for a separator.
-    for (const name of sort) key += `${name.length}:${name}`;
+    for (let i = 0; i < sortCount; i++) key += `${sort[i]!.length}:${sort[i]}`;
     key += '|';
-    for (let i = 0; i < sets.length; i++) key += `${sets[i]!.length}:${sets[i]}=${counts[i]}`;
+    for (let i = 0; i < setCount; i++) key += `${sets[i]!.length}:${sets[i]}=${counts[i]}`;
     key += '|';
-    for (let i = 0; i < text.length; i++) key += `${text[i]!.length}:${text[i]}${elided[i] ? '+' : '-'}`;
+    for (let i = 0; i < textCount; i++) key += `${text[i]!.length}:${text[i]}${elided[i] ? '+' : '-'}`;
     key += '|';
-    for (const name of partitions) key += `${name.length}:${name}`;
+    for (let i = 0; i < partitionCount; i++) key += `${partitions[i]!.length}:${partitions[i]}`;
     let layout = this.byKey.get(key);
     if (layout === undefined) {
       const setStarts: number[] = [];
       const setEnds: number[] = [];
-      let at = sort.length;
-      for (const count of counts) {
+      let at = sortCount;
+      for (let i = 0; i < setCount; i++) {
         setStarts.push(at);
-        at += count;
+        at += counts[i]!;
         setEnds.push(at);
       }
+      const textElided = elided.slice(0, textCount);
       layout = {
         key,
-        sortNames: [...sort],
-        setNames: [...sets],
+        sortNames: sort.slice(0, sortCount),
+        setNames: sets.slice(0, setCount),
         setStarts,
         setEnds,
-        textNames: [...text],
-        elided: [...elided],
-        anyElided: elided.includes(true),
-        partitions: [...partitions],
+        textNames: text.slice(0, textCount),
+        elided: textElided,
+        anyElided: textElided.includes(true),
+        partitions: partitions.slice(0, partitionCount),
       };
       this.byKey.set(key, layout);
     }
@@ -2164,19 +2216,20 @@ class Layouts {
   }
 
   ofDefinition(d: LayoutDefinition): Layout {
-    return this.of(d.sort, d.sets, d.counts, d.text, d.elided, d.partitions);
+    return this.of(d.sort, d.sort.length, d.sets, d.counts, d.sets.length, d.text, d.elided, d.text.length, d.partitions, d.partitions.length);
   }
 }
 
-function sameNames(a: readonly unknown[], b: readonly unknown[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+/** Whether `a` is the first `n` items of `b`. */
+function sameNames(a: readonly unknown[], b: readonly unknown[], n: number): boolean {
+  if (a.length !== n) return false;
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
   return true;
 }
 
-function sameLayout(layout: Layout, sort: readonly string[], sets: readonly string[], counts: readonly number[], text: readonly string[], elided: readonly boolean[], partitions: readonly string[]): boolean {
-  if (!sameNames(layout.sortNames, sort) || !sameNames(layout.setNames, sets) || !sameNames(layout.textNames, text) || !sameNames(layout.elided, elided) || !sameNames(layout.partitions, partitions)) return false;
-  for (let i = 0; i < counts.length; i++) if (layout.setEnds[i]! - layout.setStarts[i]! !== counts[i]) return false;
+/** Whether each of the layout's set fields holds as many values as `counts` says (the names matched already). */
+function sameCounts(layout: Layout, counts: readonly number[]): boolean {
+  for (let i = 0; i < layout.setNames.length; i++) if (layout.setEnds[i]! - layout.setStarts[i]! !== counts[i]) return false;
   return true;
 }
 
@@ -2211,6 +2264,7 @@ export function createMemoryReadModel(options: MemoryReadModelOptions = {}): Mem
   const collections = new Map<string, Collection>();
   const checkpoints = new Map<string, Checkpoint>();
   const layouts = new Layouts();
+  const entryReader = new EntryReader();
   const kept = Math.max(0, options.parsedDocsKept ?? PARSED_DOCS_KEPT);
   // Recently read documents, least recently used first. Once full, a document joins only on a second read among
   // the last 2 × kept it did not keep (by row slot): on a site much larger than it read at random, keeping every
@@ -2295,7 +2349,7 @@ export function createMemoryReadModel(options: MemoryReadModelOptions = {}): Mem
 
     async commit(commit) {
       // Everything that can fail happens in prepareStoredCommit; applying below cannot throw, so it is all or nothing.
-      const prepared = prepareStoredCommit(commit, layouts);
+      const prepared = prepareStoredCommit(commit, layouts, entryReader);
       for (const write of prepared.writes) {
         let c = collections.get(write.collection);
         if (write.json === null) {
