@@ -112,6 +112,28 @@ test('after a change, an answer pushing out one of an older version is kept at o
   assert.not.ok(ask(cache, '/c'));
 });
 
+test('a kept answer holds its body in memory of its own, not a slice of a larger buffer it would keep alive', () => {
+  const cache = new ResponseCache(new ReadModelVersion(), { entries: 3, bytes: 1 << 20 });
+  const shared = Buffer.alloc(8192, 0x20);
+  const pooled = Buffer.from('{"id":7}');
+  const own = Buffer.allocUnsafeSlow(9);
+  own.write('{"id":8} ');
+  for (const [url, body] of [['/slice', shared.subarray(100, 110).fill(0x31)], ['/pooled', pooled], ['/own', own]] as const) {
+    const req = get(url);
+    cache.keep(req, cache.admit(req)!, { status: 200, headers: [], body });
+  }
+  for (const [url, expected] of [['/slice', '1111111111'], ['/pooled', '{"id":7}'], ['/own', '{"id":8} ']] as const) {
+    const res = response();
+    assert.ok(cache.serve(get(url), res), url);
+    assert.is(res.written!.toString(), expected, url);
+    assert.is(res.written!.buffer.byteLength, res.written!.length, `${url}: the answer's memory is its own`);
+  }
+  // Memory of its own already is kept as it is (the presentation cache's JSON is shared, not copied).
+  const res = response();
+  cache.serve(get('/own'), res);
+  assert.is(res.written, own);
+});
+
 test('an admission window forgets the oldest URL and admits each URL once per sighting', () => {
   const window = new AdmissionWindow(3);
   for (const key of ['/1', '/2', '/3']) assert.not.ok(window.admits(key));
