@@ -362,4 +362,31 @@ own('a token longer than 64 bytes is listed once, in its column\'s long-token se
   }
 });
 
+own('tokens under three bytes get no posting set and no vocabulary entry, and an empty text is not stored; search answers them from the stored text', async () => {
+  const { redis, prefix, readModel, cleanup } = await fresh();
+  try {
+    const post = (id: number, title: string, excerpt: string) => ({ collection: 'posts', id, doc: { id }, index: { sets: { status: 'publish' }, text: { title, excerpt } } });
+    const search = (t: string): QueryPlan => ({ ...common, filters: [{ kind: 'text', fields: ['title', 'excerpt'], includes: [t], excludes: [] }], order: { kind: 'field', field: 'id', direction: 'asc' } });
+    const found = async (t: string) => (await readModel.query('posts', search(t))).items.map((doc) => doc.id);
+    // "é" is two bytes, "日" three: only the second is a token the index lists.
+    await readModel.commit({ writes: [post(1, 'A tale of 2 cafés', ''), post(2, 'Of é and 日', 'wp p'), post(3, 'tale', '')], checkpoint: { name: 'content', position: 1, version: 1 } });
+    const tokenKeys = async () => (await keysUnder(redis, `${prefix}c:posts:w:`)).map((k) => k.slice(`${prefix}c:posts:w:`.length)).sort();
+    assert.equal(await tokenKeys(), ['title:and', 'title:cafés', 'title:tale', 'title:日']);
+    assert.equal((await redis.smembers(`${prefix}c:posts:v:title`)).sort(), ['and', 'cafés', 'tale', '日']);
+    assert.is(await redis.exists(`${prefix}c:posts:v:excerpt`), 0);
+    assert.equal(await redis.hkeys(`${prefix}c:posts:x:excerpt`), ['2']);
+    assert.equal((await redis.hkeys(`${prefix}c:posts:x:title`)).sort(), ['1', '2', '3']);
+    for (const [term, ids] of [['of', [1, 2]], ['a', [1, 2, 3]], ['2', [1]], ['é', [1, 2]], ['日', [2]], ['wp', [2]], ['tale', [1, 3]], ['caf', [1]]] as const) {
+      assert.equal(await found(term), [...ids], term);
+    }
+    // An update: tokens and texts come and go as the text changes.
+    await readModel.commit({ writes: [post(1, 'of', 'x 日'), post(2, 'Of é and 日', '')], checkpoint: { name: 'content', position: 2, version: 1 } });
+    assert.equal(await tokenKeys(), ['excerpt:日', 'title:and', 'title:tale', 'title:日']);
+    assert.equal(await redis.hkeys(`${prefix}c:posts:x:excerpt`), ['1']);
+    for (const [term, ids] of [['of', [1, 2]], ['wp', []], ['日', [1, 2]], ['x', [1]], ['caf', []]] as const) assert.equal(await found(term), [...ids], term);
+  } finally {
+    await cleanup();
+  }
+});
+
 own.run();

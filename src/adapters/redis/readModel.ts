@@ -11,8 +11,9 @@
  *   C:k:<key>      hash  handle → ord(value)·ord(id)·handle (its member in C:z:<key>), to test ranges and sort
  *                         candidates
  *   C:s:<field>:<ord(value)>  set of handles, per set-field value
- *   C:x:<column>   hash  handle → lowercased text
- *   C:w:<column>:<token>      set of handles whose lowercased column holds the token (a posting set)
+ *   C:x:<column>   hash  handle → lowercased text (an empty one is not stored)
+ *   C:w:<column>:<token>      set of handles whose lowercased column holds the token (a posting set), for tokens of
+ *                             at least MIN_TOKEN_BYTES bytes (no search reads a shorter token's)
  *   C:v:<column>              set of the column's tokens that have postings (its vocabulary)
  *   C:y:<column>:<trigram>    set of the vocabulary's tokens containing the byte trigram
  *   C:y:<column>:long         set of the vocabulary's tokens longer than 64 bytes (listed under no trigram)
@@ -243,6 +244,25 @@ const TOKEN = /[0-9A-Za-z\u0080-\uffff]+/g;
 /** Token characters (TOKEN) by UTF-16 code unit. */
 const isTokenUnit = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || c >= 0x80;
 
+/**
+ * Tokens shorter than this many bytes (CESU-8) have no posting set and are not in the vocabulary: a search finds
+ * posting sets only through the trigrams of a probe of at least this many bytes (needle), which no shorter token can
+ * contain, so theirs were never read (a term without such a probe is checked on the stored text). Per post they were
+ * about a third of the posting memberships ("a", "of", "p", "wp", digits).
+ */
+const MIN_TOKEN_BYTES = 3;
+
+/** Whether the token of `length` code units at `start` has at least MIN_TOKEN_BYTES bytes in CESU-8. */
+function isIndexedToken(s: string, start: number, length: number): boolean {
+  if (length >= MIN_TOKEN_BYTES) return true;
+  let bytes = 0;
+  for (let i = start; i < start + length; i++) {
+    const c = s.charCodeAt(i);
+    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+  }
+  return bytes >= MIN_TOKEN_BYTES;
+}
+
 /** A chunk's tokens of one column, by a hash of their code units: each with the handles of the documents holding it. */
 type ChunkTokens = Map<number, { token: string; handles: number[] }[]>;
 
@@ -267,6 +287,7 @@ function gatherTokens(lowered: string, h: number, into: ChunkTokens): void {
       i++;
     } while (i < n && isTokenUnit((c = lowered.charCodeAt(i))));
     const length = i - start;
+    if (!isIndexedToken(lowered, start, length)) continue;
     // 30 bits: a small integer as a Map key.
     const key = (hash ^ length) & 0x3fffffff;
     let bucket = into.get(key);
@@ -278,9 +299,9 @@ function gatherTokens(lowered: string, h: number, into: ChunkTokens): void {
   }
 }
 
-/** A lowercased column's distinct tokens, space-separated (a space is never part of a token), for COMMIT. */
+/** A lowercased column's distinct indexed tokens (MIN_TOKEN_BYTES), for COMMIT. */
 function distinctTokens(lowered: string): string[] {
-  return [...new Set(lowered.match(TOKEN))];
+  return [...new Set(lowered.match(TOKEN))].filter((token) => isIndexedToken(token, 0, token.length));
 }
 
 /**
@@ -297,7 +318,7 @@ function needle(lowered: string): Token[] {
     const bytes = cesu8(piece);
     if (bytes.length > probe.length) probe = bytes;
   }
-  if (probe.length < 3) return [term, '', '0', '0'];
+  if (probe.length < MIN_TOKEN_BYTES) return [term, '', '0', '0'];
   const exact = pieces.length === 1 && pieces[0] === lowered;
   const tris = trigrams(probe);
   return [term, probe, exact ? '1' : '0', String(tris.length), ...tris];
@@ -547,9 +568,12 @@ local function toSet(list)
   for _, v in ipairs(list) do m[v] = true end
   return m
 end
+-- The stored text's indexed tokens (MIN_TOKEN_BYTES and more).
 local function tokensOf(text)
   local t = {}
-  for tok in string.gmatch(text, LUA_TOKEN) do t[tok] = true end
+  for tok in string.gmatch(text, LUA_TOKEN) do
+    if #tok >= ${MIN_TOKEN_BYTES} then t[tok] = true end
+  end
   return t
 end
 -- The distinct tokens the client sent, space-separated.
@@ -687,7 +711,8 @@ local function reindex(C, h, oid, old, new, texts, packs, skipSets)
       else
         for tok in string.gmatch(packs[col], '[^ ]+') do member(prefix, tok, h, true) end
       end
-      hset(C .. 'x:' .. col, h, text)
+      -- An empty text is not stored: read back, an absent one is '' to every reader.
+      if text == '' then hdel(C .. 'x:' .. col, h) else hset(C .. 'x:' .. col, h, text) end
     end
   end
 end
@@ -1785,9 +1810,10 @@ const staleCommit = (error: unknown): StaleCommitError | null => {
 /**
  * The key layout's version, stored in every checkpoint: a checkpoint of another layout reads as version -1, so
  * the projector rebuilds the projection into a new generation (2: text indexed by tokens instead of trigrams, and
- * C:k holding order members).
+ * C:k holding order members; 3: no posting sets or vocabulary entries for tokens under MIN_TOKEN_BYTES, empty texts
+ * not stored in C:x).
  */
-const LAYOUT = 2;
+const LAYOUT = 3;
 
 const checkpointJson = (prepared: PreparedCommit) => JSON.stringify({ ...prepared.checkpoint, layout: LAYOUT });
 
@@ -2137,6 +2163,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
             const lowered = value.toLowerCase();
             const col = parts.name(column);
             x.push(col);
+            if (lowered === '') return;
             const texts = keyOf('x:', col);
             // Sized for the chunk from its first text (grown by doubling otherwise, a copy each time).
             batch.command(texts, 'HSET', texts, Math.min((lowered.length + 16) * chunk.length, 1 << 22) + perDocument).integer(h).piece(SURROGATE.test(lowered) ? cesu8(lowered) : lowered);
