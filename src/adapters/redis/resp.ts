@@ -176,8 +176,7 @@ export class CommandBatch {
    * words), and a command each cost this process more than Redis spent on them.
    */
   async send(redis: Redis, singles?: { sha: string; source: string }): Promise<void> {
-    const pipeline = redis.pipeline() as unknown as { sendCommand(command: Command): void; exec(): Promise<[Error | null, unknown][] | null> };
-    let commands = 0;
+    const commands: EncodedCommand[] = [];
     const pairs: Buffer[] = [];
     for (const writer of this.writers.values()) {
       if (writer.size === 0) continue;
@@ -185,21 +184,23 @@ export class CommandBatch {
         pairs.push(writer.keyAndArguments());
         continue;
       }
-      pipeline.sendCommand(new EncodedCommand(writer.name, writer.bytes()));
-      commands++;
+      commands.push(new EncodedCommand(writer.name, writer.bytes()));
     }
     this.writers.clear();
-    if (singles !== undefined && pairs.length > 0) {
-      pipeline.sendCommand(new EncodedCommand('evalsha', scriptCall('EVALSHA', singles.sha, pairs)));
-      commands++;
-    }
-    if (commands === 0) return;
-    const replies = (await pipeline.exec()) ?? [];
-    for (let i = 0; i < replies.length; i++) {
-      const error = replies[i]![0];
+    if (singles !== undefined && pairs.length > 0) commands.push(new EncodedCommand('evalsha', scriptCall('EVALSHA', singles.sha, pairs)));
+    if (commands.length === 0) return;
+    // Each command written to the socket as it is, corked so they leave in one write: an ioredis pipeline would first
+    // copy them all into one buffer (as many bytes again as the rebuild sends, and garbage for the collector).
+    const socket = (redis as unknown as { stream?: { cork?(): void; uncork?(): void } }).stream;
+    socket?.cork?.();
+    const replies = commands.map((command) => (redis.sendCommand(command) as Promise<unknown>).then((): Error | null => null, (error: Error) => error));
+    socket?.uncork?.();
+    const errors = await Promise.all(replies);
+    for (let i = 0; i < errors.length; i++) {
+      const error = errors[i];
       if (!error) continue;
       // The script was flushed from Redis's cache (a restart, SCRIPT FLUSH): once more with its source.
-      if (i === replies.length - 1 && pairs.length > 0 && error.message.startsWith('NOSCRIPT')) {
+      if (i === errors.length - 1 && pairs.length > 0 && error.message.startsWith('NOSCRIPT')) {
         await redis.sendCommand(new EncodedCommand('eval', scriptCall('EVAL', singles!.source, pairs)));
         continue;
       }
