@@ -1,13 +1,13 @@
 /**
  * The commands a bulk rebuild encodes itself (src/adapters/redis/resp.ts): every SADD of a single member goes inside
  * one call of ADD_ONE rather than as a command of its own, and reaches Redis exactly as the other commands do, also
- * when the script is not in Redis's cache.
+ * when the script is not in Redis's cache; batches sharing a pool of buffers write into them only once answered.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ADD_ONE, CommandBatch } from '../../src/adapters/redis/resp';
+import { ADD_ONE, BufferPool, CommandBatch } from '../../src/adapters/redis/resp';
 import { deleteKeysUnder, REDIS_URL } from '../support/redis';
 
 const test = suite('redis command batch');
@@ -85,6 +85,58 @@ test('an error inside the script rejects the send', async () => {
     let failure: unknown = null;
     await batch.send(redis, script(ADD_ONE)).catch((error: unknown) => (failure = error));
     assert.match(String(failure), /WRONGTYPE/);
+  } finally {
+    await deleteKeysUnder(redis, prefix);
+    await redis.quit();
+  }
+});
+
+test('a buffer pool keeps buffers of at least its minimum and hands out the smallest that fits', () => {
+  const pool = new BufferPool(4096);
+  const [small, middle, large] = [Buffer.alloc(1000), Buffer.alloc(8192), Buffer.alloc(65536)];
+  for (const buffer of [large, small, middle]) pool.give(buffer);
+  assert.ok(pool.take(5000) === middle);
+  assert.ok(pool.take(5000) === large);
+  // Nothing kept fits (the small one was not kept): a new buffer of the size asked.
+  const fresh = pool.take(5000);
+  assert.ok(fresh !== small && fresh.length === 5000);
+  assert.is(pool.take(100).length, 100);
+});
+
+test('batches sharing a pool: buffers go back once Redis answered, and batches in flight never share one', async () => {
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 2 });
+  const prefix = `test:${randomBytes(6).toString('hex')}:pool:`;
+  try {
+    const pool = new BufferPool(4096);
+    /** A SADD of 3,000 members (about 20 KB), an HSET of long values, and the small commands of fill(). */
+    const fillLarge = (batch: CommandBatch, at: string, base: number) => {
+      fill(batch, at);
+      const set = batch.command('large', 'SADD', `${at}large`, 8192);
+      for (let i = 0; i < 3000; i++) set.integer(base + i);
+      const hash = batch.command('texts', 'HSET', `${at}texts`, 8192);
+      for (let i = 0; i < 50; i++) hash.integer(i).piece(`${at}${'x'.repeat(400)}${base + i}`);
+    };
+    const check = async (at: string, base: number) => {
+      await expectWritten(redis, at);
+      assert.equal((await redis.smembers(`${at}large`)).map(Number).sort((a, b) => a - b), Array.from({ length: 3000 }, (_, i) => base + i));
+      const texts = await redis.hgetall(`${at}texts`);
+      for (let i = 0; i < 50; i++) assert.is(texts[i], `${at}${'x'.repeat(400)}${base + i}`);
+    };
+    // Two batches in flight at once, then a third once they were answered.
+    const first = new CommandBatch(pool);
+    fillLarge(first, `${prefix}1:`, 0);
+    const sending = first.send(redis, script(ADD_ONE));
+    const second = new CommandBatch(pool);
+    fillLarge(second, `${prefix}2:`, 100_000);
+    await Promise.all([sending, second.send(redis, script(ADD_ONE))]);
+    const third = new CommandBatch(pool);
+    fillLarge(third, `${prefix}3:`, 200_000);
+    await third.send(redis, script(ADD_ONE));
+    await check(`${prefix}1:`, 0);
+    await check(`${prefix}2:`, 100_000);
+    await check(`${prefix}3:`, 200_000);
+    // The answered batches' buffers were kept: one larger than asked comes back.
+    assert.ok(pool.take(4096).length > 4096);
   } finally {
     await deleteKeysUnder(redis, prefix);
     await redis.quit();

@@ -90,7 +90,7 @@ import { StaleCommitError } from '../../ports/readModel';
 import type { Checkpoint, Commit, Doc, DocId, Filter, Order, QueryPlan, QueryResult, ReadModel, Scalar } from '../../ports/readModel';
 import { checkPlan, distinctValues, isScalar, partitionShape, prepareCommit, rangeBounds, searchTerms } from '../memory/readModel';
 import type { PreparedCommit, PreparedEntry, PreparedWrite } from '../memory/readModel';
-import { ADD_ONE, CommandBatch, packEntry } from './resp';
+import { ADD_ONE, BufferPool, CommandBatch, packEntry } from './resp';
 import { AdmissionWindow } from '../../core/admissionWindow';
 
 const SURROGATE = /[\uD800-\uDFFF]/;
@@ -2090,6 +2090,8 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
       throw staleCommit(error) ?? error;
     }
     const parts = new KeyParts();
+    // The chunks' command buffers, used again once answered (a few chunks are in flight at once).
+    const pool = new BufferPool();
     const inFlight: Promise<void>[] = [];
     const sent = (batches: CommandBatch[]) => {
       const sending = Promise.all(batches.map((batch) => batch.send(redis, ADD_ONE_SCRIPT))).then(() => undefined);
@@ -2115,7 +2117,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
       const columns = new Map<Buffer, { postings: Buffer; tokens: Set<string> }>();
       let handle = last[c++]! - own.length;
       for (let from = 0; from < own.length; from += BULK_CHUNK) {
-        const batch = new CommandBatch();
+        const batch = new CommandBatch(pool);
         const chunk = own.slice(from, from + BULK_CHUNK);
         // Sized for the chunk at once: the documents' JSON, and about 30 bytes per document in the other commands.
         let jsonBytes = 0;
@@ -2186,7 +2188,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
         for (const [col, byToken] of postings) {
           let column = columns.get(col);
           if (column === undefined) columns.set(col, (column = { postings: key('w:', col, COLON), tokens: new Set() }));
-          const own = new CommandBatch();
+          const own = new CommandBatch(pool);
           batches.push(own);
           for (const { token, handles } of [...byToken.values()].flat()) {
             column.tokens.add(token);

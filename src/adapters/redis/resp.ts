@@ -34,6 +34,43 @@ class EncodedCommand extends Command {
   }
 }
 
+/**
+ * Buffers of answered commands kept for the next ones. A rebuild encodes several MB per chunk of documents; fresh
+ * buffers of that size live outside V8's heap, and their growth starts full collections of the whole heap.
+ * Buffers under `minimum` bytes come from Node's shared slabs and are not kept.
+ */
+export class BufferPool {
+  private readonly free: Buffer[] = [];
+
+  constructor(
+    private readonly minimum = 4096,
+    private readonly kept = 256,
+  ) {}
+
+  /** A buffer of at least `size` bytes: the smallest kept one that fits, or a new one. */
+  take(size: number): Buffer {
+    if (size >= this.minimum) {
+      let best = -1;
+      for (let i = 0; i < this.free.length; i++) {
+        const length = this.free[i]!.length;
+        if (length >= size && (best < 0 || length < this.free[best]!.length)) best = i;
+      }
+      if (best >= 0) {
+        const buffer = this.free[best]!;
+        this.free[best] = this.free[this.free.length - 1]!;
+        this.free.pop();
+        return buffer;
+      }
+    }
+    return Buffer.allocUnsafe(size);
+  }
+
+  /** Takes back a buffer nothing reads any more (its command was answered). */
+  give(buffer: Buffer): void {
+    if (buffer.length >= this.minimum && this.free.length < this.kept) this.free.push(buffer);
+  }
+}
+
 /** Room kept in front of a command for its `*<count>\r\n`, written once the count is known. */
 const HEAD_ROOM = 16;
 
@@ -49,8 +86,9 @@ export class CommandWriter {
     readonly name: string,
     key: Piece | readonly Piece[],
     capacity = 256,
+    private readonly pool?: BufferPool,
   ) {
-    this.buf = Buffer.allocUnsafe(Math.max(capacity, 64 + name.length + (Array.isArray(key) ? 0 : pieceLength(key as Piece))));
+    this.buf = this.allocate(Math.max(capacity, 64 + name.length + (Array.isArray(key) ? 0 : pieceLength(key as Piece))));
     this.header(name.length);
     this.at += this.buf.write(name, this.at, 'latin1');
     this.crlf();
@@ -60,11 +98,21 @@ export class CommandWriter {
     this.count = 2;
   }
 
+  private allocate(size: number): Buffer {
+    return this.pool === undefined ? Buffer.allocUnsafe(size) : this.pool.take(size);
+  }
+
   private room(n: number): void {
     if (this.at + n <= this.buf.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n + 256));
+    const grown = this.allocate(Math.max(this.buf.length * 2, this.at + n + 256));
     this.buf.copy(grown, 0, 0, this.at);
+    this.pool?.give(this.buf);
     this.buf = grown;
+  }
+
+  /** Gives the buffer back to the pool: the command was answered, and the writer is not used again. */
+  release(): void {
+    this.pool?.give(this.buf);
   }
 
   private crlf(): void {
@@ -163,9 +211,12 @@ export class CommandWriter {
 export class CommandBatch {
   private readonly writers = new Map<unknown, CommandWriter>();
 
+  /** With a pool, the commands' buffers come from it and go back to it once Redis has answered them all. */
+  constructor(private readonly pool?: BufferPool) {}
+
   command(id: unknown, name: string, key: Piece | readonly Piece[], capacity?: number): CommandWriter {
     let writer = this.writers.get(id);
-    if (writer === undefined) this.writers.set(id, (writer = new CommandWriter(name, key, capacity)));
+    if (writer === undefined) this.writers.set(id, (writer = new CommandWriter(name, key, capacity, this.pool)));
     return writer;
   }
 
@@ -178,7 +229,17 @@ export class CommandBatch {
   async send(redis: Redis, singles?: { sha: string; source: string }): Promise<void> {
     const commands: EncodedCommand[] = [];
     const pairs: Buffer[] = [];
-    for (const writer of this.writers.values()) {
+    const writers = [...this.writers.values()];
+    try {
+      await this.sendWritten(redis, writers, commands, pairs, singles);
+    } finally {
+      // Answered (or failed) and no longer read: a reply means Redis has read the whole command.
+      for (const writer of writers) writer.release();
+    }
+  }
+
+  private async sendWritten(redis: Redis, writers: readonly CommandWriter[], commands: EncodedCommand[], pairs: Buffer[], singles?: { sha: string; source: string }): Promise<void> {
+    for (const writer of writers) {
       if (writer.size === 0) continue;
       if (singles !== undefined && writer.size === 1 && writer.name === 'SADD') {
         pairs.push(writer.keyAndArguments());
