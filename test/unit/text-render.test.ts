@@ -7,20 +7,27 @@ import {
   generateExcerptText,
   hasBlocks,
   leadingWordsJoined,
+  maySmile,
+  mayTexturize,
   parseBlocks,
   renderContent,
   renderContentAndExcerpt,
   renderExcerpt,
   renderTitle,
   shortcodeUnautop,
+  shortcodesIn,
   simpleParagraphs,
+  singleSpacedWordsEnd,
+  splitAtHtml,
   splitPages,
   stripAllTags,
   stripBlockDelimiters,
   stripShortcodes,
   texturize,
+  texturizeParts,
   wordCount,
   DEFAULT_SHORTCODES,
+  TEXTURIZE_SPLIT,
 } from '../../src/text/render';
 
 // Every expected string below is what WordPress 6.1.9 produced on the reference install (the function itself,
@@ -512,6 +519,100 @@ test('leading words: one slice per run of words one space apart, the same as spl
   assert.is(leadingWordsJoined('one two', 0, '+'), '+');
   assert.is(leadingWordsJoined(' one  two three\tfour ', 3, '+'), 'one two three+');
   assert.is(leadingWordsJoined('one two three', 3, '+'), 'one two three');
+});
+
+// A generator of short texts over an alphabet of pieces, the same on every run.
+function textsOf(pieces: readonly string[], count: number, seed: number, maxPieces = 24): string[] {
+  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) / 16777216;
+  const texts: string[] = [];
+  for (let n = 0; n < count; n++) {
+    let text = '';
+    for (let k = Math.floor(random() * maxPieces); k > 0; k--) text += pieces[Math.floor(random() * pieces.length)];
+    texts.push(text);
+  }
+  return texts;
+}
+
+// Texts that have none of what texturize changes: returned as they are, without being split.
+const TEXTURIZE_SKIPS = [
+  '\n<p>Event sourcing keeps every change as a fact with who and when; the read model is only a projection of those facts, and it can be rebuilt from them at any time.</p>\n',
+  'Benchmark post 1234',
+  'One. Two.. (t m) tm) ` a`b',
+  '1 x 2, 1x, x2, ax1, 1xa',
+  '&amp; &#169; &#x27; &copy; &Eacute; &hellip; [&hellip;]',
+  '<p class=a>text</p><br/><img src=x>',
+  'Nothing [caption] here',
+];
+// Each has one thing texturize changes.
+const TEXTURIZE_TAKES = [
+  "it's", 'say "hi"', 'a - b', 'a -- b', '``quoted', 'wait...', 'Brand (tm)', '2x4', 'a & b', '&amp', '&#;', '&#x;',
+  '<a href="?a=1&b=2">x</a>', '<!-- c & d -->x', '[caption]x"y"[/caption]',
+];
+
+test('mayTexturize: texts without quotes, dashes, "``", "...", "(tm)", digit-x-digit or a bare "&" are left alone', () => {
+  for (const text of TEXTURIZE_SKIPS) {
+    assert.is(mayTexturize(text), false, JSON.stringify(text));
+    assert.is(texturizeParts(text), text, JSON.stringify(text));
+    assert.is(texturize(text), text, JSON.stringify(text));
+  }
+  for (const text of TEXTURIZE_TAKES) {
+    assert.is(mayTexturize(text), true, JSON.stringify(text));
+    assert.is(texturize(text), texturizeParts(text), JSON.stringify(text));
+  }
+  // Each of these is changed by texturize, so the check must let it through.
+  for (const text of ["it's", 'say "hi"', 'a -- b', '``quoted', 'wait...', 'Brand (tm)', '2x4', 'a & b', '<a href="?a=1&b=2">x</a>']) {
+    assert.is.not(texturize(text), text, JSON.stringify(text));
+  }
+});
+
+test('texturize with and without the check agree on generated texts', () => {
+  const pieces = ['word', ' ', '.', '..', '`', "'", '"', '-', '--', ' (tm)', '(tm', 'x', '1', '9', '&', '&amp;', '&#1;', '&#xa;', '&X1;', '#', ';', '<b>', '</b>', '<code>', '</code>', '<!--', '-->', '<', '>', '[caption]', '[/caption]', '[code]', '\n', '\u00a0'];
+  let skipped = 0;
+  for (const text of textsOf(pieces, 20000, 5, 10)) {
+    if (!mayTexturize(text)) skipped++;
+    assert.is(texturize(text), texturizeParts(text), JSON.stringify(text));
+  }
+  assert.ok(skipped > 500, `skipped ${skipped}`);
+});
+
+test('splitAtHtml gives what splitting on the tag pattern gives', () => {
+  const fixed = ['', 'a', '<', '>', '<>', '<!--', '<!-->', '<!--->', '<!-- x -->y', '<!-- x -- y', '<!- x ->', 'a<b c="d">e</b>f', '<!--a-->-->b<c', 'x<y'];
+  const pieces = ['a', ' ', '<', '>', '!', '-', '--', '-->', '<!--', '<p>', '</p>', '\n'];
+  for (const text of [...fixed, ...textsOf(pieces, 20000, 3)]) {
+    assert.equal(splitAtHtml(text), text.split(TEXTURIZE_SPLIT), JSON.stringify(text));
+  }
+});
+
+test('shortcodesIn finds what the shortcode-name pattern finds', () => {
+  const registered = ['caption', 'gallery', 'code', 'wp_caption', 'é'];
+  const reference = (text: string, closers: boolean) => {
+    const seen = new Set([...text.matchAll(closers ? /\[\/?([^<>&\/\[\]\x00-\x20=]+)/g : /\[([^<>&\/\[\]\x00-\x20=]+)/g)].map((m) => m[1]));
+    return registered.filter((n) => seen.has(n));
+  };
+  assert.equal(shortcodesIn('text [&hellip;]', registered), []);
+  assert.equal(shortcodesIn('[/code] [gallery ids=1] [caption]', registered), ['caption', 'gallery', 'code']);
+  assert.equal(shortcodesIn('[/code]', registered, false), []);
+  assert.equal(shortcodesIn('[captions] [caption"x] [/] [', registered), []);
+  const pieces = ['[', '[/', ']', '/', 'caption', 'gallery', 'code', 'wp_', 'é', 's', '=', ' ', '&', '<', '>', '"', '\t', '\u0000'];
+  for (const text of textsOf(pieces, 20000, 9, 8)) {
+    assert.equal(shortcodesIn(text, registered), reference(text, true), JSON.stringify(text));
+    assert.equal(shortcodesIn(text, registered, false), reference(text, false), JSON.stringify(text));
+  }
+});
+
+test('maySmile: only where a smiley\'s text starts after a space, ";", ">" or at the start', () => {
+  for (const text of [':)', 'a :-) b', '<b>;)</b>', 'x\n8-O', '&nbsp;:mrgreen:', 'a\u00a0:D']) assert.ok(maySmile(text), JSON.stringify(text));
+  for (const text of ['post 8 of 9', 'who and when; the', 'a:) b', 'time: 8', ': ) ; ) 8 )', '']) assert.not.ok(maySmile(text), JSON.stringify(text));
+});
+
+test('singleSpacedWordsEnd: the end of the leading words when they stand one space apart', () => {
+  assert.is(singleSpacedWordsEnd('one two three four', 3), 13);
+  assert.is(singleSpacedWordsEnd('one two three', 3), 13);
+  assert.is(singleSpacedWordsEnd('one\u00a0two\u000bthree x', 1), 13);
+  // Not taken: fewer words, a leading break, two spaces, a tab or a newline between them, no limit.
+  for (const [text, limit] of [['one two', 3], [' one two three', 2], ['one  two three', 2], ['one\ttwo three', 2], ['one\ntwo', 2], ['one two', 0]] as const) {
+    assert.is(singleSpacedWordsEnd(text, limit), -1, JSON.stringify([text, limit]));
+  }
 });
 
 test.run();
