@@ -33,6 +33,7 @@ import type { LoadResult, LoadSpec } from './load';
 import { addToDocs, emptyFigures, renderRun, renderTable, renderTargets, evaluateTargets } from './report';
 import type { BackendFigures, Cell, LoadedCell, RunResults, ScenarioKey } from './report';
 import { summarizeProfile } from './profile';
+import { PARAGRAPH, SEARCH_WORD, seedPostText } from './posts';
 
 const { values: options } = parseArgs({
   options: {
@@ -74,8 +75,6 @@ const REDIS_PREFIX = 'palimpsest:';
 const WORDPRESS_PORT = 8081;
 const DOCS = path.join(ROOT, 'docs', 'performance.md');
 const READY = /palimpsest serving \S+ on \S+ \(ready in (\d+) ms/;
-/** A word in 1% of the seeded posts, for the search figure. */
-const SEARCH_WORD = 'zephyr';
 /** Off: every server runs without the shared response cache (src/http/responseCache.ts). */
 const RESPONSE_CACHE = !options['no-response-cache'];
 
@@ -182,15 +181,9 @@ async function probeFeatures(port: number, auth: string): Promise<Features> {
 const SEED_BASE = Date.UTC(2020, 0, 1);
 /** Post i is dated ten minutes after post i-1 (all in the past, so all published). */
 const seedDate = (i: number) => new Date(SEED_BASE + i * 600_000).toISOString().slice(0, 19);
-const PARAGRAPH =
-  'Event sourcing keeps every change as a fact with who and when; the read model is only a projection of those facts, and it can be rebuilt from them at any time. ';
-
 function seedPost(i: number, features: Features): Record<string, unknown> {
-  const marker = i % 100 === 0 ? ` This post mentions the ${SEARCH_WORD}.` : '';
-  const paragraph = (n: number) => `<!-- wp:paragraph -->\n<p>${PARAGRAPH.repeat(2)}Paragraph ${n} of post ${i + 1}.${n === 2 ? marker : ''}</p>\n<!-- /wp:paragraph -->`;
   const post: Record<string, unknown> = {
-    title: `Benchmark post ${i + 1}`,
-    content: [1, 2, 3].map(paragraph).join('\n\n'),
+    ...seedPostText(i),
     status: 'publish',
     date: seedDate(i),
   };
