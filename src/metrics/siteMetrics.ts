@@ -10,6 +10,8 @@ import type { Gauge, HistogramSeries } from './registry';
 
 /** Distinct route labels kept; paths beyond them (scanners, typos) share one label. */
 const MAX_ROUTE_LABELS = 500;
+const NUMERIC_SEGMENT = /\/\d+(?=\/|$)/g;
+const NUMERIC_SEGMENT_START = /\/\d/;
 
 export interface SiteMetrics {
   registry: MetricsRegistry;
@@ -28,15 +30,14 @@ export function createSiteMetrics(): SiteMetrics {
   const rebuildHead = registry.gauge('palimpsest_projection_rebuild_head_position', 'Log head the rebuild is replaying up to.');
   const projectorActive = registry.gauge('palimpsest_projector_active', '1 while this process holds the projector lease (or runs the embedded projector).');
 
-  const labels = new Map<string, string>();
+  // The labels given out so far (bounded); a path is not kept: every item has its own.
+  const labels = new Set<string>();
   const series = new Map<string, HistogramSeries>();
   const routeOf = (path: string): string => {
-    let label = labels.get(path);
-    if (label === undefined) {
-      label = path.replace(/\/\d+(?=\/|$)/g, '/{id}');
-      if (labels.size < MAX_ROUTE_LABELS) labels.set(path, label);
-      else if (!labels.has(label)) label = 'other';
-    }
+    const label = NUMERIC_SEGMENT_START.test(path) ? path.replace(NUMERIC_SEGMENT, '/{id}') : path;
+    if (labels.has(label)) return label;
+    if (labels.size >= MAX_ROUTE_LABELS) return 'other';
+    labels.add(label);
     return label;
   };
 
