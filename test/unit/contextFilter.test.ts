@@ -1,4 +1,5 @@
 /** The compiled context filter of presented items gives exactly what the generic filterByContext gives. */
+import v8 from 'node:v8';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { filterByContext } from '../../src/rest/schema';
@@ -134,6 +135,49 @@ test('an own "__proto__" key is kept as a property, as in a copy', () => {
     assert.ok(Object.hasOwn(compiled, '__proto__'));
     assert.is(Object.getPrototypeOf(compiled), Object.prototype);
     assert.is(JSON.stringify(compiled), JSON.stringify(filterByContext(tricky, value, context)));
+  }
+});
+
+// V8's own answer to whether an object keeps fast properties (a dictionary-mode item is slower to stringify).
+v8.setFlagsFromString('--allow-natives-syntax');
+const hasFastProperties = new Function('value', 'return %HasFastProperties(value)') as (value: object) => boolean;
+
+test('an object of many keys comes out with fast properties, as JSON.stringify takes them fastest', () => {
+  // Keys no other code in this process builds objects of: a shape made elsewhere (say by JSON.parse of an item)
+  // would let an object built key by key follow it and stay fast, which the server does not see.
+  const keys = ['plain', 'editOnly', ...Array.from({ length: 22 }, (_, i) => `wideFilterKey${i}`)];
+  for (const context of CONTEXTS) {
+    const filter = new ContextFilter(tricky as JsonSchema, context);
+    for (let n = 0; n < 3; n++) {
+      const value = Object.fromEntries(keys.map((key, i) => [key, i + n]));
+      const filtered = filter.apply(value) as Record<string, unknown>;
+      assert.ok(hasFastProperties(filtered), context);
+      assert.is(JSON.stringify(filtered), JSON.stringify(filterByContext(tricky, value, context)));
+    }
+  }
+});
+
+test('one filter on objects whose keys differ in number, order and kind: as the generic filter gives it', () => {
+  const many = (keys: string[]) => Object.fromEntries(keys.map((key, i) => [key, key === 'nested' ? { raw: 'r', rendered: i } : i]));
+  const names = ['plain', 'editOnly', 'nested', 'untyped', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n'];
+  const sequences = [
+    names,
+    [...names].reverse(),
+    names.slice(0, 9), // just over the planned size
+    names.slice(0, 8), // filtered key by key
+    [...names, '7', '12'], // integer-like keys come first in any object
+    ['__proto__', ...names], // never planned: a copy would not carry it as an own key
+    names,
+  ];
+  for (const context of CONTEXTS) {
+    const filter = new ContextFilter(tricky as JsonSchema, context);
+    for (const keys of [...sequences, ...sequences]) {
+      const value = keys[0] === '__proto__' ? JSON.parse(JSON.stringify(many(keys.slice(1))).replace('{', '{"__proto__": 5,')) : many(keys);
+      const compiled = filter.apply(value) as Record<string, unknown>;
+      assert.is(JSON.stringify(compiled), JSON.stringify(filterByContext(tricky, value, context)), `${context} ${keys.join(',')}`);
+      assert.equal(Object.keys(compiled), Object.keys(filterByContext(tricky, value, context) as object));
+      assert.is(Object.getPrototypeOf(compiled), Object.prototype);
+    }
   }
 });
 
