@@ -4,7 +4,8 @@
  *
  *   C:d            hash  oid → document JSON                       (get / getMany are one HMGET)
  *   C:i, C:o       hash  oid → handle, handle → oid
- *   C:m            hash  handle → the stored index entry (msgpack), to remove stale memberships on change
+ *   C:m            hash  handle → the stored index entry (msgpack: sort keys, set suffixes, text columns, partition
+ *                         fields), to remove stale memberships on change
  *   C:seq          handle counter
  *   C:z:id         zset  ord(id)·handle                             (every document, in id order)
  *   C:z:<key>      zset  ord(value)·ord(id)·handle, per sort key    (walkable both ways, ties by id)
@@ -89,7 +90,7 @@ import type { Redis } from 'ioredis';
 import { StaleCommitError } from '../../ports/readModel';
 import type { Checkpoint, Commit, Doc, DocId, Filter, Order, QueryPlan, QueryResult, ReadModel, Scalar } from '../../ports/readModel';
 import { checkPlan, distinctValues, isScalar, partitionShape, prepareCommit, rangeBounds, searchTerms } from '../memory/readModel';
-import type { PreparedCommit, PreparedEntry, PreparedWrite } from '../memory/readModel';
+import type { PreparedCommit, PreparedWrite } from '../memory/readModel';
 import { ADD_ONE, BufferPool, CommandBatch, packEntry } from './resp';
 import { AdmissionWindow } from '../../core/admissionWindow';
 
@@ -182,24 +183,6 @@ class KeyParts {
     if (b === undefined) byKey.set(key, (b = partitionSuffix(field, key)));
     return b;
   }
-}
-
-/**
- * (zset suffix, member prefix) pairs of a document's partition orders; COMMIT appends ord(id)·handle. sortOrds:
- * the document's sort keys already encoded, in entry.sort's order.
- */
-function partitionMembers(entry: PreparedEntry, parts: KeyParts, sortOrds: readonly Buffer[]): Buffer[] {
-  const out: Buffer[] = [];
-  for (const field of entry.partitions) {
-    for (const value of entry.sets.get(field) ?? []) {
-      const pv = ord(value);
-      out.push(parts.partitionSuffix(field, 'id'), pv);
-      let i = 0;
-      // forEach rather than keys(): no iterator per document (a rebuild visits millions of keys).
-      entry.sort.forEach((_, key) => void out.push(parts.partitionSuffix(field, key), Buffer.concat([pv, sortOrds[i++]!])));
-    }
-  }
-  return out;
 }
 
 /** Whether each document is written once: a bulk commit adds a new document's memberships after all its steps. */
@@ -717,19 +700,32 @@ local function reindex(C, h, oid, old, new, texts, packs, skipSets)
   end
 end
 
--- Partition orders (IndexEntry.partitions): the client sends, per document, pairs of (zset suffix, member prefix);
--- each member is that prefix · oid · handle in C:q:<suffix>. Only pairs that changed are removed or added.
-local function repartition(C, h, oid, old, new)
-  local function nest(list)
-    local t = {}
-    for i = 1, #list, 2 do
-      local z = t[list[i]]
-      if not z then z = {}; t[list[i]] = z end
-      z[list[i + 1]] = true
+-- Partition orders (IndexEntry.partitions): an entry names its partition fields (P); per value of such a field (its
+-- set suffix <field>:ord(value) in t) the document is in C:q:<field>:id as ord(value)·oid·handle and, per sort key
+-- in s, in C:q:<field>:<key> as ord(value)·ord(key)·oid·handle. As zset suffix → member prefix (oid·handle follow).
+local function partitionOrders(e)
+  local t = {}
+  if not e or not e.P then return t end
+  for _, f in ipairs(e.P) do
+    local prefix = f .. ':'
+    for _, suffix in ipairs(e.t) do
+      if string.sub(suffix, 1, #prefix) == prefix then
+        local pv = string.sub(suffix, #prefix + 1)
+        local function add(z, m)
+          local ms = t[z]
+          if not ms then ms = {}; t[z] = ms end
+          ms[m] = true
+        end
+        add(prefix .. 'id', pv)
+        for i = 1, #e.s, 2 do add(prefix .. e.s[i], pv .. e.s[i + 1]) end
+      end
     end
-    return t
   end
-  local a, b = nest((old and old.p) or {}), nest((new and new.p) or {})
+  return t
+end
+-- Only memberships that changed are removed or added.
+local function repartition(C, h, oid, old, new)
+  local a, b = partitionOrders(old), partitionOrders(new)
   for z, ms in pairs(a) do
     for m in pairs(ms) do
       if not (b[z] and b[z][m]) then zset(C .. 'q:' .. z, m .. oid .. h, false) end
@@ -772,8 +768,8 @@ for _, section in ipairs(sections) do
         texts[col] = arg()
         packs[col] = arg()
       end
-      new.p = {}
-      for _ = 1, 2 * tonumber(arg()) do new.p[#new.p + 1] = arg() end
+      new.P = {}
+      for _ = 1, tonumber(arg()) do new.P[#new.P + 1] = arg() end
       if not h then
         h = tostring(redis.call('INCR', C .. 'seq'))
         if bulk then fresh[w] = h end
@@ -1811,9 +1807,9 @@ const staleCommit = (error: unknown): StaleCommitError | null => {
  * The key layout's version, stored in every checkpoint: a checkpoint of another layout reads as version -1, so
  * the projector rebuilds the projection into a new generation (2: text indexed by tokens instead of trigrams, and
  * C:k holding order members; 3: no posting sets or vocabulary entries for tokens under MIN_TOKEN_BYTES, empty texts
- * not stored in C:x).
+ * not stored in C:x; 4: index entries name their partition fields instead of listing their partition members).
  */
-const LAYOUT = 3;
+const LAYOUT = 4;
 
 const checkpointJson = (prepared: PreparedCommit) => JSON.stringify({ ...prepared.checkpoint, layout: LAYOUT });
 
@@ -1993,12 +1989,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
         }
         const { sort, sets, text } = write.entry;
         args.push('P', write.json, String(sort.size));
-        const sortOrds: Buffer[] = [];
-        for (const [field, key] of sort) {
-          const k = ord(key);
-          sortOrds.push(k);
-          args.push(parts.name(field), k);
-        }
+        for (const [field, key] of sort) args.push(parts.name(field), ord(key));
         let suffixes = 0;
         for (const values of sets.values()) suffixes += values.length;
         args.push(String(suffixes));
@@ -2011,8 +2002,8 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
           // A token never holds a space, so the script splits them again on spaces.
           args.push(parts.name(column), cesu8(lowered), cesu8(tokens.join(' ')));
         }
-        const partitions = partitionMembers(write.entry, parts, sortOrds);
-        args.push(String(partitions.length / 2), ...partitions);
+        args.push(String(write.entry.partitions.length));
+        for (const field of write.entry.partitions) args.push(parts.name(field));
       }
     }
     return args;
@@ -2139,11 +2130,13 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
           byIdCommand.piece('0').piecesThen([oid], h);
           // The entry's maps visited with forEach: no iterator or [name, value] pair per field.
           const s: Buffer[] = [];
+          const sortNames: string[] = [];
           const sortOrds: Buffer[] = [];
           sort.forEach((value, field) => {
             const f = parts.name(field);
             const k = ord(value);
             s.push(f, k);
+            sortNames.push(field);
             sortOrds.push(k);
             const sorted = keyOf('z:', f);
             const members = keyOf('k:', f);
@@ -2173,13 +2166,23 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
             if (byToken === undefined) postings.set(col, (byToken = new Map()));
             gatherTokens(lowered, h, byToken);
           });
-          const p = partitionMembers(write.entry, parts, sortOrds);
-          for (let i = 0; i < p.length; i += 2) {
-            const partition = keyOf('q:', p[i]!);
-            batch.command(partition, 'ZADD', partition, perDocument * 2).piece('0').piecesThen([p[i + 1]!, oid], h);
+          // Partition orders (see COMMIT's partitionOrders): per value of a partition field, in C:q:<field>:id and in
+          // C:q:<field>:<key> per sort key; the entry only names the fields.
+          const partitions: Buffer[] = [];
+          for (const field of write.entry.partitions) {
+            partitions.push(parts.name(field));
+            for (const value of sets.get(field) ?? []) {
+              const pv = ord(value);
+              const byId = keyOf('q:', parts.partitionSuffix(field, 'id'));
+              batch.command(byId, 'ZADD', byId, perDocument * 2).piece('0').piecesThen([pv, oid], h);
+              for (let i = 0; i < sortNames.length; i++) {
+                const partition = keyOf('q:', parts.partitionSuffix(field, sortNames[i]!));
+                batch.command(partition, 'ZADD', partition, perDocument * 2).piece('0').piecesThen([pv, sortOrds[i]!, oid], h);
+              }
+            }
           }
           // The entry COMMIT reads to unindex the document later (the table cmsgpack would pack).
-          entryList.push([h, packEntry([['p', p], ['t', t], ['s', s], ['x', x]])]);
+          entryList.push([h, packEntry([['P', partitions], ['t', t], ['s', s], ['x', x]])]);
         }
         const entriesCommand = batch.command(entries, 'HSET', entries, perDocument * 8);
         for (const [h, entry] of entryList) entriesCommand.integer(h).piece(entry);
