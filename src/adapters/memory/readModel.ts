@@ -908,7 +908,7 @@ class RowsById {
 
   /** Adds a row whose id is not in the table yet, once it holds its slot. */
   add(row: Row): void {
-    if ((this.size + 1) * 2 > this.table.length) this.resize(this.table.length * 2);
+    if ((this.size + 1) * 2 > this.table.length) this.grow(row);
     this.place(row.slot + 1, hashOf(row.id));
     this.size++;
   }
@@ -953,6 +953,18 @@ class RowsById {
     while (table[i] !== 0) i = (i + 1) & mask;
     table[i] = entry;
     tags[i] = hash >>> 24;
+  }
+
+  /**
+   * Doubles the table. Every row holding a slot but `adding` has an entry (a row leaves the table only on its way out
+   * of its slot), so the rows are placed in slot order: read in the order they were made, mostly next to each other in
+   * the heap, where the table's order reads them at random (the table doubles 14 times on the way to 100,000 rows).
+   */
+  private grow(adding: Row): void {
+    const length = this.table.length * 2;
+    this.table = new Int32Array(length);
+    this.tags = new Uint8Array(length);
+    for (const row of this.slots) if (row !== undefined && row !== adding) this.place(row.slot + 1, hashOf(row.id));
   }
 
   /** Rehashes the entries (not the slots: a row being deleted still holds its slot). */
