@@ -307,6 +307,29 @@ big('rows holding the same few values (shared between them) keep their own throu
   }
 });
 
+big('a bulk load counts each sort key over all its rows: deletes after it leave the rest ordered by the key', async () => {
+  const rm = createMemoryReadModel();
+  rm.beginBulkLoad!(['c']);
+  const writes: DocWrite[] = [];
+  // Two layouts share the sort key k; a third has none.
+  for (let id = 1; id <= 60; id++) {
+    const index = id % 3 === 0 ? { sets: { s: id % 2 } } : id % 3 === 1 ? { sort: { k: 100 - id } } : { sort: { k: 100 - id }, sets: { s: id % 2 } };
+    writes.push({ collection: 'c', id, doc: { id }, index });
+  }
+  await rm.commit({ writes, checkpoint: { name: 'p', position: 1, version: 1 } });
+  rm.endBulkLoad!();
+  const keyed = (await rm.query('c', { filters: [], order: { kind: 'field', field: 'k', direction: 'asc' }, offset: 0, limit: null })).items.map((d) => d.id);
+  assert.equal(keyed.length, 60);
+  // Deleting all but a few rows of each layout, one commit each, keeps the key's order for the rest.
+  let position = 1;
+  for (let id = 1; id <= 56; id++) await rm.commit({ writes: [{ collection: 'c', id, doc: null }], checkpoint: { name: 'p', position: ++position, version: 1 } });
+  const plan: QueryPlan = { filters: [{ kind: 'range', field: 'k', gt: 0 }], order: { kind: 'field', field: 'k', direction: 'asc' }, offset: 0, limit: null };
+  const got = await rm.query('c', plan);
+  assert.equal(idsOf(got), [59, 58]);
+  const members = await rm.query('c', { filters: [{ kind: 'any', field: 's', values: [0] }], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null });
+  assert.equal(idsOf(members), [60]);
+});
+
 big.run();
 
 

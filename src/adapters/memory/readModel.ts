@@ -1257,17 +1257,30 @@ class Collection {
     this.repartition(row, before, after);
   }
 
-  /** Builds every index of a bulk load from the rows (see `deferred`); the indexes must be empty. */
+  /**
+   * Builds every index of a bulk load from the rows (see `deferred`); the indexes must be empty. Rows of one layout
+   * share its names, so each set field's values are looked up once per layout (not once per value) and sort keys are
+   * counted per layout: a start-up replay indexes 300,000 rows here.
+   */
   indexAll(): void {
     if (!this.deferred) return;
     this.deferred = false;
+    const layouts = new Map<Layout, { rows: number; sets: (Map<Scalar, Members> | undefined)[] }>();
     for (const row of this.rows.values()) {
-      const { sortNames, setNames, setStarts, setEnds, partitions: declared } = row.layout;
+      const { setNames, setStarts, setEnds, partitions: declared } = row.layout;
+      let seen = layouts.get(row.layout);
+      if (seen === undefined) layouts.set(row.layout, (seen = { rows: 0, sets: [] }));
+      seen.rows++;
       const values = row.values;
-      for (let i = 0; i < sortNames.length; i++) this.countSortKey(sortNames[i]!, 1);
-      for (let i = 0; i < setNames.length; i++) for (let j = setStarts[i]!; j < setEnds[i]!; j++) this.joinSet(setNames[i]!, values[j]!, row);
-      for (const field of declared) for (const value of valuesIn(row, field)) this.countPartition(field, value, 1);
+      for (let i = 0; i < setNames.length; i++) {
+        for (let j = setStarts[i]!; j < setEnds[i]!; j++) this.join((seen.sets[i] ??= this.valuesOf(setNames[i]!)), values[j]!, row);
+      }
+      for (const field of declared) {
+        const i = setNames.indexOf(field);
+        if (i >= 0) for (let j = setStarts[i]!; j < setEnds[i]!; j++) this.countPartition(field, values[j]!, 1);
+      }
     }
+    for (const [layout, { rows }] of layouts) for (const field of layout.sortNames) this.countSortKey(field, rows);
   }
 
   /**
@@ -1384,8 +1397,17 @@ class Collection {
   }
 
   private joinSet(field: string, value: Scalar, row: Row): void {
+    this.join(this.valuesOf(field), value, row);
+  }
+
+  /** The members of each value of a set field (made when the field's first value joins). */
+  private valuesOf(field: string): Map<Scalar, Members> {
     let byValue = this.sets.get(field);
     if (byValue === undefined) this.sets.set(field, (byValue = new Map()));
+    return byValue;
+  }
+
+  private join(byValue: Map<Scalar, Members>, value: Scalar, row: Row): void {
     const members = byValue.get(value);
     if (members === undefined) byValue.set(value, row);
     else if (members instanceof Row) {
