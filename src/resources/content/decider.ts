@@ -5,6 +5,7 @@
 import type { Decider } from '../../core/commandHandler';
 import { restError } from '../../rest/errors';
 import { formatGmt, formatLocal, isBeforeYearOne, parseRestDate, parseRestDateGmt } from '../../text/dates';
+import { asInt32Column } from '../../core/columnBounds';
 import type { ContentEvent, PostFields, PostType } from './events';
 
 /** Writable input after schema validation; absent keys are left unchanged (update) or defaulted (create). */
@@ -271,6 +272,7 @@ function applyInput(base: PostFields, input: PostInput): PostFields {
     if (value !== undefined) (next as unknown as Record<string, unknown>)[key] = value;
   }
   if (meta) next.meta = { ...base.meta, ...meta } as PostFields['meta'];
+  if (rest.menu_order !== undefined) next.menu_order = asInt32Column(rest.menu_order);
   return next;
 }
 

@@ -7,6 +7,7 @@ import type { Decider } from '../../core/commandHandler';
 import { RestError, restError } from '../../rest/errors';
 import { sanitizeSlug } from '../../text/slug';
 import { withRecordedSlug } from './events';
+import { asInt32Column } from '../../core/columnBounds';
 import type { MenuEvent, MenuFields, MenuItemEvent, MenuItemFields } from './events';
 
 // --- menus ---------------------------------------------------------------------------------------------------
@@ -163,6 +164,7 @@ export const MENU_ITEM_DEFAULTS: MenuItemWritable = {
 export function mergeMenuItem<Base extends MenuItemWritable>(id: number, base: Base, input: MenuItemInput): Base {
   const next = { ...base, ...stripUndefined(input) } as Base;
   next.status = next.status === 'publish' ? 'publish' : 'draft';
+  next.menu_order = asInt32Column(next.menu_order);
   if (next.type === 'custom') {
     next.object = 'custom';
     next.object_id = id;
