@@ -251,6 +251,13 @@ export class Dispatcher {
       // Judging it could only build a refusal (an anonymous reader of a post would pay for the update and delete
       // rules and the validation of their args on every new URL).
       if (request.actor === null && endpoint.signedInOnly === true) continue;
+      // A read's own endpoint passed its rule before the handler ran, on these params and this memo, and the read
+      // changed nothing the rule looks at: judging it again gives the same verdict (a first touch of a post paid
+      // for its read rule twice).
+      if (safe && matched?.endpoint === endpoint) {
+        methods.push(...endpoint.methods);
+        continue;
+      }
       let params = matched?.endpoint === endpoint ? matched.params : undefined;
       if (!params) {
         // Judge the endpoint on the request as it would have validated it (its own defaults, not ours).
