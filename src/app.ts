@@ -265,7 +265,8 @@ function respond(ctx: Koa.Context, result: RestResult, fixedHeaders: readonly st
 function setHeader(headers: string[], name: string, value: string): void {
   const lower = name.toLowerCase();
   for (let i = 0; i < headers.length; i += 2) {
-    if (headers[i]!.toLowerCase() === lower) {
+    // Names are ASCII tokens: only one of the same length can be the same name (no lower-cased copy of the others).
+    if (headers[i]!.length === lower.length && headers[i]!.toLowerCase() === lower) {
       headers[i] = name;
       headers[i + 1] = String(value);
       return;

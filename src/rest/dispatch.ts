@@ -19,6 +19,8 @@ import type { Endpoint, HandlerContext, Method, RestRequest, RestResult, RouteDe
 interface CompiledRoute {
   definition: RouteDefinition;
   pattern: RegExp;
+  /** The lower-cased literal start of the path every match has (see literalPrefix). */
+  prefix: string;
 }
 
 export interface Matched {
@@ -52,6 +54,19 @@ interface ValidatedArgsKept {
 
 const noRoute = () => restError('rest_no_route', 'No route was found matching the URL and request method.', 404);
 
+/**
+ * The plain characters a route pattern starts with, lower-cased: a path the pattern matches starts with them in some
+ * case. Only ASCII letters, digits, `/`, `-` and `_` are taken (up to the first other character), since a
+ * case-insensitive pattern without the `u` flag matches an ASCII character only with one of the same letter.
+ */
+export function literalPrefix(path: string): string {
+  const match = /^[A-Za-z0-9/_-]*/.exec(path)![0];
+  // A quantifier or an alternation after the last plain character makes it optional.
+  const next = path.charAt(match.length);
+  const prefix = next === '?' || next === '*' || next === '{' || next === '|' ? match.slice(0, -1) : match;
+  return path.includes('|') ? '' : prefix.toLowerCase();
+}
+
 /** `(?P<id>[\d]+)` as WordPress writes it, compiled to a JavaScript named group, anchored, case-insensitive. */
 export function compileRoutePattern(path: string): RegExp {
   return new RegExp(`^${path.replace(/\(\?P</g, '(?<')}$`, 'i');
@@ -68,14 +83,17 @@ export class Dispatcher {
     readonly routes: readonly RouteDefinition[],
     private readonly options: { apiRoot: string },
   ) {
-    this.compiled = routes.map((definition) => ({ definition, pattern: compileRoutePattern(definition.path) }));
+    this.compiled = routes.map((definition) => ({ definition, pattern: compileRoutePattern(definition.path), prefix: literalPrefix(definition.path) }));
   }
 
   /** Finds the route whose pattern matches the path, and the endpoint serving the method (HEAD uses GET). */
   match(path: string, method: string): { route: RouteDefinition; captures: Record<string, string>; endpoint: Endpoint | null } | null {
     const wanted = (method === 'HEAD' ? 'GET' : method) as Method;
     let firstPathMatch: { route: RouteDefinition; captures: Record<string, string> } | null = null;
-    for (const { definition, pattern } of this.compiled) {
+    // Routes whose literal start the path lacks are passed over without running their pattern.
+    const lowerPath = path.toLowerCase();
+    for (const { definition, pattern, prefix } of this.compiled) {
+      if (!lowerPath.startsWith(prefix)) continue;
       const m = pattern.exec(path);
       if (!m) continue;
       const captures = { ...(m.groups ?? {}) };
