@@ -21,13 +21,11 @@ export interface ServeOptions {
 /**
  * How far V8 lets the old generation grow past what the last full collection kept alive, in percent. V8's own
  * factor follows the allocation rate, up to 4× on a machine with a large heap limit: seeding 100,000 posts over
- * HTTP left 771 MB of old space holding 227 MB of live objects. A limited factor costs more frequent full
- * collections (marked concurrently), and the old space settles at about that much over what is live: under steady
- * random reads of 100,000 posts, 1.5× a live ~96 MB at 50%; 25% took resident memory ~20 MB lower there, with
- * read and create CPU unchanged within the noise (docs/performance.md, "Resident memory after restart and reads
- * (stop 13)"; 50% before that, "Resident memory at 100,000 posts (stop 10)").
+ * HTTP left 771 MB of old space holding 227 MB of live objects. 50% costs more frequent full collections
+ * (marked concurrently) and leaves the heap at about 1.5× what is live (docs/performance.md, "Resident memory at
+ * 100,000 posts").
  */
-export const HEAP_GROWING_PERCENT = 25;
+export const HEAP_GROWING_PERCENT = 50;
 
 /**
  * Sets V8's heap growing factor for a long-running server, unless the node command line sets it
