@@ -1141,7 +1141,7 @@ function sanitizeUrl(input: string): string {
 }
 
 /** 2^63: PHP's integers are below it (and at or above its negation). */
-const PHP_INT_LIMIT = 2 ** 63;
+export const PHP_INT_LIMIT = 2 ** 63;
 
 /**
  * PHP's `(int)` of a numeric value, as WordPress sanitizes an integer argument. A numeric string that overflows to

@@ -4,6 +4,7 @@
  * them by then), and the out-of-range page error.
  */
 import { restError } from './errors';
+import { PHP_INT_LIMIT } from './args';
 import type { HandlerContext, RestResult } from './route';
 
 export interface Page {
@@ -22,6 +23,11 @@ export function pageCount({ total, perPage }: Page): number {
  */
 export function readModelOffset(offset: number): number {
   return Number.isNaN(offset) ? 0 : Math.min(Math.max(0, offset), Number.MAX_SAFE_INTEGER);
+}
+
+/** Whether a list's `offset` argument decides its window: WordPress pages by `page` when the offset is absent or 0. */
+export function offsetGiven(params: Record<string, unknown>): params is { offset: number } {
+  return typeof params.offset === 'number' && params.offset !== 0;
 }
 
 /** WordPress refuses a page beyond the last one, unless there is nothing at all. */
@@ -95,8 +101,8 @@ function appendParam(params: string[], key: string, value: unknown): void {
  * (src/rest/args.ts), which JavaScript holds as ±2^63: PHP writes its bounds.
  */
 function phpIntegerText(value: number): string {
-  if (value >= 2 ** 63) return '9223372036854775807';
-  if (value <= -(2 ** 63)) return '-9223372036854775808';
+  if (value >= PHP_INT_LIMIT) return '9223372036854775807';
+  if (value <= -PHP_INT_LIMIT) return '-9223372036854775808';
   return String(value);
 }
 

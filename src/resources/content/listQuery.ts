@@ -8,7 +8,7 @@ import { restError } from '../../rest/errors';
 import type { Filter, Order, QueryPlan } from '../../ports/readModel';
 import { formatLocal, parseRestDate } from '../../text/dates';
 import { localTimeKey } from '../../../projections/content';
-import { assertPageInRange, readModelOffset } from '../../rest/collection';
+import { assertPageInRange, offsetGiven, readModelOffset } from '../../rest/collection';
 import type { Page } from '../../rest/collection';
 import { sanitizeSlug } from '../../text/slug';
 import type { PostType } from './events';
@@ -280,11 +280,10 @@ export function listOrder(params: Record<string, any>, include: number[], slugs:
 export function listWindow(params: Record<string, any>): { offset: number; limit: number } {
   const perPage = params.per_page as number;
   const page = params.page as number;
-  const offset = offsetGiven(params) ? Math.abs(params.offset as number) : (Math.max(page, 1) - 1) * perPage;
+  const offset = offsetGiven(params) ? Math.abs(params.offset) : (Math.max(page, 1) - 1) * perPage;
   return { offset: readModelOffset(offset), limit: perPage };
 }
 
-const offsetGiven = (params: Record<string, any>) => typeof params.offset === 'number' && params.offset !== 0;
 
 /**
  * The paging a WP_Query list reports, given the read model's total and how many matches the page holds. WordPress

@@ -11,7 +11,7 @@ import { argsFromSchema, contextParam } from '../../rest/schema';
 import type { Context } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
-import { collectionResult, linkQuery, readModelOffset } from '../../rest/collection';
+import { collectionResult, linkQuery, offsetGiven, readModelOffset } from '../../rest/collection';
 import { created, ok } from '../../rest/route';
 import type { HandlerContext, RouteDefinition } from '../../rest/route';
 import type { Filter, Order } from '../../ports/readModel';
@@ -345,7 +345,7 @@ async function listMenus(site: Site, ctx: HandlerContext) {
   const p = ctx.params;
   const perPage = p.per_page as number;
   const page = p.page as number;
-  const offset = typeof p.offset === 'number' && p.offset !== 0 ? p.offset : (page - 1) * perPage;
+  const offset = offsetGiven(p) ? p.offset : (page - 1) * perPage;
   // As for flat taxonomies (menus are one): the offset's absolute value is skipped.
   const start = readModelOffset(Math.abs(offset));
   const filters: Filter[] = [];

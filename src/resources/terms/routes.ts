@@ -11,7 +11,7 @@ import { argsFromSchema, contextParam } from '../../rest/schema';
 import type { Context, ResourceSchema } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
-import { collectionResult, linkQuery, readModelOffset } from '../../rest/collection';
+import { collectionResult, linkQuery, offsetGiven, readModelOffset } from '../../rest/collection';
 import { created, ok } from '../../rest/route';
 import type { HandlerContext, RouteDefinition } from '../../rest/route';
 import type { Filter, Order } from '../../ports/readModel';
@@ -233,7 +233,7 @@ async function listTerms(site: Site, ctx: HandlerContext, tax: TaxonomyInfo, sch
   const page = p.page as number;
   // Only flat taxonomies take `offset`; 0 means "use the page". As get_terms, the matches skipped are the offset's
   // absolute value: page 0 (`page=1e400`, as PHP casts it) skips a page.
-  const offset = !tax.hierarchical && typeof p.offset === 'number' && p.offset !== 0 ? p.offset : (page - 1) * perPage;
+  const offset = !tax.hierarchical && offsetGiven(p) ? p.offset : (page - 1) * perPage;
   const start = readModelOffset(Math.abs(offset));
 
   const filters: Filter[] = [taxonomyFilter(tax.taxonomy)];

@@ -12,7 +12,7 @@ import { argsFromSchema, contextParam } from '../../rest/schema';
 import type { Context } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
-import { collectionResult, linkQuery, readModelOffset } from '../../rest/collection';
+import { collectionResult, linkQuery, offsetGiven, readModelOffset } from '../../rest/collection';
 import { allowEveryone, created, ok } from '../../rest/route';
 import type { HandlerContext, RouteDefinition } from '../../rest/route';
 import type { Filter, Order } from '../../ports/readModel';
@@ -316,7 +316,7 @@ async function listUsers(site: Site, ctx: HandlerContext) {
   const p = ctx.params;
   const actor = ctx.actor;
   const perPage = p.per_page as number;
-  const offset = typeof p.offset === 'number' && p.offset !== 0 ? p.offset : ((p.page as number) - 1) * perPage;
+  const offset = offsetGiven(p) ? p.offset : ((p.page as number) - 1) * perPage;
   const filters: Filter[] = [];
 
   const include = p.include as number[];
