@@ -12,7 +12,6 @@ import type { Site } from './site';
 import { buildDispatcher } from './api';
 import { authenticateRequest } from './access/authenticate';
 import { AUTHORIZE_PATH, serveAuthorizationPage } from './authorize/handler';
-import type { Actor } from './access/capabilities';
 import { RestError, restError } from './rest/errors';
 import { errorResult } from './rest/dispatch';
 import type { Dispatcher } from './rest/dispatch';
@@ -26,6 +25,9 @@ import { UPLOADS_PATH } from './resources/media/present';
 import { serveEmbedPage } from './resources/oembed/local';
 import { DEFAULT_RESPONSE_CACHE_LIMITS, createResponseCache } from './http/responseCache';
 import type { ResponseCache, WrittenAnswer } from './http/responseCache';
+import type { Authenticated } from './access/authenticate';
+import { isPromise } from './core/maybeAsync';
+import type { MaybeAsync } from './core/maybeAsync';
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 const OPERATIONAL_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -54,28 +56,46 @@ export function createApp(site: Site): App {
   if (responseCache) countCacheUse(site, responseCache);
 
   // Operational endpoints (/healthz, /readyz, /metrics) outside the API, the response cache, and request durations by route.
-  koa.use(async (ctx, next) => {
+  // The pages outside the API (authorization, uploads, embeds) and the API itself follow. One middleware, and no
+  // promise on the common path of an API read answered from memory (every step returns at once when it can).
+  koa.use((ctx) => {
     const started = performance.now();
-    if (OPERATIONAL_PATHS.has(ctx.path)) {
-      const answer = await operationalResponse(site, ctx.method, ctx.path);
-      if (answer) {
-        ctx.status = answer.status;
-        ctx.type = answer.type;
-        ctx.body = answer.body;
-        return;
-      }
-    }
-    if (responseCache?.serve(ctx.req, ctx.res)) {
-      ctx.respond = false;
-      site.metrics.observeRequest(ctx.method, ctx.path, ctx.res.statusCode, (performance.now() - started) / 1000);
-      return;
-    }
-    await next();
-    site.metrics.observeRequest(ctx.method, ctx.path, ctx.status, (performance.now() - started) / 1000);
+    const path = ctx.path;
+    if (OPERATIONAL_PATHS.has(path)) return serveOperational(ctx, started);
+    return served(ctx, started);
   });
 
-  koa.use(async (ctx) => {
-    if (ctx.path === authorizePath && (await serveAuthorizationPage(site, ctx))) return;
+  const observe = (ctx: Koa.Context, started: number, status: number) =>
+    site.metrics.observeRequest(ctx.method, ctx.path, status, (performance.now() - started) / 1000);
+
+  const serveOperational = async (ctx: Koa.Context, started: number): Promise<void> => {
+    const answer = await operationalResponse(site, ctx.method, ctx.path);
+    if (answer) {
+      ctx.status = answer.status;
+      ctx.type = answer.type;
+      ctx.body = answer.body;
+      return;
+    }
+    await served(ctx, started);
+  };
+
+  const served = (ctx: Koa.Context, started: number): MaybeAsync<void> => {
+    if (responseCache?.serve(ctx.req, ctx.res)) {
+      ctx.respond = false;
+      observe(ctx, started, ctx.res.statusCode);
+      return;
+    }
+    const path = ctx.path;
+    // Only these paths can be a page outside the API (serveEmbedPage answers only paths ending so).
+    const outside = path === authorizePath || path.startsWith(uploadsPrefix) || path.endsWith('/embed/');
+    const answered = outside ? serveOutside(ctx).then((done) => (done ? undefined : serveApi(ctx))) : serveApi(ctx);
+    if (isPromise(answered)) return answered.then(() => observe(ctx, started, ctx.status));
+    observe(ctx, started, ctx.status);
+  };
+
+  /** The authorization page, uploaded files and embed views; false when the request is none of them. */
+  const serveOutside = async (ctx: Koa.Context): Promise<boolean> => {
+    if (ctx.path === authorizePath && (await serveAuthorizationPage(site, ctx))) return true;
     // Uploaded files, read-only (src/resources/media/http.ts).
     const upload = ctx.path.startsWith(uploadsPrefix) ? await serveUpload(site, ctx.method, ctx.path) : null;
     if (upload) {
@@ -83,7 +103,7 @@ export function createApp(site: Site): App {
       ctx.type = upload.type;
       ctx.set('X-Content-Type-Options', 'nosniff');
       ctx.body = upload.body;
-      return;
+      return true;
     }
     // The embed view an oEmbed frame shows (src/resources/oembed/local.ts).
     const embed = await serveEmbedPage(site, ctx.method, ctx.path);
@@ -92,40 +112,55 @@ export function createApp(site: Site): App {
       ctx.type = embed.type;
       ctx.set(embed.headers);
       ctx.body = embed.body;
-      return;
+      return true;
     }
+    return false;
+  };
+
+  const serveApi = (ctx: Koa.Context): MaybeAsync<void> => {
     // Read before anything of the read model is: an answer is kept only if nothing changed while it was computed.
     const cacheVersion = responseCache?.admit(ctx.req) ?? null;
     const requestId = (ctx.get('x-request-id') || randomUUID()).slice(0, 100);
-    let result: RestResult;
-    let method = ctx.method;
-    let signedIn = false;
-    let jsonp: string | null = null;
-    try {
-      const rest = await toRestRequest(ctx, requestId, apiRootPath);
-      method = rest.method;
-      jsonp = jsonpCallback(rest.query);
+    // What the answer depends on besides the result, as far as the request got before any error.
+    const state: ApiState = { method: ctx.method, signedIn: false, jsonp: null };
+    const failed = (error: unknown): RestResult => {
+      if (error instanceof RestError) return errorResult(error);
+      console.error(`[${requestId}] ${ctx.method} ${ctx.url}`, error);
+      return errorResult(restError('internal_server_error', 'There has been a critical error on this site.', 500));
+    };
+    const authenticated = (rest: RestRequest, found: Authenticated | null): MaybeAsync<RestResult> => {
+      rest.actor = found?.actor ?? null;
+      state.signedIn = rest.actor !== null;
+      return dispatcher.answer(rest);
+    };
+    const parsed = (rest: RestRequest): MaybeAsync<RestResult | null> => {
+      state.method = rest.method;
+      state.jsonp = jsonpCallback(rest.query);
       const refusal = invalidJsonpCallback(rest.query);
       if (refusal) {
         respond(ctx, refusal, fixedHeaders, false, null);
-        return;
+        return null;
       }
-      const authenticated = await authenticateRequest(site, ctx, requestId);
-      const actor: Actor | null = authenticated?.actor ?? null;
-      signedIn = actor !== null;
-      result = await dispatcher.dispatch({ ...rest, actor });
+      const found = authenticateRequest(site, ctx, requestId);
+      return isPromise(found) ? found.then((actor) => authenticated(rest, actor)) : authenticated(rest, found);
+    };
+    const answer = (result: RestResult | null): void => {
+      if (result === null) return;
+      const written = respond(ctx, result, fixedHeaders, state.signedIn, state.jsonp);
+      if (cacheVersion !== null && state.method === 'GET' && !state.signedIn && result.cacheable === true && written.status === 200) {
+        responseCache!.keep(ctx.req, cacheVersion, written);
+      }
+    };
+    let result: MaybeAsync<RestResult | null>;
+    try {
+      const rest = toRestRequest(ctx, requestId, apiRootPath);
+      result = isPromise(rest) ? rest.then(parsed) : parsed(rest);
     } catch (error) {
-      if (error instanceof RestError) result = errorResult(error);
-      else {
-        console.error(`[${requestId}] ${ctx.method} ${ctx.url}`, error);
-        result = errorResult(restError('internal_server_error', 'There has been a critical error on this site.', 500));
-      }
+      result = failed(error);
     }
-    const answer = respond(ctx, result, fixedHeaders, signedIn, jsonp);
-    if (cacheVersion !== null && method === 'GET' && !signedIn && result.cacheable === true && answer.status === 200) {
-      responseCache!.keep(ctx.req, cacheVersion, answer);
-    }
-  });
+    if (isPromise(result)) return result.then(answer, (error: unknown) => answer(failed(error)));
+    answer(result);
+  };
 
   return { koa, dispatcher, responseCache, callback: () => koa.callback() };
 }
@@ -148,7 +183,18 @@ function countCacheUse(site: Site, cache: ResponseCache): void {
   });
 }
 
-async function toRestRequest(ctx: Koa.Context, requestId: string, apiRootPath: string): Promise<Omit<RestRequest, 'actor'>> {
+/** The method, signed-in state and JSONP callback an API answer is written with (see respond). */
+interface ApiState {
+  method: string;
+  signedIn: boolean;
+  jsonp: string | null;
+}
+
+/** The body of a GET or HEAD (never read). */
+const NO_BODY = Buffer.alloc(0);
+
+/** The RestRequest of an API request (its actor still null): at once for a GET or HEAD, once its body is read otherwise. */
+function toRestRequest(ctx: Koa.Context, requestId: string, apiRootPath: string): MaybeAsync<RestRequest> {
   const query = parseQuery(ctx.querystring);
   // Method override: `?_method=` or the header replace the real method, as WordPress allows.
   const override = (typeof query._method === 'string' ? query._method : '') || ctx.get('x-http-method-override');
@@ -157,8 +203,27 @@ async function toRestRequest(ctx: Koa.Context, requestId: string, apiRootPath: s
   if (apiRootPath !== '/' && path.startsWith(apiRootPath)) path = `/${path.slice(apiRootPath.length)}`;
   // `?rest_route=/core/v2/posts` addresses a route without pretty URLs.
   if (typeof query.rest_route === 'string' && (path === '/' || path === '')) path = query.rest_route;
+  const request: RestRequest = {
+    method,
+    path,
+    query,
+    rawQuery: ctx.querystring,
+    json: null,
+    form: null,
+    invalidJson: false,
+    rawBody: NO_BODY,
+    files: undefined,
+    headers: ctx.headers as Record<string, string | string[] | undefined>,
+    requestId,
+    ip: ctx.ip,
+    actor: null,
+  };
+  return ctx.method === 'GET' || ctx.method === 'HEAD' ? request : withBody(ctx, request);
+}
 
-  const rawBody = ctx.method === 'GET' || ctx.method === 'HEAD' ? Buffer.alloc(0) : await readBody(ctx);
+/** The request with its body read and parsed. */
+async function withBody(ctx: Koa.Context, request: RestRequest): Promise<RestRequest> {
+  const rawBody = await readBody(ctx);
   const type = (ctx.get('content-type') || '').toLowerCase();
   let json: Record<string, unknown> | null = null;
   let form: Record<string, unknown> | null = null;
@@ -184,20 +249,12 @@ async function toRestRequest(ctx: Koa.Context, requestId: string, apiRootPath: s
       files = parsed.files;
     }
   }
-  return {
-    method,
-    path,
-    query,
-    rawQuery: ctx.querystring,
-    json,
-    form,
-    invalidJson,
-    rawBody,
-    files,
-    headers: ctx.headers as Record<string, string | string[] | undefined>,
-    requestId,
-    ip: ctx.ip,
-  };
+  request.json = json;
+  request.form = form;
+  request.invalidJson = invalidJson;
+  request.rawBody = rawBody;
+  request.files = files;
+  return request;
 }
 
 async function readBody(ctx: Koa.Context): Promise<Buffer> {

@@ -21,6 +21,7 @@ import { Projector } from './projection/runner';
 import { ProjectorService } from './projection/service';
 import { CHANGING, ReadModelVersion } from './projection/readModelVersion';
 import { cacheDocuments } from './projection/documentCache';
+import type { MaybeAsync } from './core/maybeAsync';
 import type { AppliedProgress, Lease } from './projection/service';
 import type { Projection } from './projection/projection';
 import { collectProjectorLag, createSiteMetrics, timedStore } from './metrics/siteMetrics';
@@ -100,9 +101,10 @@ export interface Site {
   /**
    * Whether the projection has applied less of the log than the applied position, which leaves out only projections
    * being rebuilt: its documents are then from before the rebuild (src/projection/written.ts, readCurrent). Known per
-   * read-model version, so it costs a look at the applied position and the checkpoint once per change.
+   * read-model version, so it costs a look at the applied position and the checkpoint once per change (and is
+   * given at once, without a promise, while the version stands).
    */
-  projectionBehind(name: string): Promise<boolean>;
+  projectionBehind(name: string): MaybeAsync<boolean>;
   /** Metadata for an event appended on behalf of `userId` while serving `requestId`. */
   metadata(userId: number | null, requestId: string): EventMetadata;
   /** Waits until the read model reflects `position` (bounded), so a write's answer can be read back at once. */
@@ -250,18 +252,22 @@ function watchOtherProcesses(coordination: Coordination | undefined, version: Re
  * `compute` memoised per read-model version: an answer is kept only if the version neither moved nor read as changing
  * while it was computed (as src/projection/documentCache.ts keeps documents), and all are dropped when it moves on.
  */
-function knownPerVersion<T>(version: ReadModelVersion, compute: (key: string) => Promise<T>): (key: string) => Promise<T> {
+function knownPerVersion<T>(version: ReadModelVersion, compute: (key: string) => Promise<T>): (key: string) => MaybeAsync<T> {
   let keptAt = Number.NaN;
   const kept = new Map<string, T>();
-  return async (key) => {
+  const computed = async (key: string, at: number): Promise<T> => {
+    const value = await compute(key);
+    if (at !== CHANGING && version.current() === at && keptAt === at) kept.set(key, value);
+    return value;
+  };
+  return (key) => {
     const at = version.current();
     if (at !== keptAt) {
       kept.clear();
       keptAt = at;
     }
+    // A kept answer is given at once.
     if (at !== CHANGING && kept.has(key)) return kept.get(key)!;
-    const value = await compute(key);
-    if (at !== CHANGING && version.current() === at && keptAt === at) kept.set(key, value);
-    return value;
+    return computed(key, at);
   };
 }

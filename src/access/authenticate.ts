@@ -15,6 +15,7 @@ import { RestError, restError } from '../rest/errors';
 import type { UserDoc } from '../../projections/users';
 import { recordApplicationPasswordUse } from '../resources/users/operations';
 import { USAGE_RECORD_INTERVAL_MS } from '../resources/users/decider';
+import type { MaybeAsync } from '../core/maybeAsync';
 
 export interface Authenticated {
   actor: Actor;
@@ -112,10 +113,21 @@ export interface HttpExchange {
  * Authenticates a request as the app does it: throttled (429 with Retry-After, before any password is
  * checked), then HTTP Basic, then the password's use recorded in the background.
  */
-export async function authenticateRequest(site: Site, http: HttpExchange, requestId: string): Promise<Authenticated | null> {
+export function authenticateRequest(site: Site, http: HttpExchange, requestId: string): MaybeAsync<Authenticated | null> {
   const authorization = http.get('authorization') || undefined;
   const credentials = parseBasic(authorization);
+  // Anonymous: known at once.
   if (!credentials) return null;
+  return authenticateCredentials(site, http, requestId, authorization, credentials);
+}
+
+async function authenticateCredentials(
+  site: Site,
+  http: HttpExchange,
+  requestId: string,
+  authorization: string | undefined,
+  credentials: { name: string; password: string },
+): Promise<Authenticated | null> {
   const address = clientAddress(http.ip);
   const throttle = throttleFor(site);
   const waitMs = throttle.retryAfterMs(credentials.name, address);

@@ -188,6 +188,11 @@ export interface GenerationalReadModel {
 
 export interface ReadModel {
   get(collection: string, id: DocId): Promise<Doc | null>;
+  /**
+   * What `get` would give, at once, when the adapter has it at hand without waiting (in process; a kept document);
+   * undefined when it would have to wait for it. Optional: without it every read waits for `get`.
+   */
+  peek?(collection: string, id: DocId): Doc | null | undefined;
   getMany(collection: string, ids: readonly DocId[]): Promise<(Doc | null)[]>;
   query(collection: string, plan: QueryPlan): Promise<QueryResult>;
   /**

@@ -23,7 +23,7 @@ const ADMISSION_WINDOW = 8_192;
 const keyOf = (collection: string, id: DocId) => `${typeof id === 'number' ? 'n' : 's'}${id}\u0000${collection}`;
 
 /**
- * `readModel` with `get` and `getMany` answered from documents fetched at the current version, bounded to `entries`
+ * `readModel` with `get`, `getMany` and `peek` answered from documents fetched at the current version, bounded to `entries`
  * (oldest out first; once full, a document joins only on its second read within the admission window, so reads at
  * random over a larger site do not churn it). Everything else is the read model's own.
  */
@@ -52,6 +52,9 @@ export function cacheDocuments(readModel: ReadModel, version: ReadModelVersion, 
     }
     map.set(key, doc);
   };
+
+  /** A document kept at the current version, at once; undefined when not kept (or while a change is applied). */
+  const peek = (collection: string, id: DocId): Doc | null | undefined => current()?.get(keyOf(collection, id));
 
   const get = async (collection: string, id: DocId): Promise<Doc | null> => {
     const key = keyOf(collection, id);
@@ -86,6 +89,8 @@ export function cacheDocuments(readModel: ReadModel, version: ReadModelVersion, 
   ]);
   return new Proxy(readModel, {
     get(target, property) {
+      // Its own first: `peek` is this cache's, whether or not the read model has one.
+      if (property === 'peek') return peek;
       const value: unknown = Reflect.get(target, property, target);
       if (typeof value !== 'function') return value;
       let method = bound.get(property);

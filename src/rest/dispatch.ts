@@ -15,6 +15,8 @@ import { parseQuery } from './query';
 import { RestError, authorizationStatus, restError } from './errors';
 import { jsonErrorOf } from './jsonErrors';
 import type { Endpoint, HandlerContext, Method, RestRequest, RestResult, RouteDefinition } from './route';
+import { isPromise } from '../core/maybeAsync';
+import type { MaybeAsync } from '../core/maybeAsync';
 
 interface CompiledRoute {
   definition: RouteDefinition;
@@ -104,8 +106,8 @@ export class Dispatcher {
     return firstPathMatch ? { ...firstPathMatch, endpoint: null } : null;
   }
 
-  /** Everything before the handler: matching, parsing, validation and permission. */
-  async prepare(request: RestRequest): Promise<Prepared | RestError> {
+  /** Everything before the handler: matching, parsing, validation and permission (at once when the rule is). */
+  prepare(request: RestRequest): MaybeAsync<Prepared | RestError> {
     const found = this.match(normalisePath(request.path), request.method);
     if (!found || !found.endpoint) return noRoute();
     if (request.invalidJson) {
@@ -118,26 +120,40 @@ export class Dispatcher {
     if ('error' in validated) return validated.error;
     const params = { ...input, ...validated.values };
     const ctx: HandlerContext = { request, params, actor: request.actor, memo: new Map() };
-    const allowed = await this.permit(endpoint, ctx);
-    if (allowed !== true) return allowed;
-    return { matched: { route, endpoint, captures }, ctx, input };
+    const allowed = this.permit(endpoint, ctx);
+    const prepared: Prepared = { matched: { route, endpoint, captures }, ctx, input };
+    if (isPromise(allowed)) return allowed.then((verdict) => (verdict === true ? prepared : verdict));
+    return allowed === true ? prepared : allowed;
   }
 
-  /** Runs a prepared request's handler, turning thrown RestErrors into error results. */
-  async execute(prepared: Prepared): Promise<RestResult> {
-    let result: RestResult;
+  /** Runs a prepared request's handler, turning thrown RestErrors into error results (at once when the handler answers so). */
+  execute(prepared: Prepared): MaybeAsync<RestResult> {
+    let result: MaybeAsync<RestResult>;
     try {
-      result = await prepared.matched.endpoint.handle(prepared.ctx);
+      result = prepared.matched.endpoint.handle(prepared.ctx);
     } catch (error) {
       if (!(error instanceof RestError)) throw error;
       result = errorResult(error);
     }
+    if (isPromise(result)) {
+      return result.then(
+        (answered) => this.executed(prepared, answered),
+        (error: unknown) => {
+          if (!(error instanceof RestError)) throw error;
+          return this.executed(prepared, errorResult(error));
+        },
+      );
+    }
+    return this.executed(prepared, result);
+  }
+
+  private executed(prepared: Prepared, result: RestResult): MaybeAsync<RestResult> {
     const { route, endpoint } = prepared.matched;
     return this.withAllow(result, route, prepared.input, prepared.ctx.request, { endpoint, params: prepared.ctx.params, memo: prepared.ctx.memo });
   }
 
   /** A request refused before its handler. Once a route matched, WordPress still says which methods are allowed. */
-  async refused(request: RestRequest, error: RestError): Promise<RestResult> {
+  refused(request: RestRequest, error: RestError): MaybeAsync<RestResult> {
     const result = errorResult(error);
     const found = this.match(normalisePath(request.path), request.method);
     if (!found?.endpoint) return result;
@@ -151,14 +167,34 @@ export class Dispatcher {
    * every endpoint an `_embed` asked (the response-shaping globals are pure functions of the URL).
    */
   async dispatch(request: RestRequest, options: { embed?: boolean } = {}): Promise<RestResult> {
+    return this.answer(request, options);
+  }
+
+  /** `dispatch`, at once when no step had to wait (a read answered from memory), else a promise of it. */
+  answer(request: RestRequest, options: { embed?: boolean } = {}): MaybeAsync<RestResult> {
     if (request.method === 'OPTIONS') return this.options_(request);
-    const prepared = await this.prepare(request);
-    let result = prepared instanceof RestError ? await this.refused(request, prepared) : await this.execute(prepared);
+    const prepared = this.prepare(request);
+    if (isPromise(prepared)) return prepared.then((ready) => this.answerPrepared(request, ready, options));
+    return this.answerPrepared(request, prepared, options);
+  }
+
+  private answerPrepared(request: RestRequest, prepared: Prepared | RestError, options: { embed?: boolean }): MaybeAsync<RestResult> {
+    const result = prepared instanceof RestError ? this.refused(request, prepared) : this.execute(prepared);
+    if (isPromise(result)) return result.then((answered) => this.shaped(request, prepared, answered, options));
+    return this.shaped(request, prepared, result, options);
+  }
+
+  /** The response-shaping globals applied to an answer; waits only for an `_embed`. */
+  private shaped(request: RestRequest, prepared: Prepared | RestError, result: RestResult, options: { embed?: boolean }): MaybeAsync<RestResult> {
     const tally: EmbedTally = { cacheable: !(prepared instanceof RestError) && prepared.matched.endpoint.cacheable === true && result.cacheable !== false };
     const isError = result.status >= 400;
     if (!isError && options.embed !== false && request.query._embed !== undefined) {
-      result = { ...result, body: await this.embed(result.body, request, tally) };
+      return this.embed(result.body, request, tally).then((body) => this.finished(request, { ...result, body }, tally, isError));
     }
+    return this.finished(request, result, tally, isError);
+  }
+
+  private finished(request: RestRequest, result: RestResult, tally: EmbedTally, isError: boolean): RestResult {
     if (!isError && request.query._fields !== undefined) {
       result = { ...result, body: applyFields(result.body, fieldList(request.query._fields)) };
     }
@@ -185,7 +221,7 @@ export class Dispatcher {
       const validated = validateArgs(endpoint.args, input, { request });
       const params = 'error' in validated ? input : { ...input, ...validated.values };
       const ctx: HandlerContext = { request, params, actor: request.actor, memo };
-      if ((await this.permit(endpoint, ctx).catch(() => false)) === true) methods.push(...endpoint.methods);
+      if ((await this.permitOrFalse(endpoint, ctx)) === true) methods.push(...endpoint.methods);
     }
     return { status: 200, body, headers: { Allow: methods.join(', ') } };
   }
@@ -225,28 +261,47 @@ export class Dispatcher {
     return reusable;
   }
 
-  private async permit(endpoint: Endpoint, ctx: HandlerContext): Promise<true | RestError> {
-    let verdict: boolean | RestError;
+  /** The endpoint's rule on the request: true, or the refusal. At once when the rule answers at once. */
+  private permit(endpoint: Endpoint, ctx: HandlerContext): MaybeAsync<true | RestError> {
+    let verdict: MaybeAsync<boolean | RestError>;
     try {
-      verdict = await endpoint.permission(ctx);
+      verdict = endpoint.permission(ctx);
     } catch (error) {
       if (error instanceof RestError) return error;
       throw error;
     }
-    if (verdict === true) return true;
-    if (verdict instanceof RestError) return verdict;
-    return restError('rest_forbidden', 'Sorry, you are not allowed to do that.', authorizationStatus(ctx.actor?.id ?? null));
+    if (isPromise(verdict)) {
+      return verdict.then(
+        (judged) => verdictOf(judged, ctx),
+        (error: unknown) => {
+          if (error instanceof RestError) return error;
+          throw error;
+        },
+      );
+    }
+    return verdictOf(verdict, ctx);
   }
 
-  private async withAllow(
+  /** Whether the rule lets the request through; any refusal or failure of the rule is a no. */
+  private permitOrFalse(endpoint: Endpoint, ctx: HandlerContext): MaybeAsync<boolean> {
+    let verdict: MaybeAsync<true | RestError>;
+    try {
+      verdict = this.permit(endpoint, ctx);
+    } catch {
+      return false;
+    }
+    return isPromise(verdict) ? verdict.then((judged) => judged === true, () => false) : verdict === true;
+  }
+
+  private withAllow(
     result: RestResult,
     route: RouteDefinition,
     input: Record<string, unknown>,
     request: RestRequest,
     matched?: { endpoint: Endpoint; params: Record<string, any>; memo?: Map<string, unknown> },
-  ): Promise<RestResult> {
-    const allow = await this.allowHeader(route, input, request, matched);
-    return allow === '' ? result : { ...result, headers: { ...(result.headers ?? {}), Allow: allow } };
+  ): MaybeAsync<RestResult> {
+    const allow = this.allowHeader(route, input, request, matched);
+    return isPromise(allow) ? allow.then((header) => withAllowHeader(result, header)) : withAllowHeader(result, allow);
   }
 
   /**
@@ -254,18 +309,36 @@ export class Dispatcher {
    * included, judged once the request was answered (so an item just deleted allows nothing, and the header is
    * left out). Errors after routing get it too.
    */
-  private async allowHeader(
+  private allowHeader(
     route: RouteDefinition,
     input: Record<string, unknown>,
     request: RestRequest,
     matched?: { endpoint: Endpoint; params: Record<string, any>; memo?: Map<string, unknown> },
-  ): Promise<string> {
-    const methods: string[] = [];
+  ): MaybeAsync<string> {
     // A fresh memo after a write: the handler may have changed what the rules look at. A read changed
     // nothing, so the rules reuse what the request already loaded (on Redis, the item's round trip).
     const safe = request.method === 'GET' || request.method === 'HEAD';
     const memo = safe && matched?.memo ? matched.memo : new Map<string, unknown>();
-    for (const endpoint of route.endpoints) {
+    return this.allowFrom(0, [], route, input, request, safe, memo, matched);
+  }
+
+  /**
+   * The methods allowed, from the route's `from`th endpoint on, added to `methods`: endpoint after endpoint, in
+   * order, at once as long as each rule answers at once; after one that waits, the rest after it.
+   */
+  private allowFrom(
+    from: number,
+    methods: string[],
+    route: RouteDefinition,
+    input: Record<string, unknown>,
+    request: RestRequest,
+    safe: boolean,
+    memo: Map<string, unknown>,
+    matched?: { endpoint: Endpoint; params: Record<string, any>; memo?: Map<string, unknown> },
+  ): MaybeAsync<string> {
+    const endpoints = route.endpoints;
+    for (let i = from; i < endpoints.length; i++) {
+      const endpoint = endpoints[i]!;
       // Judging it could only build a refusal (an anonymous reader of a post would pay for the update and delete
       // rules and the validation of their args on every new URL).
       if (request.actor === null && endpoint.signedInOnly === true) continue;
@@ -283,8 +356,14 @@ export class Dispatcher {
         params = 'error' in validated ? input : { ...input, ...validated.values };
       }
       const ctx: HandlerContext = { request, params, actor: request.actor, memo };
-      const verdict = await this.permit(endpoint, ctx).catch(() => false);
-      if (verdict === true) methods.push(...endpoint.methods);
+      const verdict = this.permitOrFalse(endpoint, ctx);
+      if (isPromise(verdict)) {
+        return verdict.then((allowed) => {
+          if (allowed) methods.push(...endpoint.methods);
+          return this.allowFrom(i + 1, methods, route, input, request, safe, memo, matched);
+        });
+      }
+      if (verdict) methods.push(...endpoint.methods);
     }
     return methods.join(', ');
   }
@@ -377,6 +456,15 @@ interface EmbedTally {
 export function phpMap<T extends Record<string, unknown>>(map: T): T | [] {
   return Object.keys(map).length === 0 ? [] : map;
 }
+
+function verdictOf(verdict: boolean | RestError, ctx: HandlerContext): true | RestError {
+  if (verdict === true) return true;
+  if (verdict instanceof RestError) return verdict;
+  return restError('rest_forbidden', 'Sorry, you are not allowed to do that.', authorizationStatus(ctx.actor?.id ?? null));
+}
+
+const withAllowHeader = (result: RestResult, allow: string): RestResult =>
+  allow === '' ? result : { ...result, headers: { ...(result.headers ?? {}), Allow: allow } };
 
 export function errorResult(error: RestError): RestResult {
   return { status: error.status, body: error.toJSON(), headers: {} };

@@ -36,6 +36,53 @@ test('Allow: a write\'s own endpoint is judged again once it was answered', asyn
   assert.equal(judged, { GET: 1, DELETE: 2 });
 });
 
+test('answer: at once when every rule and the handler answer at once, a promise of the same answer otherwise', async () => {
+  const route = (waits: boolean): RouteDefinition => ({
+    namespace: 'test/v1',
+    path: '/test/v1/things/(?P<id>[\\d]+)',
+    endpoints: [
+      { methods: ['GET'], args: {}, permission: () => (waits ? Promise.resolve(true) : true), handle: () => ({ status: 200, body: { read: true } }) },
+      { methods: ['DELETE'], args: {}, permission: () => true, handle: () => ({ status: 200, body: null }) },
+    ],
+  });
+  const now = new Dispatcher([route(false)], { apiRoot: 'http://example.test/' }).answer(request('GET'));
+  assert.not.instance(now, Promise);
+  const later = new Dispatcher([route(true)], { apiRoot: 'http://example.test/' }).answer(request('GET'));
+  assert.instance(later, Promise);
+  assert.equal(await later, now);
+  assert.equal(now, { status: 200, body: { read: true }, headers: { Allow: 'GET, DELETE' } });
+});
+
+test('Allow: endpoints judged in order, those after a rule that waits too; a rule that throws allows nothing', async () => {
+  const order: string[] = [];
+  const judge = (name: string, verdict: () => unknown) => () => {
+    order.push(name);
+    return verdict() as boolean;
+  };
+  const handle = () => ({ status: 200, body: null });
+  const route: RouteDefinition = {
+    namespace: 'test/v1',
+    path: '/test/v1/things/(?P<id>[\\d]+)',
+    endpoints: [
+      { methods: ['GET'], args: {}, permission: judge('GET', () => true), handle },
+      { methods: ['POST'], args: {}, permission: judge('POST', () => new Promise((resolve) => setTimeout(() => resolve(true), 5))), handle },
+      {
+        methods: ['PUT'],
+        args: {},
+        permission: judge('PUT', () => {
+          throw new Error('broken rule');
+        }),
+        handle,
+      },
+      { methods: ['PATCH'], args: {}, permission: judge('PATCH', () => Promise.reject(new Error('broken rule'))), handle },
+      { methods: ['DELETE'], args: {}, permission: judge('DELETE', () => true), handle },
+    ],
+  };
+  const result = await new Dispatcher([route], { apiRoot: 'http://example.test/' }).answer(request('GET'));
+  assert.is(result.headers?.Allow, 'GET, POST, DELETE');
+  assert.equal(order, ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+});
+
 test('literalPrefix: the plain start of a pattern, lower-cased, without an optional last character or alternation', () => {
   assert.is(literalPrefix('/core/v2/posts/(?P<id>[\\d]+)'), '/core/v2/posts/');
   assert.is(literalPrefix('/core/v2/Users/me'), '/core/v2/users/me');

@@ -71,6 +71,25 @@ test('a document read again at the same version is the same object, not asked fo
   assert.equal(asked, ['notes:1', 'notes:2', 'notes:1', 'others:1']);
 });
 
+test('peek: a kept document at once, nothing for one not kept or after a change', async () => {
+  const { cached, version, asked, put } = setUp();
+  await put(1, 'one');
+  // Not kept yet: the read model is not asked (it would have to be waited for).
+  assert.is(cached.peek!('notes', 1), undefined);
+  assert.equal(asked, []);
+  const read = await cached.get('notes', 1);
+  assert.ok(cached.peek!('notes', 1) === read);
+  assert.is(await cached.get('notes', 2), null);
+  assert.is(cached.peek!('notes', 2), null, 'a missing document is kept as missing');
+  assert.is(cached.peek!('notes', '1'), undefined);
+  await put(1, 'uno');
+  assert.is(cached.peek!('notes', 1), undefined, 'emptied by the commit');
+  assert.is(text(await cached.get('notes', 1)), 'uno');
+  version.changed();
+  assert.is(cached.peek!('notes', 1), undefined, 'emptied by a change');
+  assert.equal(asked, ['notes:1', 'notes:2', 'notes:1']);
+});
+
 test('a change (a commit, a settled write, a notice) empties it', async () => {
   const { cached, version, asked, put } = setUp();
   await put(1, 'one');

@@ -2385,6 +2385,8 @@ export function createMemoryReadModel(options: MemoryReadModelOptions = {}): Mem
       return lookup(collection, id);
     },
 
+    peek: lookup,
+
     async getMany(collection, ids) {
       return ids.map((id) => lookup(collection, id));
     },

@@ -14,7 +14,9 @@ import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
 import { collectionResult, linkQuery } from '../../rest/collection';
 import { created, ok, uncacheable } from '../../rest/route';
-import type { HandlerContext, RestRequest, RouteDefinition } from '../../rest/route';
+import type { HandlerContext, RestRequest, RestResult, RouteDefinition } from '../../rest/route';
+import { isPromise } from '../../core/maybeAsync';
+import type { MaybeAsync } from '../../core/maybeAsync';
 import type { ContentDoc } from '../../../projections/content';
 import { contentActionLinks } from './schema';
 import { anyStatuses, buildListPlan, contentListArgs, listPaging, listStatuses } from './listQuery';
@@ -33,6 +35,8 @@ interface TypeInfo {
   restBase: string;
   /** How the live items of this type are shown (shared with the restore route). */
   presenter: ContentPresenter;
+  /** Where a request's memo keeps the item it addresses (see loadDoc). */
+  docKey: string;
 }
 
 export interface ContentRouteDeps {
@@ -50,7 +54,7 @@ export interface ContentRouteDeps {
 export function contentRoutes(site: Site, presenter: ContentPresenter, deps: ContentRouteDeps): RouteDefinition[] {
   const { postType, schema } = presenter;
   const plural = postType === 'page' ? 'pages' : 'posts';
-  const type: TypeInfo = { postType, plural, caps: postTypeCaps(plural), restBase: presenter.restBase, presenter };
+  const type: TypeInfo = { postType, plural, caps: postTypeCaps(plural), restBase: presenter.restBase, presenter, docKey: `doc:${postType}` };
   const writeArgs = (kind: 'create' | 'update') => withTemplateCheck(argsFromSchema(schema, kind), kind);
   const strictTemplateArg = writeArgs('create').template!;
   const shownSchema = publicSchema(schema, contentActionLinks(postType, site.apiRoot));
@@ -109,14 +113,9 @@ export function contentRoutes(site: Site, presenter: ContentPresenter, deps: Con
           allowBatch: true,
           cacheable: true,
           permission: (ctx) => readPermission(site, ctx, type),
-          handle: async (ctx) => {
-            const doc = (await loadDoc(site, ctx, type))!;
-            // Time travel (an extension): the item folded from its stream up to `as_of` (read from the log: not cached).
-            if (ctx.params.as_of !== undefined) return uncacheable(await itemAsOf(site, ctx, doc, schema));
-            const context = ctx.params.context as 'view' | 'edit' | 'embed';
-            const accepted = passwordAccepted(ctx, type, doc);
-            const item = await presenter.present(ctx, doc, context, accepted);
-            return ok(item, { Link: `<${item.link ?? ''}>; rel="alternate"; type=text/html` });
+          handle: (ctx) => {
+            const loaded = loadDoc(site, ctx, type);
+            return isPromise(loaded) ? loaded.then((doc) => readItem(site, ctx, type, schema, doc!)) : readItem(site, ctx, type, schema, loaded!);
           },
         },
         {
@@ -200,8 +199,24 @@ function createPermission(ctx: HandlerContext, type: TypeInfo): true | RestError
   return true;
 }
 
-async function readPermission(site: Site, ctx: HandlerContext, type: TypeInfo): Promise<boolean | RestError> {
-  const doc = await loadDoc(site, ctx, type);
+/** The item read (its rule passed): at once when the item presents without waiting. */
+function readItem(site: Site, ctx: HandlerContext, type: TypeInfo, schema: ContentPresenter['schema'], doc: ContentDoc): MaybeAsync<RestResult> {
+  // Time travel (an extension): the item folded from its stream up to `as_of` (read from the log: not cached).
+  if (ctx.params.as_of !== undefined) return itemAsOf(site, ctx, doc, schema).then(uncacheable);
+  const context = ctx.params.context as 'view' | 'edit' | 'embed';
+  const accepted = passwordAccepted(ctx, type, doc);
+  const item = type.presenter.present(ctx, doc, context, accepted);
+  return isPromise(item) ? item.then(readResult) : readResult(item);
+}
+
+const readResult = (item: Record<string, unknown>): RestResult => ok(item, { Link: `<${(item.link as string | undefined) ?? ''}>; rel="alternate"; type=text/html` });
+
+function readPermission(site: Site, ctx: HandlerContext, type: TypeInfo): MaybeAsync<boolean | RestError> {
+  const loaded = loadDoc(site, ctx, type);
+  return isPromise(loaded) ? loaded.then((doc) => judgeRead(ctx, type, doc)) : judgeRead(ctx, type, loaded);
+}
+
+function judgeRead(ctx: HandlerContext, type: TypeInfo, doc: ContentDoc | null): boolean | RestError {
   if (!doc) return invalidId();
   const status = authorizationStatus(ctx.actor?.id ?? null);
   if (ctx.params.context === 'edit' && !canEditItem(ctx.actor, type.caps, owned(doc))) {
@@ -361,13 +376,20 @@ const invalidId = () => restError('rest_post_invalid_id', 'Invalid post ID.', 40
 const owned = (doc: ContentDoc) => ({ author: doc.author, status: doc.status, trashedFrom: doc.trashed_from });
 
 /** The item addressed by `{id}`, loaded once per request (also while content rebuilds); null when absent or of another type. */
-async function loadDoc(site: Site, ctx: HandlerContext, type: TypeInfo): Promise<ContentDoc | null> {
-  const key = `doc:${type.postType}`;
-  if (!ctx.memo.has(key)) {
-    const id = Number(ctx.params.id);
-    ctx.memo.set(key, Number.isInteger(id) && id > 0 ? await currentItem(site, type.postType, id) : null);
+function loadDoc(site: Site, ctx: HandlerContext, type: TypeInfo): MaybeAsync<ContentDoc | null> {
+  const key = type.docKey;
+  const memo = ctx.memo;
+  if (memo.has(key)) return memo.get(key) as ContentDoc | null;
+  const id = Number(ctx.params.id);
+  const found = Number.isInteger(id) && id > 0 ? currentItem(site, type.postType, id) : null;
+  if (!isPromise(found)) {
+    memo.set(key, found);
+    return found;
   }
-  return ctx.memo.get(key) as ContentDoc | null;
+  return found.then((doc) => {
+    memo.set(key, doc);
+    return doc;
+  });
 }
 
 function passwordAccepted(ctx: HandlerContext, type: TypeInfo, doc: ContentDoc): boolean {
