@@ -19,7 +19,7 @@ import { IdSequence } from './core/ids';
 import { NameClaims } from './core/claims';
 import { Projector } from './projection/runner';
 import { ProjectorService } from './projection/service';
-import { CHANGING, ReadModelVersion } from './projection/readModelVersion';
+import { PerVersion, ReadModelVersion } from './projection/readModelVersion';
 import { cacheDocuments } from './projection/documentCache';
 import type { MaybeAsync } from './core/maybeAsync';
 import type { AppliedProgress, Lease } from './projection/service';
@@ -248,26 +248,18 @@ function watchOtherProcesses(coordination: Coordination | undefined, version: Re
   };
 }
 
-/**
- * `compute` memoised per read-model version: an answer is kept only if the version neither moved nor read as changing
- * while it was computed (as src/projection/documentCache.ts keeps documents), and all are dropped when it moves on.
- */
+/** `compute` memoised per read-model version (PerVersion); a kept answer is given at once, without a promise. */
 function knownPerVersion<T>(version: ReadModelVersion, compute: (key: string) => Promise<T>): (key: string) => MaybeAsync<T> {
-  let keptAt = Number.NaN;
-  const kept = new Map<string, T>();
+  const memo = new PerVersion<T>(version);
   const computed = async (key: string, at: number): Promise<T> => {
     const value = await compute(key);
-    if (at !== CHANGING && version.current() === at && keptAt === at) kept.set(key, value);
+    if (memo.keepable(at)) memo.kept()!.set(key, value);
     return value;
   };
   return (key) => {
     const at = version.current();
-    if (at !== keptAt) {
-      kept.clear();
-      keptAt = at;
-    }
-    // A kept answer is given at once.
-    if (at !== CHANGING && kept.has(key)) return kept.get(key)!;
+    const kept = memo.kept();
+    if (kept?.has(key)) return kept.get(key)!;
     return computed(key, at);
   };
 }

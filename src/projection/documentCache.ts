@@ -12,7 +12,7 @@
  */
 import type { Doc, DocId, ReadModel } from '../ports/readModel';
 import { AdmissionWindow } from '../core/admissionWindow';
-import { CHANGING } from './readModelVersion';
+import { PerVersion } from './readModelVersion';
 import type { ReadModelVersion } from './readModelVersion';
 
 /** The default bound: the Redis adapter's parse cache holds as many (src/adapters/redis/readModel.ts). */
@@ -28,24 +28,13 @@ const keyOf = (collection: string, id: DocId) => `${typeof id === 'number' ? 'n'
  * random over a larger site do not churn it). Everything else is the read model's own.
  */
 export function cacheDocuments(readModel: ReadModel, version: ReadModelVersion, entries = DOCUMENTS_KEPT): ReadModel {
-  let keptAt = Number.NaN;
-  const kept = new Map<string, Doc | null>();
+  const memo = new PerVersion<Doc | null>(version);
   const admission = new AdmissionWindow(ADMISSION_WINDOW);
 
-  /** The documents of the current version, emptied when it moved on; null while a change is being applied. */
-  const current = (): Map<string, Doc | null> | null => {
-    const now = version.current();
-    if (now === CHANGING) return null;
-    if (now !== keptAt) {
-      kept.clear();
-      keptAt = now;
-    }
-    return kept;
-  };
   const keep = (at: number, key: string, doc: Doc | null) => {
     // Moved on (or changing) while fetched: the document may be of either side of the change.
-    if (version.current() !== at || at === CHANGING) return;
-    const map = current()!;
+    if (!memo.keepable(at)) return;
+    const map = memo.kept()!;
     if (map.size >= entries) {
       if (!admission.admits(key)) return;
       map.delete(map.keys().next().value!);
@@ -54,11 +43,11 @@ export function cacheDocuments(readModel: ReadModel, version: ReadModelVersion, 
   };
 
   /** A document kept at the current version, at once; undefined when not kept (or while a change is applied). */
-  const peek = (collection: string, id: DocId): Doc | null | undefined => current()?.get(keyOf(collection, id));
+  const peek = (collection: string, id: DocId): Doc | null | undefined => memo.kept()?.get(keyOf(collection, id));
 
   const get = async (collection: string, id: DocId): Promise<Doc | null> => {
     const key = keyOf(collection, id);
-    const found = current()?.get(key);
+    const found = memo.kept()?.get(key);
     if (found !== undefined) return found;
     const at = version.current();
     const doc = await readModel.get(collection, id);
@@ -67,7 +56,7 @@ export function cacheDocuments(readModel: ReadModel, version: ReadModelVersion, 
   };
 
   const getMany = async (collection: string, ids: readonly DocId[]): Promise<(Doc | null)[]> => {
-    const map = current();
+    const map = memo.kept();
     const keys = ids.map((id) => keyOf(collection, id));
     const found = keys.map((key) => map?.get(key));
     const missing = ids.filter((_, i) => found[i] === undefined);

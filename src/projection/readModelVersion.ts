@@ -102,6 +102,36 @@ export class ReadModelVersion {
   }
 }
 
+/**
+ * Values computed from the read model, kept for the version they were computed at: `kept()` gives those of the
+ * current version (emptied whenever it has moved on), and a value is kept only if the version neither moved nor read
+ * as CHANGING while it was computed (`keepable`), so nothing that saw half of a change, or the state before one, is
+ * ever served after it. Used by the document cache (src/projection/documentCache.ts) and the site's memo of which
+ * projections are behind (src/site.ts).
+ */
+export class PerVersion<V> {
+  private keptAt = Number.NaN;
+  private readonly values = new Map<string, V>();
+
+  constructor(private readonly version: ReadModelVersion) {}
+
+  /** The values kept at the current version, or null while a change is being applied (nothing is kept then). */
+  kept(): Map<string, V> | null {
+    const now = this.version.current();
+    if (now === CHANGING) return null;
+    if (now !== this.keptAt) {
+      this.values.clear();
+      this.keptAt = now;
+    }
+    return this.values;
+  }
+
+  /** Whether a value computed from the version read as `at` before it started may be kept now. */
+  keepable(at: number): boolean {
+    return at !== CHANGING && this.version.current() === at;
+  }
+}
+
 /** ReadModel methods that change nothing. */
 const READS: ReadonlySet<string> = new Set(['get', 'getMany', 'query', 'checkpoint', 'close']);
 /** GenerationalReadModel methods that change nothing anyone reads (a staged generation is read by nobody). */
