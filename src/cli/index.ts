@@ -98,11 +98,11 @@ async function rebuild(args: string[]): Promise<number> {
   const site = await openSite(config);
   try {
     const names = args.length > 0 ? args : site.projector.names;
-    for (const name of names) {
-      const result = await site.projector.rebuild(name, showProgress);
+    // One after another; the old generations are deleted together once their grace is over (Projector.rebuildAll).
+    await site.projector.rebuildAll(names, showProgress, (result) => {
       process.stderr.write('\n');
-      console.log(`${name}: ${result.applied} events replayed at ${result.eventsPerSecond} events/s`);
-    }
+      console.log(`${result.projection}: ${result.applied} events replayed at ${result.eventsPerSecond} events/s`);
+    });
     return 0;
   } finally {
     await site.close();

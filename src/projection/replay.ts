@@ -101,7 +101,7 @@ export async function replayLog(options: {
   const readModel = options.readModel ?? createMemoryReadModel();
   const projector = new Projector({ store: logPrefix(options.store, cutoff.position), readModel, projections: options.projections });
   try {
-    for (const projection of options.projections) await projector.rebuild(projection.name, options.onProgress);
+    await projector.rebuildAll(options.projections.map((projection) => projection.name), options.onProgress);
   } finally {
     await projector.stop();
   }

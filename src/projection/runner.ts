@@ -198,13 +198,49 @@ export class Projector {
    * up, then readers switch at once; otherwise the read model is cleared first.
    */
   async rebuild(name: string, onProgress?: (progress: RebuildProgress) => void): Promise<RebuildProgress> {
-    const entry = this.running.get(name);
-    if (!entry) throw new Error(`no projection named "${name}"`);
-    if (this.options.readModel.generations) {
-      const { progress, retired } = await this.buildGeneration(entry.projection, onProgress);
-      await this.retire(entry.projection, retired);
-      return progress;
+    return (await this.rebuildAll([name], onProgress))[0]!;
+  }
+
+  /**
+   * Rebuilds projections one after another, as `rebuild` does each, telling `onRebuilt` as each one is switched in.
+   * On a read model with generations, each replaced generation is deleted once its grace is over (readers of other
+   * processes may still be on it); the graces run while the next projections build and are awaited together at the
+   * end, so rebuilding n projections waits for one grace, not n.
+   */
+  async rebuildAll(names: readonly string[], onProgress?: (progress: RebuildProgress) => void, onRebuilt?: (progress: RebuildProgress) => void): Promise<RebuildProgress[]> {
+    const entries = names.map((name) => {
+      const entry = this.running.get(name);
+      if (!entry) throw new Error(`no projection named "${name}"`);
+      return entry;
+    });
+    const results: RebuildProgress[] = [];
+    const retirements: Promise<void>[] = [];
+    try {
+      for (const entry of entries) {
+        let progress: RebuildProgress;
+        if (this.options.readModel.generations) {
+          const built = await this.buildGeneration(entry.projection, onProgress);
+          // Caught here, reported below: a deletion that fails still fails the rebuild, as it always did.
+          const retiring = this.retire(entry.projection, built.retired);
+          retiring.catch(() => undefined);
+          retirements.push(retiring);
+          progress = built.progress;
+        } else {
+          progress = await this.rebuildInPlace(entry, onProgress);
+        }
+        results.push(progress);
+        onRebuilt?.(progress);
+      }
+    } finally {
+      await Promise.allSettled(retirements);
     }
+    await Promise.all(retirements);
+    return results;
+  }
+
+  /** A rebuild on a read model without generations: the projection's documents are cleared, then folded anew. */
+  private async rebuildInPlace(entry: Running, onProgress?: (progress: RebuildProgress) => void): Promise<RebuildProgress> {
+    const name = entry.projection.name;
     await this.leaveShared(entry);
     await entry.subscription?.close();
     entry.subscription = null;

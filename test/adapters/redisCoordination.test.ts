@@ -213,6 +213,33 @@ test('a projector rebuild on Redis swaps generations under a live projector, whi
   await Promise.all([live.stop(), rebuilder.stop()]);
 });
 
+test('rebuilding several projections waits for one grace: each old generation is deleted while the next ones build, all before the rebuild answers', async ({ redis, prefix }) => {
+  const store = createMemoryEventStore();
+  await store.appendToStream('note-1', [note(1, 'a'), note(1, 'b')], { expectedRevision: 'no_stream' });
+  const others = defineProjection({ ...notes, name: 'others', collections: ['others'], locate: (event) => ({ collection: 'others', id: (event.data as { id: number }).id }) });
+  const base = createRedisReadModel({ redis, prefix });
+  const events: string[] = [];
+  const generations = {
+    ...base.generations!,
+    dropGeneration: async (collections: readonly string[], generation: number) => {
+      events.push(`dropped ${collections.join()} ${generation}`);
+      await base.generations!.dropGeneration(collections, generation);
+    },
+  };
+  const readModel: ReadModel = { ...base, generations };
+  const live = new Projector({ store, readModel, projections: [notes, others] });
+  await live.start();
+  await live.stop();
+  // A grace far longer than building a two-event projection: the second build starts within the first one's grace.
+  const rebuilder = new Projector({ store, readModel, projections: [notes, others], retireGraceMs: 1_500 });
+  const results = await rebuilder.rebuildAll(['notes', 'others'], undefined, (progress) => events.push(`switched ${progress.projection}`));
+  assert.equal(events, ['switched notes', 'switched others', 'dropped notes 0', 'dropped others 0']);
+  assert.equal(results.map((result) => [result.projection, result.applied]), [['notes', 2], ['others', 2]]);
+  assert.ok((await generations.liveGeneration('notes')) > 0 && (await generations.liveGeneration('others')) > 0, 'both switched to new generations');
+  assert.is((await readModel.get('others', 1))?.times, 2);
+  await rebuilder.stop();
+});
+
 test('a projector stopped within the grace after a start-up rebuild leaves the retired generation to the sweep; one running deletes it', async ({ redis, prefix }) => {
   const store = createMemoryEventStore();
   await store.appendToStream('note-1', [note(1, 'a')], { expectedRevision: 'no_stream' });
