@@ -113,15 +113,15 @@ export class Dispatcher {
     if (request.invalidJson) {
       return restError('rest_invalid_json', 'Invalid JSON body passed.', 400, jsonErrorOf(request.rawBody));
     }
-    const { route, endpoint, captures } = found;
+    const { endpoint, captures } = found;
     // Precedence, lowest first: URL captures < query < form body < JSON body (defaults come from validation).
-    const input: Record<string, unknown> = { ...captures, ...request.query, ...(request.form ?? {}), ...(request.json ?? {}) };
+    const input: Record<string, unknown> = { ...captures, ...request.query, ...request.form, ...request.json };
     const validated = this.validate(endpoint, input, request);
     if ('error' in validated) return validated.error;
     const params = { ...input, ...validated.values };
     const ctx: HandlerContext = { request, params, actor: request.actor, memo: new Map() };
     const allowed = this.permit(endpoint, ctx);
-    const prepared: Prepared = { matched: { route, endpoint, captures }, ctx, input };
+    const prepared: Prepared = { matched: found as Matched, ctx, input };
     if (isPromise(allowed)) return allowed.then((verdict) => (verdict === true ? prepared : verdict));
     return allowed === true ? prepared : allowed;
   }
@@ -157,7 +157,7 @@ export class Dispatcher {
     const result = errorResult(error);
     const found = this.match(normalisePath(request.path), request.method);
     if (!found?.endpoint) return result;
-    const input: Record<string, unknown> = { ...found.captures, ...request.query, ...(request.form ?? {}), ...(request.json ?? {}) };
+    const input: Record<string, unknown> = { ...found.captures, ...request.query, ...request.form, ...request.json };
     return this.withAllow(result, found.route, input, request);
   }
 
