@@ -24,6 +24,7 @@ import { parseMultipart, serveUpload } from './resources/media/http';
 import { UPLOADS_PATH } from './resources/media/present';
 import { serveEmbedPage } from './resources/oembed/local';
 import { DEFAULT_RESPONSE_CACHE_LIMITS, createResponseCache } from './http/responseCache';
+import { ServingKoa } from './http/servingKoa';
 import type { ResponseCache, WrittenAnswer } from './http/responseCache';
 import type { Authenticated } from './access/authenticate';
 import { isPromise } from './core/maybeAsync';
@@ -38,36 +39,6 @@ export interface App {
   /** The shared response cache; null when configured off. */
   responseCache: ResponseCache | null;
   callback(): ReturnType<Koa['callback']>;
-}
-
-type Middleware = (ctx: Koa.Context) => Promise<void>;
-/** Koa's own request handling (not in its type declarations): the default status, `on-finished`, its response step. */
-const koaHandleRequest = (Koa.prototype as unknown as { handleRequest(this: Koa, ctx: Koa.Context, middleware: Middleware): Promise<void> }).handleRequest;
-
-/**
- * Koa, without its `on-finished` listener for answers the middleware wrote itself (API answers and response-cache hits
- * set `ctx.respond = false` once written with one `end`): koa attaches it to every response before the middleware runs,
- * to report an error of the response or its socket, which for those answers can only be logged. Whatever the
- * middleware leaves to koa (the operational endpoints, uploads, pages, koa's own error answers) koa still answers
- * exactly as before, its listener attached before it writes.
- */
-class ServingKoa extends Koa {
-  handleRequest(ctx: Koa.Context, middleware: Middleware): Promise<void> {
-    const res = ctx.res;
-    res.statusCode = 404;
-    return middleware(ctx).then(
-      () => {
-        if (ctx.respond === false) return undefined;
-        // Koa's handling with the middleware's work done: the status it set is put back after koa's default.
-        const status = res.statusCode;
-        return koaHandleRequest.call(this, ctx, () => {
-          res.statusCode = status;
-          return Promise.resolve();
-        });
-      },
-      (error: Error) => ctx.onerror(error),
-    );
-  }
 }
 
 export function createApp(site: Site): App {
