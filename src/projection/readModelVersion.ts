@@ -133,6 +133,6 @@ export class PerVersion<V> {
 }
 
 /** ReadModel methods that change nothing. */
-const READS: ReadonlySet<string> = new Set(['get', 'getMany', 'query', 'checkpoint', 'close']);
+const READS: ReadonlySet<string> = new Set(['get', 'peek', 'getMany', 'query', 'checkpoint', 'close']);
 /** GenerationalReadModel methods that change nothing anyone reads (a staged generation is read by nobody). */
 const GENERATION_READS: ReadonlySet<string> = new Set(['liveGeneration', 'getManyIn', 'stageGeneration', 'stagedCheckpoint']);
