@@ -1,0 +1,65 @@
+/**
+ * A failure that is not a RestError (a bug, a broken adapter) is answered with WordPress's critical-error answer:
+ * a 500 JSON error with the API's headers, never koa's plain-text 500, whether the step that failed threw at once
+ * (src/core/maybeAsync.ts: a read answered from memory takes no promise) or rejected.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
+import type { DocId, ReadModel } from '../../src/ports/readModel';
+import { startTestSite } from '../support/testSite';
+import type { TestSite } from '../support/testSite';
+
+const test = suite('internal errors');
+const BROKEN = 4242;
+let t: TestSite;
+let logged: unknown[][];
+const consoleError = console.error;
+
+/** The memory read model, failing to read post BROKEN: `peek` throws at once, `get` rejects. */
+function brokenReadModel(): ReadModel {
+  const inner = createMemoryReadModel();
+  const broken = (collection: string, id: DocId) => collection === 'post' && id === BROKEN;
+  return new Proxy(inner, {
+    get(target, property) {
+      if (property === 'peek')
+        return (collection: string, id: DocId) => {
+          if (broken(collection, id)) throw new Error('the read model failed at once');
+          return target.peek!(collection, id);
+        };
+      if (property === 'get')
+        return async (collection: string, id: DocId) => {
+          if (broken(collection, id)) throw new Error('the read model failed later');
+          return target.get(collection, id);
+        };
+      return Reflect.get(target, property, target);
+    },
+  });
+}
+
+test.before.each(async () => {
+  logged = [];
+  console.error = (...args: unknown[]) => void logged.push(args);
+  t = await startTestSite({ readModel: brokenReadModel(), responseCache: { entries: 0 } });
+});
+test.after.each(async () => {
+  console.error = consoleError;
+  await t.close();
+});
+
+test('a read that fails at once or later is a WordPress 500, logged, with the API headers', async () => {
+  // The first read of a version works out whether the projection is behind (a promise) and then reads with `get`;
+  // the second is answered at once and reads with `peek`.
+  for (const when of ['later', 'at once']) {
+    const answer = await t.request('GET', `/core/v2/posts/${BROKEN}`);
+    assert.is(answer.status, 500, when);
+    assert.equal(answer.body, { code: 'internal_server_error', message: 'There has been a critical error on this site.', data: { status: 500 } }, when);
+    assert.is(answer.headers.get('content-type'), 'application/json; charset=UTF-8', when);
+    assert.is(answer.headers.get('x-content-type-options'), 'nosniff', when);
+  }
+  assert.equal(logged.map((args) => String((args[1] as Error).message)), ['the read model failed later', 'the read model failed at once']);
+  // Other posts are read as ever.
+  assert.is((await t.request('GET', '/core/v2/posts/1')).status, 404);
+});
+
+test.run();
