@@ -4,8 +4,8 @@
  * words for search incl. non-ASCII and short ones, updates of indexed fields, trash, restore, forced deletes, term
  * creation, renames and deletes) is sent through the real app to a site on the in-memory read model and one on
  * Redis in lockstep. Every few operations a broad generated set of list queries (every orderby and order, paging and
- * offsets, statuses, term filters with exclusions and tax_relation, authors, ids, dates, search and its columns,
- * sticky, parents, slugs), as an anonymous caller and as an administrator with context=edit, must get byte-identical
+ * offsets, statuses, term filters with exclusions, tax_relation and the query-object form (include_children, operator
+ * AND), authors, ids, dates, search and its columns, sticky, parents, slugs), as an anonymous caller and as an administrator with context=edit, must get byte-identical
  * answers (status, body, X-WP-Total, X-WP-TotalPages, Link) from both. At the end, the in-memory site is started
  * anew from its log (a start-up replay) and the Redis one's projections are rebuilt in place of the live ones
  * (`palimpsest projections rebuild`): every query must then answer as it did before.
@@ -178,11 +178,16 @@ function generateQuery(r: ReturnType<typeof generator>): { path: string; as: 'ad
   if (admin && r.chance(0.5)) params.push(`status=${r.some(LIST_STATUSES, 3).join(',') || 'any'}`);
   if (!isPage && r.chance(0.3) && model.categories.length > 0) {
     const key = r.pick(['categories', 'categories_exclude']);
-    params.push(`${key}=${r.some(model.categories, 3).join(',')}`);
+    const ids = r.some(model.categories, 3);
+    // The query-object form too: with include_children, a parent category matches its descendants' posts.
+    if (r.chance(0.3)) params.push(...ids.map((id) => `${key}[terms][]=${id}`), `${key}[include_children]=${r.pick(['true', 'false'])}`);
+    else params.push(`${key}=${ids.join(',')}`);
   }
   if (!isPage && r.chance(0.3) && model.tags.length > 0) {
     const key = r.pick(['tags', 'tags_exclude']);
-    params.push(`${key}=${r.some(model.tags, 3).join(',')}`);
+    const ids = r.some(model.tags, 3);
+    if (key === 'tags' && r.chance(0.3)) params.push(...ids.map((id) => `tags[terms][]=${id}`), `tags[operator]=${r.pick(['AND', 'OR'])}`);
+    else params.push(`${key}=${ids.join(',')}`);
     if (r.chance(0.5)) params.push(`tax_relation=${r.pick(['AND', 'OR'])}`);
   }
   if (r.chance(0.2)) params.push(`${r.pick(['author', 'author_exclude'])}=${r.some(model.userIds, 2).join(',')}`);
@@ -221,7 +226,9 @@ async function operation(r: ReturnType<typeof generator>, n: number): Promise<vo
   const live = (ids: number[]) => ids.filter((id) => !model.trashed.has(id));
   if (roll < 0.06 || model.categories.length + model.tags.length < 3) {
     const taxonomy = r.chance(0.5) ? 'categories' : 'tags';
-    const body = await write('POST', `/core/v2/${taxonomy}`, 'admin', { name: `${r.pick(WORDS)} ${n}` });
+    const term: Record<string, unknown> = { name: `${r.pick(WORDS)} ${n}` };
+    if (taxonomy === 'categories' && model.categories.length > 0 && r.chance(0.4)) term.parent = r.pick(model.categories);
+    const body = await write('POST', `/core/v2/${taxonomy}`, 'admin', term);
     model[taxonomy].push(body.id);
     return;
   }
