@@ -5,8 +5,9 @@
  * creation, renames and deletes) is sent through the real app to a site on the in-memory read model and one on
  * Redis in lockstep. Every few operations a broad generated set of list queries (every orderby and order, paging and
  * offsets, statuses, term filters with exclusions, tax_relation and the query-object form (include_children, operator
- * AND), authors, ids, dates, search and its columns, sticky, parents, slugs), as an anonymous caller and as an administrator with context=edit, must get byte-identical
- * answers (status, body, X-WP-Total, X-WP-TotalPages, Link) from both. At the end, the in-memory site is started
+ * AND), authors, ids, dates, search and its columns, sticky, parents, slugs), as an anonymous caller and as an
+ * administrator with context=edit, must get byte-identical answers (status, body, X-WP-Total, X-WP-TotalPages,
+ * Link) from both. At the end, the in-memory site is started
  * anew from its log (a start-up replay) and the Redis one's projections are rebuilt in place of the live ones
  * (`palimpsest projections rebuild`): every query must then answer as it did before.
  *
