@@ -230,10 +230,22 @@ test('rebuilding several projections waits for one grace: each old generation is
   const live = new Projector({ store, readModel, projections: [notes, others] });
   await live.start();
   await live.stop();
-  // A grace far longer than building a two-event projection: the second build starts within the first one's grace.
-  const rebuilder = new Projector({ store, readModel, projections: [notes, others], retireGraceMs: 1_500 });
-  const results = await rebuilder.rebuildAll(['notes', 'others'], undefined, (progress) => events.push(`switched ${progress.projection}`));
-  assert.equal(events, ['switched notes', 'switched others', 'dropped notes 0', 'dropped others 0']);
+  // A grace far longer than starting the next build: the second build starts within the first one's grace.
+  const rebuilder = new Projector({ store, readModel, projections: [notes, others], retireGraceMs: 2_000 });
+  const building = new Set<string>();
+  const results = await rebuilder.rebuildAll(
+    ['notes', 'others'],
+    (progress) => {
+      if (!building.has(progress.projection)) events.push(`building ${progress.projection}`);
+      building.add(progress.projection);
+    },
+    (progress) => events.push(`switched ${progress.projection}`),
+  );
+  // Built one after the other; the second began before the first one's old generation was deleted (each waited its
+  // grace apart, the first deletion came before the second build); both deletions before the rebuild answered.
+  assert.equal(events.filter((event) => !event.startsWith('dropped')), ['building notes', 'switched notes', 'building others', 'switched others']);
+  assert.ok(events.indexOf('building others') < events.indexOf('dropped notes 0'), events.join(', '));
+  assert.equal(events.filter((event) => event.startsWith('dropped')).sort(), ['dropped notes 0', 'dropped others 0']);
   assert.equal(results.map((result) => [result.projection, result.applied]), [['notes', 2], ['others', 2]]);
   assert.ok((await generations.liveGeneration('notes')) > 0 && (await generations.liveGeneration('others')) > 0, 'both switched to new generations');
   assert.is((await readModel.get('others', 1))?.times, 2);
