@@ -39,6 +39,24 @@ export interface Prepared {
   input: Record<string, unknown>;
 }
 
+/** The endpoint a request matched, as judged before its handler ran: its validated params and the memo its rules used. */
+interface JudgedEndpoint {
+  endpoint: Endpoint;
+  params: Record<string, any>;
+  memo?: Map<string, unknown>;
+}
+
+/** What the `Allow` header's rules are judged on (Dispatcher.allowFrom), the same for every endpoint of the route. */
+interface AllowJudging {
+  route: RouteDefinition;
+  input: Record<string, unknown>;
+  request: RestRequest;
+  /** A GET or HEAD: it changed nothing the rules look at. */
+  safe: boolean;
+  memo: Map<string, unknown>;
+  matched?: JudgedEndpoint;
+}
+
 /** Validated args kept per endpoint (see Dispatcher.validate); emptied when full. */
 const VALIDATED_KEPT = 16_384;
 
@@ -298,7 +316,7 @@ export class Dispatcher {
     route: RouteDefinition,
     input: Record<string, unknown>,
     request: RestRequest,
-    matched?: { endpoint: Endpoint; params: Record<string, any>; memo?: Map<string, unknown> },
+    matched?: JudgedEndpoint,
   ): MaybeAsync<RestResult> {
     const allow = this.allowHeader(route, input, request, matched);
     return isPromise(allow) ? allow.then((header) => withAllowHeader(result, header)) : withAllowHeader(result, allow);
@@ -313,29 +331,21 @@ export class Dispatcher {
     route: RouteDefinition,
     input: Record<string, unknown>,
     request: RestRequest,
-    matched?: { endpoint: Endpoint; params: Record<string, any>; memo?: Map<string, unknown> },
+    matched?: JudgedEndpoint,
   ): MaybeAsync<string> {
     // A fresh memo after a write: the handler may have changed what the rules look at. A read changed
     // nothing, so the rules reuse what the request already loaded (on Redis, the item's round trip).
     const safe = request.method === 'GET' || request.method === 'HEAD';
     const memo = safe && matched?.memo ? matched.memo : new Map<string, unknown>();
-    return this.allowFrom(0, [], route, input, request, safe, memo, matched);
+    return this.allowFrom(0, [], { route, input, request, safe, memo, matched });
   }
 
   /**
    * The methods allowed, from the route's `from`th endpoint on, added to `methods`: endpoint after endpoint, in
    * order, at once as long as each rule answers at once; after one that waits, the rest after it.
    */
-  private allowFrom(
-    from: number,
-    methods: string[],
-    route: RouteDefinition,
-    input: Record<string, unknown>,
-    request: RestRequest,
-    safe: boolean,
-    memo: Map<string, unknown>,
-    matched?: { endpoint: Endpoint; params: Record<string, any>; memo?: Map<string, unknown> },
-  ): MaybeAsync<string> {
+  private allowFrom(from: number, methods: string[], judging: AllowJudging): MaybeAsync<string> {
+    const { route, input, request, safe, memo, matched } = judging;
     const endpoints = route.endpoints;
     for (let i = from; i < endpoints.length; i++) {
       const endpoint = endpoints[i]!;
@@ -360,7 +370,7 @@ export class Dispatcher {
       if (isPromise(verdict)) {
         return verdict.then((allowed) => {
           if (allowed) methods.push(...endpoint.methods);
-          return this.allowFrom(i + 1, methods, route, input, request, safe, memo, matched);
+          return this.allowFrom(i + 1, methods, judging);
         });
       }
       if (verdict) methods.push(...endpoint.methods);
