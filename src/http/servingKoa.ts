@@ -11,7 +11,8 @@
  *
  * This overrides `handleRequest`, which koa's `callback()` calls per request but which is not in koa's type
  * declarations or documentation. test/http/servingKoa.test.ts answers a range of middlewares through both this and
- * a stock Koa and requires the same bytes, so a koa upgrade that changes `handleRequest` fails there.
+ * a stock Koa and requires the same bytes, so a koa upgrade that changes `handleRequest` fails there; package.json
+ * takes koa's patch releases only (`~3.3.0`), so such an upgrade is a deliberate change of that line.
  */
 import Koa from 'koa';
 
