@@ -74,7 +74,7 @@ const REDIS_URL = `${options['redis-url']!.replace(/\/\d*$/, '')}/${REDIS_DB}`;
 const REDIS_PREFIX = 'palimpsest:';
 const WORDPRESS_PORT = 8081;
 const DOCS = path.join(ROOT, 'docs', 'performance.md');
-const READY = /palimpsest serving \S+ on \S+ \(ready in (\d+) ms/;
+const READY = /palimpsest serving \S+ on \S+ \(ready in (\d+) ms(?:, (\d+) ms of it replaying the whole log)?/;
 /** Off: every server runs without the shared response cache (src/http/responseCache.ts). */
 const RESPONSE_CACHE = !options['no-response-cache'];
 
@@ -91,7 +91,8 @@ const int = (n: number) => Math.round(n).toLocaleString('en-US');
 interface Server {
   started: Started;
   port: number;
-  startup: { ms: number; readyMs: number };
+  /** `replayMs`: of the server's "ready in", the replay of the whole log when it made one (src/main.ts). */
+  startup: { ms: number; readyMs: number; replayMs: number | null };
 }
 
 async function startServer(name: string, dataDir: string, readModel: 'memory' | 'redis', nodeArgs: string[] = []): Promise<Server> {
@@ -106,7 +107,7 @@ async function startServer(name: string, dataDir: string, readModel: 'memory' | 
   // As `npm start` runs it: the compiled sources on plain node (bin/build.js builds them when they changed).
   const started = startNode(name, 'bin/palimpsest.js', { args: ['serve'], env, nodeArgs });
   const { match, ms } = await waitForLine(started, READY, 600_000);
-  return { started, port, startup: { ms, readyMs: Number(match[1]) } };
+  return { started, port, startup: { ms, readyMs: Number(match[1]), replayMs: match[2] === undefined ? null : Number(match[2]) } };
 }
 
 function cliEnv(dataDir: string, readModel: 'memory' | 'redis'): NodeJS.ProcessEnv {
@@ -430,8 +431,15 @@ async function memoryPhase(figures: BackendFigures): Promise<Seeded> {
     // The rebuild figure is a start-up without the read-model snapshot the clean stop wrote: the whole log replayed.
     fs.rmSync(path.join(dataDir, READ_MODEL_SNAPSHOT), { force: true });
     server = await startServer('palimpsest (memory)', dataDir, 'memory');
-    figures.rebuild.set(scale, { events, eventsPerSecond: events / (server.startup.readyMs / 1000), how: `start-up replay of ${int(events)} events` });
-    log(`  restarted in ${int(server.startup.ms)} ms (server: ${server.startup.readyMs} ms) replaying ${int(events)} events`);
+    // The replay's own time, as the Redis figure is the rebuild's own; a build that does not report it, the whole start.
+    const { readyMs, replayMs } = server.startup;
+    const rebuildMs = replayMs ?? readyMs;
+    figures.rebuild.set(scale, {
+      events,
+      eventsPerSecond: events / (Math.max(rebuildMs, 1) / 1000),
+      how: replayMs === null ? `start-up replay of ${int(events)} events; ready in ${int(readyMs)} ms` : `start-up replay of ${int(events)} events in ${int(replayMs)} ms; ready in ${int(readyMs)} ms`,
+    });
+    log(`  restarted in ${int(server.startup.ms)} ms (server: ${readyMs} ms, replay ${replayMs ?? '?'} ms) replaying ${int(events)} events`);
     // The start-up figure is the usual one: after a clean stop, from the snapshot it wrote, caught up from the log.
     await stop(server.started);
     const withSnapshot = fs.existsSync(path.join(dataDir, READ_MODEL_SNAPSHOT));
