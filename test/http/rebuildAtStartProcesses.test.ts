@@ -6,7 +6,9 @@
  * Meanwhile posts are created through the API node and answered, correctly, before the rebuild is switched in (the
  * write waited only for the other projections); once switched in, the rebuilt projection holds them too. The
  * projector answers /healthz and shows the rebuild's progress on /metrics meanwhile. Nothing is timed: a write that
- * waited for the rebuild would answer only after the switch, which the test sees in Redis.
+ * waited for the rebuild would answer only after the switch, which the test sees in Redis. The rebuild stays slow
+ * for as long as a gate file exists, which the test removes once its writes are answered, so a loaded machine
+ * cannot let the rebuild finish first.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -26,10 +28,13 @@ import type { Running } from '../support/processes';
 const test = suite('processes: writes while the projector rebuilds a changed projection at start');
 
 /**
- * A custom projection module: one document per post, and counts of the test's bulk events. Version 2 spends
- * `msPerEvent` on each of those, so its rebuild takes seconds (a batch still takes well under the lease time).
+ * A custom projection module: one document per post, and counts of the test's bulk events. With a `gate`, each of
+ * those costs `msPerEvent` while the gate file exists, so its rebuild lasts until the test removes it (a batch
+ * still takes well under the lease time).
  */
-const projectionModule = (version: number, msPerEvent: number) => `
+const projectionModule = (version: number, msPerEvent: number, gate: string | null) => `
+import { existsSync } from 'node:fs';
+const gate = ${JSON.stringify(gate)};
 export default {
   name: 'post-titles',
   version: ${version},
@@ -38,8 +43,10 @@ export default {
   locate: (event) => ({ collection: 'post-titles', id: event.type === 'TestNoted' ? 'noted-' + (event.data.n % 100) : event.data.id }),
   evolve(doc, event) {
     if (event.type === 'TestNoted') {
-      const until = performance.now() + ${msPerEvent};
-      while (performance.now() < until);
+      if (gate !== null && existsSync(gate)) {
+        const until = performance.now() + ${msPerEvent};
+        while (performance.now() < until);
+      }
       return { id: 'noted-' + (event.data.n % 100), count: (doc ? doc.count : 0) + 1 };
     }
     return { id: event.data.id, title: event.data.post.title, version: ${version} };
@@ -54,20 +61,23 @@ for (const role of ['projector', 'serve'] as const) {
   test(`${who}: posts written meanwhile are answered during the rebuild, and the rebuilt projection holds them`, async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-rebuild-processes-'));
     const prefix = `test:rebuild-processes:${randomUUID()}:`;
-    const projections = (version: number, msPerEvent: number) => {
+    const projections = (version: number, msPerEvent: number, gate: string | null) => {
       const dir = path.join(dataDir, `projections-v${version}`);
       fs.mkdirSync(dir);
-      fs.writeFileSync(path.join(dir, 'postTitles.mjs'), projectionModule(version, msPerEvent));
+      fs.writeFileSync(path.join(dir, 'postTitles.mjs'), projectionModule(version, msPerEvent, gate));
       return dir;
     };
+    // Held from the start; removed once the writes made during the rebuild are answered and checked.
+    const gate = path.join(dataDir, 'rebuild-gate');
+    fs.writeFileSync(gate, '');
     const base = {
       ...sharedRedisEnv(dataDir, prefix, REDIS_URL, 'rebuild-processes-test-secret'),
       PROJECTOR_LEASE_MS: '1500',
       // Long enough that a write waiting for the rebuild would answer only after the switch.
       READ_YOUR_WRITES_TIMEOUT_MS: '120000',
     };
-    const v1 = { ...base, PROJECTIONS_DIR: projections(1, 0) };
-    const v2 = { ...base, PROJECTIONS_DIR: projections(2, 0.05) };
+    const v1 = { ...base, PROJECTIONS_DIR: projections(1, 0, null) };
+    const v2 = { ...base, PROJECTIONS_DIR: projections(2, 0.2, gate) };
     const running: Running[] = [];
     const redis = new Redis(REDIS_URL);
     const liveGeneration = async () => Number((await redis.hget(`${prefix}gen:live`, 'post-titles')) ?? 0);
@@ -135,6 +145,7 @@ for (const role of ['projector', 'serve'] as const) {
         for (const reader of role === 'serve' ? [node, second] : [node]) assert.is((await fetch(`${reader.base}/core/v2/posts/${post.id}`)).status, 200);
       }
       assert.is(await liveGeneration(), 0, 'the writes were answered before the rebuilt projection was switched in');
+      fs.rmSync(gate);
 
       await eventually('the switch', async () => ((await liveGeneration()) > 0 ? true : undefined), 120_000);
       // A read model made after the switch reads the live generation.
