@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore';
+import { openSqliteEventStore, SCAN_BEHIND, SCAN_CACHE_PAGES } from '../../src/adapters/sqlite/eventStore';
+import type { SqliteEventStore } from '../../src/adapters/sqlite/eventStore';
 import type { EventMetadata, EventStore, RecordedEvent } from '../../src/ports/eventStore';
 import { eventStoreContract } from '../contracts/eventStore.contract';
 
@@ -62,7 +63,7 @@ interface Context {
   dir: string;
   file: string;
   stores: EventStore[];
-  open(): EventStore;
+  open(): SqliteEventStore;
 }
 
 const test = suite<Context>('SQLite event store: the file and other processes', {} as Context);
@@ -188,6 +189,78 @@ test('a process killed with SIGKILL loses none of the appends it acknowledged', 
   assert.equal(stream.map((e) => (e.data as { n: number }).n), stream.map((_, n) => n), 'no torn or reordered appends');
   const next = await store.appendToStream('crash', [{ type: 'AfterCrash', data: {}, metadata }], { expectedRevision: stream.length - 1 });
   assert.is(next.nextExpectedRevision, stream.length);
+});
+
+test('a subscription scanning the log keeps the page cache small until it has caught up, then the usual size is back', async ({ open }) => {
+  const store = open();
+  const usual = store.pageCacheSize();
+  assert.ok(usual !== SCAN_CACHE_PAGES);
+  const count = SCAN_BEHIND + 200;
+  for (let i = 0; i < count; i += 100) {
+    await store.appendToStream(`s-${i}`, Array.from({ length: 100 }, (_, n) => ({ type: n % 2 ? 'Odd' : 'Even', data: { n: i + n }, metadata })), { expectedRevision: 'no_stream' });
+  }
+  // Each batch is seen with the cache its read left: the read reaching the head restores the usual size, so the last
+  // batch and the caught-up subscription (still open) see that.
+  const scan = (after: number, types?: string[]) => new Promise<{ caches: number[]; delivered: number[]; caughtUp: number }>((resolve, reject) => {
+    const caches: number[] = [];
+    const delivered: number[] = [];
+    const subscription = store.subscribeToAll({
+      after,
+      types,
+      maxBatchSize: 150,
+      onEvents: (events) => {
+        caches.push(store.pageCacheSize());
+        delivered.push(...events.map((e) => e.position));
+      },
+      onCaughtUp: () => {
+        const caughtUp = store.pageCacheSize();
+        void subscription.close().then(() => resolve({ caches, delivered, caughtUp }), reject);
+      },
+      onError: reject,
+    });
+  });
+
+  const scanned = (caches: number[]) => [...caches.slice(0, -1).map(() => SCAN_CACHE_PAGES), usual];
+  // From the start: every batch but the last read with the small cache, and the usual size back once caught up.
+  const whole = await scan(0);
+  assert.equal(whole.delivered, Array.from({ length: count }, (_, n) => n + 1));
+  assert.is(whole.caches.length, Math.ceil(count / 150));
+  assert.equal(whole.caches, scanned(whole.caches));
+  assert.is(whole.caughtUp, usual);
+  // The same with types (a batch's last position is read whatever its type).
+  const typed = await scan(0, ['Odd']);
+  assert.equal(typed.delivered, Array.from({ length: count / 2 }, (_, n) => 2 * n + 2));
+  assert.equal(typed.caches, scanned(typed.caches));
+  assert.is(typed.caughtUp, usual);
+  // Fewer than SCAN_BEHIND positions behind: not a scan.
+  const near = await scan(count - SCAN_BEHIND + 1);
+  assert.equal(near.caches, near.caches.map(() => usual));
+  assert.is(store.pageCacheSize(), usual);
+
+  // Two scans at once: the usual size is back only once both have ended; one closed before it caught up has ended.
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let held = false;
+  const first = store.subscribeToAll({
+    after: 0,
+    maxBatchSize: 10,
+    onEvents: async () => {
+      held = true;
+      await gate;
+    },
+  });
+  try {
+    await eventually(() => held, 'the first scan\'s first batch');
+    const second = await scan(0);
+    assert.equal(second.caches, second.caches.map(() => SCAN_CACHE_PAGES));
+    assert.is(second.caughtUp, SCAN_CACHE_PAGES);
+    assert.is(store.pageCacheSize(), SCAN_CACHE_PAGES);
+  } finally {
+    const closing = first.close();
+    release();
+    await closing;
+  }
+  assert.is(store.pageCacheSize(), usual);
 });
 
 test.run();
