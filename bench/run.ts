@@ -135,6 +135,12 @@ async function waitForAuth(port: number, auth: string): Promise<void> {
   }
 }
 
+/** bench/replayFloor.ts on a stopped server's log, in its own process. */
+async function replayFloor(dataDir: string): Promise<{ eventsPerSecond: number; firstMs: number; passesMs: number[] }> {
+  const out = await runNode('replay floor', 'bench/replayFloor.ts', [dataDir], process.env, 600_000);
+  return JSON.parse(out.trim().split('\n').pop()!) as { eventsPerSecond: number; firstMs: number; passesMs: number[] };
+}
+
 /** Event count of a stopped server's log. */
 function countEvents(dataDir: string): number {
   const db = new Database(path.join(dataDir, 'events.sqlite'), { readonly: true });
@@ -428,6 +434,8 @@ async function memoryPhase(figures: BackendFigures): Promise<Seeded> {
       continue;
     }
     const events = countEvents(dataDir);
+    const floor = await replayFloor(dataDir);
+    log(`  replay floor: ${int(floor.eventsPerSecond)} events/s (best of ${floor.passesMs.length} passes, the first in ${int(floor.firstMs)} ms)`);
     // The rebuild figure is a start-up without the read-model snapshot the clean stop wrote: the whole log replayed.
     fs.rmSync(path.join(dataDir, READ_MODEL_SNAPSHOT), { force: true });
     server = await startServer('palimpsest (memory)', dataDir, 'memory');
@@ -438,6 +446,10 @@ async function memoryPhase(figures: BackendFigures): Promise<Seeded> {
       events,
       eventsPerSecond: events / (Math.max(rebuildMs, 1) / 1000),
       how: replayMs === null ? `start-up replay of ${int(events)} events; ready in ${int(readyMs)} ms` : `start-up replay of ${int(events)} events in ${int(replayMs)} ms; ready in ${int(readyMs)} ms`,
+      bound: {
+        eventsPerSecond: floor.eventsPerSecond,
+        what: `floor: reading the log and a JSON round trip of each event, nothing else, best of ${floor.passesMs.length} passes (bench/replayFloor.ts; its first, cold pass ${int(events / (floor.firstMs / 1000))}/s)`,
+      },
     });
     log(`  restarted in ${int(server.startup.ms)} ms (server: ${readyMs} ms, replay ${replayMs ?? '?'} ms) replaying ${int(events)} events`);
     // The start-up figure is the usual one: after a clean stop, from the snapshot it wrote, caught up from the log.
@@ -528,10 +540,20 @@ async function redisPhase(figures: BackendFigures, seeded: Seeded): Promise<void
     const content = lines.find((m) => m[1] === 'content') ?? lines[0];
     if (!content) throw new Error(`unexpected rebuild output: ${out}`);
     const events = Number(content[2]);
+    // Redis's own CPU until content was rebuilt (the first projection rebuilt: bench/rebuild.ts).
+    const redisCpu = new RegExp(`^redis-cpu ${content[1]} ([\\d.]+)$`, 'm').exec(out);
+    const redisSeconds = content === lines[0] && redisCpu ? Number(redisCpu[1]) : null;
     figures.rebuild.set(scale, {
       events,
       eventsPerSecond: Number(content[3]),
       how: `projections rebuild: ${lines.map((m) => `${m[1]} ${int(Number(m[3]))}/s`).join(', ')}; ${wall.toFixed(1)} s in all`,
+      bound:
+        redisSeconds !== null && redisSeconds > 0
+          ? {
+              eventsPerSecond: events / redisSeconds,
+              what: `Redis's own CPU for ${content[1]}'s rebuild, ${redisSeconds.toFixed(2)} s (${((redisSeconds / events) * 1e6).toFixed(1)} µs per event): no client could rebuild faster`,
+            }
+          : undefined,
     });
     const events0 = countEvents(dataDir);
     const server = await startServer('palimpsest (redis)', dataDir, 'redis');
