@@ -92,6 +92,8 @@ import type { Checkpoint, Commit, Doc, DocId, Filter, Order, QueryPlan, QueryRes
 import { checkPlan, distinctValues, isScalar, partitionShape, prepareCommit, rangeBounds, searchTerms } from '../memory/readModel';
 import type { PreparedCommit, PreparedWrite } from '../memory/readModel';
 import { ADD_ONE, BufferPool, CommandBatch, packEntry } from './resp';
+import { GenerationKeyDeleter } from './generationKeys';
+import type { CollectionGeneration } from './generationKeys';
 import { AdmissionWindow } from '../../core/admissionWindow';
 
 const SURROGATE = /[\uD800-\uDFFF]/;
@@ -844,6 +846,33 @@ for k = 1, #ARGV, 4 do
   updateVocabulary(ARGV[k], ARGV[k + 1], ARGV[k + 2], grown, {})
 end
 return 1
+`;
+
+/**
+ * ARGV: prefix. The next generation number: the counter's next value, or one past every generation recorded (live,
+ * serving a collection, staged, retired) if the counter is not already past them (it only goes back if its key was
+ * lost). A new generation is then empty without walking the keyspace to clear it: nobody has written under its
+ * number. Keys of a generation nothing records any more (an abandoned build's, un-staged) are the sweep's.
+ */
+const NEXT_GENERATION = String.raw`
+local P = ARGV[1]
+local G = redis.call('INCR', P .. 'gen:seq')
+local highest = 0
+local function see(values)
+  for _, value in ipairs(values) do
+    local n = tonumber(value)
+    if n and n > highest then highest = n end
+  end
+end
+see(redis.call('HVALS', P .. 'gen:live'))
+see(redis.call('HVALS', P .. 'gen:collections'))
+see(redis.call('HVALS', P .. 'gen:staged'))
+see(redis.call('HKEYS', P .. 'gen:retired'))
+if G <= highest then
+  G = highest + 1
+  redis.call('SET', P .. 'gen:seq', G)
+end
+return G
 `;
 
 /** ARGV: prefix, projection, staged generation, its collections. Switches readers and the checkpoint to it. */
@@ -1767,6 +1796,7 @@ class Script {
 const COMMIT_SCRIPT = new Script(COMMIT);
 const BULK_VOCABULARY_SCRIPT = new Script(BULK_VOCABULARY);
 const PROMOTE_SCRIPT = new Script(PROMOTE);
+const NEXT_GENERATION_SCRIPT = new Script(NEXT_GENERATION);
 const RESERVE_SCRIPT = new Script(RESERVE);
 const ADD_ONE_SCRIPT = new Script(ADD_ONE);
 const QUERY_SCRIPT = new Script(QUERY);
@@ -1909,15 +1939,10 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
   const collectionKey = async (collection: string) => (await keysOf(collection)).collection;
   const docsKey = async (collection: string) => (await keysOf(collection)).docs;
 
-  async function deleteKeys(keyPrefix: Buffer): Promise<void> {
-    const pattern = Buffer.concat([globEscape(keyPrefix), Buffer.from('*')]);
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scanBuffer(cursor, 'MATCH', pattern as unknown as string, 'COUNT', 1000);
-      if (keys.length > 0) await redis.unlink(...keys);
-      cursor = next.toString();
-    } while (cursor !== '0');
-  }
+  // Deleting a generation's keys walks the keyspace; deletions waiting at once share a walk (generationKeys.ts).
+  const deleter = new GenerationKeyDeleter(redis, prefix, globEscape(prefix));
+  const inGeneration = (collections: Iterable<string>, generation: number): CollectionGeneration[] =>
+    [...collections].map((collection) => ({ collection: name(collection).toString('latin1'), generation }));
 
   const liveGeneration = async (projection: string) => Number((await redis.hget(metaKey('gen:live') as unknown as string, cesu8(projection) as unknown as string)) ?? 0);
 
@@ -2038,9 +2063,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
       await runCommit(commitArgs([{ prepared: { ...prepared, writes: [] }, writes: [], checkpoint: checkpointJson(prepared), generation }], false));
     } catch (error) {
       if (error instanceof StaleCommitError && error.reason === 'generation') {
-        for (const collection of new Set(prepared.writes.map((write) => write.collection))) {
-          await deleteKeys(generationKey(collection, generation)).catch(() => undefined);
-        }
+        await deleter.delete(inGeneration(new Set(prepared.writes.map((write) => write.collection)), generation)).catch(() => undefined);
       }
       throw error;
     }
@@ -2335,7 +2358,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
       // The checkpoint goes first: a reset cut short then reads as "no checkpoint", which means rebuild.
       await redis.hdel(checkpointsKey, cesu8(checkpointName));
       const generation = await liveGeneration(checkpointName);
-      for (const collection of collections) await deleteKeys(generationKey(collection, generation));
+      await deleter.delete(inGeneration(collections, generation));
     },
 
     generations: {
@@ -2353,7 +2376,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
       },
 
       async stageGeneration(projection, collections) {
-        const generation = await redis.incr(metaKey('gen:seq') as unknown as string);
+        const generation = Number(await run(NEXT_GENERATION_SCRIPT, [prefix]));
         const previous = await redis.hget(metaKey('gen:staged') as unknown as string, cesu8(projection) as unknown as string);
         // Staged with its build lease, so a sweep never takes it for abandoned.
         await redis
@@ -2363,13 +2386,11 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
           .set(buildLeaseKey(prefix, generation) as unknown as string, cesu8(projection) as unknown as string, 'PX', buildLeaseMs)
           .exec();
         keepBuilding(projection, generation);
-        // An abandoned build (its builder died) is replaced: its keys are nobody's.
+        // An abandoned build (its builder died) is replaced: its keys are nobody's. The new generation has none.
         if (previous !== null) {
           await endBuild(Number(previous));
-          for (const collection of collections) await deleteKeys(generationKey(collection, Number(previous)));
+          await deleter.delete(inGeneration(collections, Number(previous)));
         }
-        // Leftovers of a generation number cannot exist (the counter only grows), but a build must start empty.
-        for (const collection of collections) await deleteKeys(generationKey(collection, generation));
         return generation;
       },
 
@@ -2406,8 +2427,8 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
         await refreshGenerations();
         for (const collection of collections) {
           if ((liveGenerations.get(collection) ?? 0) === generation) throw new Error(`generation ${generation} of ${collection} is live`);
-          await deleteKeys(generationKey(collection, generation));
         }
+        await deleter.delete(inGeneration(collections, generation));
         await redis.hdel(metaKey('gen:retired') as unknown as string, String(generation));
       },
     },

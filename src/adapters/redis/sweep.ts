@@ -13,6 +13,7 @@
  */
 import type { Redis } from 'ioredis';
 import { cesu8, globEscape } from './readModel';
+import { generationOfKey } from './generationKeys';
 
 /** ARGV: prefix, retired grace (ms), '1' for a dry run. Returns the counter, kept generations, collections' live generations (flat pairs), un-staged (flat pairs). */
 const PLAN = String.raw`
@@ -66,26 +67,6 @@ export interface SweepReport {
 }
 
 const COLON = 0x3a;
-
-/** The generation and escaped collection name of a collection key (`c:<name>:…` or `g<G>:c:<name>:…` after the prefix); null for any other key. */
-export function generationOfKey(key: Buffer, prefix: Buffer): { generation: number; collection: string } | null {
-  if (key.length <= prefix.length || !key.subarray(0, prefix.length).equals(prefix)) return null;
-  let at = prefix.length;
-  let generation = 0;
-  if (key[at] === 0x67 /* g */) {
-    let end = at + 1;
-    while (end < key.length && key[end]! >= 0x30 && key[end]! <= 0x39) end++;
-    if (end === at + 1 || key[end] !== COLON) return null;
-    generation = Number(key.subarray(at + 1, end).toString('latin1'));
-    // A generation number is written without leading zeros; anything else is not one of ours.
-    if (!Number.isSafeInteger(generation) || generation === 0 || key.subarray(at + 1, end).toString('latin1') !== String(generation)) return null;
-    at = end + 1;
-  }
-  if (key[at] !== 0x63 /* c */ || key[at + 1] !== COLON) return null;
-  const nameEnd = key.indexOf(COLON, at + 2);
-  if (nameEnd === -1) return null;
-  return { generation, collection: key.subarray(at + 2, nameEnd).toString('latin1') };
-}
 
 /** A collection's name (its bytes as stored) as its keys spell it (readModel.ts's `name`: '%' and ':' escaped), as latin1. */
 function keyName(collection: Buffer): string {
