@@ -214,16 +214,14 @@ export class Projector {
       return entry;
     });
     const results: RebuildProgress[] = [];
-    const retirements: Promise<void>[] = [];
+    const retired: { projection: Projection; generation: number }[] = [];
+    let retiring: Promise<void> = Promise.resolve();
     try {
       for (const entry of entries) {
         let progress: RebuildProgress;
         if (this.options.readModel.generations) {
           const built = await this.buildGeneration(entry.projection, onProgress);
-          // Caught here, reported below: a deletion that fails still fails the rebuild, as it always did.
-          const retiring = this.retire(entry.projection, built.retired);
-          retiring.catch(() => undefined);
-          retirements.push(retiring);
+          retired.push({ projection: entry.projection, generation: built.retired });
           progress = built.progress;
         } else {
           progress = await this.rebuildInPlace(entry, onProgress);
@@ -232,9 +230,12 @@ export class Projector {
         onRebuilt?.(progress);
       }
     } finally {
-      await Promise.allSettled(retirements);
+      // Also after a failed build: the generations already replaced go. Caught here, reported below: a deletion that
+      // fails still fails a rebuild that built.
+      retiring = this.retireTogether(retired);
+      await retiring.catch(() => undefined);
     }
-    await Promise.all(retirements);
+    await retiring;
     return results;
   }
 
@@ -498,7 +499,22 @@ export class Projector {
    * A stop within the grace leaves it: the switch recorded it as retired, and `projections sweep` deletes it.
    */
   private async retire(projection: Projection, generation: number): Promise<void> {
-    const graceOver = await new Promise<boolean>((resolve) => {
+    if (await this.graceOver()) await this.options.readModel.generations?.dropGeneration(projection.collections, generation);
+  }
+
+  /**
+   * Deletes the generations a rebuild of several projections replaced, together, once the grace after the last switch
+   * is over (the earlier switches' are by then): none while the builds still use the read model, and the adapter can
+   * delete them in one go (on Redis one walk of the keyspace instead of one per projection).
+   */
+  private async retireTogether(retired: readonly { projection: Projection; generation: number }[]): Promise<void> {
+    if (retired.length === 0 || !(await this.graceOver())) return;
+    await Promise.all(retired.map(({ projection, generation }) => this.options.readModel.generations?.dropGeneration(projection.collections, generation)));
+  }
+
+  /** Resolves true once a switch's grace is over, false when the projector stops first. */
+  private graceOver(): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
       const cancel = () => {
         clearTimeout(timer);
         resolve(false);
@@ -509,7 +525,6 @@ export class Projector {
       }, this.options.retireGraceMs ?? 5_000);
       this.retiring.add(cancel);
     });
-    if (graceOver) await this.options.readModel.generations?.dropGeneration(projection.collections, generation);
   }
 
   /** Subscribes after `after`; resolves when caught up with the log as it was at subscription time. */
