@@ -176,8 +176,11 @@ export interface GenerationalReadModel {
    * as the live one (otherwise returns 'behind' and changes nothing). Returns the retired generation on success.
    */
   promote(name: string, generation: number, collections: readonly string[]): Promise<{ retired: number } | 'behind'>;
-  /** Deletes a retired generation's documents (once no reader can still be using it). */
-  dropGeneration(collections: readonly string[], generation: number): Promise<void>;
+  /**
+   * Deletes retired generations' documents, each of its collections (once no reader can still be using them), together:
+   * an adapter may find them all in one pass. Refuses, deleting nothing, when one of them is live.
+   */
+  dropGenerations(retired: readonly { collections: readonly string[]; generation: number }[]): Promise<void>;
   /**
    * The build of a staged generation stopped short (it failed): the adapter stops vouching for it, so what it wrote
    * can be swept (on Redis, `palimpsest projections sweep`). A rebuild that dies with its process says nothing; its

@@ -203,9 +203,9 @@ export class Projector {
 
   /**
    * Rebuilds projections one after another, as `rebuild` does each, telling `onRebuilt` as each one is switched in.
-   * On a read model with generations, each replaced generation is deleted once its grace is over (readers of other
-   * processes may still be on it); the graces run while the next projections build and are awaited together at the
-   * end, so rebuilding n projections waits for one grace, not n.
+   * On a read model with generations, the replaced generations are deleted together once the grace after the last
+   * switch is over (readers of other processes may still be on them), before it answers: rebuilding n projections
+   * waits for one grace, not n, and deletes nothing while the builds run (retireTogether).
    */
   async rebuildAll(names: readonly string[], onProgress?: (progress: RebuildProgress) => void, onRebuilt?: (progress: RebuildProgress) => void): Promise<RebuildProgress[]> {
     const entries = names.map((name) => {
@@ -499,7 +499,7 @@ export class Projector {
    * A stop within the grace leaves it: the switch recorded it as retired, and `projections sweep` deletes it.
    */
   private async retire(projection: Projection, generation: number): Promise<void> {
-    if (await this.graceOver()) await this.options.readModel.generations?.dropGeneration(projection.collections, generation);
+    if (await this.graceOver()) await this.options.readModel.generations?.dropGenerations([{ collections: projection.collections, generation }]);
   }
 
   /**
@@ -509,11 +509,12 @@ export class Projector {
    */
   private async retireTogether(retired: readonly { projection: Projection; generation: number }[]): Promise<void> {
     if (retired.length === 0 || !(await this.graceOver())) return;
-    await Promise.all(retired.map(({ projection, generation }) => this.options.readModel.generations?.dropGeneration(projection.collections, generation)));
+    await this.options.readModel.generations?.dropGenerations(retired.map(({ projection, generation }) => ({ collections: projection.collections, generation })));
   }
 
-  /** Resolves true once a switch's grace is over, false when the projector stops first. */
+  /** Resolves true once a switch's grace is over, false when the projector stops first (or has stopped). */
   private graceOver(): Promise<boolean> {
+    if (this.stopped) return Promise.resolve(false);
     return new Promise<boolean>((resolve) => {
       const cancel = () => {
         clearTimeout(timer);

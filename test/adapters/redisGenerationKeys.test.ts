@@ -141,6 +141,37 @@ test('a new generation is staged without walking the keyspace; replacing an aban
   await readModel.close();
 });
 
+test('retired generations dropped together take one walk; one of them live refuses them all, deleting nothing', async (context) => {
+  const { redis, prefix } = context;
+  const readModel = createRedisReadModel({ redis, prefix });
+  const generations = readModel.generations!;
+  const commitInto = (collection: string, generation: number) =>
+    readModel.commit({ checkpoint: { name: collection, position: 1, version: 1 }, writes: [{ collection, id: 1, doc: { id: 1 } }], generation });
+  await commitInto('notes', 0);
+  await commitInto('tags', 0);
+  const rebuilt: Record<string, number> = {};
+  for (const name of ['notes', 'tags']) {
+    rebuilt[name] = await generations.stageGeneration(name, [name]);
+    await commitInto(name, rebuilt[name]!);
+    assert.equal(await generations.promote(name, rebuilt[name]!, [name]), { retired: 0 });
+  }
+  context.walks = 0;
+  try {
+    await generations.dropGenerations([{ collections: ['notes'], generation: 0 }, { collections: ['tags'], generation: rebuilt.tags! }]);
+    assert.unreachable('a live generation was dropped');
+  } catch (error) {
+    assert.match((error as Error).message, `generation ${rebuilt.tags} of tags is live`);
+  }
+  assert.is(context.walks, 0);
+  assert.ok((await redis.keys(`${prefix}c:notes:*`)).length > 0, 'nothing deleted');
+  await generations.dropGenerations([{ collections: ['notes'], generation: 0 }, { collections: ['tags'], generation: 0 }]);
+  assert.is(context.walks, 1);
+  assert.equal(await redis.keys(`${prefix}c:*`), []);
+  assert.equal(await readModel.get('tags', 1), { id: 1 }, 'the live generations are untouched');
+  assert.equal(await redis.hkeys(`${prefix}gen:retired`), [], 'their retirements are done with');
+  await readModel.close();
+});
+
 test('a lost generation counter does not hand out a recorded generation again', async (context) => {
   const { redis, prefix } = context;
   const readModel = createRedisReadModel({ redis, prefix });

@@ -849,13 +849,16 @@ return 1
 `;
 
 /**
- * ARGV: prefix. The next generation number: the counter's next value, or one past every generation recorded (live,
- * serving a collection, staged, retired) if the counter is not already past them (it only goes back if its key was
- * lost). A new generation is then empty without walking the keyspace to clear it: nobody has written under its
- * number. Keys of a generation nothing records any more (an abandoned build's, un-staged) are the sweep's.
+ * ARGV: prefix, projection, build lease (ms). Stages a new generation of the projection, with its build lease, in one
+ * step (a sweep then sees it either numbered above the counter it read or staged with a lease: kept either way), and
+ * returns it and the generation it replaced as staged (an abandoned build's, or false). The number is the counter's
+ * next value, or one past every generation recorded (live, serving a collection, staged, retired) if the counter is
+ * not already past them (it only goes back if its key was lost). So a new generation starts empty without a walk of
+ * the keyspace to clear it: nobody has written under its number. Keys of a generation nothing records any more (an
+ * abandoned build's, un-staged) are the sweep's.
  */
-const NEXT_GENERATION = String.raw`
-local P = ARGV[1]
+const STAGE = String.raw`
+local P, projection, leaseMs = ARGV[1], ARGV[2], ARGV[3]
 local G = redis.call('INCR', P .. 'gen:seq')
 local highest = 0
 local function see(values)
@@ -872,7 +875,11 @@ if G <= highest then
   G = highest + 1
   redis.call('SET', P .. 'gen:seq', G)
 end
-return G
+local previous = redis.call('HGET', P .. 'gen:staged', projection)
+redis.call('HSET', P .. 'gen:staged', projection, G)
+redis.call('HDEL', P .. 'gen:staged-checkpoints', projection)
+redis.call('SET', P .. 'gen:building:' .. G, projection, 'PX', leaseMs)
+return { G, previous }
 `;
 
 /** ARGV: prefix, projection, staged generation, its collections. Switches readers and the checkpoint to it. */
@@ -1796,7 +1803,7 @@ class Script {
 const COMMIT_SCRIPT = new Script(COMMIT);
 const BULK_VOCABULARY_SCRIPT = new Script(BULK_VOCABULARY);
 const PROMOTE_SCRIPT = new Script(PROMOTE);
-const NEXT_GENERATION_SCRIPT = new Script(NEXT_GENERATION);
+const STAGE_SCRIPT = new Script(STAGE);
 const RESERVE_SCRIPT = new Script(RESERVE);
 const ADD_ONE_SCRIPT = new Script(ADD_ONE);
 const QUERY_SCRIPT = new Script(QUERY);
@@ -2376,18 +2383,12 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
       },
 
       async stageGeneration(projection, collections) {
-        const generation = Number(await run(NEXT_GENERATION_SCRIPT, [prefix]));
-        const previous = await redis.hget(metaKey('gen:staged') as unknown as string, cesu8(projection) as unknown as string);
-        // Staged with its build lease, so a sweep never takes it for abandoned.
-        await redis
-          .multi()
-          .hset(metaKey('gen:staged') as unknown as string, cesu8(projection) as unknown as string, String(generation))
-          .hdel(metaKey('gen:staged-checkpoints') as unknown as string, cesu8(projection) as unknown as string)
-          .set(buildLeaseKey(prefix, generation) as unknown as string, cesu8(projection) as unknown as string, 'PX', buildLeaseMs)
-          .exec();
+        // Staged with its build lease (buildLeaseKey), so a sweep never takes it for abandoned.
+        const [staged, previous] = (await run(STAGE_SCRIPT, [prefix, cesu8(projection), String(buildLeaseMs)])) as [number, string | null];
+        const generation = Number(staged);
         keepBuilding(projection, generation);
         // An abandoned build (its builder died) is replaced: its keys are nobody's. The new generation has none.
-        if (previous !== null) {
+        if (previous) {
           await endBuild(Number(previous));
           await deleter.delete(inGeneration(collections, Number(previous)));
         }
@@ -2423,13 +2424,16 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
         await endBuild(generation);
       },
 
-      async dropGeneration(collections, generation) {
+      async dropGenerations(retired) {
         await refreshGenerations();
-        for (const collection of collections) {
-          if ((liveGenerations.get(collection) ?? 0) === generation) throw new Error(`generation ${generation} of ${collection} is live`);
+        for (const { collections, generation } of retired) {
+          for (const collection of collections) {
+            if ((liveGenerations.get(collection) ?? 0) === generation) throw new Error(`generation ${generation} of ${collection} is live`);
+          }
         }
-        await deleter.delete(inGeneration(collections, generation));
-        await redis.hdel(metaKey('gen:retired') as unknown as string, String(generation));
+        // One walk of the keyspace for them all.
+        await deleter.delete(retired.flatMap(({ collections, generation }) => inGeneration(collections, generation)));
+        if (retired.length > 0) await redis.hdel(metaKey('gen:retired') as unknown as string, ...retired.map(({ generation }) => String(generation)));
       },
     },
 
