@@ -185,6 +185,10 @@ test('a lost generation counter does not hand out a recorded generation again', 
   assert.ok(next > Math.max(notes, tags), `${next} is past the live ${notes} and the staged ${tags}`);
   assert.is(Number(await redis.get(`${prefix}gen:seq`)), next, 'the counter is put past them');
   assert.is(await generations.stageGeneration('more', ['more']), next + 1);
+  // A retired generation counts too (one that outlived the counter's key: a rebuild retired it, its deletion waits).
+  await redis.hset(`${prefix}gen:retired`, '40', String(Date.now()));
+  await redis.del(`${prefix}gen:seq`);
+  assert.is(await generations.stageGeneration('last', ['last']), 41);
   await readModel.close();
 });
 
