@@ -33,7 +33,7 @@
  *                             switch on the channel <prefix>gen:switched and readers reload it
  *   <prefix>gen:staged        hash projection → the generation being built
  *   <prefix>gen:staged-checkpoints  hash projection → its checkpoint
- *   <prefix>gen:seq           generation counter
+ *   <prefix>gen:seq           generation counter (STAGE stages the next generation, past every recorded one)
  *   <prefix>gen:building:<G>  string (the projection), with an expiry its builder keeps renewing: the build lease of
  *                             staged generation G. A staged generation without one was abandoned (its builder died),
  *                             and sweepGenerations (sweep.ts) un-stages it and deletes its keys.
