@@ -205,7 +205,7 @@ export class Projector {
    * Rebuilds projections one after another, as `rebuild` does each, telling `onRebuilt` as each one is switched in.
    * On a read model with generations, the replaced generations are deleted together once the grace after the last
    * switch is over (readers of other processes may still be on them), before it answers: rebuilding n projections
-   * waits for one grace, not n, and deletes nothing while the builds run (retireTogether).
+   * waits for one grace, not n, and deletes nothing while the builds run (retire).
    */
   async rebuildAll(names: readonly string[], onProgress?: (progress: RebuildProgress) => void, onRebuilt?: (progress: RebuildProgress) => void): Promise<RebuildProgress[]> {
     const entries = names.map((name) => {
@@ -232,7 +232,7 @@ export class Projector {
     } finally {
       // Also after a failed build: the generations already replaced go. Caught here, reported below: a deletion that
       // fails still fails a rebuild that built.
-      retiring = this.retireTogether(retired);
+      retiring = this.retire(retired);
       await retiring.catch(() => undefined);
     }
     await retiring;
@@ -335,7 +335,7 @@ export class Projector {
     entry.rebuilding = true;
     try {
       const { retired } = await this.buildGeneration(projection);
-      this.retire(projection, retired).catch((error) => this.options.log?.(`projection ${projection.name}: old documents not deleted`, error));
+      this.retire([{ projection, generation: retired }]).catch((error) => this.options.log?.(`projection ${projection.name}: old documents not deleted`, error));
       if (this.stopped) return;
       const state = await this.prepare(entry);
       if (state === 'ready') await this.subscribe(entry, entry.applied);
@@ -495,19 +495,13 @@ export class Projector {
   }
 
   /**
-   * Deletes a replaced generation once readers have switched (they hear of the switch at once; the grace covers lag).
-   * A stop within the grace leaves it: the switch recorded it as retired, and `projections sweep` deletes it.
+   * Deletes replaced generations once readers have switched (they hear of a switch at once; the grace after the last
+   * switch covers lag), together: the adapter can find them all in one go (on Redis one walk of the keyspace). A
+   * rebuild of several projections retires them after its last switch, so nothing is deleted while the builds still
+   * use the read model. A stop within the grace leaves them: each switch recorded its generation as retired, and
+   * `projections sweep` deletes them.
    */
-  private async retire(projection: Projection, generation: number): Promise<void> {
-    if (await this.graceOver()) await this.options.readModel.generations?.dropGenerations([{ collections: projection.collections, generation }]);
-  }
-
-  /**
-   * Deletes the generations a rebuild of several projections replaced, together, once the grace after the last switch
-   * is over (the earlier switches' are by then): none while the builds still use the read model, and the adapter can
-   * delete them in one go (on Redis one walk of the keyspace instead of one per projection).
-   */
-  private async retireTogether(retired: readonly { projection: Projection; generation: number }[]): Promise<void> {
+  private async retire(retired: readonly { projection: Projection; generation: number }[]): Promise<void> {
     if (retired.length === 0 || !(await this.graceOver())) return;
     await this.options.readModel.generations?.dropGenerations(retired.map(({ projection, generation }) => ({ collections: projection.collections, generation })));
   }

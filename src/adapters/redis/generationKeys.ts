@@ -10,6 +10,8 @@
  */
 import type { Redis } from 'ioredis';
 
+const COLON = 0x3a;
+
 /** The generation and escaped collection name of a collection key (`c:<name>:…` or `g<G>:c:<name>:…` after the prefix); null for any other key. */
 export function generationOfKey(key: Buffer, prefix: Buffer): { generation: number; collection: string } | null {
   if (key.length <= prefix.length || !key.subarray(0, prefix.length).equals(prefix)) return null;
@@ -29,8 +31,6 @@ export function generationOfKey(key: Buffer, prefix: Buffer): { generation: numb
   if (nameEnd === -1) return null;
   return { generation, collection: key.subarray(at + 2, nameEnd).toString('latin1') };
 }
-
-const COLON = 0x3a;
 
 /** A collection in a generation; `collection` is its name as its keys spell it (escaped), read as latin1. */
 export interface CollectionGeneration {
