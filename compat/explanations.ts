@@ -36,6 +36,14 @@ export const EXPLANATIONS: readonly Explanation[] = [
     step: /\.(wrong-password|unknown-user)$/,
   },
   {
+    id: 'attachment-featured-media',
+    category: 'deliberate',
+    text: 'The interface lists featured_media (integer) among a media attachment\'s fields on the first instance; WordPress 6.1 gives attachments none (there only audio and video attachments may have a featured image).',
+    kind: 'keys',
+    reference: /^\[\]$/,
+    palimpsest: /^\["featured_media"\]$/,
+  },
+  {
     id: 'gmt-offset-string',
     category: 'deliberate',
     text: 'The interface types gmt_offset as a string ("a number in text"); WordPress 6.1.9 sends a number (digest, Corrections 5).',

@@ -105,6 +105,7 @@ const postCreates: Step[] = [
   { name: 'posts.create.invalid-comment-status', method: 'POST', path: '/posts', as: 'administrator', body: { title: 'compat refused 15', comment_status: 'maybe' }, capture: { stray_invalid_comment_status: 'id' } },
   { name: 'posts.create.invalid-json', method: 'POST', path: '/posts', as: 'administrator', raw: { contentType: 'application/json', data: '{"title": "unterminated' } },
   { name: 'posts.create.invalid-json-anonymous', method: 'POST', path: '/posts', raw: { contentType: 'application/json', data: '{"title":' } },
+  { name: 'posts.create.unknown-featured-media', method: 'POST', path: '/posts', as: 'administrator', body: { title: 'compat featured media of nothing', featured_media: 987654321 }, capture: { stray_unknown_featured_media: 'id' } },
   { name: 'posts.create.wrong-password', method: 'POST', path: '/posts', as: 'wrong-password', body: { title: 'compat refused 16' }, capture: { stray_wrong_password: 'id' } },
 ];
 

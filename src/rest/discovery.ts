@@ -4,7 +4,7 @@
  */
 import { describeArgs } from './args';
 import { ok, allowEveryone } from './route';
-import type { RouteDefinition } from './route';
+import type { Endpoint, RouteDefinition } from './route';
 
 export interface SiteDescription {
   name: string;
@@ -28,7 +28,7 @@ export function describeRoute(route: RouteDefinition, apiRoot: string): Record<s
       methods: e.methods,
       ...(e.allowBatch ? { allow_batch: { v1: true } } : {}),
       // An endpoint without args lists them as an empty list, as PHP encodes an empty array.
-      args: Object.keys(e.args).length === 0 ? [] : describeArgs(e.args),
+      args: Object.keys(e.args).length === 0 ? [] : describeArgs(listedArgs(e)),
     })),
   };
   if (!route.path.includes('(?P<') && !route.hideLinks) {
@@ -36,6 +36,9 @@ export function describeRoute(route: RouteDefinition, apiRoot: string): Record<s
   }
   return description;
 }
+
+const listedArgs = (e: Endpoint): Endpoint['args'] =>
+  e.listedArgs ? Object.fromEntries(Object.entries(e.args).filter(([name]) => e.listedArgs!.includes(name))) : e.args;
 
 function describeRoutes(routes: readonly RouteDefinition[], apiRoot: string, namespace?: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -89,6 +89,8 @@ export interface Endpoint {
   handle(ctx: HandlerContext): Promise<RestResult> | RestResult;
   /** Listed as `allow_batch: {v1: true}` and runnable inside /batch/v1. */
   allowBatch?: boolean;
+  /** The args the index and OPTIONS list, where an interface lists fewer than are accepted (all of them if absent). */
+  listedArgs?: readonly string[];
   /**
    * Its answer to an anonymous request is a pure function of the URL and the read model: no clock, no event-log read,
    * no outgoing request, no randomness, no request header. Such answers may be served from the shared response cache

@@ -26,6 +26,7 @@ import type { PostInput } from './decider';
 import type { PostType } from './events';
 import { asOfArg, itemAsOf } from '../history/operations';
 import { currentItem, writtenItem } from './written';
+import { featuredMediaToKeep } from '../media/featuredMedia';
 
 interface TypeInfo {
   postType: PostType;
@@ -306,6 +307,11 @@ async function writeInput(site: Site, ctx: HandlerContext, type: TypeInfo, curre
   }
   const copy = ['slug', 'status', 'password', 'featured_media', 'comment_status', 'ping_status', 'sticky', 'template', 'format', 'categories', 'tags', 'parent', 'menu_order'] as const;
   for (const field of copy) if (sent(field) && p[field] !== undefined) (input as Record<string, unknown>)[field] = p[field];
+  if (input.featured_media !== undefined) {
+    const kept = await featuredMediaToKeep(site.readModel, input.featured_media);
+    if (kept === undefined) delete input.featured_media;
+    else input.featured_media = kept;
+  }
   if (sent('date')) input.date = p.date ?? null;
   if (sent('date_gmt')) input.date_gmt = p.date_gmt ?? null;
   if (sent('meta') && p.meta && typeof p.meta === 'object') input.meta = { footnotes: String((p.meta as { footnotes?: unknown }).footnotes ?? '') };

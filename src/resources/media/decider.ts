@@ -14,6 +14,7 @@ export interface AttachmentInput {
   caption?: string;
   description?: string;
   alt_text?: string;
+  featured_media?: number;
   status?: string;
   author?: number;
   comment_status?: 'open' | 'closed';
@@ -88,7 +89,7 @@ function requestedDates(input: AttachmentInput, ctx: MediaWriteContext): { date:
 
 function applyInput(base: AttachmentFields, input: AttachmentInput): AttachmentFields {
   const next = { ...base };
-  for (const key of ['title', 'caption', 'description', 'alt_text', 'author', 'comment_status', 'ping_status', 'template', 'post'] as const) {
+  for (const key of ['title', 'caption', 'description', 'alt_text', 'author', 'comment_status', 'ping_status', 'template', 'post', 'featured_media'] as const) {
     if (input[key] !== undefined) (next as Record<string, unknown>)[key] = input[key];
   }
   next.status = attachmentStatus(input.status, base.status);

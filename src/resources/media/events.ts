@@ -45,6 +45,8 @@ export interface AttachmentFields {
   template: string;
   /** The post it is attached to, 0 for none. */
   post: number;
+  /** Its featured image (first instance only); absent on attachments that never had one, which reads as 0. */
+  featured_media?: number;
   mime_type: string;
   media_details: MediaDetails;
   /** Site-local, "YYYY-MM-DDTHH:MM:SS". */

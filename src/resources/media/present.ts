@@ -140,6 +140,8 @@ export function presentMedia(doc: MediaDoc, schema: ResourceSchema, options: Med
     link: mediaLink(doc, siteUrl, options.parentLink ?? null),
     title: { raw: doc.title, rendered: renderTitle(doc.title, { private: doc.status === 'private' }) },
     author: doc.author,
+    // Only where the schema has it (the first instance): a field outside the schema would pass context filtering.
+    ...('featured_media' in schema.properties ? { featured_media: doc.featured_media ?? 0 } : {}),
     comment_status: doc.comment_status,
     ping_status: doc.ping_status,
     template: doc.template,

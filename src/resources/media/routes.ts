@@ -11,6 +11,7 @@ import type { PostTypeCaps } from '../../access/capabilities';
 import { SchemaIssue } from '../../rest/args';
 import type { ArgSchema } from '../../rest/args';
 import { argsFromSchema, publicSchema } from '../../rest/schema';
+import type { ResourceSchema } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
 import { collectionResult, linkQuery } from '../../rest/collection';
@@ -33,6 +34,7 @@ import { MEDIA_SLUG_SCOPE, createAttachment, createMissingSubsizes, deleteAttach
 import { mediaAsOf, mediaHistoryRoute } from './history';
 import { asOfArg } from '../history/operations';
 import { attachmentStreamId } from './events';
+import { featuredMediaToKeep } from './featuredMedia';
 import { readCurrent, readWritten } from '../../projection/written';
 
 /** Attachments use the post capabilities, except that creating one takes upload_files. */
@@ -41,7 +43,7 @@ const MEDIA_STATUSES = ['inherit', 'private', 'trash'];
 const MEDIA_TYPES = ['image', 'video', 'text', 'application', 'audio'];
 
 export function mediaRoutes(site: Site): RouteDefinition[] {
-  const schema = mediaSchema(writableStatuses(site.settings.instance));
+  const schema = mediaSchema(writableStatuses(site.settings.instance), { featuredMedia: site.settings.instance !== 'second' });
   const shownSchema = publicSchema(schema, mediaActionLinks(site.apiRoot));
   const itemArgs: Record<string, ArgSchema> = { id: { description: 'Unique identifier of the item.', type: 'integer' } };
   const writeArgs = (kind: 'create' | 'update') => {
@@ -79,7 +81,7 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
               throw restError('rest_invalid_param', 'Invalid parent type.', 400);
             }
             const { content, multipart } = uploadedContent(ctx.request);
-            const input = await writeInput(site, ctx);
+            const input = await writeInput(site, ctx, schema);
             const outcome = await createAttachment(site, content, input, actor, ctx.request.requestId, { multipart });
             await site.settle(outcome.position);
             const doc = await readDoc(site, outcome.id, outcome.position);
@@ -119,7 +121,7 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
           signedInOnly: true,
           handle: async (ctx) => {
             const doc = (await loadDoc(site, ctx))!;
-            const input = await writeInput(site, ctx);
+            const input = await writeInput(site, ctx, schema);
             const body = { ...(ctx.request.form ?? {}), ...(ctx.request.json ?? {}) };
             const slugSent = Object.hasOwn(body, 'slug') || Object.hasOwn(ctx.request.query, 'slug');
             const outcome = await updateAttachment(site, doc.id, { ...input, ...(slugSent && typeof ctx.params.slug === 'string' ? { slug: ctx.params.slug } : {}) }, ctx.actor!, ctx.request.requestId);
@@ -171,6 +173,8 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
         {
           methods: ['POST'],
           args: editArgs(),
+          // The second instance's interface lists `src` alone; the others are still accepted and validated.
+          ...(site.settings.instance === 'second' ? { listedArgs: ['src'] } : {}),
           permission: (ctx) => editImagePermission(site, ctx),
           signedInOnly: true,
           handle: async (ctx) => {
@@ -453,7 +457,7 @@ async function readDoc(site: Site, id: number, position: number): Promise<MediaD
 }
 
 /** The validated write params as the decider's input; `post` must name a post or page when given. */
-async function writeInput(site: Site, ctx: HandlerContext): Promise<AttachmentInput> {
+async function writeInput(site: Site, ctx: HandlerContext, schema: ResourceSchema): Promise<AttachmentInput> {
   const p = ctx.params;
   const body = { ...(ctx.request.form ?? {}), ...(ctx.request.json ?? {}) };
   const sent = (key: string) => Object.hasOwn(body, key) || Object.hasOwn(ctx.request.query, key);
@@ -469,6 +473,11 @@ async function writeInput(site: Site, ctx: HandlerContext): Promise<AttachmentIn
   }
   if (sent('date')) input.date = p.date ?? null;
   if (sent('date_gmt')) input.date_gmt = p.date_gmt ?? null;
+  // Only where the schema has it: elsewhere the param is unvalidated input.
+  if (schema.properties.featured_media && sent('featured_media') && typeof p.featured_media === 'number') {
+    const kept = await featuredMediaToKeep(site.readModel, p.featured_media);
+    if (kept !== undefined) input.featured_media = kept;
+  }
   if (input.post !== undefined && input.post !== 0 && !(await parentOf(site, input.post))) {
     throw restError('rest_invalid_param', 'Invalid parent type.', 400);
   }

@@ -6,14 +6,19 @@ import type { ResourceSchema } from '../../rest/schema';
 import { WRITABLE_STATUSES } from '../content/schema';
 import { ALL, EDIT, VIEW_EDIT, postTypeFields, renderedText } from '../content/fields';
 
-/** `statuses`: the instance's writable statuses (the second instance adds `ext-disabled`); any but `private` is stored as `inherit`. */
-export function mediaSchema(statuses: readonly string[] = WRITABLE_STATUSES): ResourceSchema {
+/**
+ * `statuses`: the instance's writable statuses (the second instance adds `ext-disabled`); any but `private` is stored
+ * as `inherit`. `featuredMedia`: whether attachments have a featured image (the interface lists it on the first
+ * instance only).
+ */
+export function mediaSchema(statuses: readonly string[] = WRITABLE_STATUSES, options: { featuredMedia: boolean } = { featuredMedia: true }): ResourceSchema {
   const shared = postTypeFields('URL-safe identifier, unique among attachments.', statuses);
   const properties: Record<string, unknown> = {
     ...shared.identity,
     ...shared.permalink,
     title: shared.title,
     author: shared.author,
+    ...(options.featuredMedia ? { featured_media: { description: 'Identifier of the featured media item.', type: 'integer', context: ALL } } : {}),
     ...shared.discussion,
     // No meta is registered for attachments: WordPress shows the empty property map as PHP's empty array, [].
     meta: { description: 'Registered meta fields (none).', type: 'object', context: VIEW_EDIT, properties: [] as never },
