@@ -38,7 +38,7 @@ export function createRemoteEmbeds(options: RemoteEmbedOptions): RemoteEmbeds {
 
   const fetchJson = async (endpoint: string): Promise<Record<string, unknown> | null> => {
     try {
-      const response = await options.fetcher.get(endpoint);
+      const response = await options.fetcher.request(endpoint);
       if (response.status < 200 || response.status >= 300) return null;
       const data: unknown = JSON.parse(response.body);
       return data !== null && typeof data === 'object' && !Array.isArray(data) && typeof (data as { type?: unknown }).type === 'string'
@@ -61,7 +61,7 @@ export function createRemoteEmbeds(options: RemoteEmbedOptions): RemoteEmbeds {
   const discover = async (request: RemoteRequest): Promise<Record<string, unknown> | null> => {
     let page: string;
     try {
-      const response = await options.fetcher.get(request.url);
+      const response = await options.fetcher.request(request.url);
       if (response.status < 200 || response.status >= 300) return null;
       page = response.body;
     } catch {
