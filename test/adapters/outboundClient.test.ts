@@ -296,7 +296,7 @@ test('credentials go to the origin they were meant for only, and no cookie is ev
     } else plain('first')(request, response, '');
   });
   const get = client({ allowedHosts: parseAllowedHosts(`127.0.0.1:${first.port}, 127.0.0.1:${second.port}`) });
-  const headers = { Authorization: 'Bearer token', 'X-Kept': 'yes' };
+  const headers = { Authorization: 'Bearer token', 'X-Kept': 'yes', Host: 'elsewhere.example', 'Content-Length': '99' };
   await get.request(`${first.base}/here`, { headers });
   await get.request(`${first.base}/elsewhere`, { headers });
   const landedFirst = first.seen.find((seen) => seen.url === '/landed')!;
@@ -304,7 +304,12 @@ test('credentials go to the origin they were meant for only, and no cookie is ev
   const landedSecond = second.seen[0]!;
   assert.is(landedSecond.headers.authorization, undefined);
   assert.is(landedSecond.headers['x-kept'], 'yes');
-  for (const seen of [...first.seen, ...second.seen]) assert.is(seen.headers.cookie, undefined);
+  for (const seen of [...first.seen, ...second.seen]) {
+    assert.is(seen.headers.cookie, undefined);
+    // The host and the framing are the client's own, whatever the caller sent.
+    assert.ok(seen.headers.host === `127.0.0.1:${first.port}` || seen.headers.host === `127.0.0.1:${second.port}`, seen.headers.host);
+    assert.is(seen.headers['content-length'], undefined);
+  }
 });
 
 test.run();

@@ -31,7 +31,16 @@ async function internalServer(oembedAt?: (port: number) => string): Promise<Serv
     asked.push(request.url!);
     const port = (server.address() as AddressInfo).port;
     if (request.url === '/silent') return;
-    if (request.url === '/page') {
+    if (request.url === '/moved') {
+      response.writeHead(301, { location: '/nested/page' });
+      response.end();
+    } else if (request.url === '/nested/page') {
+      response.setHeader('content-type', 'text/html');
+      response.end('<link rel="alternate" type="application/json+oembed" href="oembed.json">');
+    } else if (request.url === '/nested/oembed.json?maxwidth=600') {
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify({ ...internalData, title: 'Nested' }));
+    } else if (request.url === '/page') {
       response.setHeader('content-type', 'text/html');
       const href = oembedAt?.(port) ?? `http://127.0.0.1:${port}/oembed.json`;
       response.end(`<html><head><link rel="alternate" type="application/json+oembed" href="${href}"></head></html>`);
@@ -93,6 +102,10 @@ test('with the address allowed, the page is embedded; a refused address, a close
     assert.is(embedded.status, 200);
     assert.equal(embedded.body, internalData);
     assert.equal(internal.asked.splice(0), ['/page', '/oembed.json?maxwidth=600']);
+    // A relative link is read against the page's own URL, after its redirect.
+    const moved = await proxy(allowed, `http://127.0.0.1:${internal.port}/moved`, writer);
+    assert.equal(moved.body, { ...internalData, title: 'Nested' });
+    assert.equal(internal.asked.splice(0), ['/moved', '/nested/page', '/nested/oembed.json?maxwidth=600']);
     for (const url of [`http://127.0.0.1:${elsewhere.port}/page`, `http://127.0.0.1:${closed.port}/page`, `http://127.0.0.1:${internal.port}/silent`]) {
       const { status, body } = await proxy(allowed, url, writer);
       assert.equal({ status, body }, cannotEmbed, url);

@@ -49,6 +49,8 @@ const systemResolver: Resolver = (hostname) => dns.promises.lookup(hostname, { a
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Headers that carry credentials: not sent on to another origin. */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
+/** Headers the client sets itself: the host is the URL's and the framing the body's. */
+const OWN_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection']);
 
 /** A hop's destination, as judged: the URL, its bare host name (no brackets) and its effective port. */
 interface Hop {
@@ -156,7 +158,11 @@ export function createOutboundHttp(options: OutboundClientOptions = {}): HttpFet
       const signal = deadline.signal;
       let method = (init.method ?? 'GET').toUpperCase();
       let body = typeof init.body === 'string' ? Buffer.from(init.body) : init.body;
-      let headers = Object.fromEntries(Object.entries(init.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+      let headers = Object.fromEntries(
+        Object.entries(init.headers ?? {})
+          .map(([name, value]) => [name.toLowerCase(), value])
+          .filter(([name]) => !OWN_HEADERS.has(name!)),
+      );
       try {
         let hop = hopOf(url);
         for (let redirects = 0; ; redirects++) {
