@@ -4,7 +4,9 @@
  * address judged by src/adapters/http/destinations.ts) and at connect time (the socket's `lookup` judges what it
  * is about to connect to, so a name whose DNS answer changes in between, rebinding, cannot get through).
  * Redirects are followed by hand, each hop checked again; the whole exchange is bounded in time, redirects and
- * answer size; only http(s) URLs without a user name or password are fetched, and no cookies are sent.
+ * answer size; only http(s) URLs without a user name or password are fetched, and no cookies are sent. Any port
+ * is allowed: with the server's own network refused by address, a port limit would only keep out public services
+ * on other ports (which anyone can reach directly anyway), not protect anything behind the server.
  *
  * Written on node:http rather than taking request-filtering-agent: that agent judges addresses at connect time
  * but allows by address only (no host names or ports), counts IPv4-compatible IPv6 as public, and leaves
