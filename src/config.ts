@@ -4,6 +4,8 @@
  * an in-process read model.
  */
 import path from 'node:path';
+import { parseAllowedHosts } from './adapters/http/destinations';
+import type { AllowedHost } from './adapters/http/destinations';
 
 export interface Config {
   port: number;
@@ -38,6 +40,8 @@ export interface Config {
   responseCacheEntries: number;
   /** Most bytes of answers it keeps (RESPONSE_CACHE_BYTES); 0 disables it. */
   responseCacheBytes: number;
+  /** Destinations outgoing HTTP may reach besides public addresses (OUTBOUND_ALLOWED_HOSTS). */
+  outboundAllowedHosts: AllowedHost[];
 }
 
 export const SITE_INSTANCES = ['first', 'second'] as const;
@@ -71,6 +75,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     instance: siteInstance(env.SITE_INSTANCE),
     responseCacheEntries: integer(env.RESPONSE_CACHE_ENTRIES, 2_000, 'RESPONSE_CACHE_ENTRIES'),
     responseCacheBytes: integer(env.RESPONSE_CACHE_BYTES, 64 * 1024 * 1024, 'RESPONSE_CACHE_BYTES'),
+    outboundAllowedHosts: allowedHosts(env.OUTBOUND_ALLOWED_HOSTS),
   };
 }
 
@@ -79,6 +84,14 @@ function integer(value: string | undefined, fallback: number, name: string): num
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${name} must be a non-negative integer, got "${value}"`);
   return n;
+}
+
+function allowedHosts(value: string | undefined): AllowedHost[] {
+  try {
+    return parseAllowedHosts(value);
+  } catch (error) {
+    throw new ConfigError(`OUTBOUND_ALLOWED_HOSTS: ${(error as Error).message}`);
+  }
 }
 
 function siteInstance(value: string | undefined): SiteInstance {

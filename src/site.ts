@@ -12,7 +12,8 @@ import type { HttpFetcher } from './ports/httpFetcher';
 import type { Mailer } from './ports/mailer';
 import { createLoggingMailer } from './adapters/mail/loggingMailer';
 import type { SiteInstance } from './config';
-import { createNodeHttpFetcher } from './adapters/http/nodeFetcher';
+import { createOutboundHttp } from './adapters/http/outboundClient';
+import type { AllowedHost } from './adapters/http/destinations';
 import { createMemoryBlobStore } from './adapters/memory/blobStore';
 import { CommandHandler } from './core/commandHandler';
 import { IdSequence } from './core/ids';
@@ -47,6 +48,8 @@ export interface SiteSettings {
   responseCacheBytes?: number;
   /** Most events the projector folds per batch (default 1,000; the in-memory read model replays faster in smaller ones). */
   projectorBatchSize?: number;
+  /** Destinations outgoing HTTP may reach besides public addresses (OUTBOUND_ALLOWED_HOSTS; default none). */
+  outboundAllowedHosts?: readonly AllowedHost[];
 }
 
 /**
@@ -76,7 +79,7 @@ export interface Site {
   readModel: ReadModel;
   /** Uploaded files (media), by key `YYYY/MM/name`. */
   blobs: BlobStore;
-  /** Outgoing HTTP (oEmbed's proxy asking other sites). */
+  /** Outgoing HTTP (oEmbed's proxy asking other sites), to public addresses and the allowed hosts only. */
   http: HttpFetcher;
   /** Outgoing mail (contact-form feedback); the default adapter only logs. */
   mailer: Mailer;
@@ -118,7 +121,7 @@ export interface SiteAdapters {
   clock: Clock;
   /** Where uploads live; in memory when not given (tests). */
   blobs?: BlobStore;
-  /** Outgoing HTTP; node's fetch, bounded, when not given. */
+  /** Outgoing HTTP; the outbound client (src/adapters/http/outboundClient.ts) when not given. */
   http?: HttpFetcher;
   /** Outgoing mail; a logging adapter that sends nothing when not given. */
   mailer?: Mailer;
@@ -171,7 +174,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     // reads cost no round trip. In process, reading is already that cheap.
     readModel: coordination ? cacheDocuments(readModel, readModelVersion) : readModel,
     blobs: adapters.blobs ?? createMemoryBlobStore(),
-    http: adapters.http ?? createNodeHttpFetcher(),
+    http: adapters.http ?? createOutboundHttp({ allowedHosts: settings.outboundAllowedHosts }),
     mailer: adapters.mailer ?? createLoggingMailer((line) => console.error(line)),
     commands: new CommandHandler(store),
     ids: {

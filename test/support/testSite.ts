@@ -78,7 +78,7 @@ export interface TestSiteOptions {
 }
 
 /** The default outgoing HTTP of test sites: no network. */
-const offline: HttpFetcher = { get: async (url) => Promise.reject(new Error(`no network in tests: ${url}`)) };
+const offline: HttpFetcher = { request: async (url) => Promise.reject(new Error(`no network in tests: ${url}`)) };
 
 export async function startTestSite(options: TestSiteOptions = {}): Promise<TestSite> {
   const clock = manualClock(options.now ?? Date.parse('2024-05-01T12:00:00Z'));

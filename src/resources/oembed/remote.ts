@@ -38,7 +38,7 @@ export function createRemoteEmbeds(options: RemoteEmbedOptions): RemoteEmbeds {
 
   const fetchJson = async (endpoint: string): Promise<Record<string, unknown> | null> => {
     try {
-      const response = await options.fetcher.get(endpoint);
+      const response = await options.fetcher.request(endpoint);
       if (response.status < 200 || response.status >= 300) return null;
       const data: unknown = JSON.parse(response.body);
       return data !== null && typeof data === 'object' && !Array.isArray(data) && typeof (data as { type?: unknown }).type === 'string'
@@ -60,14 +60,17 @@ export function createRemoteEmbeds(options: RemoteEmbedOptions): RemoteEmbeds {
 
   const discover = async (request: RemoteRequest): Promise<Record<string, unknown> | null> => {
     let page: string;
+    let pageUrl: string;
     try {
-      const response = await options.fetcher.get(request.url);
+      const response = await options.fetcher.request(request.url);
       if (response.status < 200 || response.status >= 300) return null;
       page = response.body;
+      // A relative link is relative to where the page was found, after redirects.
+      pageUrl = response.url;
     } catch {
       return null;
     }
-    const endpoint = discoveredEndpoint(page, request.url);
+    const endpoint = discoveredEndpoint(page, pageUrl);
     return endpoint ? fetchJson(withSize(endpoint, request, false)) : null;
   };
 
