@@ -290,7 +290,8 @@ function respond(ctx: Koa.Context, result: RestResult, fixedHeaders: readonly st
   const status = result.status;
   const headers = [...fixedHeaders];
   if (signedIn) headers.push(...SIGNED_IN_HEADERS);
-  if (result.headers) for (const name in result.headers) setHeader(headers, name, result.headers[name]!);
+  // Own names only: nothing inherited becomes a header.
+  if (result.headers) for (const name in result.headers) if (Object.hasOwn(result.headers, name)) setHeader(headers, name, result.headers[name]!);
   let body: Buffer;
   if (EMPTY_STATUSES.has(status)) {
     removeHeader(headers, 'content-type');
