@@ -21,6 +21,7 @@ export function jsonErrorOf(raw: Uint8Array | undefined): { json_error_code: num
   // The text before the first malformed byte decides whether a syntax problem comes first: it does unless the
   // parser only ran out of text there.
   const prefix = bytes.subarray(0, firstMalformedByte(bytes)).toString('utf8');
+  if (tooDeepFirst(prefix)) return DEPTH;
   const failure = parseFailure(prefix);
   if (failure === null || /end of JSON input/i.test(failure)) return MALFORMED_UTF8;
   const position = /at position (\d+)/.exec(failure);
@@ -29,9 +30,7 @@ export function jsonErrorOf(raw: Uint8Array | undefined): { json_error_code: num
 }
 
 function syntaxErrorOf(text: string): { json_error_code: number; json_error_message: string } {
-  // Too deep, unless the text before the bracket that goes too deep already has a problem of its own.
-  const tooDeep = tooDeepAt(text);
-  if (tooDeep !== -1 && /end of JSON input/i.test(parseFailure(text.slice(0, tooDeep)) ?? '')) return DEPTH;
+  if (tooDeepFirst(text)) return DEPTH;
   const failure = parseFailure(text);
   return failure !== null && /Unterminated string|Bad control character/i.test(failure) ? CONTROL_CHARACTER : SYNTAX;
 }
@@ -56,6 +55,12 @@ function firstMalformedByte(bytes: Buffer): number {
     i += length;
   }
   return i;
+}
+
+/** Too deep, and the text before the bracket that goes too deep has no problem of its own. */
+function tooDeepFirst(text: string): boolean {
+  const at = tooDeepAt(text);
+  return at !== -1 && /end of JSON input/i.test(parseFailure(text.slice(0, at)) ?? '');
 }
 
 /** The offset of the first `[` or `{` (outside strings) nested deeper than json_decode reads, or -1. */
