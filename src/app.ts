@@ -6,7 +6,6 @@
  */
 import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
-import { isUtf8 } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
 import type { Site } from './site';
 import { buildDispatcher } from './api';
@@ -16,6 +15,7 @@ import { RestError, restError } from './rest/errors';
 import { errorResult } from './rest/dispatch';
 import type { Dispatcher } from './rest/dispatch';
 import { parseQuery } from './rest/query';
+import { parseJsonBody } from './rest/jsonBody';
 import { serializeBody } from './rest/serialized';
 import type { RestRequest, RestResult } from './rest/route';
 import { invalidJsonpCallback, jsonpBody, jsonpCallback } from './rest/jsonp';
@@ -231,15 +231,9 @@ async function withBody(ctx: Koa.Context, request: RestRequest): Promise<RestReq
   let files: RestRequest['files'];
   let invalidJson = false;
   if (rawBody.length > 0 && /^application\/([\w.+-]+\+)?json\b/.test(type)) {
-    try {
-      // PHP's json_decode refuses malformed UTF-8 (json_error_code 5) where decoding would substitute U+FFFD.
-      if (!isUtf8(rawBody)) throw new Error('malformed UTF-8');
-      const parsed: unknown = JSON.parse(rawBody.toString('utf8'));
-      // A JSON body that is not an object carries no parameters (WordPress reads only objects).
-      json = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-    } catch {
-      invalidJson = true;
-    }
+    const parsed = parseJsonBody(rawBody);
+    if ('params' in parsed) json = parsed.params;
+    else invalidJson = true;
   } else if (rawBody.length > 0 && type.startsWith('application/x-www-form-urlencoded')) {
     form = parseQuery(rawBody.toString('utf8'));
   } else if (rawBody.length > 0 && type.startsWith('multipart/form-data')) {
@@ -296,7 +290,8 @@ function respond(ctx: Koa.Context, result: RestResult, fixedHeaders: readonly st
   const status = result.status;
   const headers = [...fixedHeaders];
   if (signedIn) headers.push(...SIGNED_IN_HEADERS);
-  if (result.headers) for (const name in result.headers) setHeader(headers, name, result.headers[name]!);
+  // Own names only: nothing inherited becomes a header.
+  if (result.headers) for (const name in result.headers) if (Object.hasOwn(result.headers, name)) setHeader(headers, name, result.headers[name]!);
   let body: Buffer;
   if (EMPTY_STATUSES.has(status)) {
     removeHeader(headers, 'content-type');

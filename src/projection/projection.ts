@@ -51,10 +51,11 @@ export interface Projection<D extends Doc = Doc> {
  * `{ ...base, ...fields }`, made by Object.assign onto a fresh object instead: V8 gives an object spread its own
  * copy of the source's hidden class, so every field added after the spread makes new hidden classes for that one
  * object (some 25 µs for a post made from its event's fields, most of a replay's fold), where Object.assign follows
- * the shared transitions. An own `__proto__` key, which Object.assign would take for the prototype, keeps the spread.
+ * the shared transitions. An own `__proto__` key (of either), which Object.assign would take for the prototype, keeps
+ * the spread.
  */
 export function withFields<B extends object, F extends object>(base: B, fields: F): Spread<B, F> {
-  if (Object.hasOwn(base, '__proto__')) return { ...base, ...fields } as Spread<B, F>;
+  if (Object.hasOwn(base, '__proto__') || Object.hasOwn(fields, '__proto__')) return { ...base, ...fields } as Spread<B, F>;
   const copy = manyFields(base) ? copierFor(base, fields) : null;
   return (copy ? copy(base, fields) : Object.assign({}, base, fields)) as Spread<B, F>;
 }

@@ -9,7 +9,7 @@ import { restError, RestError } from './errors';
 import type { Dispatcher, Prepared } from './dispatch';
 import { errorResult, phpMap } from './dispatch';
 import { applyFields } from './schema';
-import { parseQuery } from './query';
+import { isUnsafeKey, parseQuery } from './query';
 import { validateArgs } from './args';
 import type { RestRequest, RestResult, RouteDefinition } from './route';
 import { allowEveryone } from './route';
@@ -83,8 +83,9 @@ function toRequest(sub: SubRequest, parent: RestRequest): RestRequest {
   const questionMark = sub.path.indexOf('?');
   const path = questionMark === -1 ? sub.path : sub.path.slice(0, questionMark);
   const query = questionMark === -1 ? {} : parseQuery(sub.path.slice(questionMark + 1));
-  const headers: Record<string, string | string[] | undefined> = {};
-  for (const [name, value] of Object.entries(sub.headers ?? {})) headers[name.toLowerCase()] = value;
+  // Lower-casing can make a name (`__PROTO__`) that would set a prototype: no prototype, and no such name.
+  const headers: Record<string, string | string[] | undefined> = Object.create(null);
+  for (const [name, value] of Object.entries(sub.headers ?? {})) if (!isUnsafeKey(name.toLowerCase())) headers[name.toLowerCase()] = value;
   return {
     method: (sub.method ?? 'POST').toUpperCase(),
     path,

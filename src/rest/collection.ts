@@ -38,6 +38,18 @@ export function assertPageInRange(page: Page, code = 'rest_post_invalid_page_num
   }
 }
 
+/**
+ * The longest Link header the API writes. The paging links repeat the request's query (twice), so a long query
+ * would make a header several times its size, beyond what proxies accept (nginx's default header buffer is 4 KB) and
+ * a way to amplify a request. A longer header is left out, and the discovery link stays; X-WP-Total and
+ * X-WP-TotalPages still say where the pages end. WordPress writes any length.
+ */
+export const MAX_LINK_HEADER_LENGTH = 4096;
+
+export function boundedLink(header: string): string | null {
+  return header.length <= MAX_LINK_HEADER_LENGTH ? header : null;
+}
+
 export function collectionResult(items: unknown[], page: Page, collectionUrl: string, query: Record<string, unknown>): RestResult {
   const pages = pageCount(page);
   const headers: Record<string, string> = {
@@ -51,7 +63,8 @@ export function collectionResult(items: unknown[], page: Page, collectionUrl: st
     const links: string[] = [];
     if (hasPrev) links.push(`<${pageUrl(Math.min(page.page - 1, Math.max(pages, 0)))}>; rel="prev"`);
     if (hasNext) links.push(`<${pageUrl(page.page + 1)}>; rel="next"`);
-    headers.Link = links.join(', ');
+    const link = boundedLink(links.join(', '));
+    if (link !== null) headers.Link = link;
   }
   return { status: 200, body: items, headers };
 }

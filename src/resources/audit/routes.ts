@@ -8,6 +8,7 @@ import { hasCap } from '../../access/capabilities';
 import { restError } from '../../rest/errors';
 import type { RouteDefinition } from '../../rest/route';
 import { ok } from '../../rest/route';
+import { boundedLink } from '../../rest/collection';
 import type { ResourceSchema } from '../../rest/schema';
 import { parseRestDate } from '../../text/dates';
 import { auditEntry, readAuditPage } from './log';
@@ -83,7 +84,8 @@ export function auditRoutes(site: Site): RouteDefinition[] {
                 else query.append(key, String(value ?? ''));
               }
               query.set(cursorParam, String(page.next));
-              headers.Link = `<${site.apiRoot}audit/v1/events?${query.toString()}>; rel="next"`;
+              const link = boundedLink(`<${site.apiRoot}audit/v1/events?${query.toString()}>; rel="next"`);
+              if (link !== null) headers.Link = link;
             }
             return ok(page.events.map(auditEntry), headers);
           },

@@ -9,6 +9,7 @@ import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
 import { canEditContactForms, canReadContactForms } from '../../access/capabilities';
 import { restError } from '../../rest/errors';
+import { isUnsafeKey } from '../../rest/query';
 import type { RestError } from '../../rest/errors';
 import { allowEveryone, ok } from '../../rest/route';
 import type { HandlerContext, RouteDefinition } from '../../rest/route';
@@ -211,9 +212,9 @@ async function formFields(ctx: HandlerContext): Promise<Record<string, unknown>>
   if (!body || body.length === 0) return {};
   const parsed = await new Response(body, { headers: { 'content-type': headerText(ctx.request.headers['content-type']) } }).formData().catch(() => null);
   if (!parsed) return {};
-  const fields: Record<string, unknown> = {};
+  const fields: Record<string, unknown> = Object.create(null);
   for (const [key, value] of parsed.entries()) {
-    if (typeof value !== 'string') continue;
+    if (typeof value !== 'string' || isUnsafeKey(key.endsWith('[]') ? key.slice(0, -2) : key)) continue;
     if (key.endsWith('[]')) {
       const name = key.slice(0, -2);
       const list = Array.isArray(fields[name]) ? (fields[name] as string[]) : [];
