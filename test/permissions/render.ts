@@ -11,16 +11,17 @@ import { ROLES, ROLE_CAPABILITIES } from '../../src/access/capabilities';
 import { SECTIONS, TABLE, WHO } from './table';
 import type { Cell, Row } from './table';
 import { SECOND_INSTANCE_TABLE } from './secondInstance';
+import { CHECK_PAIRS } from './runner';
 
 const escape = (text: string) => text.replace(/\|/g, '\\|');
 
+const CHECKS: readonly string[] = CHECK_PAIRS.flat();
+
 function cell(value: Cell): string {
   if (value === null) return '—';
-  const [status, code, check] = value.split(' ');
+  const [status, ...rest] = value.split(' ');
   const parts = [`**${status}**`];
-  if (code && !['listed', 'unlisted', 'hidden', 'shown'].includes(code)) parts.push(`\`${code}\``);
-  const extra = check ?? (code && ['listed', 'unlisted', 'hidden', 'shown'].includes(code) ? code : undefined);
-  if (extra) parts.push(extra);
+  for (const word of rest) parts.push(CHECKS.includes(word) ? word : `\`${word}\``);
   return parts.join(' ');
 }
 

@@ -11,6 +11,8 @@ import type { Role } from '../../src/access/capabilities';
 export interface TargetResponse {
   status: number;
   body: any;
+  /** The `X-WP-Total` header, when the answer has one. */
+  total?: number;
 }
 
 /** A caller: a role's user, anonymous, or a login with a given application password. */
@@ -191,11 +193,35 @@ function substituteValue(value: unknown, values: Record<string, string | number 
   return value;
 }
 
-const CHECKS = ['listed', 'unlisted', 'hidden', 'shown'];
+/** The checks a cell may end with, in pairs: the first word of each pair is what the answer shows when it holds. */
+export const CHECK_PAIRS = [
+  ['listed', 'unlisted'],
+  ['hidden', 'shown'],
+  ['raw', 'no-raw'],
+  ['counted', 'uncounted'],
+] as const;
+const CHECKS: readonly string[] = CHECK_PAIRS.flat();
 
-/** Reduces an answer to the table's notation, looking only at what the expected cell asks about. */
+/** Whether an item's content (and excerpt, where given) is withheld as password-protected. */
+function isHidden(item: any): boolean {
+  const fields = [item?.content, item?.excerpt].filter((field) => field && typeof field === 'object');
+  return fields.length > 0 && fields.every((field) => field.protected === true && field.rendered === '');
+}
+
+/** Whether anything in the answer, embedded items included, carries a raw field or a post password. */
+function hasRawFields(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasRawFields);
+  if (!value || typeof value !== 'object') return false;
+  return Object.entries(value).some(([key, entry]) => key === 'raw' || (key === 'password' && typeof entry === 'string') || hasRawFields(entry));
+}
+
+/**
+ * Reduces an answer to the table's notation, looking only at what the expected cell asks about. In a list, `hidden`
+ * and `shown` are said of the row's item (and nothing when it is not listed); `counted` is a list whose `X-WP-Total`
+ * is above 0 (with `include={id}`, the query counted the row's item whether or not the caller is given it).
+ */
 export function describe(expected: string, response: TargetResponse, listedId: number | null, who: Who): string {
-  const checkWanted = expected.split(' ').find((word) => CHECKS.includes(word));
+  const checksWanted = expected.split(' ').filter((word) => CHECKS.includes(word));
   const parts = [String(response.status)];
   const body = response.body;
   if (body && typeof body === 'object' && !Array.isArray(body) && typeof body.code === 'string') {
@@ -211,12 +237,15 @@ export function describe(expected: string, response: TargetResponse, listedId: n
     parts.push(code);
     // An error's status must be the one in its data.
     if (body.data?.status !== undefined && body.data.status !== response.status) parts.push(`(data.status ${body.data.status})`);
-  } else if (checkWanted === 'listed' || checkWanted === 'unlisted') {
-    const listed = Array.isArray(body) && listedId !== null && body.some((entry: { id?: number }) => entry.id === listedId);
-    parts.push(listed ? 'listed' : 'unlisted');
-  } else if (checkWanted === 'hidden' || checkWanted === 'shown') {
-    const hidden = body?.content?.protected === true && body?.content?.rendered === '';
-    parts.push(hidden ? 'hidden' : 'shown');
+    return parts.join(' ');
+  }
+  const listedItem = Array.isArray(body) ? body.find((entry: { id?: number }) => listedId !== null && entry?.id === listedId) : body;
+  for (const check of checksWanted) {
+    if (check === 'listed' || check === 'unlisted') parts.push(Array.isArray(body) && listedItem !== undefined ? 'listed' : 'unlisted');
+    else if (check === 'hidden' || check === 'shown') {
+      if (listedItem !== undefined) parts.push(isHidden(listedItem) ? 'hidden' : 'shown');
+    } else if (check === 'raw' || check === 'no-raw') parts.push(hasRawFields(body) ? 'raw' : 'no-raw');
+    else if (check === 'counted' || check === 'uncounted') parts.push((response.total ?? 0) > 0 ? 'counted' : 'uncounted');
   }
   return parts.join(' ');
 }
