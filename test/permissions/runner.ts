@@ -41,6 +41,7 @@ interface Made {
   word?: string;
   revision?: number;
   autosave?: number;
+  child?: number;
   uuid?: string;
 }
 
@@ -99,6 +100,11 @@ export class FixtureBook {
       if (fixture.autosaved) {
         const autosave = await this.admin('POST', `${base}/${made.id}/autosaves`, { title: `Autosave of ${word}`, content: `<p>Autosaved ${word}.</p>` });
         made.autosave = autosave.body.id;
+      }
+      if (fixture.child) {
+        const child = await this.admin('POST', '/core/v2/pages', { title: `Child of ${word}`, status: 'publish', parent: made.id, author: this.target.userId('administrator') });
+        made.child = child.body.id;
+        this.made.push(`/core/v2/pages/${made.child}`);
       }
       if (fixture.status === 'trash') await this.admin('DELETE', `${base}/${made.id}`);
       return made;
@@ -164,7 +170,8 @@ export class FixtureBook {
   /** Records what a row's request made, so that it is deleted too. */
   noteCreated(path: string, response: TargetResponse): void {
     if (response.status !== 201 || !response.body || typeof response.body !== 'object') return;
-    const collection = path.split('?')[0]!.replace(/^\/[^/]+\/[^/]+/, '/core/v2');
+    // An edited image is a new item of the media collection.
+    const collection = path.split('?')[0]!.replace(/^\/[^/]+\/[^/]+/, '/core/v2').replace(/\/media\/\d+\/edit$/, '/media');
     if (typeof response.body.uuid === 'string' && collection.endsWith('/application-passwords')) this.made.push(`${collection}/${response.body.uuid}`);
     else if (typeof response.body.id === 'number') this.made.push(`${collection}/${response.body.id}`);
   }
@@ -199,6 +206,7 @@ export const CHECK_PAIRS = [
   ['hidden', 'shown'],
   ['raw', 'no-raw'],
   ['counted', 'uncounted'],
+  ['embedded', 'unembedded'],
 ] as const;
 const CHECKS: readonly string[] = CHECK_PAIRS.flat();
 
@@ -215,12 +223,20 @@ function hasRawFields(value: unknown): boolean {
   return Object.entries(value).some(([key, entry]) => key === 'raw' || (key === 'password' && typeof entry === 'string') || hasRawFields(entry));
 }
 
+/** Whether an item with this id is among what `_embed` brought, anywhere in the answer. */
+function embeds(value: unknown, id: number | null, inside = false): boolean {
+  if (Array.isArray(value)) return value.some((entry) => embeds(entry, id, inside));
+  if (!value || typeof value !== 'object') return false;
+  if (inside && (value as { id?: unknown }).id === id) return true;
+  return Object.entries(value).some(([key, entry]) => embeds(entry, id, inside || key === '_embedded'));
+}
+
 /**
  * Reduces an answer to the table's notation, looking only at what the expected cell asks about. In a list, `hidden`
  * and `shown` are said of the row's item (and nothing when it is not listed); `counted` is a list whose `X-WP-Total`
  * is above 0 (with `include={id}`, the query counted the row's item whether or not the caller is given it).
  */
-export function describe(expected: string, response: TargetResponse, listedId: number | null, who: Who): string {
+export function describe(expected: string, response: TargetResponse, listedId: number | null, who: Who, embeddedId: number | null = null): string {
   const checksWanted = expected.split(' ').filter((word) => CHECKS.includes(word));
   const parts = [String(response.status)];
   const body = response.body;
@@ -246,6 +262,7 @@ export function describe(expected: string, response: TargetResponse, listedId: n
       if (listedItem !== undefined) parts.push(isHidden(listedItem) ? 'hidden' : 'shown');
     } else if (check === 'raw' || check === 'no-raw') parts.push(hasRawFields(body) ? 'raw' : 'no-raw');
     else if (check === 'counted' || check === 'uncounted') parts.push((response.total ?? 0) > 0 ? 'counted' : 'uncounted');
+    else if (check === 'embedded' || check === 'unembedded') parts.push(embeds(body, embeddedId) ? 'embedded' : 'unembedded');
   }
   return parts.join(' ');
 }
@@ -262,6 +279,7 @@ export async function runCell(target: Target, book: FixtureBook, row: Row, who: 
     revision: item?.revision,
     autosave: item?.autosave ?? term?.autosave,
     word: item?.word,
+    child: item?.child,
     src: item?.src,
     term: term?.id,
     me: who === 'anonymous' ? undefined : (fresh?.id ?? target.userId(who)),
@@ -275,17 +293,19 @@ export async function runCell(target: Target, book: FixtureBook, row: Row, who: 
   let caller: Caller = who;
   if (fresh) caller = { login: fresh.login, password: fresh.password };
   if (row.wrongPassword && who !== 'anonymous') caller = { login: target.login(who), password: 'wrongwrongwrongwrongwrong' };
-  const listedId = item?.id ?? term?.id ?? user?.id ?? null;
+  // With a child page, the list is of the child and the row's item is what `_embed` may bring (its parent).
+  const listedId = item?.child ?? item?.id ?? term?.id ?? user?.id ?? null;
+  const embeddedId = item?.id ?? null;
   if (row.viaBatch) {
     const batch = await target.send('POST', '/batch/v1', { requests: [{ method: row.method, path, ...(body ? { body } : {}) }] }, caller);
     if (batch.status !== 207) return `batch answered ${batch.status} ${JSON.stringify(batch.body)}`;
     const inner = batch.body.responses[0] as TargetResponse;
     book.noteCreated(path, inner);
-    return describe(expected, inner, listedId, who);
+    return describe(expected, inner, listedId, who, embeddedId);
   }
   const response = await target.send(row.method, path, body, caller, row.upload ? { ...UPLOAD, filename: `${book.unique('permupload')}.png` } : undefined);
   book.noteCreated(path, response);
-  return describe(expected, response, listedId, who);
+  return describe(expected, response, listedId, who, embeddedId);
 }
 
 /** Every caller's expected cell of a row, by name. */

@@ -10,11 +10,12 @@
  * - checks: `listed` / `unlisted` (the row's item is / is not in the list returned), `hidden` / `shown`
  *   (the item's content and excerpt are withheld as password-protected / are given; in a list, the row's item's),
  *   `raw` / `no-raw` (the answer, embedded items included, has / has no raw field or post password), `counted` /
- *   `uncounted` (the list's `X-WP-Total` is above 0 / is 0: with `include={id}`, whether the row's item was counted).
+ *   `uncounted` (the list's `X-WP-Total` is above 0 / is 0: with `include={id}`, whether the row's item was counted),
+ *   `embedded` / `unembedded` (the row's item is / is not among the items `_embed` brought).
  * - `null`: does not apply (anonymous callers own nothing).
  *
  * Paths and bodies use placeholders: `{id}` the row's item, `{revision}` its revision, `{autosave}` its
- * autosave, `{word}` a word only its content has, `{term}` the row's term, `{me}` the caller's user id,
+ * autosave, `{child}` its child page, `{word}` a word only its content has, `{term}` the row's term, `{me}` the caller's user id,
  * `{other}` another user's id, `{user}` the row's user (see `UserFixture`), `{uuid}` an application password
  * of that user, `{unique}` a name nothing else has.
  */
@@ -40,6 +41,8 @@ export interface ItemFixture {
   revised?: boolean;
   /** Autosaved by the administrator (on a published item this makes an autosave). */
   autosaved?: boolean;
+  /** For a page: with a published child page of the administrator's (the `{child}`, which `listed` then looks for). */
+  child?: boolean;
 }
 
 /** The user a row is about: `self` is the caller, `other` another user, `fresh` a new subscriber without posts. */
@@ -117,7 +120,7 @@ const STATUS_WORDS: Record<ItemStatus, string> = { draft: 'draft', pending: 'pen
 function describeItem(item: ItemFixture): string {
   const whose = item.owner === 'own' ? 'own' : "someone else's";
   const status = item.status === 'trash' ? `trashed ${STATUS_WORDS[item.trashedFrom ?? 'draft']}` : STATUS_WORDS[item.status];
-  const extras = [item.password ? 'password-protected' : '', item.revised ? 'with a revision' : '', item.autosaved ? 'with an autosave' : ''].filter(Boolean);
+  const extras = [item.password ? 'password-protected' : '', item.revised ? 'with a revision' : '', item.autosaved ? 'with an autosave' : '', item.child ? 'with a published child page' : ''].filter(Boolean);
   return [`${whose} ${status} ${item.type === 'pages' ? 'page' : 'post'}`, ...extras].join(', ');
 }
 
@@ -136,7 +139,7 @@ function routeOf(method: Method, path: string): string {
     .replace(/\/menu-items\/\{term\}\/autosaves\/\{autosave\}/, '/menu-items/{parent}/autosaves/{id}')
     .replace(/\/revisions\/\{revision\}/, '/revisions/{id}')
     .replace(/\/users\/(\{user\}|me)\/application-passwords/, '/users/{user_id}/application-passwords')
-    .replace(/\{(user|term)\}/, '{id}')
+    .replace(/\{(user|term|child)\}/, '{id}')
     .replace(/\/menu-locations\/[\w-]+$/, '/menu-locations/{location}');
   return `${method} ${pattern}`;
 }
@@ -362,6 +365,11 @@ const pages: Row[] = [
   row('GET', '/core/v2/pages?context=embed&include={id}', { item: other(G, 'publish', { password: 'secret' }) }, all('200 listed hidden no-raw')),
   row('GET', '/core/v2/pages?context=edit&include={id}', { item: other(G, 'publish', { password: 'secret' }) }, ['401 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '200 listed shown raw', '200 listed shown raw']),
   row('GET', '/core/v2/pages?include={id}&_embed', { item: other(G, 'publish', { password: 'secret' }) }, all('200 listed hidden no-raw')),
+  // `_embed` brings a parent only to those who may read it, in the embed context.
+  row('GET', '/core/v2/pages?include={child}&_embed', { item: other(G, 'draft', { child: true }) }, ['200 listed unembedded no-raw', '200 listed unembedded no-raw', '200 listed unembedded no-raw', '200 listed unembedded no-raw', '200 listed embedded no-raw', '200 listed embedded no-raw']),
+  row('GET', '/core/v2/pages?include={child}&_embed', { item: other(G, 'publish', { password: 'secret', child: true }) }, all('200 listed embedded no-raw')),
+  row('GET', '/core/v2/pages?context=edit&include={child}&_embed', { item: other(G, 'private', { child: true }) }, ['401 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '200 listed embedded raw', '200 listed embedded raw']),
+  row('GET', '/core/v2/pages/{child}?_embed', { item: other(G, 'private', { child: true }) }, ['200 unembedded no-raw', '200 unembedded no-raw', '200 unembedded no-raw', '200 unembedded no-raw', '200 embedded no-raw', '200 embedded no-raw']),
 
   row('POST', '/core/v2/pages', { body: { title: 'New' } }, ['401 rest_cannot_create', '403 rest_cannot_create', '403 rest_cannot_create', '403 rest_cannot_create', '201', '201']),
   row('POST', '/core/v2/pages', { body: { title: 'New', status: 'publish' } }, ['401 rest_cannot_create', '403 rest_cannot_create', '403 rest_cannot_create', '403 rest_cannot_create', '201', '201']),
