@@ -6,6 +6,8 @@
 import { restError } from './errors';
 import { PHP_INT_LIMIT } from './args';
 import type { HandlerContext, RestResult } from './route';
+import { isPromise } from '../core/maybeAsync';
+import type { MaybeAsync } from '../core/maybeAsync';
 
 export interface Page {
   total: number;
@@ -48,6 +50,32 @@ export const MAX_LINK_HEADER_LENGTH = 4096;
 
 export function boundedLink(header: string): string | null {
   return header.length <= MAX_LINK_HEADER_LENGTH ? header : null;
+}
+
+/** Who may have an item of a list: its reader, and (for the edit context) its editor. */
+export interface ListAccess<T> {
+  mayRead(item: T): MaybeAsync<boolean>;
+  mayEdit(item: T): MaybeAsync<boolean>;
+}
+
+/**
+ * The items of a list page the caller may have, in order: WordPress leaves out each item the caller may not read and,
+ * in the edit context, each item the caller may not edit, since an edit-context item carries what only its editors
+ * may see (raw fields, the password). The page's totals stay the query's, counted before this, as WordPress's do.
+ * Synchronous when every answer is.
+ */
+export function listableItems<T>(items: readonly T[], context: unknown, access: { mayRead(item: T): boolean; mayEdit(item: T): boolean }): T[];
+export function listableItems<T>(items: readonly T[], context: unknown, access: ListAccess<T>): MaybeAsync<T[]>;
+export function listableItems<T>(items: readonly T[], context: unknown, access: ListAccess<T>): MaybeAsync<T[]> {
+  const edit = context === 'edit';
+  const verdicts = items.map((item): MaybeAsync<boolean> => {
+    const readable = access.mayRead(item);
+    if (!edit) return readable;
+    const both = (yes: boolean) => yes && access.mayEdit(item);
+    return isPromise(readable) ? readable.then(both) : both(readable);
+  });
+  const keep = (answers: readonly boolean[]) => items.filter((_, i) => answers[i]);
+  return verdicts.some(isPromise) ? Promise.all(verdicts).then(keep) : keep(verdicts as boolean[]);
 }
 
 export function collectionResult(items: unknown[], page: Page, collectionUrl: string, query: Record<string, unknown>): RestResult {

@@ -35,7 +35,8 @@ test.before(async () => {
       const response = upload
         ? await site.request(method, path, { as, raw: { data: upload.data, type: upload.type }, headers: { 'content-disposition': `attachment; filename=${upload.filename}` } })
         : await site.request(method, path, { as, body });
-      return { status: response.status, body: response.body };
+      const total = response.headers.get('x-wp-total');
+      return { status: response.status, body: response.body, ...(total === null ? {} : { total: Number(total) }) };
     },
   };
   book = new FixtureBook(target);

@@ -48,7 +48,8 @@ function referenceTarget(credentials: Credentials): Target {
       } catch {
         parsed = text;
       }
-      return { status: response.status, body: parsed };
+      const total = response.headers.get('x-wp-total');
+      return { status: response.status, body: parsed, ...(total === null ? {} : { total: Number(total) }) };
     },
   };
 }

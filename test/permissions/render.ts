@@ -11,16 +11,17 @@ import { ROLES, ROLE_CAPABILITIES } from '../../src/access/capabilities';
 import { SECTIONS, TABLE, WHO } from './table';
 import type { Cell, Row } from './table';
 import { SECOND_INSTANCE_TABLE } from './secondInstance';
+import { CHECK_PAIRS } from './runner';
 
 const escape = (text: string) => text.replace(/\|/g, '\\|');
 
+const CHECKS: readonly string[] = CHECK_PAIRS.flat();
+
 function cell(value: Cell): string {
   if (value === null) return '—';
-  const [status, code, check] = value.split(' ');
+  const [status, ...rest] = value.split(' ');
   const parts = [`**${status}**`];
-  if (code && !['listed', 'unlisted', 'hidden', 'shown'].includes(code)) parts.push(`\`${code}\``);
-  const extra = check ?? (code && ['listed', 'unlisted', 'hidden', 'shown'].includes(code) ? code : undefined);
-  if (extra) parts.push(extra);
+  for (const word of rest) parts.push(CHECKS.includes(word) ? word : `\`${word}\``);
   return parts.join(' ');
 }
 
@@ -52,7 +53,12 @@ export function renderPermissions(): string {
     '  invalid `status` argument whose detail says the status is forbidden (WordPress refuses it while validating',
     '  the argument, so the answer is 400, not 401/403).',
     '- `listed` / `unlisted`: the row\'s item is / is not among the items returned. `hidden` / `shown`: the',
-    '  item\'s content is withheld because it is password-protected / is given.',
+    '  item\'s content and excerpt are withheld because it is password-protected / are given. `raw` / `no-raw`: the',
+    '  answer, embedded items included, has / has no raw field (`title.raw`, `content.raw`, …) or post password.',
+    '  `counted` / `uncounted`: the list\'s `X-WP-Total` is above 0 / is 0. `embedded` / `unembedded`: the row\'s',
+    '  item is / is not among what `_embed` brought (with `{child}`, a child page of the row\'s item, listed instead).',
+    '- A list leaves out what the caller may not read and, in the edit context, what the caller may not edit, yet',
+    '  its `X-WP-Total` and `X-WP-TotalPages` count them, as WordPress\'s do (`unlisted counted`).',
     '- `—`: does not apply (an anonymous caller owns nothing).',
     "- \"Own\" items are authored by the caller; \"someone else's\" by the administrator (by the editor when the",
     '  caller is the administrator). Who the other author is does not matter: only whether it is the caller.',
@@ -84,6 +90,8 @@ export function renderPermissions(): string {
     '  counts by the status it was trashed from.',
     "- **edit_post / delete_post**, someone else's item: `edit_others_posts` / `delete_others_posts`, plus the",
     '  `…_published_posts` capability when it is published or scheduled, or the `…_private_posts` one when private.',
+    '- An attachment is judged by its parent\'s status when attached; an unattached one is neither published nor',
+    '  private, so its own author needs only `edit_posts` / `delete_posts` (a contributor may edit their own image).',
     '- **read_post**: anyone may read a published item; its author may read it in any status; a private item',
     '  needs `read_private_posts`; anything else needs edit_post.',
     '- **publish_post**: `publish_posts`. Pages use the `…_pages` capabilities, which authors and contributors',

@@ -11,6 +11,8 @@ import type { Role } from '../../src/access/capabilities';
 export interface TargetResponse {
   status: number;
   body: any;
+  /** The `X-WP-Total` header, when the answer has one. */
+  total?: number;
 }
 
 /** A caller: a role's user, anonymous, or a login with a given application password. */
@@ -39,6 +41,7 @@ interface Made {
   word?: string;
   revision?: number;
   autosave?: number;
+  child?: number;
   uuid?: string;
 }
 
@@ -97,6 +100,11 @@ export class FixtureBook {
       if (fixture.autosaved) {
         const autosave = await this.admin('POST', `${base}/${made.id}/autosaves`, { title: `Autosave of ${word}`, content: `<p>Autosaved ${word}.</p>` });
         made.autosave = autosave.body.id;
+      }
+      if (fixture.child) {
+        const child = await this.admin('POST', '/core/v2/pages', { title: `Child of ${word}`, status: 'publish', parent: made.id, author: this.target.userId('administrator') });
+        made.child = child.body.id;
+        this.made.push(`/core/v2/pages/${made.child}`);
       }
       if (fixture.status === 'trash') await this.admin('DELETE', `${base}/${made.id}`);
       return made;
@@ -162,7 +170,8 @@ export class FixtureBook {
   /** Records what a row's request made, so that it is deleted too. */
   noteCreated(path: string, response: TargetResponse): void {
     if (response.status !== 201 || !response.body || typeof response.body !== 'object') return;
-    const collection = path.split('?')[0]!.replace(/^\/[^/]+\/[^/]+/, '/core/v2');
+    // An edited image is a new item of the media collection.
+    const collection = path.split('?')[0]!.replace(/^\/[^/]+\/[^/]+/, '/core/v2').replace(/\/media\/\d+\/edit$/, '/media');
     if (typeof response.body.uuid === 'string' && collection.endsWith('/application-passwords')) this.made.push(`${collection}/${response.body.uuid}`);
     else if (typeof response.body.id === 'number') this.made.push(`${collection}/${response.body.id}`);
   }
@@ -191,11 +200,44 @@ function substituteValue(value: unknown, values: Record<string, string | number 
   return value;
 }
 
-const CHECKS = ['listed', 'unlisted', 'hidden', 'shown'];
+/** The checks a cell may end with, in pairs: the first word of each pair is what the answer shows when it holds. */
+export const CHECK_PAIRS = [
+  ['listed', 'unlisted'],
+  ['hidden', 'shown'],
+  ['raw', 'no-raw'],
+  ['counted', 'uncounted'],
+  ['embedded', 'unembedded'],
+] as const;
+const CHECKS: readonly string[] = CHECK_PAIRS.flat();
 
-/** Reduces an answer to the table's notation, looking only at what the expected cell asks about. */
-export function describe(expected: string, response: TargetResponse, listedId: number | null, who: Who): string {
-  const checkWanted = expected.split(' ').find((word) => CHECKS.includes(word));
+/** Whether an item's content (and excerpt, where given) is withheld as password-protected. */
+function isHidden(item: any): boolean {
+  const fields = [item?.content, item?.excerpt].filter((field) => field && typeof field === 'object');
+  return fields.length > 0 && fields.every((field) => field.protected === true && field.rendered === '');
+}
+
+/** Whether anything in the answer, embedded items included, carries a raw field or a post password. */
+function hasRawFields(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasRawFields);
+  if (!value || typeof value !== 'object') return false;
+  return Object.entries(value).some(([key, entry]) => key === 'raw' || (key === 'password' && typeof entry === 'string') || hasRawFields(entry));
+}
+
+/** Whether an item with this id is among what `_embed` brought, anywhere in the answer. */
+function embeds(value: unknown, id: number | null, inside = false): boolean {
+  if (Array.isArray(value)) return value.some((entry) => embeds(entry, id, inside));
+  if (!value || typeof value !== 'object') return false;
+  if (inside && (value as { id?: unknown }).id === id) return true;
+  return Object.entries(value).some(([key, entry]) => embeds(entry, id, inside || key === '_embedded'));
+}
+
+/**
+ * Reduces an answer to the table's notation, looking only at what the expected cell asks about. In a list, `hidden`
+ * and `shown` are said of the row's item (and nothing when it is not listed); `counted` is a list whose `X-WP-Total`
+ * is above 0 (with `include={id}`, the query counted the row's item whether or not the caller is given it).
+ */
+export function describe(expected: string, response: TargetResponse, listedId: number | null, who: Who, embeddedId: number | null = null): string {
+  const checksWanted = expected.split(' ').filter((word) => CHECKS.includes(word));
   const parts = [String(response.status)];
   const body = response.body;
   if (body && typeof body === 'object' && !Array.isArray(body) && typeof body.code === 'string') {
@@ -211,12 +253,16 @@ export function describe(expected: string, response: TargetResponse, listedId: n
     parts.push(code);
     // An error's status must be the one in its data.
     if (body.data?.status !== undefined && body.data.status !== response.status) parts.push(`(data.status ${body.data.status})`);
-  } else if (checkWanted === 'listed' || checkWanted === 'unlisted') {
-    const listed = Array.isArray(body) && listedId !== null && body.some((entry: { id?: number }) => entry.id === listedId);
-    parts.push(listed ? 'listed' : 'unlisted');
-  } else if (checkWanted === 'hidden' || checkWanted === 'shown') {
-    const hidden = body?.content?.protected === true && body?.content?.rendered === '';
-    parts.push(hidden ? 'hidden' : 'shown');
+    return parts.join(' ');
+  }
+  const listedItem = Array.isArray(body) ? body.find((entry: { id?: number }) => listedId !== null && entry?.id === listedId) : body;
+  for (const check of checksWanted) {
+    if (check === 'listed' || check === 'unlisted') parts.push(Array.isArray(body) && listedItem !== undefined ? 'listed' : 'unlisted');
+    else if (check === 'hidden' || check === 'shown') {
+      if (listedItem !== undefined) parts.push(isHidden(listedItem) ? 'hidden' : 'shown');
+    } else if (check === 'raw' || check === 'no-raw') parts.push(hasRawFields(body) ? 'raw' : 'no-raw');
+    else if (check === 'counted' || check === 'uncounted') parts.push((response.total ?? 0) > 0 ? 'counted' : 'uncounted');
+    else if (check === 'embedded' || check === 'unembedded') parts.push(embeds(body, embeddedId) ? 'embedded' : 'unembedded');
   }
   return parts.join(' ');
 }
@@ -233,6 +279,7 @@ export async function runCell(target: Target, book: FixtureBook, row: Row, who: 
     revision: item?.revision,
     autosave: item?.autosave ?? term?.autosave,
     word: item?.word,
+    child: item?.child,
     src: item?.src,
     term: term?.id,
     me: who === 'anonymous' ? undefined : (fresh?.id ?? target.userId(who)),
@@ -246,17 +293,19 @@ export async function runCell(target: Target, book: FixtureBook, row: Row, who: 
   let caller: Caller = who;
   if (fresh) caller = { login: fresh.login, password: fresh.password };
   if (row.wrongPassword && who !== 'anonymous') caller = { login: target.login(who), password: 'wrongwrongwrongwrongwrong' };
-  const listedId = item?.id ?? term?.id ?? user?.id ?? null;
+  // With a child page, the list is of the child and the row's item is what `_embed` may bring (its parent).
+  const listedId = item?.child ?? item?.id ?? term?.id ?? user?.id ?? null;
+  const embeddedId = item?.id ?? null;
   if (row.viaBatch) {
     const batch = await target.send('POST', '/batch/v1', { requests: [{ method: row.method, path, ...(body ? { body } : {}) }] }, caller);
     if (batch.status !== 207) return `batch answered ${batch.status} ${JSON.stringify(batch.body)}`;
     const inner = batch.body.responses[0] as TargetResponse;
     book.noteCreated(path, inner);
-    return describe(expected, inner, listedId, who);
+    return describe(expected, inner, listedId, who, embeddedId);
   }
   const response = await target.send(row.method, path, body, caller, row.upload ? { ...UPLOAD, filename: `${book.unique('permupload')}.png` } : undefined);
   book.noteCreated(path, response);
-  return describe(expected, response, listedId, who);
+  return describe(expected, response, listedId, who, embeddedId);
 }
 
 /** Every caller's expected cell of a row, by name. */

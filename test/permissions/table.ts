@@ -8,11 +8,14 @@
  * - `code` is the error code of the body; `rest_invalid_param/rest_forbidden_status` is an invalid arg whose
  *   detail carries the inner code (with status 401 anonymous, 403 signed in).
  * - checks: `listed` / `unlisted` (the row's item is / is not in the list returned), `hidden` / `shown`
- *   (the item's content is withheld as password-protected / is given).
+ *   (the item's content and excerpt are withheld as password-protected / are given; in a list, the row's item's),
+ *   `raw` / `no-raw` (the answer, embedded items included, has / has no raw field or post password), `counted` /
+ *   `uncounted` (the list's `X-WP-Total` is above 0 / is 0: with `include={id}`, whether the row's item was counted),
+ *   `embedded` / `unembedded` (the row's item is / is not among the items `_embed` brought).
  * - `null`: does not apply (anonymous callers own nothing).
  *
  * Paths and bodies use placeholders: `{id}` the row's item, `{revision}` its revision, `{autosave}` its
- * autosave, `{word}` a word only its content has, `{term}` the row's term, `{me}` the caller's user id,
+ * autosave, `{child}` its child page, `{word}` a word only its content has, `{term}` the row's term, `{me}` the caller's user id,
  * `{other}` another user's id, `{user}` the row's user (see `UserFixture`), `{uuid}` an application password
  * of that user, `{unique}` a name nothing else has.
  */
@@ -38,6 +41,8 @@ export interface ItemFixture {
   revised?: boolean;
   /** Autosaved by the administrator (on a published item this makes an autosave). */
   autosaved?: boolean;
+  /** For a page: with a published child page of the administrator's (the `{child}`, which `listed` then looks for). */
+  child?: boolean;
 }
 
 /** The user a row is about: `self` is the caller, `other` another user, `fresh` a new subscriber without posts. */
@@ -115,7 +120,7 @@ const STATUS_WORDS: Record<ItemStatus, string> = { draft: 'draft', pending: 'pen
 function describeItem(item: ItemFixture): string {
   const whose = item.owner === 'own' ? 'own' : "someone else's";
   const status = item.status === 'trash' ? `trashed ${STATUS_WORDS[item.trashedFrom ?? 'draft']}` : STATUS_WORDS[item.status];
-  const extras = [item.password ? 'password-protected' : '', item.revised ? 'with a revision' : '', item.autosaved ? 'with an autosave' : ''].filter(Boolean);
+  const extras = [item.password ? 'password-protected' : '', item.revised ? 'with a revision' : '', item.autosaved ? 'with an autosave' : '', item.child ? 'with a published child page' : ''].filter(Boolean);
   return [`${whose} ${status} ${item.type === 'pages' ? 'page' : 'post'}`, ...extras].join(', ');
 }
 
@@ -134,7 +139,7 @@ function routeOf(method: Method, path: string): string {
     .replace(/\/menu-items\/\{term\}\/autosaves\/\{autosave\}/, '/menu-items/{parent}/autosaves/{id}')
     .replace(/\/revisions\/\{revision\}/, '/revisions/{id}')
     .replace(/\/users\/(\{user\}|me)\/application-passwords/, '/users/{user_id}/application-passwords')
-    .replace(/\{(user|term)\}/, '{id}')
+    .replace(/\{(user|term|child)\}/, '{id}')
     .replace(/\/menu-locations\/[\w-]+$/, '/menu-locations/{location}');
   return `${method} ${pattern}`;
 }
@@ -216,6 +221,19 @@ const posts: Row[] = [
   row('GET', '/core/v2/posts?status=any&include={id}', { item: own(P, 'pending') }, [null, `400 ${FORBIDDEN_STATUS}`, '200 listed', '200 listed', '200 listed', '200 listed']),
   row('GET', '/core/v2/posts?search={word}', { item: other(P, 'publish', { password: 'secret' }), note: 'anonymous searches skip protected items' }, ['200 unlisted', '200 listed', '200 listed', '200 listed', '200 listed', '200 listed']),
   row('GET', '/core/v2/posts?search={word}', { item: other(P, 'publish') }, all('200 listed')),
+  // Lists in every context: an edit-context list withholds what the caller may not edit, yet counts it.
+  row('GET', '/core/v2/posts?include={id}', { item: other(P, 'publish', { password: 'secret' }) }, all('200 listed hidden no-raw')),
+  row('GET', '/core/v2/posts?context=embed&include={id}', { item: other(P, 'publish', { password: 'secret' }) }, all('200 listed hidden no-raw')),
+  row('GET', '/core/v2/posts?context=edit&include={id}', { item: other(P, 'publish', { password: 'secret' }) }, ['401 rest_forbidden_context', '403 rest_forbidden_context', '200 unlisted no-raw counted', '200 unlisted no-raw counted', '200 listed shown raw counted', '200 listed shown raw counted']),
+  row('GET', '/core/v2/posts?context=edit&include={id}', { item: other(P, 'publish') }, ['401 rest_forbidden_context', '403 rest_forbidden_context', '200 unlisted no-raw counted', '200 unlisted no-raw counted', '200 listed raw', '200 listed raw']),
+  row('GET', '/core/v2/posts?context=edit&include={id}', { item: own(P, 'publish') }, [null, '403 rest_forbidden_context', '200 unlisted no-raw counted', '200 listed raw', '200 listed raw', '200 listed raw']),
+  row('GET', '/core/v2/posts?context=edit&status=draft&include={id}', { item: own(P, 'draft') }, [null, `400 ${FORBIDDEN_STATUS}`, '200 listed raw', '200 listed raw', '200 listed raw', '200 listed raw']),
+  row('GET', '/core/v2/posts?context=edit&status=private&include={id}', { item: other(P, 'private') }, [`400 ${FORBIDDEN_STATUS}`, `400 ${FORBIDDEN_STATUS}`, '200 unlisted no-raw counted', '200 unlisted no-raw counted', '200 listed raw', '200 listed raw']),
+  row('GET', '/core/v2/posts?context=edit&search={word}', { item: other(P, 'publish', { password: 'secret' }) }, ['401 rest_forbidden_context', '403 rest_forbidden_context', '200 unlisted no-raw counted', '200 unlisted no-raw counted', '200 listed raw', '200 listed raw']),
+  row('GET', '/core/v2/posts?context=embed&search={word}', { item: other(P, 'publish', { password: 'secret' }) }, ['200 unlisted', '200 listed hidden no-raw', '200 listed hidden no-raw', '200 listed hidden no-raw', '200 listed hidden no-raw', '200 listed hidden no-raw']),
+  row('GET', '/core/v2/posts?include={id}&_embed', { item: other(P, 'publish', { password: 'secret' }) }, all('200 listed hidden no-raw')),
+  row('GET', '/core/v2/posts?context=edit&include={id}&_embed', { item: other(P, 'publish', { password: 'secret' }) }, ['401 rest_forbidden_context', '403 rest_forbidden_context', '200 unlisted no-raw counted', '200 unlisted no-raw counted', '200 listed shown raw', '200 listed shown raw']),
+  row('GET', '/core/v2/posts/{id}?_embed', { item: other(P, 'publish', { password: 'secret' }) }, all('200 hidden no-raw')),
 
   // Creating.
   row('POST', '/core/v2/posts', { body: { title: 'New' } }, ['401 rest_cannot_create', '403 rest_cannot_create', '201', '201', '201', '201']),
@@ -297,6 +315,8 @@ const posts: Row[] = [
   row('GET', '/core/v2/posts/{id}/revisions', { item: own(P, 'draft', { revised: true }) }, [null, '403 rest_cannot_read', '200', '200', '200', '200']),
   row('GET', '/core/v2/posts/{id}/revisions', { item: own(P, 'publish', { revised: true }) }, [null, '403 rest_cannot_read', '403 rest_cannot_read', '200', '200', '200']),
   row('GET', '/core/v2/posts/{id}/revisions', { item: other(P, 'publish', { revised: true }) }, ['401 rest_cannot_read', '403 rest_cannot_read', '403 rest_cannot_read', '403 rest_cannot_read', '200', '200']),
+  row('GET', '/core/v2/posts/{id}/revisions?context=edit', { item: own(P, 'draft', { revised: true }), note: "the administrator's revision of the caller's draft" }, [null, '403 rest_cannot_read', '200 raw counted', '200 raw counted', '200 raw counted', '200 raw counted']),
+  row('GET', '/core/v2/posts/{id}/revisions?context=embed', { item: own(P, 'draft', { revised: true }) }, [null, '403 rest_cannot_read', '200 no-raw counted', '200 no-raw counted', '200 no-raw counted', '200 no-raw counted']),
   row('GET', '/core/v2/posts/{id}/revisions/{revision}', { item: own(P, 'draft', { revised: true }) }, [null, '403 rest_cannot_read', '200', '200', '200', '200']),
   row('GET', '/core/v2/posts/{id}/revisions/{revision}', { item: other(P, 'publish', { revised: true }) }, ['401 rest_cannot_read', '403 rest_cannot_read', '403 rest_cannot_read', '403 rest_cannot_read', '200', '200']),
   row('DELETE', '/core/v2/posts/{id}/revisions/{revision}?force=true', { item: own(P, 'draft', { revised: true }), note: 'revisions cannot be deleted by anyone' }, [null, '403 rest_cannot_delete', '403 rest_cannot_delete', '403 rest_cannot_delete', '403 rest_cannot_delete', '403 rest_cannot_delete']),
@@ -313,6 +333,20 @@ const posts: Row[] = [
   row('POST', '/core/v2/posts/{id}/autosaves', { item: other(P, 'draft'), body: { content: 'Autosaved words' } }, ['401 rest_cannot_edit', '403 rest_cannot_edit', '403 rest_cannot_edit', '403 rest_cannot_edit', '200', '200']),
   row('POST', '/core/v2/posts/{id}/autosaves', { item: other(P, 'publish'), body: { content: 'Autosaved words' } }, ['401 rest_cannot_edit', '403 rest_cannot_edit', '403 rest_cannot_edit', '403 rest_cannot_edit', '200', '200']),
   row('POST', '/core/v2/posts/{id}/autosaves', { item: own(P, 'draft'), body: { content: 'Autosaved words', sticky: true } }, [null, '403 rest_cannot_edit', '403 rest_cannot_assign_sticky', '200', '200', '200']),
+  row('POST', '/core/v2/posts/{id}/autosaves', {
+    item: own(P, 'draft'),
+    body: { content: 'Autosaved words', status: 'publish' },
+    note: 'deliberately unlike WordPress 6.1.9, which answers 200 and saves nothing',
+    localOnly: 'a deliberate difference: WordPress 6.1.9 answers a contributor 200 and saves nothing',
+  }, [null, '403 rest_cannot_edit', '403 rest_cannot_publish', '200', '200', '200']),
+  row('POST', '/core/v2/posts/{id}/autosaves', {
+    item: own(P, 'draft'),
+    body: { content: 'Autosaved words', status: 'private' },
+    localOnly: 'a deliberate difference: WordPress 6.1.9 answers a contributor 200 and saves nothing',
+  }, [null, '403 rest_cannot_edit', '403 rest_cannot_publish', '200', '200', '200']),
+  row('POST', '/core/v2/posts/{id}/autosaves', { item: own(P, 'draft'), body: { content: 'Autosaved words', status: 'pending' } }, [null, '403 rest_cannot_edit', '200', '200', '200', '200']),
+  row('GET', '/core/v2/posts/{id}/autosaves?context=edit', { item: own(P, 'draft', { autosaved: true }), note: "the administrator's autosave of the caller's draft (the administrator's own draft is saved in place)" }, [null, '403 rest_cannot_read', '200 raw', '200 raw', '200 raw', '200 no-raw']),
+  row('GET', '/core/v2/posts/{id}/autosaves?context=embed', { item: own(P, 'draft', { autosaved: true }) }, [null, '403 rest_cannot_read', '200 no-raw', '200 no-raw', '200 no-raw', '200 no-raw']),
 ];
 
 // --- pages (authors and contributors have no page capabilities at all) ------------------------------------------
@@ -327,6 +361,15 @@ const pages: Row[] = [
   row('GET', '/core/v2/pages?status=private&include={id}', { item: own(G, 'private') }, [null, `400 ${FORBIDDEN_STATUS}`, `400 ${FORBIDDEN_STATUS}`, `400 ${FORBIDDEN_STATUS}`, '200 listed', '200 listed']),
   row('GET', '/core/v2/pages?status=private&include={id}', { item: other(G, 'private') }, [`400 ${FORBIDDEN_STATUS}`, `400 ${FORBIDDEN_STATUS}`, `400 ${FORBIDDEN_STATUS}`, `400 ${FORBIDDEN_STATUS}`, '200 listed', '200 listed']),
   row('GET', '/core/v2/pages?search={word}', { item: other(G, 'publish', { password: 'secret' }), note: 'anonymous searches skip protected items' }, ['200 unlisted', '200 listed', '200 listed', '200 listed', '200 listed', '200 listed']),
+  row('GET', '/core/v2/pages?include={id}', { item: other(G, 'publish', { password: 'secret' }) }, all('200 listed hidden no-raw')),
+  row('GET', '/core/v2/pages?context=embed&include={id}', { item: other(G, 'publish', { password: 'secret' }) }, all('200 listed hidden no-raw')),
+  row('GET', '/core/v2/pages?context=edit&include={id}', { item: other(G, 'publish', { password: 'secret' }) }, ['401 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '200 listed shown raw', '200 listed shown raw']),
+  row('GET', '/core/v2/pages?include={id}&_embed', { item: other(G, 'publish', { password: 'secret' }) }, all('200 listed hidden no-raw')),
+  // `_embed` brings a parent only to those who may read it, in the embed context.
+  row('GET', '/core/v2/pages?include={child}&_embed', { item: other(G, 'draft', { child: true }) }, ['200 listed unembedded no-raw', '200 listed unembedded no-raw', '200 listed unembedded no-raw', '200 listed unembedded no-raw', '200 listed embedded no-raw', '200 listed embedded no-raw']),
+  row('GET', '/core/v2/pages?include={child}&_embed', { item: other(G, 'publish', { password: 'secret', child: true }) }, all('200 listed embedded no-raw')),
+  row('GET', '/core/v2/pages?context=edit&include={child}&_embed', { item: other(G, 'private', { child: true }) }, ['401 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '200 listed embedded raw', '200 listed embedded raw']),
+  row('GET', '/core/v2/pages/{child}?_embed', { item: other(G, 'private', { child: true }) }, ['200 unembedded no-raw', '200 unembedded no-raw', '200 unembedded no-raw', '200 unembedded no-raw', '200 embedded no-raw', '200 embedded no-raw']),
 
   row('POST', '/core/v2/pages', { body: { title: 'New' } }, ['401 rest_cannot_create', '403 rest_cannot_create', '403 rest_cannot_create', '403 rest_cannot_create', '201', '201']),
   row('POST', '/core/v2/pages', { body: { title: 'New', status: 'publish' } }, ['401 rest_cannot_create', '403 rest_cannot_create', '403 rest_cannot_create', '403 rest_cannot_create', '201', '201']),
@@ -385,6 +428,8 @@ const T = { taxonomy: 'tags' } as const;
 const terms: Row[] = [
   row('GET', '/core/v2/categories', {}, all('200')),
   row('GET', '/core/v2/categories?context=edit', {}, ['401 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '200', '200']),
+  row('GET', '/core/v2/categories?context=edit&include={term}', { term: C }, ['401 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '200 listed', '200 listed']),
+  row('GET', '/core/v2/categories?context=embed&include={term}', { term: C }, all('200 listed')),
   row('GET', '/core/v2/categories?post={id}', { item: own(P, 'draft') }, signedIn('200')),
   row('GET', '/core/v2/categories?post={id}', { item: other(P, 'draft') }, ['401 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '200', '200']),
   row('GET', '/core/v2/categories?post={id}', { item: other(P, 'publish') }, all('200')),
@@ -401,6 +446,7 @@ const terms: Row[] = [
 
   row('GET', '/core/v2/tags', {}, all('200')),
   row('GET', '/core/v2/tags?context=edit', {}, ['401 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '200', '200']),
+  row('GET', '/core/v2/tags?context=edit&include={term}', { term: T }, ['401 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '200 listed', '200 listed']),
   row('POST', '/core/v2/tags', { body: { name: '{unique}' } }, ['401 rest_cannot_create', '403 rest_cannot_create', '201', '201', '201', '201']),
   row('GET', '/core/v2/tags/{term}', { term: T }, all('200')),
   row('GET', '/core/v2/tags/{term}?context=edit', { term: T }, ['401 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '200', '200']),
@@ -410,7 +456,7 @@ const terms: Row[] = [
   row('DELETE', '/core/v2/tags/{term}?force=true', { term: T }, ['401 rest_cannot_delete', '403 rest_cannot_delete', '403 rest_cannot_delete', '403 rest_cannot_delete', '200', '200']),
 ];
 
-// --- media (uploading takes upload_files; an unattached image counts as published for edit rights) ---------------
+// --- media (uploading takes upload_files; an unattached image is neither published nor private for edit rights) ---
 
 const OWN_IMAGE = { owner: 'own' } as const;
 const OTHER_IMAGE = { owner: 'other' } as const;
@@ -419,22 +465,26 @@ const media: Row[] = [
   row('GET', '/core/v2/media', {}, all('200')),
   row('GET', '/core/v2/media?context=edit', {}, ['401 rest_forbidden_context', '403 rest_forbidden_context', '200', '200', '200', '200']),
   row('GET', '/core/v2/media?include={id}', { media: OTHER_IMAGE }, all('200 listed')),
+  row('GET', '/core/v2/media?context=embed&include={id}', { media: OTHER_IMAGE }, all('200 listed no-raw')),
+  row('GET', '/core/v2/media?context=edit&include={id}', { media: OWN_IMAGE }, [null, '403 rest_forbidden_context', '200 listed raw', '200 listed raw', '200 listed raw', '200 listed raw']),
+  row('GET', '/core/v2/media?context=edit&include={id}', { media: OTHER_IMAGE }, ['401 rest_forbidden_context', '403 rest_forbidden_context', '200 unlisted no-raw counted', '200 unlisted no-raw counted', '200 listed raw', '200 listed raw']),
+  row('GET', '/core/v2/media?context=edit&include={id}&_embed', { media: OTHER_IMAGE }, ['401 rest_forbidden_context', '403 rest_forbidden_context', '200 unlisted no-raw counted', '200 unlisted no-raw counted', '200 listed raw', '200 listed raw']),
   row('GET', '/core/v2/media?status=private', {}, [`400 ${FORBIDDEN_STATUS}`, `400 ${FORBIDDEN_STATUS}`, '200', '200', '200', '200']),
   row('POST', '/core/v2/media', { upload: true, note: 'contributors cannot upload' }, ['401 rest_cannot_create', '403 rest_cannot_create', '403 rest_cannot_create', '201', '201', '201']),
   row('GET', '/core/v2/media/{id}', { media: OTHER_IMAGE }, all('200')),
-  row('GET', '/core/v2/media/{id}?context=edit', { media: OWN_IMAGE }, [null, '403 rest_forbidden_context', '403 rest_forbidden_context', '200', '200', '200']),
+  row('GET', '/core/v2/media/{id}?context=edit', { media: OWN_IMAGE }, [null, '403 rest_forbidden_context', '200', '200', '200', '200']),
   row('GET', '/core/v2/media/{id}?context=edit', { media: OTHER_IMAGE }, EDITORS('rest_forbidden_context', '200')),
-  row('POST', '/core/v2/media/{id}', { media: OWN_IMAGE, body: { alt_text: 'Changed' } }, [null, '403 rest_cannot_edit', '403 rest_cannot_edit', '200', '200', '200']),
+  row('POST', '/core/v2/media/{id}', { media: OWN_IMAGE, body: { alt_text: 'Changed' } }, [null, '403 rest_cannot_edit', '200', '200', '200', '200']),
   row('POST', '/core/v2/media/{id}', { media: OTHER_IMAGE, body: { alt_text: 'Changed' } }, EDITORS('rest_cannot_edit', '200')),
   row('PUT', '/core/v2/media/{id}', { media: OTHER_IMAGE, body: { alt_text: 'Changed' } }, EDITORS('rest_cannot_edit', '200')),
-  row('PATCH', '/core/v2/media/{id}', { media: OWN_IMAGE, body: { alt_text: 'Changed' } }, [null, '403 rest_cannot_edit', '403 rest_cannot_edit', '200', '200', '200']),
-  row('DELETE', '/core/v2/media/{id}', { media: OWN_IMAGE, note: 'attachments cannot be trashed' }, [null, '403 rest_cannot_delete', '403 rest_cannot_delete', '501 rest_trash_not_supported', '501 rest_trash_not_supported', '501 rest_trash_not_supported']),
-  row('DELETE', '/core/v2/media/{id}?force=true', { media: OWN_IMAGE }, [null, '403 rest_cannot_delete', '403 rest_cannot_delete', '200', '200', '200']),
+  row('PATCH', '/core/v2/media/{id}', { media: OWN_IMAGE, body: { alt_text: 'Changed' } }, [null, '403 rest_cannot_edit', '200', '200', '200', '200']),
+  row('DELETE', '/core/v2/media/{id}', { media: OWN_IMAGE, note: 'attachments cannot be trashed' }, [null, '403 rest_cannot_delete', '501 rest_trash_not_supported', '501 rest_trash_not_supported', '501 rest_trash_not_supported', '501 rest_trash_not_supported']),
+  row('DELETE', '/core/v2/media/{id}?force=true', { media: OWN_IMAGE }, [null, '403 rest_cannot_delete', '200', '200', '200', '200']),
   row('DELETE', '/core/v2/media/{id}?force=true', { media: OTHER_IMAGE }, EDITORS('rest_cannot_delete', '200')),
   row('POST', '/core/v2/media/{id}/post-process', { media: OTHER_IMAGE, body: { action: 'create-image-subsizes' } }, EDITORS('rest_cannot_edit', '200')),
   row('POST', '/core/v2/media/{id}/edit', { media: OTHER_IMAGE, body: { src: '{src}', rotation: 90 } }, ['401 rest_cannot_edit_image', '403 rest_cannot_edit_image', '403 rest_cannot_edit_image', '403 rest_cannot_edit', '201', '201']),
   row('POST', '/core/v2/media/{id}/edit', { media: OWN_IMAGE, body: { src: '{src}', rotation: 90 } }, [null, '403 rest_cannot_edit_image', '403 rest_cannot_edit_image', '201', '201', '201']),
-  row('GET', '/core/v2/media/{id}/history', { media: OWN_IMAGE, localOnly: 'an extension: WordPress has no such route' }, [null, '403 rest_cannot_read', '403 rest_cannot_read', '200', '200', '200']),
+  row('GET', '/core/v2/media/{id}/history', { media: OWN_IMAGE, localOnly: 'an extension: WordPress has no such route' }, [null, '403 rest_cannot_read', '200', '200', '200', '200']),
   row('GET', '/core/v2/media/{id}/history', { media: OTHER_IMAGE, localOnly: 'an extension: WordPress has no such route' }, EDITORS('rest_cannot_read', '200')),
 ];
 
@@ -453,6 +503,8 @@ const users: Row[] = [
   row('GET', '/core/v2/users?who=authors', {}, ['401 rest_forbidden_who', '403 rest_forbidden_who', '200', '200', '200', '200']),
   row('GET', '/core/v2/users?include={user}', { users: FRESH, note: 'only users with published posts are listed to those who cannot list users' }, ['200 unlisted', '200 unlisted', '200 unlisted', '200 unlisted', '200 unlisted', '200 listed']),
   row('GET', '/core/v2/users?include={user}', { users: OTHER_PUBLISHED }, all('200 listed')),
+  row('GET', '/core/v2/users?context=edit&include={user}', { users: OTHER_PUBLISHED }, ADMIN_ONLY('rest_forbidden_context', '200 listed')),
+  row('GET', '/core/v2/users?context=embed&include={user}', { users: OTHER_PUBLISHED }, all('200 listed')),
   row('POST', '/core/v2/users', { body: { username: '{unique}', email: '{unique}@example.test', password: 'Long-enough-1' } }, ADMIN_ONLY('rest_cannot_create_user', '201')),
   row('GET', '/core/v2/users/{user}', { users: SELF }, signedIn('200')),
   row('GET', '/core/v2/users/{user}?context=edit', { users: SELF }, signedIn('200')),
@@ -515,10 +567,14 @@ const READERS = (code: string): Cells => [`401 ${code}`, `403 ${code}`, '200', '
 const MANAGERS = (code: string, success: string): Cells => [`401 ${code}`, `403 ${code}`, `403 ${code}`, `403 ${code}`, `403 ${code}`, success];
 const menuRows: Row[] = [
   row('GET', '/core/v2/menu-items', {}, READERS('rest_cannot_view')),
-  row('GET', '/core/v2/menu-items?context=edit', {}, ['401 rest_cannot_view', '403 rest_cannot_view', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '200']),
+  row('GET', '/core/v2/menu-items?context=edit', {}, ['401 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '200']),
+  row('GET', '/core/v2/menu-items?context=edit&include={term}', { term: MENU_ITEM }, ['401 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '200 listed raw']),
+  row('GET', '/core/v2/menu-items?context=embed&include={term}', { term: MENU_ITEM }, ['401 rest_cannot_view', '403 rest_cannot_view', '200 listed no-raw', '200 listed no-raw', '200 listed no-raw', '200 listed no-raw']),
+  row('GET', '/core/v2/menu-items/{term}/autosaves?context=edit', { term: { ...MENU_ITEM, autosaved: true } }, MANAGERS('rest_cannot_read', '200 raw')),
   row('POST', '/core/v2/menu-items', { body: { title: '{unique}', url: 'https://example.com/' } }, MANAGERS('rest_cannot_create', '201')),
   row('POST', '/core/v2/menu-items', { body: { title: '{unique}', url: 'https://example.com/' }, viaBatch: true }, MANAGERS('rest_cannot_create', '201')),
   row('GET', '/core/v2/menu-items/{term}', { term: MENU_ITEM }, READERS('rest_cannot_view')),
+  row('GET', '/core/v2/menu-items/{term}?context=edit', { term: MENU_ITEM }, MANAGERS('rest_forbidden_context', '200 raw')),
   row('POST', '/core/v2/menu-items/{term}', { term: MENU_ITEM, body: { description: 'Changed' } }, MANAGERS('rest_cannot_edit', '200')),
   row('PUT', '/core/v2/menu-items/{term}', { term: MENU_ITEM, body: { description: 'Changed' } }, MANAGERS('rest_cannot_edit', '200')),
   row('PATCH', '/core/v2/menu-items/{term}', { term: MENU_ITEM, body: { description: 'Changed' } }, MANAGERS('rest_cannot_edit', '200')),
@@ -529,9 +585,11 @@ const menuRows: Row[] = [
   row('POST', '/core/v2/menu-items/{term}/autosaves', { term: MENU_ITEM, body: { title: 'Changed' } }, MANAGERS('rest_cannot_edit', '200')),
   row('GET', '/core/v2/menu-items/{term}/autosaves/{autosave}', { term: { ...MENU_ITEM, autosaved: true } }, MANAGERS('rest_cannot_read', '200')),
   row('GET', '/core/v2/menus', {}, READERS('rest_cannot_view')),
-  row('GET', '/core/v2/menus?context=edit', {}, ['401 rest_cannot_view', '403 rest_cannot_view', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '200']),
+  row('GET', '/core/v2/menus?context=edit', {}, ['401 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '200']),
+  row('GET', '/core/v2/menus?context=edit&include={term}', { term: MENU }, ['401 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '200 listed']),
   row('POST', '/core/v2/menus', { body: { name: '{unique}' } }, MANAGERS('rest_cannot_create', '201')),
   row('GET', '/core/v2/menus/{term}', { term: MENU }, READERS('rest_cannot_view')),
+  row('GET', '/core/v2/menus/{term}?context=edit', { term: MENU }, MANAGERS('rest_forbidden_context', '200')),
   row('POST', '/core/v2/menus/{term}', { term: MENU, body: { description: 'Changed' } }, MANAGERS('rest_cannot_update', '200')),
   row('PUT', '/core/v2/menus/{term}', { term: MENU, body: { description: 'Changed' } }, MANAGERS('rest_cannot_update', '200')),
   row('PATCH', '/core/v2/menus/{term}', { term: MENU, body: { description: 'Changed' } }, MANAGERS('rest_cannot_update', '200')),

@@ -12,7 +12,7 @@ import type { ArgSchema } from '../../rest/args';
 import { argsFromSchema, contextParam, publicSchema } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
-import { collectionResult, linkQuery } from '../../rest/collection';
+import { collectionResult, linkQuery, listableItems } from '../../rest/collection';
 import { created, ok, uncacheable } from '../../rest/route';
 import type { HandlerContext, RestRequest, RestResult, RouteDefinition } from '../../rest/route';
 import { isPromise } from '../../core/maybeAsync';
@@ -262,6 +262,18 @@ async function deletePermission(site: Site, ctx: HandlerContext, type: TypeInfo)
   return true;
 }
 
+/**
+ * The refusal of a status that publishes (published, scheduled or private) to a caller without publish_posts; a status
+ * the item already has is not checked.
+ */
+export function publishRefusal(actor: Actor | null, caps: PostTypeCaps, wanted: unknown, current: ContentDoc | null): RestError | null {
+  if (wanted === undefined || wanted === current?.status) return null;
+  if (!['publish', 'future', 'private'].includes(wanted as string) || hasCap(actor, caps.publish_posts)) return null;
+  // WordPress's messages say "posts" whatever the type.
+  const message = wanted === 'private' ? 'Sorry, you are not allowed to create private posts in this post type.' : 'Sorry, you are not allowed to publish posts in this post type.';
+  return restError('rest_cannot_publish', message, authorizationStatus(actor?.id ?? null));
+}
+
 // --- handlers ------------------------------------------------------------------------------------------------
 
 async function listItems(site: Site, ctx: HandlerContext, type: TypeInfo, deps: ContentRouteDeps) {
@@ -279,8 +291,11 @@ async function listItems(site: Site, ctx: HandlerContext, type: TypeInfo, deps: 
   // Most items present without waiting (see plainItemExtras); the page waits only for those that cannot.
   const body: (Record<string, unknown> | Promise<Record<string, unknown>>)[] = [];
   let pending = false;
-  for (const doc of items as ContentDoc[]) {
-    if (!canReadItem(ctx.actor, type.caps, owned(doc))) continue;
+  const listable = listableItems(items as ContentDoc[], context, {
+    mayRead: (doc) => canReadItem(ctx.actor, type.caps, owned(doc)),
+    mayEdit: (doc) => canEditItem(ctx.actor, type.caps, owned(doc)),
+  });
+  for (const doc of listable) {
     const item = type.presenter.present(ctx, doc, context, passwordAccepted(ctx, type, doc));
     if (item instanceof Promise) pending = true;
     body.push(item);
@@ -317,19 +332,13 @@ async function writeInput(site: Site, ctx: HandlerContext, type: TypeInfo, curre
   if (sent('meta') && p.meta && typeof p.meta === 'object') input.meta = { footnotes: String((p.meta as { footnotes?: unknown }).footnotes ?? '') };
 
   const actor = ctx.actor!;
-  const status = authorizationStatus(actor.id);
   if (sent('author') && p.author) {
     // Only another user's id is looked up; naming oneself always works (and takes the item over).
     if (p.author !== actor.id && !(await site.readModel.get('user', p.author as number))) throw restError('rest_invalid_author', 'Invalid author ID.', 400);
     input.author = p.author as number;
   }
-  if (input.status !== undefined && input.status !== current?.status) {
-    if (['publish', 'future', 'private'].includes(input.status) && !hasCap(actor, type.caps.publish_posts)) {
-      // WordPress's messages say "posts" whatever the type.
-      const message = input.status === 'private' ? 'Sorry, you are not allowed to create private posts in this post type.' : 'Sorry, you are not allowed to publish posts in this post type.';
-      throw restError('rest_cannot_publish', message, status);
-    }
-  }
+  const refusal = publishRefusal(actor, type.caps, input.status, current);
+  if (refusal) throw refusal;
   if (type.postType !== 'page') {
     delete input.parent;
     delete input.menu_order;

@@ -14,7 +14,7 @@ import { argsFromSchema, publicSchema } from '../../rest/schema';
 import type { ResourceSchema } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
-import { collectionResult, linkQuery } from '../../rest/collection';
+import { collectionResult, linkQuery, listableItems } from '../../rest/collection';
 import { created, ok, uncacheable } from '../../rest/route';
 import type { HandlerContext, RestRequest, RouteDefinition } from '../../rest/route';
 import type { Filter } from '../../ports/readModel';
@@ -255,8 +255,7 @@ async function listMedia(site: Site, ctx: HandlerContext, schema: ReturnType<typ
   const { items, total } = await site.readModel.query('attachment', plan);
   const paging = listPaging(p, total, items.length);
   const docs = items as MediaDoc[];
-  const readable = await Promise.all(docs.map((doc) => canReadMedia(site, ctx.actor, doc)));
-  const visible = docs.filter((_, i) => readable[i]);
+  const visible = await listableItems(docs, p.context, { mayRead: (doc) => canReadMedia(site, ctx.actor, doc), mayEdit: (doc) => canEditMedia(site, ctx.actor, doc) });
   const body = await Promise.all(visible.map((doc) => present(site, ctx, doc, schema, p.context)));
   return collectionResult(body, paging, `${site.apiRoot}core/v2/media`, linkQuery(ctx));
 }
@@ -271,11 +270,14 @@ async function parentOf(site: Site, id: number): Promise<ContentDoc | null> {
 const parentCaps = (parent: ContentDoc) => postTypeCaps(parent.type === 'page' ? 'pages' : 'posts');
 const ownedContent = (doc: ContentDoc) => ({ author: doc.author, status: doc.status, trashedFrom: doc.trashed_from });
 
-/** The status WordPress judges an attachment by: its own when private, else its parent's, else published. */
+/**
+ * The status WordPress judges editing an attachment by: its own when private, else its parent's; an unattached one
+ * keeps `inherit`, neither published nor private, so its own author needs only edit_posts / delete_posts.
+ */
 async function effectiveStatus(site: Site, doc: MediaDoc): Promise<string> {
   if (doc.status !== 'inherit') return doc.status;
   const parent = await parentOf(site, doc.post);
-  if (!parent) return 'publish';
+  if (!parent) return 'inherit';
   return parent.status === 'trash' ? (parent.trashed_from ?? 'draft') : parent.status;
 }
 

@@ -61,9 +61,10 @@ export function menuRoutes(site: Site): RouteDefinition[] {
 
 function menuItemRoutes(site: Site): RouteDefinition[] {
   const idArg: Record<string, ArgSchema> = { id: { description: 'Unique identifier of the item.', type: 'integer' } };
+  // As WordPress, the edit context is judged first (it is the posts' own rule; viewing menus is the menus' addition).
   const readRule = (ctx: HandlerContext, message: string): true | RestError => {
-    if (!canReadMenus(ctx.actor)) return restError('rest_cannot_view', 'Sorry, you are not allowed to view menu items.', status(ctx));
     if (ctx.params.context === 'edit' && !canManageMenus(ctx.actor)) return restError('rest_forbidden_context', message, status(ctx));
+    if (!canReadMenus(ctx.actor)) return restError('rest_cannot_view', 'Sorry, you are not allowed to view menu items.', status(ctx));
     return true;
   };
   const existing = async (ctx: HandlerContext) => memo(ctx, 'item', () => currentMenuItem(site, ctx.params.id as number));
@@ -246,10 +247,11 @@ function menuTermRoutes(site: Site): RouteDefinition[] {
           allowBatch: true,
           cacheable: true,
           permission: async (ctx) => {
-            if (!canReadMenus(ctx.actor)) return cannotView(ctx);
+            // As WordPress, the edit context is judged first (the terms' own rule; viewing menus is the menus' addition).
             if (ctx.params.context === 'edit' && !canManageMenus(ctx.actor)) {
               return restError('rest_forbidden_context', 'Sorry, you are not allowed to edit terms in this taxonomy.', status(ctx));
             }
+            if (!canReadMenus(ctx.actor)) return cannotView(ctx);
             const postId = ctx.params.post;
             if (typeof postId === 'number' && postId !== 0) {
               const item = await readMenuItemDoc(site, postId);
@@ -289,12 +291,11 @@ function menuTermRoutes(site: Site): RouteDefinition[] {
           allowBatch: true,
           cacheable: true,
           permission: async (ctx) => {
-            if (!canReadMenus(ctx.actor)) return cannotView(ctx);
-            if (!(await existing(ctx))) return menuNotFound();
             if (ctx.params.context === 'edit' && !canManageMenus(ctx.actor)) {
               return restError('rest_forbidden_context', 'Sorry, you are not allowed to edit this term.', status(ctx));
             }
-            return true;
+            if (!canReadMenus(ctx.actor)) return cannotView(ctx);
+            return (await existing(ctx)) ? true : menuNotFound();
           },
           handle: async (ctx) => ok(presentMenu((await existing(ctx))!, { context: ctx.params.context as Context, apiRoot: site.apiRoot })),
         },

@@ -22,6 +22,7 @@ import type { ContentPresenter } from '../content/presenter';
 import { collectionResult, linkQuery } from '../../rest/collection';
 import { restoreRevision } from '../history/operations';
 import { autosaveItem } from './operations';
+import { publishRefusal } from '../content/routes';
 import { currentItem, writtenHistory, writtenItem } from '../content/written';
 import type { PostType } from '../content/events';
 import { renderContent, renderExcerpt, renderTitle } from '../../text/render';
@@ -343,7 +344,9 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
             if (ctx.params.sticky === true && !hasCap(ctx.actor, type.caps.edit_others_posts) && !hasCap(ctx.actor, type.caps.publish_posts)) {
               return restError('rest_cannot_assign_sticky', 'Sorry, you are not allowed to make posts sticky.', status);
             }
-            return true;
+            // An autosave keeps no status, but asking for one that publishes is refused as an update would be,
+            // rather than answered as if done (WordPress 6.1 answers 200 and saves nothing).
+            return publishRefusal(ctx.actor, type.caps, ctx.params.status, parent) ?? true;
           },
           signedInOnly: true,
           handle: async (ctx) => {

@@ -12,7 +12,7 @@ import { argsFromSchema, contextParam } from '../../rest/schema';
 import type { Context } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
-import { collectionResult, linkQuery, offsetGiven, readModelOffset } from '../../rest/collection';
+import { collectionResult, linkQuery, offsetGiven, readModelOffset, listableItems } from '../../rest/collection';
 import { allowEveryone, created, ok } from '../../rest/route';
 import type { HandlerContext, RouteDefinition } from '../../rest/route';
 import type { Filter, Order } from '../../ports/readModel';
@@ -357,9 +357,8 @@ async function listUsers(site: Site, ctx: HandlerContext) {
   const start = offset < 0 ? Number.MAX_SAFE_INTEGER : readModelOffset(offset);
   const { items, total } = await site.readModel.query('user', { filters, order, offset: start, limit: perPage });
   const context = p.context as Context;
-  const body = (items as UserDoc[])
-    .filter((doc) => context !== 'edit' || canEditUser(actor, doc.id))
-    .map((doc) => present(site, actor, doc, context));
+  // The query already holds only the users this caller may see.
+  const body = listableItems(items as UserDoc[], context, { mayRead: () => true, mayEdit: (doc) => canEditUser(actor, doc.id) }).map((doc) => present(site, actor, doc, context));
   const page = Math.ceil(offset / perPage + 1);
   return collectionResult(body, { total, page, perPage }, `${site.apiRoot}core/v2/users`, linkQuery(ctx));
 }
