@@ -68,10 +68,10 @@ export class Dialects {
   private readonly wordpressPathRoot: string;
   /** Every API URL in a header value: the root, then a namespace of the API or nothing. */
   private readonly urlInHeader: RegExp;
-  /** Every `"href"` member of a JSON text whose value is an API URL. */
-  private readonly hrefInJson: RegExp;
-  /** What every such member holds, to look for in bytes. */
+  /** What every `"href"` member whose value is an API URL starts with, as bytes of JSON. */
   private readonly hrefNeedle: Buffer;
+  /** Each namespace's name after the root in bytes, and what replaces the root and the name (the root alone last). */
+  private readonly hrefNames: { name: Buffer; replacement: Buffer }[];
 
   /** `namespaces`: every namespace of the API's routes, in the interface's names (the first two path segments). */
   constructor(
@@ -84,12 +84,15 @@ export class Dialects {
     this.corePathRoot = new URL(this.coreRoot).pathname;
     this.wordpressPathRoot = new URL(this.wordpressRoot).pathname.slice(0, -1);
     this.advertised = settings.advertised;
-    // Longest first, so `core/v2` is never taken for a prefix of a longer name.
-    const names = [...new Set([...namespaces, ...WORDPRESS_NAMES.keys()])].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|');
-    const root = escapeRegExp(this.coreRoot);
-    this.urlInHeader = new RegExp(`${root}(?:(${names})(?=[/?#>"]|$)|(?=[>"]|$))`, 'g');
+    // The most common first; a name counts only when followed by `/`, `?`, `#` or the end, so none is a prefix of another.
+    const unique = [...new Set(['core/v2', ...namespaces, ...WORDPRESS_NAMES.keys()])];
+    const names = unique.map(escapeRegExp).join('|');
+    this.urlInHeader = new RegExp(`${escapeRegExp(this.coreRoot)}(?:(${names})(?=[/?#>"]|$)|(?=[>"]|$))`, 'g');
     this.hrefNeedle = Buffer.from(`"href":"${this.coreRoot}`);
-    this.hrefInJson = new RegExp(`(?<=[{,]"href":")${root}(?:(${names})(?=[/?#"])|(?="))`, 'g');
+    this.hrefNames = [
+      ...unique.map((name) => ({ name: Buffer.from(name), replacement: Buffer.from(this.wordpressUrl(name)) })),
+      { name: Buffer.alloc(0), replacement: Buffer.from(this.wordpressRoot) },
+    ];
   }
 
   /**
@@ -139,10 +142,49 @@ export class Dialects {
     } else if (discovery) body = this.mappedDiscovery(body);
     else body = this.mappedBatch(body, request);
     const json = serializeBody(body);
-    // An answer without a link (an error, a setting) is sent as serialized, without decoding it.
-    if (typeof json !== 'string' && json.indexOf(this.hrefNeedle) === -1) return { ...result, headers, body: rawBody(json) };
-    const text = typeof json === 'string' ? json : json.toString('utf8');
-    return { ...result, headers, body: rawBody(text.replace(this.hrefInJson, (_, name?: string) => this.wordpressUrl(name))) };
+    return { ...result, headers, body: rawBody(this.mappedHrefs(typeof json === 'string' ? Buffer.from(json) : json)) };
+  }
+
+  /**
+   * The JSON with every `"href"` member's API URL in WordPress's names. Worked on the bytes (the serialized JSON kept
+   * for presented items is bytes already): a regular expression over the decoded text cost twenty times as much.
+   */
+  private mappedHrefs(json: Buffer): Buffer {
+    const needle = this.hrefNeedle;
+    const rootLength = this.coreRoot.length;
+    let at = json.indexOf(needle);
+    if (at === -1) return json;
+    // Where each mapped URL starts (at its root) and which name it has; copied once into a buffer of the final size.
+    const starts: number[] = [];
+    const found: { name: Buffer; replacement: Buffer }[] = [];
+    let size = json.length;
+    while (at !== -1) {
+      const after = at + needle.length;
+      const before = json[at - 1];
+      // A member name opens after `{` or `,` only: anywhere else `"href":"` is the end of one string and more.
+      if (before === 0x7b /* { */ || before === 0x2c /* , */) {
+        const names = this.hrefNames;
+        for (let i = 0; i < names.length; i++) {
+          if (!nameAt(json, after, names[i]!.name)) continue;
+          starts.push(after - rootLength);
+          found.push(names[i]!);
+          size += names[i]!.replacement.length - rootLength - names[i]!.name.length;
+          break;
+        }
+      }
+      at = json.indexOf(needle, after);
+    }
+    if (starts.length === 0) return json;
+    const out = Buffer.allocUnsafe(size);
+    let from = 0;
+    let written = 0;
+    for (let i = 0; i < starts.length; i++) {
+      written += json.copy(out, written, from, starts[i]);
+      written += found[i]!.replacement.copy(out, written);
+      from = starts[i]! + rootLength + found[i]!.name.length;
+    }
+    json.copy(out, written, from);
+    return out;
   }
 
   private dialectOfRoute(route: string): ApiDialect {
@@ -222,6 +264,17 @@ export class Dialects {
       ),
     };
   }
+}
+
+/** Whether `json` holds `name` at `at`, followed by the end of a path segment or of the string (`/`, `?`, `#`, `"`). */
+function nameAt(json: Buffer, at: number, name: Buffer): boolean {
+  const end = at + name.length;
+  if (end >= json.length) return false;
+  for (let i = 0; i < name.length; i++) if (json[at + i] !== name[i]) return false;
+  const next = json[end];
+  // The root alone (an empty name) is the whole string.
+  if (name.length === 0) return next === 0x22;
+  return next === 0x2f || next === 0x3f || next === 0x23 || next === 0x22;
 }
 
 /** The namespace a route path starts with (`/core/v2/posts` → `core/v2`), lower-cased; null for `/` and `/x`. */
