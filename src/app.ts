@@ -29,6 +29,9 @@ import type { ResponseCache, WrittenAnswer } from './http/responseCache';
 import type { Authenticated } from './access/authenticate';
 import { isPromise } from './core/maybeAsync';
 import type { MaybeAsync } from './core/maybeAsync';
+import { CORS_FIXED_HEADERS, corsPolicy } from './http/cors';
+import { Dialects, namespacesOfPaths } from './http/dialect';
+import type { ApiDialect } from './http/dialect';
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 const OPERATIONAL_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -44,12 +47,17 @@ export interface App {
 export function createApp(site: Site): App {
   const koa = new ServingKoa({ proxy: true });
   const dispatcher = buildDispatcher(site);
-  const apiRootPath = new URL(site.apiRoot).pathname;
+  // The core and wordpress dialects of the API (src/http/dialect.ts) and CORS (src/http/cors.ts).
+  const dialects = new Dialects(
+    { siteUrl: site.settings.siteUrl, advertised: site.settings.apiDialect ?? 'core' },
+    namespacesOfPaths(dispatcher.routes.map((route) => route.path)),
+  );
+  const cors = corsPolicy(site.settings.corsAllowedOrigins ?? null);
   // Paths outside the API, worked out once.
   const sitePath = new URL(site.settings.siteUrl).pathname.replace(/\/$/, '');
   const authorizePath = `${sitePath}${AUTHORIZE_PATH}`;
   const uploadsPrefix = `${sitePath}${UPLOADS_PATH}`;
-  const fixedHeaders = apiHeaders(site.apiRoot);
+  const fixedHeaders = apiHeaders(dialects.advertisedRoot);
   const responseCache = createResponseCache(site.readModelVersion, {
     entries: site.settings.responseCacheEntries ?? DEFAULT_RESPONSE_CACHE_LIMITS.entries,
     bytes: site.settings.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_LIMITS.bytes,
@@ -80,16 +88,27 @@ export function createApp(site: Site): App {
     await served(ctx, started);
   };
 
+  /** The origin's CORS headers, on the response before any API answer (cached ones too) is written over them. */
+  const allowOrigin = (ctx: Koa.Context): void => {
+    const lines = cors.originHeaders(ctx.headers.origin);
+    if (lines !== null) for (let i = 0; i < lines.length; i += 2) ctx.res.setHeader(lines[i]!, lines[i + 1]!);
+  };
+
   const served = (ctx: Koa.Context, started: number): MaybeAsync<void> => {
+    const path = ctx.path;
+    // Only these paths can be a page outside the API (serveEmbedPage answers only paths ending so).
+    const outside = path === authorizePath || path.startsWith(uploadsPrefix) || path.endsWith('/embed/');
+    if (!outside) allowOrigin(ctx);
     if (responseCache?.serve(ctx.req, ctx.res)) {
       ctx.respond = false;
       observe(ctx, started, ctx.res.statusCode);
       return;
     }
-    const path = ctx.path;
-    // Only these paths can be a page outside the API (serveEmbedPage answers only paths ending so).
-    const outside = path === authorizePath || path.startsWith(uploadsPrefix) || path.endsWith('/embed/');
-    const answered = outside ? serveOutside(ctx).then((done) => (done ? undefined : serveApi(ctx))) : serveApi(ctx);
+    const api = (): MaybeAsync<void> => {
+      if (outside) allowOrigin(ctx);
+      return serveApi(ctx);
+    };
+    const answered = outside ? serveOutside(ctx).then((done) => (done ? undefined : api())) : serveApi(ctx);
     if (isPromise(answered)) return answered.then(() => observe(ctx, started, ctx.status));
     observe(ctx, started, ctx.status);
   };
@@ -123,7 +142,7 @@ export function createApp(site: Site): App {
     const cacheVersion = responseCache?.admit(ctx.req) ?? null;
     const requestId = (ctx.get('x-request-id') || randomUUID()).slice(0, 100);
     // What the answer depends on besides the result, as far as the request got before any error.
-    const state: ApiState = { method: ctx.method, signedIn: false, jsonp: null };
+    const state: ApiState = { method: ctx.method, signedIn: false, jsonp: null, dialect: 'core', request: null };
     const failed = (error: unknown): RestResult => {
       if (error instanceof RestError) return errorResult(error);
       console.error(`[${requestId}] ${ctx.method} ${ctx.url}`, error);
@@ -136,6 +155,8 @@ export function createApp(site: Site): App {
     };
     const parsed = (rest: RestRequest): MaybeAsync<RestResult | null> => {
       state.method = rest.method;
+      state.request = rest;
+      if (state.dialect === 'wordpress') dialects.batchPaths(rest);
       state.jsonp = jsonpCallback(rest.query);
       const refusal = invalidJsonpCallback(rest.query);
       if (refusal) {
@@ -147,6 +168,7 @@ export function createApp(site: Site): App {
     };
     const answer = (result: RestResult | null): void => {
       if (result === null) return;
+      if (state.dialect === 'wordpress' && state.request !== null) result = dialects.answer(result, state.request);
       const written = respond(ctx, result, fixedHeaders, state.signedIn, state.jsonp);
       if (cacheVersion !== null && state.method === 'GET' && !state.signedIn && result.cacheable === true && written.status === 200) {
         responseCache!.keep(ctx.req, cacheVersion, written);
@@ -154,7 +176,7 @@ export function createApp(site: Site): App {
     };
     let result: MaybeAsync<RestResult | null>;
     try {
-      const rest = toRestRequest(ctx, requestId, apiRootPath);
+      const rest = toRestRequest(ctx, requestId, dialects, state);
       result = isPromise(rest) ? rest.then(parsed) : parsed(rest);
     } catch (error) {
       result = failed(error);
@@ -189,21 +211,23 @@ interface ApiState {
   method: string;
   signedIn: boolean;
   jsonp: string | null;
+  /** The dialect the request was asked in (src/http/dialect.ts), and the request once parsed. */
+  dialect: ApiDialect;
+  request: RestRequest | null;
 }
 
 /** The body of a GET or HEAD (never read). */
 const NO_BODY = Buffer.alloc(0);
 
 /** The RestRequest of an API request (its actor still null): at once for a GET or HEAD, once its body is read otherwise. */
-function toRestRequest(ctx: Koa.Context, requestId: string, apiRootPath: string): MaybeAsync<RestRequest> {
+function toRestRequest(ctx: Koa.Context, requestId: string, dialects: Dialects, state: ApiState): MaybeAsync<RestRequest> {
   const query = parseQuery(ctx.querystring);
   // Method override: `?_method=` or the header replace the real method, as WordPress allows.
   const override = (typeof query._method === 'string' ? query._method : '') || ctx.get('x-http-method-override');
   const method = (override || ctx.method).toUpperCase();
-  let path = ctx.path;
-  if (apiRootPath !== '/' && path.startsWith(apiRootPath)) path = `/${path.slice(apiRootPath.length)}`;
-  // `?rest_route=/core/v2/posts` addresses a route without pretty URLs.
-  if (typeof query.rest_route === 'string' && (path === '/' || path === '')) path = query.rest_route;
+  // The path under the API root, in the interface's names, and the dialect it was asked in (`?rest_route=` included).
+  const { path, dialect } = dialects.routed(ctx.path, query.rest_route);
+  state.dialect = dialect;
   const request: RestRequest = {
     method,
     path,
@@ -269,8 +293,7 @@ function apiHeaders(apiRoot: string): readonly string[] {
     'Content-Type', 'application/json; charset=UTF-8',
     'X-Robots-Tag', 'noindex',
     'X-Content-Type-Options', 'nosniff',
-    'Access-Control-Expose-Headers', 'X-WP-Total, X-WP-TotalPages, Link',
-    'Access-Control-Allow-Headers', 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type',
+    ...CORS_FIXED_HEADERS,
     // A response's own Link header replaces the discovery link, as PHP's header() replaces by default.
     'Link', `<${apiRoot}>; rel="https://api.w.org/"`,
   ];

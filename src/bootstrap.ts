@@ -119,6 +119,8 @@ export async function openSite(config: Config): Promise<Site> {
       responseCacheEntries: config.responseCacheEntries,
       responseCacheBytes: config.responseCacheBytes,
       outboundAllowedHosts: config.outboundAllowedHosts,
+      apiDialect: config.apiDialect,
+      corsAllowedOrigins: config.corsAllowedOrigins,
       // In memory, a batch's events are what a young-generation GC finds alive and copies: a start-up replay in
       // batches of 250 spent about a tenth less CPU than in batches of 1,000 (docs/performance.md). Redis keeps
       // the default: every batch is a round trip.

@@ -6,6 +6,9 @@
 import path from 'node:path';
 import { parseAllowedHosts } from './adapters/http/destinations';
 import type { AllowedHost } from './adapters/http/destinations';
+import { API_DIALECTS } from './http/dialect';
+import type { ApiDialect } from './http/dialect';
+import { parseAllowedOrigins } from './http/cors';
 
 export interface Config {
   port: number;
@@ -42,6 +45,10 @@ export interface Config {
   responseCacheBytes: number;
   /** Destinations outgoing HTTP may reach besides public addresses (OUTBOUND_ALLOWED_HOSTS). */
   outboundAllowedHosts: AllowedHost[];
+  /** Which API root the site advertises (API_DIALECT): `core` (the site root) or `wordpress` (`/wp-json/`). */
+  apiDialect: ApiDialect;
+  /** Origins allowed to read answers cross-origin (CORS_ALLOWED_ORIGINS); null for any origin. */
+  corsAllowedOrigins: string[] | null;
 }
 
 export const SITE_INSTANCES = ['first', 'second'] as const;
@@ -76,6 +83,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     responseCacheEntries: integer(env.RESPONSE_CACHE_ENTRIES, 2_000, 'RESPONSE_CACHE_ENTRIES'),
     responseCacheBytes: integer(env.RESPONSE_CACHE_BYTES, 64 * 1024 * 1024, 'RESPONSE_CACHE_BYTES'),
     outboundAllowedHosts: allowedHosts(env.OUTBOUND_ALLOWED_HOSTS),
+    apiDialect: apiDialect(env.API_DIALECT),
+    corsAllowedOrigins: allowedOrigins(env.CORS_ALLOWED_ORIGINS),
   };
 }
 
@@ -98,6 +107,18 @@ function siteInstance(value: string | undefined): SiteInstance {
   if (value === undefined || value === '') return 'first';
   if (!(SITE_INSTANCES as readonly string[]).includes(value)) throw new ConfigError(`SITE_INSTANCE must be "first" or "second", got "${value}"`);
   return value as SiteInstance;
+}
+
+function apiDialect(value: string | undefined): ApiDialect {
+  if (value === undefined || value === '') return 'core';
+  if (!(API_DIALECTS as readonly string[]).includes(value)) throw new ConfigError(`API_DIALECT must be "core" or "wordpress", got "${value}"`);
+  return value as ApiDialect;
+}
+
+function allowedOrigins(value: string | undefined): string[] | null {
+  const parsed = parseAllowedOrigins(value);
+  if ('error' in parsed) throw new ConfigError(`CORS_ALLOWED_ORIGINS: ${parsed.error}`);
+  return parsed.origins;
 }
 
 function isTimeZone(zone: string): boolean {

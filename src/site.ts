@@ -14,6 +14,7 @@ import { createLoggingMailer } from './adapters/mail/loggingMailer';
 import type { SiteInstance } from './config';
 import { createOutboundHttp } from './adapters/http/outboundClient';
 import type { AllowedHost } from './adapters/http/destinations';
+import type { ApiDialect } from './http/dialect';
 import { createMemoryBlobStore } from './adapters/memory/blobStore';
 import { CommandHandler } from './core/commandHandler';
 import { IdSequence } from './core/ids';
@@ -46,6 +47,10 @@ export interface SiteSettings {
   responseCacheEntries?: number;
   /** Most bytes of answers it keeps; 0 disables it. Default 64 MiB. */
   responseCacheBytes?: number;
+  /** Which API root the site advertises: `core` (`{siteUrl}/`, the default) or `wordpress` (`{siteUrl}/wp-json/`). */
+  apiDialect?: ApiDialect;
+  /** Origins whose pages may read answers (CORS); null or absent: any origin, as WordPress. */
+  corsAllowedOrigins?: readonly string[] | null;
   /** Most events the projector folds per batch (default 1,000; the in-memory read model replays faster in smaller ones). */
   projectorBatchSize?: number;
   /** Destinations outgoing HTTP may reach besides public addresses (OUTBOUND_ALLOWED_HOSTS; default none). */

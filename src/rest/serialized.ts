@@ -113,9 +113,9 @@ export function serializeBody(body: unknown): string | Buffer {
 }
 
 /** A body sent as these bytes rather than as JSON (oEmbed's XML format); pair it with its Content-Type header. */
-export function rawBody(text: string): object {
+export function rawBody(text: string | Buffer): object {
   const value = {};
-  Object.defineProperty(value, SERIALIZED, { value: Buffer.from(text), enumerable: false });
+  Object.defineProperty(value, SERIALIZED, { value: typeof text === 'string' ? Buffer.from(text) : text, enumerable: false });
   return Object.freeze(value);
 }
 

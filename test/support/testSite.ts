@@ -71,6 +71,10 @@ export interface TestSiteOptions {
   mailer?: Mailer;
   /** The shared response cache's bounds (default: the site's, 2,000 answers and 64 MiB); 0 disables it. */
   responseCache?: { entries?: number; bytes?: number };
+  /** Which API root the site advertises (default `core`). */
+  apiDialect?: 'core' | 'wordpress';
+  /** Origins allowed to read answers cross-origin (default: any). */
+  corsAllowedOrigins?: readonly string[] | null;
   /** How long a write waits for its read-your-writes (default 5 s, as in production). */
   readYourWritesTimeoutMs?: number;
   /** Serve at once, with the projector still starting (default: serve once it has caught up); see `projectorStarted`. */
@@ -99,6 +103,8 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       instance: options.instance,
       responseCacheEntries: options.responseCache?.entries,
       responseCacheBytes: options.responseCache?.bytes,
+      apiDialect: options.apiDialect,
+      corsAllowedOrigins: options.corsAllowedOrigins,
     },
     {
       store: options.store ?? createMemoryEventStore(),
