@@ -4,6 +4,7 @@
  * an in-process read model.
  */
 import path from 'node:path';
+import { compileTrustedProxies } from './http/clientAddress';
 
 export interface Config {
   port: number;
@@ -38,6 +39,11 @@ export interface Config {
   responseCacheEntries: number;
   /** Most bytes of answers it keeps (RESPONSE_CACHE_BYTES); 0 disables it. */
   responseCacheBytes: number;
+  /**
+   * Proxies whose `X-Forwarded-For` is believed (TRUSTED_PROXIES: addresses and CIDRs, comma-separated); none by
+   * default, so the client is the socket's peer (src/http/clientAddress.ts).
+   */
+  trustedProxies: string[];
 }
 
 export const SITE_INSTANCES = ['first', 'second'] as const;
@@ -71,6 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     instance: siteInstance(env.SITE_INSTANCE),
     responseCacheEntries: integer(env.RESPONSE_CACHE_ENTRIES, 2_000, 'RESPONSE_CACHE_ENTRIES'),
     responseCacheBytes: integer(env.RESPONSE_CACHE_BYTES, 64 * 1024 * 1024, 'RESPONSE_CACHE_BYTES'),
+    trustedProxies: trustedProxies(env.TRUSTED_PROXIES),
   };
 }
 
@@ -79,6 +86,16 @@ function integer(value: string | undefined, fallback: number, name: string): num
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${name} must be a non-negative integer, got "${value}"`);
   return n;
+}
+
+function trustedProxies(value: string | undefined): string[] {
+  const entries = (value ?? '').split(/[\s,]+/).filter((entry) => entry !== '');
+  try {
+    compileTrustedProxies(entries);
+  } catch (error) {
+    throw new ConfigError(`TRUSTED_PROXIES: ${(error as Error).message} (give addresses or CIDRs, comma-separated)`);
+  }
+  return entries;
 }
 
 function siteInstance(value: string | undefined): SiteInstance {

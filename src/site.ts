@@ -45,6 +45,8 @@ export interface SiteSettings {
   responseCacheEntries?: number;
   /** Most bytes of answers it keeps; 0 disables it. Default 64 MiB. */
   responseCacheBytes?: number;
+  /** Proxies whose `X-Forwarded-For` is believed (src/http/clientAddress.ts); default none. */
+  trustedProxies?: readonly string[];
   /** Most events the projector folds per batch (default 1,000; the in-memory read model replays faster in smaller ones). */
   projectorBatchSize?: number;
 }

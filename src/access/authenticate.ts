@@ -105,6 +105,7 @@ export async function authenticateBasic(readModel: ReadModel, secret: string, au
 /** What authentication needs from an HTTP request (Koa's context has it). */
 export interface HttpExchange {
   get(header: string): string;
+  /** The client's address (src/http/clientAddress.ts: X-Forwarded-For believed only through trusted proxies). */
   ip: string;
   set(header: string, value: string): void;
 }
@@ -128,30 +129,28 @@ async function authenticateCredentials(
   authorization: string | undefined,
   credentials: { name: string; password: string },
 ): Promise<Authenticated | null> {
-  const address = clientAddress(http.ip);
-  const throttle = throttleFor(site);
-  const waitMs = throttle.retryAfterMs(credentials.name, address);
-  if (waitMs > 0) {
-    const seconds = retryAfterSeconds(waitMs);
+  const address = http.ip;
+  const admission = throttleFor(site).admit(credentials.name, address);
+  if (!admission.admitted) {
+    const seconds = retryAfterSeconds(admission.retryAfterMs);
     http.set('Retry-After', String(seconds));
     throw restError('rest_too_many_requests', `Too many failed sign-in attempts. Try again in ${seconds} seconds.`, 429);
   }
+  const { attempt } = admission;
   let authenticated: Authenticated | null;
   try {
     authenticated = await authenticateBasic(site.readModel, site.settings.authSecret, authorization);
   } catch (error) {
-    if (error instanceof RestError && error.status === 401) throttle.failed(credentials.name, address);
+    // A 401 stays counted as the failure it was admitted as; anything else (the read model failing) judged nothing.
+    if (!(error instanceof RestError && error.status === 401)) attempt.abandoned();
     throw error;
   }
   if (authenticated) {
-    throttle.succeeded(credentials.name, address);
+    attempt.succeeded();
     noteUse(site, authenticated, address, requestId);
-  }
+  } else attempt.abandoned();
   return authenticated;
 }
-
-/** IPv4 clients of a dual-stack socket show as `::ffff:a.b.c.d`; they are the same address. */
-export const clientAddress = (ip: string | undefined): string => (ip ?? '').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
 
 /** Per site: uuids whose use is being recorded right now, so concurrent requests append it once. */
 const recording = new WeakMap<Site, Set<string>>();

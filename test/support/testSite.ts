@@ -73,6 +73,8 @@ export interface TestSiteOptions {
   responseCache?: { entries?: number; bytes?: number };
   /** How long a write waits for its read-your-writes (default 5 s, as in production). */
   readYourWritesTimeoutMs?: number;
+  /** Proxies whose X-Forwarded-For the site believes (default none: the client is the socket's peer, 127.0.0.1). */
+  trustedProxies?: readonly string[];
   /** Serve at once, with the projector still starting (default: serve once it has caught up); see `projectorStarted`. */
   serveWhileStarting?: boolean;
 }
@@ -99,6 +101,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       instance: options.instance,
       responseCacheEntries: options.responseCache?.entries,
       responseCacheBytes: options.responseCache?.bytes,
+      trustedProxies: options.trustedProxies,
     },
     {
       store: options.store ?? createMemoryEventStore(),

@@ -62,41 +62,83 @@ test('usernames and nicenames as WordPress accepts and derives them', () => {
   assert.is(defaultDisplayName('ada', '', ''), 'ada');
 });
 
+/** An attempt judged a failure (admitted attempts stay counted) or a success; both must be admitted. */
+function fail(throttle: SignInThrottle, login: string, address: string): void {
+  assert.ok(throttle.admit(login, address).admitted, `${login} from ${address} admitted`);
+}
+function succeed(throttle: SignInThrottle, login: string, address: string): void {
+  const admission = throttle.admit(login, address);
+  if (!admission.admitted) assert.unreachable(`${login} from ${address} refused`);
+  else admission.attempt.succeeded();
+}
+
 test('throttle: a sliding window per address and per login; trusted addresses pass the login limit', () => {
   const clock = manualClock(0);
   const throttle = new SignInThrottle(clock, { perAddress: { failures: 3, windowMs: 10_000 }, perLogin: { failures: 2, windowMs: 10_000 }, trustAddressMs: 60_000, maxEntries: 10 });
-  throttle.succeeded('ada', 'home');
-  throttle.failed('ada', 'a');
+  succeed(throttle, 'ada', 'home');
+  fail(throttle, 'ada', 'a');
   clock.advance(1000);
-  throttle.failed('ADA', 'b');
+  fail(throttle, 'ADA', 'b');
   // Two failures for `ada`: new addresses wait until the first failure is 10 s old; home does not.
   assert.is(throttle.retryAfterMs('ada', 'c'), 9000);
+  assert.equal(throttle.admit('ada', 'c'), { admitted: false, retryAfterMs: 9000 });
   assert.is(throttle.retryAfterMs('ada', 'home'), 0);
   assert.is(throttle.retryAfterMs('grace', 'c'), 0);
   clock.advance(9000);
   assert.is(throttle.retryAfterMs('ada', 'c'), 0);
-  // Per address, whatever the login; a success clears the address.
-  throttle.failed('x', 'd');
-  throttle.failed('y', 'd');
-  throttle.succeeded('z', 'd');
-  throttle.failed('x2', 'd');
-  throttle.failed('y2', 'd');
-  assert.is(throttle.retryAfterMs('z', 'd'), 0);
-  throttle.failed('w2', 'd');
+  // Per address, whatever the login.
+  fail(throttle, 'x', 'd');
+  fail(throttle, 'y', 'd');
+  fail(throttle, 'w', 'd');
   assert.is(throttle.retryAfterMs('z', 'd'), 10_000);
   // Trust expires.
   clock.advance(61_000);
-  throttle.failed('ada', 'e');
-  throttle.failed('ada', 'e');
+  fail(throttle, 'ada', 'e');
+  fail(throttle, 'ada', 'e');
   assert.ok(throttle.retryAfterMs('ada', 'home') > 0);
+});
+
+test('throttle: a success takes back only the failures of that login from that address', () => {
+  const clock = manualClock(0);
+  const throttle = new SignInThrottle(clock, { perAddress: { failures: 3, windowMs: 10_000 }, perLogin: { failures: 3, windowMs: 10_000 }, trustAddressMs: 60_000, maxEntries: 10 });
+  // The attacker's own account signing in between guesses clears nothing of the guesses against others…
+  fail(throttle, 'victim', 'd');
+  fail(throttle, 'other', 'd');
+  succeed(throttle, 'attacker', 'd');
+  fail(throttle, 'victim', 'd');
+  assert.is(throttle.retryAfterMs('attacker', 'd'), 10_000);
+  // …nor of the guesses against a login from elsewhere.
+  fail(throttle, 'mallory', 'x');
+  fail(throttle, 'mallory', 'y');
+  succeed(throttle, 'mallory', 'z');
+  fail(throttle, 'mallory', 'w');
+  assert.is(throttle.retryAfterMs('mallory', 'v'), 10_000);
+  // A user's own typos, followed by the right password, are forgiven at their address.
+  fail(throttle, 'typist', 'office');
+  fail(throttle, 'typist', 'office');
+  succeed(throttle, 'typist', 'office');
+  fail(throttle, 'someone', 'office');
+  fail(throttle, 'someone else', 'office');
+  assert.is(throttle.retryAfterMs('anyone', 'office'), 0);
+});
+
+test('throttle: admitted attempts count at once, so concurrent attempts cannot outrun the limit; an abandoned one counts neither way', () => {
+  const clock = manualClock(0);
+  const throttle = new SignInThrottle(clock, { perAddress: { failures: 100, windowMs: 10_000 }, perLogin: { failures: 3, windowMs: 10_000 }, trustAddressMs: 60_000, maxEntries: 10 });
+  const admissions = Array.from({ length: 5 }, () => throttle.admit('ada', 'a'));
+  assert.equal(admissions.map((a) => a.admitted), [true, true, true, false, false]);
+  const first = admissions[0]!;
+  if (first.admitted) first.attempt.abandoned();
+  assert.ok(throttle.admit('ada', 'a').admitted);
+  assert.not.ok(throttle.admit('ada', 'a').admitted);
 });
 
 test('throttle: memory stays bounded by forgetting the least recently touched keys', () => {
   const clock = manualClock(0);
   const throttle = new SignInThrottle(clock, { perAddress: { failures: 1, windowMs: 10_000 }, perLogin: { failures: 100, windowMs: 10_000 }, trustAddressMs: 1, maxEntries: 2 });
-  throttle.failed('a', '1');
-  throttle.failed('b', '2');
-  throttle.failed('c', '3');
+  fail(throttle, 'a', '1');
+  fail(throttle, 'b', '2');
+  fail(throttle, 'c', '3');
   assert.is(throttle.retryAfterMs('q', '1'), 0);
   assert.is(throttle.retryAfterMs('q', '3'), 10_000);
 });
