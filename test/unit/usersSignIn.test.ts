@@ -1,13 +1,18 @@
 /**
- * The pieces of signing in, pure or nearly: login-password hashing (bcrypt, and the earlier scrypt), usernames and nicenames, the sign-in
- * throttle on a manual clock, the authorization request's rules and its CSRF token.
+ * The pieces of signing in, pure or nearly: login-password hashing (bcrypt, and the earlier scrypt) and its checks
+ * (off the event loop, bounded), usernames and nicenames, the sign-in throttle on a manual clock, the authorization
+ * request's rules and its CSRF token.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { randomBytes, scryptSync } from 'node:crypto';
+import { createHmac, randomBytes, scryptSync } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import bcryptjs from 'bcryptjs';
 import { hashLoginPassword, loginPasswordMatches, loginPasswordNeedsRehash } from '../../src/resources/users/loginPassword';
 import { defaultDisplayName, isValidUsername, nicenameCandidates, nicenameFor } from '../../src/resources/users/names';
 import { SignInThrottle } from '../../src/access/throttle';
+import { LoginChecks, SignInChecksBusy, checkLoginPassword } from '../../src/access/loginChecks';
 import { manualClock } from '../../src/ports/clock';
 import { readAuthorizationRequest, requestProblems } from '../../src/authorize/request';
 import { issueToken, newNonce, readCookie, tokenIsValid } from '../../src/authorize/token';
@@ -46,6 +51,61 @@ test('login passwords: scrypt hashes of earlier versions still verify, and ask t
   assert.not.ok(await loginPasswordMatches('correct horse', 'scrypt$x$8$1$AAAA$AAAA'));
   assert.ok(loginPasswordNeedsRehash(legacy));
   assert.ok(loginPasswordNeedsRehash('bcrypt-sha384$$2b$10$' + 'a'.repeat(53)));
+});
+
+test('login passwords: hashes written by bcryptjs (earlier versions) verify unchanged', async () => {
+  const condensed = createHmac('sha384', 'palimpsest-login-password').update('correct horse', 'utf8').digest('base64');
+  for (const written of [bcryptjs.hashSync(condensed, 4), bcryptjs.hashSync(condensed, 11).replace(/^\$2b\$/, '$2a$')]) {
+    const stored = `bcrypt-sha384$${written}`;
+    assert.ok(await loginPasswordMatches('correct horse', stored), written);
+    assert.not.ok(await loginPasswordMatches('correct horse!', stored), written);
+  }
+  assert.ok(loginPasswordNeedsRehash(`bcrypt-sha384$${bcryptjs.hashSync(condensed, 4)}`));
+});
+
+test('login-password checks run off the event loop: it turns, and an unrelated request is answered, while they are in flight', async () => {
+  const hash = await hashLoginPassword('correct horse');
+  const server = http.createServer((_, response) => response.end('unrelated'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    let settled = 0;
+    const checks = Array.from({ length: 4 }, () => loginPasswordMatches('wrong horse', hash).finally(() => settled++));
+    // Each turn of the loop runs between checks run on the loop itself; checks on other threads leave it free.
+    for (let turns = 0; turns < 200; turns++) await new Promise((resolve) => setImmediate(resolve));
+    const answer = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`).then((response) => response.text());
+    assert.is(answer, 'unrelated');
+    assert.is(settled, 0, 'the loop turned 200 times and answered a request before any check finished');
+    assert.equal(await Promise.all(checks), [false, false, false, false]);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+test('login-password checks are bounded: beyond the running and waiting ones, a check is refused at once', async () => {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  let started = 0;
+  const checks = new LoginChecks({ concurrent: 2, queued: 1 }, async (password) => {
+    started++;
+    await gate;
+    return password === 'right';
+  });
+  const admitted = [checks.matches('right', 'h'), checks.matches('wrong', 'h'), checks.matches('right', 'h')];
+  assert.is(checks.inFlight, 3);
+  const refused = await checks.matches('right', 'h').then(() => null, (error: unknown) => error);
+  assert.instance(refused, SignInChecksBusy);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.is(started, 2, 'two run, one waits');
+  open();
+  assert.equal(await Promise.all(admitted), [true, false, true]);
+  assert.is(checks.inFlight, 0);
+  assert.ok(await checks.matches('right', 'h'));
+});
+
+test('the real check: an unknown login (no hash) costs a check and never matches', async () => {
+  assert.not.ok(await checkLoginPassword('no such user', null));
+  assert.ok(await checkLoginPassword('correct horse', await hashLoginPassword('correct horse')));
 });
 
 test('usernames and nicenames as WordPress accepts and derives them', () => {
