@@ -29,7 +29,13 @@ const passwordOfActor = new WeakMap<Actor, string>();
 
 export const applicationPasswordOf = (actor: Actor): string | null => passwordOfActor.get(actor) ?? null;
 
-export async function findUserByLoginOrEmail(readModel: ReadModel, name: string): Promise<{ user: UserDoc | null; byEmail: boolean }> {
+export interface FoundUser {
+  user: UserDoc | null;
+  /** The name was taken for an email address (no login has it). */
+  byEmail: boolean;
+}
+
+export async function findUserByLoginOrEmail(readModel: ReadModel, name: string): Promise<FoundUser> {
   const lookup = async (field: 'login' | 'email') => {
     const { items } = await readModel.query('user', {
       filters: [{ kind: 'any', field, values: [name.toLowerCase()] }],
@@ -44,13 +50,18 @@ export async function findUserByLoginOrEmail(readModel: ReadModel, name: string)
   return { user: await lookup('email'), byEmail: true };
 }
 
-/** The login and password of a Basic header; null when the header is not Basic. */
-export function parseBasic(authorization: string | undefined): { name: string; password: string } | null {
+/** The login and password of a Basic header; null when the header is not Basic; no password without a colon. */
+export function parseBasic(authorization: string | undefined): BasicCredentials | null {
   if (!authorization || !/^basic /i.test(authorization)) return null;
   const decoded = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon < 0) return { name: decoded, password: '' };
+  if (colon < 0) return { name: decoded, password: null };
   return { name: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+interface BasicCredentials {
+  name: string;
+  password: string | null;
 }
 
 /**
@@ -80,15 +91,9 @@ const hashMatches = (presented: Buffer, storedHash: string): boolean => {
   return presented.length === stored.length && timingSafeEqual(presented, stored);
 };
 
-/** Returns null for a request without Basic credentials; throws a 401 RestError for bad ones. */
-export async function authenticateBasic(readModel: ReadModel, secret: string, authorization: string | undefined): Promise<Authenticated | null> {
-  if (!authorization || !/^basic /i.test(authorization)) return null;
-  const decoded = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0) throw restError('incorrect_password', 'The provided password is an invalid application password.', 401);
-  const name = decoded.slice(0, colon);
-  const password = decoded.slice(colon + 1);
-  const { user, byEmail } = await findUserByLoginOrEmail(readModel, name);
+/** Whether the password is one of the named user's application passwords; throws a 401 RestError when not. */
+function checkBasic(readModel: ReadModel, secret: string, password: string | null, { user, byEmail }: FoundUser): Authenticated {
+  if (password === null) throw restError('incorrect_password', 'The provided password is an invalid application password.', 401);
   if (!user) {
     throw byEmail
       ? restError('invalid_email', '<strong>Error:</strong> Unknown email address. Check again or try your username.', 401)
@@ -119,36 +124,30 @@ export function authenticateRequest(site: Site, http: HttpExchange, requestId: s
   const credentials = parseBasic(authorization);
   // Anonymous: known at once.
   if (!credentials) return null;
-  return authenticateCredentials(site, http, requestId, authorization, credentials);
+  return authenticateCredentials(site, http, requestId, credentials);
 }
 
-async function authenticateCredentials(
-  site: Site,
-  http: HttpExchange,
-  requestId: string,
-  authorization: string | undefined,
-  credentials: { name: string; password: string },
-): Promise<Authenticated | null> {
+async function authenticateCredentials(site: Site, http: HttpExchange, requestId: string, credentials: BasicCredentials): Promise<Authenticated> {
   const address = http.ip;
-  const admission = throttleFor(site).admit(credentials.name, address);
+  const found = await findUserByLoginOrEmail(site.readModel, credentials.name);
+  // Counted per account, whichever of its names (login or email) is given.
+  const admission = throttleFor(site).admit(found.user?.login ?? credentials.name, address);
   if (!admission.admitted) {
     const seconds = retryAfterSeconds(admission.retryAfterMs);
     http.set('Retry-After', String(seconds));
     throw restError('rest_too_many_requests', `Too many failed sign-in attempts. Try again in ${seconds} seconds.`, 429);
   }
   const { attempt } = admission;
-  let authenticated: Authenticated | null;
+  let authenticated: Authenticated;
   try {
-    authenticated = await authenticateBasic(site.readModel, site.settings.authSecret, authorization);
+    authenticated = checkBasic(site.readModel, site.settings.authSecret, credentials.password, found);
   } catch (error) {
-    // A 401 stays counted as the failure it was admitted as; anything else (the read model failing) judged nothing.
+    // A 401 stays counted as the failure it was admitted as; anything else judged nothing.
     if (!(error instanceof RestError && error.status === 401)) attempt.abandoned();
     throw error;
   }
-  if (authenticated) {
-    attempt.succeeded();
-    noteUse(site, authenticated, address, requestId);
-  } else attempt.abandoned();
+  attempt.succeeded();
+  noteUse(site, authenticated, address, requestId);
   return authenticated;
 }
 

@@ -15,7 +15,6 @@ import { RestError } from '../rest/errors';
 import { parseQuery } from '../rest/query';
 import { createApplicationPassword, loadUserState, updateUser } from '../resources/users/operations';
 import { loginPasswordNeedsRehash } from '../resources/users/loginPassword';
-import type { UserDoc } from '../../projections/users';
 import { renderForm, renderMessage, renderPassword, renderRejected } from './page';
 import { readAuthorizationRequest, requestProblems, withQuery } from './request';
 import type { AuthorizationRequest } from './request';
@@ -83,7 +82,9 @@ class AuthorizationPage {
       this.form(400, request, passwordName, login, ['Enter your username (or email address) and your password.']);
       return;
     }
-    const admission = throttleFor(this.site).admit(login, this.ctx.ip);
+    const { user } = await findUserByLoginOrEmail(this.site.readModel, login);
+    // Counted per account, whichever of its names (login or email) is given.
+    const admission = throttleFor(this.site).admit(user?.login ?? login, this.ctx.ip);
     if (!admission.admitted) {
       const seconds = retryAfterSeconds(admission.retryAfterMs);
       this.ctx.set('Retry-After', String(seconds));
@@ -91,11 +92,9 @@ class AuthorizationPage {
       return;
     }
     const { attempt } = admission;
-    let user: UserDoc | null;
     let hash: string | null;
     let matches: boolean;
     try {
-      ({ user } = await findUserByLoginOrEmail(this.site.readModel, login));
       hash = user ? ((await loadUserState(this.site, user.id)).user?.passwordHash ?? null) : null;
       matches = await loginChecksFor(this.site).matches(password, hash);
     } catch (error) {

@@ -274,6 +274,23 @@ throttling('ten failures for one login in a minute: the eleventh attempt is 429 
   }
 });
 
+throttling('one account is one login to the throttle, whether named by its login or its email address, in any case', async () => {
+  const site = await startTestSite(BEHIND_PROXY);
+  try {
+    const user = await site.createUser('aliased', 'author');
+    const names = ['aliased', 'aliased@example.test', 'ALIASED', 'Aliased@Example.test'];
+    for (let i = 0; i < 10; i++) {
+      const response = await site.request('GET', '/core/v2/users/me', { headers: { authorization: basic(names[i % 4]!, `guess-${i}`), 'x-forwarded-for': `198.51.100.${i}` } });
+      assert.is(response.status, 401);
+    }
+    const refused = await site.request('GET', '/core/v2/users/me', { headers: { authorization: user.auth, 'x-forwarded-for': '198.51.100.99' } });
+    assert.is(refused.status, 429);
+    assert.is(refused.headers.get('retry-after'), '60');
+  } finally {
+    await site.close();
+  }
+});
+
 throttling('an address where the user signed in keeps working while their login is attacked from elsewhere', async () => {
   const site = await startTestSite(BEHIND_PROXY);
   try {

@@ -396,12 +396,14 @@ async function siteWithBabbage(): Promise<TestSite> {
   return site;
 }
 
-guarded('a burst of concurrent guesses: only as many are judged as the limit allows, the rest are 429 with Retry-After', async () => {
+guarded('a burst of concurrent guesses, by login and by email: only as many are judged as the limit allows, the rest are 429 with Retry-After', async () => {
   const site = await siteWithBabbage();
   try {
     const page = await open(site, { app_name: 'x' });
     const guesses = await Promise.all(
-      Array.from({ length: 14 }, (_, i) => submit(site, { ...hiddenFields(page.html), app_name: 'Guess', log: 'babbage', pwd: `guess ${i}`, approve: '1' }, page.cookie)),
+      Array.from({ length: 14 }, (_, i) =>
+        submit(site, { ...hiddenFields(page.html), app_name: 'Guess', log: i % 2 ? 'babbage' : 'Babbage@example.test', pwd: `guess ${i}`, approve: '1' }, page.cookie),
+      ),
     );
     assert.equal(guesses.map((g) => g.status).sort(), [...Array(10).fill(403), ...Array(4).fill(429)]);
     for (const refused of guesses.filter((g) => g.status === 429)) {
