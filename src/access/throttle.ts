@@ -67,6 +67,10 @@ class Recent<V> {
     this.entries.set(key, value);
     while (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
   }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
 }
 
 export class SignInThrottle {
@@ -144,8 +148,11 @@ export class SignInThrottle {
   }
 
   private remove(map: Recent<Failure[]>, key: string, taken: (failure: Failure) => boolean): void {
-    const failures = map.get(key);
-    if (failures) map.set(key, failures.filter((failure) => !taken(failure)));
+    const failures = map.get(key)?.filter((failure) => !taken(failure));
+    if (failures === undefined) return;
+    // A key with nothing left is forgotten, so signed-in clients leave nothing behind.
+    if (failures.length === 0) map.delete(key);
+    else map.set(key, failures);
   }
 }
 

@@ -201,6 +201,9 @@ test('throttle: memory stays bounded by forgetting the least recently touched ke
   fail(throttle, 'c', '3');
   assert.is(throttle.retryAfterMs('q', '1'), 0);
   assert.is(throttle.retryAfterMs('q', '3'), 10_000);
+  // Successes leave no key behind, so clients signing in do not push out the failures remembered.
+  for (const address of ['4', '5', '6', '7']) succeed(throttle, 'z', address);
+  assert.is(throttle.retryAfterMs('q', '3'), 10_000);
 });
 
 test('authorization requests: the reject URL defaults to the success URL with success=false; the URL rules', () => {
