@@ -25,6 +25,7 @@ import { UPLOADS_PATH } from './resources/media/present';
 import { serveEmbedPage } from './resources/oembed/local';
 import { DEFAULT_RESPONSE_CACHE_LIMITS, createResponseCache } from './http/responseCache';
 import { ServingKoa } from './http/servingKoa';
+import { compileTrustedProxies, serveClientAddress } from './http/clientAddress';
 import type { ResponseCache, WrittenAnswer } from './http/responseCache';
 import type { Authenticated } from './access/authenticate';
 import { isPromise } from './core/maybeAsync';
@@ -45,7 +46,9 @@ export interface App {
 }
 
 export function createApp(site: Site): App {
-  const koa = new ServingKoa({ proxy: true });
+  // Koa never reads X-Forwarded-For itself: ctx.ip believes it only through the trusted proxies.
+  const koa = new ServingKoa({ proxy: false });
+  serveClientAddress(koa, compileTrustedProxies(site.settings.trustedProxies ?? []));
   const dispatcher = buildDispatcher(site);
   // The core and wordpress dialects of the API (src/http/dialect.ts) and CORS (src/http/cors.ts).
   const dialects = new Dialects(

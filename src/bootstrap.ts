@@ -121,6 +121,7 @@ export async function openSite(config: Config): Promise<Site> {
       outboundAllowedHosts: config.outboundAllowedHosts,
       apiDialect: config.apiDialect,
       corsAllowedOrigins: config.corsAllowedOrigins,
+      trustedProxies: config.trustedProxies,
       // In memory, a batch's events are what a young-generation GC finds alive and copies: a start-up replay in
       // batches of 250 spent about a tenth less CPU than in batches of 1,000 (docs/performance.md). Redis keeps
       // the default: every batch is a round trip.

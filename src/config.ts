@@ -9,6 +9,7 @@ import type { AllowedHost } from './adapters/http/destinations';
 import { API_DIALECTS } from './http/dialect';
 import type { ApiDialect } from './http/dialect';
 import { parseAllowedOrigins } from './http/cors';
+import { compileTrustedProxies } from './http/clientAddress';
 
 export interface Config {
   port: number;
@@ -49,6 +50,11 @@ export interface Config {
   apiDialect: ApiDialect;
   /** Origins allowed to read answers cross-origin (CORS_ALLOWED_ORIGINS); null for any origin. */
   corsAllowedOrigins: string[] | null;
+  /**
+   * Proxies whose `X-Forwarded-For` is believed (TRUSTED_PROXIES: addresses and CIDRs, comma-separated); none by
+   * default, so the client is the socket's peer (src/http/clientAddress.ts).
+   */
+  trustedProxies: string[];
 }
 
 export const SITE_INSTANCES = ['first', 'second'] as const;
@@ -85,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     outboundAllowedHosts: allowedHosts(env.OUTBOUND_ALLOWED_HOSTS),
     apiDialect: apiDialect(env.API_DIALECT),
     corsAllowedOrigins: allowedOrigins(env.CORS_ALLOWED_ORIGINS),
+    trustedProxies: trustedProxies(env.TRUSTED_PROXIES),
   };
 }
 
@@ -101,6 +108,16 @@ function allowedHosts(value: string | undefined): AllowedHost[] {
   } catch (error) {
     throw new ConfigError(`OUTBOUND_ALLOWED_HOSTS: ${(error as Error).message}`);
   }
+}
+
+function trustedProxies(value: string | undefined): string[] {
+  const entries = (value ?? '').split(/[\s,]+/).filter((entry) => entry !== '');
+  try {
+    compileTrustedProxies(entries);
+  } catch (error) {
+    throw new ConfigError(`TRUSTED_PROXIES: ${(error as Error).message} (give addresses or CIDRs, comma-separated)`);
+  }
+  return entries;
 }
 
 function siteInstance(value: string | undefined): SiteInstance {

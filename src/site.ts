@@ -51,6 +51,8 @@ export interface SiteSettings {
   apiDialect?: ApiDialect;
   /** Origins whose pages may read answers (CORS); null or absent: any origin, as WordPress. */
   corsAllowedOrigins?: readonly string[] | null;
+  /** Proxies whose `X-Forwarded-For` is believed (src/http/clientAddress.ts); default none. */
+  trustedProxies?: readonly string[];
   /** Most events the projector folds per batch (default 1,000; the in-memory read model replays faster in smaller ones). */
   projectorBatchSize?: number;
   /** Destinations outgoing HTTP may reach besides public addresses (OUTBOUND_ALLOWED_HOSTS; default none). */

@@ -29,7 +29,13 @@ const passwordOfActor = new WeakMap<Actor, string>();
 
 export const applicationPasswordOf = (actor: Actor): string | null => passwordOfActor.get(actor) ?? null;
 
-export async function findUserByLoginOrEmail(readModel: ReadModel, name: string): Promise<{ user: UserDoc | null; byEmail: boolean }> {
+export interface FoundUser {
+  user: UserDoc | null;
+  /** The name was taken for an email address (no login has it). */
+  byEmail: boolean;
+}
+
+export async function findUserByLoginOrEmail(readModel: ReadModel, name: string): Promise<FoundUser> {
   const lookup = async (field: 'login' | 'email') => {
     const { items } = await readModel.query('user', {
       filters: [{ kind: 'any', field, values: [name.toLowerCase()] }],
@@ -44,13 +50,18 @@ export async function findUserByLoginOrEmail(readModel: ReadModel, name: string)
   return { user: await lookup('email'), byEmail: true };
 }
 
-/** The login and password of a Basic header; null when the header is not Basic. */
-export function parseBasic(authorization: string | undefined): { name: string; password: string } | null {
+/** The login and password of a Basic header; null when the header is not Basic; no password without a colon. */
+export function parseBasic(authorization: string | undefined): BasicCredentials | null {
   if (!authorization || !/^basic /i.test(authorization)) return null;
   const decoded = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon < 0) return { name: decoded, password: '' };
+  if (colon < 0) return { name: decoded, password: null };
   return { name: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+interface BasicCredentials {
+  name: string;
+  password: string | null;
 }
 
 /**
@@ -80,15 +91,9 @@ const hashMatches = (presented: Buffer, storedHash: string): boolean => {
   return presented.length === stored.length && timingSafeEqual(presented, stored);
 };
 
-/** Returns null for a request without Basic credentials; throws a 401 RestError for bad ones. */
-export async function authenticateBasic(readModel: ReadModel, secret: string, authorization: string | undefined): Promise<Authenticated | null> {
-  if (!authorization || !/^basic /i.test(authorization)) return null;
-  const decoded = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0) throw restError('incorrect_password', 'The provided password is an invalid application password.', 401);
-  const name = decoded.slice(0, colon);
-  const password = decoded.slice(colon + 1);
-  const { user, byEmail } = await findUserByLoginOrEmail(readModel, name);
+/** Whether the password is one of the named user's application passwords; throws a 401 RestError when not. */
+function checkBasic(readModel: ReadModel, secret: string, password: string | null, { user, byEmail }: FoundUser): Authenticated {
+  if (password === null) throw restError('incorrect_password', 'The provided password is an invalid application password.', 401);
   if (!user) {
     throw byEmail
       ? restError('invalid_email', '<strong>Error:</strong> Unknown email address. Check again or try your username.', 401)
@@ -105,6 +110,7 @@ export async function authenticateBasic(readModel: ReadModel, secret: string, au
 /** What authentication needs from an HTTP request (Koa's context has it). */
 export interface HttpExchange {
   get(header: string): string;
+  /** The client's address (src/http/clientAddress.ts: X-Forwarded-For believed only through trusted proxies). */
   ip: string;
   set(header: string, value: string): void;
 }
@@ -118,40 +124,32 @@ export function authenticateRequest(site: Site, http: HttpExchange, requestId: s
   const credentials = parseBasic(authorization);
   // Anonymous: known at once.
   if (!credentials) return null;
-  return authenticateCredentials(site, http, requestId, authorization, credentials);
+  return authenticateCredentials(site, http, requestId, credentials);
 }
 
-async function authenticateCredentials(
-  site: Site,
-  http: HttpExchange,
-  requestId: string,
-  authorization: string | undefined,
-  credentials: { name: string; password: string },
-): Promise<Authenticated | null> {
-  const address = clientAddress(http.ip);
-  const throttle = throttleFor(site);
-  const waitMs = throttle.retryAfterMs(credentials.name, address);
-  if (waitMs > 0) {
-    const seconds = retryAfterSeconds(waitMs);
+async function authenticateCredentials(site: Site, http: HttpExchange, requestId: string, credentials: BasicCredentials): Promise<Authenticated> {
+  const address = http.ip;
+  const found = await findUserByLoginOrEmail(site.readModel, credentials.name);
+  // Counted per account, whichever of its names (login or email) is given.
+  const admission = throttleFor(site).admit(found.user?.login ?? credentials.name, address);
+  if (!admission.admitted) {
+    const seconds = retryAfterSeconds(admission.retryAfterMs);
     http.set('Retry-After', String(seconds));
     throw restError('rest_too_many_requests', `Too many failed sign-in attempts. Try again in ${seconds} seconds.`, 429);
   }
-  let authenticated: Authenticated | null;
+  const { attempt } = admission;
+  let authenticated: Authenticated;
   try {
-    authenticated = await authenticateBasic(site.readModel, site.settings.authSecret, authorization);
+    authenticated = checkBasic(site.readModel, site.settings.authSecret, credentials.password, found);
   } catch (error) {
-    if (error instanceof RestError && error.status === 401) throttle.failed(credentials.name, address);
+    // A 401 stays counted as the failure it was admitted as; anything else judged nothing.
+    if (!(error instanceof RestError && error.status === 401)) attempt.abandoned();
     throw error;
   }
-  if (authenticated) {
-    throttle.succeeded(credentials.name, address);
-    noteUse(site, authenticated, address, requestId);
-  }
+  attempt.succeeded();
+  noteUse(site, authenticated, address, requestId);
   return authenticated;
 }
-
-/** IPv4 clients of a dual-stack socket show as `::ffff:a.b.c.d`; they are the same address. */
-export const clientAddress = (ip: string | undefined): string => (ip ?? '').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
 
 /** Per site: uuids whose use is being recorded right now, so concurrent requests append it once. */
 const recording = new WeakMap<Site, Set<string>>();

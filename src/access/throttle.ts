@@ -1,13 +1,15 @@
 /**
- * Throttling of failed sign-ins (HTTP Basic with an application password, and the authorization page's login
- * form), in memory, per process, on the site's clock. Two independent sliding windows:
+ * Throttling of sign-ins (HTTP Basic with an application password, and the authorization page's login form), in
+ * memory, per process, on the site's clock. Two independent sliding windows of failures:
  *
- * - per client address: too many failures from one address (whatever the login) refuse that address; a
- *   success from it clears its count;
+ * - per client address: too many failures from one address (whatever the login) refuse that address;
  * - per login: too many failures against one login (from anywhere) refuse that login, but never from an
  *   address where it recently signed in successfully, so an attacker can slow a user down on new addresses
  *   but cannot lock them out from everywhere.
  *
+ * An attempt counts as a failure from the moment it is admitted, so a burst of concurrent guesses cannot all pass
+ * the check before the first is judged. A success takes back only the failures of the same login from the same
+ * address (a user's own typos): one's own account signing in does not clear the failures one made against others.
  * A refused attempt is not judged at all (so guessing cannot go on behind the 429) and does not count.
  */
 import type { Clock } from '../ports/clock';
@@ -35,6 +37,22 @@ export const DEFAULT_THROTTLE: ThrottleOptions = {
   maxEntries: 10_000,
 };
 
+/** An admitted attempt. It stays counted as a failure unless it is declared a success or abandoned. */
+export interface SignInAttempt {
+  succeeded(): void;
+  /** Never judged (the check itself could not be made): counted neither way. */
+  abandoned(): void;
+}
+
+export type Admission = { admitted: true; attempt: SignInAttempt } | { admitted: false; retryAfterMs: number };
+
+/** One failure (or attempt not yet judged), listed under its address and under its login. */
+interface Failure {
+  at: number;
+  login: string;
+  address: string;
+}
+
 /** Insertion-ordered map used as an LRU: touching a key moves it to the end. */
 class Recent<V> {
   private readonly entries = new Map<string, V>();
@@ -56,8 +74,8 @@ class Recent<V> {
 }
 
 export class SignInThrottle {
-  private readonly byAddress: Recent<number[]>;
-  private readonly byLogin: Recent<number[]>;
+  private readonly byAddress: Recent<Failure[]>;
+  private readonly byLogin: Recent<Failure[]>;
   /** `login\naddress` -> time of the last success. */
   private readonly trusted: Recent<number>;
 
@@ -73,44 +91,68 @@ export class SignInThrottle {
   /** Milliseconds until an attempt for `login` from `address` may be made, or 0 when it may be made now. */
   retryAfterMs(login: string, address: string): number {
     const now = this.clock.now();
+    const name = normalise(login);
     let wait = this.wait(this.byAddress, address, this.options.perAddress, now);
-    if (!this.isTrusted(login, address, now)) wait = Math.max(wait, this.wait(this.byLogin, normalise(login), this.options.perLogin, now));
+    if (!this.isTrusted(name, address, now)) wait = Math.max(wait, this.wait(this.byLogin, name, this.options.perLogin, now));
     return wait;
   }
 
-  failed(login: string, address: string): void {
+  /** Admits an attempt (counted as a failure until told otherwise), or refuses it with the time to wait. */
+  admit(login: string, address: string): Admission {
+    const retryAfterMs = this.retryAfterMs(login, address);
+    if (retryAfterMs > 0) return { admitted: false, retryAfterMs };
     const now = this.clock.now();
-    this.record(this.byAddress, address, this.options.perAddress, now);
-    this.record(this.byLogin, normalise(login), this.options.perLogin, now);
+    const failure: Failure = { at: now, login: normalise(login), address };
+    this.record(this.byAddress, address, failure, this.options.perAddress, now);
+    this.record(this.byLogin, failure.login, failure, this.options.perLogin, now);
+    return {
+      admitted: true,
+      attempt: {
+        succeeded: () => this.succeeded(failure),
+        abandoned: () => {
+          this.remove(this.byAddress, address, (f) => f === failure);
+          this.remove(this.byLogin, failure.login, (f) => f === failure);
+        },
+      },
+    };
   }
 
-  succeeded(login: string, address: string): void {
-    this.byAddress.delete(address);
-    this.trusted.set(`${normalise(login)}\n${address}`, this.clock.now());
+  private succeeded({ login, address }: Failure): void {
+    this.remove(this.byAddress, address, (f) => f.login === login);
+    this.remove(this.byLogin, login, (f) => f.address === address);
+    this.trusted.set(`${login}\n${address}`, this.clock.now());
   }
 
   private isTrusted(login: string, address: string, now: number): boolean {
-    const since = this.trusted.get(`${normalise(login)}\n${address}`);
+    const since = this.trusted.get(`${login}\n${address}`);
     return since !== undefined && now - since < this.options.trustAddressMs;
   }
 
-  private recent(map: Recent<number[]>, key: string, window: ThrottleWindow, now: number): number[] {
-    return (map.get(key) ?? []).filter((at) => now - at < window.windowMs);
+  private recent(map: Recent<Failure[]>, key: string, window: ThrottleWindow, now: number): Failure[] {
+    return (map.get(key) ?? []).filter((failure) => now - failure.at < window.windowMs);
   }
 
-  private wait(map: Recent<number[]>, key: string, window: ThrottleWindow, now: number): number {
+  private wait(map: Recent<Failure[]>, key: string, window: ThrottleWindow, now: number): number {
     const failures = this.recent(map, key, window, now);
     if (failures.length < window.failures) return 0;
     // Refused until enough failures have left the window to make room for one more attempt.
     const oldestThatMustExpire = failures[failures.length - window.failures]!;
-    return oldestThatMustExpire + window.windowMs - now;
+    return oldestThatMustExpire.at + window.windowMs - now;
   }
 
-  private record(map: Recent<number[]>, key: string, window: ThrottleWindow, now: number): void {
+  private record(map: Recent<Failure[]>, key: string, failure: Failure, window: ThrottleWindow, now: number): void {
     const failures = this.recent(map, key, window, now);
-    failures.push(now);
-    // Only the last `failures` timestamps can ever matter.
+    failures.push(failure);
+    // Only the last `failures` of them can ever matter.
     map.set(key, failures.slice(-window.failures));
+  }
+
+  private remove(map: Recent<Failure[]>, key: string, taken: (failure: Failure) => boolean): void {
+    const failures = map.get(key)?.filter((failure) => !taken(failure));
+    if (failures === undefined) return;
+    // A key with nothing left is forgotten, so signed-in clients leave nothing behind.
+    if (failures.length === 0) map.delete(key);
+    else map.set(key, failures);
   }
 }
 

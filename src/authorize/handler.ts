@@ -8,12 +8,13 @@ import type Koa from 'koa';
 import { randomUUID } from 'node:crypto';
 import type { Site } from '../site';
 import { chunkPassword } from '../access/applicationPasswords';
-import { clientAddress, findUserByLoginOrEmail } from '../access/authenticate';
+import { findUserByLoginOrEmail } from '../access/authenticate';
+import { CHECKS_BUSY_RETRY_AFTER_SECONDS, SignInChecksBusy, loginChecksFor } from '../access/loginChecks';
 import { retryAfterSeconds, throttleFor } from '../access/throttle';
 import { RestError } from '../rest/errors';
 import { parseQuery } from '../rest/query';
 import { createApplicationPassword, loadUserState, updateUser } from '../resources/users/operations';
-import { hashLoginPassword, loginPasswordMatches, loginPasswordNeedsRehash } from '../resources/users/loginPassword';
+import { loginPasswordNeedsRehash } from '../resources/users/loginPassword';
 import { renderForm, renderMessage, renderPassword, renderRejected } from './page';
 import { readAuthorizationRequest, requestProblems, withQuery } from './request';
 import type { AuthorizationRequest } from './request';
@@ -35,9 +36,6 @@ export async function serveAuthorizationPage(site: Site, ctx: Koa.Context): Prom
   }
   return true;
 }
-
-/** A dummy hash, so that an unknown login costs the same time as a wrong password. */
-let dummyHash: Promise<string> | null = null;
 
 class AuthorizationPage {
   private readonly siteName: string;
@@ -84,28 +82,37 @@ class AuthorizationPage {
       this.form(400, request, passwordName, login, ['Enter your username (or email address) and your password.']);
       return;
     }
-    const address = clientAddress(this.ctx.ip);
-    const throttle = throttleFor(this.site);
-    const waitMs = throttle.retryAfterMs(login, address);
-    if (waitMs > 0) {
-      const seconds = retryAfterSeconds(waitMs);
+    const { user } = await findUserByLoginOrEmail(this.site.readModel, login);
+    // Counted per account, whichever of its names (login or email) is given.
+    const admission = throttleFor(this.site).admit(user?.login ?? login, this.ctx.ip);
+    if (!admission.admitted) {
+      const seconds = retryAfterSeconds(admission.retryAfterMs);
       this.ctx.set('Retry-After', String(seconds));
       this.form(429, request, passwordName, login, [`Too many failed sign-in attempts. Wait ${seconds} seconds, then try again.`]);
       return;
     }
-    const { user } = await findUserByLoginOrEmail(this.site.readModel, login);
-    const state = user ? await loadUserState(this.site, user.id) : null;
-    const hash = state?.user?.passwordHash ?? null;
-    if (!user || !hash) await (dummyHash ??= hashLoginPassword('no such user')).then((h) => loginPasswordMatches(password, h));
-    if (!user || !(await loginPasswordMatches(password, hash))) {
-      throttle.failed(login, address);
+    const { attempt } = admission;
+    let hash: string | null;
+    let matches: boolean;
+    try {
+      hash = user ? ((await loadUserState(this.site, user.id)).user?.passwordHash ?? null) : null;
+      matches = await loginChecksFor(this.site).matches(password, hash);
+    } catch (error) {
+      // Not judged: the attempt counts neither way.
+      attempt.abandoned();
+      if (!(error instanceof SignInChecksBusy)) throw error;
+      this.ctx.set('Retry-After', String(CHECKS_BUSY_RETRY_AFTER_SECONDS));
+      this.form(503, request, passwordName, login, ['Too many sign-ins are being checked right now. Wait a second, then try again.']);
+      return;
+    }
+    if (!user || !hash || !matches) {
       this.form(403, request, passwordName, login, ['The username or password is not correct.']);
       return;
     }
-    throttle.succeeded(login, address);
+    attempt.succeeded();
     const requestId = (this.ctx.get('x-request-id') || `authorize-${randomUUID()}`).slice(0, 100);
     // A hash of an older scheme or cost is replaced now, while the password is at hand.
-    if (loginPasswordNeedsRehash(hash!)) await updateUser(this.site, user.id, { password }, { id: user.id, roles: user.roles }, requestId);
+    if (loginPasswordNeedsRehash(hash)) await updateUser(this.site, user.id, { password }, { id: user.id, roles: user.roles }, requestId);
     if (passwordName === '') {
       this.form(400, request, passwordName, login, ['Give the new application password a name.']);
       return;

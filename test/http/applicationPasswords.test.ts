@@ -6,6 +6,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import http from 'node:http';
 import { startTestSite } from '../support/testSite';
 import type { TestSite, TestUser } from '../support/testSite';
 import { configureThrottle } from '../../src/access/throttle';
@@ -229,8 +230,24 @@ usage('the first use is recorded after the answer, then at most once a day, with
 
 const throttling = suite('application passwords: throttling failed Basic authentication');
 
+/** The test site behind a proxy on loopback, so X-Forwarded-For names the (pretended) clients. */
+const BEHIND_PROXY = { trustedProxies: ['127.0.0.1'] };
+
+/** A request from another loopback address than the proxy's (127.0.0.1): a client connecting directly. */
+function requestFrom(localAddress: string, site: TestSite, path: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const { port } = new URL(site.url);
+    const request = http.request({ host: '127.0.0.1', port: Number(port), localAddress, path, headers, agent: false }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode!));
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
 throttling('ten failures for one login in a minute: the eleventh attempt is 429 with Retry-After, until the window passes', async () => {
-  const site = await startTestSite();
+  const site = await startTestSite(BEHIND_PROXY);
   try {
     const user = await site.createUser('victim', 'author');
     for (let i = 0; i < 10; i++) {
@@ -257,8 +274,25 @@ throttling('ten failures for one login in a minute: the eleventh attempt is 429 
   }
 });
 
+throttling('one account is one login to the throttle, whether named by its login or its email address, in any case', async () => {
+  const site = await startTestSite(BEHIND_PROXY);
+  try {
+    const user = await site.createUser('aliased', 'author');
+    const names = ['aliased', 'aliased@example.test', 'ALIASED', 'Aliased@Example.test'];
+    for (let i = 0; i < 10; i++) {
+      const response = await site.request('GET', '/core/v2/users/me', { headers: { authorization: basic(names[i % 4]!, `guess-${i}`), 'x-forwarded-for': `198.51.100.${i}` } });
+      assert.is(response.status, 401);
+    }
+    const refused = await site.request('GET', '/core/v2/users/me', { headers: { authorization: user.auth, 'x-forwarded-for': '198.51.100.99' } });
+    assert.is(refused.status, 429);
+    assert.is(refused.headers.get('retry-after'), '60');
+  } finally {
+    await site.close();
+  }
+});
+
 throttling('an address where the user signed in keeps working while their login is attacked from elsewhere', async () => {
-  const site = await startTestSite();
+  const site = await startTestSite(BEHIND_PROXY);
   try {
     const user = await site.createUser('target', 'author');
     const home = { 'x-forwarded-for': '192.0.2.10' };
@@ -274,24 +308,90 @@ throttling('an address where the user signed in keeps working while their login 
   }
 });
 
-throttling('per address: failures across logins block the address; a success before the limit resets its count', async () => {
-  const site = await startTestSite();
+throttling('per address: failures across logins block the address; the attacker’s own sign-ins do not clear them', async () => {
+  const site = await startTestSite(BEHIND_PROXY);
   try {
     configureThrottle(site.site, { perAddress: { failures: 5, windowMs: 60_000 }, perLogin: { failures: 100, windowMs: 60_000 }, trustAddressMs: 60_000, maxEntries: 100 });
-    const user = await site.createUser('someone', 'author');
+    const attacker = await site.createUser('attacker', 'author');
     const from = { 'x-forwarded-for': '203.0.113.50' };
-    for (let i = 0; i < 4; i++) await site.request('GET', '/', { headers: { authorization: basic(`nobody${i}`, 'x'), ...from } });
-    // The fifth attempt succeeds and clears the address’s count…
-    assert.is((await site.request('GET', '/', { headers: { authorization: user.auth, ...from } })).status, 200);
-    for (let i = 0; i < 4; i++) assert.is((await site.request('GET', '/', { headers: { authorization: basic(`again${i}`, 'x'), ...from } })).status, 401);
-    // …so only now, with five new failures, is the address refused, whatever the login.
-    assert.is((await site.request('GET', '/', { headers: { authorization: basic('again4', 'x'), ...from } })).status, 401);
-    const refused = await site.request('GET', '/', { headers: { authorization: user.auth, ...from } });
+    for (let i = 0; i < 4; i++) assert.is((await site.request('GET', '/', { headers: { authorization: basic(`victim${i}`, 'x'), ...from } })).status, 401);
+    // The attacker's own account signs in between guesses…
+    assert.is((await site.request('GET', '/', { headers: { authorization: attacker.auth, ...from } })).status, 200);
+    // …which forgives nothing of the guesses against other logins: the fifth failure fills the window.
+    assert.is((await site.request('GET', '/', { headers: { authorization: basic('victim4', 'x'), ...from } })).status, 401);
+    const refused = await site.request('GET', '/', { headers: { authorization: attacker.auth, ...from } });
     assert.is(refused.status, 429);
     assert.is(refused.headers.get('retry-after'), '60');
     // Other addresses are unaffected, and requests without credentials are never throttled.
-    assert.is((await site.request('GET', '/', { headers: { authorization: user.auth, 'x-forwarded-for': '203.0.113.51' } })).status, 200);
+    assert.is((await site.request('GET', '/', { headers: { authorization: attacker.auth, 'x-forwarded-for': '203.0.113.51' } })).status, 200);
     assert.is((await site.request('GET', '/', { headers: from })).status, 200);
+  } finally {
+    await site.close();
+  }
+});
+
+throttling('a user’s own typos are forgiven at the address where they then sign in', async () => {
+  const site = await startTestSite(BEHIND_PROXY);
+  try {
+    configureThrottle(site.site, { perAddress: { failures: 3, windowMs: 60_000 }, perLogin: { failures: 3, windowMs: 60_000 }, trustAddressMs: 60_000, maxEntries: 100 });
+    const user = await site.createUser('typist', 'author');
+    const from = { 'x-forwarded-for': '203.0.113.60' };
+    for (let i = 0; i < 2; i++) assert.is((await site.request('GET', '/', { headers: { authorization: basic('typist', `typo${i}`), ...from } })).status, 401);
+    assert.is((await site.request('GET', '/', { headers: { authorization: user.auth, ...from } })).status, 200);
+    for (let i = 0; i < 2; i++) assert.is((await site.request('GET', '/', { headers: { authorization: basic('typist', `typo${i}`), ...from } })).status, 401);
+    assert.is((await site.request('GET', '/', { headers: { authorization: user.auth, ...from } })).status, 200);
+  } finally {
+    await site.close();
+  }
+});
+
+throttling('a burst of concurrent guesses against one login: no more are judged than the limit allows', async () => {
+  const site = await startTestSite(BEHIND_PROXY);
+  try {
+    await site.createUser('burst', 'author');
+    const statuses = await Promise.all(
+      Array.from({ length: 25 }, (_, i) =>
+        site.request('GET', '/core/v2/users/me', { headers: { authorization: basic('burst', `guess-${i}`), 'x-forwarded-for': `198.51.100.${i}` } }).then((r) => r.status),
+      ),
+    );
+    assert.is(statuses.filter((status) => status === 401).length, 10);
+    assert.is(statuses.filter((status) => status === 429).length, 15);
+  } finally {
+    await site.close();
+  }
+});
+
+throttling('without TRUSTED_PROXIES, X-Forwarded-For is not believed: 50 forged failures do not lock the administrator out', async () => {
+  const site = await startTestSite();
+  try {
+    const admin = await site.createUser('admin', 'administrator');
+    // The administrator signs in from 127.0.0.1; an attacker connecting from 127.0.0.2 names that address as theirs.
+    assert.is(await requestFrom('127.0.0.1', site, '/core/v2/users/me', { authorization: admin.auth }), 200);
+    for (let i = 0; i < 50; i++) {
+      assert.is(await requestFrom('127.0.0.2', site, '/', { authorization: basic(`guess${i}`, 'x'), 'x-forwarded-for': '127.0.0.1' }), 401);
+    }
+    assert.is(await requestFrom('127.0.0.1', site, '/core/v2/users/me', { authorization: admin.auth }), 200);
+    // The failures counted against the attacker's real address.
+    assert.is(await requestFrom('127.0.0.2', site, '/core/v2/users/me', { authorization: admin.auth }), 429);
+  } finally {
+    await site.close();
+  }
+});
+
+throttling('with TRUSTED_PROXIES, the client is the rightmost address not of a trusted proxy', async () => {
+  const site = await startTestSite({ trustedProxies: ['127.0.0.1', '10.0.0.0/8'] });
+  try {
+    configureThrottle(site.site, { perAddress: { failures: 3, windowMs: 60_000 }, perLogin: { failures: 100, windowMs: 60_000 }, trustAddressMs: 60_000, maxEntries: 100 });
+    const user = await site.createUser('someone', 'author');
+    // Whatever the client writes on the left, the hop our proxies report is the one counted.
+    for (let i = 0; i < 3; i++) {
+      const forwarded = `192.0.2.${i}, 203.0.113.70, 10.1.2.3`;
+      assert.is((await site.request('GET', '/', { headers: { authorization: basic(`nobody${i}`, 'x'), 'x-forwarded-for': forwarded } })).status, 401);
+    }
+    assert.is((await site.request('GET', '/', { headers: { authorization: user.auth, 'x-forwarded-for': '203.0.113.70' } })).status, 429);
+    assert.is((await site.request('GET', '/', { headers: { authorization: user.auth, 'x-forwarded-for': '203.0.113.70, 10.9.9.9' } })).status, 429);
+    // Another client behind the same proxies, even one naming the blocked address on the left, is not refused.
+    assert.is((await site.request('GET', '/', { headers: { authorization: user.auth, 'x-forwarded-for': '203.0.113.70, 203.0.113.71' } })).status, 200);
   } finally {
     await site.close();
   }

@@ -16,6 +16,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
 import { startTestSite } from '../support/testSite';
+import { configureLoginChecks } from '../../src/access/loginChecks';
 import type { TestSite, TestUser } from '../support/testSite';
 import { loadUserState } from '../../src/resources/users/operations';
 import { userDecider } from '../../src/resources/users/decider';
@@ -383,5 +384,69 @@ if (!haveChromium) console.log(`NOTICE: ${CHROMIUM} is missing: the headless-bro
   }
 });
 
+// ---------------------------------------------------------------------------------------------------------------
+
+const guarded = suite('authorization page: throttled and bounded sign-in checks');
+
+/** A site of its own (so failures of other tests count nowhere here) with `babbage` able to sign in. */
+async function siteWithBabbage(): Promise<TestSite> {
+  const site = await startTestSite();
+  const administrator = await site.createUser('admin', 'administrator');
+  await userWithLoginPassword(site, administrator, 'babbage', 'difference engine');
+  return site;
+}
+
+guarded('a burst of concurrent guesses, by login and by email: only as many are judged as the limit allows, the rest are 429 with Retry-After', async () => {
+  const site = await siteWithBabbage();
+  try {
+    const page = await open(site, { app_name: 'x' });
+    const guesses = await Promise.all(
+      Array.from({ length: 14 }, (_, i) =>
+        submit(site, { ...hiddenFields(page.html), app_name: 'Guess', log: i % 2 ? 'babbage' : 'Babbage@example.test', pwd: `guess ${i}`, approve: '1' }, page.cookie),
+      ),
+    );
+    assert.equal(guesses.map((g) => g.status).sort(), [...Array(10).fill(403), ...Array(4).fill(429)]);
+    for (const refused of guesses.filter((g) => g.status === 429)) {
+      assert.is(refused.headers.get('retry-after'), '60');
+      assert.match(refused.html, /Too many failed sign-in attempts/);
+    }
+    // The right password is refused too until the window has passed: the guessing cannot go on behind the 429.
+    const right = await submit(site, { ...hiddenFields(page.html), app_name: 'Real', log: 'babbage', pwd: 'difference engine', approve: '1' }, page.cookie);
+    assert.is(right.status, 429);
+  } finally {
+    await site.close();
+  }
+});
+
+guarded('beyond the bound on checks running and waiting: 503 with Retry-After, and the attempt is not counted', async () => {
+  const site = await siteWithBabbage();
+  try {
+    let open_!: () => void;
+    const gate = new Promise<void>((resolve) => (open_ = resolve));
+    const checks = configureLoginChecks(site.site, { concurrent: 1, queued: 1 }, async () => {
+      await gate;
+      return false;
+    });
+    const page = await open(site, { app_name: 'x' });
+    const form = (pwd: string) => ({ ...hiddenFields(page.html), app_name: 'Guess', log: 'babbage', pwd, approve: '1' });
+    const held = [submit(site, form('one'), page.cookie), submit(site, form('two'), page.cookie)];
+    for (let i = 0; i < 500 && checks.inFlight < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.is(checks.inFlight, 2);
+    const busy = await submit(site, form('three'), page.cookie);
+    assert.is(busy.status, 503);
+    assert.is(busy.headers.get('retry-after'), '1');
+    assert.match(busy.html, /Too many sign-ins are being checked right now/);
+    assert.match(busy.html, /<form method="post"/);
+    open_();
+    assert.equal((await Promise.all(held)).map((r) => r.status), [403, 403]);
+    // Only the two judged attempts counted: eight more failures are allowed before the eleventh is refused.
+    for (let i = 0; i < 8; i++) assert.is((await submit(site, form(`more ${i}`), page.cookie)).status, 403);
+    assert.is((await submit(site, form('too many'), page.cookie)).status, 429);
+  } finally {
+    await site.close();
+  }
+});
+
 pages.run();
+guarded.run();
 browser.run();

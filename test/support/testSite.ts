@@ -77,6 +77,8 @@ export interface TestSiteOptions {
   corsAllowedOrigins?: readonly string[] | null;
   /** How long a write waits for its read-your-writes (default 5 s, as in production). */
   readYourWritesTimeoutMs?: number;
+  /** Proxies whose X-Forwarded-For the site believes (default none: the client is the socket's peer, 127.0.0.1). */
+  trustedProxies?: readonly string[];
   /** Serve at once, with the projector still starting (default: serve once it has caught up); see `projectorStarted`. */
   serveWhileStarting?: boolean;
 }
@@ -105,6 +107,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       responseCacheBytes: options.responseCache?.bytes,
       apiDialect: options.apiDialect,
       corsAllowedOrigins: options.corsAllowedOrigins,
+      trustedProxies: options.trustedProxies,
     },
     {
       store: options.store ?? createMemoryEventStore(),

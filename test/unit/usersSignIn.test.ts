@@ -1,13 +1,18 @@
 /**
- * The pieces of signing in, pure or nearly: login-password hashing (bcrypt, and the earlier scrypt), usernames and nicenames, the sign-in
- * throttle on a manual clock, the authorization request's rules and its CSRF token.
+ * The pieces of signing in, pure or nearly: login-password hashing (bcrypt, and the earlier scrypt) and its checks
+ * (off the event loop, bounded), usernames and nicenames, the sign-in throttle on a manual clock, the authorization
+ * request's rules and its CSRF token.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { randomBytes, scryptSync } from 'node:crypto';
+import { createHmac, randomBytes, scryptSync } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import bcryptjs from 'bcryptjs';
 import { hashLoginPassword, loginPasswordMatches, loginPasswordNeedsRehash } from '../../src/resources/users/loginPassword';
 import { defaultDisplayName, isValidUsername, nicenameCandidates, nicenameFor } from '../../src/resources/users/names';
 import { SignInThrottle } from '../../src/access/throttle';
+import { LoginChecks, SignInChecksBusy, checkLoginPassword } from '../../src/access/loginChecks';
 import { manualClock } from '../../src/ports/clock';
 import { readAuthorizationRequest, requestProblems } from '../../src/authorize/request';
 import { issueToken, newNonce, readCookie, tokenIsValid } from '../../src/authorize/token';
@@ -48,6 +53,61 @@ test('login passwords: scrypt hashes of earlier versions still verify, and ask t
   assert.ok(loginPasswordNeedsRehash('bcrypt-sha384$$2b$10$' + 'a'.repeat(53)));
 });
 
+test('login passwords: hashes written by bcryptjs (earlier versions) verify unchanged', async () => {
+  const condensed = createHmac('sha384', 'palimpsest-login-password').update('correct horse', 'utf8').digest('base64');
+  for (const written of [bcryptjs.hashSync(condensed, 4), bcryptjs.hashSync(condensed, 11).replace(/^\$2b\$/, '$2a$')]) {
+    const stored = `bcrypt-sha384$${written}`;
+    assert.ok(await loginPasswordMatches('correct horse', stored), written);
+    assert.not.ok(await loginPasswordMatches('correct horse!', stored), written);
+  }
+  assert.ok(loginPasswordNeedsRehash(`bcrypt-sha384$${bcryptjs.hashSync(condensed, 4)}`));
+});
+
+test('login-password checks run off the event loop: it turns, and an unrelated request is answered, while they are in flight', async () => {
+  const hash = await hashLoginPassword('correct horse');
+  const server = http.createServer((_, response) => response.end('unrelated'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    let settled = 0;
+    const checks = Array.from({ length: 4 }, () => loginPasswordMatches('wrong horse', hash).finally(() => settled++));
+    // Each turn of the loop runs between checks run on the loop itself; checks on other threads leave it free.
+    for (let turns = 0; turns < 200; turns++) await new Promise((resolve) => setImmediate(resolve));
+    const answer = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`).then((response) => response.text());
+    assert.is(answer, 'unrelated');
+    assert.is(settled, 0, 'the loop turned 200 times and answered a request before any check finished');
+    assert.equal(await Promise.all(checks), [false, false, false, false]);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+test('login-password checks are bounded: beyond the running and waiting ones, a check is refused at once', async () => {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  let started = 0;
+  const checks = new LoginChecks({ concurrent: 2, queued: 1 }, async (password) => {
+    started++;
+    await gate;
+    return password === 'right';
+  });
+  const admitted = [checks.matches('right', 'h'), checks.matches('wrong', 'h'), checks.matches('right', 'h')];
+  assert.is(checks.inFlight, 3);
+  const refused = await checks.matches('right', 'h').then(() => null, (error: unknown) => error);
+  assert.instance(refused, SignInChecksBusy);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.is(started, 2, 'two run, one waits');
+  open();
+  assert.equal(await Promise.all(admitted), [true, false, true]);
+  assert.is(checks.inFlight, 0);
+  assert.ok(await checks.matches('right', 'h'));
+});
+
+test('the real check: an unknown login (no hash) costs a check and never matches', async () => {
+  assert.not.ok(await checkLoginPassword('no such user', null));
+  assert.ok(await checkLoginPassword('correct horse', await hashLoginPassword('correct horse')));
+});
+
 test('usernames and nicenames as WordPress accepts and derives them', () => {
   for (const ok of ['ada', 'Ada Lovelace', 'a.b-c_d@e']) assert.ok(isValidUsername(ok), ok);
   for (const bad of ['', 'bad*name', ' padded', 'two  spaces', 'émile', '<b>x</b>']) assert.not.ok(isValidUsername(bad), bad);
@@ -62,42 +122,87 @@ test('usernames and nicenames as WordPress accepts and derives them', () => {
   assert.is(defaultDisplayName('ada', '', ''), 'ada');
 });
 
+/** An attempt judged a failure (admitted attempts stay counted) or a success; both must be admitted. */
+function fail(throttle: SignInThrottle, login: string, address: string): void {
+  assert.ok(throttle.admit(login, address).admitted, `${login} from ${address} admitted`);
+}
+function succeed(throttle: SignInThrottle, login: string, address: string): void {
+  const admission = throttle.admit(login, address);
+  if (!admission.admitted) assert.unreachable(`${login} from ${address} refused`);
+  else admission.attempt.succeeded();
+}
+
 test('throttle: a sliding window per address and per login; trusted addresses pass the login limit', () => {
   const clock = manualClock(0);
   const throttle = new SignInThrottle(clock, { perAddress: { failures: 3, windowMs: 10_000 }, perLogin: { failures: 2, windowMs: 10_000 }, trustAddressMs: 60_000, maxEntries: 10 });
-  throttle.succeeded('ada', 'home');
-  throttle.failed('ada', 'a');
+  succeed(throttle, 'ada', 'home');
+  fail(throttle, 'ada', 'a');
   clock.advance(1000);
-  throttle.failed('ADA', 'b');
+  fail(throttle, 'ADA', 'b');
   // Two failures for `ada`: new addresses wait until the first failure is 10 s old; home does not.
   assert.is(throttle.retryAfterMs('ada', 'c'), 9000);
+  assert.equal(throttle.admit('ada', 'c'), { admitted: false, retryAfterMs: 9000 });
   assert.is(throttle.retryAfterMs('ada', 'home'), 0);
   assert.is(throttle.retryAfterMs('grace', 'c'), 0);
   clock.advance(9000);
   assert.is(throttle.retryAfterMs('ada', 'c'), 0);
-  // Per address, whatever the login; a success clears the address.
-  throttle.failed('x', 'd');
-  throttle.failed('y', 'd');
-  throttle.succeeded('z', 'd');
-  throttle.failed('x2', 'd');
-  throttle.failed('y2', 'd');
-  assert.is(throttle.retryAfterMs('z', 'd'), 0);
-  throttle.failed('w2', 'd');
+  // Per address, whatever the login.
+  fail(throttle, 'x', 'd');
+  fail(throttle, 'y', 'd');
+  fail(throttle, 'w', 'd');
   assert.is(throttle.retryAfterMs('z', 'd'), 10_000);
   // Trust expires.
   clock.advance(61_000);
-  throttle.failed('ada', 'e');
-  throttle.failed('ada', 'e');
+  fail(throttle, 'ada', 'e');
+  fail(throttle, 'ada', 'e');
   assert.ok(throttle.retryAfterMs('ada', 'home') > 0);
+});
+
+test('throttle: a success takes back only the failures of that login from that address', () => {
+  const clock = manualClock(0);
+  const throttle = new SignInThrottle(clock, { perAddress: { failures: 3, windowMs: 10_000 }, perLogin: { failures: 3, windowMs: 10_000 }, trustAddressMs: 60_000, maxEntries: 10 });
+  // The attacker's own account signing in between guesses clears nothing of the guesses against others…
+  fail(throttle, 'victim', 'd');
+  fail(throttle, 'other', 'd');
+  succeed(throttle, 'attacker', 'd');
+  fail(throttle, 'victim', 'd');
+  assert.is(throttle.retryAfterMs('attacker', 'd'), 10_000);
+  // …nor of the guesses against a login from elsewhere.
+  fail(throttle, 'mallory', 'x');
+  fail(throttle, 'mallory', 'y');
+  succeed(throttle, 'mallory', 'z');
+  fail(throttle, 'mallory', 'w');
+  assert.is(throttle.retryAfterMs('mallory', 'v'), 10_000);
+  // A user's own typos, followed by the right password, are forgiven at their address.
+  fail(throttle, 'typist', 'office');
+  fail(throttle, 'typist', 'office');
+  succeed(throttle, 'typist', 'office');
+  fail(throttle, 'someone', 'office');
+  fail(throttle, 'someone else', 'office');
+  assert.is(throttle.retryAfterMs('anyone', 'office'), 0);
+});
+
+test('throttle: admitted attempts count at once, so concurrent attempts cannot outrun the limit; an abandoned one counts neither way', () => {
+  const clock = manualClock(0);
+  const throttle = new SignInThrottle(clock, { perAddress: { failures: 100, windowMs: 10_000 }, perLogin: { failures: 3, windowMs: 10_000 }, trustAddressMs: 60_000, maxEntries: 10 });
+  const admissions = Array.from({ length: 5 }, () => throttle.admit('ada', 'a'));
+  assert.equal(admissions.map((a) => a.admitted), [true, true, true, false, false]);
+  const first = admissions[0]!;
+  if (first.admitted) first.attempt.abandoned();
+  assert.ok(throttle.admit('ada', 'a').admitted);
+  assert.not.ok(throttle.admit('ada', 'a').admitted);
 });
 
 test('throttle: memory stays bounded by forgetting the least recently touched keys', () => {
   const clock = manualClock(0);
   const throttle = new SignInThrottle(clock, { perAddress: { failures: 1, windowMs: 10_000 }, perLogin: { failures: 100, windowMs: 10_000 }, trustAddressMs: 1, maxEntries: 2 });
-  throttle.failed('a', '1');
-  throttle.failed('b', '2');
-  throttle.failed('c', '3');
+  fail(throttle, 'a', '1');
+  fail(throttle, 'b', '2');
+  fail(throttle, 'c', '3');
   assert.is(throttle.retryAfterMs('q', '1'), 0);
+  assert.is(throttle.retryAfterMs('q', '3'), 10_000);
+  // Successes leave no key behind, so clients signing in do not push out the failures remembered.
+  for (const address of ['4', '5', '6', '7']) succeed(throttle, 'z', address);
   assert.is(throttle.retryAfterMs('q', '3'), 10_000);
 });
 

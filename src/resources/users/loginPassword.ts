@@ -1,6 +1,9 @@
 /**
- * Login passwords: chosen by people, so hashed slowly with bcrypt (the pure-JavaScript `bcryptjs`, so no
- * native build) and a per-hash random salt. They only sign in to the authorization page, never to the API.
+ * Login passwords: chosen by people, so hashed slowly with bcrypt and a per-hash random salt. They only sign in to
+ * the authorization page, never to the API. bcrypt is `@node-rs/bcrypt` (prebuilt native binaries in the npm
+ * package): its hash and verify run on libuv's thread pool, so a check never holds the event loop (how many run at
+ * once is bounded by src/access/loginChecks.ts). Its hashes are the standard `$2b$` form, the same as those written
+ * earlier by the pure-JavaScript bcryptjs, which verify unchanged.
  *
  * bcrypt reads at most 72 bytes, so the password is first condensed with HMAC-SHA-384 into 64 base64
  * characters: a long passphrase counts in full, and no NUL byte can end it early. The stored form names the
@@ -10,7 +13,7 @@
  */
 import { createHmac, scrypt, timingSafeEqual } from 'node:crypto';
 import type { ScryptOptions } from 'node:crypto';
-import bcrypt from 'bcryptjs';
+import { hash as bcryptHash, verify as bcryptVerify } from '@node-rs/bcrypt';
 
 const SCHEME = 'bcrypt-sha384';
 /** About 0.15 s per hash on the reference machine (2 cores): slow for guessing, tolerable for a sign-in. */
@@ -23,7 +26,7 @@ function condense(password: string): string {
 }
 
 export async function hashLoginPassword(password: string): Promise<string> {
-  return `${SCHEME}$${await bcrypt.hash(condense(password), COST)}`;
+  return `${SCHEME}$${await bcryptHash(condense(password), COST)}`;
 }
 
 /** False for a wrong password, a missing hash or one this code cannot read. */
@@ -31,7 +34,7 @@ export async function loginPasswordMatches(password: string, stored: string | nu
   if (!stored) return false;
   if (stored.startsWith(`${SCHEME}$`)) {
     try {
-      return await bcrypt.compare(condense(password), stored.slice(SCHEME.length + 1));
+      return await bcryptVerify(condense(password), stored.slice(SCHEME.length + 1));
     } catch {
       return false; // not a bcrypt hash
     }
@@ -43,11 +46,14 @@ export async function loginPasswordMatches(password: string, stored: string | nu
 /** True when a hash that just matched should be replaced: another scheme, or a lower cost than today's. */
 export function loginPasswordNeedsRehash(stored: string): boolean {
   if (!stored.startsWith(`${SCHEME}$`)) return true;
-  try {
-    return !(bcrypt.getRounds(stored.slice(SCHEME.length + 1)) >= COST);
-  } catch {
-    return true;
-  }
+  const cost = bcryptCost(stored.slice(SCHEME.length + 1));
+  return cost === null || cost < COST;
+}
+
+/** The cost field of a bcrypt hash (`$2b$11$…`): two digits in a fixed place, so read here rather than by a library. */
+function bcryptCost(hash: string): number | null {
+  const match = /^\$2[abxy]\$(\d\d)\$/.exec(hash);
+  return match ? Number(match[1]) : null;
 }
 
 /** Verifies the scrypt hashes written before bcrypt (`scrypt$N$r$p$salt$hash`, base64url); constant-time. */
