@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSite } from '../../src/site';
-import type { Site } from '../../src/site';
+import type { Site, SiteSettings } from '../../src/site';
 import { createApp } from '../../src/app';
 import { answerClientErrors } from '../../src/http/clientErrors';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
@@ -73,6 +73,10 @@ export interface TestSiteOptions {
   responseCache?: { entries?: number; bytes?: number };
   /** How long a write waits for its read-your-writes (default 5 s, as in production). */
   readYourWritesTimeoutMs?: number;
+  /** Limits on request bodies (default: the site's). */
+  bodyLimits?: SiteSettings['bodyLimits'];
+  /** Most pixels of an image decoded (default: the site's). */
+  imageMaxPixels?: number;
   /** Serve at once, with the projector still starting (default: serve once it has caught up); see `projectorStarted`. */
   serveWhileStarting?: boolean;
 }
@@ -99,6 +103,8 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       instance: options.instance,
       responseCacheEntries: options.responseCache?.entries,
       responseCacheBytes: options.responseCache?.bytes,
+      bodyLimits: options.bodyLimits,
+      imageMaxPixels: options.imageMaxPixels,
     },
     {
       store: options.store ?? createMemoryEventStore(),

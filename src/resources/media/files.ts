@@ -4,10 +4,11 @@
  * names in the month's folder, and the image work (dimensions, sub-sizes, edits) done with sharp.
  */
 import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
 import { loadSharp } from './sharp';
 import type { BlobStore } from '../../ports/blobStore';
 import { restError } from '../../rest/errors';
-import type { RestRequest } from '../../rest/route';
+import type { RestRequest, UploadedFile } from '../../rest/route';
 import type { ImageSize, MediaDetails } from './events';
 
 export interface UploadedContent {
@@ -42,24 +43,29 @@ export function filenameFromDisposition(disposition: string): string | null {
   return null;
 }
 
-function checkMd5(request: RestRequest, data: Buffer): void {
+function checkMd5(request: RestRequest, data: Buffer, md5?: string): void {
   const expected = header(request, 'content-md5').trim().toLowerCase();
-  if (expected !== '' && createHash('md5').update(data).digest('hex') !== expected) {
+  if (expected !== '' && (md5 ?? createHash('md5').update(data).digest('hex')) !== expected) {
     throw restError('rest_upload_hash_mismatch', 'Content hash did not match expected.', 412);
   }
 }
 
+/** An uploaded file's bytes: in memory, or read from the temporary file the edge streamed it to. */
+const bytesOf = async (file: UploadedFile | undefined): Promise<Buffer> =>
+  !file || file.size === 0 ? Buffer.alloc(0) : (file.data ?? (file.filepath !== '' ? await fs.readFile(file.filepath) : Buffer.alloc(0)));
+
 /** The uploaded file, from a multipart `file` field or the raw body, with WordPress's errors in its order. */
-export function uploadedContent(request: RestRequest): { content: UploadedContent; multipart: boolean } {
+export async function uploadedContent(request: RestRequest): Promise<{ content: UploadedContent; multipart: boolean }> {
   const file = request.files?.file;
   if (file) {
-    if (!file.data || file.size === 0) throw restError('rest_upload_no_data', 'No data supplied.', 400);
-    checkMd5(request, file.data);
-    return { content: { data: file.data, filename: file.originalFilename ?? '' }, multipart: true };
+    if (file.size === 0) throw restError('rest_upload_no_data', 'No data supplied.', 400);
+    const data = await bytesOf(file);
+    checkMd5(request, data, file.md5);
+    return { content: { data, filename: file.originalFilename ?? '' }, multipart: true };
   }
   // A multipart body is read into fields and files (as PHP does): without a file there is no data at all.
   const multipartBody = /^multipart\/form-data\b/i.test(header(request, 'content-type'));
-  const data = multipartBody ? Buffer.alloc(0) : request.rawBody ?? Buffer.alloc(0);
+  const data = multipartBody ? Buffer.alloc(0) : request.rawFile ? await bytesOf(request.rawFile) : (request.rawBody ?? Buffer.alloc(0));
   if (data.length === 0) throw restError('rest_upload_no_data', 'No data supplied.', 400);
   if (header(request, 'content-type').trim() === '') throw restError('rest_upload_no_content_type', 'No Content-Type supplied.', 400);
   const disposition = header(request, 'content-disposition');
@@ -72,7 +78,7 @@ export function uploadedContent(request: RestRequest): { content: UploadedConten
       400,
     );
   }
-  checkMd5(request, data);
+  checkMd5(request, data, request.rawFile?.md5);
   return { content: { data, filename }, multipart: false };
 }
 

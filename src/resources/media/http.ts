@@ -1,28 +1,11 @@
 /**
- * The HTTP edge of uploads: multipart bodies parsed into fields and files, and stored files served
- * read-only at `{SITE_URL}/wp-content/uploads/YYYY/MM/name` with their type. A path that is not a safe
+ * Stored files served read-only at `{SITE_URL}/wp-content/uploads/YYYY/MM/name` with their type. A path that is not a safe
  * blob key is simply not found, so no request can reach outside the uploads.
  */
 import type { Site } from '../../site';
 import { isSafeBlobKey } from '../../ports/blobStore';
-import type { UploadedFile } from '../../rest/route';
 import { contentTypeOf } from './files';
 import { UPLOADS_PATH } from './present';
-
-/** A multipart/form-data body's text fields and files (file contents in memory). */
-export async function parseMultipart(body: Buffer, contentType: string): Promise<{ fields: Record<string, unknown>; files: Record<string, UploadedFile> }> {
-  const form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
-  const fields: Record<string, unknown> = {};
-  const files: Record<string, UploadedFile> = {};
-  for (const [name, value] of form.entries()) {
-    if (typeof value === 'string') fields[name] = value;
-    else {
-      const data = Buffer.from(await value.arrayBuffer());
-      files[name] = { filepath: '', originalFilename: value.name || null, mimetype: value.type || null, size: data.length, data };
-    }
-  }
-  return { fields, files };
-}
 
 export interface UploadResponse {
   status: number;
