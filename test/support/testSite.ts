@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSite } from '../../src/site';
 import type { Site, SiteSettings } from '../../src/site';
+import type { BlobStore } from '../../src/ports/blobStore';
 import { createApp } from '../../src/app';
 import { answerClientErrors } from '../../src/http/clientErrors';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
@@ -75,6 +76,8 @@ export interface TestSiteOptions {
   readYourWritesTimeoutMs?: number;
   /** Limits on request bodies (default: the site's). */
   bodyLimits?: SiteSettings['bodyLimits'];
+  /** Where uploads are kept (default: in memory). */
+  blobs?: BlobStore;
   /** Most pixels of an image decoded (default: the site's). */
   imageMaxPixels?: number;
   /** Serve at once, with the projector still starting (default: serve once it has caught up); see `projectorStarted`. */
@@ -113,6 +116,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       projections: options.projections,
       http: options.http ?? offline,
       mailer: options.mailer ?? { send: async () => undefined },
+      ...(options.blobs ? { blobs: options.blobs } : {}),
     },
   );
   const projectorStarted = site.projector.start();
