@@ -258,7 +258,13 @@ async function withBody(ctx: Koa.Context, request: RestRequest, bodies: BodyEdge
       return request;
     }
   } else {
-    ctx.state.authenticated = await authenticateRequest(bodies.site, ctx, request.requestId);
+    try {
+      ctx.state.authenticated = await authenticateRequest(bodies.site, ctx, request.requestId);
+    } catch (error) {
+      // Bad credentials or a throttled sign-in: refused without reading the body.
+      discardUnread(ctx.req, limits.anonymous);
+      throw error;
+    }
   }
   const type = ctx.get('content-type') || '';
   const kind = bodyKind(type);
