@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Site } from './site';
 import { buildDispatcher } from './api';
-import { authenticateRequest } from './access/authenticate';
+import { authenticateRequest, parseBasic } from './access/authenticate';
 import { AUTHORIZE_PATH, serveAuthorizationPage } from './authorize/handler';
 import { RestError, restError } from './rest/errors';
 import { errorResult } from './rest/dispatch';
@@ -20,7 +20,9 @@ import { serializeBody } from './rest/serialized';
 import type { RestRequest, RestResult } from './rest/route';
 import { invalidJsonpCallback, jsonpBody, jsonpCallback } from './rest/jsonp';
 import { operationalResponse } from './health/endpoints';
-import { parseMultipart, serveUpload } from './resources/media/http';
+import { serveUpload } from './resources/media/http';
+import { BodyGate, DEFAULT_BODY_LIMITS, bodyKind, bodyTooLarge, bodyToFile, busy, declaredOver, discardUnread, defaultBodyDir, hasBody, limitFor, parseMultipartToDisk, readSmallBody, removeBodyFiles } from './http/requestBodies';
+import type { BodyLimits } from './http/requestBodies';
 import { UPLOADS_PATH } from './resources/media/present';
 import { serveEmbedPage } from './resources/oembed/local';
 import { DEFAULT_RESPONSE_CACHE_LIMITS, createResponseCache } from './http/responseCache';
@@ -34,7 +36,6 @@ import { CORS_FIXED_HEADERS, corsPolicy } from './http/cors';
 import { Dialects, namespacesOfPaths } from './http/dialect';
 import type { ApiDialect } from './http/dialect';
 
-const MAX_BODY_BYTES = 64 * 1024 * 1024;
 const OPERATIONAL_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 export interface App {
@@ -66,6 +67,8 @@ export function createApp(site: Site): App {
     bytes: site.settings.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_LIMITS.bytes,
   });
   if (responseCache) countCacheUse(site, responseCache);
+  const limits: BodyLimits = { ...DEFAULT_BODY_LIMITS, ...site.settings.bodyLimits };
+  const bodies: BodyEdge = { site, dispatcher, limits, gate: new BodyGate(limits), dir: site.settings.bodyDir ?? defaultBodyDir() };
 
   // Operational endpoints (/healthz, /readyz, /metrics) outside the API, the response cache, and request durations by route.
   // The pages outside the API (authorization, uploads, embeds) and the API itself follow. One middleware, and no
@@ -166,6 +169,8 @@ export function createApp(site: Site): App {
         respond(ctx, refusal, fixedHeaders, false, null);
         return null;
       }
+      // A request with a body was authenticated before the body was read (withBody).
+      if (ctx.state.authenticated !== undefined) return authenticated(rest, ctx.state.authenticated as Authenticated | null);
       const found = authenticateRequest(site, ctx, requestId);
       return isPromise(found) ? found.then((actor) => authenticated(rest, actor)) : authenticated(rest, found);
     };
@@ -179,7 +184,7 @@ export function createApp(site: Site): App {
     };
     let result: MaybeAsync<RestResult | null>;
     try {
-      const rest = toRestRequest(ctx, requestId, dialects, state);
+      const rest = toRestRequest(ctx, requestId, dialects, state, bodies);
       result = isPromise(rest) ? rest.then(parsed) : parsed(rest);
     } catch (error) {
       result = failed(error);
@@ -223,7 +228,7 @@ interface ApiState {
 const NO_BODY = Buffer.alloc(0);
 
 /** The RestRequest of an API request (its actor still null): at once for a GET or HEAD, once its body is read otherwise. */
-function toRestRequest(ctx: Koa.Context, requestId: string, dialects: Dialects, state: ApiState): MaybeAsync<RestRequest> {
+function toRestRequest(ctx: Koa.Context, requestId: string, dialects: Dialects, state: ApiState, bodies: BodyEdge): MaybeAsync<RestRequest> {
   const query = parseQuery(ctx.querystring);
   // Method override: `?_method=` or the header replace the real method, as WordPress allows.
   const override = (typeof query._method === 'string' ? query._method : '') || ctx.get('x-http-method-override');
@@ -246,48 +251,94 @@ function toRestRequest(ctx: Koa.Context, requestId: string, dialects: Dialects, 
     ip: ctx.ip,
     actor: null,
   };
-  return ctx.method === 'GET' || ctx.method === 'HEAD' ? request : withBody(ctx, request);
+  return ctx.method === 'GET' || ctx.method === 'HEAD' ? request : withBody(ctx, request, bodies);
 }
 
-/** The request with its body read and parsed. */
-async function withBody(ctx: Koa.Context, request: RestRequest): Promise<RestRequest> {
-  const rawBody = await readBody(ctx);
-  const type = (ctx.get('content-type') || '').toLowerCase();
-  let json: Record<string, unknown> | null = null;
-  let form: Record<string, unknown> | null = null;
-  let files: RestRequest['files'];
-  let invalidJson = false;
-  if (rawBody.length > 0 && /^application\/([\w.+-]+\+)?json\b/.test(type)) {
-    const parsed = parseJsonBody(rawBody);
-    if ('params' in parsed) json = parsed.params;
-    else invalidJson = true;
-  } else if (rawBody.length > 0 && type.startsWith('application/x-www-form-urlencoded')) {
-    form = parseQuery(rawBody.toString('utf8'));
-  } else if (rawBody.length > 0 && type.startsWith('multipart/form-data')) {
-    // Media uploads: fields are form params, files go to `files` (an unreadable body carries neither).
-    const parsed = await parseMultipart(rawBody, ctx.get('content-type')).catch(() => null);
-    if (parsed) {
-      form = parsed.fields;
-      files = parsed.files;
+/** What reading bodies takes: the routes (which admit anonymous callers), the limits, the gate and the files' directory. */
+interface BodyEdge {
+  site: Site;
+  dispatcher: Dispatcher;
+  limits: BodyLimits;
+  gate: BodyGate;
+  dir: string;
+}
+
+/**
+ * The request with its body read within its limit and parsed. The caller is authenticated first (the outcome is
+ * kept in ctx.state.authenticated), so that no body is read for bad credentials, nor for an anonymous caller where
+ * no endpoint admits one. A declared length over the limit, or a full gate, is refused before a byte is read; after
+ * every such refusal at most a small budget of the rest is read and dropped (discardUnread).
+ */
+async function withBody(ctx: Koa.Context, request: RestRequest, bodies: BodyEdge): Promise<RestRequest> {
+  if (!hasBody(ctx.req)) return request;
+  const { limits, gate, dir } = bodies;
+  const anonymous = parseBasic(ctx.get('authorization') || undefined) === null;
+  const refuse = (error: RestError): never => {
+    discardUnread(ctx.req, limits.anonymous);
+    throw error;
+  };
+  if (anonymous) {
+    ctx.state.authenticated = null;
+    if (!bodies.dispatcher.admitsAnonymousBody(request.method, request.path)) {
+      discardUnread(ctx.req, limits.anonymous);
+      request.bodyWithheld = true;
+      return request;
+    }
+  } else {
+    try {
+      ctx.state.authenticated = await authenticateRequest(bodies.site, ctx, request.requestId);
+    } catch (error) {
+      // Bad credentials or a throttled sign-in: refused without reading the body.
+      discardUnread(ctx.req, limits.anonymous);
+      throw error;
     }
   }
-  request.json = json;
-  request.form = form;
-  request.invalidJson = invalidJson;
-  request.rawBody = rawBody;
-  request.files = files;
-  return request;
-}
-
-async function readBody(ctx: Koa.Context): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw restError('rest_request_too_large', 'The request body is too large.', 413);
-    chunks.push(chunk);
+  const type = ctx.get('content-type') || '';
+  const kind = bodyKind(type);
+  const limit = limitFor(limits, kind, anonymous);
+  const declared = declaredOver(ctx.req, limit);
+  if (declared !== null) refuse(bodyTooLarge(kind, limit, declared));
+  const release = gate.enter(anonymous);
+  if (!release) {
+    ctx.set('Retry-After', '1');
+    refuse(busy());
   }
-  return Buffer.concat(chunks);
+  const files: { filepath: string }[] = [];
+  // The slot and the files are held until the answer is sent.
+  ctx.res.once('close', () => {
+    release!();
+    void removeBodyFiles(files);
+  });
+  try {
+    if (kind === 'multipart') {
+      // Media uploads: fields are form params, files go to `files` (an unreadable body carries neither).
+      const parsed = await parseMultipartToDisk(ctx, limit, dir);
+      if (parsed) {
+        files.push(...Object.values(parsed.files));
+        request.form = parsed.fields;
+        request.multipartFields = parsed.fieldLists;
+        request.files = parsed.files;
+      }
+      return request;
+    }
+    if (kind === 'raw') {
+      const file = await bodyToFile(ctx.req, limit, dir);
+      files.push(file);
+      if (file.size > 0) request.rawFile = file;
+      return request;
+    }
+    const rawBody = await readSmallBody(ctx.req, limit, kind);
+    request.rawBody = rawBody;
+    if (rawBody.length > 0 && kind === 'json') {
+      const parsed = parseJsonBody(rawBody);
+      if ('params' in parsed) request.json = parsed.params;
+      else request.invalidJson = true;
+    } else if (rawBody.length > 0) request.form = parseQuery(rawBody.toString('utf8'));
+    return request;
+  } catch (error) {
+    if (error instanceof RestError && error.status === 413) refuse(error);
+    throw error;
+  }
 }
 
 /** The header lines every API answer starts with, flat (name, value, …). */

@@ -17,6 +17,7 @@ import { createMemoryReadModel } from './adapters/memory/readModel';
 import type { MemoryReadModel } from './adapters/memory/readModel';
 import { loadSnapshot, writeSnapshot } from './adapters/memory/snapshot';
 import { createFileBlobStore } from './adapters/files/blobStore';
+import { preparePrivateDir, tightenIfPresent } from './adapters/files/privateFiles';
 import type { Projection } from './projection/projection';
 import { BUILT_IN_PROJECTIONS_DIR, loadProjections } from './projection/loader';
 import builtInProjections from '../projections/index';
@@ -27,7 +28,7 @@ export async function openEventStore(config: Config): Promise<EventStore> {
     const { createEventStoreDbEventStore } = await import('./adapters/eventstoredb/eventStore');
     return createEventStoreDbEventStore({ connectionString: config.eventStoreUrl });
   }
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  preparePrivateDir(config.dataDir);
   return openSqliteEventStore({ file: path.join(config.dataDir, 'events.sqlite') });
 }
 
@@ -69,9 +70,11 @@ export async function openReadModel(config: Config): Promise<{ readModel: ReadMo
 export function authSecret(config: Config): string {
   if (config.authSecret) return config.authSecret;
   const file = path.join(config.dataDir, 'auth-secret');
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  preparePrivateDir(config.dataDir);
   try {
-    return fs.readFileSync(file, 'utf8').trim();
+    const kept = fs.readFileSync(file, 'utf8').trim();
+    tightenIfPresent(file);
+    return kept;
   } catch {
     const secret = randomBytes(32).toString('hex');
     try {
@@ -122,6 +125,10 @@ export async function openSite(config: Config): Promise<Site> {
       apiDialect: config.apiDialect,
       corsAllowedOrigins: config.corsAllowedOrigins,
       trustedProxies: config.trustedProxies,
+      bodyLimits: config.bodyLimits,
+      // Beside the uploads, so an upload's temporary file is as private as DATA_DIR.
+      bodyDir: path.join(config.dataDir, 'tmp'),
+      imageMaxPixels: config.imageMaxPixels,
       // In memory, a batch's events are what a young-generation GC finds alive and copies: a start-up replay in
       // batches of 250 spent about a tenth less CPU than in batches of 1,000 (docs/performance.md). Redis keeps
       // the default: every batch is a round trip.

@@ -10,6 +10,9 @@ import { API_DIALECTS } from './http/dialect';
 import type { ApiDialect } from './http/dialect';
 import { parseAllowedOrigins } from './http/cors';
 import { compileTrustedProxies } from './http/clientAddress';
+import { DEFAULT_BODY_LIMITS } from './http/requestBodies';
+import type { BodyLimits } from './http/requestBodies';
+import { DEFAULT_IMAGE_MAX_PIXELS } from './resources/media/sharp';
 
 export interface Config {
   port: number;
@@ -55,6 +58,10 @@ export interface Config {
    * default, so the client is the socket's peer (src/http/clientAddress.ts).
    */
   trustedProxies: string[];
+  /** Limits on request bodies (JSON_BODY_MAX_BYTES, FORM_BODY_MAX_BYTES, UPLOAD_MAX_BYTES, ANONYMOUS_BODY_MAX_BYTES, BODIES_IN_FLIGHT, ANONYMOUS_BODIES_IN_FLIGHT). */
+  bodyLimits: BodyLimits;
+  /** Most pixels of an image decoded for sub-sizes and edits (IMAGE_MAX_PIXELS). */
+  imageMaxPixels: number;
 }
 
 export const SITE_INSTANCES = ['first', 'second'] as const;
@@ -92,6 +99,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     apiDialect: apiDialect(env.API_DIALECT),
     corsAllowedOrigins: allowedOrigins(env.CORS_ALLOWED_ORIGINS),
     trustedProxies: trustedProxies(env.TRUSTED_PROXIES),
+    bodyLimits: {
+      json: integer(env.JSON_BODY_MAX_BYTES, DEFAULT_BODY_LIMITS.json, 'JSON_BODY_MAX_BYTES'),
+      form: integer(env.FORM_BODY_MAX_BYTES, DEFAULT_BODY_LIMITS.form, 'FORM_BODY_MAX_BYTES'),
+      upload: integer(env.UPLOAD_MAX_BYTES, DEFAULT_BODY_LIMITS.upload, 'UPLOAD_MAX_BYTES'),
+      anonymous: integer(env.ANONYMOUS_BODY_MAX_BYTES, DEFAULT_BODY_LIMITS.anonymous, 'ANONYMOUS_BODY_MAX_BYTES'),
+      inFlight: Math.max(1, integer(env.BODIES_IN_FLIGHT, DEFAULT_BODY_LIMITS.inFlight, 'BODIES_IN_FLIGHT')),
+      anonymousInFlight: integer(env.ANONYMOUS_BODIES_IN_FLIGHT, DEFAULT_BODY_LIMITS.anonymousInFlight, 'ANONYMOUS_BODIES_IN_FLIGHT'),
+    },
+    imageMaxPixels: Math.max(1, integer(env.IMAGE_MAX_PIXELS, DEFAULT_IMAGE_MAX_PIXELS, 'IMAGE_MAX_PIXELS')),
   };
 }
 

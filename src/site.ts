@@ -29,6 +29,7 @@ import type { Projection } from './projection/projection';
 import { collectProjectorLag, createSiteMetrics, timedStore } from './metrics/siteMetrics';
 import type { SiteMetrics } from './metrics/siteMetrics';
 import builtInProjections from '../projections/index';
+import type { BodyLimits } from './http/requestBodies';
 
 export interface SiteSettings {
   siteUrl: string;
@@ -53,6 +54,12 @@ export interface SiteSettings {
   corsAllowedOrigins?: readonly string[] | null;
   /** Proxies whose `X-Forwarded-For` is believed (src/http/clientAddress.ts); default none. */
   trustedProxies?: readonly string[];
+  /** Limits on request bodies (src/http/requestBodies.ts); each left out takes its default. */
+  bodyLimits?: Partial<BodyLimits>;
+  /** Where request bodies too large for memory (uploads) are streamed to, private to the owner (default: under the OS's temporary directory). */
+  bodyDir?: string;
+  /** Most pixels of an image decoded to make sub-sizes or edits (default 8192 × 8192); larger ones are stored as they came. */
+  imageMaxPixels?: number;
   /** Most events the projector folds per batch (default 1,000; the in-memory read model replays faster in smaller ones). */
   projectorBatchSize?: number;
   /** Destinations outgoing HTTP may reach besides public addresses (OUTBOUND_ALLOWED_HOSTS; default none). */

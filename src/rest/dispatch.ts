@@ -124,6 +124,17 @@ export class Dispatcher {
     return firstPathMatch ? { ...firstPathMatch, endpoint: null } : null;
   }
 
+  /**
+   * Whether the body of a caller without credentials is worth reading: the route has an endpoint for the method
+   * and its rule may let such a caller through. Otherwise the answer is a refusal whatever the body says, and the
+   * body is not read (src/app.ts).
+   */
+  admitsAnonymousBody(method: string, path: string): boolean {
+    if (method === 'OPTIONS') return false;
+    const endpoint = this.match(normalisePath(path), method)?.endpoint;
+    return endpoint !== null && endpoint !== undefined && endpoint.signedInOnly !== true;
+  }
+
   /** Everything before the handler: matching, parsing, validation and permission (at once when the rule is). */
   prepare(request: RestRequest): MaybeAsync<Prepared | RestError> {
     const found = this.match(normalisePath(request.path), request.method);
@@ -135,13 +146,16 @@ export class Dispatcher {
     // Precedence, lowest first: URL captures < query < form body < JSON body (defaults come from validation).
     const input: Record<string, unknown> = { ...captures, ...request.query, ...request.form, ...request.json };
     const validated = this.validate(endpoint, input, request);
-    if ('error' in validated) return validated.error;
-    const params = { ...input, ...validated.values };
+    // An unread body's parameters are unknown: its caller gets the rule's refusal, judged on the rest (as OPTIONS does).
+    if ('error' in validated && !request.bodyWithheld) return validated.error;
+    const params = 'error' in validated ? input : { ...input, ...validated.values };
     const ctx: HandlerContext = { request, params, actor: request.actor, memo: new Map() };
     const allowed = this.permit(endpoint, ctx);
     const prepared: Prepared = { matched: found as Matched, ctx, input };
-    if (isPromise(allowed)) return allowed.then((verdict) => (verdict === true ? prepared : verdict));
-    return allowed === true ? prepared : allowed;
+    // A rule marked signedInOnly never lets an anonymous caller through; were it to, the handler still gets no unread body.
+    const outcome = (verdict: true | RestError) => (verdict !== true ? verdict : request.bodyWithheld ? withheldBodyRefusal() : prepared);
+    if (isPromise(allowed)) return allowed.then(outcome);
+    return outcome(allowed);
   }
 
   /** Runs a prepared request's handler, turning thrown RestErrors into error results (at once when the handler answers so). */
@@ -488,6 +502,8 @@ function envelopeHeaders(headers: Record<string, string>): Record<string, string
 }
 
 /** The trailing slash is not part of a route (WordPress strips it). */
+const withheldBodyRefusal = () => restError('rest_forbidden', 'Sorry, you are not allowed to do that.', 401);
+
 function normalisePath(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }

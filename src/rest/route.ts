@@ -34,6 +34,15 @@ export interface RestRequest {
   rawBody?: Buffer;
   /** Uploaded files of a multipart body. */
   files?: Record<string, UploadedFile>;
+  /** Every value of each text field of a multipart body, in order (`name[]` fields post several). */
+  multipartFields?: Record<string, string[]>;
+  /** A raw body of a type other than JSON or a form (a file upload), streamed to a temporary file instead of `rawBody`. */
+  rawFile?: UploadedFile;
+  /**
+   * Set when the request had a body that was not read: the caller had no credentials and no endpoint of the route
+   * admits one. Only the refusal of the endpoint's permission rule can be the answer (src/rest/dispatch.ts).
+   */
+  bodyWithheld?: boolean;
   /** Lower-cased header names. */
   headers: Record<string, string | string[] | undefined>;
   actor: Actor | null;
@@ -52,8 +61,10 @@ export interface UploadedFile {
   originalFilename: string | null;
   mimetype: string | null;
   size: number;
-  /** The file's bytes, when the body was parsed in memory (app.ts does so for multipart uploads). */
+  /** The file's bytes, when it is held in memory (uploads over HTTP are on disk at `filepath`). */
   data?: Buffer;
+  /** The MD5 of the bytes as hex, when computed while they were streamed. */
+  md5?: string;
 }
 
 /** What a handler sees: the validated, merged parameters and the request they came from. */

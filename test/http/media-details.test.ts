@@ -81,10 +81,10 @@ test('a disallowed type: rest_upload_unknown_error through a form, rest_upload_s
   const form = new FormData();
   form.append('file', new Blob([Buffer.from('MZ')], { type: 'application/octet-stream' }), 'evil.exe');
   const response = await fetch(`${t.url}/core/v2/media`, { method: 'POST', body: form, headers: { authorization: admin.auth } });
-  assert.is(response.status, 500);
-  assert.equal(await response.json(), { code: 'rest_upload_unknown_error', message: 'Sorry, you are not allowed to upload this file type.', data: { status: 500 } });
+  assert.is(response.status, 400);
+  assert.equal(await response.json(), { code: 'rest_upload_unknown_error', message: 'Sorry, you are not allowed to upload this file type.', data: { status: 400 } });
   const raw = await upload(Buffer.from('MZ'), 'evil.exe', '', 'application/octet-stream');
-  assert.equal([raw.status, raw.body.code], [500, 'rest_upload_sideload_error']);
+  assert.equal([raw.status, raw.body.code], [400, 'rest_upload_sideload_error']);
 });
 
 test('a big image is shown through a -scaled copy; sub-sizes come from the original; delete removes both', async () => {

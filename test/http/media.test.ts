@@ -104,9 +104,9 @@ test('upload errors, in WordPress order', async () => {
   const matching = await upload(jpeg, 'md5.jpg', 'image/jpeg', admin, '', { 'content-md5': createHash('md5').update(jpeg).digest('hex') });
   assert.is(matching.status, 201);
   const exe = await upload(Buffer.from('MZ'), 'evil.exe', 'application/octet-stream');
-  assert.equal([exe.status, exe.body.code], [500, 'rest_upload_sideload_error']);
+  assert.equal([exe.status, exe.body.code], [400, 'rest_upload_sideload_error']);
   const html = await upload(Buffer.from('<p>x</p>'), 'page.html', 'text/html', author);
-  assert.equal([html.status, html.body.code], [500, 'rest_upload_sideload_error']);
+  assert.equal([html.status, html.body.code], [400, 'rest_upload_sideload_error']);
 });
 
 test('who may upload: anonymous 401, contributor 403, author 201; post must be editable and a post', async () => {

@@ -5,7 +5,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSite } from '../../src/site';
-import type { Site } from '../../src/site';
+import type { Site, SiteSettings } from '../../src/site';
+import type { BlobStore } from '../../src/ports/blobStore';
 import { createApp } from '../../src/app';
 import { answerClientErrors } from '../../src/http/clientErrors';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
@@ -79,6 +80,12 @@ export interface TestSiteOptions {
   readYourWritesTimeoutMs?: number;
   /** Proxies whose X-Forwarded-For the site believes (default none: the client is the socket's peer, 127.0.0.1). */
   trustedProxies?: readonly string[];
+  /** Limits on request bodies (default: the site's). */
+  bodyLimits?: SiteSettings['bodyLimits'];
+  /** Where uploads are kept (default: in memory). */
+  blobs?: BlobStore;
+  /** Most pixels of an image decoded (default: the site's). */
+  imageMaxPixels?: number;
   /** Serve at once, with the projector still starting (default: serve once it has caught up); see `projectorStarted`. */
   serveWhileStarting?: boolean;
 }
@@ -108,6 +115,8 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       apiDialect: options.apiDialect,
       corsAllowedOrigins: options.corsAllowedOrigins,
       trustedProxies: options.trustedProxies,
+      bodyLimits: options.bodyLimits,
+      imageMaxPixels: options.imageMaxPixels,
     },
     {
       store: options.store ?? createMemoryEventStore(),
@@ -116,6 +125,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       projections: options.projections,
       http: options.http ?? offline,
       mailer: options.mailer ?? { send: async () => undefined },
+      ...(options.blobs ? { blobs: options.blobs } : {}),
     },
   );
   const projectorStarted = site.projector.start();

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { BlobStore } from '../../ports/blobStore';
 import { assertSafeBlobKey, isSafeBlobKey } from '../../ports/blobStore';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './privateFiles';
 
 export function createFileBlobStore(root: string): BlobStore {
   const resolved = path.resolve(root);
@@ -22,9 +23,10 @@ export function createFileBlobStore(root: string): BlobStore {
   return {
     async putNew(key, data) {
       const file = fileOf(key);
-      await fs.mkdir(path.dirname(file), { recursive: true });
+      // Owner only, as everything under DATA_DIR (src/adapters/files/privateFiles.ts): drafts' images are uploads too.
+      await fs.mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
       const temporary = `${file}.${randomBytes(6).toString('hex')}.partial`;
-      await fs.writeFile(temporary, data, { flag: 'wx' });
+      await fs.writeFile(temporary, data, { flag: 'wx', mode: PRIVATE_FILE_MODE });
       try {
         // link() fails when the name exists: the first writer keeps it.
         await fs.link(temporary, file);

@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
+import { preparePrivateFile, tightenIfPresent } from '../files/privateFiles';
 import {
   WrongExpectedRevisionError,
   type AppendResult,
@@ -86,8 +87,13 @@ export interface SqliteEventStore extends EventStore {
 }
 
 export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEventStore {
+  // The log holds drafts, post passwords and password hashes: owner only. SQLite gives the -wal and -shm files it
+  // creates the database file's mode; ones left by an earlier run are tightened too.
+  const onDisk = options.file !== ':memory:' && options.file !== '';
+  if (onDisk) preparePrivateFile(options.file);
   const db = new Database(options.file, { timeout: BUSY_TIMEOUT_MS });
   db.pragma('journal_mode = WAL');
+  if (onDisk) for (const suffix of ['-wal', '-shm']) tightenIfPresent(`${options.file}${suffix}`);
   db.pragma(`synchronous = ${options.durability === 'power-loss' ? 'FULL' : 'NORMAL'}`);
   db.exec(SCHEMA);
   const cacheSize = () => db.pragma('cache_size', { simple: true }) as number;

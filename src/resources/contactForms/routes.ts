@@ -208,13 +208,19 @@ export function contactFormRoutes(site: Site): RouteDefinition[] {
  * parsing flattens to the last value; checkboxes and multiple selects post their choices that way.
  */
 async function formFields(ctx: HandlerContext): Promise<Record<string, unknown>> {
+  const lists = ctx.request.multipartFields;
+  if (lists) return listedFields(Object.entries(lists).flatMap(([key, values]) => values.map((value): [string, string] => [key, value])));
   const body = ctx.request.rawBody;
   if (!body || body.length === 0) return {};
   const parsed = await new Response(body, { headers: { 'content-type': headerText(ctx.request.headers['content-type']) } }).formData().catch(() => null);
   if (!parsed) return {};
+  return listedFields([...parsed.entries()].filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+}
+
+function listedFields(entries: readonly [string, string][]): Record<string, unknown> {
   const fields: Record<string, unknown> = Object.create(null);
-  for (const [key, value] of parsed.entries()) {
-    if (typeof value !== 'string' || isUnsafeKey(key.endsWith('[]') ? key.slice(0, -2) : key)) continue;
+  for (const [key, value] of entries) {
+    if (isUnsafeKey(key.endsWith('[]') ? key.slice(0, -2) : key)) continue;
     if (key.endsWith('[]')) {
       const name = key.slice(0, -2);
       const list = Array.isArray(fields[name]) ? (fields[name] as string[]) : [];

@@ -4,10 +4,11 @@
  * names in the month's folder, and the image work (dimensions, sub-sizes, edits) done with sharp.
  */
 import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
 import { loadSharp } from './sharp';
 import type { BlobStore } from '../../ports/blobStore';
 import { restError } from '../../rest/errors';
-import type { RestRequest } from '../../rest/route';
+import type { RestRequest, UploadedFile } from '../../rest/route';
 import type { ImageSize, MediaDetails } from './events';
 
 export interface UploadedContent {
@@ -42,24 +43,29 @@ export function filenameFromDisposition(disposition: string): string | null {
   return null;
 }
 
-function checkMd5(request: RestRequest, data: Buffer): void {
+function checkMd5(request: RestRequest, data: Buffer, md5?: string): void {
   const expected = header(request, 'content-md5').trim().toLowerCase();
-  if (expected !== '' && createHash('md5').update(data).digest('hex') !== expected) {
+  if (expected !== '' && (md5 ?? createHash('md5').update(data).digest('hex')) !== expected) {
     throw restError('rest_upload_hash_mismatch', 'Content hash did not match expected.', 412);
   }
 }
 
+/** An uploaded file's bytes: in memory, or read from the temporary file the edge streamed it to. */
+const bytesOf = async (file: UploadedFile | undefined): Promise<Buffer> =>
+  !file || file.size === 0 ? Buffer.alloc(0) : (file.data ?? (file.filepath !== '' ? await fs.readFile(file.filepath) : Buffer.alloc(0)));
+
 /** The uploaded file, from a multipart `file` field or the raw body, with WordPress's errors in its order. */
-export function uploadedContent(request: RestRequest): { content: UploadedContent; multipart: boolean } {
+export async function uploadedContent(request: RestRequest): Promise<{ content: UploadedContent; multipart: boolean }> {
   const file = request.files?.file;
   if (file) {
-    if (!file.data || file.size === 0) throw restError('rest_upload_no_data', 'No data supplied.', 400);
-    checkMd5(request, file.data);
-    return { content: { data: file.data, filename: file.originalFilename ?? '' }, multipart: true };
+    if (file.size === 0) throw restError('rest_upload_no_data', 'No data supplied.', 400);
+    const data = await bytesOf(file);
+    checkMd5(request, data, file.md5);
+    return { content: { data, filename: file.originalFilename ?? '' }, multipart: true };
   }
   // A multipart body is read into fields and files (as PHP does): without a file there is no data at all.
   const multipartBody = /^multipart\/form-data\b/i.test(header(request, 'content-type'));
-  const data = multipartBody ? Buffer.alloc(0) : request.rawBody ?? Buffer.alloc(0);
+  const data = multipartBody ? Buffer.alloc(0) : request.rawFile ? await bytesOf(request.rawFile) : (request.rawBody ?? Buffer.alloc(0));
   if (data.length === 0) throw restError('rest_upload_no_data', 'No data supplied.', 400);
   if (header(request, 'content-type').trim() === '') throw restError('rest_upload_no_content_type', 'No Content-Type supplied.', 400);
   const disposition = header(request, 'content-disposition');
@@ -72,9 +78,16 @@ export function uploadedContent(request: RestRequest): { content: UploadedConten
       400,
     );
   }
-  checkMd5(request, data);
+  checkMd5(request, data, request.rawFile?.md5);
   return { content: { data, filename }, multipart: false };
 }
+
+/**
+ * WordPress's refusal of a file whose type is not allowed (by its name, or by its content not being the image its
+ * name says), under the code of the path the file came by. WordPress answers it 500; it is the client's input, so 400.
+ */
+export const fileTypeNotAllowed = (multipart: boolean) =>
+  restError(multipart ? 'rest_upload_unknown_error' : 'rest_upload_sideload_error', 'Sorry, you are not allowed to upload this file type.', 400);
 
 /** The file types WordPress allows by default, by extension (it decides by the name, not the sent type). */
 const ALLOWED_TYPES: Record<string, string> = {
@@ -132,7 +145,23 @@ export function sanitizeFileName(name: string): string {
     .replace(/^[-._]+|[-_.]+$/g, '');
   const dot = clean.lastIndexOf('.');
   if (dot === 0 || clean === '') clean = `unnamed-file${dot === 0 ? clean : ''}`;
-  return clean;
+  return shortenFileName(clean);
+}
+
+/**
+ * Most characters of a stored name's stem. WordPress keeps a name whole and fails (500, "Could not open file handle")
+ * once it outgrows the file system's 255 bytes; here the stem is cut so that the name with every suffix it may get
+ * (`-9999`, `-2048x2048`, `-scaled`, `-edited`, the temporary file's) still fits.
+ */
+export const MAX_FILE_STEM = 180;
+/** Longest extension kept whole; a longer one cannot name an allowed type anyway. */
+const MAX_EXTENSION = 16;
+
+export function shortenFileName(name: string): string {
+  const { stem, extension } = splitExtension(name);
+  if (stem.length <= MAX_FILE_STEM && extension.length <= MAX_EXTENSION) return name;
+  const cut = stem.slice(0, MAX_FILE_STEM).replace(/[-_.]+$/, '') || 'unnamed-file';
+  return `${cut}${extension.slice(0, MAX_EXTENSION)}`;
 }
 
 export const splitExtension = (name: string): { stem: string; extension: string } => {
@@ -171,12 +200,12 @@ export const needsScaledCopy = (mime: string, dims: { width: number; height: num
   EDITABLE_TYPES.has(mime) && mime !== 'image/png' && Math.max(dims.width, dims.height) > BIG_IMAGE_THRESHOLD;
 
 /** The image scaled to fit in the threshold square, with its dimensions. */
-export async function scaledCopy(data: Buffer, mime: string, dims: { width: number; height: number }): Promise<{ data: Buffer; width: number; height: number }> {
+export async function scaledCopy(data: Buffer, mime: string, dims: { width: number; height: number }, maxPixels: number): Promise<{ data: Buffer; width: number; height: number }> {
   const scale = BIG_IMAGE_THRESHOLD / Math.max(dims.width, dims.height);
   const width = Math.max(1, Math.round(dims.width * scale));
   const height = Math.max(1, Math.round(dims.height * scale));
   const sharp = await loadSharp();
-  const scaled = await sharp(data).resize(width, height, { fit: 'fill' }).toFormat(formatOf(mime)).toBuffer();
+  const scaled = await sharp(data, { limitInputPixels: maxPixels }).resize(width, height, { fit: 'fill' }).toFormat(formatOf(mime)).toBuffer();
   return { data: scaled, width, height };
 }
 
@@ -200,39 +229,82 @@ export function sizeFor(size: (typeof IMAGE_SIZES)[number], width: number, heigh
 
 const formatOf = (mime: string): 'jpeg' | 'png' | 'gif' | 'webp' => (mime === 'image/png' ? 'png' : mime === 'image/gif' ? 'gif' : mime === 'image/webp' ? 'webp' : 'jpeg');
 
-/** Width and height of an image, or null when it cannot be read as one. */
+/** Width and height of an image as its header gives them (nothing decoded, so no pixel limit), or null when it cannot be read as one. */
 export async function imageDimensions(data: Buffer): Promise<{ width: number; height: number } | null> {
+  const found = await inspectImage(data);
+  return found?.width && found.height ? { width: found.width, height: found.height } : null;
+}
+
+const SHARP_FORMATS: Record<string, string> = { jpeg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp', tiff: 'image/tiff', svg: 'image/svg+xml' };
+
+/**
+ * An image's real type and dimensions, read from its header without decoding it: sharp's reading where it knows
+ * the format, signatures for the types WordPress allows that sharp does not read (BMP, ICO, HEIC without a decoder).
+ * Null when the content is none of them. (No file-type package: sharp, loaded anyway, knows all but three.)
+ */
+export async function inspectImage(data: Buffer): Promise<{ mime: string; width?: number; height?: number } | null> {
   const sharp = await loadSharp();
   try {
-    const meta = await sharp(data).metadata();
-    return meta.width && meta.height ? { width: meta.width, height: meta.height } : null;
+    const meta = await sharp(data, { limitInputPixels: false }).metadata();
+    const mime = meta.format === 'heif' ? (meta.compression === 'hevc' ? 'image/heic' : 'image/avif') : SHARP_FORMATS[meta.format ?? ''];
+    if (mime) return { mime, ...(meta.width && meta.height ? { width: meta.width, height: meta.height } : {}) };
   } catch {
-    return null;
+    // Not a format sharp reads: the signatures below may still know it.
   }
+  if (data.length >= 2 && data[0] === 0x42 && data[1] === 0x4d) return { mime: 'image/bmp' };
+  if (data.length >= 4 && data.readUInt32BE(0) === 0x00000100) return { mime: 'image/x-icon' };
+  if (data.length >= 12 && data.toString('latin1', 4, 8) === 'ftyp' && /^(heic|heix|mif1|msf1|hevc)$/.test(data.toString('latin1', 8, 12))) return { mime: 'image/heic' };
+  return null;
+}
+
+/** The extension WordPress gives a file of this image type (when its name had another). */
+export const IMAGE_EXTENSIONS: Record<string, string> = { 'image/jpeg': 'jpg', 'image/png': 'png', 'image/gif': 'gif', 'image/webp': 'webp', 'image/bmp': 'bmp', 'image/tiff': 'tif', 'image/x-icon': 'ico', 'image/heic': 'heic' };
+
+/** Whether sharp may decode this image under the pixel limit (the header's dimensions against it). */
+export const decodable = (dims: { width: number; height: number }, maxPixels: number): boolean => dims.width * dims.height <= maxPixels;
+
+/** A sub-size made in memory, not yet stored. */
+export interface RenderedSize {
+  name: string;
+  width: number;
+  height: number;
+  data: Buffer;
 }
 
 /**
- * Makes the sub-sizes an image lacks (all those smaller than it, minus `existing`), stores them beside it
- * (`name-WxH.ext`), and returns every size it then has.
+ * Makes the sub-sizes an image lacks (all those smaller than it, minus `existing`) in memory, decoding it under the
+ * pixel limit. Throws when the image cannot be decoded; nothing is stored yet.
  */
-export async function createSubsizes(blobs: BlobStore, key: string, data: Buffer, mime: string, dims: { width: number; height: number }, existing: Record<string, ImageSize> = {}): Promise<Record<string, ImageSize>> {
-  const sizes: Record<string, ImageSize> = { ...existing };
-  if (!EDITABLE_TYPES.has(mime)) return sizes;
+export async function renderSubsizes(data: Buffer, mime: string, dims: { width: number; height: number }, maxPixels: number, existing: Record<string, ImageSize> = {}): Promise<RenderedSize[]> {
+  if (!EDITABLE_TYPES.has(mime)) return [];
   const sharp = await loadSharp();
-  const folder = key.slice(0, key.lastIndexOf('/'));
-  const { stem, extension } = splitExtension(key.slice(key.lastIndexOf('/') + 1));
+  const rendered: RenderedSize[] = [];
   for (const size of IMAGE_SIZES) {
-    if (sizes[size.name]) continue;
+    if (existing[size.name]) continue;
     const box = sizeFor(size, dims.width, dims.height);
     if (!box) continue;
-    const resized = await sharp(data)
+    const resized = await sharp(data, { limitInputPixels: maxPixels })
       .resize(box.width, box.height, { fit: size.crop ? 'cover' : 'fill' })
       .toFormat(formatOf(mime))
       .toBuffer();
-    const name = `${stem}-${box.width}x${box.height}${extension}`;
+    rendered.push({ name: size.name, width: box.width, height: box.height, data: resized });
+  }
+  return rendered;
+}
+
+/**
+ * Stores rendered sub-sizes beside the image at `key` (`name-WxH.ext`), noting each key written in `stored`, and
+ * returns every size it then has.
+ */
+export async function storeSubsizes(blobs: BlobStore, key: string, rendered: readonly RenderedSize[], mime: string, existing: Record<string, ImageSize> = {}, stored: string[] = []): Promise<Record<string, ImageSize>> {
+  const sizes: Record<string, ImageSize> = { ...existing };
+  const folder = key.slice(0, key.lastIndexOf('/'));
+  const { stem, extension } = splitExtension(key.slice(key.lastIndexOf('/') + 1));
+  for (const size of rendered) {
+    const name = `${stem}-${size.width}x${size.height}${extension}`;
     // Two sizes may share dimensions (and so a file); a name already there is that same image.
-    await blobs.putNew(`${folder}/${name}`, resized);
-    sizes[size.name] = { file: name, width: box.width, height: box.height, filesize: resized.length, mime_type: mime };
+    if (await blobs.putNew(`${folder}/${name}`, size.data)) stored.push(`${folder}/${name}`);
+    sizes[size.name] = { file: name, width: size.width, height: size.height, filesize: size.data.length, mime_type: mime };
   }
   return sizes;
 }
@@ -246,15 +318,18 @@ export function missingSizes(details: MediaDetails, mime: string): string[] {
 export type Modifier = { type: 'rotate'; args: { angle: number } } | { type: 'crop'; args: { left: number; top: number; width: number; height: number } };
 
 /** Applies the modifiers in order (rotation clockwise; crop in percentages of the current image). */
-export async function applyModifiers(data: Buffer, mime: string, modifiers: readonly Modifier[]): Promise<Buffer> {
+export async function applyModifiers(data: Buffer, mime: string, modifiers: readonly Modifier[], maxPixels: number): Promise<Buffer> {
   const sharp = await loadSharp();
+  // As WordPress answers when its editor cannot load the image (too large, or not an image after all).
+  const header = await imageDimensions(data);
+  if (!header || !decodable(header, maxPixels)) throw restError('rest_unknown_image_file_type', 'Unable to edit this image.', 400);
   let current = data;
   for (const modifier of modifiers) {
     if (modifier.type === 'rotate') {
       const angle = ((modifier.args.angle % 360) + 360) % 360;
       if (angle === 0) continue;
       try {
-        current = await sharp(current).rotate(angle).toFormat(formatOf(mime)).toBuffer();
+        current = await sharp(current, { limitInputPixels: maxPixels }).rotate(angle).toFormat(formatOf(mime)).toBuffer();
       } catch {
         throw restError('rest_image_rotation_failed', 'Unable to rotate this image.', 500);
       }
@@ -267,7 +342,7 @@ export async function applyModifiers(data: Buffer, mime: string, modifiers: read
       const height = Math.min(dims.height - top, Math.round((modifier.args.height / 100) * dims.height));
       if (width < 1 || height < 1 || left < 0 || top < 0) throw restError('rest_image_crop_failed', 'Unable to crop this image.', 500);
       try {
-        current = await sharp(current).extract({ left, top, width, height }).toFormat(formatOf(mime)).toBuffer();
+        current = await sharp(current, { limitInputPixels: maxPixels }).extract({ left, top, width, height }).toFormat(formatOf(mime)).toBuffer();
       } catch {
         throw restError('rest_image_crop_failed', 'Unable to crop this image.', 500);
       }

@@ -15,7 +15,9 @@ import { mediaDecider } from './decider';
 import type { AttachmentInput, MediaCommand, MediaState } from './decider';
 import { attachmentStreamId } from './events';
 import type { AttachmentFields, MediaDetails } from './events';
-import { allowedMimeType, applyModifiers, createSubsizes, imageDimensions, needsScaledCopy, sanitizeFileName, scaledCopy, splitExtension, storeUnique } from './files';
+import { IMAGE_EXTENSIONS, allowedMimeType, applyModifiers, decodable, fileTypeNotAllowed, inspectImage, needsScaledCopy, renderSubsizes, sanitizeFileName, scaledCopy, splitExtension, storeSubsizes, storeUnique } from './files';
+import type { RenderedSize } from './files';
+import { DEFAULT_IMAGE_MAX_PIXELS } from './sharp';
 import type { Modifier, UploadedContent } from './files';
 import { readImageMeta } from './imageMeta';
 
@@ -39,31 +41,71 @@ function filterText(input: AttachmentInput, actor: Actor): AttachmentInput {
   return filtered;
 }
 
-/** Stores a file as WordPress would: in this month's folder (site time), under a free name; images with their sub-sizes. */
-async function storeFile(site: Site, name: string, data: Buffer, mime: string): Promise<MediaDetails> {
+const maxPixelsOf = (site: Site): number => site.settings.imageMaxPixels ?? DEFAULT_IMAGE_MAX_PIXELS;
+
+/**
+ * Stores a file as WordPress would: in this month's folder (site time), under a free name; images with their
+ * sub-sizes. The image work is done first, in memory, so that nothing is stored for a failure; an image that cannot
+ * be decoded (over the pixel limit, truncated) is stored with its header's dimensions and no sub-sizes, as WordPress
+ * leaves one its editor cannot load. Every key written is noted in `stored`, for the caller to remove on failure.
+ */
+async function storeFile(site: Site, name: string, data: Buffer, mime: string, dims: { width: number; height: number } | null, stored: string[]): Promise<MediaDetails> {
   const folder = formatLocal(site.clock.now(), site.settings.timezone).slice(0, 7).replace('-', '/');
-  const key = await storeUnique(site.blobs, folder, name, data);
-  const details: MediaDetails = { file: key, filesize: data.length, sizes: {} };
-  if (mime.startsWith('image/')) {
-    const dims = await imageDimensions(data);
-    if (dims) {
-      details.width = dims.width;
-      details.height = dims.height;
-      // Sub-sizes come from the original and carry its name; a big image is then shown through its scaled copy.
-      details.sizes = await createSubsizes(site.blobs, key, data, mime, dims);
-      details.image_meta = await readImageMeta(data);
-      if (needsScaledCopy(mime, dims)) {
-        const scaled = await scaledCopy(data, mime, dims);
-        const { stem, extension } = splitExtension(key.slice(key.lastIndexOf('/') + 1));
-        details.file = await storeUnique(site.blobs, folder, `${stem}-scaled${extension}`, scaled.data);
-        details.width = scaled.width;
-        details.height = scaled.height;
-        details.filesize = scaled.data.length;
-        details.original_image = key.slice(key.lastIndexOf('/') + 1);
-      }
+  const maxPixels = maxPixelsOf(site);
+  let rendered: RenderedSize[] = [];
+  let scaled: Awaited<ReturnType<typeof scaledCopy>> | null = null;
+  if (dims && decodable(dims, maxPixels)) {
+    try {
+      rendered = await renderSubsizes(data, mime, dims, maxPixels);
+      // A big image is then shown through its scaled copy.
+      if (needsScaledCopy(mime, dims)) scaled = await scaledCopy(data, mime, dims, maxPixels);
+    } catch {
+      rendered = [];
+      scaled = null;
     }
   }
+  const imageMeta = dims ? await readImageMeta(data) : undefined;
+  const key = await storeUnique(site.blobs, folder, name, data);
+  stored.push(key);
+  const details: MediaDetails = { file: key, filesize: data.length, sizes: {} };
+  if (!dims) return details;
+  details.width = dims.width;
+  details.height = dims.height;
+  // Sub-sizes come from the original and carry its name.
+  details.sizes = await storeSubsizes(site.blobs, key, rendered, mime, {}, stored);
+  details.image_meta = imageMeta;
+  if (scaled) {
+    const { stem, extension } = splitExtension(key.slice(key.lastIndexOf('/') + 1));
+    details.file = await storeUnique(site.blobs, folder, `${stem}-scaled${extension}`, scaled.data);
+    stored.push(details.file);
+    details.width = scaled.width;
+    details.height = scaled.height;
+    details.filesize = scaled.data.length;
+    details.original_image = key.slice(key.lastIndexOf('/') + 1);
+  }
   return details;
+}
+
+/**
+ * The name and type a file is stored with, as WordPress checks an upload: the type its name gives must be allowed,
+ * and an image's content must be an image; one of another allowed image type is renamed to that type's extension.
+ */
+async function checkedType(upload: UploadedContent, actor: Actor, multipart: boolean): Promise<{ name: string; mime: string; dims: { width: number; height: number } | null }> {
+  let name = sanitizeFileName(upload.filename);
+  const unfiltered = canSaveUnfilteredHtml(actor);
+  let mime = allowedMimeType(name, unfiltered);
+  if (!mime) throw fileTypeNotAllowed(multipart);
+  if (!mime.startsWith('image/')) return { name, mime, dims: null };
+  const found = await inspectImage(upload.data);
+  if (!found) throw fileTypeNotAllowed(multipart);
+  if (found.mime !== mime) {
+    const extension = IMAGE_EXTENSIONS[found.mime];
+    const renamed = extension ? `${splitExtension(name).stem}.${extension}` : '';
+    if (!extension || allowedMimeType(renamed, unfiltered) !== found.mime) throw fileTypeNotAllowed(multipart);
+    name = renamed;
+    mime = found.mime;
+  }
+  return { name, mime, dims: found.width && found.height ? { width: found.width, height: found.height } : null };
 }
 
 /**
@@ -86,11 +128,18 @@ async function claimSlug(site: Site, base: string, id: number, metadata: ReturnT
  * file's name without its extension; the slug comes from the title.
  */
 export async function createAttachment(site: Site, upload: UploadedContent, sent: AttachmentInput, actor: Actor, requestId: string, extra: { parentImage?: MediaDetails['parent_image']; multipart?: boolean } = {}): Promise<MediaWriteOutcome> {
-  const name = sanitizeFileName(upload.filename);
-  const mime = allowedMimeType(name, canSaveUnfilteredHtml(actor));
-  // WordPress reports the refusal by the path the file came: a form upload's handler or the raw body's sideload.
-  if (!mime) throw restError(extra.multipart ? 'rest_upload_unknown_error' : 'rest_upload_sideload_error', 'Sorry, you are not allowed to upload this file type.', 500);
-  const details = await storeFile(site, name, upload.data, mime);
+  // WordPress reports a refusal by the path the file came: a form upload's handler or the raw body's sideload.
+  const { name, mime, dims } = await checkedType(upload, actor, extra.multipart === true);
+  // Every file written, removed again if the attachment is not recorded: no blob is left without one.
+  const stored: string[] = [];
+  const removeStored = () => Promise.all(stored.map((key) => site.blobs.delete(key).catch(() => undefined)));
+  let details: MediaDetails;
+  try {
+    details = await storeFile(site, name, upload.data, mime, dims, stored);
+  } catch (error) {
+    await removeStored();
+    throw error;
+  }
   if (extra.parentImage) details.parent_image = extra.parentImage;
   const storedName = details.original_image ?? details.file.slice(details.file.lastIndexOf("/") + 1);
   const input = filterText({ ...titleAndCaptionOf(details, splitExtension(storedName).stem), ...sent }, actor);
@@ -108,6 +157,7 @@ export async function createAttachment(site: Site, upload: UploadedContent, sent
     return { id, state: result.state, position: result.position };
   } catch (error) {
     await site.claims.releaseAllBut(MEDIA_SLUG_SCOPE, claimed, null, id, metadata);
+    await removeStored();
     throw error;
   }
 }
@@ -172,7 +222,10 @@ export async function createMissingSubsizes(site: Site, id: number, actor: Actor
   if (!details.width || !details.height) return { id, state, position: 0 };
   const data = await site.blobs.get(details.file);
   if (!data) throw restError('rest_unknown_attachment', 'Unable to get meta information for file.', 404);
-  const sizes = await createSubsizes(site.blobs, details.file, data, attachment.mime_type, { width: details.width, height: details.height }, details.sizes);
+  const dims = { width: details.width, height: details.height };
+  // An image that cannot be decoded keeps the sizes it has, as WordPress answers it unchanged.
+  const rendered = decodable(dims, maxPixelsOf(site)) ? await renderSubsizes(data, attachment.mime_type, dims, maxPixelsOf(site), details.sizes).catch(() => []) : [];
+  const sizes = await storeSubsizes(site.blobs, details.file, rendered, attachment.mime_type, details.sizes);
   if (JSON.stringify(sizes) === JSON.stringify(details.sizes)) return { id, state, position: 0 };
   return updateAttachment(site, id, {}, actor, requestId, { ...details, sizes });
 }
@@ -186,7 +239,7 @@ export async function editImage(site: Site, id: number, modifiers: readonly Modi
   if (!original) throw restError('rest_post_invalid_id', 'Invalid post ID.', 404);
   const data = await site.blobs.get(original.media_details.file);
   if (!data) throw restError('rest_unknown_attachment', 'Unable to get meta information for file.', 404);
-  const edited = await applyModifiers(data, original.mime_type, modifiers);
+  const edited = await applyModifiers(data, original.mime_type, modifiers, maxPixelsOf(site));
   const file = original.media_details.file;
   const { stem, extension } = splitExtension(file.slice(file.lastIndexOf('/') + 1));
   const name = `${stem.replace(/-edited(-\d+)?$/, '')}-edited${extension}`;

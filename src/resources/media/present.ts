@@ -29,7 +29,7 @@ export const uploadUrl = (siteUrl: string, key: string): string => `${siteUrl}${
 const folderOf = (key: string): string => (key.includes('/') ? key.slice(0, key.lastIndexOf('/') + 1) : '');
 const escapeAttribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/'/g, '&#039;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** The media_details WordPress shows: sizes with their URLs (and `full`, the original), image_meta for images. */
+/** The media_details WordPress shows: sizes with their URLs (and `full`, the original, when there are any), image_meta for images. */
 function presentDetails(doc: MediaDoc, siteUrl: string): Record<string, unknown> {
   const details = doc.media_details;
   const folder = folderOf(details.file);
@@ -40,7 +40,8 @@ function presentDetails(doc: MediaDoc, siteUrl: string): Record<string, unknown>
   }
   const sizes: Record<string, unknown> = {};
   for (const [name, size] of Object.entries(details.sizes)) sizes[name] = { ...size, source_url: uploadUrl(siteUrl, `${folder}${size.file}`) };
-  sizes.full = { file: details.file.slice(folder.length), width: details.width, height: details.height, mime_type: doc.mime_type, source_url: uploadUrl(siteUrl, details.file) };
+  // WordPress adds `full` only beside sub-sizes: an image smaller than every size shows `sizes: {}`.
+  if (Object.keys(sizes).length > 0) sizes.full = { file: details.file.slice(folder.length), width: details.width, height: details.height, mime_type: doc.mime_type, source_url: uploadUrl(siteUrl, details.file) };
   const shown: Record<string, unknown> = { width: details.width, height: details.height, file: details.file, filesize: details.filesize, sizes };
   shown.image_meta = details.image_meta ?? defaultImageMeta();
   if (details.original_image) shown.original_image = details.original_image;

@@ -80,7 +80,7 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
             if (typeof ctx.params.post === 'number' && ctx.params.post > 0 && (await site.readModel.get('attachment', ctx.params.post))) {
               throw restError('rest_invalid_param', 'Invalid parent type.', 400);
             }
-            const { content, multipart } = uploadedContent(ctx.request);
+            const { content, multipart } = await uploadedContent(ctx.request);
             const input = await writeInput(site, ctx, schema);
             const outcome = await createAttachment(site, content, input, actor, ctx.request.requestId, { multipart });
             await site.settle(outcome.position);

@@ -4,6 +4,13 @@
  */
 import type sharp from 'sharp';
 
+/**
+ * Most pixels decoded (sharp's limitInputPixels) for sub-sizes and edits: 8192 × 8192, room for any camera's photo;
+ * a larger image is stored as it came, with the dimensions its header gives and no sub-sizes, as WordPress leaves
+ * an image its editor cannot load.
+ */
+export const DEFAULT_IMAGE_MAX_PIXELS = 8192 * 8192;
+
 let loading: Promise<typeof sharp> | null = null;
 
 export function loadSharp(): Promise<typeof sharp> {
