@@ -10,7 +10,7 @@ import type { RestError } from '../../rest/errors';
 import type { ArgSchema } from '../../rest/args';
 import { contextParam } from '../../rest/schema';
 import type { Context } from '../../rest/schema';
-import { ok } from '../../rest/route';
+import { allowEveryone, ok } from '../../rest/route';
 import type { Endpoint, HandlerContext, PermissionRule, RouteDefinition } from '../../rest/route';
 import { NAMESPACE, canEditSomeType, canReadStatus, deriveRegistry } from './registry';
 import type { Registry, ServedTaxonomy, ServedType } from './registry';
@@ -70,7 +70,7 @@ export function typeRoutes(routes: () => readonly RouteDefinition[], apiRoot: st
       endpoints: [
         get(
           { type: { description: 'Identifier of the post type.', type: 'string' }, context: contextParam('view', typeSchema) },
-          () => true,
+          allowEveryone,
           (ctx) => {
             const slug = String(ctx.params.type);
             const type = registry().types.find((t) => t.slug === slug);
