@@ -67,6 +67,7 @@ export function canonicalString(value: string, view: SideView): string {
   let s = value;
   if (view.side === 'reference') {
     s = s.split(`${view.apiRoot}/wp/v2`).join('{api}/core/v2');
+    s = s.replace(new RegExp(`${escapeRegExp(view.apiRoot)}/wp-(site-health|block-editor)/v1(?=[/?"]|$)`, 'g'), '{api}/$1/v1');
     s = s.split(view.apiRoot).join('{api}');
     s = s.split(view.siteUrl).join('{site}');
     if (s === 'wp/v2') s = 'core/v2';
@@ -280,8 +281,12 @@ export function compareBodies(ref: unknown, pal: unknown, at: string, mode: Mode
 // ---------------------------------------------------------------------------------------------------------
 // the index
 
-/** Routes compared in full: the root ones, every posts/pages route (revisions and autosaves included), media, menus, menu items and oEmbed. */
-const FULLY_COMPARED_ROUTE = /^(\/|\/batch\/v1|\/core\/v2|\/core\/v2\/(posts|pages|media|menus|menu-items|menu-locations)(\/.*)?|\/oembed\/1\.0(\/.*)?)$/;
+/**
+ * Routes compared in full: the root ones, every posts/pages route (revisions and autosaves included), media, menus,
+ * menu items, types, statuses, taxonomies, oEmbed and the indexes of the namespaces listed without routes of ours.
+ */
+const FULLY_COMPARED_ROUTE =
+  /^(\/|\/batch\/v1|\/core\/v2|\/core\/v2\/(posts|pages|media|menus|menu-items|menu-locations|types|statuses|taxonomies)(\/.*)?|\/oembed\/1\.0(\/.*)?|\/(site-health|block-editor)\/v1)$/;
 
 /** The resource a route belongs to, to group the routes one side lacks. */
 export function routeGroup(route: string): string {

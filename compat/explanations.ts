@@ -25,7 +25,7 @@ export interface Explanation {
 
 /** Route groups of WordPress 6.1 that the interface does not include. */
 const OUTSIDE_INTERFACE =
-  /^routes (core\/v2\/(blocks|templates|template-parts|navigation|types|statuses|taxonomies|comments|search|block-renderer|block-types|global-styles|settings|themes|plugins|sidebars|widget-types|widgets|block-directory|pattern-directory|block-patterns)|(site-health|block-editor)\/v1.*)$/;
+  /^routes (core\/v2\/(blocks|templates|template-parts|navigation|comments|search|block-renderer|block-types|global-styles|settings|themes|plugins|sidebars|widget-types|widgets|block-directory|pattern-directory|block-patterns)|(site-health|block-editor)\/v1.*)$/;
 
 export const EXPLANATIONS: readonly Explanation[] = [
   // ---- deliberate
@@ -79,9 +79,24 @@ export const EXPLANATIONS: readonly Explanation[] = [
   {
     id: 'routes-outside-interface',
     category: 'deliberate',
-    text: 'WordPress 6.1 routes that the interface does not include (blocks, templates, navigation, types, statuses, taxonomies, comments, search, settings, themes, plugins, widgets, block directory and patterns; site-health and block-editor routes are "not listed").',
+    text: 'WordPress 6.1 routes that the interface does not include (blocks, templates, navigation, comments, search, settings, themes, plugins, widgets, block directory and patterns; site-health and block-editor routes are "not listed", and only their namespace indexes are served).',
     kind: 'routes',
     at: OUTSIDE_INTERFACE,
+  },
+  {
+    id: 'types-not-served',
+    category: 'deliberate',
+    text: 'Post types whose routes are not served (wp_block, wp_template, wp_template_part, wp_navigation: blocks, templates and navigation are outside the interface) are left out of /types, so no listed rest_base answers 404; /types/wp_block is then an unknown type (404 rest_type_invalid).',
+    kind: 'keys',
+    at: /^\$$/,
+    when: (d) => Array.isArray(d.reference) && d.reference.length > 0 && d.reference.every((k) => /^wp_(block|template|template_part|navigation)$/.test(String(k))),
+    step: /^types\.list\./,
+  },
+  {
+    id: 'types-not-served-item',
+    category: 'deliberate',
+    text: 'The post type wp_block is not served (see types-not-served): its description is 404 rest_type_invalid here.',
+    step: /^types\.item\.not-served$/,
   },
   {
     id: 'index-active-theme',

@@ -179,7 +179,9 @@ async function main(): Promise<number> {
     const target = targets[side];
     try {
       const base = step.root ? target.apiRoot : `${target.apiRoot}${target.namespace}`;
-      let url = `${base}${resolveString(step.path, side)}`;
+      // The reference names the namespaces WordPress lists on every site with a `wp-` prefix the interface drops.
+      const stepPath = side === 'reference' && step.root ? step.path.replace(/^\/(site-health|block-editor)\/v1(?=\/|$)/, '/wp-$1/v1') : step.path;
+      let url = `${base}${resolveString(stepPath, side)}`;
       if (step.query) url += `?${encodeQuery(resolveValue(step.query, side) as Record<string, QueryValue>)}`;
       const headers: Record<string, string> = { ...(step.headers ?? {}) };
       const auth = authorization(target, step.as ?? 'anonymous');

@@ -719,6 +719,56 @@ const oembedPages: Step[] = [
   { name: 'oembed.proxy.maxwidth-invalid', method: 'GET', path: '/oembed/1.0/proxy', root: true, as: 'editor', query: { url: '{site}/?p={p1}', maxwidth: 'wide' } },
 ];
 
+// --- post types, statuses and taxonomies, per caller and context; the namespaces listed without routes ----------
+
+const CALLERS = ['anonymous', ...ROLES] as const;
+const CONTEXTS = ['view', 'embed', 'edit'] as const;
+/** Every value is compared (compare: 'route'), as these describe the site field by field. */
+const described = (name: string, path: string, as: Step['as'], query: Step['query'] = {}): Step => ({ name, method: 'GET', path, as, query, compare: 'route' });
+const descriptions: Step[] = [
+  ...CALLERS.flatMap((as) =>
+    CONTEXTS.flatMap((context) => [
+      described(`types.list.${context}.${as}`, '/types', as, { context }),
+      described(`statuses.list.${context}.${as}`, '/statuses', as, { context }),
+      described(`taxonomies.list.${context}.${as}`, '/taxonomies', as, { context }),
+    ]),
+  ),
+  ...(['post', 'page', 'attachment', 'nav_menu_item'] as const).flatMap((type) => [
+    described(`types.item.${type}.view`, `/types/${type}`, 'anonymous'),
+    described(`types.item.${type}.edit.contributor`, `/types/${type}`, 'contributor', { context: 'edit' }),
+    described(`types.item.${type}.edit.administrator`, `/types/${type}`, 'administrator', { context: 'edit' }),
+  ]),
+  described('types.item.edit.anonymous', '/types/post', 'anonymous', { context: 'edit' }),
+  described('types.item.hidden', '/types/revision', 'subscriber'),
+  described('types.item.unknown', '/types/no_such_type', 'anonymous'),
+  described('types.item.not-served', '/types/wp_block', 'anonymous'),
+  ...(['publish', 'future', 'draft', 'pending', 'private', 'trash'] as const).flatMap((status) => [
+    described(`statuses.item.${status}.anonymous`, `/statuses/${status}`, 'anonymous'),
+    described(`statuses.item.${status}.subscriber`, `/statuses/${status}`, 'subscriber'),
+    described(`statuses.item.${status}.contributor.edit`, `/statuses/${status}`, 'contributor', { context: 'edit' }),
+  ]),
+  described('statuses.item.internal', '/statuses/inherit', 'administrator'),
+  described('statuses.item.unknown', '/statuses/no-such-status', 'anonymous'),
+  described('statuses.item.bad-context', '/statuses/publish', 'anonymous', { context: 'banana' }),
+  ...(['category', 'post_tag', 'nav_menu'] as const).flatMap((taxonomy) => [
+    described(`taxonomies.item.${taxonomy}.embed`, `/taxonomies/${taxonomy}`, 'anonymous', { context: 'embed' }),
+    described(`taxonomies.item.${taxonomy}.edit.contributor`, `/taxonomies/${taxonomy}`, 'contributor', { context: 'edit' }),
+    described(`taxonomies.item.${taxonomy}.edit.administrator`, `/taxonomies/${taxonomy}`, 'administrator', { context: 'edit' }),
+  ]),
+  described('taxonomies.item.hidden', '/taxonomies/post_format', 'anonymous'),
+  described('taxonomies.item.unknown', '/taxonomies/no_such_taxonomy', 'anonymous'),
+  described('taxonomies.list.type-post', '/taxonomies', 'anonymous', { type: 'post' }),
+  described('taxonomies.list.type-page', '/taxonomies', 'anonymous', { type: 'page' }),
+  described('taxonomies.list.type-unknown', '/taxonomies', 'anonymous', { type: 'no_such_type' }),
+  described('taxonomies.list.type-menu-items.edit.editor', '/taxonomies', 'editor', { type: 'nav_menu_item', context: 'edit' }),
+  described('taxonomies.list.type-menu-items.edit.administrator', '/taxonomies', 'administrator', { type: 'nav_menu_item', context: 'edit' }),
+  { name: 'discovery.namespace.site-health', method: 'GET', path: '/site-health/v1', root: true, compare: 'index' },
+  { name: 'discovery.namespace.block-editor', method: 'GET', path: '/block-editor/v1', root: true, compare: 'index' },
+  { name: 'discovery.options.types', method: 'OPTIONS', path: '/types', compare: 'route' },
+  { name: 'discovery.options.statuses', method: 'OPTIONS', path: '/statuses', compare: 'route' },
+  { name: 'discovery.options.taxonomies', method: 'OPTIONS', path: '/taxonomies', compare: 'route' },
+];
+
 export const SEQUENCE: readonly Step[] = [
   ...discovery,
   ...terms,
@@ -737,4 +787,5 @@ export const SEQUENCE: readonly Step[] = [
   ...menus,
   ...menuItems,
   ...oembedPages,
+  ...descriptions,
 ];

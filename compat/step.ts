@@ -51,7 +51,8 @@ export interface Step {
   /**
    * How bodies are compared: `item` (default: key sets everywhere, values of the fields that must agree),
    * `index` (an API index: top-level keys, namespaces, the set of routes, and each posts/pages route in full),
-   * `route` (an OPTIONS route description: every value except human-readable text).
+   * `route` (every value except human-readable text: an OPTIONS route description, or the descriptions of
+   * post types, statuses and taxonomies).
    */
   compare?: 'item' | 'index' | 'route';
 }

@@ -25,13 +25,14 @@ import { createRemoteEmbeds } from './resources/oembed/remote';
 import { auditRoutes } from './resources/audit/routes';
 import { customProjections, projectionRoutes } from './resources/projections/routes';
 import { CONTACT_FORM_NAMESPACE, contactFormRoutes } from './resources/contactForms/routes';
+import { typeRoutes } from './resources/types/routes';
 
 /** Namespaces with routes of ours, in the order the index lists them. */
 const NAMESPACES = ['oembed/1.0', 'core/v2', 'projections/v1', 'audit/v1'];
 /** The second instance's form plug-in registers its namespace after oEmbed's and before the core one. */
 const namespacesOf = (site: Site): string[] =>
   site.settings.instance === 'second' ? [NAMESPACES[0]!, CONTACT_FORM_NAMESPACE, ...NAMESPACES.slice(1)] : NAMESPACES;
-/** Listed by every WordPress site; their routes are not part of this interface. */
+/** Listed by every WordPress site; of their routes (not part of this interface) only the namespace index is served. */
 const LISTED_ONLY = ['site-health/v1', 'block-editor/v1'];
 
 export function buildDispatcher(site: Site): Dispatcher {
@@ -50,6 +51,8 @@ export function buildDispatcher(site: Site): Dispatcher {
     },
   };
   // One presentation per post type, for every route that answers with a live item.
+  // Every route, filled in below: the index and the type descriptions read it once it is complete.
+  const all: RouteDefinition[] = [];
   const posts = contentPresenter(site, 'post');
   const pages = contentPresenter(site, 'page');
   const resourceRoutes: RouteDefinition[] = [
@@ -58,6 +61,8 @@ export function buildDispatcher(site: Site): Dispatcher {
     ...contentRoutes(site, pages, content),
     ...revisionRoutes(site, pages),
     ...mediaRoutes(site),
+    // Types, statuses and taxonomies describe what the site serves, read from every route (`all`) on first use.
+    ...typeRoutes(() => all, site.apiRoot),
     ...termRoutes(site, {
       // A deleted term leaves its posts; a post left without a category goes to the default one.
       afterDelete: async (taxonomy, id, actor, requestId) =>
@@ -69,8 +74,8 @@ export function buildDispatcher(site: Site): Dispatcher {
   if (site.settings.instance === 'second') resourceRoutes.push(...contactFormRoutes(site));
   resourceRoutes.push(...userRoutes(site), ...applicationPasswordRoutes(site));
   resourceRoutes.push(...historyRoutes(site, 'post'), ...historyRoutes(site, 'page'), ...auditRoutes(site), ...projectionRoutes(site, customProjections(site)));
-  const all: RouteDefinition[] = [];
-  const index = discoveryRoutes(
+  const namespaces = namespacesOf(site);
+  const [root, ...indexes] = discoveryRoutes(
     () => all,
     {
       name: site.settings.name,
@@ -83,10 +88,11 @@ export function buildDispatcher(site: Site): Dispatcher {
       authorizationUrl: `${site.settings.siteUrl}/wp-admin/authorize-application.php`,
     },
     site.apiRoot,
-    namespacesOf(site),
+    namespaces,
   );
   let dispatcher: Dispatcher | null = null;
-  all.push(index[0]!, batchRoute(() => dispatcher!), ...index.slice(1), ...resourceRoutes);
+  // As WordPress registers them: the extra namespaces' indexes come after every route of ours.
+  all.push(root!, batchRoute(() => dispatcher!), ...indexes.slice(0, namespaces.length), ...resourceRoutes, ...indexes.slice(namespaces.length));
   dispatcher = new Dispatcher(all, { apiRoot: site.apiRoot });
   return dispatcher;
 }

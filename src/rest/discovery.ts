@@ -14,7 +14,7 @@ export interface SiteDescription {
   /** The UTC offset in hours, as text (the interface asks for a string). */
   gmtOffset: () => string;
   timezoneString: string;
-  /** Namespaces listed without routes of ours (WordPress lists them on every site). */
+  /** Namespaces WordPress lists on every site, of whose routes we serve only the namespace index. */
   extraNamespaces: readonly string[];
   authorizationUrl: string;
 }
@@ -50,8 +50,8 @@ function describeRoutes(routes: readonly RouteDefinition[], apiRoot: string, nam
 }
 
 /**
- * The index routes. `allRoutes` is read lazily because the index lists itself and every route registered
- * after it.
+ * The index routes: the root, then the index of each namespace (those with routes of ours first, then the
+ * extra ones). `allRoutes` is read lazily because the index lists itself and every route registered after it.
  */
 export function discoveryRoutes(allRoutes: () => readonly RouteDefinition[], site: SiteDescription, apiRoot: string, namespaces: readonly string[]): RouteDefinition[] {
   const listedNamespaces = () => [...namespaces, ...site.extraNamespaces];
@@ -82,7 +82,7 @@ export function discoveryRoutes(allRoutes: () => readonly RouteDefinition[], sit
       },
     ],
   };
-  const namespaceIndexes = namespaces.map(
+  const namespaceIndexes = listedNamespaces().map(
     (namespace): RouteDefinition => ({
       namespace,
       path: `/${namespace}`,

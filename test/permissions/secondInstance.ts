@@ -36,5 +36,6 @@ export const SECOND_INSTANCE_TABLE: readonly SecondInstanceRow[] = [
   { method: 'POST', path: '/core/v2/posts', variant: 'create a post as ext-disabled (no publishing right needed)', body: { title: 'Off', status: 'ext-disabled' }, cells: ['401 rest_cannot_create', '403 rest_cannot_create', '201', '201', '201', '201'] },
   { method: 'GET', path: '/core/v2/posts/{post}', variant: "someone else's ext-disabled post (read like a draft)", cells: ['401 rest_forbidden', '403 rest_forbidden', '403 rest_forbidden', '403 rest_forbidden', '200', '200'] },
   { method: 'GET', path: '/core/v2/posts?status=ext-disabled', variant: 'list filter (needs edit_posts)', cells: ['400 rest_invalid_param/rest_forbidden_status', '400 rest_invalid_param/rest_forbidden_status', '200', '200', '200', '200'] },
+  { method: 'GET', path: '/core/v2/statuses/ext-disabled', variant: 'the status itself (seen by those who may edit items)', cells: ['401 rest_cannot_read_status', '403 rest_cannot_read_status', '200', '200', '200', '200'] },
   { method: 'GET', path: '/core/v2/pages?status=ext-disabled', variant: 'list filter (needs edit_pages)', cells: ['400 rest_invalid_param/rest_forbidden_status', '400 rest_invalid_param/rest_forbidden_status', '400 rest_invalid_param/rest_forbidden_status', '400 rest_invalid_param/rest_forbidden_status', '200', '200'] },
 ];

@@ -140,7 +140,8 @@ function routeOf(method: Method, path: string): string {
     .replace(/\/revisions\/\{revision\}/, '/revisions/{id}')
     .replace(/\/users\/(\{user\}|me)\/application-passwords/, '/users/{user_id}/application-passwords')
     .replace(/\{(user|term|child)\}/, '{id}')
-    .replace(/\/menu-locations\/[\w-]+$/, '/menu-locations/{location}');
+    .replace(/\/menu-locations\/[\w-]+$/, '/menu-locations/{location}')
+    .replace(/\/(types|statuses|taxonomies)\/[\w-]+$/, (_all, resource: string) => `/${resource}/{${{ types: 'type', statuses: 'status', taxonomies: 'taxonomy' }[resource]}}`);
   return `${method} ${pattern}`;
 }
 
@@ -600,6 +601,32 @@ const menuRows: Row[] = [
   row('GET', '/core/v2/menu-locations/primary', { note: 'no theme, so no location' }, MANAGERS('rest_cannot_view', '404 rest_menu_location_invalid')),
 ];
 
+// --- post types, statuses and taxonomies (edit contexts take editing some type, or assigning the taxonomy's terms) ---
+
+const EDIT_CONTEXT = (code: string): Cells => [`401 ${code}`, `403 ${code}`, '200', '200', '200', '200'];
+const THEME_EDIT_CONTEXT: Cells = ['401 rest_forbidden_context', ...Array<string>(4).fill('403 rest_forbidden_context'), '200'] as Cells;
+const LISTED_NAMESPACE = 'WordPress names it with a wp- prefix (the compat tool compares it)';
+const descriptions: Row[] = [
+  row('GET', '/core/v2/types', {}, all('200')),
+  row('GET', '/core/v2/types?context=edit', { note: 'lists only the types the caller may edit' }, EDIT_CONTEXT('rest_cannot_view')),
+  row('GET', '/core/v2/types/post?context=edit', {}, EDIT_CONTEXT('rest_forbidden_context')),
+  row('GET', '/core/v2/types/page?context=edit', {}, ['401 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '200', '200']),
+  row('GET', '/core/v2/types/nav_menu_item?context=edit', {}, THEME_EDIT_CONTEXT),
+  row('GET', '/core/v2/types/revision', { note: 'a type not shown in REST' }, ['401 rest_cannot_read_type', ...Array<string>(5).fill('403 rest_cannot_read_type')] as Cells),
+  row('GET', '/core/v2/statuses', { note: 'anonymous callers and subscribers see only publish' }, all('200')),
+  row('GET', '/core/v2/statuses?context=edit', {}, EDIT_CONTEXT('rest_cannot_view')),
+  row('GET', '/core/v2/statuses/publish?context=edit', {}, all('200')),
+  row('GET', '/core/v2/statuses/draft', {}, EDIT_CONTEXT('rest_cannot_read_status')),
+  row('GET', '/core/v2/statuses/inherit', { note: 'an internal status' }, ['401 rest_cannot_read_status', ...Array<string>(5).fill('403 rest_cannot_read_status')] as Cells),
+  row('GET', '/core/v2/taxonomies', {}, all('200')),
+  row('GET', '/core/v2/taxonomies?context=edit', { note: 'lists only the taxonomies whose terms the caller may assign' }, EDIT_CONTEXT('rest_cannot_view')),
+  row('GET', '/core/v2/taxonomies/category?context=edit', {}, EDIT_CONTEXT('rest_forbidden_context')),
+  row('GET', '/core/v2/taxonomies/nav_menu?context=edit', {}, THEME_EDIT_CONTEXT),
+  row('GET', '/core/v2/taxonomies/post_format', { note: 'a taxonomy not shown in REST' }, ['401 rest_forbidden', ...Array<string>(5).fill('403 rest_forbidden')] as Cells),
+  row('GET', '/site-health/v1', { localOnly: LISTED_NAMESPACE }, all('200')),
+  row('GET', '/block-editor/v1', { localOnly: LISTED_NAMESPACE }, all('200')),
+];
+
 // --- extensions of ours (no WordPress counterpart: the cells are the rules docs/history.md and docs/projections.md state) ---
 
 const EXTENSION = 'an extension: WordPress has no such route';
@@ -642,6 +669,7 @@ export const SECTIONS: readonly Section[] = [
   { title: 'Categories and tags', rows: terms },
   { title: 'Menus, menu items and menu locations', rows: menuRows },
   { title: 'Media', rows: media },
+  { title: 'Post types, statuses and taxonomies', rows: descriptions },
   { title: 'Users', rows: users },
   { title: 'Application passwords', rows: applicationPasswords },
   { title: 'Extensions of ours', rows: extensions },
