@@ -142,7 +142,7 @@ export class Dialects {
     } else if (discovery) body = this.mappedDiscovery(body);
     else body = this.mappedBatch(body, request);
     const json = serializeBody(body);
-    return { ...result, headers, body: rawBody(this.mappedHrefs(typeof json === 'string' ? Buffer.from(json) : json)) };
+    return { ...result, headers, body: rawBody(mappedNamespaceNames(this.mappedHrefs(typeof json === 'string' ? Buffer.from(json) : json))) };
   }
 
   /**
@@ -267,6 +267,23 @@ export class Dialects {
 }
 
 /** Whether `json` holds `name` at `at`, followed by the end of a path segment or of the string (`/`, `?`, `#`, `"`). */
+/** What a `rest_namespace` member (a post type's or taxonomy's, which clients build their URLs from) starts with. */
+const NAMESPACE_MEMBER = Buffer.from('"rest_namespace":"');
+
+/**
+ * The JSON with every `rest_namespace` member that names one of the interface's namespaces in WordPress's name. Only
+ * the answers about post types and taxonomies have such members, so most answers pay one search of their bytes.
+ */
+function mappedNamespaceNames(json: Buffer): Buffer {
+  if (json.indexOf(NAMESPACE_MEMBER) === -1) return json;
+  let text = json.toString('utf8');
+  for (const [core, wordpress] of WORDPRESS_NAMES) {
+    // A member name opens after `{` or `,` only; the value is the whole name, closed by its quote.
+    text = text.replace(new RegExp(`([{,])"rest_namespace":"${escapeRegExp(core)}"`, 'g'), `$1"rest_namespace":"${wordpress}"`);
+  }
+  return Buffer.from(text, 'utf8');
+}
+
 function nameAt(json: Buffer, at: number, name: Buffer): boolean {
   const end = at + name.length;
   if (end >= json.length) return false;

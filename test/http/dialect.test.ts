@@ -205,6 +205,18 @@ wp('the shared response cache keeps each dialect its own answer', async () => {
   }
 });
 
+wp('post types and taxonomies name their namespace as WordPress does, so clients build wp/v2 URLs from them', async () => {
+  const type = await t.request('GET', '/wp-json/wp/v2/types/post');
+  assert.is(type.status, 200, type.text);
+  assert.is(type.body.rest_namespace, 'wp/v2');
+  const taxonomies = await t.request('GET', '/wp-json/wp/v2/taxonomies');
+  assert.is(taxonomies.body.category.rest_namespace, 'wp/v2');
+  const types = await t.request('GET', '/wp-json/wp/v2/types?context=edit', { as: admin });
+  for (const described of Object.values<any>(types.body)) assert.is(described.rest_namespace, 'wp/v2', described.slug);
+  // The interface's own root keeps its names.
+  assert.is((await t.request('GET', '/core/v2/types/post')).body.rest_namespace, 'core/v2');
+});
+
 wp.run();
 
 const advertised = suite('API_DIALECT: the advertised root');
