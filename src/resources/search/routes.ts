@@ -174,8 +174,8 @@ async function presentPost(site: Site, doc: ContentDoc): Promise<Record<string, 
   const plural = doc.type === 'page' ? 'pages' : 'posts';
   return {
     id: doc.id,
-    // get_the_title: password-protected items say so.
-    title: renderTitle(doc.password !== '' ? `Protected: ${doc.title}` : doc.title),
+    // Rendered as titles are, but without the "Protected:" prefix: WordPress's search answers leave it out.
+    title: renderTitle(doc.title),
     url: permalink(doc, site.settings.siteUrl, parentPath),
     type: 'post',
     subtype: doc.type,
