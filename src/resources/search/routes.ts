@@ -82,7 +82,7 @@ export function searchRoutes(site: Site): RouteDefinition[] {
         {
           methods: ['GET'],
           args: searchArgs,
-          allowBatch: true,
+          // WordPress does not offer it to /batch/v1.
           // Published items only, whoever asks: the answer depends on the URL and the read model alone.
           cacheable: true,
           permission: allowEveryone,

@@ -22,7 +22,6 @@ export function settingsRoutes(site: Site): RouteDefinition[] {
           // WordPress registers no arguments here, not even `context`.
           methods: ['GET'],
           args: {},
-          allowBatch: false,
           permission: administrators,
           signedInOnly: true,
           handle: async () => ok(await readSettings(site)),
