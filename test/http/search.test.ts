@@ -88,8 +88,21 @@ test('subtype narrows; include and exclude; paging with X-WP-Total, X-WP-TotalPa
   assert.match(both.headers.get('link')!, /rel="prev"/);
   const first = await t.request('GET', '/core/v2/search?per_page=2');
   assert.is(first.headers.get('link'), `<${t.url}/core/v2/search?per_page=2&page=2>; rel="next"`);
-  const beyond = await t.request('GET', '/core/v2/search?page=99');
-  assert.equal([beyond.status, beyond.body], [200, []]);
+  // Past the last page, posts answer an empty page counting nothing, linking the page before (the reference's answer).
+  const beyond = await t.request('GET', '/core/v2/search?page=3');
+  assert.equal([beyond.status, beyond.body, beyond.headers.get('x-wp-total'), beyond.headers.get('x-wp-totalpages')], [200, [], '0', '0']);
+  assert.is(beyond.headers.get('link'), `<${t.url}/core/v2/search?page=2>; rel="prev"`);
+  for (const path of ['/core/v2/search?page=99999999999999999999&per_page=100', '/core/v2/search?subtype=post&page=99999999999999999999']) {
+    const far = await t.request('GET', path);
+    assert.equal([far.status, far.body], [200, []], path);
+  }
+  // Terms and formats refuse it.
+  for (const path of ['/core/v2/search?type=term&page=99', '/core/v2/search?type=post-format&page=5']) {
+    const refused = await t.request('GET', path);
+    assert.equal([refused.status, refused.body], [400, { code: 'rest_search_invalid_page_number', message: 'The page number requested is larger than the number of pages available.', data: { status: 400 } }], path);
+  }
+  const noTerms = await t.request('GET', '/core/v2/search?type=term&search=zzzz&page=3');
+  assert.equal([noTerms.status, noTerms.body], [200, []]);
   const only = await t.request('GET', `/core/v2/search?include=${ids.hello}`);
   assert.equal(only.body.map((r: any) => r.id), [ids.hello]);
 });

@@ -6,7 +6,7 @@
 import type { Site } from '../../site';
 import type { ArgSchema } from '../../rest/args';
 import type { ResourceSchema } from '../../rest/schema';
-import { collectionResult, linkQuery, readModelOffset } from '../../rest/collection';
+import { assertPageInRange, collectionResult, linkQuery, readModelOffset } from '../../rest/collection';
 import { allowEveryone } from '../../rest/route';
 import type { HandlerContext, RouteDefinition } from '../../rest/route';
 import type { Doc, Filter, Order } from '../../ports/readModel';
@@ -111,7 +111,17 @@ async function search(site: Site, ctx: HandlerContext) {
   if (p.type === 'term') found = await searchTerms(site, chosen(wanted, TERM_SUBTYPES), text, ids, window);
   else if (p.type === 'post-format') found = searchFormats(site, text, window);
   else found = await searchPosts(site, chosen(wanted, POST_SUBTYPES), text, ids, window, ctx.actor !== null);
-  return collectionResult(found.items, { total: found.total, page, perPage }, `${site.apiRoot}core/v2/search`, linkQuery(ctx));
+  const url = `${site.apiRoot}core/v2/search`;
+  // A page past the last: terms and formats are refused; posts count nothing then (WP_Query counts only a page with
+  // rows), so their answer is an empty page with a total of 0.
+  assertPageInRange({ total: found.total, page, perPage }, 'rest_search_invalid_page_number');
+  const result = collectionResult(found.items, { total: found.total, page, perPage }, url, linkQuery(ctx));
+  if (found.total === 0 && page > 1) {
+    // WordPress's search links the page before this one, however far past the end: as a collection ending there would.
+    const link = collectionResult([], { total: (page - 1) * perPage, page, perPage }, url, linkQuery(ctx)).headers?.Link;
+    if (link) result.headers = { ...result.headers, Link: link };
+  }
+  return result;
 }
 
 /**
@@ -159,14 +169,21 @@ async function searchPosts(
   const order: Order = parsed
     ? { kind: 'relevance', phrase: parsed.phrase, terms: parsed.includes, columns: { title: 'title', excerpt: 'excerpt', content: 'content' }, then: byDate }
     : byDate;
-  // Each list up to the end of the page asked for, then merged in the same order: the page is then exact.
-  const lists = await Promise.all(types.map((type) => site.readModel.query(type, { filters, order, offset: 0, limit: window.offset + window.limit })));
-  const merged = lists
-    .flatMap((list) => list.items as ContentDoc[])
-    .sort((a, b) => (parsed ? relevanceRank(a, parsed) - relevanceRank(b, parsed) : 0) || localTimeKey(b.date) - localTimeKey(a.date) || b.id - a.id);
-  const onPage = merged.slice(window.offset, window.offset + window.limit);
+  let onPage: ContentDoc[];
+  let lists;
+  if (types.length === 1) {
+    lists = [await site.readModel.query(types[0]!, { filters, order, ...window })];
+    onPage = lists[0]!.items as ContentDoc[];
+  } else {
+    // Each list up to the end of the page asked for, then merged in the same order: the page is then exact.
+    lists = await Promise.all(types.map((type) => site.readModel.query(type, { filters, order, offset: 0, limit: Math.min(window.offset + window.limit, Number.MAX_SAFE_INTEGER) })));
+    const merged = lists
+      .flatMap((list) => list.items as ContentDoc[])
+      .sort((a, b) => (parsed ? relevanceRank(a, parsed) - relevanceRank(b, parsed) : 0) || localTimeKey(b.date) - localTimeKey(a.date) || b.id - a.id);
+    onPage = merged.slice(window.offset, window.offset + window.limit);
+  }
   const items = await Promise.all(onPage.map((doc) => presentPost(site, doc)));
-  return { items, total: lists.reduce((sum, list) => sum + list.total, 0) };
+  return { items, total: items.length === 0 ? 0 : lists.reduce((sum, list) => sum + list.total, 0) };
 }
 
 async function presentPost(site: Site, doc: ContentDoc): Promise<Record<string, unknown>> {
