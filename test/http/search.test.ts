@@ -92,7 +92,7 @@ test('subtype narrows; include and exclude; paging with X-WP-Total, X-WP-TotalPa
   const beyond = await t.request('GET', '/core/v2/search?page=3');
   assert.equal([beyond.status, beyond.body, beyond.headers.get('x-wp-total'), beyond.headers.get('x-wp-totalpages')], [200, [], '0', '0']);
   assert.is(beyond.headers.get('link'), `<${t.url}/core/v2/search?page=2>; rel="prev"`);
-  for (const path of ['/core/v2/search?page=99999999999999999999&per_page=100', '/core/v2/search?subtype=post&page=99999999999999999999']) {
+  for (const path of ['/core/v2/search?page=99999999999999999999&per_page=100', '/core/v2/search?subtype=post&page=99999999999999999999', '/core/v2/search?page=1e308', '/core/v2/search?page=9007199254740993']) {
     const far = await t.request('GET', path);
     assert.equal([far.status, far.body], [200, []], path);
   }
