@@ -26,6 +26,9 @@ import { auditRoutes } from './resources/audit/routes';
 import { customProjections, projectionRoutes } from './resources/projections/routes';
 import { CONTACT_FORM_NAMESPACE, contactFormRoutes } from './resources/contactForms/routes';
 import { typeRoutes } from './resources/types/routes';
+import { settingsRoutes } from './resources/settings/routes';
+import { readSettings } from './resources/settings/operations';
+import { searchRoutes } from './resources/search/routes';
 
 /** Namespaces with routes of ours, in the order the index lists them. */
 const NAMESPACES = ['oembed/1.0', 'core/v2', 'projections/v1', 'audit/v1'];
@@ -70,6 +73,7 @@ export function buildDispatcher(site: Site): Dispatcher {
     }),
   ];
   resourceRoutes.push(...menuRoutes(site));
+  resourceRoutes.push(...settingsRoutes(site), ...searchRoutes(site));
   resourceRoutes.push(...oembedRoutes(site, createRemoteEmbeds({ fetcher: site.http, clock: site.clock })));
   if (site.settings.instance === 'second') resourceRoutes.push(...contactFormRoutes(site));
   resourceRoutes.push(...userRoutes(site), ...applicationPasswordRoutes(site));
@@ -78,8 +82,10 @@ export function buildDispatcher(site: Site): Dispatcher {
   const [root, ...indexes] = discoveryRoutes(
     () => all,
     {
-      name: site.settings.name,
-      description: site.settings.description,
+      current: async () => {
+        const { title, description } = await readSettings(site);
+        return { name: title, description };
+      },
       url: site.settings.siteUrl,
       home: site.settings.siteUrl,
       gmtOffset: () => String(gmtOffsetHours(site.settings.timezone, site.clock.now())),

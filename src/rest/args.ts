@@ -92,6 +92,8 @@ export interface ArgSchema<R = unknown> extends JsonSchema {
    * shows the described schema; WordPress validates some args with a callback of its own instead).
    */
   accepts?: JsonSchema;
+  /** An explicit null is taken whatever the type (WordPress's settings controller lets null through: it deletes the option). */
+  nullable?: boolean;
 }
 
 /** A failed check, as WordPress's inner WP_Error: `data` is absent when WordPress gives none. */
@@ -184,6 +186,7 @@ export function validateArgs<R = unknown>(
     if (!Object.hasOwn(args, key) || raw === undefined) continue;
     const arg = args[key]!;
     if (raw === null) {
+      if (arg.nullable) continue;
       // An explicit null skipped validation (isset) but is sanitized: only a nullable type takes it.
       const issue = explain(null, arg.accepts ?? arg, key);
       if (issue) late.add(key, issue);
@@ -384,6 +387,7 @@ function toAjvSchema(schema: JsonSchema, flags: { walkerOnly: boolean; formats: 
       case 'default':
       case 'arg_options':
       case 'lateValidation':
+      case 'nullable':
       case 'validateDependsOnCallerOnly':
       case '$schema':
       case 'exclusiveMinimum':

@@ -7,8 +7,8 @@ import { ok, allowEveryone } from './route';
 import type { Endpoint, RouteDefinition } from './route';
 
 export interface SiteDescription {
-  name: string;
-  description: string;
+  /** The site's title and tagline now (they follow the settings). */
+  current: () => Promise<{ name: string; description: string }>;
   url: string;
   home: string;
   /** The UTC offset in hours, as text (the interface asks for a string). */
@@ -63,10 +63,11 @@ export function discoveryRoutes(allRoutes: () => readonly RouteDefinition[], sit
         methods: ['GET'],
         args: { context: { default: 'view' } },
         permission: allowEveryone,
-        handle: () =>
-          ok({
-            name: site.name,
-            description: site.description,
+        handle: async () => {
+          const { name, description } = await site.current();
+          return ok({
+            name,
+            description,
             url: site.url,
             home: site.home,
             gmt_offset: site.gmtOffset(),
@@ -78,7 +79,8 @@ export function discoveryRoutes(allRoutes: () => readonly RouteDefinition[], sit
             site_icon: 0,
             site_icon_url: '',
             _links: { help: [{ href: 'https://developer.wordpress.org/rest-api/' }] },
-          }),
+          });
+        },
       },
     ],
   };

@@ -186,6 +186,8 @@ test('every write rule declared signed-in-only refuses anonymous callers, whatev
     'DELETE /core/v2/users/(?P<user_id>(?:[\\d]+|me))/application-passwords',
     'POST,PUT,PATCH /core/v2/users/(?P<user_id>(?:[\\d]+|me))/application-passwords/(?P<uuid>[\\w\\-]+)',
     'DELETE /core/v2/users/(?P<user_id>(?:[\\d]+|me))/application-passwords/(?P<uuid>[\\w\\-]+)',
+    // Reading the settings, too, takes an administrator.
+    'GET /core/v2/settings', 'POST,PUT,PATCH /core/v2/settings',
   ];
   assert.equal([...declared].sort(), [...expected].sort());
   assert.ok(judged > 10_000, `judged ${judged}`);

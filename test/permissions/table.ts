@@ -627,6 +627,22 @@ const descriptions: Row[] = [
   row('GET', '/block-editor/v1', { localOnly: LISTED_NAMESPACE }, all('200')),
 ];
 
+// --- site settings and search ------------------------------------------------------------------------------
+
+/** Sends the value the setting already has, so that the reference's own settings stay as they are. */
+const UNCHANGED_SETTING = { default_ping_status: 'open' };
+const siteRows: Row[] = [
+  row('GET', '/core/v2/settings', {}, ADMIN_ONLY('rest_forbidden', '200')),
+  row('POST', '/core/v2/settings', { body: UNCHANGED_SETTING }, ADMIN_ONLY('rest_forbidden', '200')),
+  row('PUT', '/core/v2/settings', { body: UNCHANGED_SETTING }, ADMIN_ONLY('rest_forbidden', '200')),
+  row('PATCH', '/core/v2/settings', { body: UNCHANGED_SETTING }, ADMIN_ONLY('rest_forbidden', '200')),
+  row('GET', '/core/v2/search?search={word}', { item: other(P, 'publish') }, all('200 listed')),
+  row('GET', '/core/v2/search?search={word}', { item: own(P, 'draft'), note: 'published items only, whoever asks' }, [null, '200 unlisted', '200 unlisted', '200 unlisted', '200 unlisted', '200 unlisted']),
+  row('GET', '/core/v2/search?search={word}', { item: other(P, 'private') }, all('200 unlisted')),
+  row('GET', '/core/v2/search?search={word}', { item: other(G, 'publish', { password: 'secret' }), note: 'anonymous searches skip protected items' }, ['200 unlisted', '200 listed', '200 listed', '200 listed', '200 listed', '200 listed']),
+  row('GET', '/core/v2/search?type=term', {}, all('200')),
+];
+
 // --- extensions of ours (no WordPress counterpart: the cells are the rules docs/history.md and docs/projections.md state) ---
 
 const EXTENSION = 'an extension: WordPress has no such route';
@@ -668,6 +684,7 @@ export const SECTIONS: readonly Section[] = [
   { title: 'Pages, their revisions and autosaves', rows: pages },
   { title: 'Categories and tags', rows: terms },
   { title: 'Menus, menu items and menu locations', rows: menuRows },
+  { title: 'Site settings and search', rows: siteRows },
   { title: 'Media', rows: media },
   { title: 'Post types, statuses and taxonomies', rows: descriptions },
   { title: 'Users', rows: users },

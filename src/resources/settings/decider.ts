@@ -1,0 +1,123 @@
+/**
+ * The site-settings decider: WordPress's save rules for `/settings` as pure functions of (command, state). The
+ * defaults (from the deployment's environment) and the deployment's own settings arrive in the command.
+ */
+import type { Decider } from '../../core/commandHandler';
+import { restError } from '../../rest/errors';
+import type { RestError } from '../../rest/errors';
+import type { SettingChanges, SettingName, SettingsEvent, StoredSettings } from './events';
+import { KEEP, SANITIZERS } from './sanitize';
+
+export const STORED_SETTINGS: readonly SettingName[] = [
+  'title',
+  'description',
+  'email',
+  'date_format',
+  'time_format',
+  'start_of_week',
+  'language',
+  'use_smilies',
+  'default_category',
+  'default_post_format',
+  'posts_per_page',
+  'show_on_front',
+  'page_on_front',
+  'page_for_posts',
+  'default_ping_status',
+  'default_comment_status',
+  'site_logo',
+  'site_icon',
+];
+
+/** What the events stored: only settings changed through the API (the others read as their defaults). */
+export interface SettingsState {
+  stored: Partial<StoredSettings>;
+}
+
+/** The settings the deployment owns (SITE_URL, SITE_TIMEZONE), as `/settings` shows them. */
+export interface DeploymentSettings {
+  url: string;
+  /** The time-zone name, or '' for UTC (as WordPress shows a site without a named zone). */
+  timezone: string;
+}
+
+export interface ChangeSettings {
+  kind: 'change';
+  /** The validated request values; null asks for the default back. Unknown names are ignored. */
+  input: Record<string, unknown>;
+  defaults: StoredSettings;
+  deployment: DeploymentSettings;
+}
+
+export const initialSettingsState = (): SettingsState => ({ stored: {} });
+
+export function evolveSettings(state: SettingsState, event: SettingsEvent): SettingsState {
+  const stored: Record<string, unknown> = { ...state.stored };
+  for (const [name, value] of Object.entries(event.data.changes)) {
+    if (value === null) delete stored[name];
+    else stored[name] = value;
+  }
+  return { stored: stored as Partial<StoredSettings> };
+}
+
+/** The value every setting has: stored, or else its default. */
+export function currentSettings(state: SettingsState, defaults: StoredSettings): StoredSettings {
+  return { ...defaults, ...state.stored };
+}
+
+/** A time-zone name as PHP lists them: a known zone, written with its own capitals (no offsets like "+03:00"). */
+export function isKnownTimeZone(zone: string): boolean {
+  if (zone !== 'UTC' && !/^[A-Z][A-Za-z_-]*(?:\/[A-Z0-9][A-Za-z0-9_+-]*){1,2}$/.test(zone)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Refusal of a change to a setting the deployment owns, reported as WordPress reports an invalid parameter. */
+export function deploymentSettingError(name: 'url' | 'timezone'): RestError {
+  const variable = name === 'url' ? 'SITE_URL' : 'SITE_TIMEZONE';
+  const message = `${name} is set by the deployment (${variable}) and cannot be changed here.`;
+  return restError('rest_invalid_param', `Invalid parameter(s): ${name}`, 400, {
+    params: { [name]: message },
+    details: { [name]: { code: 'rest_setting_read_only', message, data: null } },
+  });
+}
+
+function checkDeploymentSettings(input: Record<string, unknown>, deployment: DeploymentSettings): void {
+  const url = input.url;
+  if (url !== undefined && url !== deployment.url) throw deploymentSettingError('url');
+  const timezone = input.timezone;
+  if (timezone === undefined || timezone === deployment.timezone) return;
+  if (timezone === 'UTC' && deployment.timezone === '') return;
+  // WordPress's sanitizer drops a name it does not know and keeps the zone: so do we. A real change is refused.
+  if (timezone === null || timezone === '' || isKnownTimeZone(String(timezone))) throw deploymentSettingError('timezone');
+}
+
+function decide(command: ChangeSettings, state: SettingsState): SettingsEvent[] {
+  checkDeploymentSettings(command.input, command.deployment);
+  const current = currentSettings(state, command.defaults);
+  const changes: Record<string, unknown> = {};
+  for (const name of STORED_SETTINGS) {
+    const given = command.input[name];
+    if (given === undefined) continue;
+    if (given === null) {
+      if (Object.hasOwn(state.stored, name)) changes[name] = null;
+      continue;
+    }
+    const sanitize = SANITIZERS[name];
+    const value = sanitize ? sanitize(given) : given;
+    if (value === KEEP || value === current[name]) continue;
+    changes[name] = value;
+  }
+  if (Object.keys(changes).length === 0) return [];
+  return [{ type: 'SiteSettingsChanged', data: { changes: changes as SettingChanges } }];
+}
+
+export const settingsDecider: Decider<SettingsState, ChangeSettings, SettingsEvent> = {
+  initialState: initialSettingsState,
+  evolve: evolveSettings,
+  decide,
+};
