@@ -13,23 +13,12 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import sharp from 'sharp';
 import { startTestSite } from '../support/testSite';
 import type { TestResponse, TestSite, TestUser } from '../support/testSite';
+import { createRouteFixtures, fillRoute, routeParameters } from '../support/routeFixtures';
+import type { ArgSchema, IndexedEndpoint as Endpoint } from '../support/routeFixtures';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-interface ArgSchema {
-  type?: string | string[];
-  enum?: unknown[];
-  format?: string;
-  items?: ArgSchema;
-  properties?: Record<string, ArgSchema>;
-}
-interface Endpoint {
-  route: string;
-  methods: string[];
-  args: Record<string, ArgSchema>;
-}
 interface Malformed {
   kind: string;
   value: Json;
@@ -157,7 +146,6 @@ function encodeQuery(params: Record<string, Json>): string {
 const test = suite('malformed input: never a 500, always a WordPress error');
 let t: TestSite;
 let admin: TestUser;
-let victim: TestUser;
 let endpoints: Endpoint[];
 /** A real value for each path parameter, by route. */
 let fixtures: Record<string, string>;
@@ -199,9 +187,7 @@ function check(label: string, response: TestResponse): void {
 }
 
 /** A route's path with its parameters filled from `values` (by parameter name) or the fixtures. */
-function fill(route: string, values: Record<string, string> = {}): string {
-  return route.replace(/\(\?P<(\w+)>[^()]*(?:\([^()]*\)[^()]*)*\)/g, (_, name: string) => values[name] ?? fixtures[`${route}#${name}`] ?? fixtures[name] ?? '1');
-}
+const fill = (route: string, values: Record<string, string> = {}): string => fillRoute(route, fixtures, values);
 
 async function send(method: string, path: string, params: Record<string, Json>, as: TestUser | null): Promise<TestResponse> {
   if (method === 'GET' || method === 'DELETE') {
@@ -222,68 +208,7 @@ function ordered(): Array<[Endpoint, string]> {
 
 test.before(async () => {
   t = await startTestSite({ instance: 'second' });
-  admin = await t.createUser('admin', 'administrator');
-  victim = await t.createUser('victim', 'author');
-  const created = async (path: string, body: unknown, extra: Parameters<TestSite['request']>[2] = {}) => {
-    const response = await t.request('POST', path, { as: admin, body, ...extra });
-    assert.ok(response.status === 201 || response.status === 200, `${path}: ${response.text}`);
-    return response.body;
-  };
-  const post = await created('/core/v2/posts', { title: 'Fixture', content: 'c', status: 'publish' });
-  await created(`/core/v2/posts/${post.id}`, { title: 'Fixture again' });
-  const revision = (await t.request('GET', `/core/v2/posts/${post.id}/revisions`, { as: admin })).body[0];
-  const autosave = await created(`/core/v2/posts/${post.id}/autosaves`, { title: 'Autosaved', content: 'a' });
-  const page = await created('/core/v2/pages', { title: 'Fixture page', status: 'publish' });
-  await created(`/core/v2/pages/${page.id}`, { title: 'Fixture page again' });
-  const pageRevision = (await t.request('GET', `/core/v2/pages/${page.id}/revisions`, { as: admin })).body[0];
-  const jpeg = await sharp({ create: { width: 20, height: 10, channels: 3, background: { r: 1, g: 2, b: 3 } } }).jpeg().toBuffer();
-  const media = await created('/core/v2/media', undefined, { raw: { data: jpeg, type: 'image/jpeg' }, headers: { 'content-disposition': 'attachment; filename=a.jpg' } });
-  const category = await created('/core/v2/categories', { name: 'Fixture category' });
-  const tag = await created('/core/v2/tags', { name: 'Fixture tag' });
-  const menu = await created('/core/v2/menus', { name: 'Fixture menu' });
-  const menuItem = await created('/core/v2/menu-items', { title: 'Item', url: 'https://example.test/', menus: menu.id });
-  const password = await created(`/core/v2/users/${victim.id}/application-passwords`, { name: 'fixture' });
-  const form = await created('/contact-form/v1/contact-forms', {});
-  const locations = (await t.request('GET', '/core/v2/menu-locations', { as: admin })).body;
-  fixtures = {
-    id: String(post.id),
-    parent: String(post.id),
-    '/core/v2/posts/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)#id': String(revision.id),
-    '/core/v2/posts/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)/restore#id': String(revision.id),
-    '/core/v2/posts/(?P<parent>[\\d]+)/autosaves/(?P<id>[\\d]+)#id': String(autosave.id),
-    '/core/v2/pages/(?P<id>[\\d]+)#id': String(page.id),
-    '/core/v2/pages/(?P<id>[\\d]+)/autosaves#id': String(page.id),
-    '/core/v2/pages/(?P<id>[\\d]+)/history#id': String(page.id),
-    '/core/v2/pages/(?P<parent>[\\d]+)/revisions#parent': String(page.id),
-    '/core/v2/pages/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)#parent': String(page.id),
-    '/core/v2/pages/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)#id': String(pageRevision.id),
-    '/core/v2/pages/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)/restore#parent': String(page.id),
-    '/core/v2/pages/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)/restore#id': String(pageRevision.id),
-    '/core/v2/pages/(?P<parent>[\\d]+)/autosaves/(?P<id>[\\d]+)#parent': String(page.id),
-    '/core/v2/pages/(?P<parent>[\\d]+)/autosaves/(?P<id>[\\d]+)#id': String(page.id),
-    '/core/v2/media/(?P<id>[\\d]+)#id': String(media.id),
-    '/core/v2/media/(?P<id>[\\d]+)/post-process#id': String(media.id),
-    '/core/v2/media/(?P<id>[\\d]+)/edit#id': String(media.id),
-    '/core/v2/media/(?P<id>[\\d]+)/history#id': String(media.id),
-    '/core/v2/categories/(?P<id>[\\d]+)#id': String(category.id),
-    '/core/v2/tags/(?P<id>[\\d]+)#id': String(tag.id),
-    '/core/v2/menus/(?P<id>[\\d]+)#id': String(menu.id),
-    '/core/v2/menu-items/(?P<id>[\\d]+)#id': String(menuItem.id),
-    '/core/v2/menu-items/(?P<id>[\\d]+)/autosaves#id': String(menuItem.id),
-    '/core/v2/menu-items/(?P<parent>[\\d]+)/autosaves/(?P<id>[\\d]+)#parent': String(menuItem.id),
-    '/core/v2/menu-items/(?P<parent>[\\d]+)/autosaves/(?P<id>[\\d]+)#id': String(menuItem.id),
-    '/core/v2/users/(?P<id>[\\d]+)#id': String(victim.id),
-    user_id: String(victim.id),
-    uuid: password.uuid,
-    location: Object.keys(locations)[0] ?? 'primary',
-    '/contact-form/v1/contact-forms/(?P<id>\\d+)#id': String(form.id),
-    '/contact-form/v1/contact-forms/(?P<id>\\d+)/feedback#id': String(form.id),
-    '/contact-form/v1/contact-forms/(?P<id>\\d+)/refill#id': String(form.id),
-  };
-  const index = await t.request('GET', '/?context=edit', { as: admin });
-  endpoints = Object.entries<any>(index.body.routes).flatMap(([route, described]) =>
-    described.endpoints.map((e: any) => ({ route, methods: e.methods, args: e.args ?? {} })),
-  );
+  ({ admin, values: fixtures, endpoints } = await createRouteFixtures(t));
 });
 test.after(async () => t.close());
 
@@ -326,7 +251,7 @@ test('ids that do not exist, are negative, are not numbers or are beyond 2^53', 
   const badIds = ['0', '999999', beyondSafe, '99999999999999999999999999', '-1', 'abc', '1.5', '%00'];
   for (const as of [null, admin]) {
     for (const [endpoint, method] of ordered()) {
-      const names = [...endpoint.route.matchAll(/\(\?P<(\w+)>/g)].map((m) => m[1]);
+      const names = routeParameters(endpoint.route);
       for (const name of names) {
         for (const bad of badIds) {
           const path = fill(endpoint.route, { [name]: bad });

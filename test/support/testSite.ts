@@ -134,7 +134,34 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
   server.on('request', app.callback());
   const base = `http://127.0.0.1:${port}`;
 
-  const request = async (method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse> => {
+  const request = requestsTo(base);
+
+  const createUser = async (login: string, role: Role): Promise<TestUser> => {
+    const { id } = await registerUser(site, { login, role, email: `${login}@example.test` }, null, 'test');
+    const { password, position } = await createApplicationPassword(site, id, { name: 'tests' }, null, 'test');
+    await site.settle(position);
+    return { id, login, password, auth: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}` };
+  };
+
+  return {
+    site,
+    url: base,
+    clock,
+    projectorStarted,
+    request,
+    createUser,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      await site.close();
+    },
+  };
+}
+
+/** The `request` of a test site, for any server at `base` (a test site's, or a real process's). */
+export function requestsTo(base: string): TestSite['request'] {
+  return async (method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse> => {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     let body: string | Buffer | undefined;
     if (opts.raw) {
@@ -157,27 +184,5 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       parsed = undefined;
     }
     return { status: response.status, headers: response.headers, body: parsed, text };
-  };
-
-  const createUser = async (login: string, role: Role): Promise<TestUser> => {
-    const { id } = await registerUser(site, { login, role, email: `${login}@example.test` }, null, 'test');
-    const { password, position } = await createApplicationPassword(site, id, { name: 'tests' }, null, 'test');
-    await site.settle(position);
-    return { id, login, password, auth: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}` };
-  };
-
-  return {
-    site,
-    url: base,
-    clock,
-    projectorStarted,
-    request,
-    createUser,
-    async close() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await closed;
-      await site.close();
-    },
   };
 }
