@@ -262,13 +262,13 @@ export function requestsFor(endpoint: IndexedEndpoint, method: string, fixtures:
     });
 }
 
-/**
- * WordPress's own 5xx, which we mirror: DELETE without `force` of what cannot be trashed (501), and an upload of a
- * file type the site does not allow (500, from its sideload and upload handlers).
- */
+/** The 500s WordPress answers by design for a failure of its own, which we mirror (an image edit that failed, say). */
+const WORDPRESS_OWN_500 = new Set(['rest_application_password_not_found', 'rest_image_rotation_failed', 'rest_image_crop_failed', 'wpcf7_cannot_save']);
+
+/** WordPress's own 5xx: DELETE without `force` of what cannot be trashed (501), and the 500s above. */
 export function isWordPressOwn5xx(status: number, body: any): boolean {
   if (status === 501) return body?.code === 'rest_trash_not_supported';
-  return status === 500 && (body?.code === 'rest_upload_sideload_error' || body?.code === 'rest_upload_unknown_error');
+  return status === 500 && WORDPRESS_OWN_500.has(body?.code);
 }
 
 /** What is wrong with an answer: a 5xx not WordPress's own, an error that is not WordPress-shaped, a polluted header. */
