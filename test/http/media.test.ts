@@ -149,14 +149,14 @@ test('a text file is a "file" with no image details', async () => {
   assert.equal(response.body.media_details, { filesize: 5, sizes: {} });
 });
 
-test('get: contexts give WordPress key sets; unknown id 404', async () => {
+test('get: contexts give the key sets of WordPress and the interface (featured_media); unknown id 404', async () => {
   const id = (await upload(jpeg, 'contexts.jpg')).body.id;
   const view = await t.request('GET', `/core/v2/media/${id}`);
   assert.is(view.status, 200);
-  assert.equal(Object.keys(view.body).sort(), ['_links', 'alt_text', 'author', 'caption', 'comment_status', 'date', 'date_gmt', 'description', 'guid', 'id', 'link', 'media_details', 'media_type', 'meta', 'mime_type', 'modified', 'modified_gmt', 'ping_status', 'post', 'slug', 'source_url', 'status', 'template', 'title', 'type']);
+  assert.equal(Object.keys(view.body).sort(), ['_links', 'alt_text', 'author', 'caption', 'comment_status', 'date', 'date_gmt', 'description', 'featured_media', 'guid', 'id', 'link', 'media_details', 'media_type', 'meta', 'mime_type', 'modified', 'modified_gmt', 'ping_status', 'post', 'slug', 'source_url', 'status', 'template', 'title', 'type']);
   assert.is(view.body.caption.raw, undefined);
   const embed = await t.request('GET', `/core/v2/media/${id}?context=embed`);
-  assert.equal(Object.keys(embed.body).sort(), ['_links', 'alt_text', 'author', 'caption', 'date', 'id', 'link', 'media_details', 'media_type', 'mime_type', 'slug', 'source_url', 'title', 'type']);
+  assert.equal(Object.keys(embed.body).sort(), ['_links', 'alt_text', 'author', 'caption', 'date', 'featured_media', 'id', 'link', 'media_details', 'media_type', 'mime_type', 'slug', 'source_url', 'title', 'type']);
   const editAnonymous = await t.request('GET', `/core/v2/media/${id}?context=edit`);
   assert.equal([editAnonymous.status, editAnonymous.body.code], [401, 'rest_forbidden_context']);
   const missing = await t.request('GET', '/core/v2/media/999999');
