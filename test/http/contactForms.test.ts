@@ -317,6 +317,10 @@ forms('the list: all forms by id, per_page, offset, order, orderby and search', 
   assert.equal(await ids('?offset=1'), [b.id, a.id, c.id], 'without a page size every form is listed and the offset ignored');
   assert.equal(await ids('?search=needle'), [a.id]);
   assert.equal(await ids('?search=charlie'), [c.id]);
+  // Page sizes and offsets past JavaScript's exact integers (PHP's reach further) list as the largest ones do.
+  assert.equal(await ids('?per_page=9007199254740994'), [b.id, a.id, c.id]);
+  assert.equal(await ids('?per_page=-9223372036854776000'), [b.id, a.id, c.id]);
+  assert.equal(await ids('?per_page=2&offset=9007199254740994'), []);
 });
 
 forms('feedback: 415 unless multipart, 404 for an unknown form', async () => {

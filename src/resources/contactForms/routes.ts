@@ -231,14 +231,17 @@ function listedFields(entries: readonly [string, string][]): Record<string, unkn
 }
 
 /** Every form by default, by id ascending; `per_page`, `offset`, `order`, `orderby` and `search` as a post query takes them. */
+/** A page size or offset as a count: PHP's integers reach past JavaScript's exact ones, and no list is that long. */
+const countable = (n: number): number => Math.min(Math.abs(n), Number.MAX_SAFE_INTEGER);
+
 function listOptions(params: Record<string, unknown>) {
   let limit: number | null = null;
   if (phpTruthy(params.per_page)) {
     const perPage = phpInt(params.per_page);
     // A post query shows the site's default page size for 0, and every item for -1.
-    limit = perPage === 0 ? 10 : perPage === -1 ? null : Math.abs(perPage);
+    limit = perPage === 0 ? 10 : perPage === -1 ? null : countable(perPage);
   }
-  const offset = limit !== null && phpTruthy(params.offset) ? Math.abs(phpInt(params.offset)) : 0;
+  const offset = limit !== null && phpTruthy(params.offset) ? countable(phpInt(params.offset)) : 0;
   const order = phpTruthy(params.order) ? (String(params.order).toUpperCase() === 'ASC' ? 'asc' : 'desc') : 'asc';
   const orderby = phpTruthy(params.orderby) ? String(params.orderby) : 'ID';
   const field: Record<string, string> = { ID: 'id', title: 'title', post_title: 'title', name: 'slug', post_name: 'slug', date: 'date', post_date: 'date', modified: 'modified', post_modified: 'modified' };
