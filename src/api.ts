@@ -25,6 +25,7 @@ import { createRemoteEmbeds } from './resources/oembed/remote';
 import { auditRoutes } from './resources/audit/routes';
 import { customProjections, projectionRoutes } from './resources/projections/routes';
 import { CONTACT_FORM_NAMESPACE, contactFormRoutes } from './resources/contactForms/routes';
+import { commentRoutes } from './resources/comments/routes';
 
 /** Namespaces with routes of ours, in the order the index lists them. */
 const NAMESPACES = ['oembed/1.0', 'core/v2', 'projections/v1', 'audit/v1'];
@@ -67,7 +68,7 @@ export function buildDispatcher(site: Site): Dispatcher {
   resourceRoutes.push(...menuRoutes(site));
   resourceRoutes.push(...oembedRoutes(site, createRemoteEmbeds({ fetcher: site.http, clock: site.clock })));
   if (site.settings.instance === 'second') resourceRoutes.push(...contactFormRoutes(site));
-  resourceRoutes.push(...userRoutes(site), ...applicationPasswordRoutes(site));
+  resourceRoutes.push(...userRoutes(site), ...applicationPasswordRoutes(site), ...commentRoutes(site));
   resourceRoutes.push(...historyRoutes(site, 'post'), ...historyRoutes(site, 'page'), ...auditRoutes(site), ...projectionRoutes(site, customProjections(site)));
   const all: RouteDefinition[] = [];
   const index = discoveryRoutes(
