@@ -196,7 +196,6 @@ export function commentRoutes(site: Site): RouteDefinition[] {
         {
           methods: ['GET'],
           args: commentListArgs(),
-          allowBatch: true,
           cacheable: true,
           permission: async (ctx) => {
             const posts = (ctx.params.post as number[] | undefined) ?? [];
@@ -235,7 +234,6 @@ export function commentRoutes(site: Site): RouteDefinition[] {
         {
           methods: ['POST'],
           args: argsFromSchema(commentSchema, 'create'),
-          allowBatch: true,
           signedInOnly: true,
           permission: async (ctx) => {
             const actor = ctx.actor;
@@ -275,7 +273,6 @@ export function commentRoutes(site: Site): RouteDefinition[] {
         {
           methods: ['GET'],
           args: { ...idArg, context: contextParam('view', commentSchema), password: { description: 'The password of the post, when it is protected.', type: 'string' } },
-          allowBatch: true,
           cacheable: true,
           permission: async (ctx) => {
             const target = await found(ctx);
@@ -291,7 +288,6 @@ export function commentRoutes(site: Site): RouteDefinition[] {
         {
           methods: ['POST', 'PUT', 'PATCH'],
           args: { ...idArg, ...argsFromSchema(commentSchema, 'update') },
-          allowBatch: true,
           signedInOnly: true,
           permission: (ctx) => editRule(ctx, 'rest_cannot_edit', 'Sorry, you are not allowed to edit this comment.'),
           handle: async (ctx) => {
@@ -307,7 +303,6 @@ export function commentRoutes(site: Site): RouteDefinition[] {
         {
           methods: ['DELETE'],
           args: { ...idArg, force: { type: 'boolean', default: false, description: 'Whether to bypass the trash and delete for good.' }, password: { description: 'The password of the post, when it is protected.', type: 'string' } },
-          allowBatch: true,
           signedInOnly: true,
           permission: (ctx) => editRule(ctx, 'rest_cannot_delete', 'Sorry, you are not allowed to delete this comment.'),
           handle: async (ctx) => {
