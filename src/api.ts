@@ -29,6 +29,7 @@ import { typeRoutes } from './resources/types/routes';
 import { settingsRoutes } from './resources/settings/routes';
 import { readSettings } from './resources/settings/operations';
 import { searchRoutes } from './resources/search/routes';
+import { commentRoutes } from './resources/comments/routes';
 
 /** Namespaces with routes of ours, in the order the index lists them. */
 const NAMESPACES = ['oembed/1.0', 'core/v2', 'projections/v1', 'audit/v1'];
@@ -76,7 +77,7 @@ export function buildDispatcher(site: Site): Dispatcher {
   resourceRoutes.push(...settingsRoutes(site), ...searchRoutes(site));
   resourceRoutes.push(...oembedRoutes(site, createRemoteEmbeds({ fetcher: site.http, clock: site.clock })));
   if (site.settings.instance === 'second') resourceRoutes.push(...contactFormRoutes(site));
-  resourceRoutes.push(...userRoutes(site), ...applicationPasswordRoutes(site));
+  resourceRoutes.push(...userRoutes(site), ...applicationPasswordRoutes(site), ...commentRoutes(site));
   resourceRoutes.push(...historyRoutes(site, 'post'), ...historyRoutes(site, 'page'), ...auditRoutes(site), ...projectionRoutes(site, customProjections(site)));
   const namespaces = namespacesOf(site);
   const [root, ...indexes] = discoveryRoutes(

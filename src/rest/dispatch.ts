@@ -422,7 +422,8 @@ export class Dispatcher {
       const embedded: Record<string, unknown[]> = {};
       chosen.forEach(([rel], i) => {
         const results = fetched[i]!;
-        if (results.some((r) => r !== null)) embedded[rel] = results.map((r) => r ?? []);
+        // As WordPress: a rel is left out when every one of its embeds is empty (no link of ours, or an empty list).
+        if (results.some((r) => r !== null && !(Array.isArray(r) && r.length === 0))) embedded[rel] = results.map((r) => r ?? []);
       });
       return Object.keys(embedded).length > 0 ? { ...item, _embedded: embedded } : item;
     };

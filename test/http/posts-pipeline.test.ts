@@ -71,11 +71,15 @@ test('a JSON body that is not UTF-8 is refused as PHP refuses it (5), unless a s
   assert.is(fine.body.title.raw, 'Grüße ✓ 𝄞');
 });
 
-test('_embed leaves out a rel whose links lead to routes this API does not have (replies)', async () => {
+test('_embed leaves out a rel whose embeds are all empty (replies of a post without comments), as WordPress does', async () => {
   const response = await t.request('GET', `/core/v2/posts/${post.id}?_embed`);
   assert.ok(response.body._links.replies);
   assert.ok(response.body._embedded.author);
   assert.is(response.body._embedded.replies, undefined);
+  const made = await t.request('POST', '/core/v2/comments', { as: admin, body: { post: post.id, content: 'First' } });
+  assert.is(made.status, 201);
+  const withReply = await t.request('GET', `/core/v2/posts/${post.id}?_embed`);
+  assert.equal(withReply.body._embedded.replies[0].map((c: { id: number }) => c.id), [made.body.id]);
 });
 
 test('an _envelope without headers has them as [] (an empty PHP array)', async () => {

@@ -68,13 +68,14 @@ test.before(async () => {
   const menuItem = await make('/core/v2/menu-items', { title: 'Home', url: 'https://example.com/', menus: menu.id, status: 'publish' });
   const draftItem = await make('/core/v2/menu-items', { title: 'Later', url: 'https://example.com/later', menus: menu.id, status: 'draft' });
   const form = await make('/contact-form/v1/contact-forms?context=save', { title: 'Contact' }, 200);
+  const comment = await make('/core/v2/comments', { post: post.id, content: 'A comment' });
   const passwords = await t.request('GET', `/core/v2/users/${users.subscriber.id}/application-passwords`, { as });
   assert.is(passwords.status, 200);
 
   const ids = [
     post.id, draft.id, locked.id, privatePost.id, page.id, authorsDraft.body.id as number,
     category.id, tag.id, 1, loose.body.id as number, attached.body.id as number,
-    menu.id, menuItem.id, draftItem.id, form.id,
+    menu.id, menuItem.id, draftItem.id, form.id, comment.id,
     ...Object.values(users).map((user) => user.id),
     0, 999_999,
   ];
@@ -180,6 +181,7 @@ test('every write rule declared signed-in-only refuses anonymous callers, whatev
     'POST /core/v2/menu-items/(?P<id>[\\d]+)/autosaves',
     'POST /core/v2/menus', 'POST,PUT,PATCH /core/v2/menus/(?P<id>[\\d]+)', 'DELETE /core/v2/menus/(?P<id>[\\d]+)',
     'POST /contact-form/v1/contact-forms', 'POST,PUT,PATCH /contact-form/v1/contact-forms/(?P<id>\\d+)', 'DELETE /contact-form/v1/contact-forms/(?P<id>\\d+)',
+    'POST /core/v2/comments', 'POST,PUT,PATCH /core/v2/comments/(?P<id>[\\d]+)', 'DELETE /core/v2/comments/(?P<id>[\\d]+)',
     'POST /core/v2/users', 'POST,PUT,PATCH /core/v2/users/(?P<id>[\\d]+)', 'DELETE /core/v2/users/(?P<id>[\\d]+)',
     'POST,PUT,PATCH /core/v2/users/me', 'DELETE /core/v2/users/me',
     'POST /core/v2/users/(?P<user_id>(?:[\\d]+|me))/application-passwords',

@@ -3,7 +3,7 @@
  * fixtures as the administrator, sends the request as each caller, and reduces the answer to a cell in the
  * table's notation so that expected and actual compare as strings.
  */
-import type { Cell, ItemFixture, MediaFixture, Row, TermFixture, UserFixture, Who } from './table';
+import type { Cell, CommentFixture, ItemFixture, MediaFixture, Row, TermFixture, UserFixture, Who } from './table';
 import { UPLOAD } from './table';
 import { FIXTURE_DATES, WHO } from './table';
 import type { Role } from '../../src/access/capabilities';
@@ -132,6 +132,19 @@ export class FixtureBook {
       const made: Made = { id: created.body.id, word: name };
       if (fixture.autosaved) made.autosave = (await this.admin('POST', `/core/v2/${fixture.taxonomy}/${made.id}/autosaves`, { title: `Autosave of ${name}` })).body.id;
       return made;
+    });
+  }
+
+  async comment(fixture: CommentFixture, who: Who, reusable: boolean): Promise<Made> {
+    const authorId = fixture.author === 'own' ? this.target.userId(who as Role) : this.otherUser(who);
+    return this.reuse(JSON.stringify({ comment: fixture, who: fixture.post === 'own' || fixture.author === 'own' ? who : '' }), reusable, async () => {
+      const post = await this.item({ type: 'posts', owner: fixture.post, status: 'publish' }, who, false);
+      const word = this.unique('permcomment');
+      const body: Record<string, unknown> = { post: post.id, content: `Only ${word} here.`, author: authorId };
+      if (fixture.status) body.status = fixture.status;
+      const created = await this.admin('POST', '/core/v2/comments', body);
+      this.made.push(`/core/v2/comments/${created.body.id}`);
+      return { id: created.body.id, word };
     });
   }
 
@@ -272,6 +285,7 @@ export async function runCell(target: Target, book: FixtureBook, row: Row, who: 
   const reusable = row.method === 'GET' && !row.viaBatch;
   const item = row.item ? await book.item(row.item, who, reusable) : row.media ? await book.media(row.media, who, reusable) : null;
   const term = row.term ? await book.term(row.term, reusable) : null;
+  const comment = row.comment ? await book.comment(row.comment, who, reusable) : null;
   const fresh = row.asFreshCaller && who !== 'anonymous' ? await book.freshCaller(who) : null;
   const user = row.users ? await book.user(row.users, who, reusable, fresh?.id) : null;
   const values: Record<string, string | number | undefined> = {
@@ -282,6 +296,7 @@ export async function runCell(target: Target, book: FixtureBook, row: Row, who: 
     child: item?.child,
     src: item?.src,
     term: term?.id,
+    comment: comment?.id,
     me: who === 'anonymous' ? undefined : (fresh?.id ?? target.userId(who)),
     other: book.otherUser(who),
     user: user?.id,

@@ -61,6 +61,16 @@ export interface TermFixture {
   autosaved?: boolean;
 }
 
+/**
+ * A comment made by the administrator (the `{comment}`) on a published post: `post` whose post it is on, `author`
+ * whose comment it is (`own`: the caller's; `other`: another user's); held when `status` says so.
+ */
+export interface CommentFixture {
+  post: 'own' | 'other';
+  author: 'own' | 'other';
+  status?: 'hold';
+}
+
 /** An image uploaded by the administrator before the request (the `{id}`; `{src}` is its file URL). */
 export interface MediaFixture {
   owner: 'own' | 'other';
@@ -85,6 +95,7 @@ export interface Row {
   users?: UserFixture;
   term?: TermFixture;
   media?: MediaFixture;
+  comment?: CommentFixture;
   /** The request's body is an uploaded image (sent raw), not JSON. */
   upload?: boolean;
   body?: Record<string, unknown>;
@@ -103,6 +114,7 @@ const FUTURE_DATE = '2035-01-01T10:00:00';
 
 interface RowOptions {
   item?: ItemFixture;
+  comment?: CommentFixture;
   media?: MediaFixture;
   upload?: boolean;
   users?: UserFixture;
@@ -139,7 +151,7 @@ function routeOf(method: Method, path: string): string {
     .replace(/\/menu-items\/\{term\}\/autosaves\/\{autosave\}/, '/menu-items/{parent}/autosaves/{id}')
     .replace(/\/revisions\/\{revision\}/, '/revisions/{id}')
     .replace(/\/users\/(\{user\}|me)\/application-passwords/, '/users/{user_id}/application-passwords')
-    .replace(/\{(user|term|child)\}/, '{id}')
+    .replace(/\{(user|term|child|comment)\}/, '{id}')
     .replace(/\/menu-locations\/[\w-]+$/, '/menu-locations/{location}')
     .replace(/\/(types|statuses|taxonomies)\/[\w-]+$/, (_all, resource: string) => `/${resource}/{${{ types: 'type', statuses: 'status', taxonomies: 'taxonomy' }[resource]}}`);
   return `${method} ${pattern}`;
@@ -150,6 +162,10 @@ function row(method: Method, path: string, options: RowOptions, cells: Cells): R
   if (options.item) parts.push(describeItem(options.item));
   if (options.users) parts.push(describeUsers(options.users));
   if (options.term) parts.push({ categories: 'a category', tags: 'a tag', menus: 'a menu', 'menu-items': 'a menu item' }[options.term.taxonomy] + (options.term.autosaved ? ', with an autosave' : ''));
+  if (options.comment) {
+    const whose = (owner: 'own' | 'other') => (owner === 'own' ? 'own' : "someone else's");
+    parts.push(`${whose(options.comment.author)}${options.comment.status === 'hold' ? ' held' : ''} comment on ${whose(options.comment.post)} post`);
+  }
   if (options.media) parts.push(options.media.owner === 'own' ? 'own image' : "someone else's image");
   if (options.upload) parts.push('an image upload');
   if (options.wrongPassword) parts.push('a wrong application password');
@@ -166,6 +182,7 @@ function row(method: Method, path: string, options: RowOptions, cells: Cells): R
     users: options.users,
     term: options.term,
     media: options.media,
+    comment: options.comment,
     upload: options.upload,
     body: options.body,
     wrongPassword: options.wrongPassword,
@@ -663,6 +680,34 @@ const extensions: Row[] = [
   row('GET', '/projections/v1', { localOnly: EXTENSION }, all('200')),
 ];
 
+// --- comments (reading follows the post; writing takes a signed-in user; status, author and IP take moderate_comments) ---
+
+const PUBLISHED_POST = { type: 'posts', owner: 'other', status: 'publish' } as const;
+const THEIRS = { post: 'other', author: 'other' } as const;
+const MODERATORS = (code: string): Cells => [`401 ${code}`, `403 ${code}`, `403 ${code}`, `403 ${code}`, '200', '200'];
+const commentRows: Row[] = [
+  row('GET', '/core/v2/comments', {}, all('200')),
+  row('GET', '/core/v2/comments?post={id}', { item: PUBLISHED_POST }, all('200')),
+  row('GET', '/core/v2/comments?post={id}', { item: { type: 'posts', owner: 'other', status: 'private' } }, ['401 rest_cannot_read_post', '403 rest_cannot_read_post', '403 rest_cannot_read_post', '403 rest_cannot_read_post', '200', '200']),
+  row('GET', '/core/v2/comments?context=edit', {}, ['401 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '200', '200']),
+  row('GET', '/core/v2/comments?status=hold', {}, ['401 rest_forbidden_param', '403 rest_forbidden_param', '200', '200', '200', '200']),
+  row('POST', '/core/v2/comments', { item: PUBLISHED_POST, body: { post: '{id}', content: '{unique}' }, note: 'anonymous comments are refused, as WordPress refuses them by default' }, ['401 rest_comment_login_required', '201', '201', '201', '201', '201']),
+  row('POST', '/core/v2/comments', { item: { type: 'posts', owner: 'other', status: 'draft' }, body: { post: '{id}', content: '{unique}' } }, ['401 rest_comment_login_required', '403 rest_comment_draft_post', '403 rest_comment_draft_post', '403 rest_comment_draft_post', '403 rest_comment_draft_post', '403 rest_comment_draft_post']),
+  row('POST', '/core/v2/comments', { item: PUBLISHED_POST, body: { post: '{id}', content: '{unique}', status: 'hold' } }, ['401 rest_comment_login_required', '403 rest_comment_invalid_status', '403 rest_comment_invalid_status', '403 rest_comment_invalid_status', '201', '201']),
+  row('GET', '/core/v2/comments/{comment}', { comment: THEIRS }, all('200')),
+  row('GET', '/core/v2/comments/{comment}', { comment: { ...THEIRS, status: 'hold' } }, ['401 rest_cannot_read', '403 rest_cannot_read', '403 rest_cannot_read', '403 rest_cannot_read', '200', '200']),
+  row('GET', '/core/v2/comments/{comment}', { comment: { post: 'other', author: 'own', status: 'hold' } }, signedIn('200')),
+  row('GET', '/core/v2/comments/{comment}?context=edit', { comment: THEIRS }, ['401 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '200', '200']),
+  row('POST', '/core/v2/comments/{comment}', { comment: THEIRS, body: { content: 'Changed' } }, MODERATORS('rest_cannot_edit')),
+  row('PUT', '/core/v2/comments/{comment}', { comment: THEIRS, body: { content: 'Changed' } }, MODERATORS('rest_cannot_edit')),
+  row('PATCH', '/core/v2/comments/{comment}', { comment: THEIRS, body: { content: 'Changed' } }, MODERATORS('rest_cannot_edit')),
+  row('POST', '/core/v2/comments/{comment}', { comment: { post: 'own', author: 'other' }, body: { content: 'Changed' }, note: 'editing comments follows editing the post' }, [null, '403 rest_cannot_edit', '403 rest_cannot_edit', '200', '200', '200']),
+  row('POST', '/core/v2/comments/{comment}', { comment: { post: 'other', author: 'own' }, body: { content: 'Changed' }, note: 'writing a comment does not make it editable' }, [null, '403 rest_cannot_edit', '403 rest_cannot_edit', '403 rest_cannot_edit', '200', '200']),
+  row('DELETE', '/core/v2/comments/{comment}', { comment: THEIRS }, MODERATORS('rest_cannot_delete')),
+  row('DELETE', '/core/v2/comments/{comment}?force=true', { comment: THEIRS }, MODERATORS('rest_cannot_delete')),
+  row('POST', '/core/v2/comments', { item: PUBLISHED_POST, body: { post: '{id}', content: '{unique}', author: '{other}' } }, ['401 rest_comment_login_required', '403 rest_comment_invalid_author', '403 rest_comment_invalid_author', '403 rest_comment_invalid_author', '201', '201']),
+];
+
 // --- authentication ------------------------------------------------------------------------------------------
 
 const authentication: Row[] = [
@@ -689,6 +734,7 @@ export const SECTIONS: readonly Section[] = [
   { title: 'Post types, statuses and taxonomies', rows: descriptions },
   { title: 'Users', rows: users },
   { title: 'Application passwords', rows: applicationPasswords },
+  { title: 'Comments', rows: commentRows },
   { title: 'Extensions of ours', rows: extensions },
   { title: 'Authentication', rows: authentication },
 ];
