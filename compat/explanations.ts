@@ -44,6 +44,12 @@ export const EXPLANATIONS: readonly Explanation[] = [
     palimpsest: /^\["featured_media"\]$/,
   },
   {
+    id: 'anonymous-body-unread',
+    category: 'deliberate',
+    text: 'An anonymous write to a route where no endpoint admits an anonymous caller is answered by its permission rule (401) without reading the body, so that no anonymous body is buffered; WordPress validates the body first and answers its 400 for an invalid field or malformed JSON.',
+    step: /\.(anonymous-invalid-status|invalid-json-anonymous|anonymous-invalid)$/,
+  },
+  {
     id: 'gmt-offset-string',
     category: 'deliberate',
     text: 'The interface types gmt_offset as a string ("a number in text"); WordPress 6.1.9 sends a number (digest, Corrections 5).',
