@@ -50,6 +50,13 @@ export const EXPLANATIONS: readonly Explanation[] = [
     step: /\.(anonymous-invalid-status|invalid-json-anonymous|anonymous-invalid)$/,
   },
   {
+    id: 'upload-type-status',
+    category: 'deliberate',
+    text: 'A file whose type is not allowed is refused with WordPress\'s code and message but status 400: bad input is never a 500 here, where WordPress answers 500.',
+    step: /^media\.upload\.disallowed-type(-multipart)?$/,
+    at: /^(status|\$\.data\.status)$/,
+  },
+  {
     id: 'gmt-offset-string',
     category: 'deliberate',
     text: 'The interface types gmt_offset as a string ("a number in text"); WordPress 6.1.9 sends a number (digest, Corrections 5).',
