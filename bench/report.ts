@@ -1,8 +1,10 @@
 /**
- * The benchmark's results: the one table it prints, the verdict on each target of issue 7, and the section it
- * adds to docs/performance.md (newest run first, earlier runs kept below).
+ * The benchmark's results: the one table it prints, the verdict on each of the performance targets, the file each
+ * run writes under bench/results/ (one per run, not committed), and the one "Latest result" section of
+ * docs/performance.md, which a run replaces between its two markers.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import type { LoadResult } from './load';
 
 export type ScenarioKey = 'list' | 'list100' | 'page500' | 'filtered' | 'search' | 'single' | 'embed' | 'create' | 'patch';
@@ -69,8 +71,11 @@ export const emptyFigures = (): BackendFigures => ({
 
 const SCENARIOS: ScenarioKey[] = ['list', 'list100', 'page500', 'filtered', 'search', 'single', 'embed', 'create', 'patch'];
 
-/** What WordPress was said to do in issue 7 where this run could not measure it (writes are not run against the shared reference). */
-const WORDPRESS_CREATES_PER_SECOND_IN_ISSUE = 25;
+/**
+ * WordPress's creates per second that the create target is set against: the bench does not write to the shared
+ * reference, so it cannot measure them.
+ */
+const WORDPRESS_CREATES_PER_SECOND = 25;
 
 const isLoad = (cell: Cell | undefined): cell is LoadedCell => cell !== undefined && !('na' in cell);
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -225,9 +230,9 @@ export function evaluateTargets(r: RunResults): Verdict[] {
       { label: 'filtered list', value: share(redis?.http.filtered), pass: atLeast(0.25), show: pct },
     ]),
   );
-  const wpCreates = WORDPRESS_CREATES_PER_SECOND_IN_ISSUE;
+  const wpCreates = WORDPRESS_CREATES_PER_SECOND;
   verdicts.push(
-    verdict(`Creates with read-your-writes: ≥ 1,500/s embedded with the in-memory read model, ≥ 1,000/s with Redis (60× WordPress's ${wpCreates}/s from the issue; creates are not run against the shared reference)`, [
+    verdict(`Creates with read-your-writes: ≥ 1,500/s embedded with the in-memory read model, ≥ 1,000/s with Redis (60× WordPress's ${wpCreates}/s; creates are not run against the shared reference)`, [
       { label: 'in memory', value: rps(memory.http.create), pass: atLeast(1500), show: (v) => `${int(v)}/s (${(v / wpCreates).toFixed(0)}× WordPress)` },
       { label: 'Redis', value: rps(redis?.http.create), pass: atLeast(1000), show: (v) => `${int(v)}/s (${(v / wpCreates).toFixed(0)}× WordPress)` },
     ]),
@@ -283,7 +288,7 @@ export function renderRun(r: RunResults): string {
     '',
     renderTable(r),
     '',
-    '### Targets (issue 7)',
+    '### Targets',
     '',
     renderTargets(evaluateTargets(r)),
     '',
@@ -297,13 +302,39 @@ function cacheNote(r: RunResults): string {
     : 'Shared response cache off (--no-response-cache): every answer computed by the pipeline.';
 }
 
-export const RESULTS_MARKER = '<!-- npm run bench inserts each run below this line, newest first -->';
+/** The markers around the one "Latest result" section of docs/performance.md that a run replaces. */
+export const LATEST_START = '<!-- npm run bench replaces everything from here to the end marker with its run -->';
+export const LATEST_END = '<!-- end of the latest bench result -->';
 
-/** Inserts the run's section below the marker of docs/performance.md, keeping earlier runs below it. */
-export function addToDocs(file: string, section: string): void {
-  const current = fs.readFileSync(file, 'utf8');
-  const at = current.indexOf(RESULTS_MARKER);
-  if (at < 0) throw new Error(`${file} has no results marker (${RESULTS_MARKER})`);
-  const split = at + RESULTS_MARKER.length;
-  fs.writeFileSync(file, `${current.slice(0, split)}\n\n${section.trimEnd()}\n${current.slice(split).replace(/^\n*/, '\n')}`);
+/** The run's section one heading level down, as it sits under the "Latest result" heading of docs/performance.md. */
+export const demoteHeadings = (section: string): string => section.replace(/^(#+) /gm, '#$1 ');
+
+/**
+ * The text of docs/performance.md with the run's section in place of what stood between the markers; everything
+ * outside them is kept byte for byte. Throws when the markers are missing, repeated or out of order, so a run never
+ * writes the result somewhere nobody expects it.
+ */
+export function replaceLatest(doc: string, section: string): string {
+  const start = doc.indexOf(LATEST_START);
+  const end = doc.indexOf(LATEST_END);
+  if (start < 0 || end < 0) throw new Error(`no "Latest result" markers (${LATEST_START} … ${LATEST_END})`);
+  if (doc.indexOf(LATEST_START, start + 1) >= 0 || doc.indexOf(LATEST_END, end + 1) >= 0) throw new Error('the "Latest result" markers appear more than once');
+  if (end < start) throw new Error('the "Latest result" end marker comes before its start marker');
+  return `${doc.slice(0, start + LATEST_START.length)}\n\n${demoteHeadings(section).trim()}\n\n${doc.slice(end)}`;
+}
+
+/** The run's file name under bench/results/: its UTC date and minute, e.g. 2026-11-28T16-19Z.md. */
+export const resultFileName = (date: Date): string => `${date.toISOString().slice(0, 16).replace(':', '-')}Z.md`;
+
+/** Writes the run's section to its own file in `dir` (made when missing) and returns the file's path. */
+export function writeResultFile(dir: string, date: Date, section: string): string {
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, resultFileName(date));
+  fs.writeFileSync(file, `${section.trimEnd()}\n`);
+  return file;
+}
+
+/** Replaces the "Latest result" section of the docs file with the run's. */
+export function updateLatestInDocs(file: string, section: string): void {
+  fs.writeFileSync(file, replaceLatest(fs.readFileSync(file, 'utf8'), section));
 }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- options]`: the benchmark of issue 7. Everything runs locally on 127.0.0.1, each server and
+ * `npm run bench [-- options]`: the benchmark of the performance targets. Everything runs locally on 127.0.0.1, each server and
  * the load generator in its own process:
  *
  *  1. palimpsest (`node --import tsx src/main.ts`) on a fresh temporary DATA_DIR with the in-memory read model;
@@ -10,12 +10,14 @@
  *  3. the same on a copy of the seeded log with the Redis read model (`palimpsest projections rebuild`, then
  *     the server), in a Redis database of its own whose keys it deletes at the end;
  *  4. the reads against the reference WordPress on 127.0.0.1:8081, when it answers;
- *  5. one table on stdout, also written with the verdict on each target into docs/performance.md.
+ *  5. one table on stdout with the verdict on each target; the same, with the run's settings, written to
+ *     bench/results/<UTC date and minute>Z.md (made on demand, not committed), and put in place of the one
+ *     "Latest result" section of docs/performance.md, between its markers.
  *
  * Options: --posts N (10000) --duration S (10) --warmup S (2) --connections C (10) --scales 1000,10000,100000
  * --seed-concurrency C (10) --redis-url URL (redis://127.0.0.1:6379) --redis-db N (15) --skip-redis
  * --skip-memory (the in-memory server only seeds) --figures single,create,... (only those HTTP figures)
- * --skip-wordpress --no-docs, --no-response-cache (servers run with RESPONSE_CACHE_ENTRIES=0: the pipeline's own
+ * --skip-wordpress --no-docs (the result file only; docs/performance.md untouched), --no-response-cache (servers run with RESPONSE_CACHE_ENTRIES=0: the pipeline's own
  * figures; by default the shared response cache is on, as the product runs, and each GET figure says how many of
  * its requests it answered), and --profile list,single,create,startup,rebuild,... [--profile-read-model redis]:
  * instead of the table, run those figures on a server started with `node --cpu-prof` and print where its time
@@ -30,7 +32,7 @@ import Redis from 'ioredis';
 import { ROOT, closeHttpAgent, freePort, killAllNow, request, rssMb, runNode, sleep, startNode, stop, stopAll, waitForLine } from './procs';
 import type { Started } from './procs';
 import type { LoadResult, LoadSpec } from './load';
-import { addToDocs, emptyFigures, renderRun, renderTable, renderTargets, evaluateTargets } from './report';
+import { emptyFigures, renderRun, renderTable, renderTargets, evaluateTargets, updateLatestInDocs, writeResultFile } from './report';
 import type { BackendFigures, Cell, LoadedCell, RunResults, ScenarioKey } from './report';
 import { summarizeProfile } from './profile';
 import { PARAGRAPH, SEARCH_WORD, seedPostText } from './posts';
@@ -74,6 +76,8 @@ const REDIS_URL = `${options['redis-url']!.replace(/\/\d*$/, '')}/${REDIS_DB}`;
 const REDIS_PREFIX = 'palimpsest:';
 const WORDPRESS_PORT = 8081;
 const DOCS = path.join(ROOT, 'docs', 'performance.md');
+/** Where each run writes its result, one file per run (ignored by git). */
+const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
 const READY = /palimpsest serving \S+ on \S+ \(ready in (\d+) ms(?:, (\d+) ms of it replaying the whole log)?/;
 /** Off: every server runs without the shared response cache (src/http/responseCache.ts). */
 const RESPONSE_CACHE = !options['no-response-cache'];
@@ -703,9 +707,11 @@ async function main(): Promise<void> {
     wordpress,
   };
   console.log(`\n${renderTable(results)}\n\n${renderTargets(evaluateTargets(results))}`);
+  const section = renderRun(results);
+  log(`written to ${path.relative(ROOT, writeResultFile(RESULTS_DIR, results.date, section))}`);
   if (!options['no-docs']) {
-    addToDocs(DOCS, renderRun(results));
-    log(`written to ${path.relative(ROOT, DOCS)}`);
+    updateLatestInDocs(DOCS, section);
+    log(`"Latest result" of ${path.relative(ROOT, DOCS)} replaced`);
   }
 }
 

@@ -22,8 +22,8 @@ export interface ServeOptions {
  * How far V8 lets the old generation grow past what the last full collection kept alive, in percent. V8's own
  * factor follows the allocation rate, up to 4× on a machine with a large heap limit: seeding 100,000 posts over
  * HTTP left 771 MB of old space holding 227 MB of live objects. 50% costs more frequent full collections
- * (marked concurrently) and leaves the heap at about 1.5× what is live (docs/performance.md, "Resident memory at
- * 100,000 posts").
+ * (marked concurrently) and leaves the heap at about 1.5× what is live (docs/performance.md, "What the figures
+ * rest on").
  */
 export const HEAP_GROWING_PERCENT = 50;
 
@@ -66,7 +66,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   if (options.projector !== false) {
     // Such a replay only adds rows to the heap: with the growth limited, the collector marked the growing heap 10
     // times over at 100,000 posts instead of 4, about a tenth of the start-up's CPU (docs/performance.md,
-    // "Rebuild into memory (stop 12)"). The limit is back once it is done, before anything is served.
+    // "What the figures rest on"). The limit is back once it is done, before anything is served.
     const wholeReplay = await replaysWholeLogIntoMemory(site, config);
     if (wholeReplay) adaptiveHeapGrowth();
     const replayStarted = Date.now();

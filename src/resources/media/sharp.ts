@@ -1,6 +1,6 @@
 /**
  * sharp, imported on first use: loading it maps libvips and its libraries, ~28 MB of resident memory that a site
- * serving no image work would carry for nothing (docs/performance.md, "Resident memory at 100,000 posts (stop 11)").
+ * serving no image work would carry for nothing (docs/performance.md, "What the figures rest on").
  */
 import type sharp from 'sharp';
 
