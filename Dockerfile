@@ -1,14 +1,14 @@
 # palimpsest: multi-stage build, production dependencies only, runs as the unprivileged `node` user.
 # The TypeScript sources are compiled by bin/build.js (esbuild) when the image is built, and run on plain node.
 
-FROM node:20-bookworm-slim AS deps
+FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 # better-sqlite3 downloads a prebuilt binary; the toolchain is only for platforms without one.
 RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends python3 make g++ >/dev/null && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DATA_DIR=/data
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules

@@ -348,6 +348,7 @@ ajv.addKeyword({
   errors: false,
   validate: (divisor: number, data: number) => data % divisor === 0,
 });
+// WordPress's own format rules, not ajv-formats': rest_parse_date, is_email and friends accept and refuse other strings.
 const FORMAT_CHECKS: Record<string, (value: string) => boolean> = {
   'date-time': isWpDateTime,
   email: isWpEmail,
