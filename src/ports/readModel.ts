@@ -74,7 +74,7 @@ export type Order =
   /**
    * WordPress's search relevance, best first: the whole `phrase` in the title; then every one of `terms` in the
    * title; then any of `terms` in the title; then the phrase in the excerpt; then the phrase in the content.
-   * Within a rank, by `then`. An empty phrase matches nothing; with no (non-empty) terms the term ranks are
+   * Within a rank, by `tieBreak`. An empty phrase matches nothing; with no (non-empty) terms the term ranks are
    * skipped; documents matching no rule come last.
    */
   | {
@@ -82,7 +82,7 @@ export type Order =
       phrase: string;
       terms: readonly string[];
       columns: { title: string; excerpt: string; content: string };
-      then: { field: string; direction: Direction };
+      tieBreak: { field: string; direction: Direction };
     };
 
 export interface QueryPlan {

@@ -94,7 +94,7 @@ const plans: QueryPlan[] = [
   { filters: [{ kind: 'none', field: 'tags', values: ['mango'] }, { kind: 'any', field: 'status', values: ['private', 'draft'] }], order: field('rank', 'asc'), offset: 0, limit: null },
   { filters: [{ kind: 'text', fields: ['title', 'body'], includes: ['zephyr'], excludes: [] }], order: field('id', 'asc'), offset: 0, limit: null },
   { filters: [{ kind: 'text', fields: ['body'], includes: ['éclair', 'ive'], excludes: ['lemon'] }], order: field('rank', 'desc'), offset: 0, limit: null },
-  { filters: [{ kind: 'text', fields: ['title'], includes: ['alpha'], excludes: [] }], order: { kind: 'relevance', phrase: 'alpha beta', terms: ['alpha', 'beta'], columns: { title: 'title', excerpt: 'body', content: 'body' }, then: field('rank', 'desc') }, offset: 0, limit: 30 },
+  { filters: [{ kind: 'text', fields: ['title'], includes: ['alpha'], excludes: [] }], order: { kind: 'relevance', phrase: 'alpha beta', terms: ['alpha', 'beta'], columns: { title: 'title', excerpt: 'body', content: 'body' }, tieBreak: field('rank', 'desc') }, offset: 0, limit: 30 },
   { filters: [], order: { kind: 'list', field: 'tags', values: ['pear', 'kiwi'] }, offset: 0, limit: 50 },
   { filters: [{ kind: 'text', fields: ['title', 'body'], includes: ['ox', '日'], excludes: ['é'] }], order: field('id', 'asc'), offset: 0, limit: null },
 ];

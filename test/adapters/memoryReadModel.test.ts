@@ -361,7 +361,7 @@ text('text filters and relevance match the lowercased columns, whatever the char
     const plans: QueryPlan[] = [
       { filters: [{ kind: 'text', fields: ['title', 'content'], includes: [term], excludes: [] }], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null },
       { filters: [{ kind: 'text', fields: ['excerpt'], includes: [], excludes: [term] }], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null },
-      { filters: [], order: { kind: 'relevance', phrase: `${term} ${other}`, terms: [term, other], columns, then: { field: 'n', direction: 'desc' } }, offset: 0, limit: null },
+      { filters: [], order: { kind: 'relevance', phrase: `${term} ${other}`, terms: [term, other], columns, tieBreak: { field: 'n', direction: 'desc' } }, offset: 0, limit: null },
     ];
     for (const plan of plans) {
       const expected = referenceQuery(rows, plan);
@@ -564,7 +564,7 @@ stored('rewrites and deletes of large documents (compacted arenas) keep every do
     const plans: QueryPlan[] = [
       { filters: [{ kind: 'text', fields: ['title', 'content'], includes: term.split(' '), excludes: [] }], order: { kind: 'field', field: 'n', direction: 'desc' }, offset: 0, limit: null },
       { filters: [{ kind: 'text', fields: ['title'], includes: [], excludes: [term] }], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null },
-      { filters: [{ kind: 'any', field: 'status', values: ['publish'] }], order: { kind: 'relevance', phrase: term, terms: term.split(' '), columns: { title: 'title', excerpt: 'excerpt', content: 'content' }, then: { field: 'round', direction: 'desc' } }, offset: 0, limit: null },
+      { filters: [{ kind: 'any', field: 'status', values: ['publish'] }], order: { kind: 'relevance', phrase: term, terms: term.split(' '), columns: { title: 'title', excerpt: 'excerpt', content: 'content' }, tieBreak: { field: 'round', direction: 'desc' } }, offset: 0, limit: null },
     ];
     for (const plan of plans) {
       const expected = referenceQuery([...rows.values()], plan);
@@ -654,7 +654,7 @@ snapshots('a snapshot loads back the same documents, identities apart, and answe
       plans.push({ filters: [{ kind: 'all', field: 'tags', values: [2] }], order: { kind: 'field', field: 'title', direction }, offset: 0, limit: null });
       plans.push({ filters: [{ kind: 'text', fields: ['title', 'content'], includes: ['école'], excludes: ['dog'] }], order: { kind: 'field', field: 'id', direction }, offset: 0, limit: null });
       plans.push({ filters: [{ kind: 'text', fields: ['title'], includes: ['\udc00'], excludes: [] }], order: { kind: 'field', field: 'id', direction }, offset: 0, limit: null });
-      plans.push({ filters: [], order: { kind: 'relevance', phrase: 'hello', terms: ['hello'], columns: { title: 'title', excerpt: 'excerpt', content: 'content' }, then: { field: 'date', direction } }, offset: 0, limit: 30 });
+      plans.push({ filters: [], order: { kind: 'relevance', phrase: 'hello', terms: ['hello'], columns: { title: 'title', excerpt: 'excerpt', content: 'content' }, tieBreak: { field: 'date', direction } }, offset: 0, limit: 30 });
     }
     for (const plan of plans) {
       const expected = referenceQuery([...rows.values()], plan);

@@ -507,7 +507,7 @@ export function readModelContract(name: string, factory: Factory): void {
       phrase,
       terms,
       columns: { title: 'title', excerpt: 'excerpt', content: 'content' },
-      then: { field: 'date', direction },
+      tieBreak: { field: 'date', direction },
     });
     await expectIds(rm, plan([], relevance('Red Fox', ['red', 'fox'])), [7, 2, 3, 8, 4, 5, 6, 9, 1], 9, rows);
     await expectIds(rm, plan([], relevance('red fox', ['red', 'fox'], 'asc')), [2, 7, 3, 4, 8, 5, 6, 9, 1], 9, rows);
@@ -797,7 +797,7 @@ class Random {
       phrase: this.chance(0.15) ? '' : this.chance(0.5) ? this.term() : this.words(2),
       terms: this.some([0], 3).map(() => this.term()),
       columns: { title: 'title', excerpt: 'excerpt', content: 'content' },
-      then: { field: this.pick(['date', 'title', 'id', 'nosuch']), direction: this.pick(['asc', 'desc'] as const) },
+      tieBreak: { field: this.pick(['date', 'title', 'id', 'nosuch']), direction: this.pick(['asc', 'desc'] as const) },
     };
   }
 

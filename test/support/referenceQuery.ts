@@ -121,7 +121,7 @@ function compareRows(a: RefRow, b: RefRow, order: Order): number {
       const ra = relevanceRank(a, order);
       const rb = relevanceRank(b, order);
       if (ra !== rb) return ra - rb;
-      return compareByField(a, b, order.then.field, order.then.direction);
+      return compareByField(a, b, order.tieBreak.field, order.tieBreak.direction);
     }
   }
 }

@@ -90,7 +90,7 @@ test('orderby errors: relevance without search, include without include', async 
     phrase: 'apple pie',
     terms: ['apple', 'pie'],
     columns: { title: 'title', excerpt: 'excerpt', content: 'content' },
-    then: { field: 'date', direction: 'desc' },
+    tieBreak: { field: 'date', direction: 'desc' },
   });
 });
 

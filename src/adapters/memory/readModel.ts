@@ -339,8 +339,8 @@ export function checkPlan(plan: QueryPlan): void {
       checkStrings(order.terms, 'relevance terms');
       if (!isRecord(order.columns)) invalid('relevance order needs columns');
       checkStrings([order.columns.title, order.columns.excerpt, order.columns.content], 'relevance columns');
-      if (!isRecord(order.then) || typeof order.then.field !== 'string') invalid('relevance order needs `then`');
-      return checkDirection(order.then.direction);
+      if (!isRecord(order.tieBreak) || typeof order.tieBreak.field !== 'string') invalid('relevance order needs `tieBreak`');
+      return checkDirection(order.tieBreak.direction);
     default:
       invalid(`unknown order kind ${JSON.stringify((order as { kind: unknown }).kind)}`);
   }
@@ -1884,7 +1884,7 @@ class Query {
       else if (phrase !== '' && hasPhrase(this.c.textOf(row, content))) rank = 4;
       ranks[rank]!.push(row);
     }
-    for (const rows of ranks) segment(rows, order.then.field, order.then.direction);
+    for (const rows of ranks) segment(rows, order.tieBreak.field, order.tieBreak.direction);
     return { rows: out, total };
   }
 

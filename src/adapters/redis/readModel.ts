@@ -419,7 +419,7 @@ function compileOrder(order: Order): Token[] {
     }
     case 'relevance': {
       const terms = searchTerms(order.terms);
-      const then = order.then;
+      const tieBreak = order.tieBreak;
       return [
         'relevance',
         ...needle(order.phrase.toLowerCase()),
@@ -428,9 +428,9 @@ function compileOrder(order: Order): Token[] {
         name(order.columns.title),
         name(order.columns.excerpt),
         name(order.columns.content),
-        then.field === 'id' ? '1' : '0',
-        then.field === 'id' ? '' : name(then.field),
-        then.direction,
+        tieBreak.field === 'id' ? '1' : '0',
+        tieBreak.field === 'id' ? '' : name(tieBreak.field),
+        tieBreak.direction,
       ];
     }
   }

@@ -264,7 +264,7 @@ export function listOrder(params: Record<string, any>, include: number[], slugs:
         phrase: search.phrase,
         terms: search.includes,
         columns: { title: 'title', excerpt: 'excerpt', content: 'content' },
-        then: { field: 'date', direction: 'desc' },
+        tieBreak: { field: 'date', direction: 'desc' },
       };
     default:
       return { kind: 'field', field: params.orderby as string, direction: params.order as 'asc' | 'desc' };

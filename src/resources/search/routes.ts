@@ -167,7 +167,7 @@ async function searchPosts(
   }
   const byDate: Order = { kind: 'field', field: 'date', direction: 'desc' };
   const order: Order = parsed
-    ? { kind: 'relevance', phrase: parsed.phrase, terms: parsed.includes, columns: { title: 'title', excerpt: 'excerpt', content: 'content' }, then: byDate }
+    ? { kind: 'relevance', phrase: parsed.phrase, terms: parsed.includes, columns: { title: 'title', excerpt: 'excerpt', content: 'content' }, tieBreak: byDate }
     : byDate;
   let onPage: ContentDoc[];
   let lists;
