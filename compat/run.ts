@@ -3,7 +3,8 @@
  * started for the occasion, and reports every difference. A tool, not a test: it exits 0 whatever it finds
  * (1 only when it cannot run). `--json` prints the machine-readable result instead of the text report;
  * `--only <regex>` sends only the steps whose names match (steps that need an id from a skipped step are
- * reported as skipped).
+ * reported as skipped); `--reference <file>` (or COMPAT_REFERENCE) names the file that describes the WordPress to
+ * compare with (its URL and each role's application password; docs/compatibility.md shows its shape).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -13,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { SEQUENCE } from './sequence';
 import { compareOutcomes } from './compare';
 import type { SideView } from './compare';
-import { authorization, referenceTarget, send, startPalimpsest } from './targets';
+import { REFERENCE_CREDENTIALS, authorization, referenceTarget, send, startPalimpsest } from './targets';
 import type { Target } from './targets';
 import { explain } from './explanations';
 import type { Category } from './explanations';
@@ -93,11 +94,17 @@ function at(value: unknown, dotted: string): unknown {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, only: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: {
+      json: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      reference: { type: 'string', default: process.env.COMPAT_REFERENCE || REFERENCE_CREDENTIALS },
+    },
+  });
   const log = (line: string) => {
     if (!values.json) console.error(line);
   };
-  const reference = await referenceTarget();
+  const reference = await referenceTarget(values.reference);
   const alive = await fetch(`${reference.apiRoot}/`).then((r) => r.ok, () => false);
   if (!alive) {
     console.error(`the reference WordPress does not answer at ${reference.apiRoot}/; start it with: sudo /work/shared/reference/wordpress.sh`);
