@@ -35,7 +35,7 @@ export const REFERENCE_CREDENTIALS = '/var/lib/wordpress-ref/credentials.json';
 
 export async function referenceTarget(file = REFERENCE_CREDENTIALS): Promise<Target & { version: string; timezone: string }> {
   const text = await readFile(file, 'utf8').catch((error: Error) => {
-    throw new Error(`cannot read the reference credentials (${file}): ${error.message}; start it with sudo /work/shared/reference/wordpress.sh`);
+    throw new Error(`cannot read the reference credentials (${file}): ${error.message}; name another WordPress's file with --reference, or start the local reference with sudo /work/shared/reference/wordpress.sh`);
   });
   const credentials = JSON.parse(text) as {
     base: string;
