@@ -86,7 +86,7 @@ export const EXPLANATIONS: readonly Explanation[] = [
   {
     id: 'history-extensions',
     category: 'deliberate',
-    text: 'Extensions beyond WordPress, palimpsest's own (history, time travel, restore, audit log, projections): the routes /core/v2/{posts,pages}/{id}/history, .../revisions/{id}/restore, /audit/v1, /projections/v1, the as_of argument and the audit/v1 and projections/v1 namespaces.',
+    text: 'Extensions beyond WordPress, palimpsest\'s own (history, time travel, restore, audit log, projections): the routes /core/v2/{posts,pages}/{id}/history, .../revisions/{id}/restore, /audit/v1, /projections/v1, the as_of argument and the audit/v1 and projections/v1 namespaces.',
     palimpsest: /history|restore|audit\/v1|projections\/v1|as_of/,
   },
   {
