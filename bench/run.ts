@@ -351,7 +351,7 @@ async function measure(keys: ScenarioKey[], t: Target, into: Partial<Record<Scen
 /** The response cache's hit and miss counters from /metrics; null when the server has none (cache off, or not palimpsest). */
 async function cacheCounts(port: number): Promise<{ hits: number; misses: number } | null> {
   const reply = await request(port, 'GET', '/metrics').catch(() => null);
-  if (!reply || reply.status !== 200) return null;
+  if (reply?.status !== 200) return null;
   const count = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(reply.body)?.[1] ?? Number.NaN);
   const hits = count('palimpsest_response_cache_hits_total');
   const misses = count('palimpsest_response_cache_misses_total');

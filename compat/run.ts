@@ -318,7 +318,7 @@ async function cleanUpReference(reference: Target, symbols: Map<string, SymbolEn
   let removed = 0;
   const listed = async (route: string, query: string) => {
     const r = await fetch(`${api}/${route}?${query}&per_page=100&_fields=id`, { headers }).catch(() => null);
-    return r && r.ok ? ((await r.json()) as Array<{ id: number }>) : [];
+    return r?.ok ? ((await r.json()) as Array<{ id: number }>) : [];
   };
   // Media, menu items and menus first (a menu's deletion takes its items; a menu item may link a post).
   for (const route of ['media', 'menu-items', 'menus'] as const) {
@@ -347,7 +347,7 @@ async function cleanUpReference(reference: Target, symbols: Map<string, SymbolEn
   for (const route of ['posts', 'pages']) {
     for (const status of ['any', 'trash']) {
       const r = await fetch(`${api}/${route}?search=${marker}&status=${status}&per_page=100&_fields=id`, { headers }).catch(() => null);
-      const items = r && r.ok ? ((await r.json()) as Array<{ id: number }>) : [];
+      const items = r?.ok ? ((await r.json()) as Array<{ id: number }>) : [];
       for (const item of items) if ((await remove(route, item.id)) === 200) removed++;
     }
   }
@@ -357,7 +357,7 @@ async function cleanUpReference(reference: Target, symbols: Map<string, SymbolEn
   }
   for (const route of ['categories', 'tags']) {
     const r = await fetch(`${api}/${route}?search=${marker}&per_page=100&_fields=id`, { headers }).catch(() => null);
-    const items = r && r.ok ? ((await r.json()) as Array<{ id: number }>) : [];
+    const items = r?.ok ? ((await r.json()) as Array<{ id: number }>) : [];
     for (const item of items) if ((await remove(route, item.id)) === 200) removed++;
   }
   log(`reference cleaned up: ${removed} items force-deleted`);

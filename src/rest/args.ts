@@ -944,7 +944,7 @@ function patternMatches(pattern: string, value: string): boolean {
     }
     patterns.set(pattern, re);
   }
-  return re !== null && re.test(value);
+  return re?.test(value) === true;
 }
 
 function codePointLength(text: string): number {

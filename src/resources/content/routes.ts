@@ -307,7 +307,7 @@ async function listItems(site: Site, ctx: HandlerContext, type: TypeInfo, deps: 
 async function writeInput(site: Site, ctx: HandlerContext, type: TypeInfo, current: ContentDoc | null, deps: ContentRouteDeps): Promise<PostInput> {
   const p = ctx.params;
   const body = { ...(ctx.request.form ?? {}), ...(ctx.request.json ?? {}) };
-  const sent = (key: string) => Object.prototype.hasOwnProperty.call(body, key) || Object.prototype.hasOwnProperty.call(ctx.request.query, key);
+  const sent = (key: string) => Object.hasOwn(body, key) || Object.hasOwn(ctx.request.query, key);
   const input: PostInput = {};
   const text = (value: unknown): string | undefined => {
     if (typeof value === 'string') return value;

@@ -98,7 +98,7 @@ async function contentAtPath(site: Site, segments: string[]): Promise<ContentDoc
 
 /** An attachment is public when it is not private and its parent, if any, is published. */
 async function viewableAttachment(site: Site, doc: MediaDoc | null): Promise<MediaDoc | null> {
-  if (!doc || doc.status !== 'inherit') return null;
+  if (doc?.status !== 'inherit') return null;
   if (doc.post === 0) return doc;
   const parent = ((await site.readModel.get('post', doc.post)) ?? (await site.readModel.get('page', doc.post))) as ContentDoc | null;
   return parent && parent.status === 'publish' ? doc : null;
@@ -128,7 +128,7 @@ export async function itemLink(site: Site, doc: EmbeddableDoc): Promise<string> 
 async function thumbnailOf(site: Site, doc: EmbeddableDoc, frameWidth: number): Promise<Pick<OEmbedData, 'thumbnail_url' | 'thumbnail_width' | 'thumbnail_height'>> {
   const image = isAttachment(doc) ? doc : doc.featured_media > 0 ? ((await site.readModel.get('attachment', doc.featured_media)) as MediaDoc | null) : null;
   const { width, height, file } = image?.media_details ?? {};
-  if (!image || !image.mime_type.startsWith('image/') || !width || !height || !file) return {};
+  if (!image?.mime_type.startsWith('image/') || !width || !height || !file) return {};
   const scale = Math.min(1, frameWidth / width);
   return { thumbnail_url: uploadUrl(site.settings.siteUrl, file), thumbnail_width: Math.round(width * scale), thumbnail_height: Math.round(height * scale) };
 }
