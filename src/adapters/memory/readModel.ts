@@ -1655,7 +1655,10 @@ class Query {
           estimate: () => index.count(bounds),
           candidates: () => {
             const rows: Row[] = [];
-            index.each('asc', bounds, 0, (e) => (rows.push(e.row), false));
+            index.each('asc', bounds, 0, (e) => {
+              rows.push(e.row);
+              return false;
+            });
             return rows;
           },
           count: () => index.count(bounds),

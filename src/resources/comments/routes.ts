@@ -105,7 +105,7 @@ function statusValues(param: string): string[] {
   for (const part of param.split(',').map((s) => s.trim())) {
     if (part === 'approve' || part === '1') values.add('approved');
     else if (part === 'hold' || part === '0') values.add('hold');
-    else if (part === 'all' || part === 'any' || part === '') (values.add('approved'), values.add('hold'));
+    else if (part === 'all' || part === 'any' || part === '') values.add('approved').add('hold');
     else values.add(part);
   }
   return [...values];
