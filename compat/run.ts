@@ -75,7 +75,7 @@ function encodeQuery(query: Record<string, QueryValue>): string {
   const enc = (s: string) => encodeURIComponent(s);
   const add = (key: string, value: QueryValue) => {
     if (value === null) parts.push(key);
-    else if (Array.isArray(value)) value.forEach((v) => add(`${key}[]`, v));
+    else if (Array.isArray(value)) for (const v of value) add(`${key}[]`, v);
     else if (typeof value === 'object') for (const [k, v] of Object.entries(value)) add(`${key}[${enc(k)}]`, v);
     else parts.push(`${key}=${enc(String(value))}`);
   };

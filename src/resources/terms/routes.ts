@@ -376,7 +376,10 @@ async function ancestorsOf(site: Site, docs: TermDoc[]): Promise<Map<number, Ter
     const missing = [...new Set([...known.values()].map((d) => d.parent))].filter((id) => id > 0 && !known.has(id) && !absent.has(id));
     if (missing.length === 0) return known;
     const fetched = (await site.readModel.getMany(TERM_COLLECTION, missing)) as (TermDoc | null)[];
-    fetched.forEach((doc, i) => (doc ? known.set(doc.id, doc) : absent.add(missing[i]!)));
+    fetched.forEach((doc, i) => {
+      if (doc) known.set(doc.id, doc);
+      else absent.add(missing[i]!);
+    });
   }
 }
 
