@@ -30,7 +30,7 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import Redis from 'ioredis';
 import { ROOT, closeHttpAgent, freePort, killAllNow, request, rssMb, runNode, sleep, startNode, stop, stopAll, waitForLine } from './procs';
-import type { Started } from './procs';
+import type { Reply, Started } from './procs';
 import type { LoadResult, LoadSpec } from './load';
 import { emptyFigures, renderRun, renderTable, renderTargets, evaluateTargets, updateLatestInDocs, writeResultFile } from './report';
 import type { BackendFigures, Cell, LoadedCell, RunResults, ScenarioKey } from './report';
@@ -586,7 +586,7 @@ async function redisPhase(figures: BackendFigures, seeded: Seeded): Promise<void
 }
 
 async function wordpressPhase(): Promise<RunResults['wordpress']> {
-  let list;
+  let list: Reply;
   try {
     list = await request(WORDPRESS_PORT, 'GET', '/wp-json/wp/v2/posts?per_page=100', { timeoutMs: 5000 });
   } catch {

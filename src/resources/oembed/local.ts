@@ -284,7 +284,7 @@ export function toXml(data: Record<string, unknown>): string {
   // As WordPress builds it: entity references in a value (a title's `&#8220;`) are read as their characters, and the
   // document, declaring no encoding, writes every character beyond ASCII as a reference (`&#x201C;`).
   const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-  const escape = (text: string) =>
+  const escapeXml = (text: string) =>
     text
       .replace(/&(#\d+|#x[0-9a-fA-F]+|amp|lt|gt|quot|apos);/g, (all, ref: string) => {
         if (ref[0] !== '#') return named[ref]!;
@@ -297,7 +297,7 @@ export function toXml(data: Record<string, unknown>): string {
       .replace(/[^\x00-\x7f]/gu, (c) => `&#x${c.codePointAt(0)!.toString(16).toUpperCase()};`);
   const fields = Object.entries(data)
     .filter(([, value]) => value !== null && value !== undefined && typeof value !== 'object')
-    .map(([key, value]) => `<${key}>${escape(String(value))}</${key}>`)
+    .map(([key, value]) => `<${key}>${escapeXml(String(value))}</${key}>`)
     .join('');
   return `<?xml version="1.0"?>\n<oembed>${fields}</oembed>\n`;
 }
