@@ -42,7 +42,7 @@ export interface Prepared {
 /** The endpoint a request matched, as judged before its handler ran: its validated params and the memo its rules used. */
 interface JudgedEndpoint {
   endpoint: Endpoint;
-  params: Record<string, any>;
+  params: Record<string, unknown>;
   memo?: Map<string, unknown>;
 }
 

@@ -327,8 +327,8 @@ async function writeInput(site: Site, ctx: HandlerContext, type: TypeInfo, curre
     if (kept === undefined) delete input.featured_media;
     else input.featured_media = kept;
   }
-  if (sent('date')) input.date = p.date ?? null;
-  if (sent('date_gmt')) input.date_gmt = p.date_gmt ?? null;
+  if (sent('date')) input.date = (p.date as string | null | undefined) ?? null;
+  if (sent('date_gmt')) input.date_gmt = (p.date_gmt as string | null | undefined) ?? null;
   if (sent('meta') && p.meta && typeof p.meta === 'object') input.meta = { footnotes: String((p.meta as { footnotes?: unknown }).footnotes ?? '') };
 
   const actor = ctx.actor!;
