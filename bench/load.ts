@@ -55,7 +55,9 @@ interface AutocannonInstance {
 
 type Autocannon = (options: Record<string, unknown>, done: (error: Error | null, result: AutocannonResult) => void) => AutocannonInstance;
 
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+// autocannon is CommonJS without type declarations: required, and typed by the interfaces above.
+const require = createRequire(import.meta.url);
+const autocannon = require('autocannon') as Autocannon;
 
 let counter = 0;
 const unique = `${process.pid.toString(36)}${Date.now().toString(36)}`;

@@ -161,8 +161,8 @@ export function renderTable(r: RunResults): string {
   }
   if (memory.readYourWrites || redis?.readYourWrites) nonHttp('read-your-writes check (POST, then GET item and list at once)', memory.readYourWrites ?? '–', redis?.readYourWrites ?? '–');
 
-  const escape = (text: string) => text.replaceAll('|', '\\|');
-  const line = (cells: string[]) => `| ${cells.map(escape).join(' | ')} |`;
+  const escapeCell = (text: string) => text.replaceAll('|', '\\|');
+  const line = (cells: string[]) => `| ${cells.map(escapeCell).join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 

@@ -30,7 +30,7 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import Redis from 'ioredis';
 import { ROOT, closeHttpAgent, freePort, killAllNow, request, rssMb, runNode, sleep, startNode, stop, stopAll, waitForLine } from './procs';
-import type { Started } from './procs';
+import type { Reply, Started } from './procs';
 import type { LoadResult, LoadSpec } from './load';
 import { emptyFigures, renderRun, renderTable, renderTargets, evaluateTargets, updateLatestInDocs, writeResultFile } from './report';
 import type { BackendFigures, Cell, LoadedCell, RunResults, ScenarioKey } from './report';
@@ -351,7 +351,7 @@ async function measure(keys: ScenarioKey[], t: Target, into: Partial<Record<Scen
 /** The response cache's hit and miss counters from /metrics; null when the server has none (cache off, or not palimpsest). */
 async function cacheCounts(port: number): Promise<{ hits: number; misses: number } | null> {
   const reply = await request(port, 'GET', '/metrics').catch(() => null);
-  if (!reply || reply.status !== 200) return null;
+  if (reply?.status !== 200) return null;
   const count = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(reply.body)?.[1] ?? Number.NaN);
   const hits = count('palimpsest_response_cache_hits_total');
   const misses = count('palimpsest_response_cache_misses_total');
@@ -586,7 +586,7 @@ async function redisPhase(figures: BackendFigures, seeded: Seeded): Promise<void
 }
 
 async function wordpressPhase(): Promise<RunResults['wordpress']> {
-  let list;
+  let list: Reply;
   try {
     list = await request(WORDPRESS_PORT, 'GET', '/wp-json/wp/v2/posts?per_page=100', { timeoutMs: 5000 });
   } catch {

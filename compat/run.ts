@@ -76,7 +76,7 @@ function encodeQuery(query: Record<string, QueryValue>): string {
   const enc = (s: string) => encodeURIComponent(s);
   const add = (key: string, value: QueryValue) => {
     if (value === null) parts.push(key);
-    else if (Array.isArray(value)) value.forEach((v) => add(`${key}[]`, v));
+    else if (Array.isArray(value)) for (const v of value) add(`${key}[]`, v);
     else if (typeof value === 'object') for (const [k, v] of Object.entries(value)) add(`${key}[${enc(k)}]`, v);
     else parts.push(`${key}=${enc(String(value))}`);
   };
@@ -325,7 +325,7 @@ async function cleanUpReference(reference: Target, symbols: Map<string, SymbolEn
   let removed = 0;
   const listed = async (route: string, query: string) => {
     const r = await fetch(`${api}/${route}?${query}&per_page=100&_fields=id`, { headers }).catch(() => null);
-    return r && r.ok ? ((await r.json()) as Array<{ id: number }>) : [];
+    return r?.ok ? ((await r.json()) as Array<{ id: number }>) : [];
   };
   // Media, menu items and menus first (a menu's deletion takes its items; a menu item may link a post).
   for (const route of ['media', 'menu-items', 'menus'] as const) {
@@ -354,7 +354,7 @@ async function cleanUpReference(reference: Target, symbols: Map<string, SymbolEn
   for (const route of ['posts', 'pages']) {
     for (const status of ['any', 'trash']) {
       const r = await fetch(`${api}/${route}?search=${marker}&status=${status}&per_page=100&_fields=id`, { headers }).catch(() => null);
-      const items = r && r.ok ? ((await r.json()) as Array<{ id: number }>) : [];
+      const items = r?.ok ? ((await r.json()) as Array<{ id: number }>) : [];
       for (const item of items) if ((await remove(route, item.id)) === 200) removed++;
     }
   }
@@ -364,7 +364,7 @@ async function cleanUpReference(reference: Target, symbols: Map<string, SymbolEn
   }
   for (const route of ['categories', 'tags']) {
     const r = await fetch(`${api}/${route}?search=${marker}&per_page=100&_fields=id`, { headers }).catch(() => null);
-    const items = r && r.ok ? ((await r.json()) as Array<{ id: number }>) : [];
+    const items = r?.ok ? ((await r.json()) as Array<{ id: number }>) : [];
     for (const item of items) if ((await remove(route, item.id)) === 200) removed++;
   }
   log(`reference cleaned up: ${removed} items force-deleted`);

@@ -145,7 +145,9 @@ export function authorization(target: Target, caller: Caller): string | undefine
 export async function send(request: HttpRequest): Promise<Outcome> {
   const response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual' });
   const headers: Record<string, string> = {};
-  response.headers.forEach((value, key) => (headers[key.toLowerCase()] = value));
+  response.headers.forEach((value, key) => {
+    headers[key.toLowerCase()] = value;
+  });
   const text = request.method === 'HEAD' ? '' : await response.text();
   let body: unknown = null;
   if (text !== '') {

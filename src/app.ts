@@ -4,7 +4,7 @@
  * cacheable routes are answered from the shared response cache when it holds them (src/http/responseCache.ts),
  * first thing in the chain. Tests drive it through `app.callback()`; main.ts listens with it.
  */
-import Koa from 'koa';
+import type Koa from 'koa';
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Site } from './site';

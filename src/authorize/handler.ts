@@ -123,7 +123,7 @@ class AuthorizationPage {
     } catch (error) {
       if (!(error instanceof RestError)) throw error;
       const message = error.code === 'application_password_duplicate_name' ? 'You already have an application password with this name. Choose another name.' : error.message;
-      this.form(error.status >= 500 ? 500 : error.status, request, passwordName, login, [message]);
+      this.form(Math.min(error.status, 500), request, passwordName, login, [message]);
       return;
     }
     await this.site.settle(created.position);

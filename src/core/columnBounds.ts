@@ -9,5 +9,5 @@ const INT32_MAX = 2 ** 31 - 1;
 
 /** A value as a signed 32-bit column (`int(11)`, e.g. `wp_posts.menu_order`) keeps it. */
 export function asInt32Column(value: number): number {
-  return value < INT32_MIN ? INT32_MIN : value > INT32_MAX ? INT32_MAX : value;
+  return Math.min(Math.max(value, INT32_MIN), INT32_MAX);
 }

@@ -5,7 +5,7 @@
 import type { EventStore } from '../ports/eventStore';
 import type { Clock } from '../ports/clock';
 import type { RebuildProgress } from '../projection/runner';
-import { Histogram, MetricsRegistry } from './registry';
+import { type Histogram, MetricsRegistry } from './registry';
 import type { Gauge, HistogramSeries } from './registry';
 
 /** Distinct route labels kept; paths beyond them (scanners, typos) share one label. */

@@ -50,7 +50,7 @@ export class ReadModelVersion {
     const counted = this.counting(readModel, READS);
     const commit = (commit: Commit) => (commit.bulk === true ? readModel.commit(commit) : this.during(() => readModel.commit(commit)));
     return new Proxy(readModel, {
-      get(target, property) {
+      get(_target, property) {
         if (property === 'generations') return generations;
         if (property === 'commit') return commit;
         return Reflect.get(counted, property);

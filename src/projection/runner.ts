@@ -135,16 +135,19 @@ export class Projector {
     // Projections starting from the beginning of the log fill empty collections nobody reads before this resolves.
     const { readModel } = this.options;
     for (const entry of ready) if (entry.applied === 0) readModel.beginBulkLoad?.(entry.projection.collections);
+    let sharedFailure: { error: unknown } | null = null;
     try {
       if (ready.length > 0) await this.subscribeShared(ready);
       if (!this.stopped) options.onCaughtUp?.();
-    } finally {
-      readModel.endBulkLoad?.();
-      // Whatever happened to the others, a rebuild's failure is seen by the caller (and in `failures`).
-      const outcomes = await Promise.allSettled(rebuilds);
-      const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-      if (failed) throw failed.reason;
+    } catch (error) {
+      sharedFailure = { error };
     }
+    readModel.endBulkLoad?.();
+    // Whatever happened to the others, a rebuild's failure is seen by the caller (and in `failures`).
+    const outcomes = await Promise.allSettled(rebuilds);
+    const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+    if (sharedFailure) throw sharedFailure.error;
   }
 
   /** Projections being rebuilt, whose documents are those from before the rebuild until it is switched in. */

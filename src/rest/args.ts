@@ -219,7 +219,7 @@ export function validateArgs<R = unknown>(
  * The index's view of a route's args: each arg's allowed schema keywords in its own key order, then
  * `required` (always present). Hooks and unknown keys are left out; nested schemas are kept as they are.
  */
-export function describeArgs(args: Record<string, ArgSchema<any>>): Record<string, Record<string, unknown>> {
+export function describeArgs(args: Record<string, ArgSchema<never>>): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
   for (const [key, arg] of Object.entries(args)) {
     const entry: Record<string, unknown> = {};
@@ -233,7 +233,7 @@ export function describeArgs(args: Record<string, ArgSchema<any>>): Record<strin
 }
 
 /** Compiles every arg schema now, so that a malformed schema fails when routes are built, not on a request. */
-export function compileArgs(args: Record<string, ArgSchema<any>>): void {
+export function compileArgs(args: Record<string, ArgSchema<never>>): void {
   for (const arg of Object.values(args)) compiled(arg.accepts ?? arg);
 }
 
@@ -312,9 +312,9 @@ class Failures {
 }
 
 const isAbsent = (value: unknown): boolean => value === undefined || value === null;
-const hasDefault = (arg: ArgSchema<any>): boolean => arg.default !== undefined && arg.default !== null;
+const hasDefault = (arg: ArgSchema<never>): boolean => arg.default !== undefined && arg.default !== null;
 /** A fresh copy, so a handler changing its params cannot change the route's default. */
-const defaultOf = (arg: ArgSchema<any>): unknown =>
+const defaultOf = (arg: ArgSchema<never>): unknown =>
   !hasDefault(arg) ? undefined : typeof arg.default === 'object' ? structuredClone(arg.default) : arg.default;
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -944,7 +944,7 @@ function patternMatches(pattern: string, value: string): boolean {
     }
     patterns.set(pattern, re);
   }
-  return re !== null && re.test(value);
+  return re?.test(value) === true;
 }
 
 function codePointLength(text: string): number {

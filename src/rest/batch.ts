@@ -122,7 +122,7 @@ async function prepareForBatch(d: Dispatcher, request: RestRequest): Promise<Pre
 function failsValidation(d: Dispatcher, request: RestRequest): boolean {
   const path = request.path.length > 1 && request.path.endsWith('/') ? request.path.slice(0, -1) : request.path;
   const found = d.match(path, request.method);
-  if (!found?.endpoint || !found.endpoint.allowBatch || request.invalidJson) return true;
+  if (!found?.endpoint?.allowBatch || request.invalidJson) return true;
   const input: Record<string, unknown> = { ...found.captures, ...request.query, ...(request.form ?? {}), ...(request.json ?? {}) };
   return 'error' in validateArgs(found.endpoint.args, input, { request });
 }

@@ -128,7 +128,7 @@ function pageUrlOf(base: string, query: Record<string, unknown>): (page: number)
 }
 
 function appendParam(params: string[], key: string, value: unknown): void {
-  if (Array.isArray(value)) value.forEach((v, i) => appendParam(params, `${key}[${i}]`, v));
+  if (Array.isArray(value)) value.forEach((v, i) => { appendParam(params, `${key}[${i}]`, v); });
   else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) appendParam(params, `${key}[${k}]`, v);
   else {
     // PHP's urlencode() writes true as 1, and false and null as nothing; an empty value is written bare.

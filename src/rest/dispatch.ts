@@ -42,7 +42,7 @@ export interface Prepared {
 /** The endpoint a request matched, as judged before its handler ran: its validated params and the memo its rules used. */
 interface JudgedEndpoint {
   endpoint: Endpoint;
-  params: Record<string, any>;
+  params: Record<string, unknown>;
   memo?: Map<string, unknown>;
 }
 
@@ -138,7 +138,7 @@ export class Dispatcher {
   /** Everything before the handler: matching, parsing, validation and permission (at once when the rule is). */
   prepare(request: RestRequest): MaybeAsync<Prepared | RestError> {
     const found = this.match(normalisePath(request.path), request.method);
-    if (!found || !found.endpoint) return noRoute();
+    if (!found?.endpoint) return noRoute();
     if (request.invalidJson) {
       return restError('rest_invalid_json', 'Invalid JSON body passed.', 400, jsonErrorOf(request.rawBody));
     }

@@ -70,7 +70,7 @@ export interface UploadedFile {
 /** What a handler sees: the validated, merged parameters and the request they came from. */
 export interface HandlerContext {
   request: RestRequest;
-  params: Record<string, any>;
+  params: Record<string, unknown>;
   actor: Actor | null;
   /** Per-request memo, so a permission rule and the handler load an item once. */
   memo: Map<string, unknown>;

@@ -3,9 +3,9 @@
  * serialised once, when it is made, to UTF-8; a page of such items is then written by concatenating those
  * bytes (no string to build, flatten and encode again), which is byte for byte what JSON.stringify of the
  * page gives. The JSON sits under a symbol, which JSON.stringify,
- * spreading (non-enumerable) and Object.entries all ignore, and the value is frozen (or a read-only stand-in kept as
- * its JSON only: keptAsJson), so nobody can change it behind its JSON's back: `_embed`, `_fields` and the envelope
- * build new objects and are serialised normally.
+ * spreading (non-enumerable) and Object.entries all ignore, and the value is a read-only stand-in kept as its JSON
+ * only (keptAsJson) or frozen (rawBody), so nobody can change it behind its JSON's back: `_embed`, `_fields` and the
+ * envelope build new objects and are serialised normally.
  */
 const SERIALIZED = Symbol('serialized JSON');
 
@@ -15,18 +15,8 @@ const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']');
 
 /**
- * Freezes `value` deeply and keeps its JSON with it. Returns the same object. The JSON gets memory of its own
- * (not a slice of Node's shared 8 KB buffer pool, which a long-kept slice would pin whole), so what a cache of
- * such values holds is what serializedLength says.
- */
-export function withSerializedJson<T extends object>(value: T): T {
-  Object.defineProperty(value, SERIALIZED, { value: ownJson(value), enumerable: false });
-  return deepFreeze(value);
-}
-
-/**
  * A value's JSON as its own UTF-8 bytes (not a slice of Node's shared 8 KB buffer pool, which a long-kept slice
- * would pin whole).
+ * would pin whole), so what a cache of kept values holds is what serializedLength says.
  */
 function ownJson(value: object): Buffer {
   const json = JSON.stringify(value);
@@ -64,7 +54,7 @@ const STAND_IN: ProxyHandler<StandIn> = {
     return descriptor === undefined ? undefined : { ...descriptor, configurable: true };
   },
   getPrototypeOf: () => Object.prototype,
-  // Read-only, as the frozen value was.
+  // Read-only, as a frozen object is.
   set: () => false,
   defineProperty: () => false,
   deleteProperty: () => false,
@@ -77,7 +67,7 @@ const STAND_IN: ProxyHandler<StandIn> = {
  * JSON's bytes of heap. What it gives back stands in for the value: serializeBody writes its JSON without looking
  * inside, the `eager` fields (copied from `value`; undefined when it has none) answer at once, and anything else
  * that looks inside (`_fields`, `_embed`, an envelope, spreading, JSON.stringify of a body holding it) sees the value
- * rebuilt from its JSON, frozen, kept only while someone holds it. It cannot be changed; unlike the frozen value,
+ * rebuilt from its JSON, frozen, kept only while someone holds it. It cannot be changed; unlike a frozen object,
  * Object.isFrozen says false.
  */
 export function keptAsJson<T extends object>(value: T, eager: readonly (keyof T & string)[]): T {
@@ -86,12 +76,12 @@ export function keptAsJson<T extends object>(value: T, eager: readonly (keyof T 
   return new Proxy<StandIn>({ json: ownJson(value), eager: fields, rebuilt: undefined }, STAND_IN) as unknown as T;
 }
 
-/** The length in bytes of the JSON kept by withSerializedJson or keptAsJson (0 for a value without). */
+/** The length in bytes of the JSON kept by keptAsJson or rawBody (0 for a value without). */
 export function serializedLength(value: object): number {
   return (value as WithJson)[SERIALIZED]?.length ?? 0;
 }
 
-/** The JSON of a response body, reusing the JSON kept by withSerializedJson for the body or its items. */
+/** The JSON of a response body, reusing the JSON kept by keptAsJson or rawBody for the body or its items. */
 export function serializeBody(body: unknown): string | Buffer {
   if (body !== null && typeof body === 'object') {
     const own = (body as WithJson)[SERIALIZED];

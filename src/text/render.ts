@@ -60,7 +60,7 @@ function replaceAll(s: string, search: string, replacement: string): string {
 export const DEFAULT_SHORTCODES: readonly string[] = ['wp_caption', 'caption', 'gallery', 'playlist', 'audio', 'video', 'embed'];
 
 function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\\/-]/g, '\\$&');
+  return s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 }
 
 /**
@@ -359,7 +359,7 @@ export function texturizeParts(text: string, options: TexturizeOptions = {}): st
       parts[i] = escapeBareAmpersands(part);
       trackElement(part, tagStack, NO_TEXTURIZE_TAGS);
     } else if (phpTrim(part) === '') {
-      continue;
+      // Whitespace between tags and shortcodes is left as it is.
     } else if (first === '[' && wholeShortcode && wholeShortcode.test(part)) {
       if (!part.startsWith('[[') && !part.endsWith(']]')) trackElement(part, shortcodeStack, NO_TEXTURIZE_SHORTCODES);
     } else if (tagStack.length === 0 && shortcodeStack.length === 0) {

@@ -155,7 +155,10 @@ test('Redis: a rebuild in bulk (several flushes) gives the documents, indexes an
     assert.ok(incremental.results[0]!.total > 150, 'the workload leaves many notes');
     const bulkCommits: boolean[] = [];
     const commit = readModel.commit.bind(readModel);
-    readModel.commit = (c) => (bulkCommits.push(c.bulk === true), commit(c));
+    readModel.commit = (c) => {
+      bulkCommits.push(c.bulk === true);
+      return commit(c);
+    };
     // Resolves after the grace, once the old generation is dropped: compare while both exist.
     const rebuilt = projector.rebuild('notes');
     const generation = await liveGenerationOf(readModel, 'notes');
@@ -185,8 +188,14 @@ function unpack(bytes: Buffer): unknown {
   let at = 0;
   const length = (first: number, fix: number, eight: number, sixteen: number, thirtyTwo: number): number => {
     if (first === eight) return bytes[at++]!;
-    if (first === sixteen) return (at += 2), bytes.readUInt16BE(at - 2);
-    if (first === thirtyTwo) return (at += 4), bytes.readUInt32BE(at - 4);
+    if (first === sixteen) {
+      at += 2;
+      return bytes.readUInt16BE(at - 2);
+    }
+    if (first === thirtyTwo) {
+      at += 4;
+      return bytes.readUInt32BE(at - 4);
+    }
     return first & fix;
   };
   const value = (): unknown => {
@@ -281,7 +290,10 @@ test('memory: a start-up replay and a rebuild with deferred indexes give the doc
   const readModel = createMemoryReadModel();
   let deferred = 0;
   const begin = readModel.beginBulkLoad!.bind(readModel);
-  readModel.beginBulkLoad = (collections) => (deferred++, begin(collections));
+  readModel.beginBulkLoad = (collections) => {
+    deferred++;
+    return begin(collections);
+  };
   const projector = new Projector({ store, readModel, projections: [notes], maxBatchSize: 50 });
   await projector.start();
   assert.equal(await state(readModel), incremental);

@@ -63,7 +63,11 @@ test('the holder renews its lease while it rebuilds; the standby stays on standb
     const renewals = { first: 0, second: 0 };
     const serviceOn = (connection: Redis, owner: 'first' | 'second') => {
       const lease = createRedisLease({ redis: connection, prefix, owner, ttlMs: 300 });
-      const counted: Lease = { ...lease, acquire: () => (renewals[owner]++, lease.acquire()) };
+      const acquire = () => {
+        renewals[owner]++;
+        return lease.acquire();
+      };
+      const counted: Lease = { ...lease, acquire };
       const projector = new Projector({ store: gated, readModel: createRedisReadModel({ redis: connection, prefix }), projections: [notes(2)], retireGraceMs: 0 });
       const service = new ProjectorService({ projector, lease: counted, progress: createRedisAppliedProgress({ redis: connection, prefix }) });
       services.push(service);

@@ -157,7 +157,9 @@ export function eventStoreContract(name: string, factory: () => Promise<Context>
     ];
     const all = await store.readAll();
     assert.equal(all.map((e) => e.type), ['A1', 'B1', 'B2', 'A2', 'C1']);
-    all.slice(1).forEach((e, i) => assert.ok(e.position > all[i]!.position, `position ${e.position} follows ${all[i]!.position}`));
+    all.slice(1).forEach((e, i) => {
+      assert.ok(e.position > all[i]!.position, `position ${e.position} follows ${all[i]!.position}`);
+    });
     assert.ok(all[0]!.position >= 1, 'positions are 1-based');
     assert.equal(results.map((r) => r.position), [all[0]!.position, all[2]!.position, all[3]!.position, all[4]!.position]);
     const post = await store.readStream('post-1');

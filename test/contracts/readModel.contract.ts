@@ -14,6 +14,7 @@ import type {
   IndexEntry,
   Order,
   QueryPlan,
+  QueryResult,
   ReadModel,
   Scalar,
 } from '../../src/ports/readModel';
@@ -639,7 +640,7 @@ export function readModelContract(name: string, factory: Factory): void {
       for (let q = 0; q < 100; q++) {
         const p = random.plan();
         const expected = referenceQuery([...state.values()], p);
-        let got;
+        let got: QueryResult;
         try {
           got = await rm.query(C, p);
         } catch (error) {

@@ -240,7 +240,11 @@ lists.before(async () => {
     await add(fx.subscriber, { post: posts[1], content: 'Cherry held' });
     await add(fx.admin, { post: posts[1], content: 'Damson apple' });
     await add(fx.admin, { post: posts[1], content: 'Elder spam', status: 'spam' });
-    backends.push({ ...fx, posts, byContent, cleanup: async () => (await fx.t.close(), await redis?.cleanup()) });
+    const cleanup = async () => {
+      await fx.t.close();
+      await redis?.cleanup();
+    };
+    backends.push({ ...fx, posts, byContent, cleanup });
   }
 });
 lists.after(async () => {

@@ -135,7 +135,7 @@ function encodeQuery(params: Record<string, Json>): string {
   const parts: string[] = [];
   const add = (key: string, value: Json) => {
     if (value === null) parts.push(`${encodeURIComponent(key)}=`);
-    else if (Array.isArray(value)) value.slice(0, 50).forEach((v, i) => add(`${key}[${i}]`, v));
+    else if (Array.isArray(value)) for (const [i, v] of value.slice(0, 50).entries()) add(`${key}[${i}]`, v);
     else if (typeof value === 'object') for (const [k, v] of Object.entries(value)) add(`${key}[${k}]`, v);
     else parts.push(`${encodeURIComponent(key)}=${encodeText(String(value))}`);
   };
@@ -197,12 +197,12 @@ async function send(method: string, path: string, params: Record<string, Json>, 
   return t.request(method, path, { as, body: params });
 }
 
-const isDelete = (e: Endpoint, method: string) => method === 'DELETE';
+const isDelete = (method: string) => method === 'DELETE';
 /** Deleting these would sign the administrator out or drop what the other requests need: they go last. */
 const lastOfAll = (e: Endpoint) => e.route === '/core/v2/users/me' || e.route.includes('application-passwords');
 function ordered(): Array<[Endpoint, string]> {
   const pairs = endpoints.flatMap((e) => e.methods.map((m) => [e, m] as [Endpoint, string]));
-  const rank = ([e, m]: [Endpoint, string]) => (isDelete(e, m) ? (lastOfAll(e) ? 2 : 1) : 0);
+  const rank = ([e, m]: [Endpoint, string]) => (isDelete(m) ? (lastOfAll(e) ? 2 : 1) : 0);
   return pairs.sort((a, b) => rank(a) - rank(b));
 }
 

@@ -208,7 +208,10 @@ test('palimpsest replay --until … --out FILE exports the state as JSON, with p
     process.env.PROJECTIONS_DIR = path.resolve('projections/examples');
     const out = path.join(dataDir, 'state.json');
     const printed: string[] = [];
-    process.stderr.write = ((chunk: string | Uint8Array) => (writes.push(String(chunk)), true)) as typeof process.stderr.write;
+    process.stderr.write = ((chunk: string | Uint8Array) => {
+      writes.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write;
     console.log = (...args: unknown[]) => void printed.push(args.join(' '));
     const code = await main(['replay', '--until', String(cut), '--out', out]);
     process.stderr.write = stderrWrite;
@@ -255,7 +258,10 @@ test('palimpsest projections rebuild NAME refolds that read model in Redis, with
   const progress: string[] = [];
   const printed: string[] = [];
   const capture = () => {
-    process.stderr.write = ((chunk: string | Uint8Array) => (progress.push(String(chunk)), true)) as typeof process.stderr.write;
+    process.stderr.write = ((chunk: string | Uint8Array) => {
+      progress.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write;
     console.log = (...args: unknown[]) => void printed.push(args.join(' '));
   };
   const release = () => {

@@ -13,7 +13,7 @@ import type { Cell, Row } from './table';
 import { SECOND_INSTANCE_TABLE } from './secondInstance';
 import { CHECK_PAIRS } from './runner';
 
-const escape = (text: string) => text.replace(/\|/g, '\\|');
+const escapeCell = (text: string) => text.replace(/\|/g, '\\|');
 
 const CHECKS: readonly string[] = CHECK_PAIRS.flat();
 
@@ -27,7 +27,7 @@ function cell(value: Cell): string {
 
 function rowLine(row: Row): string {
   const request = `\`${row.method} ${row.path.replace(/^\/core\/v2(?=\/)/, '…')}\`${row.viaBatch ? ' in a batch' : ''}`;
-  const variant = escape(row.variant).replace(/\{/g, '\\{');
+  const variant = escapeCell(row.variant).replace(/\{/g, '\\{');
   return `| ${request} | ${variant}${row.localOnly ? ' ¹' : ''} | ${row.cells.map(cell).join(' | ')} |`;
 }
 
@@ -127,7 +127,7 @@ export function renderPermissions(): string {
     '',
     `| request | case | ${WHO.join(' | ')} |`,
     `| --- | --- | ${WHO.map(() => '---').join(' | ')} |`,
-    ...SECOND_INSTANCE_TABLE.map((row) => `| \`${row.method} ${row.path}\` | ${escape(row.variant)} | ${row.cells.map(cell).join(' | ')} |`),
+    ...SECOND_INSTANCE_TABLE.map((row) => `| \`${row.method} ${row.path}\` | ${escapeCell(row.variant)} | ${row.cells.map(cell).join(' | ')} |`),
     '',
   );
   if (TABLE.some((row) => row.localOnly)) lines.push('¹ Not checked against WordPress: ' + [...new Set(TABLE.filter((r) => r.localOnly).map((r) => r.localOnly))].join('; ') + '.', '');

@@ -52,6 +52,7 @@ const hostileString: fc.Arbitrary<string> = fc.oneof(
     '\u0000',
     '\u202e\u0000\ud800',
     '%s%s%s%n',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, sent as written.
     '${7*7}{{7*7}}',
     `__proto__[${POLLUTION_MARKER}]`,
     'http://127.0.0.1:1/',

@@ -177,7 +177,7 @@ export function requestsTo(base: string): TestSite['request'] {
     if (opts.as) headers.authorization = opts.as.auth;
     const response = await fetch(`${base}${path}`, { method, headers, body });
     const text = await response.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     try {
       parsed = text === '' ? undefined : JSON.parse(text);
     } catch {

@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compileArgs, describeArgs, validateArgs, validateValue } from '../../src/rest/args';
 import type { ArgSchema, ArgsResult, JsonSchema } from '../../src/rest/args';
-import { RestError, restError } from '../../src/rest/errors';
+import { type RestError, restError } from '../../src/rest/errors';
 
 const test = suite('route args');
 

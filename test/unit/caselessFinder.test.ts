@@ -26,7 +26,9 @@ test('matches before, across and after window boundaries, in any case', () => {
   const bytes = Buffer.alloc(4 * SCAN_WINDOW + 100, 'x');
   // Ends at a boundary, straddles one, starts in a window's last byte, starts at a boundary, ends at the end.
   const places = [0, 17, SCAN_WINDOW - 6, 2 * SCAN_WINDOW - 3, 3 * SCAN_WINDOW - 1, 4 * SCAN_WINDOW, 4 * SCAN_WINDOW + 94];
-  places.forEach((at, i) => bytes.write(i % 2 === 0 ? 'ZePhYr' : 'zephyr', at, 'latin1'));
+  places.forEach((at, i) => {
+    bytes.write(i % 2 === 0 ? 'ZePhYr' : 'zephyr', at, 'latin1');
+  });
   assert.equal(allMatches(bytes, bytes.length, 'zephyr'), places);
   assert.equal(allMatches(bytes, bytes.length, 'zephyr'), expected(bytes, bytes.length, 'zephyr'));
 });

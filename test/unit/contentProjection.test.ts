@@ -112,8 +112,20 @@ test('withFields of many fields (compiled per shape) is Object.assign\'s result:
   for (let round = 0; round < 3; round++) {
     const log = (calls: string[]) => {
       const base = many(20);
-      Object.defineProperty(base, 'field3', { enumerable: true, get: () => (calls.push('base field3'), 'got') });
-      Object.defineProperty(base, 'id', { enumerable: true, get: () => (calls.push('base id'), 1) });
+      Object.defineProperty(base, 'field3', {
+        enumerable: true,
+        get: () => {
+          calls.push('base field3');
+          return 'got';
+        },
+      });
+      Object.defineProperty(base, 'id', {
+        enumerable: true,
+        get: () => {
+          calls.push('base id');
+          return 1;
+        },
+      });
       const fields = { get id() { calls.push('fields id'); return 2; }, type: 'post' };
       return [base, fields] as const;
     };

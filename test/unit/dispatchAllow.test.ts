@@ -10,8 +10,24 @@ function countingRoute() {
     namespace: 'test/v1',
     path: '/test/v1/things/(?P<id>[\\d]+)',
     endpoints: [
-      { methods: ['GET'], args: {}, permission: () => ((judged.GET += 1), true), handle: () => ({ status: 200, body: { read: true } }) },
-      { methods: ['DELETE'], args: {}, permission: () => ((judged.DELETE += 1), true), handle: () => ({ status: 200, body: { deleted: true } }) },
+      {
+        methods: ['GET'],
+        args: {},
+        permission: () => {
+          judged.GET += 1;
+          return true;
+        },
+        handle: () => ({ status: 200, body: { read: true } }),
+      },
+      {
+        methods: ['DELETE'],
+        args: {},
+        permission: () => {
+          judged.DELETE += 1;
+          return true;
+        },
+        handle: () => ({ status: 200, body: { deleted: true } }),
+      },
     ],
   };
   return { judged, dispatcher: new Dispatcher([route], { apiRoot: 'http://example.test/' }) };

@@ -293,7 +293,8 @@ function checkFilter(filter: Filter): void {
     case 'all':
     case 'none':
       if (typeof filter.field !== 'string') invalid(`${filter.kind} filter needs a field`);
-      return checkValues(filter.values, `${filter.kind} filter`);
+      checkValues(filter.values, `${filter.kind} filter`);
+      return;
     case 'range':
       if (typeof filter.field !== 'string') invalid('range filter needs a field');
       for (const bound of [filter.gt, filter.gte, filter.lt, filter.lte]) {
@@ -303,11 +304,13 @@ function checkFilter(filter: Filter): void {
     case 'text':
       checkStrings(filter.fields, 'text filter fields');
       checkStrings(filter.includes, 'text filter includes');
-      return checkStrings(filter.excludes, 'text filter excludes');
+      checkStrings(filter.excludes, 'text filter excludes');
+      return;
     case 'or':
     case 'and':
       if (!Array.isArray(filter.filters)) invalid(`${filter.kind} filter needs filters`);
-      return filter.filters.forEach(checkFilter);
+      filter.filters.forEach(checkFilter);
+      return;
     default:
       invalid(`unknown filter kind ${JSON.stringify((filter as { kind: unknown }).kind)}`);
   }
@@ -330,17 +333,20 @@ export function checkPlan(plan: QueryPlan): void {
   switch (order.kind) {
     case 'field':
       if (typeof order.field !== 'string') invalid('field order needs a field');
-      return checkDirection(order.direction);
+      checkDirection(order.direction);
+      return;
     case 'list':
       if (typeof order.field !== 'string') invalid('list order needs a field');
-      return checkValues(order.values, 'list order');
+      checkValues(order.values, 'list order');
+      return;
     case 'relevance':
       if (typeof order.phrase !== 'string') invalid('relevance order needs a phrase');
       checkStrings(order.terms, 'relevance terms');
       if (!isRecord(order.columns)) invalid('relevance order needs columns');
       checkStrings([order.columns.title, order.columns.excerpt, order.columns.content], 'relevance columns');
       if (!isRecord(order.tieBreak) || typeof order.tieBreak.field !== 'string') invalid('relevance order needs `tieBreak`');
-      return checkDirection(order.tieBreak.direction);
+      checkDirection(order.tieBreak.direction);
+      return;
     default:
       invalid(`unknown order kind ${JSON.stringify((order as { kind: unknown }).kind)}`);
   }
@@ -1207,7 +1213,10 @@ class Collection {
       this.slots[row.slot] = undefined;
       this.freeSlots.push(row.slot);
     };
-    if (this.deferred) return freeSlot();
+    if (this.deferred) {
+      freeSlot();
+      return;
+    }
     this.repartition(row, { layout: row.layout, values: row.values }, { layout: EMPTY_LAYOUT, values: NO_VALUES });
     for (const [field, key] of sortEntries(row)) {
       this.orders.get(field)?.remove({ key, row });
@@ -1449,7 +1458,10 @@ class Collection {
     const found = terms.map(() => new Set<Row>());
     const scanned: number[] = [];
     terms.forEach((term, t) => {
-      if (!LONE_SURROGATE.test(term)) return scanned.push(t);
+      if (!LONE_SURROGATE.test(term)) {
+        scanned.push(t);
+        return;
+      }
       const has = textMatcher(term);
       for (const row of this.rows.values()) if (columns.some((c) => has(this.textOf(row, c)))) found[t]!.add(row);
     });
@@ -1655,7 +1667,10 @@ class Query {
           estimate: () => index.count(bounds),
           candidates: () => {
             const rows: Row[] = [];
-            index.each('asc', bounds, 0, (e) => (rows.push(e.row), false));
+            index.each('asc', bounds, 0, (e) => {
+              rows.push(e.row);
+              return false;
+            });
             return rows;
           },
           count: () => index.count(bounds),
@@ -1863,7 +1878,7 @@ class Query {
         const listed =
           order.field === 'id' ? [this.c.rows.get(value)] : [...(this.c.members(order.field, value) ?? [])];
         const bucket = listed.filter((r): r is Row => r !== undefined && matched.has(r) && !placed.has(r));
-        bucket.forEach((r) => placed.add(r));
+        for (const r of bucket) placed.add(r);
         segment(bucket, 'id', 'asc');
       }
       if (out.length < take) segment(placed.size === 0 ? matches : matches.filter((r) => !placed.has(r)), 'id', 'asc');

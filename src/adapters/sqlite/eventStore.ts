@@ -196,7 +196,10 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEv
       return;
     }
     for (const subscription of subscriptions) subscription.notify();
-    outcomes.forEach((outcome, i) => ('result' in outcome ? batch[i]!.resolve(outcome.result) : batch[i]!.reject(outcome.error)));
+    outcomes.forEach((outcome, i) => {
+      if ('result' in outcome) batch[i]!.resolve(outcome.result);
+      else batch[i]!.reject(outcome.error);
+    });
   };
 
   const subscriptions = new Set<CatchUpSubscription>();

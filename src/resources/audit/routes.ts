@@ -80,7 +80,7 @@ export function auditRoutes(site: Site): RouteDefinition[] {
               const query = new URLSearchParams();
               for (const [key, value] of Object.entries(ctx.request.query)) {
                 if (key === 'before_position' || key === 'after_position') continue;
-                if (Array.isArray(value)) value.forEach((v, i) => query.append(`${key}[${i}]`, String(v)));
+                if (Array.isArray(value)) value.forEach((v, i) => { query.append(`${key}[${i}]`, String(v)); });
                 else query.append(key, String(value ?? ''));
               }
               query.set(cursorParam, String(page.next));

@@ -4,7 +4,7 @@
  * parent is on the same post) arrives in the command; the operations gather it.
  */
 import type { Decider } from '../../core/commandHandler';
-import { RestError, restError } from '../../rest/errors';
+import { type RestError, restError } from '../../rest/errors';
 import type { CommentEvent, CommentFields, CommentStatus } from './events';
 
 export interface CommentState {

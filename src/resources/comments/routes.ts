@@ -105,14 +105,14 @@ function statusValues(param: string): string[] {
   for (const part of param.split(',').map((s) => s.trim())) {
     if (part === 'approve' || part === '1') values.add('approved');
     else if (part === 'hold' || part === '0') values.add('hold');
-    else if (part === 'all' || part === 'any' || part === '') (values.add('approved'), values.add('hold'));
+    else if (part === 'all' || part === 'any' || part === '') values.add('approved').add('hold');
     else values.add(part);
   }
   return [...values];
 }
 
 /** Validated list params -> a plan over the `comment` collection (projections/comments.ts). Pure. */
-export function buildCommentPlan(params: Record<string, any>, timezone: string): QueryPlan {
+export function buildCommentPlan(params: Record<string, unknown>, timezone: string): QueryPlan {
   const filters: Filter[] = [];
   const any = (field: string, values: unknown) => {
     if (Array.isArray(values) && values.length > 0) filters.push({ kind: 'any', field, values: values as number[] });
@@ -332,7 +332,8 @@ function commentInput(site: Site, ctx: HandlerContext, creating: boolean): Comme
   for (const key of ['post', 'parent', 'author', 'author_name', 'author_email', 'author_url', 'author_user_agent'] as const) {
     if (p[key] !== undefined) (input as Record<string, unknown>)[key] = p[key];
   }
-  if (p.content !== undefined) input.content = typeof p.content === 'string' ? p.content : typeof p.content?.raw === 'string' ? p.content.raw : undefined;
+  const content = p.content as string | { raw?: unknown } | null | undefined;
+  if (content !== undefined) input.content = typeof content === 'string' ? content : typeof content?.raw === 'string' ? content.raw : undefined;
   if (p.author_ip !== undefined && moderates(ctx.actor)) input.author_ip = p.author_ip as string;
   else if (creating) input.author_ip = clientIp(ctx);
   if (creating && input.author_user_agent === undefined) {

@@ -5,7 +5,6 @@
  */
 
 export const FIELD_BASETYPES = ['text', 'email', 'url', 'tel', 'number', 'range', 'textarea', 'select', 'checkbox', 'radio', 'acceptance'] as const;
-export type FieldBasetype = (typeof FIELD_BASETYPES)[number];
 /** Types that may end in `*` (required). Radio buttons and acceptance boxes have no required variant. */
 const REQUIRABLE = new Set(['text', 'email', 'url', 'tel', 'number', 'range', 'textarea', 'select', 'checkbox']);
 const KNOWN_TYPES = new Set<string>([...FIELD_BASETYPES, ...[...REQUIRABLE].map((t) => `${t}*`), 'submit']);

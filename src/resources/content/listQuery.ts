@@ -217,7 +217,7 @@ export function idFilters(include: number[], exclude: number[]): Filter[] {
 }
 
 /** The `after`/`before` and `modified_after`/`modified_before` bounds, as ranges over the site-local date keys. */
-export function dateFilters(params: Record<string, any>, timezone: string): Filter[] {
+export function dateFilters(params: Record<string, unknown>, timezone: string): Filter[] {
   const filters: Filter[] = [];
   const range = (field: string, after: unknown, before: unknown) => {
     if (typeof after !== 'string' && typeof before !== 'string') return;
@@ -241,7 +241,7 @@ export const slugList = (param: unknown): string[] => [...new Set(((param as str
 export const slugFilters = (slugs: string[]): Filter[] => (slugs.length > 0 ? [{ kind: 'any', field: 'slug', values: slugs }] : []);
 
 /** The text filter of a non-blank `search`, in the chosen `search_columns`, with the parsed search for relevance. */
-export function searchFilter(params: Record<string, any>): { search: ParsedSearch; filter: Filter } | null {
+export function searchFilter(params: Record<string, unknown>): { search: ParsedSearch; filter: Filter } | null {
   if (typeof params.search !== 'string' || params.search.trim() === '') return null;
   const search = parseSearch(params.search);
   const chosen = (params.search_columns as string[] | undefined) ?? [];
@@ -250,7 +250,7 @@ export function searchFilter(params: Record<string, any>): { search: ParsedSearc
 }
 
 /** The order of a post-type list: by the `include` or `slug` list, by relevance to the search, or by a field. */
-export function listOrder(params: Record<string, any>, include: number[], slugs: string[], search: ParsedSearch | null): Order {
+export function listOrder(params: Record<string, unknown>, include: number[], slugs: string[], search: ParsedSearch | null): Order {
   switch (params.orderby) {
     case 'include':
       if (include.length === 0) throw restError('rest_orderby_include_missing_include', 'You need to define an include parameter to order by include.', 400);
@@ -277,7 +277,7 @@ export function listOrder(params: Record<string, any>, include: number[], slugs:
  * 2^53 (`offset=99999999999999999999`, a huge `page`) is held at 2^53 - 1: past every match either way, and the read
  * model takes only safe integers.
  */
-export function listWindow(params: Record<string, any>): { offset: number; limit: number } {
+export function listWindow(params: Record<string, unknown>): { offset: number; limit: number } {
   const perPage = params.per_page as number;
   const page = params.page as number;
   const offset = offsetGiven(params) ? Math.abs(params.offset) : (Math.max(page, 1) - 1) * perPage;
@@ -290,14 +290,14 @@ export function listWindow(params: Record<string, any>): { offset: number; limit
  * counts the matches only when the page holds some, so a page an `offset` leaves empty reports a total of 0 (and is
  * then never out of range); a page past the last one without an offset is refused.
  */
-export function listPaging(params: Record<string, any>, total: number, onPage: number): Page {
+export function listPaging(params: Record<string, unknown>, total: number, onPage: number): Page {
   const paging = { total: offsetGiven(params) && onPage === 0 ? 0 : total, page: params.page as number, perPage: params.per_page as number };
   assertPageInRange(paging);
   return paging;
 }
 
 /** Translates validated list params into a plan. Throws WordPress's errors for contradictory params. */
-export async function buildListPlan(params: Record<string, any>, ctx: ListContext): Promise<QueryPlan> {
+export async function buildListPlan(params: Record<string, unknown>, ctx: ListContext): Promise<QueryPlan> {
   const filters: Filter[] = [];
   filters.push(statusFilter(params.status as string[], ctx.anyStatuses ?? ANY_STATUSES));
 

@@ -180,11 +180,6 @@ export async function deleteItem(site: Site, postType: PostType, id: number, act
   return { id, state: result.state, position: result.position, previous: last };
 }
 
-/** Reads an item's current state from its stream (the source of truth, not the read model). */
-export async function loadItem(site: Site, id: number): Promise<ContentState> {
-  return (await site.commands.load(contentStreamId(id), contentDecider)).state;
-}
-
 /**
  * The path of a page's ancestors' slugs, `grandparent/parent/`, starting from `parentId`: what a child page's
  * permalink is under (ancestors without a slug are skipped, as WordPress skips them). Stops at a loop.

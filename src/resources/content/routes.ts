@@ -307,7 +307,7 @@ async function listItems(site: Site, ctx: HandlerContext, type: TypeInfo, deps: 
 async function writeInput(site: Site, ctx: HandlerContext, type: TypeInfo, current: ContentDoc | null, deps: ContentRouteDeps): Promise<PostInput> {
   const p = ctx.params;
   const body = { ...(ctx.request.form ?? {}), ...(ctx.request.json ?? {}) };
-  const sent = (key: string) => Object.prototype.hasOwnProperty.call(body, key) || Object.prototype.hasOwnProperty.call(ctx.request.query, key);
+  const sent = (key: string) => Object.hasOwn(body, key) || Object.hasOwn(ctx.request.query, key);
   const input: PostInput = {};
   const text = (value: unknown): string | undefined => {
     if (typeof value === 'string') return value;
@@ -327,8 +327,8 @@ async function writeInput(site: Site, ctx: HandlerContext, type: TypeInfo, curre
     if (kept === undefined) delete input.featured_media;
     else input.featured_media = kept;
   }
-  if (sent('date')) input.date = p.date ?? null;
-  if (sent('date_gmt')) input.date_gmt = p.date_gmt ?? null;
+  if (sent('date')) input.date = (p.date as string | null | undefined) ?? null;
+  if (sent('date_gmt')) input.date_gmt = (p.date_gmt as string | null | undefined) ?? null;
   if (sent('meta') && p.meta && typeof p.meta === 'object') input.meta = { footnotes: String((p.meta as { footnotes?: unknown }).footnotes ?? '') };
 
   const actor = ctx.actor!;

@@ -9,7 +9,7 @@ import type { Actor } from '../../access/capabilities';
 import { canDeleteItem, canEditItem, canReadItem, hasCap, postTypeCaps } from '../../access/capabilities';
 import type { PostTypeCaps } from '../../access/capabilities';
 import { SchemaIssue } from '../../rest/args';
-import type { ArgSchema } from '../../rest/args';
+import type { ArgSchema, Context } from '../../rest/args';
 import { argsFromSchema, publicSchema } from '../../rest/schema';
 import type { ResourceSchema } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
@@ -106,7 +106,7 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
             const live = (await loadDoc(site, ctx))!;
             // Time travel (an extension, as for posts): the attachment folded from its stream up to `as_of`.
             const doc = ctx.params.as_of !== undefined ? await mediaAsOf(site, live.id, String(ctx.params.as_of), ctx.actor, await canEditMedia(site, ctx.actor, live)) : live;
-            const item = await present(site, ctx, doc, schema, ctx.params.context);
+            const item = await present(site, ctx, doc, schema, ctx.params.context as Context);
             // As for posts, the item's page on the site (WordPress sends it for every viewable type).
             const link = mediaLink(doc, site.settings.siteUrl, await parentPermalink(site, doc.post));
             const result = ok(item, { Link: `<${link}>; rel="alternate"; type=text/html` });
@@ -235,7 +235,7 @@ function forbiddenStatus(statuses: readonly string[], actor: Actor | null): Rest
 }
 
 /** The media list plan: the posts' plan (same filters, search, order, paging) plus the media filters. */
-export async function buildMediaListPlan(params: Record<string, any>, options: { timezone: string; signedIn: boolean }) {
+export async function buildMediaListPlan(params: Record<string, unknown>, options: { timezone: string; signedIn: boolean }) {
   const plan = await buildListPlan(params, { postType: 'post', timezone: options.timezone, signedIn: options.signedIn, descendants: async () => [] });
   const filters: Filter[] = [...plan.filters];
   const parent = (params.parent as number[] | undefined) ?? [];
@@ -256,7 +256,7 @@ async function listMedia(site: Site, ctx: HandlerContext, schema: ReturnType<typ
   const paging = listPaging(p, total, items.length);
   const docs = items as MediaDoc[];
   const visible = await listableItems(docs, p.context, { mayRead: (doc) => canReadMedia(site, ctx.actor, doc), mayEdit: (doc) => canEditMedia(site, ctx.actor, doc) });
-  const body = await Promise.all(visible.map((doc) => present(site, ctx, doc, schema, p.context)));
+  const body = await Promise.all(visible.map((doc) => present(site, ctx, doc, schema, p.context as Context)));
   return collectionResult(body, paging, `${site.apiRoot}core/v2/media`, linkQuery(ctx));
 }
 
@@ -415,12 +415,13 @@ function editArgs(): Record<string, ArgSchema> {
 }
 
 /** `modifiers`, or the deprecated rotation then x/y/width/height (all four needed), as WordPress reads them. */
-function editModifiers(params: Record<string, any>): Modifier[] {
+function editModifiers(params: Record<string, unknown>): Modifier[] {
   if (Array.isArray(params.modifiers)) return params.modifiers as Modifier[];
   const modifiers: Modifier[] = [];
   if (typeof params.rotation === 'number' && params.rotation !== 0) modifiers.push({ type: 'rotate', args: { angle: params.rotation } });
-  if (['x', 'y', 'width', 'height'].every((key) => typeof params[key] === 'number')) {
-    modifiers.push({ type: 'crop', args: { left: params.x, top: params.y, width: params.width, height: params.height } });
+  const { x, y, width, height } = params;
+  if (typeof x === 'number' && typeof y === 'number' && typeof width === 'number' && typeof height === 'number') {
+    modifiers.push({ type: 'crop', args: { left: x, top: y, width, height } });
   }
   return modifiers;
 }
@@ -473,8 +474,8 @@ async function writeInput(site: Site, ctx: HandlerContext, schema: ResourceSchem
   for (const field of ['alt_text', 'status', 'comment_status', 'ping_status', 'template', 'post'] as const) {
     if (sent(field) && p[field] !== undefined && p[field] !== null) (input as Record<string, unknown>)[field] = p[field];
   }
-  if (sent('date')) input.date = p.date ?? null;
-  if (sent('date_gmt')) input.date_gmt = p.date_gmt ?? null;
+  if (sent('date')) input.date = (p.date as string | null | undefined) ?? null;
+  if (sent('date_gmt')) input.date_gmt = (p.date_gmt as string | null | undefined) ?? null;
   // Only where the schema has it: elsewhere the param is unvalidated input.
   if (schema.properties.featured_media && sent('featured_media') && typeof p.featured_media === 'number') {
     const kept = await featuredMediaToKeep(site.readModel, p.featured_media);

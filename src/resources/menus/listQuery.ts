@@ -50,7 +50,7 @@ interface MenusQuery {
 const asMenusQuery = (value: unknown): MenusQuery => (Array.isArray(value) ? { terms: value as number[] } : ((value ?? {}) as MenusQuery));
 
 /** Validated list params -> a plan over the `menu_item` collection (projections/menuItems.ts). */
-export function buildMenuItemPlan(params: Record<string, any>, timezone: string): QueryPlan {
+export function buildMenuItemPlan(params: Record<string, unknown>, timezone: string): QueryPlan {
   const filters: Filter[] = [];
   filters.push(statusFilter(params.status as string[], ANY_STATUSES));
 

@@ -162,9 +162,9 @@ function menuItemRoutes(site: Site): RouteDefinition[] {
   ];
 }
 
-function itemInput(params: Record<string, any>): MenuItemInput {
+function itemInput(params: Record<string, unknown>): MenuItemInput {
   const input: MenuItemInput = {};
-  if (params.title !== undefined) input.title = typeof params.title === 'string' ? params.title : String(params.title?.raw ?? '');
+  if (params.title !== undefined) input.title = typeof params.title === 'string' ? params.title : String((params.title as { raw?: unknown } | null | undefined)?.raw ?? '');
   for (const key of ['status', 'url', 'attr_title', 'description', 'type', 'object', 'object_id', 'parent', 'menu_order', 'target'] as const) {
     if (params[key] !== undefined) (input as Record<string, unknown>)[key] = params[key];
   }
@@ -332,7 +332,7 @@ function menuTermRoutes(site: Site): RouteDefinition[] {
   ];
 }
 
-function menuInput(params: Record<string, any>): MenuInput {
+function menuInput(params: Record<string, unknown>): MenuInput {
   const input: MenuInput = {};
   if (params.name !== undefined) input.name = params.name as string;
   if (params.slug !== undefined) input.slug = params.slug as string;

@@ -98,7 +98,7 @@ async function contentAtPath(site: Site, segments: string[]): Promise<ContentDoc
 
 /** An attachment is public when it is not private and its parent, if any, is published. */
 async function viewableAttachment(site: Site, doc: MediaDoc | null): Promise<MediaDoc | null> {
-  if (!doc || doc.status !== 'inherit') return null;
+  if (doc?.status !== 'inherit') return null;
   if (doc.post === 0) return doc;
   const parent = ((await site.readModel.get('post', doc.post)) ?? (await site.readModel.get('page', doc.post))) as ContentDoc | null;
   return parent && parent.status === 'publish' ? doc : null;
@@ -128,7 +128,7 @@ export async function itemLink(site: Site, doc: EmbeddableDoc): Promise<string> 
 async function thumbnailOf(site: Site, doc: EmbeddableDoc, frameWidth: number): Promise<Pick<OEmbedData, 'thumbnail_url' | 'thumbnail_width' | 'thumbnail_height'>> {
   const image = isAttachment(doc) ? doc : doc.featured_media > 0 ? ((await site.readModel.get('attachment', doc.featured_media)) as MediaDoc | null) : null;
   const { width, height, file } = image?.media_details ?? {};
-  if (!image || !image.mime_type.startsWith('image/') || !width || !height || !file) return {};
+  if (!image?.mime_type.startsWith('image/') || !width || !height || !file) return {};
   const scale = Math.min(1, frameWidth / width);
   return { thumbnail_url: uploadUrl(site.settings.siteUrl, file), thumbnail_width: Math.round(width * scale), thumbnail_height: Math.round(height * scale) };
 }
@@ -284,7 +284,7 @@ export function toXml(data: Record<string, unknown>): string {
   // As WordPress builds it: entity references in a value (a title's `&#8220;`) are read as their characters, and the
   // document, declaring no encoding, writes every character beyond ASCII as a reference (`&#x201C;`).
   const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-  const escape = (text: string) =>
+  const escapeXml = (text: string) =>
     text
       .replace(/&(#\d+|#x[0-9a-fA-F]+|amp|lt|gt|quot|apos);/g, (all, ref: string) => {
         if (ref[0] !== '#') return named[ref]!;
@@ -297,7 +297,7 @@ export function toXml(data: Record<string, unknown>): string {
       .replace(/[^\x00-\x7f]/gu, (c) => `&#x${c.codePointAt(0)!.toString(16).toUpperCase()};`);
   const fields = Object.entries(data)
     .filter(([, value]) => value !== null && value !== undefined && typeof value !== 'object')
-    .map(([key, value]) => `<${key}>${escape(String(value))}</${key}>`)
+    .map(([key, value]) => `<${key}>${escapeXml(String(value))}</${key}>`)
     .join('');
   return `<?xml version="1.0"?>\n<oembed>${fields}</oembed>\n`;
 }

@@ -6,7 +6,7 @@
 import type { Site } from '../../site';
 import { canDeleteItem, canEditItem, hasCap, postTypeCaps } from '../../access/capabilities';
 import type { PostTypeCaps } from '../../access/capabilities';
-import type { ArgSchema } from '../../rest/args';
+import type { ArgSchema, Context } from '../../rest/args';
 import { argsFromSchema, contextParam, filterByContext } from '../../rest/schema';
 import type { ResourceSchema } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
@@ -226,7 +226,7 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
             // As WP_Query: an offset skips its absolute value; page 0 (`page=1e400`, as PHP casts it) is the first.
             const start = perPage === null ? 0 : offset !== 0 ? Math.abs(offset) : (Math.max(page, 1) - 1) * perPage;
             const shown = perPage === null ? entries : entries.slice(start, start + perPage);
-            const body = shown.map((entry) => present(entry, parent, revisions, p.context));
+            const body = shown.map((entry) => present(entry, parent, revisions, p.context as Context));
             const url = `${site.apiRoot}${type.restBase}/${parent.id}/revisions`;
             // The page count the Link header uses is WordPress's: from per_page, or 1 for everything.
             return collectionResult(body, { total, page, perPage: perPage ?? Math.max(total, 1) }, url, linkQuery(ctx));
@@ -250,7 +250,7 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
             const parent = (await loadParent(site, ctx, type, 'parent'))!;
             const entry = findRevision(await history(parent.id), Number(ctx.params.id));
             if (!entry) throw restError('rest_post_invalid_id', 'Invalid revision ID.', 404);
-            return ok(present(entry, parent, revisions, ctx.params.context));
+            return ok(present(entry, parent, revisions, ctx.params.context as Context));
           },
         },
         {
@@ -324,7 +324,7 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
             const parent = (await loadParent(site, ctx, type, 'id'))!;
             const doc = await history(parent.id);
             const entries = doc ? [...doc.autosaves].sort(newestFirst) : [];
-            return ok(entries.map((entry) => present(entry, parent, autosaves, ctx.params.context)));
+            return ok(entries.map((entry) => present(entry, parent, autosaves, ctx.params.context as Context)));
           },
         },
         {
@@ -383,7 +383,7 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
             // WordPress answers with the item's latest autosave, whatever the id asked for.
             const latest = doc ? [...doc.autosaves].sort(newestFirst)[0] : undefined;
             if (!latest) throw restError('rest_post_no_autosave', 'There is no autosave revision for this post.', 404);
-            return ok(present(latest, parent, autosaves, ctx.params.context));
+            return ok(present(latest, parent, autosaves, ctx.params.context as Context));
           },
         },
       ],

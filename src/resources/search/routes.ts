@@ -9,7 +9,7 @@ import type { ResourceSchema } from '../../rest/schema';
 import { assertPageInRange, collectionResult, linkQuery, readModelOffset } from '../../rest/collection';
 import { allowEveryone } from '../../rest/route';
 import type { HandlerContext, RouteDefinition } from '../../rest/route';
-import type { Doc, Filter, Order } from '../../ports/readModel';
+import type { Doc, Filter, Order, QueryResult } from '../../ports/readModel';
 import { idFilters, parseSearch } from '../content/listQuery';
 import type { ParsedSearch } from '../content/listQuery';
 import { ancestorPath } from '../content/operations';
@@ -170,7 +170,7 @@ async function searchPosts(
     ? { kind: 'relevance', phrase: parsed.phrase, terms: parsed.includes, columns: { title: 'title', excerpt: 'excerpt', content: 'content' }, tieBreak: byDate }
     : byDate;
   let onPage: ContentDoc[];
-  let lists;
+  let lists: QueryResult[];
   if (types.length === 1) {
     lists = [await site.readModel.query(types[0]!, { filters, order, ...window })];
     onPage = lists[0]!.items as ContentDoc[];

@@ -107,7 +107,8 @@ function decide(command: ChangeSettings, state: SettingsState): SettingsEvent[] 
       if (Object.hasOwn(state.stored, name)) changes[name] = null;
       continue;
     }
-    const sanitize = SANITIZERS[name];
+    // The schema validated the value as the setting's type.
+    const sanitize = SANITIZERS[name] as ((value: unknown) => unknown) | undefined;
     const value = sanitize ? sanitize(given) : given;
     if (value === KEEP || value === current[name]) continue;
     changes[name] = value;

@@ -4,10 +4,11 @@
  * still succeeds, as in WordPress).
  */
 import { stripTagsLikePhp } from '../../text/slug';
-import type { SettingName } from './events';
+import type { SettingName, StoredSettings } from './events';
 
 export const KEEP = Symbol('keep the stored value');
-type Rule = (value: any) => unknown;
+/** Each setting's rule takes the value its schema validated. */
+type Rules = { [K in SettingName]?: (value: StoredSettings[K]) => StoredSettings[K] | typeof KEEP };
 
 /**
  * esc_html: the five special characters as entities, except an `&` that already starts an entity (WordPress does not
@@ -28,7 +29,7 @@ const absolute = (value: number): number => Math.abs(Math.trunc(value));
 /** Installed languages besides the built-in English; no language packs are installed, so none. */
 const INSTALLED_LANGUAGES: readonly string[] = [];
 
-export const SANITIZERS: Partial<Record<SettingName, Rule>> = {
+export const SANITIZERS: Rules = {
   title: (value: string) => escapeHtmlOnce(value),
   description: (value: string) => escapeHtmlOnce(value),
   // PHP's strip_tags: tags go, the surrounding spaces stay.

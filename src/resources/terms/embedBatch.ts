@@ -63,7 +63,7 @@ export class EmbeddedTermsBatch {
       for (const type of ['post', 'page']) {
         if (missing.length === 0) break;
         const docs = (await site.readModel.getMany(type, missing)) as (ContentDoc | null)[];
-        missing.forEach((id, i) => found.set(id, docs[i] ?? null));
+        missing.forEach((id, i) => { found.set(id, docs[i] ?? null); });
         missing = missing.filter((id) => found.get(id) === null);
       }
       return found;

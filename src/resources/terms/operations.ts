@@ -272,11 +272,6 @@ export async function deleteTerm(
   return { id, state: result.state, position, previous };
 }
 
-/** A term's current state from its stream (the source of truth, not the read model). */
-export async function loadTerm(site: Site, id: number): Promise<TermState> {
-  return (await site.commands.load(termStreamId(id), termDecider)).state;
-}
-
 // --- what the posts slice asks ---------------------------------------------------------------------------------
 
 /**

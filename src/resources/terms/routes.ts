@@ -330,7 +330,11 @@ async function withCountedDescendants(site: Site, tax: TaxonomyInfo, matches: Te
   const children = new Map<number, number[]>();
   for (const doc of everything) children.set(doc.parent, [...(children.get(doc.parent) ?? []), doc.id]);
   const hasCounted = (id: number, seen: Set<number>): boolean =>
-    (children.get(id) ?? []).some((child) => !seen.has(child) && (seen.add(child), (allCounts.get(child) ?? 0) > 0 || hasCounted(child, seen)));
+    (children.get(id) ?? []).some((child) => {
+      if (seen.has(child)) return false;
+      seen.add(child);
+      return (allCounts.get(child) ?? 0) > 0 || hasCounted(child, seen);
+    });
   return matches.filter((d) => (allCounts.get(d.id) ?? 0) > 0 || hasCounted(d.id, new Set([d.id])));
 }
 
@@ -372,7 +376,10 @@ async function ancestorsOf(site: Site, docs: TermDoc[]): Promise<Map<number, Ter
     const missing = [...new Set([...known.values()].map((d) => d.parent))].filter((id) => id > 0 && !known.has(id) && !absent.has(id));
     if (missing.length === 0) return known;
     const fetched = (await site.readModel.getMany(TERM_COLLECTION, missing)) as (TermDoc | null)[];
-    fetched.forEach((doc, i) => (doc ? known.set(doc.id, doc) : absent.add(missing[i]!)));
+    fetched.forEach((doc, i) => {
+      if (doc) known.set(doc.id, doc);
+      else absent.add(missing[i]!);
+    });
   }
 }
 

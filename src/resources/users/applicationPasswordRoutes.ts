@@ -24,7 +24,7 @@ const BASE = '/core/v2/users/(?P<user_id>(?:[\\d]+|me))/application-passwords';
 export function applicationPasswordRoutes(site: Site): RouteDefinition[] {
   const schema = applicationPasswordSchema();
   const contextArgs = { context: contextParam('view') };
-  const present = (ctx: HandlerContext, user: UserDoc, password: ApplicationPasswordDoc, context: Context, extra: { newPassword?: string; links?: boolean } = {}) =>
+  const present = (user: UserDoc, password: ApplicationPasswordDoc, context: Context, extra: { newPassword?: string; links?: boolean } = {}) =>
     presentApplicationPassword(password, schema, { context, apiRoot: site.apiRoot, userId: user.id, ...extra });
 
   /** The permission rule of an endpoint: the user must exist, and the caller may edit them. */
@@ -46,7 +46,7 @@ export function applicationPasswordRoutes(site: Site): RouteDefinition[] {
           permission: mayManage('rest_cannot_list_application_passwords', 'Sorry, you are not allowed to list application passwords for this user.'),
           handle: async (ctx) => {
             const user = await targetUser(site, ctx);
-            return ok(user.application_passwords.map((p) => present(ctx, user, p, ctx.params.context as Context)));
+            return ok(user.application_passwords.map((p) => present(user, p, ctx.params.context as Context)));
           },
         },
         {
@@ -62,7 +62,7 @@ export function applicationPasswordRoutes(site: Site): RouteDefinition[] {
             const outcome = await createApplicationPassword(site, user.id, { name, appId }, ctx.actor!.id, ctx.request.requestId);
             await site.settle(outcome.position);
             const fresh = await reloadPassword(site, user.id, outcome.uuid);
-            const body = present(ctx, user, fresh, 'edit', { newPassword: outcome.password });
+            const body = present(user, fresh, 'edit', { newPassword: outcome.password });
             return { status: 201, body, headers: { Location: applicationPasswordUrl(site.apiRoot, user.id, outcome.uuid) } };
           },
         },
@@ -105,7 +105,7 @@ export function applicationPasswordRoutes(site: Site): RouteDefinition[] {
             if (!uuid) throw restError('rest_no_authenticated_app_password', 'Cannot introspect application password.', 404);
             const password = user.application_passwords.find((p) => p.uuid === uuid);
             if (!password) throw restError('rest_application_password_not_found', 'Application password not found.', 500);
-            return ok(present(ctx, user, password, ctx.params.context as Context));
+            return ok(present(user, password, ctx.params.context as Context));
           },
         },
       ],
@@ -121,7 +121,7 @@ export function applicationPasswordRoutes(site: Site): RouteDefinition[] {
           permission: mayManage('rest_cannot_read_application_password', 'Sorry, you are not allowed to read this application password.'),
           handle: async (ctx) => {
             const user = await targetUser(site, ctx);
-            return ok(present(ctx, user, passwordOf(user, ctx), ctx.params.context as Context));
+            return ok(present(user, passwordOf(user, ctx), ctx.params.context as Context));
           },
         },
         {
@@ -138,7 +138,7 @@ export function applicationPasswordRoutes(site: Site): RouteDefinition[] {
               const outcome = await renameApplicationPassword(site, user.id, password.uuid, name, ctx.actor!.id, ctx.request.requestId);
               await site.settle(outcome.position);
             }
-            return ok(present(ctx, user, await reloadPassword(site, user.id, password.uuid), 'edit'));
+            return ok(present(user, await reloadPassword(site, user.id, password.uuid), 'edit'));
           },
         },
         {
@@ -149,7 +149,7 @@ export function applicationPasswordRoutes(site: Site): RouteDefinition[] {
           handle: async (ctx) => {
             const user = await targetUser(site, ctx);
             const password = passwordOf(user, ctx);
-            const previous = present(ctx, user, password, 'edit', { links: false });
+            const previous = present(user, password, 'edit', { links: false });
             const outcome = await revokeApplicationPassword(site, user.id, password.uuid, ctx.actor!.id, ctx.request.requestId);
             await site.settle(outcome.position);
             return ok({ deleted: true, previous });
