@@ -4,8 +4,9 @@
  * `SITE/wp-json/wp/v2/…` as a front end on another origin would. It lists posts and reads `X-WP-Total`,
  * `X-WP-TotalPages` and `Link` (readable only when CORS exposes them), creates a post with `Authorization: Basic`
  * (a preflighted request), updates it with `X-HTTP-Method-Override: PUT` sent as POST (the override header must be
- * allowed by the preflight), deletes it with DELETE, and reads error bodies cross-origin (401 for a wrong
- * password, 404 for a missing post). With CORS_ALLOWED_ORIGINS set, a page on an origin outside it is blocked by
+ * allowed by the preflight), uploads an image it drew and shows it, deletes both with DELETE, and reads error
+ * bodies cross-origin (401 for a wrong password, 404 for a missing post, and the 429 of a throttled sign-in with
+ * its `Retry-After`). With CORS_ALLOWED_ORIGINS set, a page on an origin outside it is blocked by
  * the browser, on reads and on writes, and its writes never reach the site. Skipped, with a notice, only when
  * /usr/bin/chromium is missing.
  */
@@ -27,7 +28,7 @@ const CHROMIUM = '/usr/bin/chromium';
  * JSON body.
  */
 const PAGE_SCRIPT = String.raw`
-const { site, auth, wrongAuth } = JSON.parse(document.getElementById('config').textContent);
+const { site, auth, wrongAuth, guessAuth } = JSON.parse(document.getElementById('config').textContent);
 const api = site + '/wp-json/wp/v2';
 async function call(name, url, init, headers) {
   try {
@@ -68,6 +69,10 @@ async function run() {
   steps.push(await call('delete upload', api + '/media/' + (uploaded.body && uploaded.body.id) + '?force=true', { method: 'DELETE', headers: { Authorization: auth } }));
   steps.push(await call('wrong password', api + '/posts', { method: 'POST', headers: { Authorization: wrongAuth, 'Content-Type': 'application/json' }, body: JSON.stringify({ title: 'Not me' }) }));
   steps.push(await call('missing', api + '/posts/987654321', {}));
+  // Guessing another account's password until the site throttles it: the page learns how long to wait.
+  let guess;
+  for (let i = 0; i < 11; i++) guess = await call('throttled', api + '/users/me', { headers: { Authorization: guessAuth } }, ['Retry-After']);
+  steps.push(guess);
   return steps;
 }
 run().then((steps) => { window.outcome = steps; }, (error) => { window.outcome = [{ name: 'script', failed: String(error) }]; });
@@ -118,8 +123,8 @@ async function visit(browser: Browser, origin: string): Promise<{ steps: Step[];
     page.on('console', (message) => console.push(message.text()));
     const shown = await page.goto(`${origin}/`);
     assert.is(shown!.status(), 200);
-    await page.waitForFunction(() => (window as unknown as { outcome?: unknown }).outcome !== undefined, undefined, { timeout: 30_000 });
-    const steps = (await page.evaluate(() => (window as unknown as { outcome: unknown }).outcome)) as Step[];
+    await page.waitForFunction(() => (globalThis as unknown as { outcome?: unknown }).outcome !== undefined, undefined, { timeout: 30_000 });
+    const steps = (await page.evaluate(() => (globalThis as unknown as { outcome: unknown }).outcome)) as Step[];
     return { steps, console };
   } finally {
     await context.close();
@@ -150,6 +155,7 @@ browser.after(async () => {
 async function siteWithPosts(corsAllowedOrigins?: readonly string[]): Promise<{ t: TestSite; editor: TestUser }> {
   const t = await startTestSite({ apiDialect: 'wordpress', corsAllowedOrigins });
   const editor = await t.createUser('editor', 'editor');
+  await t.createUser('guessed', 'author');
   for (const title of ['One', 'Two', 'Three']) {
     const created = await t.request('POST', '/core/v2/posts', { as: editor, body: { title, status: 'publish' } });
     assert.is(created.status, 201, created.text);
@@ -207,6 +213,11 @@ async function assertFullSequence(steps: Step[], t: TestSite, editor: TestUser):
   const missing = step('missing');
   assert.is(missing.status, 404);
   assert.is(missing.body.code, 'rest_post_invalid_id');
+  // Ten wrong passwords for one account, then 429 with a Retry-After the page can read (an exposed header).
+  const throttled = step('throttled');
+  assert.is(throttled.status, 429);
+  assert.is(throttled.body.code, 'rest_too_many_requests');
+  assert.match(throttled.headers!['Retry-After'] ?? '', /^[1-9]\d*$/);
 
   // What the site holds afterwards: the three posts and no media; the browser's post and upload are gone.
   assert.is((await t.request('GET', `/core/v2/posts/${created.body.id}`, { as: editor })).status, 404);
@@ -220,7 +231,7 @@ async function assertFullSequence(steps: Step[], t: TestSite, editor: TestUser):
   const front = await pageServer();
   try {
     assert.is.not(front.origin, new URL(t.url).origin);
-    front.serve({ site: t.url, auth: editor.auth, wrongAuth: basic(editor.login, 'not the password') });
+    front.serve({ site: t.url, auth: editor.auth, wrongAuth: basic(editor.login, 'not the password'), guessAuth: basic('guessed', 'a guess') });
     const { steps } = await visit(instance, front.origin);
     await assertFullSequence(steps, t, editor);
   } finally {
@@ -234,10 +245,10 @@ async function assertFullSequence(steps: Step[], t: TestSite, editor: TestUser):
   const other = await pageServer();
   const { t, editor } = await siteWithPosts([allowed.origin]);
   try {
-    const config = { site: t.url, auth: editor.auth, wrongAuth: basic(editor.login, 'not the password') };
+    const config = { site: t.url, auth: editor.auth, wrongAuth: basic(editor.login, 'not the password'), guessAuth: basic('guessed', 'a guess') };
     other.serve(config);
     const blocked = await visit(instance, other.origin);
-    assert.equal(blocked.steps.map((s) => s.name), ['list', 'create', 'update', 'list after create', 'upload', 'shown', 'delete', 'delete upload', 'wrong password', 'missing']);
+    assert.equal(blocked.steps.map((s) => s.name), ['list', 'create', 'update', 'list after create', 'upload', 'shown', 'delete', 'delete upload', 'wrong password', 'missing', 'throttled']);
     for (const s of blocked.steps.filter((s) => s.name !== 'shown')) assert.is(s.failed, 'Failed to fetch', `${s.name}: ${JSON.stringify(s)}`);
     // Chromium says why on the console.
     assert.ok(blocked.console.some((line) => line.includes(`from origin '${other.origin}' has been blocked by CORS policy`)), blocked.console.join('\n'));
