@@ -6,8 +6,8 @@
  * (it checks the path against the post's `link`), the posts archive with paging (X-WP-Total, X-WP-TotalPages),
  * category and tag archives (a term lookup by slug, then the posts of its id), author archives (a user lookup by
  * slug), its native search (`/wp/v2/search`), pages and child pages, `_embed`ded authors, terms and featured
- * media, the terms list, previews with a token the site does not know, sites behind HTTP Basic, and its app
- * settings, which need the plug-in's route.
+ * media, the terms list, previews with a token the site does not know, sites behind HTTP Basic, its app
+ * settings, which need the plug-in's route, and a source URL configured with a trailing slash.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -321,6 +321,21 @@ client('behind HTTP Basic with an application password it reads drafts; a wrong 
 client('every request it made went to the site under /wp-json/', () => {
   assert.ok(asked.length > 20);
   for (const url of asked) assert.ok(url.startsWith(`${t.url}/wp-json/`), url);
+});
+
+client('a source URL configured with a trailing slash works as it does with WordPress', async () => {
+  setHeadstartWPConfig({ sourceUrl: `${t.url}/`, useWordPressPlugin: false });
+  try {
+    let post: any;
+    const urls = await askedDuring(async () => ({ data: { post } } = await fetchPost({ path: '/engine-note-3' })));
+    // The client joins the two with a doubled slash; WordPress trims it, and so does the site.
+    assert.equal(urls, ['//wp-json/wp/v2/posts?slug=engine-note-3&_embed=true']);
+    assert.is(post.id, seeded.posts.get('engine-note-3'));
+    const archive = await fetchAuthorArchive({ path: '/ada' });
+    assert.equal(archive.data.posts.map((item: any) => item.slug), ['adas-engine']);
+  } finally {
+    setHeadstartWPConfig({ sourceUrl: t.url, useWordPressPlugin: false });
+  }
 });
 
 client.run();
