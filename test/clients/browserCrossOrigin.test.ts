@@ -1,14 +1,14 @@
 /**
  * A real browser page on another origin using the API with plain `fetch()`: headless Chromium (Debian's, driven by
  * playwright-core) loads a page from a second loopback server on its own port, and the page's script talks to
- * `SITE/wp-json/wp/v2/…` as a front end on another origin would. It lists posts and reads `X-WP-Total`,
- * `X-WP-TotalPages` and `Link` (readable only when CORS exposes them), creates a post with `Authorization: Basic`
- * (a preflighted request), updates it with `X-HTTP-Method-Override: PUT` sent as POST (the override header must be
- * allowed by the preflight), uploads an image it drew and shows it, deletes both with DELETE, and reads error
- * bodies cross-origin (401 for a wrong password, 404 for a missing post, and the 429 of a throttled sign-in with
- * its `Retry-After`). With CORS_ALLOWED_ORIGINS set, a page on an origin outside it is blocked by
- * the browser, on reads and on writes, and its writes never reach the site. Skipped, with a notice, only when
- * /usr/bin/chromium is missing.
+ * `SITE/wp-json/wp/v2/…` as a front end on another origin would. It lists posts (by fetch, and by JSONP) and reads
+ * `X-WP-Total`, `X-WP-TotalPages` and `Link` (readable only when CORS exposes them), creates a post with
+ * `Authorization: Basic` (a preflighted request), updates it with `X-HTTP-Method-Override: PUT` sent as POST (the
+ * override header must be allowed by the preflight), uploads an image it drew and shows it, deletes both with
+ * DELETE, and reads error bodies cross-origin (401 for a wrong password, 404 for a missing post, and the 429 of a
+ * throttled sign-in with its `Retry-After`). With CORS_ALLOWED_ORIGINS set, a page on an origin outside it is
+ * blocked by the browser, on reads and on writes, and its writes never reach the site. Skipped, with a notice, only
+ * when /usr/bin/chromium is missing.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -46,6 +46,15 @@ async function run() {
   const steps = [];
   const json = (method, data, extra) => ({ method, headers: { Authorization: auth, 'Content-Type': 'application/json', ...extra }, body: JSON.stringify(data) });
   steps.push(await call('list', api + '/posts?per_page=2', {}, ['X-WP-Total', 'X-WP-TotalPages', 'Link', 'Allow', 'X-Content-Type-Options']));
+  // JSONP, the way to read across origins that needs no CORS: a script element, which the browser runs only when it
+  // is served as JavaScript (the answers say nosniff).
+  steps.push(await new Promise((resolve) => {
+    const script = document.createElement('script');
+    window.gotPosts = (posts) => resolve({ name: 'jsonp', body: posts.map((post) => post.title.rendered) });
+    script.onerror = () => resolve({ name: 'jsonp', failed: 'the script did not load' });
+    script.src = api + '/posts?per_page=2&_jsonp=gotPosts';
+    document.head.append(script);
+  }));
   const created = await call('create', api + '/posts', json('POST', { title: 'From the browser', content: 'Written cross-origin', status: 'publish' }));
   steps.push(created);
   const id = created.body && created.body.id;
@@ -183,6 +192,7 @@ async function assertFullSequence(steps: Step[], t: TestSite, editor: TestUser):
     'X-Content-Type-Options': null,
   });
   assert.equal(list.body.map((post: any) => post.title.rendered), ['Three', 'Two']);
+  assert.equal(step('jsonp').body, ['Three', 'Two']);
 
   const created = step('create');
   assert.is(created.status, 201);
@@ -248,8 +258,10 @@ async function assertFullSequence(steps: Step[], t: TestSite, editor: TestUser):
     const config = { site: t.url, auth: editor.auth, wrongAuth: basic(editor.login, 'not the password'), guessAuth: basic('guessed', 'a guess') };
     other.serve(config);
     const blocked = await visit(instance, other.origin);
-    assert.equal(blocked.steps.map((s) => s.name), ['list', 'create', 'update', 'list after create', 'upload', 'shown', 'delete', 'delete upload', 'wrong password', 'missing', 'throttled']);
-    for (const s of blocked.steps.filter((s) => s.name !== 'shown')) assert.is(s.failed, 'Failed to fetch', `${s.name}: ${JSON.stringify(s)}`);
+    assert.equal(blocked.steps.map((s) => s.name), ['list', 'jsonp', 'create', 'update', 'list after create', 'upload', 'shown', 'delete', 'delete upload', 'wrong password', 'missing', 'throttled']);
+    for (const s of blocked.steps.filter((s) => s.name !== 'shown' && s.name !== 'jsonp')) assert.is(s.failed, 'Failed to fetch', `${s.name}: ${JSON.stringify(s)}`);
+    // A script element is not subject to CORS: JSONP reads public posts from any origin, as in WordPress.
+    assert.equal(blocked.steps.find((s) => s.name === 'jsonp')!.body, ['Three', 'Two']);
     // Chromium says why on the console.
     assert.ok(blocked.console.some((line) => line.includes(`from origin '${other.origin}' has been blocked by CORS policy`)), blocked.console.join('\n'));
     // The preflights were refused, so the writes were never sent: the site holds its three posts and no media.
