@@ -7,16 +7,18 @@
  * nothing of their own: an OPTIONS request is answered by the route's description, with these headers, as
  * WordPress does.
  *
- * Two deliberate differences from WordPress 6.1 (docs/compatibility.md): `X-HTTP-Method-Override` is an allowed
+ * Three deliberate differences from WordPress 6.1 (docs/compatibility.md): `X-HTTP-Method-Override` is an allowed
  * request header (WordPress accepts the override but leaves it out of the list, so a browser cannot send it
- * cross-origin) and `Allow` is exposed (the block editor reads it to decide what the user may do).
+ * cross-origin), `Allow` is exposed (the block editor reads it to decide what the user may do), and so is
+ * `Retry-After` (sent with the 429 of throttled sign-ins and the 503 of a busy or unavailable site, which WordPress
+ * does not have: a page on another origin could read the status but not how long to wait).
  * No library: the `cors` middlewares of the ecosystem answer preflights themselves (with 204) and are koa or
  * express middleware; WordPress answers preflights through the route, which this keeps.
  */
 
 /** The header lines every API answer carries, flat (name, value, …). */
 export const CORS_FIXED_HEADERS: readonly string[] = [
-  'Access-Control-Expose-Headers', 'X-WP-Total, X-WP-TotalPages, Link, Allow',
+  'Access-Control-Expose-Headers', 'X-WP-Total, X-WP-TotalPages, Link, Allow, Retry-After',
   'Access-Control-Allow-Headers', 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override',
   'Vary', 'Origin',
 ];

@@ -100,7 +100,8 @@ export class Dialects {
    * `/wp-json/` it is the wordpress dialect; on the site root, `?rest_route=` in WordPress's names is the wordpress
    * dialect, in the interface's names the core one, and in names both share the advertised one.
    */
-  routed(urlPath: string, restRoute: unknown): Routed {
+  routed(requestPath: string, restRoute: unknown): Routed {
+    const urlPath = this.endsTrimmed(requestPath);
     const wp = this.wordpressPathRoot;
     if (urlPath.startsWith(wp) && (urlPath.length === wp.length || urlPath.charCodeAt(wp.length) === 47 /* / */)) {
       return { path: this.toInterface(urlPath.slice(wp.length) || '/'), dialect: 'wordpress' };
@@ -114,6 +115,23 @@ export class Dialects {
       return { path: dialect === 'wordpress' ? this.toInterface(restRoute) : restRoute, dialect };
     }
     return { path, dialect: 'core' };
+  }
+
+  /**
+   * The URL path as WordPress reads a request's: it trims the slashes at both ends of the path, and again after the
+   * site's own path, before it matches `wp-json/…`. Repeated slashes there count as one, so a client whose configured
+   * site URL ends in a slash (`SITE_URL//wp-json/wp/v2/posts`) or that doubles the last one (`…/posts//`) reaches
+   * the route; repeated slashes inside a route path stay, and route nowhere, as in WordPress. Most paths have none,
+   * and are returned after three character tests.
+   */
+  private endsTrimmed(urlPath: string): string {
+    let path = urlPath;
+    if (path.charCodeAt(1) === 47 /* / */) path = path.replace(/^\/+/, '/');
+    const root = this.corePathRoot;
+    if (root !== '/' && path.charCodeAt(root.length) === 47 && path.startsWith(root)) path = root + path.slice(root.length).replace(/^\/+/, '');
+    const end = path.length - 1;
+    if (end > 1 && path.charCodeAt(end) === 47 && path.charCodeAt(end - 1) === 47) path = path.replace(/\/+$/, '/');
+    return path;
   }
 
   /** A wordpress-dialect batch's sub-request paths, in the interface's names (the body is the request's own). */

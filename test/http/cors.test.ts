@@ -1,7 +1,7 @@
 /**
  * CORS (src/http/cors.ts) as WordPress 6.1 sends it on REST answers, black-box: the origin echoed with the methods
  * and credentials on reads, writes, errors, preflights and answers from the shared response cache (each with the
- * origin of its own request), `Vary: Origin` always, `X-HTTP-Method-Override` allowed and `Allow` exposed, and
+ * origin of its own request), `Vary: Origin` always, `X-HTTP-Method-Override` allowed, `Allow` and `Retry-After` exposed, and
  * CORS_ALLOWED_ORIGINS restricting which origins are echoed.
  */
 import { suite } from 'uvu';
@@ -32,7 +32,7 @@ function assertNoOrigin(response: TestResponse, what: string): void {
   assert.is(response.headers.get('access-control-allow-methods'), null, what);
   // The request-independent lines are there all the same, as in WordPress.
   assert.is(response.headers.get('vary'), 'Origin', what);
-  assert.is(response.headers.get('access-control-expose-headers'), 'X-WP-Total, X-WP-TotalPages, Link, Allow', what);
+  assert.is(response.headers.get('access-control-expose-headers'), 'X-WP-Total, X-WP-TotalPages, Link, Allow, Retry-After', what);
 }
 
 const any = suite('CORS, any origin (the default)');
@@ -50,7 +50,7 @@ any('a read with an Origin gets it echoed, with the methods, credentials, and th
   const response = await t.request('GET', '/core/v2/posts', { headers: { origin: FRONT } });
   assert.is(response.status, 200);
   assertEchoes(response, FRONT, 'GET');
-  assert.is(response.headers.get('access-control-expose-headers'), 'X-WP-Total, X-WP-TotalPages, Link, Allow');
+  assert.is(response.headers.get('access-control-expose-headers'), 'X-WP-Total, X-WP-TotalPages, Link, Allow, Retry-After');
   assert.is(
     response.headers.get('access-control-allow-headers'),
     'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override',
@@ -75,6 +75,18 @@ any('writes and errors carry it too: a create, a refused create, no route, inval
   const invalid = await t.request('POST', '/core/v2/posts', { as: admin, raw: { data: '{', type: 'application/json' }, headers: { origin: FRONT } });
   assert.is(invalid.status, 400);
   assertEchoes(invalid, FRONT, 'invalid JSON');
+});
+
+any('a throttled sign-in is answered with the origin and a Retry-After the page may read', async () => {
+  const target = await t.createUser('guessed', 'author');
+  const wrong = { authorization: `Basic ${Buffer.from(`${target.login}:not-the-password`).toString('base64')}`, origin: FRONT };
+  let response: TestResponse | null = null;
+  for (let i = 0; i < 11 && response?.status !== 429; i++) response = await t.request('GET', '/core/v2/users/me', { headers: wrong });
+  assert.is(response!.status, 429);
+  assert.is(response!.body.code, 'rest_too_many_requests');
+  assertEchoes(response!, FRONT, '429');
+  assert.match(response!.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+  assert.ok(response!.headers.get('access-control-expose-headers')!.split(', ').includes('Retry-After'));
 });
 
 any('a preflight is answered by the route, with the CORS headers, in both dialects', async () => {

@@ -261,3 +261,59 @@ advertised('a site under a path serves the wordpress dialect under its own /wp-j
 });
 
 advertised.run();
+
+const slashes = suite('repeated slashes at the ends of the path');
+
+slashes('count as one, as WordPress trims them: a site URL configured with a trailing slash still reaches the API', async () => {
+  const site = await startTestSite({ apiDialect: 'wordpress' });
+  try {
+    const admin = await site.createUser('admin', 'administrator');
+    // A client that joins `SITE_URL/` and `/wp-json/…` writes and reads through the doubled slash.
+    const created = await site.request('POST', '//wp-json/wp/v2/posts', { as: admin, body: { title: 'Doubled', status: 'publish' } });
+    assert.is(created.status, 201, created.text);
+    assert.is(created.headers.get('location'), `${site.url}/wp-json/wp/v2/posts/${created.body.id}`);
+    const id = created.body.id;
+    for (const path of ['//wp-json/wp/v2/posts', '///wp-json/wp/v2/posts', '/wp-json/wp/v2/posts//', `//wp-json/wp/v2/posts/${id}//`, '//?rest_route=/wp/v2/posts', '//core/v2/posts', '/core/v2/posts///']) {
+      const response = await site.request('GET', path);
+      assert.is(response.status, 200, `${path}: ${response.text}`);
+      const items = Array.isArray(response.body) ? response.body : [response.body];
+      assert.equal(items.map((item: any) => item.title.rendered), ['Doubled'], path);
+    }
+    for (const path of ['//wp-json', '//wp-json/', '//']) {
+      const index = await site.request('GET', path);
+      assert.is(index.status, 200, path);
+      assert.is(index.body.name, 'Test site', path);
+    }
+    assert.ok((await site.request('GET', '//wp-json')).body.namespaces.includes('wp/v2'));
+  } finally {
+    await site.close();
+  }
+});
+
+slashes('inside a route path they route nowhere, as in WordPress', async () => {
+  const site = await startTestSite({ apiDialect: 'wordpress' });
+  try {
+    for (const path of ['/wp-json//wp/v2/posts', '/wp-json/wp//v2/posts', '/wp-json/wp/v2//posts', '/wp-json/wp/v2/posts//1', '/?rest_route=//wp/v2/posts', '/core//v2/posts']) {
+      const response = await site.request('GET', path);
+      assert.is(response.status, 404, path);
+      assert.is(response.body.code, 'rest_no_route', path);
+    }
+  } finally {
+    await site.close();
+  }
+});
+
+slashes('a site under a path: repeated slashes before and after its path count as one', async () => {
+  const site = await startTestSite({ siteUrl: 'http://example.test/blog' });
+  try {
+    for (const path of ['/blog//wp-json/wp/v2/posts', '//blog/wp-json/wp/v2/posts', '//blog///core/v2/posts//']) {
+      const response = await site.request('GET', path);
+      assert.is(response.status, 200, `${path}: ${response.text}`);
+      assert.equal(response.body, [], path);
+    }
+  } finally {
+    await site.close();
+  }
+});
+
+slashes.run();
