@@ -92,3 +92,9 @@ export async function setDiscussionOption<K extends DiscussionOptionName>(site: 
   const result = await site.commands.handle(SETTINGS_STREAM, settingsDecider, { kind: 'option', name, value }, site.metadata(userId, requestId));
   return result.position;
 }
+
+/** A discussion option as the log has it (the CLI's read: no read model needed). */
+export async function loggedDiscussionOption<K extends DiscussionOptionName>(site: Site, name: K): Promise<DiscussionOptions[K]> {
+  const { state } = await site.commands.load(SETTINGS_STREAM, settingsDecider);
+  return (state.stored[name] ?? DISCUSSION_OPTION_DEFAULTS[name]) as DiscussionOptions[K];
+}
