@@ -10,7 +10,10 @@ const FIELDS: Omit<CommentFields, 'status' | 'status_before'> = {
   post: 5, parent: 0, author: 3, author_name: 'Sam', author_email: 'sam@example.test', author_url: '', author_ip: '127.0.0.1',
   author_user_agent: 'ua', date: '2024-05-01T12:00:00', date_gmt: '2024-05-01T12:00:00', content: 'Hello', type: 'comment',
 };
-const FACTS: CreateFacts = { trusted: false, previouslyApproved: false, duplicateOf: null, parentOnPost: true };
+const FACTS: CreateFacts = {
+  trusted: false, previouslyApproved: false, duplicateOf: null, parentOnPost: true, requireNameEmail: true,
+  flood: { exempt: false, latestAt: null, intervalMs: 15_000 },
+};
 const create = (over: Partial<Extract<CommentCommand, { kind: 'create' }>> = {}): CommentCommand => ({ kind: 'create', id: 9, fields: FIELDS, status: null, facts: FACTS, ...over });
 
 const given = (events: CommentEvent[]): CommentState => events.reduce(commentDecider.evolve, commentDecider.initialState());
