@@ -5,6 +5,7 @@
  */
 import type { Site } from '../../site';
 import { addPageToAutoAddMenus } from '../menus/operations';
+import { deleteCommentsOfPost, restoreCommentsOfPost, trashCommentsOfPost } from '../comments/operations';
 import type { Actor } from '../../access/capabilities';
 import { canSaveUnfilteredHtml } from '../../access/capabilities';
 import { sanitizeSlug } from '../../text/slug';
@@ -132,7 +133,9 @@ export async function updateItem(site: Site, postType: PostType, id: number, sen
     }
     await releaseAllBut(site, claims, after, id, metadata);
     const added = await joinAutoAddMenus(site, postType, id, previous, after, actor, requestId);
-    return { id, state: result.state, position: Math.max(result.position, added) };
+    // Out of the trash: the comments hidden with the item come back (docs/events.md, comment streams).
+    const restored = previous?.status === 'trash' && after && after.status !== 'trash' ? await restoreCommentsOfPost(site, id, result.position, actor, requestId) : 0;
+    return { id, state: result.state, position: Math.max(result.position, added, restored) };
   } catch (error) {
     await releaseAllBut(site, claims, null, id, metadata);
     throw error;
@@ -159,7 +162,9 @@ export async function trashItem(site: Site, postType: PostType, id: number, acto
   const previous = original as PostFields | null;
   // The trashed item is renamed `slug__trashed`, which frees its slug for others.
   if (previous && previous.slug !== '') await site.claims.release(slugScope(postType, previous.parent), previous.slug, id, metadata);
-  return { id, state: result.state, position: result.position };
+  // Its comments are hidden with it (docs/events.md, comment streams).
+  const hidden = await trashCommentsOfPost(site, id, result.position, actor, requestId);
+  return { id, state: result.state, position: Math.max(result.position, hidden) };
 }
 
 export async function deleteItem(site: Site, postType: PostType, id: number, actor: Actor, requestId: string): Promise<WriteOutcome & { previous: PostFields }> {
@@ -177,7 +182,9 @@ export async function deleteItem(site: Site, postType: PostType, id: number, act
   const last = previous as PostFields | null;
   if (!last) throw new Error('deleted an item without state');
   if (last.slug !== '' && last.status !== 'trash') await site.claims.release(slugScope(postType, last.parent), last.slug, id, metadata);
-  return { id, state: result.state, position: result.position, previous: last };
+  // Its comments go with it (docs/events.md, comment streams).
+  const gone = await deleteCommentsOfPost(site, id, result.position, actor, requestId);
+  return { id, state: result.state, position: Math.max(result.position, gone), previous: last };
 }
 
 /** Reads an item's current state from its stream (the source of truth, not the read model). */
