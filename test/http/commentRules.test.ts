@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { startTestSite } from '../support/testSite';
 import type { TestResponse, TestSite, TestUser } from '../support/testSite';
 import { setDiscussionOption } from '../../src/resources/settings/operations';
+import { ConfigError, loadConfig } from '../../src/config';
 
 const FLOOD = { code: 'comment_flood', message: 'You are posting comments too quickly. Slow down.', data: { status: 400 } };
 const DUPLICATE = { code: 'comment_duplicate', message: 'Duplicate comment detected; it looks as though you&#8217;ve already said that!', data: { status: 409 } };
@@ -137,6 +138,14 @@ floodOff('0 turns the flood check off; another interval is honoured', async () =
     await slow.t.close();
   }
 });
+floodOff('read from the environment: 15 by default, a non-negative whole number', () => {
+  assert.is(loadConfig({}, '/tmp').commentFloodSeconds, 15);
+  assert.is(loadConfig({ COMMENT_FLOOD_SECONDS: '0' }, '/tmp').commentFloodSeconds, 0);
+  for (const bad of ['-1', '1.5', 'soon']) {
+    assert.throws(() => loadConfig({ COMMENT_FLOOD_SECONDS: bad }, '/tmp'), (error: unknown) => error instanceof ConfigError && /COMMENT_FLOOD_SECONDS/.test((error as Error).message));
+  }
+});
+
 floodOff.run();
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -294,4 +294,38 @@ lists('filters: post, parent, author, search, include/exclude; order and paging 
   assert.equal((await listed(() => 'per_page=2&page=9')).contents, []);
 });
 
+lists('author_exclude leaves out comments by those users; like author it takes edit_posts, and integers', async () => {
+  assert.equal((await listed((b) => `author_exclude=${b.editor.id}&orderby=id&order=asc`, 'admin')).contents, ['Apple', 'Damson apple']);
+  assert.equal((await listed((b) => `author_exclude[]=${b.editor.id}&author_exclude[]=${b.admin.id}`, 'admin')).contents, []);
+  assert.equal((await listed((b) => `author=${b.admin.id}&author_exclude=${b.admin.id}`, 'admin')).contents, []);
+  assert.equal((await listed((b) => `status=all&author_exclude=${b.admin.id}&orderby=id&order=asc`, 'admin')).contents, ['Banana', 'Cherry held']);
+  assert.equal((await listed((b) => `author_exclude=${b.admin.id}`, 'subscriber')).contents, ['rest_forbidden_param']);
+  assert.equal((await listed(() => 'author_exclude=abc', 'admin')).contents, ['rest_invalid_param']);
+});
+
+/** The arguments of WordPress 6.1's comments collection, with their types and defaults (reference index, `/wp-json/`). */
+const REFERENCE_ARGS = {
+  GET: {
+    context: ['string', 'view'], page: ['integer', 1], per_page: ['integer', 10], search: ['string'], after: ['string'], author: ['array'],
+    author_exclude: ['array'], author_email: ['string', null], before: ['string'], exclude: ['array', []], include: ['array', []],
+    offset: ['integer'], order: ['string', 'desc'], orderby: ['string', 'date_gmt'], parent: ['array', []], parent_exclude: ['array', []],
+    post: ['array', []], status: ['string', 'approve'], type: ['string', 'comment'], password: ['string'],
+  },
+  POST: {
+    author: ['integer'], author_email: ['string'], author_ip: ['string'], author_name: ['string'], author_url: ['string'],
+    author_user_agent: ['string'], content: ['object'], date: ['string'], date_gmt: ['string'], parent: ['integer', 0], post: ['integer', 0],
+    status: ['string'], meta: ['object'],
+  },
+};
+
+lists('the collection route lists WordPress\'s arguments, in its order, with its types and defaults', async () => {
+  const index = await backends[0]!.t.request('GET', '/wp-json/');
+  const route = index.body.routes['/wp/v2/comments'];
+  for (const endpoint of route.endpoints as { methods: string[]; args: Record<string, { type: string; default?: unknown }> }[]) {
+    const ours = Object.fromEntries(Object.entries(endpoint.args).map(([name, arg]) => [name, 'default' in arg ? [arg.type, arg.default] : [arg.type]]));
+    assert.equal(ours, REFERENCE_ARGS[endpoint.methods[0] as 'GET' | 'POST']);
+    assert.equal(Object.keys(ours), Object.keys(REFERENCE_ARGS[endpoint.methods[0] as 'GET' | 'POST']));
+  }
+});
+
 lists.run();
