@@ -267,6 +267,8 @@ hostile('fields longer than WordPress\'s columns (in UTF-8 bytes) are refused wi
     [{ content: 'a'.repeat(65_526), ...named }, 'comment_content'],
     [{ content: 'é'.repeat(32_763), ...named }, 'comment_content'],
     [{ content: 'é'.repeat(32_762), ...named }, null],
+    // Measured as sent, though the filters would leave little of it, as WordPress measures it.
+    [{ content: '<a '.repeat(30_000), ...named }, 'comment_content'],
   ];
   for (const [body, column] of cases) {
     const response = await say(f, f.admin, body);
@@ -276,6 +278,8 @@ hostile('fields longer than WordPress\'s columns (in UTF-8 bytes) are refused wi
   const made = await said(f, f.admin, { content: 'to edit', ...named });
   expectError(await f.t.request('POST', `/core/v2/comments/${made.id}`, { as: f.admin, body: { author_name: 'a'.repeat(246) } }), 400, 'comment_author_column_length');
   // The user agent is cut to what WordPress's own comment form keeps (its REST create fails with a 500 instead).
+  // Reference: the same text from the subscriber is refused, though its markup would be filtered away.
+  expectError(await say(f, f.subscriber, { content: `<i>${'x'.repeat(65_520)}</i>` }), 400, 'comment_content_column_length');
   const agent = await said(f, f.admin, { content: 'agent', ...named, author_user_agent: 'u'.repeat(300) });
   assert.is(agent.author_user_agent, 'u'.repeat(254));
 });

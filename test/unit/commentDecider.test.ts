@@ -131,6 +131,21 @@ test('lengths are counted in UTF-8 bytes, on create and update', () => {
   assert.is(statusAfter([create({ fields: { ...FIELDS, author_name: 'é'.repeat(122), content: '€'.repeat(21_841) } })]), 'hold');
 });
 
+test('what was sent is judged for name, email and lengths; what is stored for lengths and emptiness too', () => {
+  // A name of markup only is a name as sent (WordPress's rule), though stored empty.
+  assert.is(statusAfter([create({ fields: { ...FIELDS, author_name: '' }, sent: { author_name: '<b></b>', author_email: FIELDS.author_email, content: 'Hello' } })]), 'hold');
+  refusedWith(create({ sent: { author_name: 'Sam', author_email: '', content: 'Hello' } }), 'rest_comment_author_data_required', 400);
+  // Sent too long, stored short (the filter dropped the markup): refused as WordPress refuses it.
+  refusedWith(create({ sent: { ...FIELDS, content: `<i>${'x'.repeat(65_520)}</i>` } }), 'comment_content_column_length', 400);
+  // Sent short enough, stored longer than the column (escaping lengthened it): refused too.
+  refusedWith(create({ fields: { ...FIELDS, author_name: '&amp;'.repeat(50) }, sent: { ...FIELDS, author_name: '&'.repeat(50) } }), 'comment_author_column_length', 400);
+  // Nothing left after the filters is no text.
+  refusedWith(create({ fields: { ...FIELDS, content: '' }, sent: { ...FIELDS, content: '<script></script>' } }), 'rest_comment_content_invalid', 400);
+  let state = commentDecider.initialState();
+  state = commentDecider.decide(create(), state).reduce(commentDecider.evolve, state);
+  rejects(() => commentDecider.decide({ kind: 'update', id: 9, changes: { content: 'short' }, sent: { content: 'x'.repeat(65_526) }, status: null, parentOnPost: true }, state), 'comment_content_column_length', 400);
+});
+
 test('a post\'s trash hides the comment and remembers its status; the restore gives it back; idempotent both ways', () => {
   const approved = given(commentDecider.decide(create({ facts: { ...FACTS, trusted: true } }), commentDecider.initialState()));
   const trashed = commentDecider.decide({ kind: 'postTrashed', id: 9, post: 5 }, approved);

@@ -49,10 +49,16 @@ export interface CreateFacts {
 /** A status a write may ask for (WordPress's handle_status_param), or null for one it ignores. */
 export type StatusRequest = 'approve' | 'hold' | 'spam' | 'unspam' | 'trash' | 'untrash';
 
+/**
+ * The text fields as the writer sent them (trimmed), before the save filters made `fields` of them: WordPress judges
+ * these for the name-and-email rule and the lengths. Absent: `fields` are what was sent.
+ */
+export type SentText = Partial<Pick<CommentFields, 'author_name' | 'author_email' | 'author_url' | 'content'>>;
+
 export type CommentCommand =
   /** `status`: a moderator's explicit status, applied after the approval rules. */
-  | { kind: 'create'; id: number; fields: Omit<CommentFields, 'status' | 'status_before'>; status: StatusRequest | null; facts: CreateFacts }
-  | { kind: 'update'; id: number; changes: Partial<Omit<CommentFields, 'status' | 'status_before'>>; status: StatusRequest | null; parentOnPost: boolean }
+  | { kind: 'create'; id: number; fields: Omit<CommentFields, 'status' | 'status_before'>; sent?: SentText; status: StatusRequest | null; facts: CreateFacts }
+  | { kind: 'update'; id: number; changes: Partial<Omit<CommentFields, 'status' | 'status_before'>>; sent?: SentText; status: StatusRequest | null; parentOnPost: boolean }
   | { kind: 'trash'; id: number }
   /** `withPost`: the comment goes with its post (already gone: nothing to record). */
   | { kind: 'delete'; id: number; withPost?: boolean }
@@ -77,7 +83,8 @@ export const COMMENT_FIELD_MAX_BYTES = [
   ['content', 'comment_content', 65_525],
 ] as const;
 
-function checkLengths(fields: Partial<CommentFields>): void {
+/** Refuses a value longer than its column (COMMENT_FIELD_MAX_BYTES) with WordPress's error. */
+export function checkCommentLengths(fields: Partial<CommentFields>): void {
   for (const [field, column, max] of COMMENT_FIELD_MAX_BYTES) {
     const value = fields[field];
     if (typeof value === 'string' && Buffer.byteLength(value, 'utf8') > max) {
@@ -171,11 +178,15 @@ function decideComment(command: CommentCommand, state: CommentState): CommentEve
   if (command.kind === 'create') {
     if (state.exists) throw restError('rest_comment_exists', 'Cannot create existing comment.', 400);
     const { fields, facts } = command;
-    if (blank(fields.content)) throw contentInvalid();
-    if (facts.requireNameEmail && (fields.author_name === '' || fields.author_email === '')) {
+    const sent = command.sent ?? fields;
+    // Text the filters leave empty is no text either (WordPress would store an empty comment).
+    if (blank(sent.content ?? '') || blank(fields.content)) throw contentInvalid();
+    if (facts.requireNameEmail && (!sent.author_name || !sent.author_email)) {
       throw restError('rest_comment_author_data_required', 'Creating a comment requires valid author name and email values.', 400);
     }
-    checkLengths(fields);
+    // What was sent, as WordPress measures it; then what is stored, which the filters may have made longer.
+    checkCommentLengths(sent);
+    checkCommentLengths(fields);
     if (fields.parent !== 0 && !facts.parentOnPost) throw parentInvalid();
     if (facts.duplicateOf !== null) {
       throw restError('comment_duplicate', 'Duplicate comment detected; it looks as though you&#8217;ve already said that!', 409);
@@ -205,8 +216,9 @@ function decideComment(command: CommentCommand, state: CommentState): CommentEve
       if (current.status === 'trash') throw restError('rest_already_trashed', 'The comment has already been trashed.', 410);
       return changed(id, current, { ...current, ...applyStatus(current, 'trash') });
     case 'update': {
-      if (command.changes.content !== undefined && blank(command.changes.content)) throw contentInvalid();
-      checkLengths(command.changes);
+      if ((command.sent?.content !== undefined && blank(command.sent.content)) || (command.changes.content !== undefined && blank(command.changes.content))) throw contentInvalid();
+      if (command.sent) checkCommentLengths(command.sent);
+      checkCommentLengths(command.changes);
       const next: CommentFields = { ...current, ...command.changes };
       if (command.changes.parent !== undefined && next.parent !== 0 && next.parent !== current.parent && !command.parentOnPost) throw parentInvalid();
       return changed(id, current, { ...next, ...applyStatus(next, command.status) });

@@ -19,8 +19,8 @@ import type { CommentDoc } from '../../../projections/comments';
 import type { ContentDoc } from '../../../projections/content';
 import { localTimeKey } from '../../../projections/content';
 import type { UserDoc } from '../../../projections/users';
-import { DEFAULT_COMMENT_FLOOD_SECONDS, commentDecider } from './decider';
-import type { CommentCommand, CommentState, CreateFacts, FloodFacts, StatusRequest } from './decider';
+import { DEFAULT_COMMENT_FLOOD_SECONDS, checkCommentLengths, commentDecider } from './decider';
+import type { CommentCommand, CommentState, CreateFacts, FloodFacts, SentText, StatusRequest } from './decider';
 import { commentStreamId } from './events';
 import type { CommentFields } from './events';
 
@@ -192,32 +192,38 @@ export async function createComment(site: Site, post: ContentDoc, input: Comment
     const me = await readUserDoc(site, actor.id);
     [author, name, email, url] = [actor.id, me?.name ?? '', me?.email ?? '', me?.url ?? ''];
   }
-  const content = phpTrim(input.content ?? '');
-  const sent: Sent = { post: post.id, parent: input.parent ?? 0, author_name: name, author_email: email, content };
-  const fields: Omit<CommentFields, 'status' | 'status_before'> = {
+  const sentText: SentText = { author_name: name, author_email: email, author_url: url, content: phpTrim(input.content ?? '') };
+  const unfiltered: Omit<CommentFields, 'status' | 'status_before'> = {
     post: post.id,
     parent: input.parent ?? 0,
     author,
-    ...storedAuthorFields({ author_name: name, author_email: email, author_url: url }),
+    author_name: name,
+    author_email: email,
+    author_url: url,
     author_ip: input.author_ip ?? '',
     author_user_agent: (input.author_user_agent ?? '').slice(0, USER_AGENT_MAX_CHARS),
     date: input.date!,
     date_gmt: input.date_gmt!,
-    content: filtered(site, actor, content),
+    content: sentText.content!,
     type: 'comment',
   };
+  const requireNameEmail = await readDiscussionOption(site, 'require_name_email');
+  // What needs no look-up (and no filtering of a text that may be megabytes long) is refused first.
+  const unknown: CreateFacts = { trusted: false, previouslyApproved: false, duplicateOf: null, parentOnPost: true, requireNameEmail, flood: { exempt: true, latestAt: null, intervalMs: 0 } };
+  commentDecider.decide({ kind: 'create', id: 0, fields: unfiltered, status: null, facts: unknown }, commentDecider.initialState());
+  const fields = { ...unfiltered, ...storedAuthorFields({ author_name: name, author_email: email, author_url: url }), content: filtered(site, actor, unfiltered.content) };
   const facts: CreateFacts = {
     trusted: author !== 0 && (author === post.author || (await authorModerates(site, author, actor))),
     previouslyApproved: await previouslyApproved(site, fields),
-    duplicateOf: await duplicateOf(site, sent),
+    duplicateOf: await duplicateOf(site, { post: post.id, parent: fields.parent, author_name: name, author_email: email, content: unfiltered.content }),
     parentOnPost: fields.parent === 0 || (await parentOnPost(site, fields.parent, post.id)),
-    requireNameEmail: await readDiscussionOption(site, 'require_name_email'),
+    requireNameEmail,
     flood: await floodFacts(site, actor, email, fields.author_ip),
   };
   // Refuse before spending an id.
-  commentDecider.decide({ kind: 'create', id: 0, fields, status: input.status ?? null, facts }, commentDecider.initialState());
+  commentDecider.decide({ kind: 'create', id: 0, fields, sent: sentText, status: input.status ?? null, facts }, commentDecider.initialState());
   const id = await commentSequence(site).nextId();
-  const command: CommentCommand = { kind: 'create', id, fields, status: input.status ?? null, facts };
+  const command: CommentCommand = { kind: 'create', id, fields, sent: sentText, status: input.status ?? null, facts };
   const result = await site.commands.handle(commentStreamId(id), commentDecider, async () => command, metadata);
   return { id, state: result.state, position: result.position };
 }
@@ -237,7 +243,12 @@ export async function updateComment(site: Site, id: number, input: CommentInput,
   for (const key of ['post', 'parent', 'author_name', 'author_email', 'author_url', 'author_ip', 'author_user_agent', 'date', 'date_gmt'] as const) {
     if (input[key] !== undefined) (changes as Record<string, unknown>)[key] = input[key];
   }
-  if (input.content !== undefined) changes.content = filtered(site, actor, phpTrim(input.content));
+  const sentText: SentText = {};
+  for (const key of ['author_name', 'author_email', 'author_url'] as const) if (input[key] !== undefined) sentText[key] = input[key];
+  if (input.content !== undefined) sentText.content = phpTrim(input.content);
+  // Refused before the filters run on a text that may be megabytes long.
+  checkCommentLengths(sentText);
+  if (sentText.content !== undefined) changes.content = filtered(site, actor, sentText.content);
   if (input.author_user_agent !== undefined) changes.author_user_agent = input.author_user_agent.slice(0, USER_AGENT_MAX_CHARS);
   if (input.author !== undefined) {
     const user = await readUserDoc(site, input.author);
@@ -255,7 +266,7 @@ export async function updateComment(site: Site, id: number, input: CommentInput,
     async (state: CommentState): Promise<CommentCommand> => {
       const post = changes.post ?? state.comment?.post ?? 0;
       const parent = changes.parent ?? 0;
-      return { kind: 'update', id, changes, status: input.status ?? null, parentOnPost: parent === 0 || (await parentOnPost(site, parent, post)) };
+      return { kind: 'update', id, changes, sent: sentText, status: input.status ?? null, parentOnPost: parent === 0 || (await parentOnPost(site, parent, post)) };
     },
     metadata,
   );
