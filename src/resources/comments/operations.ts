@@ -322,7 +322,7 @@ async function forEachCommentOf(site: Site, post: number, after: number, actor: 
   const positions = await Promise.all(
     (items as CommentDoc[]).map((doc) => limit(async () => (await site.commands.handle(commentStreamId(doc.id), commentDecider, command(doc.id), metadata)).position)),
   );
-  return Math.max(0, ...positions);
+  return positions.reduce((last, position) => Math.max(last, position), 0);
 }
 
 /** The post went to the trash (its event at `after`): its comments are hidden with it, each remembering its status. */

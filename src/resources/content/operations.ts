@@ -124,22 +124,27 @@ export async function updateItem(site: Site, postType: PostType, id: number, sen
     const makesRevision = contentDecider.decide(probe, state).some((event) => event.type === 'PostRevised');
     return { ...probe, revisionId: makesRevision ? await site.ids.content.nextId() : null };
   };
+  let outcome: WriteOutcome;
+  let previous: PostFields | null;
   try {
     const result = await site.commands.handle(contentStreamId(id), contentDecider, prepare, metadata);
     const after = result.state.post;
-    const previous = before as PostFields | null;
+    previous = before as PostFields | null;
     if (previous && after && previous.slug !== '' && (previous.slug !== after.slug || previous.parent !== after.parent)) {
       await site.claims.release(slugScope(postType, previous.parent), previous.slug, id, metadata);
     }
     await releaseAllBut(site, claims, after, id, metadata);
     const added = await joinAutoAddMenus(site, postType, id, previous, after, actor, requestId);
-    // Out of the trash: the comments hidden with the item come back (docs/events.md, comment streams).
-    const restored = previous?.status === 'trash' && after && after.status !== 'trash' ? await restoreCommentsOfPost(site, id, result.position, actor, requestId) : 0;
-    return { id, state: result.state, position: Math.max(result.position, added, restored) };
+    outcome = { id, state: result.state, position: Math.max(result.position, added) };
   } catch (error) {
     await releaseAllBut(site, claims, null, id, metadata);
     throw error;
   }
+  // Out of the trash: the comments hidden with the item come back (docs/events.md, comment streams).
+  const after = outcome.state.post;
+  if (previous?.status !== 'trash' || !after || after.status === 'trash') return outcome;
+  const restored = await restoreCommentsOfPost(site, id, outcome.position, actor, requestId);
+  return { ...outcome, position: Math.max(outcome.position, restored) };
 }
 
 /** A top-level page that has just been published joins the menus with auto_add on (src/resources/menus). */
