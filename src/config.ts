@@ -13,6 +13,7 @@ import { compileTrustedProxies } from './http/clientAddress';
 import { DEFAULT_BODY_LIMITS } from './http/requestBodies';
 import type { BodyLimits } from './http/requestBodies';
 import { DEFAULT_IMAGE_MAX_PIXELS } from './resources/media/sharp';
+import { DEFAULT_COMMENT_FLOOD_SECONDS } from './resources/comments/decider';
 
 export interface Config {
   port: number;
@@ -62,6 +63,8 @@ export interface Config {
   bodyLimits: BodyLimits;
   /** Most pixels of an image decoded for sub-sizes and edits (IMAGE_MAX_PIXELS). */
   imageMaxPixels: number;
+  /** Seconds a commenter without moderate_comments waits between comments (COMMENT_FLOOD_SECONDS); 0: no flood check. */
+  commentFloodSeconds: number;
 }
 
 export const SITE_INSTANCES = ['first', 'second'] as const;
@@ -108,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       anonymousInFlight: integer(env.ANONYMOUS_BODIES_IN_FLIGHT, DEFAULT_BODY_LIMITS.anonymousInFlight, 'ANONYMOUS_BODIES_IN_FLIGHT'),
     },
     imageMaxPixels: Math.max(1, integer(env.IMAGE_MAX_PIXELS, DEFAULT_IMAGE_MAX_PIXELS, 'IMAGE_MAX_PIXELS')),
+    commentFloodSeconds: integer(env.COMMENT_FLOOD_SECONDS, DEFAULT_COMMENT_FLOOD_SECONDS, 'COMMENT_FLOOD_SECONDS'),
   };
 }
 

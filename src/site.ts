@@ -64,6 +64,8 @@ export interface SiteSettings {
   projectorBatchSize?: number;
   /** Destinations outgoing HTTP may reach besides public addresses (OUTBOUND_ALLOWED_HOSTS; default none). */
   outboundAllowedHosts?: readonly AllowedHost[];
+  /** Seconds between two comments of a writer without moderate_comments (default 15, as WordPress); 0: no flood check. */
+  commentFloodSeconds?: number;
 }
 
 /**

@@ -27,6 +27,9 @@ const USAGE = `usage:
   palimpsest projections rebuild [NAME]     rebuild read models from the event log
   palimpsest projections sweep [--dry-run]  delete the Redis keys of generations nobody uses (a rebuild that died
                                             part-way, a retired generation not deleted); --dry-run: only report
+  palimpsest option get NAME | option set NAME VALUE
+                                            a site option WordPress keeps outside /settings
+                                            (require_name_email: 1 or 0, or "default")
   palimpsest replay --until DATE|POSITION [--out FILE]
                                             the site's read models as they were at that point, as JSON
 
@@ -56,6 +59,7 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'projections' && sub === 'rebuild') return await rebuild(rest);
     if (command === 'projections' && sub === 'sweep') return await sweep(rest);
     if (command === 'replay') return await replay(argv.slice(1));
+    if (command === 'option') return await (await import('./option')).optionCommand(sub, rest);
     console.error(USAGE);
     return command === undefined || command === '--help' || command === 'help' ? 0 : 2;
   } catch (error) {

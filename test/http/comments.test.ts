@@ -101,7 +101,9 @@ items('anonymous comments are refused as WordPress refuses them by default; auth
   assert.is(mine.status, 201);
   assert.is(mine.body.author, f.subscriber.id);
   assert.is(mine.body.author_name, 'subscriber');
-  assert.is(mine.body.author_user_agent, 'TestAgent/1');
+  // WordPress answers a writer without moderate_comments in the view context (reference: POST as the subscriber).
+  assert.equal(Object.keys(mine.body), REFERENCE_KEYS.view);
+  assert.is((await f.t.request('GET', `/core/v2/comments/${mine.body.id}?context=edit`, { as: f.editor })).body.author_user_agent, 'TestAgent/1');
   // WordPress holds a first comment from an author with no approved one.
   assert.is(mine.body.status, 'hold');
   const asModerator = await f.t.request('GET', `/core/v2/comments/${mine.body.id}`, { as: f.editor });
@@ -115,6 +117,7 @@ items('anonymous comments are refused as WordPress refuses them by default; auth
   expectError(await f.t.request('GET', `/core/v2/comments/${mine.body.id}?context=edit`, { as: f.subscriber }), 403, 'rest_forbidden_context');
   // Once one is approved, the next is approved at once.
   await f.t.request('POST', `/core/v2/comments/${mine.body.id}`, { as: f.editor, body: { status: 'approve' } });
+  f.t.clock.advance(15_000);
   assert.is((await comment(f, f.subscriber, { post, content: 'Again' })).status, 'approved');
 });
 
@@ -167,6 +170,7 @@ items('who may edit and delete whose comments', async () => {
   const authorsPost = await makePost(f, f.author);
   const adminsPost = await makePost(f, f.admin);
   const onAuthors = await comment(f, f.subscriber, { post: authorsPost, content: 'On the author\'s post' });
+  f.t.clock.advance(15_000);
   const onAdmins = await comment(f, f.subscriber, { post: adminsPost, content: 'On the admin\'s post' });
   const edit = (id: number, as: TestUser | null) => f.t.request('POST', `/core/v2/comments/${id}`, { as, body: { content: `Edited by ${as?.login ?? 'nobody'}` } });
   expectError(await edit(onAuthors.id, null), 401, 'rest_cannot_edit');
@@ -232,7 +236,7 @@ lists.before(async () => {
     const add = async (as: TestUser, body: Record<string, unknown>) => {
       fx.t.clock.advance(60_000);
       const made = await comment(fx, as, body);
-      byContent.set(made.id, made.content.raw);
+      byContent.set(made.id, body.content as string);
       return made;
     };
     const a = await add(fx.admin, { post: posts[0], content: 'Apple' });
@@ -292,6 +296,40 @@ lists('filters: post, parent, author, search, include/exclude; order and paging 
   assert.is(first.link, '</core/v2/comments?per_page=2&page=2>; rel="next"');
   // Past the last page WordPress answers an empty page (no error), as for comments it does.
   assert.equal((await listed(() => 'per_page=2&page=9')).contents, []);
+});
+
+lists('author_exclude leaves out comments by those users; like author it takes edit_posts, and integers', async () => {
+  assert.equal((await listed((b) => `author_exclude=${b.editor.id}&orderby=id&order=asc`, 'admin')).contents, ['Apple', 'Damson apple']);
+  assert.equal((await listed((b) => `author_exclude[]=${b.editor.id}&author_exclude[]=${b.admin.id}`, 'admin')).contents, []);
+  assert.equal((await listed((b) => `author=${b.admin.id}&author_exclude=${b.admin.id}`, 'admin')).contents, []);
+  assert.equal((await listed((b) => `status=all&author_exclude=${b.admin.id}&orderby=id&order=asc`, 'admin')).contents, ['Banana', 'Cherry held']);
+  assert.equal((await listed((b) => `author_exclude=${b.admin.id}`, 'subscriber')).contents, ['rest_forbidden_param']);
+  assert.equal((await listed(() => 'author_exclude=abc', 'admin')).contents, ['rest_invalid_param']);
+});
+
+/** The arguments of WordPress 6.1's comments collection, with their types and defaults (reference index, `/wp-json/`). */
+const REFERENCE_ARGS = {
+  GET: {
+    context: ['string', 'view'], page: ['integer', 1], per_page: ['integer', 10], search: ['string'], after: ['string'], author: ['array'],
+    author_exclude: ['array'], author_email: ['string', null], before: ['string'], exclude: ['array', []], include: ['array', []],
+    offset: ['integer'], order: ['string', 'desc'], orderby: ['string', 'date_gmt'], parent: ['array', []], parent_exclude: ['array', []],
+    post: ['array', []], status: ['string', 'approve'], type: ['string', 'comment'], password: ['string'],
+  },
+  POST: {
+    author: ['integer'], author_email: ['string'], author_ip: ['string'], author_name: ['string'], author_url: ['string'],
+    author_user_agent: ['string'], content: ['object'], date: ['string'], date_gmt: ['string'], parent: ['integer', 0], post: ['integer', 0],
+    status: ['string'], meta: ['object'],
+  },
+};
+
+lists('the collection route lists WordPress\'s arguments, in its order, with its types and defaults', async () => {
+  const index = await backends[0]!.t.request('GET', '/wp-json/');
+  const route = index.body.routes['/wp/v2/comments'];
+  for (const endpoint of route.endpoints as { methods: string[]; args: Record<string, { type: string; default?: unknown }> }[]) {
+    const ours = Object.fromEntries(Object.entries(endpoint.args).map(([name, arg]) => [name, 'default' in arg ? [arg.type, arg.default] : [arg.type]]));
+    assert.equal(ours, REFERENCE_ARGS[endpoint.methods[0] as 'GET' | 'POST']);
+    assert.equal(Object.keys(ours), Object.keys(REFERENCE_ARGS[endpoint.methods[0] as 'GET' | 'POST']));
+  }
 });
 
 lists.run();

@@ -107,6 +107,11 @@ export function renderPermissions(): string {
     '(`javascript:alert(1)` becomes `alert(1)`), `style` keeps only allowed CSS, and block comments',
     '(`<!-- wp:… -->`) survive. Editors and administrators save their HTML verbatim.',
     '',
+    'Comments are filtered on save too: a writer without `unfiltered_html` keeps only the small inline set',
+    '(the one titles get), and every comment\'s links to other hosts get `rel="nofollow ugc"`. A writer without',
+    '`moderate_comments` (or `manage_options`) may comment again only 15 seconds (`COMMENT_FLOOD_SECONDS`) after',
+    'their last comment (400 `comment_flood`), and is answered in the view context rather than the edit context.',
+    '',
   ];
   for (const section of SECTIONS) {
     lines.push(`## ${section.title}`, '');

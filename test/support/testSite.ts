@@ -88,6 +88,8 @@ export interface TestSiteOptions {
   imageMaxPixels?: number;
   /** Serve at once, with the projector still starting (default: serve once it has caught up); see `projectorStarted`. */
   serveWhileStarting?: boolean;
+  /** Seconds between two comments of a non-moderator (default: the site's, 15); 0 turns the flood check off. */
+  commentFloodSeconds?: number;
 }
 
 /** The default outgoing HTTP of test sites: no network. */
@@ -117,6 +119,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       trustedProxies: options.trustedProxies,
       bodyLimits: options.bodyLimits,
       imageMaxPixels: options.imageMaxPixels,
+      commentFloodSeconds: options.commentFloodSeconds,
     },
     {
       store: options.store ?? createMemoryEventStore(),

@@ -10,7 +10,10 @@ const FIELDS: Omit<CommentFields, 'status' | 'status_before'> = {
   post: 5, parent: 0, author: 3, author_name: 'Sam', author_email: 'sam@example.test', author_url: '', author_ip: '127.0.0.1',
   author_user_agent: 'ua', date: '2024-05-01T12:00:00', date_gmt: '2024-05-01T12:00:00', content: 'Hello', type: 'comment',
 };
-const FACTS: CreateFacts = { trusted: false, previouslyApproved: false, duplicateOf: null, parentOnPost: true };
+const FACTS: CreateFacts = {
+  trusted: false, previouslyApproved: false, duplicateOf: null, parentOnPost: true, requireNameEmail: true,
+  flood: { exempt: false, latestAt: null, intervalMs: 15_000 },
+};
 const create = (over: Partial<Extract<CommentCommand, { kind: 'create' }>> = {}): CommentCommand => ({ kind: 'create', id: 9, fields: FIELDS, status: null, facts: FACTS, ...over });
 
 const given = (events: CommentEvent[]): CommentState => events.reduce(commentDecider.evolve, commentDecider.initialState());
@@ -77,6 +80,103 @@ test('an update records only what changed; no change records nothing; an unknown
   rejects(() => commentDecider.decide({ kind: 'update', id: 9, changes: { content: '' }, status: null, parentOnPost: true }, state), 'rest_comment_content_invalid');
   rejects(() => commentDecider.decide({ kind: 'delete', id: 9 }, commentDecider.initialState()), 'rest_comment_invalid_id', 404);
   assert.equal(commentDecider.decide({ kind: 'delete', id: 9 }, state), [{ type: 'CommentDeleted', data: { id: 9, post: 5 } }]);
+});
+
+const refusedWith = (command: CommentCommand, code: string, status: number) => rejects(() => commentDecider.decide(command, commentDecider.initialState()), code, status);
+const flood = (over: Partial<CreateFacts['flood']>): CreateFacts => ({ ...FACTS, flood: { ...FACTS.flood, ...over } });
+/** FIELDS.date_gmt in ms. */
+const NOW = Date.parse('2024-05-01T12:00:00Z');
+
+test('flood: a comment dated less than the interval after the writer\'s latest is refused; at the interval it is taken', () => {
+  refusedWith(create({ facts: flood({ latestAt: NOW - 14_000 }) }), 'comment_flood', 400);
+  assert.is(statusAfter([create({ facts: flood({ latestAt: NOW - 15_000 }) })]), 'hold');
+  // A latest comment dated after the new one (dated ahead by its writer) holds the writer back too.
+  refusedWith(create({ facts: flood({ latestAt: NOW + 60_000 }) }), 'comment_flood', 400);
+  assert.is(statusAfter([create({ facts: flood({ latestAt: null }) })]), 'hold');
+  assert.is(statusAfter([create({ facts: flood({ latestAt: NOW, exempt: true }) })]), 'hold');
+  assert.is(statusAfter([create({ facts: flood({ latestAt: NOW, intervalMs: 0 }) })]), 'hold');
+  refusedWith(create({ facts: flood({ latestAt: NOW - 59_000, intervalMs: 60_000 }) }), 'comment_flood', 400);
+});
+
+test('the order of the refusals is WordPress\'s: text, name and email, lengths, (parent), duplicate, flood', () => {
+  const everything = { ...FACTS, duplicateOf: 3, parentOnPost: false, flood: { ...FACTS.flood, latestAt: NOW } };
+  const nameless = { ...FIELDS, author_name: '', parent: 2, content: 'x'.repeat(65_526) };
+  refusedWith(create({ fields: { ...nameless, content: ' ' }, facts: everything }), 'rest_comment_content_invalid', 400);
+  refusedWith(create({ fields: nameless, facts: everything }), 'rest_comment_author_data_required', 400);
+  refusedWith(create({ fields: { ...nameless, author_name: 'Sam' }, facts: everything }), 'comment_content_column_length', 400);
+  refusedWith(create({ fields: { ...FIELDS, parent: 2 }, facts: everything }), 'rest_comment_invalid_parent', 400);
+  refusedWith(create({ facts: everything }), 'comment_duplicate', 409);
+  refusedWith(create({ facts: { ...everything, duplicateOf: null } }), 'comment_flood', 400);
+});
+
+test('require_name_email: both are needed when on; either may be missing when off', () => {
+  refusedWith(create({ fields: { ...FIELDS, author_email: '' } }), 'rest_comment_author_data_required', 400);
+  refusedWith(create({ fields: { ...FIELDS, author_name: '' } }), 'rest_comment_author_data_required', 400);
+  assert.is(statusAfter([create({ fields: { ...FIELDS, author_email: '' }, facts: { ...FACTS, requireNameEmail: false } })]), 'hold');
+});
+
+test('lengths are counted in UTF-8 bytes, on create and update', () => {
+  const cases: [Partial<typeof FIELDS>, string][] = [
+    [{ author_name: 'é'.repeat(123) }, 'comment_author_column_length'],
+    [{ author_email: `${'a'.repeat(94)}@x.test` }, 'comment_author_email_column_length'],
+    [{ author_url: `https://x.test/${'a'.repeat(186)}` }, 'comment_author_url_column_length'],
+    [{ content: '€'.repeat(21_842) }, 'comment_content_column_length'],
+  ];
+  let state = commentDecider.initialState();
+  state = commentDecider.decide(create(), state).reduce(commentDecider.evolve, state);
+  for (const [over, code] of cases) {
+    refusedWith(create({ fields: { ...FIELDS, ...over } }), code, 400);
+    rejects(() => commentDecider.decide({ kind: 'update', id: 9, changes: over, status: null, parentOnPost: true }, state), code, 400);
+  }
+  assert.is(statusAfter([create({ fields: { ...FIELDS, author_name: 'é'.repeat(122), content: '€'.repeat(21_841) } })]), 'hold');
+});
+
+test('what was sent is judged for name, email and lengths; what is stored for lengths and emptiness too', () => {
+  // A name of markup only is a name as sent (WordPress's rule), though stored empty.
+  assert.is(statusAfter([create({ fields: { ...FIELDS, author_name: '' }, sent: { author_name: '<b></b>', author_email: FIELDS.author_email, content: 'Hello' } })]), 'hold');
+  refusedWith(create({ sent: { author_name: 'Sam', author_email: '', content: 'Hello' } }), 'rest_comment_author_data_required', 400);
+  // Sent too long, stored short (the filter dropped the markup): refused as WordPress refuses it.
+  refusedWith(create({ sent: { ...FIELDS, content: `<i>${'x'.repeat(65_520)}</i>` } }), 'comment_content_column_length', 400);
+  // Sent short enough, stored longer than the column (escaping lengthened it): refused too.
+  refusedWith(create({ fields: { ...FIELDS, author_name: '&amp;'.repeat(50) }, sent: { ...FIELDS, author_name: '&'.repeat(50) } }), 'comment_author_column_length', 400);
+  // Nothing left after the filters is no text.
+  refusedWith(create({ fields: { ...FIELDS, content: '' }, sent: { ...FIELDS, content: '<script></script>' } }), 'rest_comment_content_invalid', 400);
+  let state = commentDecider.initialState();
+  state = commentDecider.decide(create(), state).reduce(commentDecider.evolve, state);
+  rejects(() => commentDecider.decide({ kind: 'update', id: 9, changes: { content: 'short' }, sent: { content: 'x'.repeat(65_526) }, status: null, parentOnPost: true }, state), 'comment_content_column_length', 400);
+});
+
+test('a post\'s trash hides the comment and remembers its status; the restore gives it back; idempotent both ways', () => {
+  const approved = given(commentDecider.decide(create({ facts: { ...FACTS, trusted: true } }), commentDecider.initialState()));
+  const trashed = commentDecider.decide({ kind: 'postTrashed', id: 9, post: 5 }, approved);
+  assert.equal(trashed, [{ type: 'CommentPostTrashed', data: { id: 9, post: 5, previousStatus: 'approved' } }]);
+  const hidden = trashed.reduce(commentDecider.evolve, approved);
+  assert.is(hidden.comment!.status, 'post-trashed');
+  assert.equal(commentDecider.decide({ kind: 'postTrashed', id: 9, post: 5 }, hidden), []);
+  // Another post's trash leaves it alone.
+  assert.equal(commentDecider.decide({ kind: 'postTrashed', id: 9, post: 6 }, approved), []);
+  // A status set meanwhile gives way to the remembered one, as WordPress restores from the post's memory.
+  const held = commentDecider.decide({ kind: 'update', id: 9, changes: {}, status: 'hold', parentOnPost: true }, hidden).reduce(commentDecider.evolve, hidden);
+  const restore = commentDecider.decide({ kind: 'postRestored', id: 9 }, held);
+  assert.equal(restore, [{ type: 'CommentPostRestored', data: { id: 9, post: 5, status: 'approved' } }]);
+  const back = restore.reduce(commentDecider.evolve, held);
+  assert.equal([back.comment!.status, back.postTrashedFrom], ['approved', null]);
+  assert.equal(commentDecider.decide({ kind: 'postRestored', id: 9 }, back), []);
+  // A comment trashed on its own before the post keeps its way back out of the trash.
+  const own = commentDecider.decide({ kind: 'trash', id: 9 }, approved).reduce(commentDecider.evolve, approved);
+  const both = commentDecider.decide({ kind: 'postTrashed', id: 9, post: 5 }, own).reduce(commentDecider.evolve, own);
+  const after = commentDecider.decide({ kind: 'postRestored', id: 9 }, both).reduce(commentDecider.evolve, both);
+  assert.equal([after.comment!.status, after.comment!.status_before], ['trash', 'approved']);
+});
+
+test('deleted with its post: recorded as such; nothing to record for a comment already gone', () => {
+  const state = given(commentDecider.decide(create(), commentDecider.initialState()));
+  assert.equal(commentDecider.decide({ kind: 'delete', id: 9, withPost: true }, state), [{ type: 'CommentDeleted', data: { id: 9, post: 5, withPost: true } }]);
+  const gone = given([...commentDecider.decide(create(), commentDecider.initialState()), { type: 'CommentDeleted', data: { id: 9, post: 5 } }]);
+  assert.equal(commentDecider.decide({ kind: 'delete', id: 9, withPost: true }, gone), []);
+  assert.equal(commentDecider.decide({ kind: 'postTrashed', id: 9, post: 5 }, gone), []);
+  assert.equal(commentDecider.decide({ kind: 'postRestored', id: 9 }, gone), []);
+  rejects(() => commentDecider.decide({ kind: 'delete', id: 9 }, gone), 'rest_comment_invalid_id', 404);
 });
 
 test('status parameters read as WordPress reads them; anything else is ignored', () => {

@@ -108,4 +108,16 @@ test('time-zone names: known zones with their own capitals, no offsets', () => {
   assert.not.ok(isKnownTimeZone('Mars/Base'));
 });
 
+test('discussion options: /settings input cannot change them; the option command records a change only', () => {
+  assert.equal(when({ require_name_email: false }), []);
+  const option = (value: boolean | null, events: SettingsEvent[] = []) => settingsDecider.decide({ kind: 'option', name: 'require_name_email', value }, given(events));
+  assert.equal(option(true), [], 'on is the default');
+  assert.equal(option(false), [changed({ require_name_email: false })]);
+  assert.equal(option(false, [changed({ require_name_email: false })]), []);
+  assert.equal(option(null, [changed({ require_name_email: false })]), [changed({ require_name_email: null })]);
+  assert.equal(option(null), []);
+  // A settings change keeps the option as it was.
+  assert.equal(given([changed({ require_name_email: false }), changed({ title: 'News' })]).stored, { require_name_email: false, title: 'News' });
+});
+
 test.run();

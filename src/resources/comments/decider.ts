@@ -1,7 +1,8 @@
 /**
  * The comment decider: WordPress 6.1's write rules for comments as a pure function of (command, state). What a
- * rule needs from other streams (whether the author may moderate, whether an identical comment exists, whether the
- * parent is on the same post) arrives in the command; the operations gather it.
+ * rule needs from other streams or the clock (whether the author may moderate, whether an identical comment exists,
+ * when the writer last commented, whether the parent is on the same post, the site's discussion options) arrives in
+ * the command; the operations gather it.
  */
 import type { Decider } from '../../core/commandHandler';
 import { type RestError, restError } from '../../rest/errors';
@@ -10,34 +11,93 @@ import type { CommentEvent, CommentFields, CommentStatus } from './events';
 export interface CommentState {
   exists: boolean;
   comment: CommentFields | null;
+  /** While the comment is hidden with its trashed post: the status its post's restore gives back. */
+  postTrashedFrom: CommentStatus | null;
+}
+
+/** WordPress's flood interval: a comment within this many seconds of the writer's last one is refused. */
+export const DEFAULT_COMMENT_FLOOD_SECONDS = 15;
+
+/** WordPress's flood check: how soon after their last comment a writer may comment again. */
+export interface FloodFacts {
+  /** Moderators (moderate_comments or manage_options) are never throttled. */
+  exempt: boolean;
+  /**
+   * The latest `date_gmt` (ms since the epoch) of a comment by the same user (or, for a writer without an account,
+   * the same IP address) or the same email, among those dated within the hour before now; null when none.
+   */
+  latestAt: number | null;
+  /** A comment dated less than this after that one is refused; 0 turns the check off. */
+  intervalMs: number;
 }
 
 /** Facts about other streams a new comment is judged by. */
 export interface CreateFacts {
-  /** The writer holds moderate_comments or wrote the post: their comments are approved at once. */
+  /** The comment's author holds moderate_comments or wrote the post: their comments are approved at once. */
   trusted: boolean;
   /** The writer already has an approved comment (WordPress's "comment author must have a previously approved comment"). */
   previouslyApproved: boolean;
-  /** The id of a live comment with the same post, parent, author and content, or null (`comment_duplicate`). */
+  /** The id of a comment not in the trash with the same post, parent, author and content, or null (`comment_duplicate`). */
   duplicateOf: number | null;
   /** Whether the parent (when not 0) exists on the same post. */
   parentOnPost: boolean;
+  /** The `require_name_email` discussion option: a comment needs an author name and email. */
+  requireNameEmail: boolean;
+  flood: FloodFacts;
 }
 
 /** A status a write may ask for (WordPress's handle_status_param), or null for one it ignores. */
 export type StatusRequest = 'approve' | 'hold' | 'spam' | 'unspam' | 'trash' | 'untrash';
 
+/**
+ * The text fields as the writer sent them (trimmed), before the save filters made `fields` of them: WordPress judges
+ * these for the name-and-email rule and the lengths. Absent: `fields` are what was sent.
+ */
+export type SentText = Partial<Pick<CommentFields, 'author_name' | 'author_email' | 'author_url' | 'content'>>;
+
 export type CommentCommand =
   /** `status`: a moderator's explicit status, applied after the approval rules. */
-  | { kind: 'create'; id: number; fields: Omit<CommentFields, 'status' | 'status_before'>; status: StatusRequest | null; facts: CreateFacts }
-  | { kind: 'update'; id: number; changes: Partial<Omit<CommentFields, 'status' | 'status_before'>>; status: StatusRequest | null; parentOnPost: boolean }
+  | { kind: 'create'; id: number; fields: Omit<CommentFields, 'status' | 'status_before'>; sent?: SentText; status: StatusRequest | null; facts: CreateFacts }
+  | { kind: 'update'; id: number; changes: Partial<Omit<CommentFields, 'status' | 'status_before'>>; sent?: SentText; status: StatusRequest | null; parentOnPost: boolean }
   | { kind: 'trash'; id: number }
-  | { kind: 'delete'; id: number };
+  /** `withPost`: the comment goes with its post (already gone: nothing to record). */
+  | { kind: 'delete'; id: number; withPost?: boolean }
+  /** The comment's post went to the trash (a comment no longer on that post is left alone). */
+  | { kind: 'postTrashed'; id: number; post: number }
+  /** The comment's post left the trash. */
+  | { kind: 'postRestored'; id: number };
 
 export const commentNotFound = (): RestError => restError('rest_comment_invalid_id', 'Invalid comment ID.', 404);
 const contentInvalid = (): RestError => restError('rest_comment_content_invalid', 'Invalid comment content.', 400);
 /** Stricter than WordPress, which keeps any parent id (see docs/compatibility.md). */
 const parentInvalid = (): RestError => restError('rest_comment_invalid_parent', 'The parent comment must exist on the same post.', 400);
+
+/**
+ * The longest values WordPress's comments table takes, in UTF-8 bytes (wp_get_comment_fields_max_lengths): a
+ * longer one is refused with `comment_{column}_column_length`.
+ */
+export const COMMENT_FIELD_MAX_BYTES = [
+  ['author_name', 'comment_author', 245],
+  ['author_email', 'comment_author_email', 100],
+  ['author_url', 'comment_author_url', 200],
+  ['content', 'comment_content', 65_525],
+] as const;
+
+/** Refuses a value longer than its column (COMMENT_FIELD_MAX_BYTES) with WordPress's error. */
+export function checkCommentLengths(fields: Partial<CommentFields>): void {
+  for (const [field, column, max] of COMMENT_FIELD_MAX_BYTES) {
+    const value = fields[field];
+    if (typeof value === 'string' && Buffer.byteLength(value, 'utf8') > max) {
+      throw restError(`${column}_column_length`, 'Comment field exceeds maximum length allowed.', 400);
+    }
+  }
+}
+
+/** When a comment dated `date_gmt` is too soon after the writer's last one (WordPress's wp_check_comment_flood). */
+function isFlood(flood: FloodFacts, dateGmt: string): boolean {
+  if (flood.exempt || flood.latestAt === null || flood.intervalMs <= 0) return false;
+  return Date.parse(`${dateGmt}Z`) - flood.latestAt < flood.intervalMs;
+}
 
 /** More links than this hold a comment for moderation (WordPress's comment_max_links, 2 by default). */
 const MAX_LINKS = 2;
@@ -88,16 +148,20 @@ function applyStatus(current: CommentFields, request: StatusRequest | null): Pic
 
 const blank = (text: string): boolean => text.trim() === '';
 
-export const initialCommentState = (): CommentState => ({ exists: false, comment: null });
+export const initialCommentState = (): CommentState => ({ exists: false, comment: null, postTrashedFrom: null });
 
 export function evolveComment(state: CommentState, event: CommentEvent): CommentState {
   switch (event.type) {
     case 'CommentCreated':
-      return { exists: true, comment: event.data.comment };
+      return { exists: true, comment: event.data.comment, postTrashedFrom: null };
     case 'CommentUpdated':
       return state.comment ? { ...state, comment: { ...state.comment, ...event.data.changes } } : state;
+    case 'CommentPostTrashed':
+      return state.comment ? { ...state, comment: { ...state.comment, status: 'post-trashed' }, postTrashedFrom: event.data.previousStatus } : state;
+    case 'CommentPostRestored':
+      return state.comment ? { ...state, comment: { ...state.comment, status: event.data.status }, postTrashedFrom: null } : state;
     case 'CommentDeleted':
-      return { exists: false, comment: null };
+      return initialCommentState();
   }
 }
 
@@ -114,25 +178,47 @@ function decideComment(command: CommentCommand, state: CommentState): CommentEve
   if (command.kind === 'create') {
     if (state.exists) throw restError('rest_comment_exists', 'Cannot create existing comment.', 400);
     const { fields, facts } = command;
-    if (blank(fields.content)) throw contentInvalid();
+    const sent = command.sent ?? fields;
+    // Text the filters leave empty is no text either (WordPress would store an empty comment).
+    if (blank(sent.content ?? '') || blank(fields.content)) throw contentInvalid();
+    if (facts.requireNameEmail && (!sent.author_name || !sent.author_email)) {
+      throw restError('rest_comment_author_data_required', 'Creating a comment requires valid author name and email values.', 400);
+    }
+    // What was sent, as WordPress measures it; then what is stored, which the filters may have made longer.
+    checkCommentLengths(sent);
+    checkCommentLengths(fields);
     if (fields.parent !== 0 && !facts.parentOnPost) throw parentInvalid();
     if (facts.duplicateOf !== null) {
       throw restError('comment_duplicate', 'Duplicate comment detected; it looks as though you&#8217;ve already said that!', 409);
     }
+    if (isFlood(facts.flood, fields.date_gmt)) throw restError('comment_flood', 'You are posting comments too quickly. Slow down.', 400);
     const approved = facts.trusted || (facts.previouslyApproved && linkCount(fields.content) < MAX_LINKS);
     const initial: CommentFields = { ...fields, status: approved ? 'approved' : 'hold', status_before: null };
     return [{ type: 'CommentCreated', data: { id, comment: { ...initial, ...applyStatus(initial, command.status) } } }];
   }
   const current = state.comment;
-  if (!state.exists || !current) throw commentNotFound();
+  if (!state.exists || !current) {
+    // What goes with a post may have gone on its own meanwhile.
+    if ((command.kind === 'delete' && command.withPost) || command.kind === 'postTrashed' || command.kind === 'postRestored') return [];
+    throw commentNotFound();
+  }
   switch (command.kind) {
     case 'delete':
-      return [{ type: 'CommentDeleted', data: { id, post: current.post } }];
+      return [{ type: 'CommentDeleted', data: command.withPost ? { id, post: current.post, withPost: true } : { id, post: current.post } }];
+    case 'postTrashed':
+      if (current.post !== command.post || current.status === 'post-trashed') return [];
+      return [{ type: 'CommentPostTrashed', data: { id, post: current.post, previousStatus: current.status } }];
+    case 'postRestored':
+      // As WordPress restores from the post's memory: whatever status the comment was given meanwhile.
+      if (state.postTrashedFrom === null) return [];
+      return [{ type: 'CommentPostRestored', data: { id, post: current.post, status: state.postTrashedFrom } }];
     case 'trash':
       if (current.status === 'trash') throw restError('rest_already_trashed', 'The comment has already been trashed.', 410);
       return changed(id, current, { ...current, ...applyStatus(current, 'trash') });
     case 'update': {
-      if (command.changes.content !== undefined && blank(command.changes.content)) throw contentInvalid();
+      if ((command.sent?.content !== undefined && blank(command.sent.content)) || (command.changes.content !== undefined && blank(command.changes.content))) throw contentInvalid();
+      if (command.sent) checkCommentLengths(command.sent);
+      checkCommentLengths(command.changes);
       const next: CommentFields = { ...current, ...command.changes };
       if (command.changes.parent !== undefined && next.parent !== 0 && next.parent !== current.parent && !command.parentOnPost) throw parentInvalid();
       return changed(id, current, { ...next, ...applyStatus(next, command.status) });

@@ -4,8 +4,11 @@
  */
 import type { DomainEvent } from '../../core/commandHandler';
 
-/** WordPress's names on read; a write's `approve` is stored as `approved`. */
-export const COMMENT_STATUSES = ['approved', 'hold', 'spam', 'trash'] as const;
+/**
+ * WordPress's names on read; a write's `approve` is stored as `approved`. `post-trashed`: hidden with its post while
+ * the post is in the trash (CommentPostTrashed), never set by a write.
+ */
+export const COMMENT_STATUSES = ['approved', 'hold', 'spam', 'trash', 'post-trashed'] as const;
 export type CommentStatus = (typeof COMMENT_STATUSES)[number];
 
 export interface CommentFields {
@@ -44,9 +47,31 @@ export interface CommentUpdated {
 export interface CommentDeleted {
   id: number;
   post: number;
+  /** Set when the comment went with its post (the post was deleted for good); absent when deleted on its own. */
+  withPost?: true;
 }
 
-export type CommentEvent = DomainEvent<'CommentCreated', CommentCreated> | DomainEvent<'CommentUpdated', CommentUpdated> | DomainEvent<'CommentDeleted', CommentDeleted>;
+/** The comment's post went to the trash: the comment is hidden with it (`post-trashed`) and remembers its status. */
+export interface CommentPostTrashed {
+  id: number;
+  post: number;
+  /** The status it had, which the post's restore gives back. */
+  previousStatus: CommentStatus;
+}
 
-export const COMMENT_EVENT_TYPES = ['CommentCreated', 'CommentUpdated', 'CommentDeleted'] as const;
+/** The comment's post left the trash: the comment has the status it had when the post was trashed. */
+export interface CommentPostRestored {
+  id: number;
+  post: number;
+  status: CommentStatus;
+}
+
+export type CommentEvent =
+  | DomainEvent<'CommentCreated', CommentCreated>
+  | DomainEvent<'CommentUpdated', CommentUpdated>
+  | DomainEvent<'CommentDeleted', CommentDeleted>
+  | DomainEvent<'CommentPostTrashed', CommentPostTrashed>
+  | DomainEvent<'CommentPostRestored', CommentPostRestored>;
+
+export const COMMENT_EVENT_TYPES = ['CommentCreated', 'CommentUpdated', 'CommentDeleted', 'CommentPostTrashed', 'CommentPostRestored'] as const;
 export const commentStreamId = (id: number): string => `comment-${id}`;

@@ -3,19 +3,24 @@
  * (the post, the parent, earlier comments) and the HTML filter happen here, around the pure decider.
  */
 import { randomUUID } from 'node:crypto';
+import pLimit from 'p-limit';
 import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
 import { canSaveUnfilteredHtml, hasCap } from '../../access/capabilities';
 import { IdSequence } from '../../core/ids';
-import { filterHtml } from '../../text/sanitizeHtml';
+import { collationEquals } from '../../text/collation';
+import { formatGmt } from '../../text/dates';
+import { phpTrim, storedAuthorFields, storedCommentText } from './filters';
+import { readDiscussionOption } from '../settings/operations';
 import { restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
 import { COMMENT_COLLECTION, duplicateKey } from '../../../projections/comments';
 import type { CommentDoc } from '../../../projections/comments';
 import type { ContentDoc } from '../../../projections/content';
+import { localTimeKey } from '../../../projections/content';
 import type { UserDoc } from '../../../projections/users';
-import { commentDecider } from './decider';
-import type { CommentCommand, CommentState, StatusRequest } from './decider';
+import { DEFAULT_COMMENT_FLOOD_SECONDS, checkCommentLengths, commentDecider } from './decider';
+import type { CommentCommand, CommentState, CreateFacts, FloodFacts, SentText, StatusRequest } from './decider';
 import { commentStreamId } from './events';
 import type { CommentFields } from './events';
 
@@ -69,19 +74,39 @@ export async function readUserDoc(site: Site, id: number): Promise<UserDoc | nul
   return (await site.readModel.get('user', id)) as UserDoc | null;
 }
 
-/** Authors without unfiltered_html have their comment text filtered, as WordPress filters theirs on save. */
-const filtered = (actor: Actor | null, content: string): string => (canSaveUnfilteredHtml(actor) ? content : filterHtml(content, 'post'));
+/** The stored text: filtered for writers without unfiltered_html, links marked (src/resources/comments/filters.ts). */
+const filtered = (site: Site, actor: Actor | null, content: string): string => storedCommentText(content, canSaveUnfilteredHtml(actor), site.settings.siteUrl);
+
+/**
+ * The most characters of a user agent kept: WordPress's column holds 255 and its own comment form cuts the header
+ * to 254 (a longer `author_user_agent` makes WordPress's REST create fail with a 500; see docs/compatibility.md).
+ */
+export const USER_AGENT_MAX_CHARS = 254;
 
 async function parentOnPost(site: Site, parent: number, post: number): Promise<boolean> {
   const doc = await readCommentDoc(site, parent);
   return doc !== null && doc.post === post;
 }
 
-/** A live comment with the same post, parent and text by the same author (by name or email), as WordPress looks for one. */
-async function duplicateOf(site: Site, fields: Omit<CommentFields, 'status' | 'status_before'>): Promise<number | null> {
+/** What the writer sent, before the save filters: what WordPress's duplicate check compares with stored comments. */
+interface Sent {
+  post: number;
+  parent: number;
+  author_name: string;
+  author_email: string;
+  content: string;
+}
+
+/**
+ * A comment not in the trash with the same post, parent and text by the same author (same name, and same email
+ * when one is given), compared as WordPress's database compares text (case and accents aside). As in WordPress the
+ * text and author sent are compared with the stored ones, so a text the save filters change (a link, which gains a
+ * `rel`) is never a duplicate of itself.
+ */
+async function duplicateOf(site: Site, sent: Sent): Promise<number | null> {
   const { items } = await site.readModel.query(COMMENT_COLLECTION, {
     filters: [
-      { kind: 'any', field: 'duplicate', values: [duplicateKey(fields.post, fields.parent, fields.content)] },
+      { kind: 'any', field: 'duplicate', values: [duplicateKey(sent.post, sent.parent, sent.content)] },
       { kind: 'none', field: 'status', values: ['trash'] },
     ],
     order: { kind: 'field', field: 'id', direction: 'asc' },
@@ -89,9 +114,43 @@ async function duplicateOf(site: Site, fields: Omit<CommentFields, 'status' | 's
     limit: null,
   });
   const same = (items as CommentDoc[]).find(
-    (doc) => doc.author_name === fields.author_name || (fields.author_email !== '' && doc.author_email === fields.author_email),
+    (doc) =>
+      collationEquals(doc.content, sent.content) &&
+      collationEquals(doc.author_name, sent.author_name) &&
+      (sent.author_email === '' || collationEquals(doc.author_email, sent.author_email)),
   );
   return same?.id ?? null;
+}
+
+/** How long WordPress's flood check looks back: comments dated before the last hour never make a flood. */
+const FLOOD_WINDOW_MS = 60 * 60 * 1000;
+
+/**
+ * The facts of WordPress's flood check for a comment from `actor` with `email`: the latest comment dated within the
+ * last hour by the same user (by the same IP address for a writer without an account) or with the same email.
+ */
+async function floodFacts(site: Site, actor: Actor | null, email: string, ip: string): Promise<FloodFacts> {
+  const intervalMs = site.settings.commentFloodSeconds ?? DEFAULT_COMMENT_FLOOD_SECONDS;
+  const exempt = hasCap(actor, 'moderate_comments') || hasCap(actor, 'manage_options');
+  if (exempt || intervalMs <= 0) return { exempt, latestAt: null, intervalMs: intervalMs * 1000 };
+  const since = localTimeKey(formatGmt(site.clock.now() - FLOOD_WINDOW_MS));
+  const { items } = await site.readModel.query(COMMENT_COLLECTION, {
+    filters: [
+      {
+        kind: 'or',
+        filters: [
+          actor ? { kind: 'any', field: 'author', values: [actor.id] } : { kind: 'any', field: 'author_ip', values: [ip] },
+          { kind: 'any', field: 'author_email', values: [email.toLowerCase()] },
+        ],
+      },
+      { kind: 'range', field: 'date_gmt', gte: since },
+    ],
+    order: { kind: 'field', field: 'date_gmt', direction: 'desc' },
+    offset: 0,
+    limit: 1,
+  });
+  const latest = items[0] as CommentDoc | undefined;
+  return { exempt, latestAt: latest ? localTimeKey(latest.date_gmt) : null, intervalMs: intervalMs * 1000 };
 }
 
 /** Whether this author already has an approved comment (by user, else by name and email), as WordPress's check_comment asks. */
@@ -111,25 +170,30 @@ async function previouslyApproved(site: Site, fields: Pick<CommentFields, 'autho
 }
 
 /**
- * Creates a comment on `post` (checked by the route: it exists and is open). Without author fields, a signed-in
- * writer is the author, with their display name, email and URL, as WordPress fills them in.
+ * Creates a comment on `post` (checked by the route: it exists and is open). `author` names a user, whose name,
+ * email and URL the comment takes unless others are sent; with no author fields at all, a signed-in writer is the
+ * author, as WordPress fills them in.
  */
 export async function createComment(site: Site, post: ContentDoc, input: CommentInput, actor: Actor | null, requestId: string): Promise<CommentWriteOutcome> {
   const metadata = site.metadata(actor?.id ?? null, requestId);
-  const missingAuthor = !input.author && !input.author_name && !input.author_email && !input.author_url;
-  let author = input.author ?? 0;
-  let name = input.author_name ?? '';
-  let email = input.author_email ?? '';
-  let url = input.author_url ?? '';
-  if (actor && missingAuthor) author = actor.id;
-  if (author !== 0 && (missingAuthor || input.author !== undefined)) {
-    const user = await readUserDoc(site, author);
+  let author = 0;
+  let name = '';
+  let email = '';
+  let url = '';
+  if (input.author !== undefined) {
+    const user = await readUserDoc(site, input.author);
     if (!user) throw invalidAuthor();
-    name = user.name;
-    email = user.email;
-    url = user.url;
+    [author, name, email, url] = [user.id, user.name, user.email, user.url];
   }
-  const fields: Omit<CommentFields, 'status' | 'status_before'> = {
+  if (input.author_name !== undefined) name = input.author_name;
+  if (input.author_email !== undefined) email = input.author_email;
+  if (input.author_url !== undefined) url = input.author_url;
+  if (actor && author === 0 && name === '' && email === '' && url === '') {
+    const me = await readUserDoc(site, actor.id);
+    [author, name, email, url] = [actor.id, me?.name ?? '', me?.email ?? '', me?.url ?? ''];
+  }
+  const sentText: SentText = { author_name: name, author_email: email, author_url: url, content: phpTrim(input.content ?? '') };
+  const unfiltered: Omit<CommentFields, 'status' | 'status_before'> = {
     post: post.id,
     parent: input.parent ?? 0,
     author,
@@ -137,22 +201,29 @@ export async function createComment(site: Site, post: ContentDoc, input: Comment
     author_email: email,
     author_url: url,
     author_ip: input.author_ip ?? '',
-    author_user_agent: input.author_user_agent ?? '',
+    author_user_agent: (input.author_user_agent ?? '').slice(0, USER_AGENT_MAX_CHARS),
     date: input.date!,
     date_gmt: input.date_gmt!,
-    content: filtered(actor, input.content ?? ''),
+    content: sentText.content!,
     type: 'comment',
   };
-  const facts = {
-    trusted: author !== 0 && (author === post.author || (actor?.id === author && hasCap(actor, 'moderate_comments')) || (await authorModerates(site, author, actor))),
+  const requireNameEmail = await readDiscussionOption(site, 'require_name_email');
+  // What needs no look-up (and no filtering of a text that may be megabytes long) is refused first.
+  const unknown: CreateFacts = { trusted: false, previouslyApproved: false, duplicateOf: null, parentOnPost: true, requireNameEmail, flood: { exempt: true, latestAt: null, intervalMs: 0 } };
+  commentDecider.decide({ kind: 'create', id: 0, fields: unfiltered, status: null, facts: unknown }, commentDecider.initialState());
+  const fields = { ...unfiltered, ...storedAuthorFields({ author_name: name, author_email: email, author_url: url }), content: filtered(site, actor, unfiltered.content) };
+  const facts: CreateFacts = {
+    trusted: author !== 0 && (author === post.author || (await authorModerates(site, author, actor))),
     previouslyApproved: await previouslyApproved(site, fields),
-    duplicateOf: await duplicateOf(site, fields),
+    duplicateOf: await duplicateOf(site, { post: post.id, parent: fields.parent, author_name: name, author_email: email, content: unfiltered.content }),
     parentOnPost: fields.parent === 0 || (await parentOnPost(site, fields.parent, post.id)),
+    requireNameEmail,
+    flood: await floodFacts(site, actor, email, fields.author_ip),
   };
   // Refuse before spending an id.
-  commentDecider.decide({ kind: 'create', id: 0, fields, status: input.status ?? null, facts }, commentDecider.initialState());
+  commentDecider.decide({ kind: 'create', id: 0, fields, sent: sentText, status: input.status ?? null, facts }, commentDecider.initialState());
   const id = await commentSequence(site).nextId();
-  const command: CommentCommand = { kind: 'create', id, fields, status: input.status ?? null, facts };
+  const command: CommentCommand = { kind: 'create', id, fields, sent: sentText, status: input.status ?? null, facts };
   const result = await site.commands.handle(commentStreamId(id), commentDecider, async () => command, metadata);
   return { id, state: result.state, position: result.position };
 }
@@ -172,22 +243,30 @@ export async function updateComment(site: Site, id: number, input: CommentInput,
   for (const key of ['post', 'parent', 'author_name', 'author_email', 'author_url', 'author_ip', 'author_user_agent', 'date', 'date_gmt'] as const) {
     if (input[key] !== undefined) (changes as Record<string, unknown>)[key] = input[key];
   }
-  if (input.content !== undefined) changes.content = filtered(actor, input.content);
+  const sentText: SentText = {};
+  for (const key of ['author_name', 'author_email', 'author_url'] as const) if (input[key] !== undefined) sentText[key] = input[key];
+  if (input.content !== undefined) sentText.content = phpTrim(input.content);
+  // Refused before the filters run on a text that may be megabytes long.
+  checkCommentLengths(sentText);
+  if (sentText.content !== undefined) changes.content = filtered(site, actor, sentText.content);
+  if (input.author_user_agent !== undefined) changes.author_user_agent = input.author_user_agent.slice(0, USER_AGENT_MAX_CHARS);
   if (input.author !== undefined) {
-    changes.author = input.author;
-    if (input.author !== 0) {
-      const user = await readUserDoc(site, input.author);
-      if (!user) throw invalidAuthor();
-      Object.assign(changes, { author_name: user.name, author_email: user.email, author_url: user.url });
-    }
+    const user = await readUserDoc(site, input.author);
+    if (!user) throw invalidAuthor();
+    changes.author = user.id;
+    // Author fields sent beside it win, as in WordPress.
+    changes.author_name = input.author_name ?? user.name;
+    changes.author_email = input.author_email ?? user.email;
+    changes.author_url = input.author_url ?? user.url;
   }
+  Object.assign(changes, storedAuthorFields(changes));
   const result = await site.commands.handle(
     commentStreamId(id),
     commentDecider,
     async (state: CommentState): Promise<CommentCommand> => {
       const post = changes.post ?? state.comment?.post ?? 0;
       const parent = changes.parent ?? 0;
-      return { kind: 'update', id, changes, status: input.status ?? null, parentOnPost: parent === 0 || (await parentOnPost(site, parent, post)) };
+      return { kind: 'update', id, changes, sent: sentText, status: input.status ?? null, parentOnPost: parent === 0 || (await parentOnPost(site, parent, post)) };
     },
     metadata,
   );
@@ -219,4 +298,44 @@ export async function deleteComment(site: Site, id: number, actor: Actor | null,
     position = Math.max(position, moved.position);
   }
   return { id, state: result.state, position };
+}
+
+// --- a post's comments follow the post ----------------------------------------------------------------------
+
+/** Comment streams written at once when a post's comments follow it. */
+const CASCADE_CONCURRENCY = 8;
+
+/**
+ * Appends `command(id)` to the stream of every comment on `post` (any status), a few at a time, once the read
+ * model has every comment written before `after` (the post's own event). Returns the last position written.
+ */
+async function forEachCommentOf(site: Site, post: number, after: number, actor: Actor | null, requestId: string, command: (id: number) => CommentCommand): Promise<number> {
+  await site.settle(after);
+  const { items } = await site.readModel.query(COMMENT_COLLECTION, {
+    filters: [{ kind: 'any', field: 'post', values: [post] }],
+    order: { kind: 'field', field: 'id', direction: 'desc' },
+    offset: 0,
+    limit: null,
+  });
+  const metadata = site.metadata(actor?.id ?? null, requestId);
+  const limit = pLimit(CASCADE_CONCURRENCY);
+  const positions = await Promise.all(
+    (items as CommentDoc[]).map((doc) => limit(async () => (await site.commands.handle(commentStreamId(doc.id), commentDecider, command(doc.id), metadata)).position)),
+  );
+  return positions.reduce((last, position) => Math.max(last, position), 0);
+}
+
+/** The post went to the trash (its event at `after`): its comments are hidden with it, each remembering its status. */
+export function trashCommentsOfPost(site: Site, post: number, after: number, actor: Actor | null, requestId: string): Promise<number> {
+  return forEachCommentOf(site, post, after, actor, requestId, (id) => ({ kind: 'postTrashed', id, post }));
+}
+
+/** The post left the trash: its comments hidden with it get back the status they had. */
+export function restoreCommentsOfPost(site: Site, post: number, after: number, actor: Actor | null, requestId: string): Promise<number> {
+  return forEachCommentOf(site, post, after, actor, requestId, (id) => ({ kind: 'postRestored', id }));
+}
+
+/** The post was deleted for good: its comments go with it. */
+export function deleteCommentsOfPost(site: Site, post: number, after: number, actor: Actor | null, requestId: string): Promise<number> {
+  return forEachCommentOf(site, post, after, actor, requestId, (id) => ({ kind: 'delete', id, withPost: true }));
 }

@@ -9,6 +9,7 @@ import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
 import { canEditItem, canReadItem, hasCap, postTypeCaps } from '../../access/capabilities';
 import type { ArgSchema } from '../../rest/args';
+import { SchemaIssue, validateValue } from '../../rest/args';
 import { argsFromSchema, contextParam } from '../../rest/schema';
 import type { Context } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
@@ -65,6 +66,31 @@ export function canReadComment(actor: Actor | null, comment: CommentDoc, post: C
   if (comment.post === 0 && !moderates(actor)) return false;
   if (comment.author !== 0 && comment.author === actor.id) return true;
   return canEditComment(actor, post);
+}
+
+/** PHP's empty(): WordPress's test of "sent" for `id` and `type` on create. */
+const phpEmpty = (value: unknown): boolean =>
+  value === undefined || value === null || value === false || value === 0 || value === '' || value === '0' || (Array.isArray(value) && value.length === 0);
+
+/**
+ * The write arguments. `author_email` is checked as WordPress's own callback checks it, after the other arguments:
+ * empty is allowed (the discussion options decide), anything else must be an address ("Invalid email address.",
+ * also for a value that is not a string).
+ */
+function commentWriteArgs(kind: 'create' | 'update'): Record<string, ArgSchema> {
+  const args = argsFromSchema(commentSchema, kind);
+  args.author_email = {
+    ...args.author_email,
+    accepts: {},
+    lateValidation: true,
+    validateDependsOnCallerOnly: true,
+    validate: (value) => {
+      if (value === '' || value === null || value === false) return true;
+      if (typeof value !== 'string') return new SchemaIssue('rest_invalid_email', 'Invalid email address.');
+      return validateValue(value, { type: 'string', format: 'email' }) ?? true;
+    },
+  };
+  return args;
 }
 
 // --- list query ----------------------------------------------------------------------------------------------
@@ -233,7 +259,7 @@ export function commentRoutes(site: Site): RouteDefinition[] {
         },
         {
           methods: ['POST'],
-          args: argsFromSchema(commentSchema, 'create'),
+          args: commentWriteArgs('create'),
           signedInOnly: true,
           permission: async (ctx) => {
             const actor = ctx.actor;
@@ -256,11 +282,15 @@ export function commentRoutes(site: Site): RouteDefinition[] {
             return true;
           },
           handle: async (ctx) => {
+            if (!phpEmpty(ctx.params.id)) throw restError('rest_comment_exists', 'Cannot create existing comment.', 400);
+            if (!phpEmpty(ctx.params.type) && ctx.params.type !== 'comment') throw restError('rest_invalid_comment_type', 'Cannot create a comment with that type.', 400);
             const post = (await postOf(ctx, ctx.params.post as number))!;
             const input = commentInput(site, ctx, true);
             const outcome = await createComment(site, post, input, ctx.actor, ctx.request.requestId);
             await site.settle(outcome.position);
-            return created(await answer(await written(outcome.id, outcome.position), 'edit'), `${site.apiRoot}core/v2/comments/${outcome.id}`);
+            // As WordPress: a moderator is answered in the edit context, anyone else in the view context.
+            const context = moderates(ctx.actor) ? 'edit' : 'view';
+            return created(await answer(await written(outcome.id, outcome.position), context), `${site.apiRoot}core/v2/comments/${outcome.id}`);
           },
         },
       ],
@@ -287,11 +317,14 @@ export function commentRoutes(site: Site): RouteDefinition[] {
         },
         {
           methods: ['POST', 'PUT', 'PATCH'],
-          args: { ...idArg, ...argsFromSchema(commentSchema, 'update') },
+          args: { ...idArg, ...commentWriteArgs('update') },
           signedInOnly: true,
           permission: (ctx) => editRule(ctx, 'rest_cannot_edit', 'Sorry, you are not allowed to edit this comment.'),
           handle: async (ctx) => {
             const id = ctx.params.id as number;
+            if (ctx.params.type !== undefined && ctx.params.type !== (await existing(ctx))?.type) {
+              throw restError('rest_comment_invalid_type', 'Sorry, you are not allowed to change the comment type.', 404);
+            }
             if (ctx.params.post !== undefined && ctx.params.post !== 0 && !(await commentedPost(site, ctx.params.post as number))) {
               throw restError('rest_comment_invalid_post_id', 'Invalid post ID.', 403);
             }
@@ -329,14 +362,17 @@ const clientIp = (ctx: HandlerContext): string => ctx.request.ip ?? '127.0.0.1';
 function commentInput(site: Site, ctx: HandlerContext, creating: boolean): CommentInput {
   const p = ctx.params;
   const input: CommentInput = {};
-  for (const key of ['post', 'parent', 'author', 'author_name', 'author_email', 'author_url', 'author_user_agent'] as const) {
+  for (const key of ['post', 'parent', 'author', 'author_name', 'author_url', 'author_user_agent'] as const) {
     if (p[key] !== undefined) (input as Record<string, unknown>)[key] = p[key];
   }
+  // Checked by its argument: an address, '', or false (PHP's empty string); null is not sent.
+  if (typeof p.author_email === 'string') input.author_email = p.author_email;
+  else if (p.author_email === false) input.author_email = '';
   const content = p.content as string | { raw?: unknown } | null | undefined;
   if (content !== undefined) input.content = typeof content === 'string' ? content : typeof content?.raw === 'string' ? content.raw : undefined;
   if (p.author_ip !== undefined && moderates(ctx.actor)) input.author_ip = p.author_ip as string;
   else if (creating) input.author_ip = clientIp(ctx);
-  if (creating && input.author_user_agent === undefined) {
+  if (creating && !input.author_user_agent) {
     const agent = ctx.request.headers['user-agent'];
     input.author_user_agent = typeof agent === 'string' ? agent : '';
   }

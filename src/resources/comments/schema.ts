@@ -21,8 +21,9 @@ export const commentSchema: ResourceSchema = {
       description: 'The text of the comment.',
       type: 'object',
       context: ALL,
-      // WordPress takes the text as a string or as `{raw}`.
-      arg_options: { type: ['string', 'object'], properties: { raw: { type: 'string' } } },
+      // WordPress takes the text as a string or as `{raw}` and checks nothing else: any other value is no text
+      // (`rest_comment_content_invalid` on create, no change on update).
+      arg_options: {},
       properties: {
         raw: { description: 'The text as stored.', type: 'string', context: ['edit'] },
         rendered: { description: 'The text as HTML for display.', type: 'string', context: ALL, readonly: true },

@@ -5,6 +5,7 @@
  */
 import type { Site } from '../../site';
 import { addPageToAutoAddMenus } from '../menus/operations';
+import { deleteCommentsOfPost, restoreCommentsOfPost, trashCommentsOfPost } from '../comments/operations';
 import type { Actor } from '../../access/capabilities';
 import { canSaveUnfilteredHtml } from '../../access/capabilities';
 import { sanitizeSlug } from '../../text/slug';
@@ -123,20 +124,27 @@ export async function updateItem(site: Site, postType: PostType, id: number, sen
     const makesRevision = contentDecider.decide(probe, state).some((event) => event.type === 'PostRevised');
     return { ...probe, revisionId: makesRevision ? await site.ids.content.nextId() : null };
   };
+  let outcome: WriteOutcome;
+  let previous: PostFields | null;
   try {
     const result = await site.commands.handle(contentStreamId(id), contentDecider, prepare, metadata);
     const after = result.state.post;
-    const previous = before as PostFields | null;
+    previous = before as PostFields | null;
     if (previous && after && previous.slug !== '' && (previous.slug !== after.slug || previous.parent !== after.parent)) {
       await site.claims.release(slugScope(postType, previous.parent), previous.slug, id, metadata);
     }
     await releaseAllBut(site, claims, after, id, metadata);
     const added = await joinAutoAddMenus(site, postType, id, previous, after, actor, requestId);
-    return { id, state: result.state, position: Math.max(result.position, added) };
+    outcome = { id, state: result.state, position: Math.max(result.position, added) };
   } catch (error) {
     await releaseAllBut(site, claims, null, id, metadata);
     throw error;
   }
+  // Out of the trash: the comments hidden with the item come back (docs/events.md, comment streams).
+  const after = outcome.state.post;
+  if (previous?.status !== 'trash' || !after || after.status === 'trash') return outcome;
+  const restored = await restoreCommentsOfPost(site, id, outcome.position, actor, requestId);
+  return { ...outcome, position: Math.max(outcome.position, restored) };
 }
 
 /** A top-level page that has just been published joins the menus with auto_add on (src/resources/menus). */
@@ -159,7 +167,9 @@ export async function trashItem(site: Site, postType: PostType, id: number, acto
   const previous = original as PostFields | null;
   // The trashed item is renamed `slug__trashed`, which frees its slug for others.
   if (previous && previous.slug !== '') await site.claims.release(slugScope(postType, previous.parent), previous.slug, id, metadata);
-  return { id, state: result.state, position: result.position };
+  // Its comments are hidden with it (docs/events.md, comment streams).
+  const hidden = await trashCommentsOfPost(site, id, result.position, actor, requestId);
+  return { id, state: result.state, position: Math.max(result.position, hidden) };
 }
 
 export async function deleteItem(site: Site, postType: PostType, id: number, actor: Actor, requestId: string): Promise<WriteOutcome & { previous: PostFields }> {
@@ -177,7 +187,9 @@ export async function deleteItem(site: Site, postType: PostType, id: number, act
   const last = previous as PostFields | null;
   if (!last) throw new Error('deleted an item without state');
   if (last.slug !== '' && last.status !== 'trash') await site.claims.release(slugScope(postType, last.parent), last.slug, id, metadata);
-  return { id, state: result.state, position: result.position, previous: last };
+  // Its comments go with it (docs/events.md, comment streams).
+  const gone = await deleteCommentsOfPost(site, id, result.position, actor, requestId);
+  return { id, state: result.state, position: Math.max(result.position, gone), previous: last };
 }
 
 /**

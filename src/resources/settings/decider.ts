@@ -5,10 +5,10 @@
 import type { Decider } from '../../core/commandHandler';
 import { restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
-import type { SettingChanges, SettingName, SettingsEvent, StoredSettings } from './events';
+import type { DiscussionOptionName, DiscussionOptions, SettingChanges, SettingsEvent, StoredSettings } from './events';
 import { KEEP, SANITIZERS } from './sanitize';
 
-export const STORED_SETTINGS: readonly SettingName[] = [
+export const STORED_SETTINGS: readonly (keyof StoredSettings)[] = [
   'title',
   'description',
   'email',
@@ -29,9 +29,14 @@ export const STORED_SETTINGS: readonly SettingName[] = [
   'site_icon',
 ];
 
-/** What the events stored: only settings changed through the API (the others read as their defaults). */
+/** The discussion options and their defaults (a fresh WordPress's). */
+export const DISCUSSION_OPTION_DEFAULTS: DiscussionOptions = { require_name_email: true };
+
+export const isDiscussionOption = (name: string): name is DiscussionOptionName => Object.hasOwn(DISCUSSION_OPTION_DEFAULTS, name);
+
+/** What the events stored: only settings changed through the API or the CLI (the others read as their defaults). */
 export interface SettingsState {
-  stored: Partial<StoredSettings>;
+  stored: Partial<StoredSettings & DiscussionOptions>;
 }
 
 /** The settings the deployment owns (SITE_URL, SITE_TIMEZONE), as `/settings` shows them. */
@@ -47,6 +52,13 @@ export interface ChangeSettings {
   input: Record<string, unknown>;
   defaults: StoredSettings;
   deployment: DeploymentSettings;
+}
+
+/** Sets one discussion option (null: back to its default). */
+export interface SetDiscussionOption {
+  kind: 'option';
+  name: DiscussionOptionName;
+  value: DiscussionOptions[DiscussionOptionName] | null;
 }
 
 export const initialSettingsState = (): SettingsState => ({ stored: {} });
@@ -96,7 +108,13 @@ function checkDeploymentSettings(input: Record<string, unknown>, deployment: Dep
   if (timezone === null || timezone === '' || isKnownTimeZone(String(timezone))) throw deploymentSettingError('timezone');
 }
 
-function decide(command: ChangeSettings, state: SettingsState): SettingsEvent[] {
+function decide(command: ChangeSettings | SetDiscussionOption, state: SettingsState): SettingsEvent[] {
+  if (command.kind === 'option') {
+    const { name, value } = command;
+    if (value === null) return Object.hasOwn(state.stored, name) ? [{ type: 'SiteSettingsChanged', data: { changes: { [name]: null } } }] : [];
+    if (value === (state.stored[name] ?? DISCUSSION_OPTION_DEFAULTS[name])) return [];
+    return [{ type: 'SiteSettingsChanged', data: { changes: { [name]: value } } }];
+  }
   checkDeploymentSettings(command.input, command.deployment);
   const current = currentSettings(state, command.defaults);
   const changes: Record<string, unknown> = {};
@@ -117,7 +135,7 @@ function decide(command: ChangeSettings, state: SettingsState): SettingsEvent[] 
   return [{ type: 'SiteSettingsChanged', data: { changes: changes as SettingChanges } }];
 }
 
-export const settingsDecider: Decider<SettingsState, ChangeSettings, SettingsEvent> = {
+export const settingsDecider: Decider<SettingsState, ChangeSettings | SetDiscussionOption, SettingsEvent> = {
   initialState: initialSettingsState,
   evolve: evolveSettings,
   decide,

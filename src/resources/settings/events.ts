@@ -27,10 +27,21 @@ export interface StoredSettings {
   site_icon: number;
 }
 
-export type SettingName = keyof StoredSettings;
+/**
+ * Site options WordPress keeps beside the settings but does not show through REST (its discussion options, registered
+ * without `show_in_rest`): `/settings` neither shows nor changes them. `palimpsest option set` changes them.
+ */
+export interface DiscussionOptions {
+  /** Comments need an author name and email (WordPress's default: on). */
+  require_name_email: boolean;
+}
+
+export type DiscussionOptionName = keyof DiscussionOptions;
+
+export type SettingName = keyof StoredSettings | DiscussionOptionName;
 
 /** Each changed setting and its new value; null puts a setting back to its default (WordPress deletes the option). */
-export type SettingChanges = { [K in SettingName]?: StoredSettings[K] | null };
+export type SettingChanges = { [K in SettingName]?: (StoredSettings & DiscussionOptions)[K] | null };
 
 export interface SiteSettingsChanged {
   changes: SettingChanges;

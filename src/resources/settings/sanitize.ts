@@ -4,11 +4,11 @@
  * still succeeds, as in WordPress).
  */
 import { stripTagsLikePhp } from '../../text/slug';
-import type { SettingName, StoredSettings } from './events';
+import type { StoredSettings } from './events';
 
 export const KEEP = Symbol('keep the stored value');
 /** Each setting's rule takes the value its schema validated. */
-type Rules = { [K in SettingName]?: (value: StoredSettings[K]) => StoredSettings[K] | typeof KEEP };
+type Rules = { [K in keyof StoredSettings]?: (value: StoredSettings[K]) => StoredSettings[K] | typeof KEEP };
 
 /**
  * esc_html: the five special characters as entities, except an `&` that already starts an entity (WordPress does not
