@@ -118,7 +118,8 @@ export function createRedisAppliedProgress(options: { redis: Redis; subscriber?:
     applied: read,
     async waitFor(position, timeoutMs) {
       if (position <= known) return true;
-      await read().catch(() => undefined);
+      // Redis unreachable: nobody can apply the position meanwhile, so the caller is told at once, not after the wait.
+      await read();
       // `known` as it is now, not as the read returned it: a publish may have raised it in between, and a waiter
       // registered at or below `known` would be released by no later notice (observe only acts on a rise).
       if (position <= known) return true;
