@@ -124,9 +124,37 @@ export interface Site {
   projectionBehind(name: string): MaybeAsync<boolean>;
   /** Metadata for an event appended on behalf of `userId` while serving `requestId`. */
   metadata(userId: number | null, requestId: string): EventMetadata;
-  /** Waits until the read model reflects `position` (bounded), so a write's answer can be read back at once. */
+  /**
+   * Waits until the read model reflects `position`, so a write's answer can be read back at once: for at most
+   * `readYourWritesTimeoutMs` counted from the start of the request that appended it (see `requests`), or from now
+   * for a position no request in progress appended. Fails with DependencyUnavailableError when the shared read
+   * model cannot be reached (the write has happened; it is not visible yet).
+   */
   settle(position: number): Promise<void>;
+  /** The requests in progress that may write, as the HTTP edge announces them (see RequestsInFlight). */
+  requests: RequestsInFlight;
   close(): Promise<void>;
+}
+
+/**
+ * What the site knows of a request that may write while it is served: when it started (its read-your-writes wait is
+ * counted from then) and the last log position appended on its behalf (told by the events' `requestId`), which a
+ * failure after it was committed reports.
+ */
+export interface RequestInFlight {
+  readonly started: number;
+  /** The highest position appended for the request so far; 0 while nothing is. */
+  readonly committed: number;
+  /** The request has been answered: forget it. */
+  end(): void;
+}
+
+export interface RequestsInFlight {
+  /**
+   * Starts following the request `requestId` (its events' metadata carry that id). Null when a request of that id
+   * is already being followed (a client-chosen X-Request-Id used twice at once): its appends could not be told apart.
+   */
+  begin(requestId: string): RequestInFlight | null;
 }
 
 export interface SiteAdapters {
@@ -147,7 +175,8 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
   const { readModel, clock, coordination } = adapters;
   const metrics = createSiteMetrics();
   const readModelVersion = new ReadModelVersion();
-  const store = timedStore(adapters.store, metrics.appendDuration);
+  const requests = new RequestTracker(clock);
+  const store = requests.follow(timedStore(adapters.store, metrics.appendDuration));
   const metadata = (userId: number | null, requestId: string): EventMetadata => ({
     userId,
     requestId,
@@ -208,13 +237,15 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     appliedPosition,
     projectionBehind,
     metadata,
+    requests,
     async settle(position) {
       if (position <= 0) return;
+      // What is left of the bound once the request got here (its appends took their time too); at least one look.
+      const started = requests.startOf(position);
+      const budget = Math.max(0, settings.readYourWritesTimeoutMs - (started === undefined ? 0 : clock.now() - started));
       // With coordination the projector may run in another process: wait on the shared applied position.
-      const reached = coordination
-        ? await coordination.progress.waitFor(position, settings.readYourWritesTimeoutMs)
-        : await projector.waitFor(position, settings.readYourWritesTimeoutMs);
-      if (!reached) console.error(`read model did not reach position ${position} within ${settings.readYourWritesTimeoutMs} ms`);
+      const reached = coordination ? await coordination.progress.waitFor(position, budget) : await projector.waitFor(position, budget);
+      if (!reached) console.error(`read model did not reach position ${position} within ${settings.readYourWritesTimeoutMs} ms of the request's start`);
       // Before the write answers: no cached answer from before it is served to anyone after it (read-your-writes).
       readModelVersion.changed();
     },
@@ -228,6 +259,59 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
       await store.close();
     },
   };
+}
+
+/**
+ * The requests in progress that may write (RequestsInFlight), and the store that tells them their appends: each
+ * append's position goes to the request named by its metadata's `requestId`, while that request is followed.
+ */
+class RequestTracker implements RequestsInFlight {
+  private readonly byId = new Map<string, { started: number; committed: number; positions: number[] }>();
+  /** Positions appended by followed requests, to the request's start (what `settle` counts its bound from). */
+  private readonly startByPosition = new Map<number, number>();
+
+  constructor(private readonly clock: Clock) {}
+
+  begin(requestId: string): RequestInFlight | null {
+    if (this.byId.has(requestId)) return null;
+    const entry = { started: this.clock.now(), committed: 0, positions: [] as number[] };
+    this.byId.set(requestId, entry);
+    let ended = false;
+    return {
+      started: entry.started,
+      get committed() {
+        return entry.committed;
+      },
+      end: () => {
+        if (ended) return;
+        ended = true;
+        this.byId.delete(requestId);
+        for (const position of entry.positions) this.startByPosition.delete(position);
+      },
+    };
+  }
+
+  startOf(position: number): number | undefined {
+    return this.startByPosition.get(position);
+  }
+
+  /** The store, its successful appends told to the request they were made for. */
+  follow(store: EventStore): EventStore {
+    return {
+      ...store,
+      appendToStream: async (streamId, events, options) => {
+        const result = await store.appendToStream(streamId, events, options);
+        const requestId = events[0]?.metadata.requestId;
+        const entry = requestId === undefined ? undefined : this.byId.get(requestId);
+        if (entry) {
+          entry.committed = Math.max(entry.committed, result.position);
+          entry.positions.push(result.position);
+          this.startByPosition.set(result.position, entry.started);
+        }
+        return result;
+      },
+    };
+  }
 }
 
 /**
