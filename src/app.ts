@@ -151,7 +151,7 @@ export function createApp(site: Site): App {
     console.error(`${ctx.method} ${ctx.url}: ${error.message}`);
     ctx.status = 503;
     ctx.set(OUTAGE_HEADERS);
-    ctx.body = outageError(error, 0).toJSON();
+    ctx.body = outageError(error, null).toJSON();
   };
 
   const serveApi = (ctx: Koa.Context): MaybeAsync<void> => {
@@ -167,7 +167,7 @@ export function createApp(site: Site): App {
       if (isDependencyUnavailable(error)) {
         // An outage is no fault of this process: one line, no stack.
         console.error(`[${requestId}] ${ctx.method} ${ctx.url}: ${error.message}`);
-        return { ...errorResult(outageError(error, inFlight?.committed ?? 0)), headers: { ...OUTAGE_HEADERS } };
+        return { ...errorResult(outageError(error, inFlight)), headers: { ...OUTAGE_HEADERS } };
       }
       console.error(`[${requestId}] ${ctx.method} ${ctx.url}`, error);
       return errorResult(restError('internal_server_error', 'There has been a critical error on this site.', 500));

@@ -168,7 +168,7 @@ export async function openSite(config: Config): Promise<Site> {
     registry.collect(() => connected.set(redisUp ? 1 : 0));
   }
   const opened = memory ? withSnapshotOnClose(site, memory, snapshotFile) : site;
-  return connections ? withRedisCutOff(opened, connections, config.redisCommandTimeoutMs * 2) : opened;
+  return connections ? withRedisCutOff(opened, connections, config.redisCommandTimeoutMs) : opened;
 }
 
 /**

@@ -4,6 +4,7 @@
  * site is handed it.
  */
 import { randomUUID } from 'node:crypto';
+import { isDependencyUnavailable } from './ports/unavailable';
 import type { Clock } from './ports/clock';
 import type { EventMetadata, EventStore } from './ports/eventStore';
 import type { ReadModel } from './ports/readModel';
@@ -137,14 +138,18 @@ export interface Site {
 }
 
 /**
- * What the site knows of a request that may write while it is served: when it started (its read-your-writes wait is
- * counted from then) and the last log position appended on its behalf (told by the events' `requestId`), which a
- * failure after it was committed reports.
+ * What the site knows of a request that may write while it is served (its events' metadata carry its `requestId`):
+ * when it started (its read-your-writes wait is counted from then), and how far its write got, which a failure
+ * reports (src/http/outage.ts).
  */
 export interface RequestInFlight {
   readonly started: number;
-  /** The highest position appended for the request so far; 0 while nothing is. */
-  readonly committed: number;
+  /** The highest position appended on its behalf so far; 0 while nothing is. */
+  readonly appended: number;
+  /** The highest position it waited to see (`settle`): its write was complete up to there. 0 while it has not. */
+  readonly settled: number;
+  /** An append on its behalf failed without saying whether it was written. */
+  readonly uncertain: boolean;
   /** The request has been answered: forget it. */
   end(): void;
 }
@@ -241,7 +246,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     async settle(position) {
       if (position <= 0) return;
       // What is left of the bound once the request got here (its appends took their time too); at least one look.
-      const started = requests.startOf(position);
+      const started = requests.settling(position);
       const budget = Math.max(0, settings.readYourWritesTimeoutMs - (started === undefined ? 0 : clock.now() - started));
       // With coordination the projector may run in another process: wait on the shared applied position.
       const reached = coordination ? await coordination.progress.waitFor(position, budget) : await projector.waitFor(position, budget);
@@ -265,48 +270,73 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
  * The requests in progress that may write (RequestsInFlight), and the store that tells them their appends: each
  * append's position goes to the request named by its metadata's `requestId`, while that request is followed.
  */
+interface Followed {
+  started: number;
+  appended: number;
+  settled: number;
+  uncertain: boolean;
+  positions: number[];
+}
+
 class RequestTracker implements RequestsInFlight {
-  private readonly byId = new Map<string, { started: number; committed: number; positions: number[] }>();
-  /** Positions appended by followed requests, to the request's start (what `settle` counts its bound from). */
-  private readonly startByPosition = new Map<number, number>();
+  private readonly byId = new Map<string, Followed>();
+  /** Positions appended by followed requests, to the request (what `settle` counts its bound from). */
+  private readonly byPosition = new Map<number, Followed>();
 
   constructor(private readonly clock: Clock) {}
 
   begin(requestId: string): RequestInFlight | null {
     if (this.byId.has(requestId)) return null;
-    const entry = { started: this.clock.now(), committed: 0, positions: [] as number[] };
+    const entry: Followed = { started: this.clock.now(), appended: 0, settled: 0, uncertain: false, positions: [] };
     this.byId.set(requestId, entry);
     let ended = false;
     return {
       started: entry.started,
-      get committed() {
-        return entry.committed;
+      get appended() {
+        return entry.appended;
+      },
+      get settled() {
+        return entry.settled;
+      },
+      get uncertain() {
+        return entry.uncertain;
       },
       end: () => {
         if (ended) return;
         ended = true;
         this.byId.delete(requestId);
-        for (const position of entry.positions) this.startByPosition.delete(position);
+        for (const position of entry.positions) this.byPosition.delete(position);
       },
     };
   }
 
-  startOf(position: number): number | undefined {
-    return this.startByPosition.get(position);
+  /** The start of the request that appended `position`, if one in progress did; noted as its write being complete. */
+  settling(position: number): number | undefined {
+    const entry = this.byPosition.get(position);
+    if (!entry) return undefined;
+    entry.settled = Math.max(entry.settled, position);
+    return entry.started;
   }
 
-  /** The store, its successful appends told to the request they were made for. */
+  /** The store, its appends told to the request they were made for. */
   follow(store: EventStore): EventStore {
     return {
       ...store,
       appendToStream: async (streamId, events, options) => {
-        const result = await store.appendToStream(streamId, events, options);
         const requestId = events[0]?.metadata.requestId;
+        let result: Awaited<ReturnType<EventStore['appendToStream']>>;
+        try {
+          result = await store.appendToStream(streamId, events, options);
+        } catch (error) {
+          const entry = requestId === undefined ? undefined : this.byId.get(requestId);
+          if (entry && isDependencyUnavailable(error) && error.outcomeUnknown) entry.uncertain = true;
+          throw error;
+        }
         const entry = requestId === undefined ? undefined : this.byId.get(requestId);
         if (entry) {
-          entry.committed = Math.max(entry.committed, result.position);
+          entry.appended = Math.max(entry.appended, result.position);
           entry.positions.push(result.position);
-          this.startByPosition.set(result.position, entry.started);
+          this.byPosition.set(result.position, entry);
         }
         return result;
       },

@@ -42,7 +42,7 @@ export function redisOptions(kind: 'command' | 'subscriber', timeouts: RedisTime
     keepAlive: 10_000,
     retryStrategy: (attempt) => Math.min(attempt * 100, LONGEST_RECONNECT_PAUSE_MS),
     // A closing connection that the server does not let go of is destroyed after this.
-    disconnectTimeout: Math.min(timeouts.commandTimeoutMs, 2_000),
+    disconnectTimeout: Math.min(timeouts.commandTimeoutMs, 500),
   };
   if (kind === 'subscriber') return { ...common, maxRetriesPerRequest: null, ...extra };
   return {
