@@ -224,7 +224,6 @@ export function runUntilStopped(start: () => Promise<Running>, shutdownTimeoutMs
         console.error(`palimpsest: did not stop within ${shutdownTimeoutMs} ms of ${signal} (SHUTDOWN_TIMEOUT_MS); exiting`);
         process.exit(1);
       }, shutdownTimeoutMs);
-      hard.unref();
       started
         .then(({ close }) => close())
         .then(

@@ -171,9 +171,13 @@ function siteConfig(): Config {
 async function run(command: 'serve' | 'projector', args: string[]): Promise<number> {
   const flags = command === 'serve' ? parse(command, args, { 'no-projector': { type: 'boolean', default: false } }).values : parse(command, args, {}).values;
   const projector = !(flags as { 'no-projector'?: boolean })['no-projector'];
-  const config = siteConfig();
+  const config = loadConfig();
   const { serve, runProjector, runUntilStopped } = await import('../main');
-  const code = await runUntilStopped(() => (command === 'serve' ? serve(config, { projector }) : runProjector(config)), config.shutdownTimeoutMs);
+  // The signal handlers are in before anything is said or opened.
+  const code = await runUntilStopped(() => {
+    console.error(describeSite(config));
+    return command === 'serve' ? serve(config, { projector }) : runProjector(config);
+  }, config.shutdownTimeoutMs);
   process.exit(code);
 }
 

@@ -40,6 +40,7 @@ import {
   type ReadPosition,
   type ResolvedEvent,
 } from '@eventstore/db-client';
+import { status } from '@grpc/grpc-js';
 import {
   WrongExpectedRevisionError,
   type AppendResult,
@@ -116,8 +117,14 @@ function toClientExpectedRevision(expected: ExpectedRevision): AppendExpectedRev
   }
 }
 
+/** gRPC's status codes for a call that never reached the node or got no answer from it (the client does not always wrap them). */
+const GRPC_TRANSIENT_CODES = new Set([status.UNAVAILABLE, status.DEADLINE_EXCEEDED]);
+
 const isTransient = (error: unknown) =>
-  error instanceof UnavailableError || error instanceof DeadlineExceededError || error instanceof CancelledError;
+  error instanceof UnavailableError ||
+  error instanceof DeadlineExceededError ||
+  error instanceof CancelledError ||
+  (error instanceof Error && GRPC_TRANSIENT_CODES.has((error as Error & { code?: unknown }).code as status));
 
 const DEFAULT_TIMEOUT_MS = 5_000;
 

@@ -159,7 +159,8 @@ export function createRedisAppliedProgress(options: { redis: Redis; subscriber?:
       waiters = [];
       if (subscriber) {
         subscriber.off('message', onMessage).off('ready', onReady);
-        await subscriber.unsubscribe(appliedKey).catch(() => undefined);
+        // Only on a live connection (see the read model's close).
+        if (subscriber.status === 'ready') await subscriber.unsubscribe(appliedKey).catch(() => undefined);
       }
     },
   };
