@@ -6,15 +6,15 @@
  * relative DATA_DIR depends on the directory it is run from.
  *
  * Arguments are parsed with node's `util.parseArgs`, strictly: an unknown option, a missing value or a name that does
- * not exist (a command, a projection, a role) is refused with the valid ones, and exit status 2. A command that fails
- * exits with 1.
+ * not exist (a command, a projection, a role) is refused with the valid ones, and exit status 2, as is a setting that
+ * does not parse. A command that fails exits with 1.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
-import { loadConfig } from '../config';
+import { ConfigError, loadConfig } from '../config';
 import type { Config } from '../config';
 import { openEventStore, openSite, redisTimeouts, siteProjections } from '../bootstrap';
 import type { RebuildProgress } from '../projection/runner';
@@ -102,6 +102,10 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof UsageError || isParseArgsError(error)) {
       const which = error instanceof UsageError ? (error.command ?? command) : command;
       console.error(which ? `palimpsest ${which}: ${error.message}\nusage: ${COMMANDS[which].usage}` : `palimpsest: ${error.message}`);
+      return 2;
+    }
+    if (error instanceof ConfigError) {
+      console.error(`palimpsest: ${error.message}`);
       return 2;
     }
     console.error(error instanceof RestError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error));
