@@ -632,12 +632,23 @@ export class Projector {
     const timer = setTimeout(() => {
       cancel();
       if (this.stopped) return;
+      const before = this.appliedPosition;
       // An outage once it has resumed is a new one (failed calls this again); one before is this one, still going.
-      this.startOne(entry).catch((failure: unknown) => {
-        if (this.stopped) return;
-        if (isDependencyUnavailable(failure)) this.resumeAfterOutage(entry, failure, attempt + 1);
-        else this.failed(entry, failure, false);
-      });
+      this.startOne(entry).then(
+        () => {
+          // The checkpoint may be ahead of what this process knew (a commit that landed without an answer): waiters
+          // and the applied position hear of it even when nothing is left to apply.
+          if (this.stopped) return;
+          this.release();
+          const after = this.appliedPosition;
+          if (after > before) this.term.onApplied?.(after);
+        },
+        (failure: unknown) => {
+          if (this.stopped) return;
+          if (isDependencyUnavailable(failure)) this.resumeAfterOutage(entry, failure, attempt + 1);
+          else this.failed(entry, failure, false);
+        },
+      );
     }, Math.min(OUTAGE_FIRST_PAUSE_MS * 2 ** (attempt - 1), OUTAGE_LONGEST_PAUSE_MS));
     this.resuming.add(cancel);
   }

@@ -123,6 +123,14 @@ test('Redis paused: an API node answers 503 with Retry-After, logs the outage on
     redis.resume();
     await eventually('writes succeeding again', async () => ((await postJson(node.base, auth, { title: 'After', status: 'publish' })).status === 201 ? true : undefined), 60_000, 250);
     await eventually('the node logging that Redis is back', async () => (/redis: .* reachable again/.test(node.output()) ? true : undefined), 30_000);
+    // The projector carried on: what was written since is listed, and both processes are ready again.
+    await eventually('the new post listed', async () => {
+      const list = await send(`${node.base}/core/v2/posts?per_page=100`);
+      return list.status === 200 && list.body.some((post: { title: { rendered: string } }) => post.title.rendered === 'After') ? true : undefined;
+    }, 60_000, 250);
+    for (const process of [node, projector]) {
+      await eventually('ready again', async () => ((await send(`${process.base}/readyz`)).status === 200 ? true : undefined), 60_000, 250);
+    }
     for (const process of [node, projector]) {
       const output = process.output();
       assert.is(count(output, /redis: .* unreachable/), 1, `one line for the outage:\n${output}`);
