@@ -25,6 +25,7 @@ import { localToInstant, parseRestDate } from '../text/dates';
 import { isRole, ROLES } from '../access/capabilities';
 import { createApplicationPassword, registerUser } from '../resources/users/operations';
 import { RestError } from '../rest/errors';
+import { isDependencyUnavailable } from '../ports/unavailable';
 
 /** Each command: its usage line(s), and what it does. */
 const COMMANDS = {
@@ -107,6 +108,10 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof ConfigError) {
       console.error(`palimpsest: ${error.message}`);
       return 2;
+    }
+    if (isDependencyUnavailable(error)) {
+      console.error(`palimpsest ${command}: the ${error.dependency} is unavailable: ${error.message}`);
+      return 1;
     }
     console.error(error instanceof RestError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error));
     return 1;
