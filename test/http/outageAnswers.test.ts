@@ -141,8 +141,14 @@ test('a read with the read model out answers 503 with Retry-After, in WordPress 
       assert.is(response.body.code, 'rest_service_unavailable', path);
       assert.equal(response.body.data, { status: 503, dependency: 'read model' }, path);
     }
+    // A page outside the API (an embed view) alike.
+    const embed = await h.request('GET', '/hello-world/embed/');
+    assert.is(embed.status, 503, embed.text);
+    assert.is(embed.headers.get('retry-after'), '5');
+    assert.is(embed.body.code, 'rest_service_unavailable');
     h.faults.readModelDown = false;
     assert.is((await h.request('GET', '/core/v2/posts')).status, 200, 'answers again once it is back');
+    assert.is((await h.request('GET', '/hello-world/embed/')).status, 404, 'no such post, once it can tell');
   } finally {
     await h.close();
   }
