@@ -4,7 +4,8 @@
  * site is handed it.
  */
 import { randomUUID } from 'node:crypto';
-import { isDependencyUnavailable } from './ports/unavailable';
+import { RequestTracker } from './core/requestsInFlight';
+import type { RequestsInFlight } from './core/requestsInFlight';
 import type { Clock } from './ports/clock';
 import type { EventMetadata, EventStore } from './ports/eventStore';
 import type { ReadModel } from './ports/readModel';
@@ -137,31 +138,6 @@ export interface Site {
   close(): Promise<void>;
 }
 
-/**
- * What the site knows of a request that may write while it is served (its events' metadata carry its `requestId`):
- * when it started (its read-your-writes wait is counted from then), and how far its write got, which a failure
- * reports (src/http/outage.ts).
- */
-export interface RequestInFlight {
-  readonly started: number;
-  /** The highest position appended on its behalf so far; 0 while nothing is. */
-  readonly appended: number;
-  /** The highest position it waited to see (`settle`): its write was complete up to there. 0 while it has not. */
-  readonly settled: number;
-  /** An append on its behalf failed without saying whether it was written. */
-  readonly uncertain: boolean;
-  /** The request has been answered: forget it. */
-  end(): void;
-}
-
-export interface RequestsInFlight {
-  /**
-   * Starts following the request `requestId` (its events' metadata carry that id). Null when a request of that id
-   * is already being followed (a client-chosen X-Request-Id used twice at once): its appends could not be told apart.
-   */
-  begin(requestId: string): RequestInFlight | null;
-}
-
 export interface SiteAdapters {
   store: EventStore;
   readModel: ReadModel;
@@ -250,7 +226,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
       const budget = Math.max(0, settings.readYourWritesTimeoutMs - (started === undefined ? 0 : clock.now() - started));
       // With coordination the projector may run in another process: wait on the shared applied position.
       const reached = coordination ? await coordination.progress.waitFor(position, budget) : await projector.waitFor(position, budget);
-      if (!reached) console.error(`read model did not reach position ${position} within ${settings.readYourWritesTimeoutMs} ms of the request's start`);
+      if (!reached) console.error(`read model did not reach position ${position} within READ_YOUR_WRITES_TIMEOUT_MS (${settings.readYourWritesTimeoutMs} ms) of the request's start`);
       // Before the write answers: no cached answer from before it is served to anyone after it (read-your-writes).
       readModelVersion.changed();
     },
@@ -264,84 +240,6 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
       await store.close();
     },
   };
-}
-
-/**
- * The requests in progress that may write (RequestsInFlight), and the store that tells them their appends: each
- * append's position goes to the request named by its metadata's `requestId`, while that request is followed.
- */
-interface Followed {
-  started: number;
-  appended: number;
-  settled: number;
-  uncertain: boolean;
-  positions: number[];
-}
-
-class RequestTracker implements RequestsInFlight {
-  private readonly byId = new Map<string, Followed>();
-  /** Positions appended by followed requests, to the request (what `settle` counts its bound from). */
-  private readonly byPosition = new Map<number, Followed>();
-
-  constructor(private readonly clock: Clock) {}
-
-  begin(requestId: string): RequestInFlight | null {
-    if (this.byId.has(requestId)) return null;
-    const entry: Followed = { started: this.clock.now(), appended: 0, settled: 0, uncertain: false, positions: [] };
-    this.byId.set(requestId, entry);
-    let ended = false;
-    return {
-      started: entry.started,
-      get appended() {
-        return entry.appended;
-      },
-      get settled() {
-        return entry.settled;
-      },
-      get uncertain() {
-        return entry.uncertain;
-      },
-      end: () => {
-        if (ended) return;
-        ended = true;
-        this.byId.delete(requestId);
-        for (const position of entry.positions) this.byPosition.delete(position);
-      },
-    };
-  }
-
-  /** The start of the request that appended `position`, if one in progress did; noted as its write being complete. */
-  settling(position: number): number | undefined {
-    const entry = this.byPosition.get(position);
-    if (!entry) return undefined;
-    entry.settled = Math.max(entry.settled, position);
-    return entry.started;
-  }
-
-  /** The store, its appends told to the request they were made for. */
-  follow(store: EventStore): EventStore {
-    return {
-      ...store,
-      appendToStream: async (streamId, events, options) => {
-        const requestId = events[0]?.metadata.requestId;
-        let result: Awaited<ReturnType<EventStore['appendToStream']>>;
-        try {
-          result = await store.appendToStream(streamId, events, options);
-        } catch (error) {
-          const entry = requestId === undefined ? undefined : this.byId.get(requestId);
-          if (entry && isDependencyUnavailable(error) && error.outcomeUnknown) entry.uncertain = true;
-          throw error;
-        }
-        const entry = requestId === undefined ? undefined : this.byId.get(requestId);
-        if (entry) {
-          entry.appended = Math.max(entry.appended, result.position);
-          entry.positions.push(result.position);
-          this.byPosition.set(result.position, entry);
-        }
-        return result;
-      },
-    };
-  }
 }
 
 /**

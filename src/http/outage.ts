@@ -20,7 +20,7 @@ export const OUTAGE_RETRY_AFTER_SECONDS = 5;
 
 export const OUTAGE_HEADERS: Readonly<Record<string, string>> = { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) };
 
-/** How far a write got, as the site followed it (src/site.ts, RequestInFlight). */
+/** How far a write got, as the site followed it (src/core/requestsInFlight.ts). */
 export interface WriteProgress {
   readonly settled: number;
   readonly uncertain: boolean;
