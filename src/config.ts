@@ -103,7 +103,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     redisCommandTimeoutMs: Math.max(1, integer(env.REDIS_COMMAND_TIMEOUT_MS, 2000, 'REDIS_COMMAND_TIMEOUT_MS')),
     redisConnectTimeoutMs: Math.max(1, integer(env.REDIS_CONNECT_TIMEOUT_MS, 2000, 'REDIS_CONNECT_TIMEOUT_MS')),
     eventStoreTimeoutMs: Math.max(1, integer(env.EVENT_STORE_TIMEOUT_MS, 5000, 'EVENT_STORE_TIMEOUT_MS')),
-    shutdownTimeoutMs: Math.max(1, integer(env.SHUTDOWN_TIMEOUT_MS, 5000, 'SHUTDOWN_TIMEOUT_MS')),
+    // Below Docker's default stop grace (10 s), so the process ends itself, saying why, before it is killed.
+    shutdownTimeoutMs: Math.max(1, integer(env.SHUTDOWN_TIMEOUT_MS, 8000, 'SHUTDOWN_TIMEOUT_MS')),
     redisPrefix: env.REDIS_PREFIX || 'palimpsest:',
     projectorLeaseMs: Math.max(300, integer(env.PROJECTOR_LEASE_MS, 10_000, 'PROJECTOR_LEASE_MS')),
     readyMaxLagSeconds: integer(env.READY_MAX_LAG_SECONDS, 30, 'READY_MAX_LAG_SECONDS'),
