@@ -34,6 +34,8 @@ import { isPromise } from './core/maybeAsync';
 import type { MaybeAsync } from './core/maybeAsync';
 import { CORS_FIXED_HEADERS, corsPolicy } from './http/cors';
 import { Dialects, namespacesOfPaths } from './http/dialect';
+import { isDependencyUnavailable } from './ports/unavailable';
+import { OUTAGE_HEADERS, outageError } from './http/outage';
 import type { ApiDialect } from './http/dialect';
 
 const OPERATIONAL_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -114,7 +116,7 @@ export function createApp(site: Site): App {
       if (outside) allowOrigin(ctx);
       return serveApi(ctx);
     };
-    const answered = outside ? serveOutside(ctx).then((done) => (done ? undefined : api())) : serveApi(ctx);
+    const answered = outside ? serveOutside(ctx).then((done) => (done ? undefined : api()), (error: unknown) => outsideFailed(ctx, error)) : serveApi(ctx);
     if (isPromise(answered)) return answered.then(() => observe(ctx, started, ctx.status));
     observe(ctx, started, ctx.status);
   };
@@ -143,14 +145,30 @@ export function createApp(site: Site): App {
     return false;
   };
 
+  /** A page outside the API that failed: an outage answers 503 with Retry-After; anything else is koa's 500. */
+  const outsideFailed = (ctx: Koa.Context, error: unknown): void => {
+    if (!isDependencyUnavailable(error)) throw error;
+    console.error(`${ctx.method} ${ctx.url}: ${error.message}`);
+    ctx.status = 503;
+    ctx.set(OUTAGE_HEADERS);
+    ctx.body = outageError(error, null).toJSON();
+  };
+
   const serveApi = (ctx: Koa.Context): MaybeAsync<void> => {
     // Read before anything of the read model is: an answer is kept only if nothing changed while it was computed.
     const cacheVersion = responseCache?.admit(ctx.req) ?? null;
     const requestId = (ctx.get('x-request-id') || randomUUID()).slice(0, 100);
+    // A request that may write: when it started and what it appended (its read-your-writes bound, its outage answer).
+    const inFlight = ctx.method === 'GET' || ctx.method === 'HEAD' ? null : site.requests.begin(requestId);
     // What the answer depends on besides the result, as far as the request got before any error.
     const state: ApiState = { method: ctx.method, signedIn: false, jsonp: null, dialect: 'core', request: null };
     const failed = (error: unknown): RestResult => {
       if (error instanceof RestError) return errorResult(error);
+      if (isDependencyUnavailable(error)) {
+        // An outage is no fault of this process: one line, no stack.
+        console.error(`[${requestId}] ${ctx.method} ${ctx.url}: ${error.message}`);
+        return { ...errorResult(outageError(error, inFlight)), headers: { ...OUTAGE_HEADERS } };
+      }
       console.error(`[${requestId}] ${ctx.method} ${ctx.url}`, error);
       return errorResult(restError('internal_server_error', 'There has been a critical error on this site.', 500));
     };
@@ -175,6 +193,7 @@ export function createApp(site: Site): App {
       return isPromise(found) ? found.then((actor) => authenticated(rest, actor)) : authenticated(rest, found);
     };
     const answer = (result: RestResult | null): void => {
+      inFlight?.end();
       if (result === null) return;
       if (state.dialect === 'wordpress' && state.request !== null) result = dialects.answer(result, state.request);
       const written = respond(ctx, result, fixedHeaders, state.signedIn, state.jsonp);

@@ -21,50 +21,68 @@ import { preparePrivateDir, tightenIfPresent } from './adapters/files/privateFil
 import type { Projection } from './projection/projection';
 import { BUILT_IN_PROJECTIONS_DIR, loadProjections } from './projection/loader';
 import builtInProjections from '../projections/index';
+import type { RedisConnections, RedisTimeouts } from './adapters/redis/connections';
+import type { Counter } from './metrics/registry';
 
-export async function openEventStore(config: Config): Promise<EventStore> {
+/** What the event store tells the site about itself (a dropped subscription), before the site's metrics exist. */
+export interface StoreEvents {
+  onSubscriptionDropped?(error: unknown, attempt: number): void;
+}
+
+export async function openEventStore(config: Config, events: StoreEvents = {}): Promise<EventStore> {
   if (config.eventStoreUrl) {
     // Loaded only when configured: the embedded default needs no gRPC stack.
     const { createEventStoreDbEventStore } = await import('./adapters/eventstoredb/eventStore');
-    return createEventStoreDbEventStore({ connectionString: config.eventStoreUrl });
+    return createEventStoreDbEventStore({
+      connectionString: config.eventStoreUrl,
+      timeoutMs: config.eventStoreTimeoutMs,
+      onSubscriptionDropped: (error, attempt) => {
+        console.error(`event store: the subscription to the log dropped (${error instanceof Error ? error.message : String(error)}); resubscribing (attempt ${attempt})`);
+        events.onSubscriptionDropped?.(error, attempt);
+      },
+    });
   }
   preparePrivateDir(config.dataDir);
-  return openSqliteEventStore({ file: path.join(config.dataDir, 'events.sqlite') });
+  return openSqliteEventStore({ file: path.join(config.dataDir, 'events.sqlite'), busyTimeoutMs: config.eventStoreTimeoutMs });
 }
 
 /** The read model, and with Redis the coordination of the processes sharing it (projector lease, applied position). */
-export async function openReadModel(config: Config): Promise<{ readModel: ReadModel; memory?: MemoryReadModel; coordination?: Coordination }> {
+export async function openReadModel(
+  config: Config,
+  onRedisState?: (up: boolean) => void,
+): Promise<{ readModel: ReadModel; memory?: MemoryReadModel; coordination?: Coordination; connections?: RedisConnections }> {
   if (!config.redisUrl) {
     const memory = createMemoryReadModel();
     return { readModel: memory, memory };
   }
-  const [{ default: Redis }, { createRedisReadModel }, { createRedisLease, createRedisAppliedProgress }, { watchRedisChanges }] = await Promise.all([
-    import('ioredis'),
+  const [{ createRedisReadModel }, { createRedisLease, createRedisAppliedProgress }, { watchRedisChanges }, { openRedisConnections, unavailableOnOutage }] = await Promise.all([
     import('./adapters/redis/readModel'),
     import('./adapters/redis/coordination'),
     import('./adapters/redis/changeNotices'),
+    import('./adapters/redis/connections'),
   ]);
-  const redis = new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
-  // The API's reads on a connection of their own, auto-pipelined: reads issued in the same turn of the event loop
-  // (concurrent requests, an _embed's lookups) go out in one socket write instead of one write each.
-  const reader = new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3, enableAutoPipelining: true });
-  // Subscriptions need a connection of their own.
-  const subscriber = new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: null });
+  // Commands, the API's reads (auto-pipelined), and subscriptions, each on a connection of its own, every command
+  // bounded (src/adapters/redis/connections.ts).
+  const connections = openRedisConnections(config.redisUrl, redisTimeouts(config), (line) => console.error(line), onRedisState);
+  const { redis, reader, subscriber } = connections;
   const prefix = config.redisPrefix;
-  const readModel = createRedisReadModel({ redis, subscriber, reader, prefix });
+  // An outage fails a call with DependencyUnavailableError, which the HTTP edge answers with 503.
+  const readModel = unavailableOnOutage(createRedisReadModel({ redis, subscriber, reader, prefix }));
   const owner = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  const progress = createRedisAppliedProgress({ redis, subscriber, prefix });
+  const progress = unavailableOnOutage(createRedisAppliedProgress({ redis, subscriber, prefix }));
   const coordination: Coordination = {
-    lease: createRedisLease({ redis, prefix, owner, ttlMs: config.projectorLeaseMs }),
+    lease: unavailableOnOutage(createRedisLease({ redis, prefix, owner, ttlMs: config.projectorLeaseMs })),
     progress,
     watchChanges: (onChange) => watchRedisChanges({ redis, subscriber, prefix }, onChange),
     async close() {
       await progress.close();
-      await Promise.all([redis.quit(), subscriber.quit(), reader.quit()].map((quit) => quit.catch(() => undefined)));
+      await connections.close(config.redisCommandTimeoutMs);
     },
   };
-  return { readModel, coordination };
+  return { readModel, coordination, connections };
 }
+
+export const redisTimeouts = (config: Config): RedisTimeouts => ({ commandTimeoutMs: config.redisCommandTimeoutMs, connectTimeoutMs: config.redisConnectTimeoutMs });
 
 /** The key application-password hashes are made with: AUTH_SECRET, or one generated once and kept in DATA_DIR. */
 export function authSecret(config: Config): string {
@@ -98,7 +116,13 @@ const MEMORY_PROJECTOR_BATCH = 250;
 
 export async function openSite(config: Config): Promise<Site> {
   const projections = await siteProjections(config);
-  const [store, { readModel, memory, coordination }] = await Promise.all([openEventStore(config), openReadModel(config)]);
+  // Told to the site's metrics once they exist (the connections are made first).
+  let drops: Counter | null = null;
+  let redisUp = false;
+  const [store, { readModel, memory, coordination, connections }] = await Promise.all([
+    openEventStore(config, { onSubscriptionDropped: () => drops?.inc() }),
+    openReadModel(config, (up) => (redisUp = up)),
+  ]);
   const snapshotFile = path.join(config.dataDir, 'read-model.snapshot');
   if (memory) {
     const started = Date.now();
@@ -137,7 +161,33 @@ export async function openSite(config: Config): Promise<Site> {
     },
     { store, readModel, clock: systemClock, projections, coordination, blobs: createFileBlobStore(path.join(config.dataDir, 'uploads')) },
   );
-  return memory ? withSnapshotOnClose(site, memory, snapshotFile) : site;
+  const { registry } = site.metrics;
+  drops = registry.counter('palimpsest_event_store_subscription_drops_total', 'Subscriptions to the event log that dropped and were made again.');
+  drops.inc({}, 0);
+  if (connections) {
+    const connected = registry.gauge('palimpsest_redis_connected', '1 while every connection of this process to Redis is ready.');
+    registry.collect(() => connected.set(redisUp ? 1 : 0));
+  }
+  const opened = memory ? withSnapshotOnClose(site, memory, snapshotFile) : site;
+  return connections ? withRedisCutOff(opened, connections, config.redisCommandTimeoutMs) : opened;
+}
+
+/**
+ * A site whose close cuts the Redis connections once `afterMs` have passed: whatever the close still waits for on
+ * them (a SUBSCRIBE's undoing, a command to a server that does not answer) then fails at once, so a stop with Redis
+ * unreachable ends in about that time.
+ */
+function withRedisCutOff(site: Site, connections: RedisConnections, afterMs: number): Site {
+  const { close } = site;
+  site.close = async () => {
+    const cut = setTimeout(() => connections.disconnect(), afterMs);
+    try {
+      await close.call(site);
+    } finally {
+      clearTimeout(cut);
+    }
+  };
+  return site;
 }
 
 /**

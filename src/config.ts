@@ -31,8 +31,19 @@ export interface Config {
   projectionsDir: string;
   /** Ids reserved per allocation from the shared id sequence. */
   idBlockSize: number;
-  /** Bound on how long a write waits for its read-your-writes projection (ms). */
+  /** Bound on how long a write waits for its read-your-writes projection, counted from the request's start (ms). */
   readYourWritesTimeoutMs: number;
+  /** Longest a Redis command may take before it fails as an outage (REDIS_COMMAND_TIMEOUT_MS). */
+  redisCommandTimeoutMs: number;
+  /** Longest connecting to Redis may take before the attempt counts as failed (REDIS_CONNECT_TIMEOUT_MS). */
+  redisConnectTimeoutMs: number;
+  /**
+   * Longest a call to the event store may take before it fails as an outage (EVENT_STORE_TIMEOUT_MS): an
+   * EventStoreDB call (an append with its retries), or SQLite's wait for another process's write lock.
+   */
+  eventStoreTimeoutMs: number;
+  /** Longest a stop (SIGTERM, SIGINT) may take before the process exits anyway (SHUTDOWN_TIMEOUT_MS). */
+  shutdownTimeoutMs: number;
   /** Every Redis key starts with it, so several sites can share one server. */
   redisPrefix: string;
   /** How long the projector lease lasts unless renewed (ms): a standby projector takes over within about this. */
@@ -92,6 +103,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     projectionsDir: path.resolve(cwd, env.PROJECTIONS_DIR || './projections'),
     idBlockSize: integer(env.ID_BLOCK_SIZE, 20, 'ID_BLOCK_SIZE'),
     readYourWritesTimeoutMs: integer(env.READ_YOUR_WRITES_TIMEOUT_MS, 5000, 'READ_YOUR_WRITES_TIMEOUT_MS'),
+    redisCommandTimeoutMs: Math.max(1, integer(env.REDIS_COMMAND_TIMEOUT_MS, 2000, 'REDIS_COMMAND_TIMEOUT_MS')),
+    redisConnectTimeoutMs: Math.max(1, integer(env.REDIS_CONNECT_TIMEOUT_MS, 2000, 'REDIS_CONNECT_TIMEOUT_MS')),
+    eventStoreTimeoutMs: Math.max(1, integer(env.EVENT_STORE_TIMEOUT_MS, 5000, 'EVENT_STORE_TIMEOUT_MS')),
+    // Below Docker's default stop grace (10 s), so the process ends itself, saying why, before it is killed.
+    shutdownTimeoutMs: Math.max(1, integer(env.SHUTDOWN_TIMEOUT_MS, 8000, 'SHUTDOWN_TIMEOUT_MS')),
     redisPrefix: env.REDIS_PREFIX || 'palimpsest:',
     projectorLeaseMs: Math.max(300, integer(env.PROJECTOR_LEASE_MS, 10_000, 'PROJECTOR_LEASE_MS')),
     readyMaxLagSeconds: integer(env.READY_MAX_LAG_SECONDS, 30, 'READY_MAX_LAG_SECONDS'),

@@ -4,7 +4,7 @@
  */
 import http from 'node:http';
 import v8 from 'node:v8';
-import { loadConfig } from './config';
+import { ConfigError, loadConfig } from './config';
 import type { Config } from './config';
 import { openSite } from './bootstrap';
 import { createApp } from './app';
@@ -54,12 +54,31 @@ export async function replaysWholeLogIntoMemory(site: Site, config: Config): Pro
   return true;
 }
 
-export async function serve(config: Config, options: ServeOptions = {}): Promise<{ close(): Promise<void>; server: http.Server }> {
+/** A server or projector that started, and how to stop it. */
+export interface Running {
+  close(): Promise<void>;
+  server: http.Server;
+}
+
+/** Start-up failed for a reason the operator can fix, said in one line (no stack). */
+export class StartError extends Error {}
+
+export async function serve(config: Config, options: ServeOptions = {}): Promise<Running> {
   const started = Date.now();
   limitHeapGrowth();
   // Without a shared read model an API node would have nothing to read.
-  if (options.projector === false && !config.redisUrl) throw new Error('serve --no-projector needs REDIS_URL: API nodes read the projector\'s read model from Redis');
+  if (options.projector === false && !config.redisUrl) throw new StartError('serve --no-projector needs REDIS_URL: API nodes read the projector\'s read model from Redis');
   const site = await openSite(config);
+  try {
+    return await serveSite(site, config, options, started);
+  } catch (error) {
+    // Whatever was opened is let go of, so the process can end.
+    await closeWithin(site.close(), config.shutdownTimeoutMs);
+    throw error;
+  }
+}
+
+async function serveSite(site: Site, config: Config, options: ServeOptions, started: number): Promise<Running> {
   // Every site has "Uncategorized" (id 1); creating it is idempotent and safe from several nodes at once.
   await ensureDefaultCategory(site);
   let replay = '';
@@ -85,16 +104,53 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   return { close: closer(server, site), server };
 }
 
+/** Waits for `closing` for at most `ms`; a close that fails or takes longer is reported, not thrown. */
+async function closeWithin(closing: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), ms);
+  });
+  try {
+    if ((await Promise.race([closing, late])) === 'late') console.error(`palimpsest: closing did not finish within ${ms} ms`);
+  } catch (error) {
+    console.error(`palimpsest: closing failed: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * `palimpsest projector`: the projector alone. With Redis it competes for the lease and stands by while another
  * process holds it. It listens on PORT for /healthz, /readyz and /metrics only.
  */
-export async function runProjector(config: Config): Promise<{ close(): Promise<void>; server: http.Server }> {
+export async function runProjector(config: Config): Promise<Running> {
   limitHeapGrowth();
+  // Without a shared read model the projector would project into its own memory, for nobody.
+  if (!config.redisUrl) throw new StartError('projector needs REDIS_URL: it applies the log to the Redis read model the API nodes read; without Redis, `serve` runs the projector in the server itself');
   const site = await openSite(config);
   // Listening before the start: a start may rebuild a projection for a long time, and /healthz and /metrics (the
   // rebuild's progress) must answer meanwhile.
-  const server = await listen(config, (req, res) => {
+  let server: http.Server;
+  try {
+    server = await listen(config, operationalListener(site));
+  } catch (error) {
+    await closeWithin(site.close(), config.shutdownTimeoutMs);
+    throw error;
+  }
+  try {
+    await site.startProjector();
+  } catch (error) {
+    server.close();
+    await closeWithin(site.close(), config.shutdownTimeoutMs);
+    throw error;
+  }
+  console.log(`palimpsest projector running (health and metrics on ${config.host}:${config.port})`);
+  return { close: closer(server, site), server };
+}
+
+/** The projector's HTTP answers: /healthz, /readyz and /metrics only. */
+function operationalListener(site: Site): http.RequestListener {
+  return (req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     operationalResponse(site, req.method ?? 'GET', path)
       .then((answer) => {
@@ -106,15 +162,7 @@ export async function runProjector(config: Config): Promise<{ close(): Promise<v
         res.writeHead(500, { 'Content-Type': 'text/plain' });
         res.end(`${error instanceof Error ? error.message : String(error)}\n`);
       });
-  });
-  try {
-    await site.startProjector();
-  } catch (error) {
-    server.close();
-    throw error;
-  }
-  console.log(`palimpsest projector running (health and metrics on ${config.host}:${config.port})`);
-  return { close: closer(server, site), server };
+  };
 }
 
 async function listen(config: Config, handler: http.RequestListener): Promise<http.Server> {
@@ -122,10 +170,25 @@ async function listen(config: Config, handler: http.RequestListener): Promise<ht
   server.keepAliveTimeout = 65_000;
   answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenFailure(error, config)));
     server.listen(config.port, config.host, resolve);
   });
   return server;
+}
+
+/** Why the server could not listen, in one line that says what to change. */
+export function listenFailure(error: NodeJS.ErrnoException, config: Pick<Config, 'host' | 'port'>): Error {
+  const where = `${config.host}:${config.port}`;
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return new StartError(`cannot listen on ${where}: the port is already in use (EADDRINUSE); stop what listens there or set PORT to a free port`);
+    case 'EACCES':
+      return new StartError(`cannot listen on ${where}: not allowed (EACCES); ports below 1024 need privileges, set PORT to a higher one`);
+    case 'EADDRNOTAVAIL':
+      return new StartError(`cannot listen on ${where}: ${config.host} is not an address of this machine (EADDRNOTAVAIL); set HOST`);
+    default:
+      return new StartError(`cannot listen on ${where}: ${error.message}`);
+  }
 }
 
 function closer(server: http.Server, site: Site): () => Promise<void> {
@@ -139,19 +202,63 @@ function closer(server: http.Server, site: Site): () => Promise<void> {
     })());
 }
 
+/**
+ * Runs what `start` starts until SIGINT or SIGTERM, then closes it: resolves with the exit code (0 for a clean stop,
+ * 1 when the start or the close failed). The handlers are installed before the start, not after: a stop sent as soon
+ * as the ready line is printed (a supervisor, the bench) once found no handler and killed the process, so the
+ * in-memory read model's snapshot was never written. A stop during start-up closes once started. Whatever the state
+ * (a start that waits on an unreachable dependency, a close that does), the process exits `shutdownTimeoutMs` after
+ * the first signal; a second signal ends it at once.
+ */
+export function runUntilStopped(start: () => Promise<Running>, shutdownTimeoutMs: number): Promise<number> {
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const started = start();
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        console.error(`palimpsest: ${signal} again, exiting at once`);
+        process.exit(1);
+      }
+      stopping = true;
+      const hard = setTimeout(() => {
+        console.error(`palimpsest: did not stop within ${shutdownTimeoutMs} ms of ${signal} (SHUTDOWN_TIMEOUT_MS); exiting`);
+        process.exit(1);
+      }, shutdownTimeoutMs);
+      started
+        .then(({ close }) => close())
+        .then(
+          () => resolve(0),
+          (error: unknown) => {
+            console.error(`palimpsest: closing failed: ${error instanceof Error ? error.message : String(error)}`);
+            resolve(1);
+          },
+        )
+        .finally(() => clearTimeout(hard));
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    started.catch((error: unknown) => {
+      console.error(`palimpsest: ${startFailure(error)}`);
+      resolve(1);
+    });
+  });
+}
+
+/** A failed start in one line for a reason the operator can fix, with the stack otherwise. */
+function startFailure(error: unknown): string {
+  if (error instanceof StartError || error instanceof ConfigError) return error.message;
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
 const isEntryPoint = process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href;
 if (isEntryPoint) {
-  const serving = serve(loadConfig());
-  // Installed before the "serving" line, not after: a stop sent as soon as it is printed (a supervisor, the bench)
-  // once found no handler and killed the process, so the in-memory read model's snapshot was never written. A stop
-  // during start-up closes once started; a second signal ends the process at once (`once`).
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      serving.then(({ close }) => close()).then(() => process.exit(0), () => process.exit(1));
-    });
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    console.error(`palimpsest: ${startFailure(error)}`);
+    process.exit(2);
   }
-  serving.catch((error) => {
-    console.error(error instanceof Error ? error.message : error);
-    process.exit(1);
-  });
+  // Exits explicitly: a failed start may leave connections that would keep the process alive.
+  void runUntilStopped(() => serve(config), config.shutdownTimeoutMs).then((code) => process.exit(code));
 }

@@ -4,6 +4,8 @@
  * site is handed it.
  */
 import { randomUUID } from 'node:crypto';
+import { RequestTracker } from './core/requestsInFlight';
+import type { RequestsInFlight } from './core/requestsInFlight';
 import type { Clock } from './ports/clock';
 import type { EventMetadata, EventStore } from './ports/eventStore';
 import type { ReadModel } from './ports/readModel';
@@ -126,8 +128,15 @@ export interface Site {
   projectionBehind(name: string): MaybeAsync<boolean>;
   /** Metadata for an event appended on behalf of `userId` while serving `requestId`. */
   metadata(userId: number | null, requestId: string): EventMetadata;
-  /** Waits until the read model reflects `position` (bounded), so a write's answer can be read back at once. */
+  /**
+   * Waits until the read model reflects `position`, so a write's answer can be read back at once: for at most
+   * `readYourWritesTimeoutMs` counted from the start of the request that appended it (see `requests`), or from now
+   * for a position no request in progress appended. Fails with DependencyUnavailableError when the shared read
+   * model cannot be reached (the write has happened; it is not visible yet).
+   */
   settle(position: number): Promise<void>;
+  /** The requests in progress that may write, as the HTTP edge announces them (see RequestsInFlight). */
+  requests: RequestsInFlight;
   close(): Promise<void>;
 }
 
@@ -149,7 +158,8 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
   const { readModel, clock, coordination } = adapters;
   const metrics = createSiteMetrics();
   const readModelVersion = new ReadModelVersion();
-  const store = timedStore(adapters.store, metrics.appendDuration);
+  const requests = new RequestTracker(clock);
+  const store = requests.follow(timedStore(adapters.store, metrics.appendDuration));
   const metadata = (userId: number | null, requestId: string): EventMetadata => ({
     userId,
     requestId,
@@ -210,13 +220,15 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     appliedPosition,
     projectionBehind,
     metadata,
+    requests,
     async settle(position) {
       if (position <= 0) return;
+      // What is left of the bound once the request got here (its appends took their time too); at least one look.
+      const started = requests.settling(position);
+      const budget = Math.max(0, settings.readYourWritesTimeoutMs - (started === undefined ? 0 : clock.now() - started));
       // With coordination the projector may run in another process: wait on the shared applied position.
-      const reached = coordination
-        ? await coordination.progress.waitFor(position, settings.readYourWritesTimeoutMs)
-        : await projector.waitFor(position, settings.readYourWritesTimeoutMs);
-      if (!reached) console.error(`read model did not reach position ${position} within ${settings.readYourWritesTimeoutMs} ms`);
+      const reached = coordination ? await coordination.progress.waitFor(position, budget) : await projector.waitFor(position, budget);
+      if (!reached) console.error(`read model did not reach position ${position} within READ_YOUR_WRITES_TIMEOUT_MS (${settings.readYourWritesTimeoutMs} ms) of the request's start`);
       // Before the write answers: no cached answer from before it is served to anyone after it (read-your-writes).
       readModelVersion.changed();
     },

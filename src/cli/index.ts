@@ -1,82 +1,218 @@
 /**
- * `palimpsest <command>`: serve, user create, projections rebuild, replay. Each command opens the site from the same
- * configuration as the server (environment variables), so it can run beside a live server on the same
- * DATA_DIR: its events reach the server through the shared event store.
+ * `palimpsest <command>`: serve, projector, user create, projections rebuild, projections sweep, replay. Each command
+ * opens the site from the same configuration as the server (environment variables), so it can run beside a live
+ * server on the same DATA_DIR: its events reach the server through the shared event store. Every command first says
+ * on stderr which site it acts on (SITE_URL, DATA_DIR resolved, the event store and the read model), since a
+ * relative DATA_DIR depends on the directory it is run from.
+ *
+ * Arguments are parsed with node's `util.parseArgs`, strictly: an unknown option, a missing value or a name that does
+ * not exist (a command, a projection, a role) is refused with the valid ones, and exit status 2, as is a setting that
+ * does not parse. A command that fails exits with 1.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config';
-import { openEventStore, openSite, siteProjections } from '../bootstrap';
+import type { ParseArgsConfig } from 'node:util';
+import { ConfigError, loadConfig } from '../config';
+import type { Config } from '../config';
+import { openEventStore, openSite, redisTimeouts, siteProjections } from '../bootstrap';
 import type { RebuildProgress } from '../projection/runner';
 import { replayLog } from '../projection/replay';
 import type { ReplayPoint } from '../projection/replay';
 import { redact } from '../resources/audit/log';
-import { parseRestDate } from '../text/dates';
+import { localToInstant, parseRestDate } from '../text/dates';
 import { isRole, ROLES } from '../access/capabilities';
 import { createApplicationPassword, registerUser } from '../resources/users/operations';
 import { RestError } from '../rest/errors';
+import { isDependencyUnavailable } from '../ports/unavailable';
+
+/** Each command: its usage line(s), and what it does. */
+const COMMANDS = {
+  serve: {
+    usage: 'palimpsest serve [--no-projector]',
+    about: 'start the API server (same as npm start); --no-projector: an API node only, for several nodes sharing EventStoreDB and Redis',
+  },
+  projector: {
+    usage: 'palimpsest projector',
+    about: 'run the projector alone, on the Redis read model (REDIS_URL); one at a time applies events, others stand by; serves /healthz, /readyz and /metrics on PORT',
+  },
+  'user create': {
+    usage: 'palimpsest user create --login NAME [--role ROLE] [--email EMAIL] [--app-name NAME] [--json]',
+    about: `create a user with an application password; ROLE is one of ${ROLES.join(', ')} (default subscriber)`,
+  },
+  'projections rebuild': {
+    usage: 'palimpsest projections rebuild [NAME...]',
+    about: 'rebuild read models from the event log (every projection, or those named)',
+  },
+  'projections sweep': {
+    usage: 'palimpsest projections sweep [--dry-run]',
+    about: 'delete the Redis keys of generations nobody uses (a rebuild that died part-way, a retired generation not deleted); --dry-run: only report',
+  },
+  'option get': {
+    usage: 'palimpsest option get NAME',
+    about: 'a site option WordPress keeps outside /settings (require_name_email)',
+  },
+  'option set': {
+    usage: 'palimpsest option set NAME VALUE',
+    about: 'change such an option: VALUE is 1 or 0 (true/false, on/off, yes/no), or "default"',
+  },
+  replay: {
+    usage: 'palimpsest replay --until DATE|DATE-TIME|POSITION [--out FILE]',
+    about: "the site's read models as they were at that point, as JSON: a log position, a date-time (2024-05-01T12:00:00, site time zone unless it carries an offset) or a date (2024-05-01: midnight at its start, site time zone)",
+  },
+} as const;
+
+type CommandName = keyof typeof COMMANDS;
+const COMMAND_NAMES = Object.keys(COMMANDS) as CommandName[];
 
 const USAGE = `usage:
-  palimpsest serve [--no-projector]         start the API server (same as npm start); --no-projector: an API
-                                            node only, for several nodes sharing EventStoreDB and Redis
-  palimpsest projector                      run the projector alone (one at a time applies events; others stand
-                                            by); serves /healthz, /readyz and /metrics on PORT
-  palimpsest user create --login NAME --role ROLE [--email EMAIL] [--json]
-                                            create a user with an application password
-  palimpsest projections rebuild [NAME]     rebuild read models from the event log
-  palimpsest projections sweep [--dry-run]  delete the Redis keys of generations nobody uses (a rebuild that died
-                                            part-way, a retired generation not deleted); --dry-run: only report
-  palimpsest option get NAME | option set NAME VALUE
-                                            a site option WordPress keeps outside /settings
-                                            (require_name_email: 1 or 0, or "default")
-  palimpsest replay --until DATE|POSITION [--out FILE]
-                                            the site's read models as they were at that point, as JSON
+${COMMAND_NAMES.map((name) => `  ${COMMANDS[name].usage}\n      ${COMMANDS[name].about}`).join('\n')}
 
 configuration comes from the environment: DATA_DIR, SITE_URL, REDIS_URL, EVENTSTORE_URL, ... (see README)`;
 
+/** A command line that cannot be run as given: exit status 2, with the command's usage. */
+export class UsageError extends Error {
+  constructor(message: string, readonly command?: CommandName) {
+    super(message);
+  }
+}
+
+const HELP = new Set(['help', '--help', '-h']);
+
 export async function main(argv: string[]): Promise<number> {
-  const [command, sub, ...rest] = argv;
+  let command: CommandName | undefined;
   try {
-    if (command === 'serve' || command === 'projector') {
-      const { serve, runProjector } = await import('../main');
-      const flags = parseArgs({ args: argv.slice(1), options: { 'no-projector': { type: 'boolean', default: false } } }).values;
-      if (command === 'projector' && flags['no-projector']) throw new Error('--no-projector is an option of serve');
-      const config = loadConfig();
-      const started = command === 'serve' ? serve(config, { projector: !flags['no-projector'] }) : runProjector(config);
-      // Handlers go in before start-up ends (as in main.ts): a stop sent the moment the "serving" line is printed
-      // must close cleanly, not kill the process. A stop during start-up closes once started.
-      const stopped = new Promise<void>((resolve, reject) => {
-        for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-          process.once(signal, () => void started.then(({ close }) => close()).then(resolve, reject));
-        }
-      });
-      await started;
-      await stopped;
+    if (argv.length === 0 || HELP.has(argv[0]!)) {
+      console.error(USAGE);
+      return argv.length === 0 ? 2 : 0;
+    }
+    const found = commandOf(argv);
+    command = found.command;
+    const args = found.args;
+    if (args.some((arg) => HELP.has(arg))) {
+      console.error(`usage: ${COMMANDS[command].usage}\n  ${COMMANDS[command].about}`);
       return 0;
     }
-    if (command === 'user' && sub === 'create') return await userCreate(rest);
-    if (command === 'projections' && sub === 'rebuild') return await rebuild(rest);
-    if (command === 'projections' && sub === 'sweep') return await sweep(rest);
-    if (command === 'replay') return await replay(argv.slice(1));
-    if (command === 'option') return await (await import('./option')).optionCommand(sub, rest);
-    console.error(USAGE);
-    return command === undefined || command === '--help' || command === 'help' ? 0 : 2;
+    switch (command) {
+      case 'serve':
+      case 'projector':
+        return await run(command, args);
+      case 'user create':
+        return await userCreate(args);
+      case 'projections rebuild':
+        return await rebuild(args);
+      case 'projections sweep':
+        return await sweep(args);
+      case 'replay':
+        return await replay(args);
+      case 'option get':
+      case 'option set':
+        return await (await import('./option')).optionCommand(command, args, siteConfig);
+    }
   } catch (error) {
+    if (error instanceof UsageError || isParseArgsError(error)) {
+      const which = error instanceof UsageError ? (error.command ?? command) : command;
+      console.error(which ? `palimpsest ${which}: ${error.message}\nusage: ${COMMANDS[which].usage}` : `palimpsest: ${error.message}`);
+      return 2;
+    }
+    if (error instanceof ConfigError) {
+      console.error(`palimpsest: ${error.message}`);
+      return 2;
+    }
+    if (isDependencyUnavailable(error)) {
+      console.error(`palimpsest ${command}: the ${error.dependency} is unavailable: ${error.message}`);
+      return 1;
+    }
     console.error(error instanceof RestError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error));
     return 1;
   }
 }
 
-async function userCreate(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: { login: { type: 'string' }, role: { type: 'string' }, email: { type: 'string' }, json: { type: 'boolean', default: false }, 'app-name': { type: 'string' } },
-  });
-  if (!values.login) throw new Error('--login is required');
-  const role = values.role ?? 'subscriber';
-  if (!isRole(role)) throw new Error(`--role must be one of ${ROLES.join(', ')}`);
+/** The command named by the first one or two arguments, and the arguments after it. */
+function commandOf(argv: string[]): { command: CommandName; args: string[] } {
+  const [first, second] = argv;
+  const two = `${first} ${second}`;
+  if ((COMMAND_NAMES as string[]).includes(two)) return { command: two as CommandName, args: argv.slice(2) };
+  if ((COMMAND_NAMES as string[]).includes(first!) && !first!.includes(' ')) return { command: first as CommandName, args: argv.slice(1) };
+  const subcommands = COMMAND_NAMES.filter((name) => name.startsWith(`${first} `));
+  if (subcommands.length > 0) {
+    const given = second === undefined ? `"${first}" needs a subcommand` : `unknown command "${two}"`;
+    throw new UsageError(`${given}; it is one of: ${subcommands.join(', ')}`);
+  }
+  throw new UsageError(`unknown command "${first}"; the commands are: ${COMMAND_NAMES.join(', ')} (palimpsest help for more)`);
+}
+
+const isParseArgsError = (error: unknown): error is Error => {
+  const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_');
+};
+
+/** parseArgs, strict, for `command`: its errors are usage errors of that command. */
+function parse<T extends NonNullable<ParseArgsConfig['options']>>(command: CommandName, args: string[], options: T, positionals = false) {
+  try {
+    return parseArgs({ args, options, allowPositionals: positionals, strict: true });
+  } catch (error) {
+    if (isParseArgsError(error)) throw new UsageError(error.message, command);
+    throw error;
+  }
+}
+
+/**
+ * Says on stderr which site a command acts on: SITE_URL, DATA_DIR as resolved (a relative one depends on the
+ * directory the command is run from), the event store and the read model.
+ */
+export function describeSite(config: Config): string {
+  const log = path.join(config.dataDir, 'events.sqlite');
+  const store = config.eventStoreUrl ? `EventStoreDB ${withoutCredentials(config.eventStoreUrl)}` : `SQLite ${log}${fs.existsSync(log) ? '' : ' (no log there yet: a new site)'}`;
+  const readModel = config.redisUrl ? `Redis ${withoutCredentials(config.redisUrl)} (prefix ${config.redisPrefix})` : 'in process';
+  return `palimpsest: site ${config.siteUrl}; DATA_DIR ${config.dataDir}; event store ${store}; read model ${readModel}`;
+}
+
+/** A connection string without its password (and user name), for what is printed. */
+function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString().replace(/\/$/, '');
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, '//***@');
+  }
+}
+
+/** The configuration, announced on stderr. */
+function siteConfig(): Config {
   const config = loadConfig();
+  console.error(describeSite(config));
+  return config;
+}
+
+/** `serve` and `projector`: run until stopped, then end the process (a failed start may leave connections behind). */
+async function run(command: 'serve' | 'projector', args: string[]): Promise<number> {
+  const flags = command === 'serve' ? parse(command, args, { 'no-projector': { type: 'boolean', default: false } }).values : parse(command, args, {}).values;
+  const projector = !(flags as { 'no-projector'?: boolean })['no-projector'];
+  const config = loadConfig();
+  const { serve, runProjector, runUntilStopped } = await import('../main');
+  // The signal handlers are in before anything is said or opened.
+  const code = await runUntilStopped(() => {
+    console.error(describeSite(config));
+    return command === 'serve' ? serve(config, { projector }) : runProjector(config);
+  }, config.shutdownTimeoutMs);
+  process.exit(code);
+}
+
+async function userCreate(args: string[]): Promise<number> {
+  const { values } = parse('user create', args, {
+    login: { type: 'string' },
+    role: { type: 'string' },
+    email: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    'app-name': { type: 'string' },
+  });
+  if (!values.login) throw new UsageError('--login is required', 'user create');
+  const role = values.role ?? 'subscriber';
+  if (!isRole(role)) throw new UsageError(`unknown role "${role}"; the roles are: ${ROLES.join(', ')}`, 'user create');
+  const config = siteConfig();
   const site = await openSite(config);
   try {
     const requestId = `cli-${randomUUID()}`;
@@ -94,14 +230,22 @@ async function userCreate(args: string[]): Promise<number> {
 }
 
 async function rebuild(args: string[]): Promise<number> {
-  const config = loadConfig();
+  const { positionals } = parse('projections rebuild', args, {}, true);
+  const config = siteConfig();
+  // Names are checked against the site's projections (built-in and PROJECTIONS_DIR) before anything is opened.
+  const known = (await siteProjections(config)).map((projection) => projection.name);
+  const unknown = positionals.filter((name) => !known.includes(name));
+  if (unknown.length > 0) {
+    const names = unknown.map((name) => `"${name}"`).join(', ');
+    throw new UsageError(`unknown projection${unknown.length > 1 ? 's' : ''} ${names}; the projections are: ${known.join(', ')}`, 'projections rebuild');
+  }
   if (!config.redisUrl) {
     console.log('The embedded read model lives in the server process and is rebuilt from the log at every start; nothing to do.');
     return 0;
   }
   const site = await openSite(config);
   try {
-    const names = args.length > 0 ? args : site.projector.names;
+    const names = positionals.length > 0 ? [...new Set(positionals)] : site.projector.names;
     // One after another; the old generations are deleted together once their grace is over (Projector.rebuildAll).
     await site.projector.rebuildAll(names, showProgress, (result) => {
       process.stderr.write('\n');
@@ -114,14 +258,16 @@ async function rebuild(args: string[]): Promise<number> {
 }
 
 async function sweep(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { 'dry-run': { type: 'boolean', default: false } } });
-  const config = loadConfig();
+  const { values } = parse('projections sweep', args, { 'dry-run': { type: 'boolean', default: false } });
+  const config = siteConfig();
   if (!config.redisUrl) {
     console.log('The embedded read model keeps no generations; nothing to sweep.');
     return 0;
   }
-  const [{ default: Redis }, { sweepGenerations }] = await Promise.all([import('ioredis'), import('../adapters/redis/sweep')]);
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
+  const [{ Redis }, { sweepGenerations }, { redisOptions }] = await Promise.all([import('ioredis'), import('../adapters/redis/sweep'), import('../adapters/redis/connections')]);
+  const redis = new Redis(config.redisUrl, redisOptions('command', redisTimeouts(config)));
+  // Connection errors come back as the failed command's; the event itself is not left unhandled.
+  redis.on('error', () => undefined);
   try {
     const dryRun = values['dry-run'] === true;
     const report = await sweepGenerations({ redis, prefix: config.redisPrefix, dryRun });
@@ -133,6 +279,7 @@ async function sweep(args: string[]): Promise<number> {
     return 0;
   } finally {
     await redis.quit().catch(() => undefined);
+    redis.disconnect();
   }
 }
 
@@ -145,18 +292,33 @@ export function progressLine(p: RebuildProgress, width = 30): string {
 
 const showProgress = (p: RebuildProgress) => process.stderr.write(`\r${progressLine(p)}`);
 
-/** `--until`: a global log position (digits) or a date-time (site time zone unless it carries an offset). */
+const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * `--until`: a global log position (digits), a date-time (site time zone unless it carries an offset), or a date
+ * alone (midnight at its start, in the site time zone).
+ */
 export function replayPoint(until: string, timezone: string): ReplayPoint {
   if (/^\d+$/.test(until)) return { position: Number(until) };
+  const date = DATE_ONLY.exec(until);
+  if (date) {
+    const [year, month, day] = [Number(date[1]), Number(date[2]), Number(date[3])];
+    const wall = Date.UTC(year, month - 1, day);
+    const check = new Date(wall);
+    if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) {
+      throw new UsageError(`--until: ${until} is not a date of the calendar`, 'replay');
+    }
+    return { time: localToInstant(wall, timezone) };
+  }
   const time = parseRestDate(until, timezone);
-  if (time === null) throw new Error(`--until must be a log position or a date-time such as 2024-05-01T12:00:00Z, got "${until}"`);
+  if (time === null) throw new UsageError(`--until must be a log position, a date (2024-05-01) or a date-time (2024-05-01T12:00:00Z), got "${until}"`, 'replay');
   return { time };
 }
 
 async function replay(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { until: { type: 'string' }, out: { type: 'string' } } });
-  if (!values.until) throw new Error('--until is required');
-  const config = loadConfig();
+  const { values } = parse('replay', args, { until: { type: 'string' }, out: { type: 'string' } });
+  if (!values.until) throw new UsageError('--until is required', 'replay');
+  const config = siteConfig();
   const point = replayPoint(values.until, config.timezone);
   const [projections, store] = await Promise.all([siteProjections(config), openEventStore(config)]);
   try {

@@ -4,8 +4,9 @@
  * server sees a change at once: it reads the option from the read model, which the event reaches like any other.
  */
 import { randomUUID } from 'node:crypto';
-import { loadConfig } from '../config';
+import type { Config } from '../config';
 import { openSite } from '../bootstrap';
+import { UsageError } from './index';
 import { DISCUSSION_OPTION_DEFAULTS, isDiscussionOption } from '../resources/settings/decider';
 import { loggedDiscussionOption, setDiscussionOption } from '../resources/settings/operations';
 
@@ -18,17 +19,17 @@ export function parseOptionValue(text: string): boolean | null {
   if (value === 'default') return null;
   if (TRUE.has(value)) return true;
   if (FALSE.has(value)) return false;
-  throw new Error(`option values are 1 or 0 (true/false, on/off, yes/no), or "default"; got "${text}"`);
+  throw new UsageError(`option values are 1 or 0 (true/false, on/off, yes/no), or "default"; got "${text}"`);
 }
 
-export async function optionCommand(sub: string | undefined, args: string[]): Promise<number> {
-  const [name, value] = args;
-  if ((sub !== 'get' && sub !== 'set') || name === undefined || (sub === 'set' && value === undefined)) {
-    throw new Error('usage: palimpsest option get NAME | palimpsest option set NAME VALUE');
-  }
-  if (!isDiscussionOption(name)) throw new Error(`unknown option "${name}"; known: ${Object.keys(DISCUSSION_OPTION_DEFAULTS).join(', ')}`);
-  const parsed = sub === 'set' ? parseOptionValue(value!) : undefined;
-  const config = loadConfig();
+export async function optionCommand(command: 'option get' | 'option set', args: string[], siteConfig: () => Config): Promise<number> {
+  const [name, value, ...extra] = args;
+  const setting = command === 'option set';
+  if (name === undefined || (setting && value === undefined)) throw new UsageError(setting ? 'needs NAME and VALUE' : 'needs NAME', command);
+  if (extra.length > 0 || (!setting && value !== undefined)) throw new UsageError(`unexpected argument "${extra[0] ?? value}"`, command);
+  if (!isDiscussionOption(name)) throw new UsageError(`unknown option "${name}"; the options are: ${Object.keys(DISCUSSION_OPTION_DEFAULTS).join(', ')}`, command);
+  const parsed = setting ? parseOptionValue(value!) : undefined;
+  const config = siteConfig();
   const site = await openSite(config);
   try {
     if (parsed !== undefined) {

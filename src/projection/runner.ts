@@ -6,6 +6,8 @@
  */
 import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore';
 import { StaleCommitError } from '../ports/readModel';
+import { isDependencyUnavailable } from '../ports/unavailable';
+import type { DependencyUnavailableError } from '../ports/unavailable';
 import type { Commit, Doc, DocId, DocWrite, ReadModel } from '../ports/readModel';
 import { withFields } from './projection';
 import type { DocTarget, Projection, ReadOwn } from './projection';
@@ -83,6 +85,10 @@ interface BulkDoc {
   json?: string;
 }
 
+/** Pauses before a projection an outage interrupted tries again: the first, doubling up to the longest. */
+const OUTAGE_FIRST_PAUSE_MS = 250;
+const OUTAGE_LONGEST_PAUSE_MS = 5_000;
+
 /** Documents a bulk rebuild holds before committing them (bounds the rebuilding process's memory). */
 const BULK_FLUSH_DOCS = 20_000;
 
@@ -97,6 +103,8 @@ export class Projector {
   private waiters: Waiter[] = [];
   /** Cancels of the pending deletions of retired generations (see retire). */
   private readonly retiring = new Set<() => void>();
+  /** Cancels of the pending resumptions of projections an outage interrupted (see resumeAfterOutage). */
+  private readonly resuming = new Set<() => void>();
   private sharedSubscription: Subscription | null = null;
   /** The shared subscription's batch in progress: whoever takes a projection out of it waits for this. */
   private sharedDelivery: Promise<unknown> = Promise.resolve();
@@ -276,6 +284,8 @@ export class Projector {
     this.stopped = true;
     for (const cancel of this.retiring) cancel();
     this.retiring.clear();
+    for (const cancel of this.resuming) cancel();
+    this.resuming.clear();
     this.abortStart?.();
     this.abortStart = null;
     const shared = this.sharedSubscription;
@@ -581,10 +591,16 @@ export class Projector {
 
   /**
    * Handles a projection's failed apply. A refused commit of the live projector is expected (a newer lease: stop;
-   * a rebuilt generation: resume from its checkpoint) and returns false; anything else stops the projection and
-   * returns true.
+   * a rebuilt generation: resume from its checkpoint), and so is an outage of the read model or the store (resume
+   * from the checkpoint once it answers): these return false. Anything else stops the projection and returns true.
    */
   private failed(entry: Running, error: unknown, live: boolean): boolean {
+    // A stopped projector's commits refused or cut short (the rest of a batch a newer lease fenced off) are no fault.
+    if (live && this.stopped && (error instanceof StaleCommitError || isDependencyUnavailable(error))) return false;
+    if (live && isDependencyUnavailable(error)) {
+      this.resumeAfterOutage(entry, error);
+      return false;
+    }
     if (live && error instanceof StaleCommitError && !this.stopped) {
       if (error.reason === 'fence') {
         this.options.log?.('projector: a newer lease exists, stopping', error.message);
@@ -602,6 +618,42 @@ export class Projector {
     entry.failed = error;
     this.options.log?.(`projection ${entry.projection.name} stopped`, error);
     return true;
+  }
+
+  /**
+   * Starts the projection again from its checkpoint after an outage cut an apply short (the commit may or may not
+   * have landed: the checkpoint says which), with a growing pause between attempts, until it answers or the
+   * projector stops. Logged once per outage.
+   */
+  private resumeAfterOutage(entry: Running, error: DependencyUnavailableError, attempt = 1): void {
+    const { projection } = entry;
+    if (attempt === 1) this.options.log?.(`projection ${projection.name}: ${error.message}; resuming from its checkpoint once it answers`);
+    const cancel = () => {
+      clearTimeout(timer);
+      this.resuming.delete(cancel);
+    };
+    const timer = setTimeout(() => {
+      cancel();
+      if (this.stopped) return;
+      const before = this.appliedPosition;
+      // An outage once it has resumed is a new one (failed calls this again); one before is this one, still going.
+      this.startOne(entry).then(
+        () => {
+          // The checkpoint may be ahead of what this process knew (a commit that landed without an answer): waiters
+          // and the applied position hear of it even when nothing is left to apply.
+          if (this.stopped) return;
+          this.release();
+          const after = this.appliedPosition;
+          if (after > before) this.term.onApplied?.(after);
+        },
+        (failure: unknown) => {
+          if (this.stopped) return;
+          if (isDependencyUnavailable(failure)) this.resumeAfterOutage(entry, failure, attempt + 1);
+          else this.failed(entry, failure, false);
+        },
+      );
+    }, Math.min(OUTAGE_FIRST_PAUSE_MS * 2 ** (attempt - 1), OUTAGE_LONGEST_PAUSE_MS));
+    this.resuming.add(cancel);
   }
 
   private async apply(entry: Running, events: readonly RecordedEvent[], live: boolean): Promise<void> {

@@ -29,7 +29,7 @@ export interface AppliedProgress {
   publish(position: number, fence: number): Promise<boolean>;
   /** The current value, read from the shared store. */
   applied(): Promise<number>;
-  /** Resolves true once it reaches `position`, or false after `timeoutMs`. */
+  /** Resolves true once it reaches `position`, or false after `timeoutMs`; rejects when the shared store cannot be read. */
   waitFor(position: number, timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -45,6 +45,8 @@ export class ProjectorService {
   /** Ends start()'s wait once the projections not being rebuilt have caught up in the first term. */
   private caughtUp: () => void = () => undefined;
   private stopped = false;
+  /** The lease could not be renewed at the last try (logged once until it can again). */
+  private leaseUnreachable = false;
   state: ProjectorState = 'starting';
 
   constructor(
@@ -84,9 +86,12 @@ export class ProjectorService {
       fence = await lease.acquire();
     } catch (error) {
       // Redis unreachable: commits cannot land either, and the fence guards them when it comes back.
-      log?.('projector: could not renew the lease', error instanceof Error ? error.message : error);
+      if (!this.leaseUnreachable) log?.('projector: could not renew the lease', error instanceof Error ? error.message : error);
+      this.leaseUnreachable = true;
       return;
     }
+    if (this.leaseUnreachable) log?.('projector: the lease can be renewed again');
+    this.leaseUnreachable = false;
     if (this.stopped) return;
     if (fence === this.fence) {
       // Renewed, or still on standby (also when this process never held it).

@@ -98,6 +98,25 @@ test('a running projector whose lease was taken over stops at its next commit', 
   await Promise.all([old.stop(), current.stop()]);
 });
 
+test('a projector fenced off with several projections stops without counting the refused commits as failures', async ({ redis, prefix }) => {
+  const store = createMemoryEventStore();
+  const readModel = createRedisReadModel({ redis, prefix });
+  // Several projections fed by one subscription: their commits go together, and one at a time once that is refused.
+  const tagged = (name: string) => defineProjection({ ...notes, name, collections: [name], locate: (event) => ({ collection: name, id: (event.data as { id: number }).id }) });
+  const projections = [tagged('notes-a'), tagged('notes-b'), tagged('notes-c')];
+  const old = new Projector({ store, readModel, projections, log: () => undefined });
+  let fenced: StaleCommitError | null = null;
+  await old.start({ fence: 1, onFenced: (error) => (fenced = error) });
+  await redis.set(`${prefix}projector:fence`, '2');
+  await store.appendToStream('note-1', [note(1, 'hello')], { expectedRevision: 'no_stream' });
+  for (let i = 0; i < 600 && !fenced; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(fenced, 'the old projector was told it was fenced off');
+  await old.stop();
+  // A projector back on standby is healthy (/readyz reads these): none of its projections stopped on an error.
+  assert.equal(old.failures, []);
+  for (const projection of projections) assert.is(await readModel.checkpoint(projection.name), null, `${projection.name}: nothing committed`);
+});
+
 test('the applied position only rises, only for the newest token, and wakes waiters', async ({ redis, prefix }) => {
   const subscriber = new Redis(REDIS_URL);
   const progress = createRedisAppliedProgress({ redis, subscriber, prefix, pollMs: 50 });

@@ -43,11 +43,16 @@ test('option set writes the site-settings stream; the site reads it; get and err
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-option-'));
   const file = path.join(dataDir, 'events.sqlite');
   try {
-    assert.equal(await cli(dataDir, ['option', 'get', 'require_name_email']), { code: 0, out: ['require_name_email 1'], err: [] });
-    assert.equal(await cli(dataDir, ['option', 'set', 'require_name_email', 'off']), { code: 0, out: ['require_name_email 0'], err: [] });
+    const get = await cli(dataDir, ['option', 'get', 'require_name_email']);
+    assert.equal([get.code, get.out], [0, ['require_name_email 1']]);
+    // Every command says on stderr which site it acts on.
+    assert.match(get.err.join('\n'), `DATA_DIR ${dataDir}`);
+    const set = await cli(dataDir, ['option', 'set', 'require_name_email', 'off']);
+    assert.equal([set.code, set.out], [0, ['require_name_email 0']]);
     const unknown = await cli(dataDir, ['option', 'set', 'comment_registration', '1']);
-    assert.equal([unknown.code, unknown.err], [1, ['unknown option "comment_registration"; known: require_name_email']]);
-    assert.is((await cli(dataDir, ['option', 'set', 'require_name_email'])).code, 1);
+    assert.equal([unknown.code, unknown.err], [2, ['palimpsest option set: unknown option "comment_registration"; the options are: require_name_email\nusage: palimpsest option set NAME VALUE']]);
+    assert.is((await cli(dataDir, ['option', 'set', 'require_name_email'])).code, 2);
+    assert.is((await cli(dataDir, ['option', 'set', 'require_name_email', 'maybe'])).code, 2);
 
     const site = await startTestSite({ store: openSqliteEventStore({ file }) });
     try {

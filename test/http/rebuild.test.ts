@@ -187,6 +187,13 @@ test('--until takes a log position or a date-time in the site time zone', () => 
   assert.throws(() => replayPoint('yesterday', 'UTC'), /--until/);
 });
 
+test('--until takes a date alone: midnight at its start in the site time zone; impossible dates are refused', () => {
+  assert.equal(replayPoint('2020-01-01', 'UTC'), { time: Date.parse('2020-01-01T00:00:00Z') });
+  assert.equal(replayPoint('2020-07-01', 'Europe/Berlin'), { time: Date.parse('2020-06-30T22:00:00Z') });
+  assert.equal(replayPoint('2024-02-29', 'UTC'), { time: Date.parse('2024-02-29T00:00:00Z') });
+  for (const bad of ['2023-02-29', '2020-13-01', '2020-00-10', '2020-1-1', '20200101x']) assert.throws(() => replayPoint(bad, 'UTC'), /--until/, bad);
+});
+
 test('palimpsest replay --until … --out FILE exports the state as JSON, with progress on stderr', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-replay-'));
   const env = { ...process.env };
@@ -236,8 +243,9 @@ test('palimpsest replay --until … --out FILE exports the state as JSON, with p
     const complaints: string[] = [];
     console.error = (...args: unknown[]) => void complaints.push(args.join(' '));
     const missing = await main(['replay']).finally(() => (console.error = error));
-    assert.is(missing, 1);
-    assert.equal(complaints, ['--until is required']);
+    assert.is(missing, 2, 'a usage error');
+    assert.is(complaints.length, 1);
+    assert.match(complaints[0]!, /^palimpsest replay: --until is required\nusage: palimpsest replay --until /);
   } finally {
     process.stderr.write = stderrWrite;
     console.log = log;

@@ -10,7 +10,10 @@
  *   without streams outside it. Reads filter on this side because the client reads `$all` unfiltered; the
  *   subscription asks the node to filter;
  * - the subscription is the client's catch-up subscription to `$all`, resubscribed after a drop from the last
- *   position it handled, with a growing pause between attempts.
+ *   position it handled, with a growing pause between attempts;
+ * - every other call is bounded by `timeoutMs` on this side (the client's own deadlines are enforced by the node,
+ *   which a node that hangs never does): past it, or when the node cannot be reached, the call fails with
+ *   DependencyUnavailableError, an append's saying its outcome is unknown.
  *
  * docs/eventstoredb.md says what only a real server can prove.
  */
@@ -37,6 +40,7 @@ import {
   type ReadPosition,
   type ResolvedEvent,
 } from '@eventstore/db-client';
+import { status } from '@grpc/grpc-js';
 import {
   WrongExpectedRevisionError,
   type AppendResult,
@@ -48,6 +52,7 @@ import {
   type SubscribeToAllOptions,
   type Subscription,
 } from '../../ports/eventStore';
+import { DependencyUnavailableError, withDeadline } from '../../ports/unavailable';
 import { assertAppendable } from '../eventStoreShared';
 import { eventIdsFor, isRetrySafe } from './ids';
 import { PositionMappingError, toEsdbPosition, toPortPosition } from './positions';
@@ -66,6 +71,11 @@ export interface EventStoreDbOptions {
   appendRetries?: number;
   /** Told about each dropped subscription before it is resubscribed (logs, metrics). */
   onSubscriptionDropped?(error: unknown, attempt: number): void;
+  /**
+   * Longest a call may take, an append with its retries included (EVENT_STORE_TIMEOUT_MS); default 5 s. Catch-up
+   * subscriptions are not bounded: they are resubscribed after a drop.
+   */
+  timeoutMs?: number;
 }
 
 /** Events per `$all` page when reads have to skip what this store does not show. */
@@ -80,9 +90,19 @@ type ClientRecordedEvent = NonNullable<AllStreamResolvedEvent['event']> | NonNul
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function collect<T>(read: AsyncIterable<T>): Promise<T[]> {
+/** A read the call's deadline cancels. */
+interface Cancellable {
+  cancel(): Promise<void>;
+}
+
+/** The reads a call opened, cancelled when the call's deadline passes. */
+type Opened = Set<Cancellable>;
+
+async function collect<T>(read: AsyncIterable<T> & Cancellable, opened: Opened): Promise<T[]> {
+  opened.add(read);
   const items: T[] = [];
   for await (const item of read) items.push(item);
+  opened.delete(read);
   return items;
 }
 
@@ -97,20 +117,49 @@ function toClientExpectedRevision(expected: ExpectedRevision): AppendExpectedRev
   }
 }
 
+/** gRPC's status codes for a call that never reached the node or got no answer from it (the client does not always wrap them). */
+const GRPC_TRANSIENT_CODES = new Set([status.UNAVAILABLE, status.DEADLINE_EXCEEDED]);
+
 const isTransient = (error: unknown) =>
-  error instanceof UnavailableError || error instanceof DeadlineExceededError || error instanceof CancelledError;
+  error instanceof UnavailableError ||
+  error instanceof DeadlineExceededError ||
+  error instanceof CancelledError ||
+  (error instanceof Error && GRPC_TRANSIENT_CODES.has((error as Error & { code?: unknown }).code as status));
+
+const DEFAULT_TIMEOUT_MS = 5_000;
 
 export function createEventStoreDbEventStore(options: EventStoreDbOptions): EventStore {
   const client = EventStoreDBClient.connectionString(options.connectionString);
   const namespace = options.namespace ?? '';
   const { first: firstDelayMs, longest: longestDelayMs } = options.resubscribeDelayMs ?? { first: 100, longest: 5_000 };
   const appendRetries = options.appendRetries ?? 3;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const subscriptions = new Set<Subscription>();
   let closed = false;
 
   const assertOpen = () => {
     if (closed) throw new Error('The event store is closed');
   };
+  /**
+   * Runs one call of the port within `timeoutMs`: past it the reads it opened are cancelled and it fails with
+   * DependencyUnavailableError, as it does when the node cannot be reached. `append`: an append, whose outcome is then
+   * unknown (it may have been written).
+   */
+  async function bounded<T>(what: string, work: (opened: Opened) => Promise<T>, append = false): Promise<T> {
+    const opened: Opened = new Set();
+    const timedOut = () => {
+      for (const read of opened) read.cancel().catch(() => undefined);
+      return new DependencyUnavailableError('event store', `EventStoreDB did not answer ${what} within ${timeoutMs} ms`, { outcomeUnknown: append });
+    };
+    try {
+      return await withDeadline(work(opened), timeoutMs, timedOut);
+    } catch (error) {
+      if (!isTransient(error)) throw error;
+      const detail = error instanceof Error ? error.message : String(error);
+      throw new DependencyUnavailableError('event store', `EventStoreDB unavailable (${what}): ${detail}`, { cause: error, outcomeUnknown: append });
+    }
+  }
+
   const streamNameOf = (streamId: string) => namespace + streamId;
   /** What this store shows: no node events, nothing outside the namespace. */
   const isShown = (event: ClientRecordedEvent) => !event.type.startsWith('$') && event.streamId.startsWith(namespace);
@@ -133,21 +182,21 @@ export function createEventStoreDbEventStore(options: EventStoreDbOptions): Even
   }
 
   /** The position of the event at `revision`, for the node's answer to a retry, which may carry none. */
-  async function positionAt(streamName: string, revision: number): Promise<number> {
-    const [resolved] = await collect(client.readStream(streamName, { direction: FORWARDS, fromRevision: BigInt(revision), maxCount: 1 }));
+  async function positionAt(streamName: string, revision: number, opened: Opened): Promise<number> {
+    const [resolved] = await collect(client.readStream(streamName, { direction: FORWARDS, fromRevision: BigInt(revision), maxCount: 1 }), opened);
     if (!resolved?.event) throw new Error(`"${streamName}" has no event at revision ${revision}`);
     return toPortPosition(resolved.event.position);
   }
 
   /** Up to `maxCount` shown events of `$all`, with continuation across pages of hidden ones. */
-  async function readShown(direction: 'forwards' | 'backwards', from: ReadPosition, maxCount: number, into: RecordedEvent[]) {
+  async function readShown(direction: 'forwards' | 'backwards', from: ReadPosition, maxCount: number, into: RecordedEvent[], opened: Opened) {
     let next = from;
     // A forward read continues from the last event of the previous page, inclusive; that one is skipped.
     let skipThrough: number | undefined;
     // The first page asks for just what is wanted; only pages after hidden events need to be full.
     let pageSize = Math.min(PAGE_SIZE, maxCount - into.length);
     while (into.length < maxCount) {
-      const page = await collect(client.readAll({ direction: direction === 'forwards' ? FORWARDS : BACKWARDS, fromPosition: next, maxCount: pageSize }));
+      const page = await collect(client.readAll({ direction: direction === 'forwards' ? FORWARDS : BACKWARDS, fromPosition: next, maxCount: pageSize }), opened);
       for (const { event } of page) {
         if (!event) continue;
         if (skipThrough !== undefined && toPortPosition(event.position) <= skipThrough) continue;
@@ -302,22 +351,27 @@ export function createEventStoreDbEventStore(options: EventStoreDbOptions): Even
       const streamName = streamNameOf(streamId);
       const ids = eventIdsFor(streamName, expectedRevision, events);
       const retries = isRetrySafe(expectedRevision) ? appendRetries : 0;
-      for (let attempt = 0; ; attempt++) {
-        try {
-          const result = await appendOnce(streamName, events, ids, expectedRevision);
-          const nextExpectedRevision = Number(result.nextExpectedRevision);
-          // The node acknowledges a recognised retry without a position; the original events have one.
-          const position = result.position ? toPortPosition(result.position) : await positionAt(streamName, nextExpectedRevision);
-          return { nextExpectedRevision, position };
-        } catch (error) {
-          if (error instanceof WrongExpectedVersionError) {
-            const actual = error.actualVersion === NO_STREAM ? 'no_stream' : Number(error.actualVersion);
-            throw new WrongExpectedRevisionError(streamId, expectedRevision, actual);
+      // Retries fit in the call's bound: none is sent once the caller has been told the outcome is unknown.
+      const until = Date.now() + timeoutMs;
+      return bounded(`an append to "${streamId}"`, async (opened) => {
+        for (let attempt = 0; ; attempt++) {
+          try {
+            const result = await appendOnce(streamName, events, ids, expectedRevision);
+            const nextExpectedRevision = Number(result.nextExpectedRevision);
+            // The node acknowledges a recognised retry without a position; the original events have one.
+            const position = result.position ? toPortPosition(result.position) : await positionAt(streamName, nextExpectedRevision, opened);
+            return { nextExpectedRevision, position };
+          } catch (error) {
+            if (error instanceof WrongExpectedVersionError) {
+              const actual = error.actualVersion === NO_STREAM ? 'no_stream' : Number(error.actualVersion);
+              throw new WrongExpectedRevisionError(streamId, expectedRevision, actual);
+            }
+            const pause = firstDelayMs * 2 ** attempt;
+            if (attempt >= retries || !isTransient(error) || Date.now() + pause >= until) throw error;
+            await sleep(pause);
           }
-          if (attempt >= retries || !isTransient(error)) throw error;
-          await sleep(firstDelayMs * 2 ** attempt);
         }
-      }
+      }, true);
     },
 
     async readStream(streamId, { direction = 'forwards', fromRevision, maxCount = Infinity } = {}) {
@@ -326,44 +380,52 @@ export function createEventStoreDbEventStore(options: EventStoreDbOptions): Even
         throw new RangeError(`fromRevision is a non-negative integer; got ${fromRevision}`);
       }
       if (maxCount <= 0) return [];
-      const read = client.readStream(streamNameOf(streamId), {
-        direction: direction === 'forwards' ? FORWARDS : BACKWARDS,
-        fromRevision: fromRevision === undefined ? (direction === 'forwards' ? START : END) : BigInt(fromRevision),
-        maxCount: Number.isFinite(maxCount) ? maxCount : Number.MAX_SAFE_INTEGER,
+      return bounded(`a read of "${streamId}"`, async (opened) => {
+        const read = client.readStream(streamNameOf(streamId), {
+          direction: direction === 'forwards' ? FORWARDS : BACKWARDS,
+          fromRevision: fromRevision === undefined ? (direction === 'forwards' ? START : END) : BigInt(fromRevision),
+          maxCount: Number.isFinite(maxCount) ? maxCount : Number.MAX_SAFE_INTEGER,
+        });
+        opened.add(read);
+        try {
+          const events: RecordedEvent[] = [];
+          for await (const { event } of read) if (event) events.push(toRecorded(event));
+          return events;
+        } catch (error) {
+          if (error instanceof StreamNotFoundError) return [];
+          throw error;
+        } finally {
+          opened.delete(read);
+        }
       });
-      try {
-        const events: RecordedEvent[] = [];
-        for await (const { event } of read) if (event) events.push(toRecorded(event));
-        return events;
-      } catch (error) {
-        if (error instanceof StreamNotFoundError) return [];
-        throw error;
-      }
     },
 
     async readAll({ direction = 'forwards', fromPosition, maxCount = Infinity } = {}) {
       assertOpen();
       if (maxCount <= 0) return [];
-      const events: RecordedEvent[] = [];
-      if (direction === 'forwards') {
-        await readShown('forwards', fromPosition === undefined ? START : toEsdbPosition(fromPosition), maxCount, events);
+      // Checked before the call: a bad position is the caller's fault, not an outage.
+      const from = fromPosition === undefined ? undefined : toEsdbPosition(fromPosition);
+      return bounded('a read of $all', async (opened) => {
+        const events: RecordedEvent[] = [];
+        if (direction === 'forwards') {
+          await readShown('forwards', from ?? START, maxCount, events, opened);
+          return events;
+        }
+        if (from === undefined) {
+          await readShown('backwards', END, maxCount, events, opened);
+          return events;
+        }
+        // The port's start is inclusive, but a backward read from a position starts just before the event there;
+        // so that event is read forwards, and an empty answer means the position is past the last event.
+        const [atPosition] = await collect(client.readAll({ direction: FORWARDS, fromPosition: from, maxCount: 1 }), opened);
+        if (!atPosition?.event) {
+          await readShown('backwards', END, maxCount, events, opened);
+          return events;
+        }
+        if (toPortPosition(atPosition.event.position) === fromPosition && isShown(atPosition.event)) events.push(toRecorded(atPosition.event));
+        await readShown('backwards', from, maxCount, events, opened);
         return events;
-      }
-      if (fromPosition === undefined) {
-        await readShown('backwards', END, maxCount, events);
-        return events;
-      }
-      // The port's start is inclusive, but a backward read from a position starts just before the event there;
-      // so that event is read forwards, and an empty answer means the position is past the last event.
-      const from = toEsdbPosition(fromPosition);
-      const [atPosition] = await collect(client.readAll({ direction: FORWARDS, fromPosition: from, maxCount: 1 }));
-      if (!atPosition?.event) {
-        await readShown('backwards', END, maxCount, events);
-        return events;
-      }
-      if (toPortPosition(atPosition.event.position) === fromPosition && isShown(atPosition.event)) events.push(toRecorded(atPosition.event));
-      await readShown('backwards', from, maxCount, events);
-      return events;
+      });
     },
 
     subscribeToAll(subscriber) {
@@ -373,16 +435,22 @@ export function createEventStoreDbEventStore(options: EventStoreDbOptions): Even
 
     async headPosition() {
       assertOpen();
-      const last: RecordedEvent[] = [];
-      await readShown('backwards', END, 1, last);
-      return last[0]?.position ?? 0;
+      return bounded('a read of the head of $all', async (opened) => {
+        const last: RecordedEvent[] = [];
+        await readShown('backwards', END, 1, last, opened);
+        return last[0]?.position ?? 0;
+      });
     },
 
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([...subscriptions].map((subscription) => subscription.close()));
-      await client.dispose();
+      // A node that does not answer holds neither the subscriptions' ends nor the disposal beyond the bound.
+      const closing = (async () => {
+        await Promise.all([...subscriptions].map((subscription) => subscription.close()));
+        await client.dispose();
+      })();
+      await withDeadline(closing, timeoutMs, () => new DependencyUnavailableError('event store', 'EventStoreDB did not let go of the connection in time')).catch(() => undefined);
     },
   };
 }

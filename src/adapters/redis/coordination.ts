@@ -5,7 +5,9 @@
  *   holder that stalled past its expiry cannot commit over its successor;
  * - the applied position: the lowest log position every projection has applied, raised (never lowered) by the
  *   fenced holder after each commit and published on a channel. API nodes wait on it for read-your-writes: the
- *   channel wakes them at once, and a poll while anyone waits covers a lost message or a reconnect.
+ *   channel wakes them at once, and a poll while anyone waits covers a lost message or a reconnect. A read that
+ *   fails (Redis unreachable, or not answering in time) ends every wait with its error at once: nobody can apply
+ *   positions meanwhile.
  *
  *   <prefix>projector:lease    owner id, with PX expiry
  *   <prefix>projector:fence    the newest fencing token
@@ -71,7 +73,7 @@ export function createRedisAppliedProgress(options: { redis: Redis; subscriber?:
   const fenceKey = `${prefix}projector:fence`;
   const appliedKey = `${prefix}projector:applied`;
   let known = 0;
-  let waiters: { position: number; resolve(reached: boolean): void; timer: NodeJS.Timeout }[] = [];
+  let waiters: { position: number; resolve(reached: boolean): void; reject(error: unknown): void; timer: NodeJS.Timeout }[] = [];
   let poller: NodeJS.Timeout | null = null;
 
   const observe = (position: number) => {
@@ -93,6 +95,16 @@ export function createRedisAppliedProgress(options: { redis: Redis; subscriber?:
     if (poller) clearInterval(poller);
     poller = null;
   }
+  /** A poll failed (Redis unreachable): nobody can apply positions meanwhile, so every waiter is told at once. */
+  const failWaiters = (error: unknown) => {
+    const failed = waiters;
+    waiters = [];
+    stopPolling();
+    for (const waiter of failed) {
+      clearTimeout(waiter.timer);
+      waiter.reject(error);
+    }
+  };
   const onMessage = (channel: string, message: string) => {
     if (channel === appliedKey) observe(Number(message));
   };
@@ -118,14 +130,16 @@ export function createRedisAppliedProgress(options: { redis: Redis; subscriber?:
     applied: read,
     async waitFor(position, timeoutMs) {
       if (position <= known) return true;
-      await read().catch(() => undefined);
+      // Redis unreachable: nobody can apply the position meanwhile, so the caller is told at once, not after the wait.
+      await read();
       // `known` as it is now, not as the read returned it: a publish may have raised it in between, and a waiter
       // registered at or below `known` would be released by no later notice (observe only acts on a rise).
       if (position <= known) return true;
-      return new Promise<boolean>((resolve) => {
+      return new Promise<boolean>((resolve, reject) => {
         const waiter = {
           position,
           resolve,
+          reject,
           timer: setTimeout(() => {
             waiters = waiters.filter((w) => w !== waiter);
             if (waiters.length === 0) stopPolling();
@@ -133,7 +147,7 @@ export function createRedisAppliedProgress(options: { redis: Redis; subscriber?:
           }, timeoutMs),
         };
         waiters.push(waiter);
-        poller ??= setInterval(() => void read().catch(() => undefined), pollMs);
+        poller ??= setInterval(() => void read().catch(failWaiters), pollMs);
       });
     },
     async close() {
@@ -145,7 +159,8 @@ export function createRedisAppliedProgress(options: { redis: Redis; subscriber?:
       waiters = [];
       if (subscriber) {
         subscriber.off('message', onMessage).off('ready', onReady);
-        await subscriber.unsubscribe(appliedKey).catch(() => undefined);
+        // Only on a live connection (see the read model's close).
+        if (subscriber.status === 'ready') await subscriber.unsubscribe(appliedKey).catch(() => undefined);
       }
     },
   };

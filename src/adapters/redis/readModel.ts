@@ -2442,7 +2442,9 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
       for (const generation of [...building.keys()]) stopBuilding(generation);
       if (!subscriber) return;
       subscriber.off('messageBuffer', onSwitch).off('ready', onReady);
-      await subscriber.unsubscribe(switches as unknown as string).catch(() => undefined);
+      // Only on a live connection: a command queued on one that is down would wait for a reconnection that closing
+      // the connection then cancels without answering it.
+      if (subscriber.status === 'ready') await subscriber.unsubscribe(switches as unknown as string).catch(() => undefined);
     },
   };
 }

@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { preparePrivateFile, tightenIfPresent } from '../files/privateFiles';
+import { DependencyUnavailableError } from '../../ports/unavailable';
 import {
   WrongExpectedRevisionError,
   type AppendResult,
@@ -34,10 +35,20 @@ export interface SqliteEventStoreOptions {
   /** How often live subscriptions look for events appended by other processes. */
   pollIntervalMs?: number;
   durability?: 'process-crash' | 'power-loss';
+  /**
+   * How long a writer waits for another process's write transaction (EVENT_STORE_TIMEOUT_MS; default 5 s) before the
+   * append fails with DependencyUnavailableError, nothing written. SQLite waits on the calling thread.
+   */
+  busyTimeoutMs?: number;
 }
 
-/** How long a writer waits for another process's write transaction before failing with SQLITE_BUSY. */
-const BUSY_TIMEOUT_MS = 5000;
+const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
+/** SQLite's answers for a database another connection holds locked past the busy timeout. */
+const isBusy = (error: unknown) => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+};
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS events (
@@ -91,7 +102,8 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEv
   // creates the database file's mode; ones left by an earlier run are tightened too.
   const onDisk = options.file !== ':memory:' && options.file !== '';
   if (onDisk) preparePrivateFile(options.file);
-  const db = new Database(options.file, { timeout: BUSY_TIMEOUT_MS });
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  const db = new Database(options.file, { timeout: busyTimeoutMs });
   db.pragma('journal_mode = WAL');
   if (onDisk) for (const suffix of ['-wal', '-shm']) tightenIfPresent(`${options.file}${suffix}`);
   db.pragma(`synchronous = ${options.durability === 'power-loss' ? 'FULL' : 'NORMAL'}`);
@@ -192,7 +204,11 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEv
       // IMMEDIATE takes the write lock before reading the current revisions, so no other process can append in between.
       outcomes = appendAll.immediate(batch);
     } catch (error) {
-      for (const item of batch) item.reject(error);
+      // The transaction rolled back: nothing of the batch was written.
+      const failure = isBusy(error)
+        ? new DependencyUnavailableError('event store', `the event log stayed locked by another process for ${busyTimeoutMs} ms`, { cause: error })
+        : error;
+      for (const item of batch) item.reject(failure);
       return;
     }
     for (const subscription of subscriptions) subscription.notify();
