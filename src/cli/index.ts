@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config';
 import { openEventStore, openSite, siteProjections } from '../bootstrap';
-import type { RebuildProgress } from '../projection/runner';
+import { progressPrinter, rebuildProjections } from './rebuild';
 import { replayLog } from '../projection/replay';
 import type { ReplayPoint } from '../projection/replay';
 import { redact } from '../resources/audit/log';
@@ -97,12 +97,8 @@ async function rebuild(args: string[]): Promise<number> {
   }
   const site = await openSite(config);
   try {
-    const names = args.length > 0 ? args : site.projector.names;
-    // One after another; the old generations are deleted together once their grace is over (Projector.rebuildAll).
-    await site.projector.rebuildAll(names, showProgress, (result) => {
-      process.stderr.write('\n');
-      console.log(`${result.projection}: ${result.applied} events replayed at ${result.eventsPerSecond} events/s`);
-    });
+    // One pass over the log for all of them (src/cli/rebuild.ts).
+    await rebuildProjections(site, args);
     return 0;
   } finally {
     await site.close();
@@ -132,14 +128,7 @@ async function sweep(args: string[]): Promise<number> {
   }
 }
 
-/** One progress line per projection, redrawn in place: a bar, the events applied and the rate. */
-export function progressLine(p: RebuildProgress, width = 30): string {
-  const done = p.head > 0 ? Math.min(1, p.applied / p.head) : 1;
-  const bar = '#'.repeat(Math.round(done * width)).padEnd(width, '.');
-  return `${p.projection} [${bar}] ${Math.round(done * 100)}% ${p.applied} events, ${p.eventsPerSecond} events/s`;
-}
-
-const showProgress = (p: RebuildProgress) => process.stderr.write(`\r${progressLine(p)}`);
+export { progressLine } from './rebuild';
 
 /** `--until`: a global log position (digits) or a date-time (site time zone unless it carries an offset). */
 export function replayPoint(until: string, timezone: string): ReplayPoint {
@@ -156,18 +145,8 @@ async function replay(args: string[]): Promise<number> {
   const point = replayPoint(values.until, config.timezone);
   const [projections, store] = await Promise.all([siteProjections(config), openEventStore(config)]);
   try {
-    let last = '';
-    const result = await replayLog({
-      store,
-      projections,
-      point,
-      onProgress: (p) => {
-        if (last !== '' && last !== p.projection) process.stderr.write('\n');
-        last = p.projection;
-        showProgress(p);
-      },
-    });
-    if (last !== '') process.stderr.write('\n');
+    const printer = progressPrinter();
+    const result = await replayLog({ store, projections, point, onProgress: printer.onProgress }).finally(() => printer.end());
     // Secrets (password hashes) stay out of exports, as they stay out of the audit log.
     const state = { until: { position: result.cutoff.position, time: result.cutoff.time }, collections: redact(result.collections) };
     const json = JSON.stringify(state, null, 2);
