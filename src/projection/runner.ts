@@ -612,10 +612,10 @@ export class Projector {
    * each projection folds it (after its previous batch: serially), concurrently with the others. Resolves once caught
    * up with the log as it was; the subscription goes on feeding them (every entry's `subscription` is this one). A
    * projection whose fold fails is fed no more; `live` decides how (as a live projection's failure, or a build's).
-   * While the projections of a staged pass hold more folded documents than a bulk flush takes, all of them flush.
+   * Each projection of a staged pass flushes on its own once it holds BULK_FLUSH_DOCS documents (a flush of documents
+   * already flushed once rewrites them through the commit script, slower than a first write).
    */
   private subscribePass(entries: readonly Running[], live: boolean, onApplied: (applied: number) => void): Promise<void> {
-    const limit = this.options.bulkFlushDocs ?? BULK_FLUSH_DOCS;
     return new Promise((resolve, reject) => {
       let caughtUp = false;
       const subscription = this.options.store.subscribeToAll({
@@ -633,21 +633,6 @@ export class Projector {
           await Promise.all(
             feeding.map((entry) => this.serially(entry, () => (entry.retired === true ? Promise.resolve() : this.apply(entry, events, live))).catch((error) => failed(entry, error))),
           );
-          // Every projection holds at most `limit` documents (fold flushes it); together they hold at most about that many.
-          let held = 0;
-          for (const entry of feeding) held += entry.bulk?.size ?? 0;
-          if (held >= limit) {
-            await Promise.all(
-              feeding.map((entry) =>
-                this.serially(entry, async () => {
-                  const position = entry.bulkPosition;
-                  if (position === undefined || entry.bulk === undefined || entry.bulk.size === 0 || entry.failed !== null) return;
-                  entry.bulkPosition = undefined;
-                  await this.flushBulk(entry, position);
-                }).catch((error) => failed(entry, error)),
-              ),
-            );
-          }
           onApplied(events[events.length - 1]!.position);
           // A pass into staged generations folds in memory, mostly without I/O, and a store that reads synchronously
           // (SQLite) would then hold the thread from batch to batch: timers and I/O (the lease's renewals, the other
