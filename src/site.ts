@@ -30,6 +30,7 @@ import { collectProjectorLag, createSiteMetrics, timedStore } from './metrics/si
 import type { SiteMetrics } from './metrics/siteMetrics';
 import builtInProjections from '../projections/index';
 import type { BodyLimits } from './http/requestBodies';
+import { countingKeyedAppends, keyedMetadata } from './resources/idempotency/context';
 
 export interface SiteSettings {
   siteUrl: string;
@@ -64,6 +65,8 @@ export interface SiteSettings {
   projectorBatchSize?: number;
   /** Destinations outgoing HTTP may reach besides public addresses (OUTBOUND_ALLOWED_HOSTS; default none). */
   outboundAllowedHosts?: readonly AllowedHost[];
+  /** How long an Idempotency-Key is kept after the request that claimed it (IDEMPOTENCY_KEY_TTL_SECONDS; default 24 h). */
+  idempotencyTtlMs?: number;
 }
 
 /**
@@ -147,12 +150,14 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
   const { readModel, clock, coordination } = adapters;
   const metrics = createSiteMetrics();
   const readModelVersion = new ReadModelVersion();
-  const store = timedStore(adapters.store, metrics.appendDuration);
-  const metadata = (userId: number | null, requestId: string): EventMetadata => ({
-    userId,
-    requestId,
-    at: new Date(clock.now()).toISOString(),
-  });
+  // Appends of a request with an Idempotency-Key are counted for it (src/resources/idempotency/context.ts).
+  const store = countingKeyedAppends(timedStore(adapters.store, metrics.appendDuration));
+  const metadata = (userId: number | null, requestId: string): EventMetadata => {
+    const at = new Date(clock.now()).toISOString();
+    // Events appended while serving a request with an Idempotency-Key carry the key.
+    const keyed = keyedMetadata(userId, requestId);
+    return keyed === null ? { userId, requestId, at } : { userId, requestId, at, ...keyed };
+  };
   const system = () => metadata(null, `system-${randomUUID()}`);
   const projector = new Projector({
     store,
