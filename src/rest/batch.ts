@@ -68,10 +68,10 @@ export function batchRoute(dispatcher: () => Dispatcher): RouteDefinition {
           // Sequentially, like WordPress: a later request may depend on an earlier one's effect.
           for (let i = 0; i < requests.length; i++) {
             const request = requests[i]!;
-            const serve = async (): Promise<RestResult> => {
+            const serve = async (served: RestRequest): Promise<RestResult> => {
               // A request prepared before its predecessors ran is prepared again now, against the current state
               // (its permission too: WordPress checks it when the request runs).
-              const fresh = i === 0 ? prepared[0]! : await prepareForBatch(d, request);
+              const fresh = i === 0 && served === request ? prepared[0]! : await prepareForBatch(d, served);
               return 'matched' in fresh ? withFields(await d.execute(fresh), request) : unenveloped(fresh);
             };
             // A sub-request with its own Idempotency-Key header is run once per key, as over HTTP.

@@ -19,10 +19,11 @@ import { isPromise } from '../core/maybeAsync';
 import type { MaybeAsync } from '../core/maybeAsync';
 
 /**
- * Runs a request's `serve` (the whole pipeline) or answers for it: how safe retries wrap requests. `endpoint`: the one
- * the request matched, null when none (or none the guard may wrap).
+ * Runs a request's `serve` (the whole pipeline; the guard may give it the request with another request id) or answers
+ * for it: how safe retries wrap requests. `endpoint`: the one the request matched, null when none (or none the guard
+ * may wrap).
  */
-export type RequestGuard = (request: RestRequest, endpoint: Endpoint | null, serve: () => MaybeAsync<RestResult>) => MaybeAsync<RestResult>;
+export type RequestGuard = (request: RestRequest, endpoint: Endpoint | null, serve: (request: RestRequest) => MaybeAsync<RestResult>) => MaybeAsync<RestResult>;
 
 interface CompiledRoute {
   definition: RouteDefinition;
@@ -211,7 +212,7 @@ export class Dispatcher {
   /** `dispatch`, at once when no step had to wait (a read answered from memory), else a promise of it. */
   answer(request: RestRequest, options: { embed?: boolean } = {}): MaybeAsync<RestResult> {
     if (request.method === 'OPTIONS') return this.options_(request);
-    return this.guarded(request, () => this.answerUnguarded(request, options));
+    return this.guarded(request, (guarded) => this.answerUnguarded(guarded, options));
   }
 
   /**
@@ -219,9 +220,9 @@ export class Dispatcher {
    * retries: src/resources/idempotency/guard.ts); batch sub-requests pass through it one by one. `batch`: only
    * endpoints that allow batches are guarded.
    */
-  guarded(request: RestRequest, serve: () => MaybeAsync<RestResult>, batch = false): MaybeAsync<RestResult> {
+  guarded(request: RestRequest, serve: (request: RestRequest) => MaybeAsync<RestResult>, batch = false): MaybeAsync<RestResult> {
     const guard = this.options.guard;
-    if (guard === undefined || request.headers['idempotency-key'] === undefined) return serve();
+    if (guard === undefined || request.headers['idempotency-key'] === undefined) return serve(request);
     const endpoint = this.match(normalisePath(request.path), request.method)?.endpoint ?? null;
     return guard(request, batch && endpoint?.allowBatch !== true ? null : endpoint, serve);
   }

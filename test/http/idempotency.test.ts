@@ -228,6 +228,24 @@ test('concurrent requests with one key: one post; the others are told it is in f
   }
 });
 
+test('keyed requests served at once under one X-Request-Id each keep their own key', async () => {
+  const { t, admin, store } = await site();
+  try {
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => t.request('POST', '/core/v2/posts', { as: admin, body: { title: `Same id ${i}` }, headers: { 'Idempotency-Key': `same-id-${i}`, 'X-Request-Id': 'one-id' } })),
+    );
+    assert.ok(answers.every((answer) => answer.status === 201));
+    for (const [i, answer] of answers.entries()) {
+      const created = await eventsWithKey(store, 'PostCreated', `same-id-${i}`);
+      assert.equal(created.map((event) => (event.data as { id: number }).id), [answer.body.id], `key ${i}`);
+    }
+    const again = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Same id 3' }, headers: { 'Idempotency-Key': 'same-id-3', 'X-Request-Id': 'one-id' } });
+    assert.is(again.body.id, answers[3]!.body.id);
+  } finally {
+    await t.close();
+  }
+});
+
 /** A store whose appends of the given kind fail: after the append landed (outcome unknown to the writer) or before. */
 function failing(store: EventStore, when: (streamId: string, type: string) => 'after' | 'before' | null, error: () => Error): EventStore & { armed: boolean } {
   const wrapped = {

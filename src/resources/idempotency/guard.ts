@@ -9,7 +9,7 @@
  *   request claims it by appending `IdempotencyKeyClaimed` to the stream expected absent (or at the revision it read,
  *   for an expired or released key): of two requests at once exactly one append succeeds; the other reads the claim
  *   and answers 409 (in flight), or replays the answer once there is one.
- * - The request then runs; every event it appends carries the key in its metadata (context.ts). Its answer is
+ * - The request then runs; every event appended for it carries the key in its metadata (context.ts). Its answer is
  *   appended as `IdempotentResponseRecorded` (status, headers, the body's JSON), unless it is one a retry should not
  *   get again (5xx, 409, 429): then `IdempotencyKeyReleased` when it appended nothing (a retry runs anew), or
  *   `IdempotentRequestEnded` when it did (a retry answers from what it changed).
@@ -33,7 +33,7 @@ import { errorResult } from '../../rest/dispatch';
 import type { Endpoint, RestRequest, RestResult } from '../../rest/route';
 import { serializeBody } from '../../rest/serialized';
 import type { MaybeAsync } from '../../core/maybeAsync';
-import { servingKeyed } from './context';
+import { servingKeyed, uniqueRequestId } from './context';
 import type { KeyedRequest } from './context';
 import { IDEMPOTENCY_COLLECTION, foldKeyStream, idempotencyScope, idempotencyStream, KEYED_METHODS, parseIdempotencyKey, requestFingerprint } from './keys';
 import type { IdempotencyKeyClaimed, IdempotentResponseRecorded, KeyState } from './keys';
@@ -93,16 +93,16 @@ export class IdempotencyGuard {
    * Runs `serve` for the request, once per key: at once (without a promise) when the request carries no key or its
    * key is not honoured here.
    */
-  guard(request: RestRequest, endpoint: Endpoint | null, serve: () => MaybeAsync<RestResult>): MaybeAsync<RestResult> {
+  guard(request: RestRequest, endpoint: Endpoint | null, serve: (request: RestRequest) => MaybeAsync<RestResult>): MaybeAsync<RestResult> {
     const header = request.headers['idempotency-key'];
-    if (header === undefined || !KEYED_METHODS.has(request.method) || request.actor === null || endpoint === null || endpoint.answersSecret === true) return serve();
+    if (header === undefined || !KEYED_METHODS.has(request.method) || request.actor === null || endpoint === null || endpoint.answersSecret === true) return serve(request);
     const parsed = parseIdempotencyKey(header);
-    if (parsed === null) return serve();
+    if (parsed === null) return serve(request);
     if (!('key' in parsed)) return errorResult(parsed);
     return this.keyed(request, parsed.key, serve);
   }
 
-  private async keyed(request: RestRequest, key: string, serve: () => MaybeAsync<RestResult>): Promise<RestResult> {
+  private async keyed(request: RestRequest, key: string, serve: (request: RestRequest) => MaybeAsync<RestResult>): Promise<RestResult> {
     const userId = request.actor!.id;
     const scope = idempotencyScope(userId, key);
     const stream = idempotencyStream(scope);
@@ -125,23 +125,25 @@ export class IdempotencyGuard {
           if (young || state.appended) return inFlight();
         }
       }
-      // Free (never used, expired, released, or abandoned without changing anything): claim it.
+      // Free (never used, expired, released, or abandoned without changing anything): claim it. The request is served
+      // under a request id no other keyed request being served has (context.ts), which its claim names.
+      const served = withRequestId(request, uniqueRequestId(request.requestId));
       const claimed: IdempotencyKeyClaimed = { scope, userId, key, fingerprint, method: request.method, path: request.path };
-      const appended = await this.append(stream, 'IdempotencyKeyClaimed', claimed, state.revision, request);
+      const appended = await this.append(stream, 'IdempotencyKeyClaimed', claimed, state.revision, served);
       if (appended === 'conflict') {
         // Another request claimed or answered meanwhile: judge again on the stream as it is now.
         if (tries + 1 < CLAIM_TRIES) continue;
         return inFlight();
       }
-      return this.run(request, { key, scope, userId, requestId: request.requestId, appended: 0, uncertain: false }, stream, appended, serve);
+      return this.run(served, { key, scope, userId, requestId: served.requestId, appended: 0, uncertain: false }, stream, appended, serve);
     }
   }
 
   /** Serves the claimed request, then records its answer (or that it ended without one). */
-  private async run(request: RestRequest, keyed: KeyedRequest, stream: string, claimRevision: number, serve: () => MaybeAsync<RestResult>): Promise<RestResult> {
+  private async run(request: RestRequest, keyed: KeyedRequest, stream: string, claimRevision: number, serve: (request: RestRequest) => MaybeAsync<RestResult>): Promise<RestResult> {
     let result: RestResult;
     try {
-      result = await servingKeyed(keyed, serve);
+      result = await servingKeyed(keyed, () => serve(request));
     } catch (error) {
       await this.end(request, keyed, stream, claimRevision, 500);
       throw error;
@@ -224,6 +226,8 @@ function inFlight(): RestResult {
   const error = restError('rest_idempotency_key_in_flight', 'A request with this Idempotency-Key is still being processed. Try again shortly.', 409);
   return { ...errorResult(error), headers: { 'Retry-After': '1' } };
 }
+
+const withRequestId = (request: RestRequest, requestId: string): RestRequest => (requestId === request.requestId ? request : { ...request, requestId });
 
 const withReplayHeader = (result: RestResult): RestResult => ({ ...result, headers: { ...(result.headers ?? {}), 'Idempotent-Replayed': 'true' } });
 
