@@ -5,8 +5,9 @@
  *
  * Beside each of the CLI's "NAME: N events replayed at R events/s" lines it prints "redis-cpu NAME S": the seconds of
  * CPU Redis's main thread had used since the rebuild began (INFO cpu, read on a connection of its own when the line
- * is printed). The first projection's figure is Redis's own work for that projection's rebuild: with Redis doing
- * nothing else, no client can rebuild it faster than its events over those seconds.
+ * is printed). Every projection is rebuilt in one pass over the log, so the first projection's figure is Redis's own
+ * work for the pass until that projection's switch (every projection's writes): with Redis doing nothing else, no
+ * client can rebuild faster than the log's events over those seconds.
  */
 import Redis from 'ioredis';
 import { main } from '../src/cli/index';

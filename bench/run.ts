@@ -544,7 +544,7 @@ async function redisPhase(figures: BackendFigures, seeded: Seeded): Promise<void
     const content = lines.find((m) => m[1] === 'content') ?? lines[0];
     if (!content) throw new Error(`unexpected rebuild output: ${out}`);
     const events = Number(content[2]);
-    // Redis's own CPU until content was rebuilt (the first projection rebuilt: bench/rebuild.ts).
+    // Redis's own CPU for the one-pass rebuild until content, the first projection, was switched in (bench/rebuild.ts).
     const redisCpu = new RegExp(`^redis-cpu ${content[1]} ([\\d.]+)$`, 'm').exec(out);
     const redisSeconds = content === lines[0] && redisCpu ? Number(redisCpu[1]) : null;
     figures.rebuild.set(scale, {
@@ -555,7 +555,7 @@ async function redisPhase(figures: BackendFigures, seeded: Seeded): Promise<void
         redisSeconds !== null && redisSeconds > 0
           ? {
               eventsPerSecond: events / redisSeconds,
-              what: `Redis's own CPU for ${content[1]}'s rebuild, ${redisSeconds.toFixed(2)} s (${((redisSeconds / events) * 1e6).toFixed(1)} µs per event): no client could rebuild faster`,
+              what: `Redis's own CPU for the rebuild until ${content[1]}'s switch, ${redisSeconds.toFixed(2)} s (${((redisSeconds / events) * 1e6).toFixed(1)} µs per event): no client could rebuild faster`,
             }
           : undefined,
     });

@@ -30,6 +30,7 @@ import { settingsRoutes } from './resources/settings/routes';
 import { readSettings } from './resources/settings/operations';
 import { searchRoutes } from './resources/search/routes';
 import { commentRoutes } from './resources/comments/routes';
+import { IdempotencyGuard } from './resources/idempotency/guard';
 
 /** Namespaces with routes of ours, in the order the index lists them. */
 const NAMESPACES = ['oembed/1.0', 'core/v2', 'projections/v1', 'audit/v1'];
@@ -100,6 +101,14 @@ export function buildDispatcher(site: Site): Dispatcher {
   let dispatcher: Dispatcher | null = null;
   // As WordPress registers them: the extra namespaces' indexes come after every route of ours.
   all.push(root!, batchRoute(() => dispatcher!), ...indexes.slice(0, namespaces.length), ...resourceRoutes, ...indexes.slice(namespaces.length));
-  dispatcher = new Dispatcher(all, { apiRoot: site.apiRoot });
+  // Safe retries: requests with an Idempotency-Key are carried out once (src/resources/idempotency/guard.ts).
+  const idempotency = new IdempotencyGuard(
+    { store: site.store, readModel: site.readModel, clock: site.clock, metadata: site.metadata, settle: site.settle, apiRoot: site.apiRoot, log: (message, detail) => console.error(message, detail ?? '') },
+    { ttlMs: site.settings.idempotencyTtlMs },
+  );
+  dispatcher = new Dispatcher(all, { apiRoot: site.apiRoot, guard: (request, endpoint, serve) => idempotency.guard(request, endpoint, serve) });
+  // A lost answer is made again by reading what the request changed, as its caller, in the edit context.
+  idempotency.present = (request, path) =>
+    dispatcher!.dispatch({ method: 'GET', path, query: { context: 'edit' }, json: null, form: null, headers: {}, actor: request.actor, requestId: request.requestId, ip: request.ip });
   return dispatcher;
 }

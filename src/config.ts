@@ -76,6 +76,8 @@ export interface Config {
   imageMaxPixels: number;
   /** Seconds a commenter without moderate_comments waits between comments (COMMENT_FLOOD_SECONDS); 0: no flood check. */
   commentFloodSeconds: number;
+  /** How long an Idempotency-Key is kept after its request (IDEMPOTENCY_KEY_TTL_SECONDS, in ms here). */
+  idempotencyTtlMs: number;
 }
 
 export const SITE_INSTANCES = ['first', 'second'] as const;
@@ -128,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     },
     imageMaxPixels: Math.max(1, integer(env.IMAGE_MAX_PIXELS, DEFAULT_IMAGE_MAX_PIXELS, 'IMAGE_MAX_PIXELS')),
     commentFloodSeconds: integer(env.COMMENT_FLOOD_SECONDS, DEFAULT_COMMENT_FLOOD_SECONDS, 'COMMENT_FLOOD_SECONDS'),
+    idempotencyTtlMs: Math.max(1, integer(env.IDEMPOTENCY_KEY_TTL_SECONDS, 86_400, 'IDEMPOTENCY_KEY_TTL_SECONDS')) * 1000,
   };
 }
 

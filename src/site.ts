@@ -32,6 +32,7 @@ import { collectProjectorLag, createSiteMetrics, timedStore } from './metrics/si
 import type { SiteMetrics } from './metrics/siteMetrics';
 import builtInProjections from '../projections/index';
 import type { BodyLimits } from './http/requestBodies';
+import { countingKeyedAppends, keyedMetadata } from './resources/idempotency/context';
 
 export interface SiteSettings {
   siteUrl: string;
@@ -68,6 +69,8 @@ export interface SiteSettings {
   outboundAllowedHosts?: readonly AllowedHost[];
   /** Seconds between two comments of a writer without moderate_comments (default 15, as WordPress); 0: no flood check. */
   commentFloodSeconds?: number;
+  /** How long an Idempotency-Key is kept after the request that claimed it (IDEMPOTENCY_KEY_TTL_SECONDS; default 24 h). */
+  idempotencyTtlMs?: number;
 }
 
 /**
@@ -159,12 +162,14 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
   const metrics = createSiteMetrics();
   const readModelVersion = new ReadModelVersion();
   const requests = new RequestTracker(clock);
-  const store = requests.follow(timedStore(adapters.store, metrics.appendDuration));
-  const metadata = (userId: number | null, requestId: string): EventMetadata => ({
-    userId,
-    requestId,
-    at: new Date(clock.now()).toISOString(),
-  });
+  // Appends of a request with an Idempotency-Key are counted for it (src/resources/idempotency/context.ts).
+  const store = requests.follow(countingKeyedAppends(timedStore(adapters.store, metrics.appendDuration)));
+  const metadata = (userId: number | null, requestId: string): EventMetadata => {
+    const at = new Date(clock.now()).toISOString();
+    // Events appended while serving a request with an Idempotency-Key carry the key.
+    const keyed = keyedMetadata(userId, requestId);
+    return keyed === null ? { userId, requestId, at } : { userId, requestId, at, ...keyed };
+  };
   const system = () => metadata(null, `system-${randomUUID()}`);
   const projector = new Projector({
     store,

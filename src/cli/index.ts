@@ -17,7 +17,7 @@ import type { ParseArgsConfig } from 'node:util';
 import { ConfigError, loadConfig } from '../config';
 import type { Config } from '../config';
 import { openEventStore, openSite, redisTimeouts, siteProjections } from '../bootstrap';
-import type { RebuildProgress } from '../projection/runner';
+import { progressPrinter, rebuildProjections } from './rebuild';
 import { replayLog } from '../projection/replay';
 import type { ReplayPoint } from '../projection/replay';
 import { redact } from '../resources/audit/log';
@@ -245,12 +245,8 @@ async function rebuild(args: string[]): Promise<number> {
   }
   const site = await openSite(config);
   try {
-    const names = positionals.length > 0 ? [...new Set(positionals)] : site.projector.names;
-    // One after another; the old generations are deleted together once their grace is over (Projector.rebuildAll).
-    await site.projector.rebuildAll(names, showProgress, (result) => {
-      process.stderr.write('\n');
-      console.log(`${result.projection}: ${result.applied} events replayed at ${result.eventsPerSecond} events/s`);
-    });
+    // One pass over the log for all of them (src/cli/rebuild.ts).
+    await rebuildProjections(site, [...new Set(positionals)]);
     return 0;
   } finally {
     await site.close();
@@ -283,14 +279,7 @@ async function sweep(args: string[]): Promise<number> {
   }
 }
 
-/** One progress line per projection, redrawn in place: a bar, the events applied and the rate. */
-export function progressLine(p: RebuildProgress, width = 30): string {
-  const done = p.head > 0 ? Math.min(1, p.applied / p.head) : 1;
-  const bar = '#'.repeat(Math.round(done * width)).padEnd(width, '.');
-  return `${p.projection} [${bar}] ${Math.round(done * 100)}% ${p.applied} events, ${p.eventsPerSecond} events/s`;
-}
-
-const showProgress = (p: RebuildProgress) => process.stderr.write(`\r${progressLine(p)}`);
+export { progressLine } from './rebuild';
 
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -322,18 +311,8 @@ async function replay(args: string[]): Promise<number> {
   const point = replayPoint(values.until, config.timezone);
   const [projections, store] = await Promise.all([siteProjections(config), openEventStore(config)]);
   try {
-    let last = '';
-    const result = await replayLog({
-      store,
-      projections,
-      point,
-      onProgress: (p) => {
-        if (last !== '' && last !== p.projection) process.stderr.write('\n');
-        last = p.projection;
-        showProgress(p);
-      },
-    });
-    if (last !== '') process.stderr.write('\n');
+    const printer = progressPrinter();
+    const result = await replayLog({ store, projections, point, onProgress: printer.onProgress }).finally(() => printer.end());
     // Secrets (password hashes) stay out of exports, as they stay out of the audit log.
     const state = { until: { position: result.cutoff.position, time: result.cutoff.time }, collections: redact(result.collections) };
     const json = JSON.stringify(state, null, 2);

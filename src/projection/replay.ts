@@ -89,7 +89,7 @@ export interface ReplayResult {
   readModel: ReadModel;
 }
 
-/** Folds the log up to `point` through `projections`, one after the other, reporting each one's progress. */
+/** Folds the log up to `point` through `projections`, in one pass over it, reporting the progress of each. */
 export async function replayLog(options: {
   store: EventStore;
   projections: readonly Projection[];

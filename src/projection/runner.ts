@@ -42,9 +42,14 @@ export interface ProjectorStartOptions {
 
 export interface RebuildProgress {
   projection: string;
+  /** The log position folded so far (every projection of one pass is at the same one). */
   applied: number;
   head: number;
   eventsPerSecond: number;
+  /** Every projection the pass is rebuilding (a rebuild of several reads the log once for all of them). */
+  projections?: readonly string[];
+  /** Seconds until the pass reaches `head` at the rate so far; null before there is a rate. */
+  secondsLeft?: number | null;
 }
 
 interface Running {
@@ -72,6 +77,8 @@ interface Running {
    * wait for, so they need not wait for the rebuild; the other projections go on being applied meanwhile.
    */
   rebuilding?: boolean;
+  /** A staged build switched in: the pass that built it feeds it no more (the running projector takes it on). */
+  retired?: boolean;
 }
 
 /**
@@ -91,6 +98,39 @@ const OUTAGE_LONGEST_PAUSE_MS = 5_000;
 
 /** Documents a bulk rebuild holds before committing them (bounds the rebuilding process's memory). */
 const BULK_FLUSH_DOCS = 20_000;
+
+/**
+ * The progress of a rebuild pass, told for each of its projections (they are all at the same position): the position
+ * folded, the rate since the pass began, and the time left to reach the head at that rate.
+ */
+class PassProgress {
+  private readonly started = Date.now();
+  applied = 0;
+
+  constructor(
+    private readonly names: readonly string[],
+    private readonly head: number,
+    private readonly tell: (progress: RebuildProgress) => void,
+  ) {}
+
+  /** The pass has folded up to `applied`: every projection's progress is told. */
+  report(applied: number): void {
+    this.applied = applied;
+    for (const name of this.names) this.tell(this.of(name));
+  }
+
+  /** A projection's progress now (the result of its rebuild once it is switched in). */
+  final(name: string): RebuildProgress {
+    return this.of(name);
+  }
+
+  private of(projection: string): RebuildProgress {
+    const seconds = (Date.now() - this.started) / 1000;
+    const eventsPerSecond = seconds > 0 ? Math.round(this.applied / seconds) : 0;
+    const secondsLeft = eventsPerSecond > 0 ? Math.max(0, this.head - this.applied) / eventsPerSecond : null;
+    return { projection, applied: this.applied, head: this.head, eventsPerSecond, projections: this.names, secondsLeft };
+  }
+}
 
 interface Waiter {
   position: number;
@@ -139,7 +179,8 @@ export class Projector {
     // Stopped while preparing: this start is over.
     if (this.stopped) return;
     const ready = prepared.filter(({ state }) => state === 'ready').map(({ entry }) => entry);
-    const rebuilds = prepared.filter(({ state }) => state === 'rebuild').map(({ entry }) => this.rebuildAndJoin(entry));
+    const toRebuild = prepared.filter(({ state }) => state === 'rebuild').map(({ entry }) => entry);
+    const rebuilds = toRebuild.length > 0 ? [this.rebuildAndJoin(toRebuild)] : [];
     // Projections starting from the beginning of the log fill empty collections nobody reads before this resolves.
     const { readModel } = this.options;
     for (const entry of ready) if (entry.applied === 0) readModel.beginBulkLoad?.(entry.projection.collections);
@@ -213,33 +254,34 @@ export class Projector {
   }
 
   /**
-   * Rebuilds projections one after another, as `rebuild` does each, telling `onRebuilt` as each one is switched in.
-   * On a read model with generations, the replaced generations are deleted together once the grace after the last
-   * switch is over (readers of other processes may still be on them), before it answers: rebuilding n projections
-   * waits for one grace, not n, and deletes nothing while the builds run (retire).
+   * Rebuilds projections in one pass over the log: it is read (and parsed) once, and every projection folds its part of
+   * each batch. On a read model with generations each projection is built into a staged generation of its own, and
+   * once the pass has caught up each is switched in on its own, atomically, telling `onRebuilt` as it is; the replaced
+   * generations are deleted together once the grace after the last switch is over (readers of other processes may
+   * still be on them), before it answers: one grace in all, and nothing deleted while the pass runs (retire). Without
+   * generations, their collections are cleared and refolded together. A projection whose fold fails is left as it was
+   * (its staged generation abandoned) while the others carry on; the failure is thrown once they are done.
    */
   async rebuildAll(names: readonly string[], onProgress?: (progress: RebuildProgress) => void, onRebuilt?: (progress: RebuildProgress) => void): Promise<RebuildProgress[]> {
-    const entries = names.map((name) => {
+    const entries = [...new Set(names)].map((name) => {
       const entry = this.running.get(name);
       if (!entry) throw new Error(`no projection named "${name}"`);
       return entry;
     });
-    const results: RebuildProgress[] = [];
+    if (entries.length === 0) return [];
+    if (!this.options.readModel.generations) return this.rebuildInPlace(entries, onProgress, onRebuilt);
     const retired: { projection: Projection; generation: number }[] = [];
     let retiring: Promise<void> = Promise.resolve();
+    let outcome: { results: RebuildProgress[]; failure: unknown };
     try {
-      for (const entry of entries) {
-        let progress: RebuildProgress;
-        if (this.options.readModel.generations) {
-          const built = await this.buildGeneration(entry.projection, onProgress);
-          retired.push({ projection: entry.projection, generation: built.retired });
-          progress = built.progress;
-        } else {
-          progress = await this.rebuildInPlace(entry, onProgress);
-        }
-        results.push(progress);
-        onRebuilt?.(progress);
-      }
+      outcome = await this.buildGenerations(
+        entries.map((entry) => entry.projection),
+        onProgress,
+        (progress, generation) => {
+          retired.push({ projection: this.running.get(progress.projection)!.projection, generation });
+          onRebuilt?.(progress);
+        },
+      );
     } finally {
       // Also after a failed build: the generations already replaced go. Caught here, reported below: a deletion that
       // fails still fails a rebuild that built.
@@ -247,37 +289,42 @@ export class Projector {
       await retiring.catch(() => undefined);
     }
     await retiring;
-    return results;
+    if (outcome.failure !== undefined) throw outcome.failure;
+    return outcome.results;
   }
 
-  /** A rebuild on a read model without generations: the projection's documents are cleared, then folded anew. */
-  private async rebuildInPlace(entry: Running, onProgress?: (progress: RebuildProgress) => void): Promise<RebuildProgress> {
-    const name = entry.projection.name;
-    await this.leaveShared(entry);
-    await entry.subscription?.close();
-    entry.subscription = null;
-    // Writes stop waiting for it until it has caught up (its documents are partial meanwhile).
-    entry.rebuilding = true;
-    entry.applied = 0;
-    entry.failed = null;
-    await this.options.readModel.reset(name, entry.projection.collections);
-    const head = await this.options.store.headPosition();
-    const started = Date.now();
-    let last: RebuildProgress = { projection: name, applied: 0, head, eventsPerSecond: 0 };
-    this.options.readModel.beginBulkLoad?.(entry.projection.collections);
-    try {
-      await this.subscribe(entry, 0, (applied) => {
-        const seconds = (Date.now() - started) / 1000;
-        last = { projection: name, applied, head, eventsPerSecond: seconds > 0 ? Math.round(applied / seconds) : 0 };
-        onProgress?.(last);
-        this.options.onRebuildProgress?.(last);
-      });
-    } finally {
-      this.options.readModel.endBulkLoad?.();
-      entry.rebuilding = false;
+  /**
+   * A rebuild on a read model without generations: the projections' documents are cleared, then folded anew from one
+   * subscription, which goes on feeding them afterwards.
+   */
+  private async rebuildInPlace(entries: Running[], onProgress?: (progress: RebuildProgress) => void, onRebuilt?: (progress: RebuildProgress) => void): Promise<RebuildProgress[]> {
+    const { readModel, store } = this.options;
+    for (const entry of entries) {
+      await this.leaveShared(entry);
+      await entry.subscription?.close();
+      entry.subscription = null;
+      // Writes stop waiting for it until it has caught up (its documents are partial meanwhile).
+      entry.rebuilding = true;
+      entry.applied = 0;
+      entry.failed = null;
+      await readModel.reset(entry.projection.name, entry.projection.collections);
     }
-    const seconds = (Date.now() - started) / 1000;
-    return { ...last, eventsPerSecond: seconds > 0 ? Math.round(last.applied / seconds) : 0 };
+    const pass = new PassProgress(entries.map((entry) => entry.projection.name), await store.headPosition(), (progress) => {
+      onProgress?.(progress);
+      this.options.onRebuildProgress?.(progress);
+    });
+    for (const entry of entries) readModel.beginBulkLoad?.(entry.projection.collections);
+    try {
+      await this.subscribePass(entries, true, (applied) => pass.report(applied));
+    } finally {
+      readModel.endBulkLoad?.();
+      for (const entry of entries) entry.rebuilding = false;
+    }
+    const failed = entries.find((entry) => entry.failed !== null);
+    const results = entries.filter((entry) => entry.failed === null).map((entry) => pass.final(entry.projection.name));
+    for (const result of results) onRebuilt?.(result);
+    if (failed) throw failed.failed;
+    return results;
   }
 
   async stop(): Promise<void> {
@@ -303,7 +350,7 @@ export class Projector {
   private async startOne(entry: Running): Promise<void> {
     const state = await this.prepare(entry);
     if (state === 'ready') await this.subscribe(entry, entry.applied);
-    else if (state === 'rebuild') await this.rebuildAndJoin(entry);
+    else if (state === 'rebuild') await this.rebuildAndJoin([entry]);
   }
 
   /**
@@ -339,27 +386,55 @@ export class Projector {
   }
 
   /**
-   * Rebuilds a projection whose version changed into a staged generation (its old documents keep serving, as they
-   * were), switches readers to it, then feeds it from a subscription of its own. Until it has caught up there, writes
-   * do not wait for it.
+   * Rebuilds projections whose version changed into staged generations (their old documents keep serving, as they
+   * were), in one pass over the log; switches readers to each once the pass has caught up, then feeds each from a
+   * subscription of its own. Until one has caught up there, writes do not wait for it.
    */
-  private async rebuildAndJoin(entry: Running): Promise<void> {
-    const { projection } = entry;
-    entry.rebuilding = true;
-    try {
-      const { retired } = await this.buildGeneration(projection);
-      this.retire([{ projection, generation: retired }]).catch((error) => this.options.log?.(`projection ${projection.name}: old documents not deleted`, error));
-      if (this.stopped) return;
-      const state = await this.prepare(entry);
-      if (state === 'ready') await this.subscribe(entry, entry.applied);
-      else if (state === 'rebuild') throw new Error(`projection ${projection.name}: the rebuilt generation was replaced by one of another version`);
-    } catch (error) {
+  private async rebuildAndJoin(entries: readonly Running[]): Promise<void> {
+    for (const entry of entries) entry.rebuilding = true;
+    const joins: Promise<void>[] = [];
+    const stopped = (entry: Running, error: unknown) => {
       entry.failed = error;
-      this.options.log?.(`projection ${projection.name} stopped`, error);
-      throw error;
-    } finally {
       entry.rebuilding = false;
+      this.options.log?.(`projection ${entry.projection.name} stopped`, error);
+    };
+    const join = async (entry: Running): Promise<void> => {
+      const { projection } = entry;
+      try {
+        if (this.stopped) return;
+        const state = await this.prepare(entry);
+        if (state === 'ready') await this.subscribe(entry, entry.applied);
+        else if (state === 'rebuild') throw new Error(`projection ${projection.name}: the rebuilt generation was replaced by one of another version`);
+      } catch (error) {
+        stopped(entry, error);
+        throw error;
+      } finally {
+        entry.rebuilding = false;
+      }
+    };
+    let built: { results: RebuildProgress[]; failure: unknown };
+    try {
+      built = await this.buildGenerations(
+        entries.map((entry) => entry.projection),
+        undefined,
+        (progress, generation) => {
+          const entry = this.running.get(progress.projection)!;
+          this.retire([{ projection: entry.projection, generation }]).catch((error) => this.options.log?.(`projection ${progress.projection}: old documents not deleted`, error));
+          joins.push(join(entry));
+        },
+      );
+    } catch (error) {
+      for (const entry of entries) if (entry.rebuilding) stopped(entry, error);
+      throw error;
     }
+    if (built.failure !== undefined) {
+      const switched = new Set(built.results.map((result) => result.projection));
+      for (const entry of entries) if (!switched.has(entry.projection.name)) stopped(entry, built.failure);
+    }
+    const outcomes = await Promise.allSettled(joins);
+    if (built.failure !== undefined) throw built.failure;
+    const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   /**
@@ -461,50 +536,138 @@ export class Projector {
     await this.sharedDelivery.catch(() => undefined);
   }
 
-  /** Builds the projection into a staged generation from the whole log, then switches readers to it. */
-  private async buildGeneration(projection: Projection, onProgress?: (progress: RebuildProgress) => void): Promise<{ progress: RebuildProgress; retired: number }> {
+  /**
+   * Builds projections into staged generations of their own in one pass over the log (read and parsed once; each
+   * projection folds its part of every batch, in memory, and flushes in bulk), then switches readers to each, one at a
+   * time, each atomically with its checkpoint; `onBuilt` is told each switch and the generation it retired. A projection
+   * whose fold or flush fails is abandoned and the others go on: the first such failure is returned with the results of
+   * those switched in. Only a failure to read the log (or to stage) is thrown.
+   */
+  private async buildGenerations(
+    projections: readonly Projection[],
+    onProgress: ((progress: RebuildProgress) => void) | undefined,
+    onBuilt: (progress: RebuildProgress, retired: number) => void,
+  ): Promise<{ results: RebuildProgress[]; failure: unknown }> {
     const { readModel, store } = this.options;
     const generations = readModel.generations!;
-    const generation = await generations.stageGeneration(projection.name, projection.collections);
-    const staged: Running = { projection, applied: 0, subscription: null, shared: false, failed: null, generation, bulk: new Map() };
-    const head = await store.headPosition();
-    const started = Date.now();
-    let progress: RebuildProgress = { projection: projection.name, applied: 0, head, eventsPerSecond: 0 };
-    let promoted = false;
+    const builds: { staged: Running; promoted: boolean }[] = [];
+    const results: RebuildProgress[] = [];
+    let failure: unknown;
     try {
-      await this.subscribe(staged, 0, (applied) => {
-        const seconds = (Date.now() - started) / 1000;
-        progress = { projection: projection.name, applied, head, eventsPerSecond: seconds > 0 ? Math.round(applied / seconds) : 0 };
+      for (const projection of projections) {
+        const generation = await generations.stageGeneration(projection.name, projection.collections);
+        builds.push({ staged: { projection, applied: 0, subscription: null, shared: false, failed: null, generation, bulk: new Map() }, promoted: false });
+      }
+      const staged = builds.map((build) => build.staged);
+      const pass = new PassProgress(projections.map((projection) => projection.name), await store.headPosition(), (progress) => {
         onProgress?.(progress);
         this.options.onRebuildProgress?.(progress);
-      }, false);
-      // Caught up: what is folded is committed, and the rest of the log is followed batch by batch.
-      await this.serially(staged, async () => {
-        const position = staged.bulkPosition;
-        staged.bulkPosition = undefined;
-        if (position !== undefined) await this.flushBulk(staged, position);
-        staged.bulk = undefined;
       });
-      // The rate counts the last flush too (the batches before it were only folded).
-      const seconds = (Date.now() - started) / 1000;
-      progress = { ...progress, eventsPerSecond: seconds > 0 ? Math.round(progress.applied / seconds) : 0 };
-      onProgress?.(progress);
-      this.options.onRebuildProgress?.(progress);
-      for (;;) {
-        if (staged.failed) throw staged.failed;
-        const outcome = await generations.promote(projection.name, generation, projection.collections);
-        if (outcome !== 'behind') {
-          promoted = true;
-          return { progress, retired: outcome.retired };
+      await this.subscribePass(staged, false, (applied) => pass.report(applied));
+      // Caught up: what is folded is committed, and the rest of the log is followed batch by batch.
+      await Promise.all(
+        staged.map((entry) =>
+          this.serially(entry, async () => {
+            const position = entry.bulkPosition;
+            entry.bulkPosition = undefined;
+            if (position !== undefined && entry.failed === null) await this.flushBulk(entry, position);
+            entry.bulk = undefined;
+          }).catch((error) => this.buildFailed(entry, error)),
+        ),
+      );
+      // The rate counts the last flushes too (the batches before them were only folded).
+      pass.report(pass.applied);
+      for (const build of builds) {
+        const { staged: entry } = build;
+        const { projection } = entry;
+        for (;;) {
+          if (entry.failed !== null) break;
+          // Between two batches of its own, and none of its batches committed after: the switched generation is the
+          // running projector's from then on.
+          const outcome = await this.serially(entry, async () => {
+            const promoted = await generations.promote(projection.name, entry.generation!, projection.collections);
+            if (promoted !== 'behind') entry.retired = true;
+            return promoted;
+          }).catch((error: unknown) => {
+            this.buildFailed(entry, error);
+            return null;
+          });
+          if (outcome === null) break;
+          if (outcome !== 'behind') {
+            build.promoted = true;
+            const progress = pass.final(projection.name);
+            results.push(progress);
+            onBuilt(progress, outcome.retired);
+            break;
+          }
+          // The live projector is ahead: follow the log a little longer, then try again.
+          const live = (await readModel.checkpoint(projection.name))?.position ?? 0;
+          while (entry.applied < live && entry.failed === null) await new Promise((resolve) => setTimeout(resolve, 20));
         }
-        // The live projector is ahead: follow the log a little longer, then try again.
-        const live = (await readModel.checkpoint(projection.name))?.position ?? 0;
-        while (staged.applied < live && !staged.failed) await new Promise((resolve) => setTimeout(resolve, 20));
+        if (entry.failed !== null) failure ??= entry.failed;
       }
+      return { results, failure };
     } finally {
-      await staged.subscription?.close();
-      if (!promoted) await generations.abandonGeneration?.(projection.name, generation).catch(() => undefined);
+      await builds[0]?.staged.subscription?.close();
+      await Promise.all(builds.filter((build) => !build.promoted).map(({ staged }) => generations.abandonGeneration?.(staged.projection.name, staged.generation!).catch(() => undefined)));
     }
+  }
+
+  /** A projection of a rebuild pass failed: it is fed no more, and its staged generation is abandoned. */
+  private buildFailed(entry: Running, error: unknown): void {
+    if (entry.failed !== null) return;
+    entry.failed = error;
+    this.options.log?.(`projection ${entry.projection.name}: rebuild failed`, error);
+  }
+
+  /**
+   * One subscription from the start of the log for the projections of a rebuild pass: each batch is read once, and
+   * each projection folds it (after its previous batch: serially), concurrently with the others. Resolves once caught
+   * up with the log as it was; the subscription goes on feeding them (every entry's `subscription` is this one). A
+   * projection whose fold fails is fed no more; `live` decides how (as a live projection's failure, or a build's).
+   * Each projection of a staged pass flushes on its own once it holds BULK_FLUSH_DOCS documents (a flush of documents
+   * already flushed once rewrites them through the commit script, slower than a first write).
+   */
+  private subscribePass(entries: readonly Running[], live: boolean, onApplied: (applied: number) => void): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let caughtUp = false;
+      const subscription = this.options.store.subscribeToAll({
+        after: 0,
+        maxBatchSize: this.options.maxBatchSize ?? 1000,
+        // Only what some projection folds needs reading (the store may leave the rest out).
+        types: [...new Set(entries.flatMap((entry) => entry.projection.handles))],
+        onEvents: async (events) => {
+          const feeding = entries.filter((entry) => entry.failed === null && entry.retired !== true);
+          const failed = (entry: Running, error: unknown) => {
+            if (!live) this.buildFailed(entry, error);
+            else if (this.failed(entry, error, true)) entry.rebuilding = false;
+          };
+          // A projection switched in while this batch waited behind the switch is not fed it.
+          await Promise.all(
+            feeding.map((entry) => this.serially(entry, () => (entry.retired === true ? Promise.resolve() : this.apply(entry, events, live))).catch((error) => failed(entry, error))),
+          );
+          onApplied(events[events.length - 1]!.position);
+          // A pass into staged generations folds in memory, mostly without I/O, and a store that reads synchronously
+          // (SQLite) would then hold the thread from batch to batch: timers and I/O (the lease's renewals, the other
+          // projections' applies, requests) get their turn between batches.
+          if (!live) await new Promise((resolve) => setImmediate(resolve));
+        },
+        onCaughtUp: () => {
+          caughtUp = true;
+          resolve();
+        },
+        onError: (error) => {
+          // Reading the log failed: every projection of the pass stops.
+          for (const entry of entries) {
+            if (!live) this.buildFailed(entry, error);
+            else if (entry.failed === null) entry.failed = error;
+          }
+          this.options.log?.('projector: reading the log for a rebuild failed', error);
+          if (!caughtUp) reject(error);
+        },
+      });
+      for (const entry of entries) entry.subscription = subscription;
+    });
   }
 
   /**
@@ -566,7 +729,7 @@ export class Projector {
   }
 
   /** Runs `task` after the entry's previous applies and flushes (a bulk flush must not overtake a batch). */
-  private serially(entry: Running, task: () => Promise<void>): Promise<void> {
+  private serially<T>(entry: Running, task: () => Promise<T>): Promise<T> {
     const next = (entry.chain ?? Promise.resolve()).then(task);
     entry.chain = next.catch(() => undefined);
     return next;

@@ -67,10 +67,15 @@ export function batchRoute(dispatcher: () => Dispatcher): RouteDefinition {
           const responses: Envelope[] = [];
           // Sequentially, like WordPress: a later request may depend on an earlier one's effect.
           for (let i = 0; i < requests.length; i++) {
-            // A request prepared before its predecessors ran is prepared again now, against the current state
-            // (its permission too: WordPress checks it when the request runs).
-            const fresh = i === 0 ? prepared[0]! : await prepareForBatch(d, requests[i]!);
-            responses.push('matched' in fresh ? envelope(withFields(await d.execute(fresh), requests[i]!)) : fresh);
+            const request = requests[i]!;
+            const serve = async (served: RestRequest): Promise<RestResult> => {
+              // A request prepared before its predecessors ran is prepared again now, against the current state
+              // (its permission too: WordPress checks it when the request runs).
+              const fresh = i === 0 && served === request ? prepared[0]! : await prepareForBatch(d, served);
+              return 'matched' in fresh ? withFields(await d.execute(fresh), request) : unenveloped(fresh);
+            };
+            // A sub-request with its own Idempotency-Key header is run once per key, as over HTTP.
+            responses.push(envelope(await d.guarded(request, serve, true)));
           }
           return { status: 207, body: { responses } };
         },
@@ -78,6 +83,9 @@ export function batchRoute(dispatcher: () => Dispatcher): RouteDefinition {
     ],
   };
 }
+
+/** A refusal's envelope as the result it was made from (enveloping it again gives the same envelope). */
+const unenveloped = (refusal: Envelope): RestResult => ({ status: refusal.status, body: refusal.body, headers: Array.isArray(refusal.headers) ? {} : refusal.headers });
 
 function toRequest(sub: SubRequest, parent: RestRequest): RestRequest {
   const questionMark = sub.path.indexOf('?');

@@ -18,6 +18,13 @@ import type { Endpoint, HandlerContext, Method, RestRequest, RestResult, RouteDe
 import { isPromise } from '../core/maybeAsync';
 import type { MaybeAsync } from '../core/maybeAsync';
 
+/**
+ * Runs a request's `serve` (the whole pipeline; the guard may give it the request with another request id) or answers
+ * for it: how safe retries wrap requests. `endpoint`: the one the request matched, null when none (or none the guard
+ * may wrap).
+ */
+export type RequestGuard = (request: RestRequest, endpoint: Endpoint | null, serve: (request: RestRequest) => MaybeAsync<RestResult>) => MaybeAsync<RestResult>;
+
 interface CompiledRoute {
   definition: RouteDefinition;
   pattern: RegExp;
@@ -101,7 +108,7 @@ export class Dispatcher {
 
   constructor(
     readonly routes: readonly RouteDefinition[],
-    private readonly options: { apiRoot: string },
+    private readonly options: { apiRoot: string; guard?: RequestGuard },
   ) {
     this.compiled = routes.map((definition) => ({ definition, pattern: compileRoutePattern(definition.path), prefix: literalPrefix(definition.path) }));
   }
@@ -205,6 +212,22 @@ export class Dispatcher {
   /** `dispatch`, at once when no step had to wait (a read answered from memory), else a promise of it. */
   answer(request: RestRequest, options: { embed?: boolean } = {}): MaybeAsync<RestResult> {
     if (request.method === 'OPTIONS') return this.options_(request);
+    return this.guarded(request, (guarded) => this.answerUnguarded(guarded, options));
+  }
+
+  /**
+   * `serve` for the request, through the guard when one is set and the request carries an `Idempotency-Key` (safe
+   * retries: src/resources/idempotency/guard.ts); batch sub-requests pass through it one by one. `batch`: only
+   * endpoints that allow batches are guarded.
+   */
+  guarded(request: RestRequest, serve: (request: RestRequest) => MaybeAsync<RestResult>, batch = false): MaybeAsync<RestResult> {
+    const guard = this.options.guard;
+    if (guard === undefined || request.headers['idempotency-key'] === undefined) return serve(request);
+    const endpoint = this.match(normalisePath(request.path), request.method)?.endpoint ?? null;
+    return guard(request, batch && endpoint?.allowBatch !== true ? null : endpoint, serve);
+  }
+
+  private answerUnguarded(request: RestRequest, options: { embed?: boolean }): MaybeAsync<RestResult> {
     const prepared = this.prepare(request);
     if (isPromise(prepared)) return prepared.then((ready) => this.answerPrepared(request, ready, options));
     return this.answerPrepared(request, prepared, options);

@@ -115,6 +115,11 @@ export interface Endpoint {
    * itself still runs the rule, whose refusal is the answer.
    */
   signedInOnly?: boolean;
+  /**
+   * Its answer holds a secret shown only once (a new application password). An `Idempotency-Key` is not honoured
+   * on it: the answer would be kept in the event log to be replayed (src/resources/idempotency/guard.ts).
+   */
+  answersSecret?: boolean;
 }
 
 export interface RouteDefinition {

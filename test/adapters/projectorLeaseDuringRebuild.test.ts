@@ -56,7 +56,7 @@ test('the holder renews its lease while it rebuilds; the standby stays on standb
     await v1.start();
     await v1.stop();
 
-    // The rebuild's own subscription (it names no event types) is held at its first batch until released.
+    // The rebuild's own subscription (from the start of the log) is held at its first batch until released.
     const gate = holdRebuild(store);
     release = gate.release;
     const gated = gate.store;

@@ -272,9 +272,9 @@ test('rebuilding several projections waits for one grace: the old generations ar
       if (progress.projection === 'others') switchedOthersAt = performance.now();
     },
   );
-  // Built one after the other, then both old generations deleted, asked for together once the grace after the last
-  // switch was over (not the first one's during the second build), both before the rebuild answered.
-  assert.equal(events, ['building notes', 'switched notes', 'building others', 'switched others', 'dropped notes 0 and others 0']);
+  // Built together in one pass over the log, switched in one after the other, then both old generations deleted, asked
+  // for together once the grace after the last switch was over, both before the rebuild answered.
+  assert.equal(events, ['building notes', 'building others', 'switched notes', 'switched others', 'dropped notes 0 and others 0']);
   assert.ok(dropsAt[0]! - switchedOthersAt >= GRACE_MS - 5, `deleted ${dropsAt[0]! - switchedOthersAt} ms after the last switch`);
   assert.equal(await redis.keys(`${prefix}c:*`), [], 'generation 0 of both is gone');
   assert.equal(results.map((result) => [result.projection, result.applied]), [['notes', 2], ['others', 2]]);

@@ -4,7 +4,7 @@
  * waits only for them: a post created meanwhile is answered at once, and correctly. The rebuilt projection catches up
  * with those writes once it is switched in; nothing is lost.
  *
- * The rebuild's own subscription (the only one that names no event types) is held at its first batch until the test
+ * The rebuild's own subscription (the only one from the start of the log) is held at its first batch until the test
  * releases it, or until a safety release long after any prompt answer: a write that waits for the rebuild answers
  * only after that release, which the test sees.
  */

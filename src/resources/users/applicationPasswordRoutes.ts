@@ -55,6 +55,8 @@ export function applicationPasswordRoutes(site: Site): RouteDefinition[] {
           permission: mayManage('rest_cannot_create_application_passwords', 'Sorry, you are not allowed to create application passwords for this user.'),
           // This rule and the other writes' pass only for the user themselves or with a capability: never anonymously.
           signedInOnly: true,
+          // The new password is shown once: no answer of this endpoint is kept for a retry.
+          answersSecret: true,
           handle: async (ctx) => {
             const user = await targetUser(site, ctx);
             const name = typeof ctx.params.name === 'string' ? sanitizeName(ctx.params.name) : '';
