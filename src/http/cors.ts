@@ -11,15 +11,16 @@
  * request header (WordPress accepts the override but leaves it out of the list, so a browser cannot send it
  * cross-origin), `Allow` is exposed (the block editor reads it to decide what the user may do), and so is
  * `Retry-After` (sent with the 429 of throttled sign-ins and the 503 of a busy or unavailable site, which WordPress
- * does not have: a page on another origin could read the status but not how long to wait).
+ * does not have: a page on another origin could read the status but not how long to wait). `Idempotency-Key` and
+ * `Idempotent-Replayed`, palimpsest's own safe retries, are allowed and exposed likewise.
  * No library: the `cors` middlewares of the ecosystem answer preflights themselves (with 204) and are koa or
  * express middleware; WordPress answers preflights through the route, which this keeps.
  */
 
 /** The header lines every API answer carries, flat (name, value, …). */
 export const CORS_FIXED_HEADERS: readonly string[] = [
-  'Access-Control-Expose-Headers', 'X-WP-Total, X-WP-TotalPages, Link, Allow, Retry-After',
-  'Access-Control-Allow-Headers', 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override',
+  'Access-Control-Expose-Headers', 'X-WP-Total, X-WP-TotalPages, Link, Allow, Retry-After, Idempotent-Replayed',
+  'Access-Control-Allow-Headers', 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override, Idempotency-Key',
   'Vary', 'Origin',
 ];
 

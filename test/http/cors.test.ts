@@ -32,7 +32,7 @@ function assertNoOrigin(response: TestResponse, what: string): void {
   assert.is(response.headers.get('access-control-allow-methods'), null, what);
   // The request-independent lines are there all the same, as in WordPress.
   assert.is(response.headers.get('vary'), 'Origin', what);
-  assert.is(response.headers.get('access-control-expose-headers'), 'X-WP-Total, X-WP-TotalPages, Link, Allow, Retry-After', what);
+  assert.is(response.headers.get('access-control-expose-headers'), 'X-WP-Total, X-WP-TotalPages, Link, Allow, Retry-After, Idempotent-Replayed', what);
 }
 
 const any = suite('CORS, any origin (the default)');
@@ -50,10 +50,10 @@ any('a read with an Origin gets it echoed, with the methods, credentials, and th
   const response = await t.request('GET', '/core/v2/posts', { headers: { origin: FRONT } });
   assert.is(response.status, 200);
   assertEchoes(response, FRONT, 'GET');
-  assert.is(response.headers.get('access-control-expose-headers'), 'X-WP-Total, X-WP-TotalPages, Link, Allow, Retry-After');
+  assert.is(response.headers.get('access-control-expose-headers'), 'X-WP-Total, X-WP-TotalPages, Link, Allow, Retry-After, Idempotent-Replayed');
   assert.is(
     response.headers.get('access-control-allow-headers'),
-    'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override',
+    'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override, Idempotency-Key',
   );
 });
 
