@@ -98,6 +98,9 @@ const offline: HttpFetcher = { request: async (url) => Promise.reject(new Error(
 export async function startTestSite(options: TestSiteOptions = {}): Promise<TestSite> {
   const clock = manualClock(options.now ?? Date.parse('2024-05-01T12:00:00Z'));
   const server = http.createServer();
+  // As the real server (src/main.ts): idle connections are kept long past the client's own keep-alive, so a loaded
+  // machine whose timers fire late never has the server close a socket the client is just reusing.
+  server.keepAliveTimeout = 65_000;
   answerClientErrors(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
