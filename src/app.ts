@@ -20,7 +20,8 @@ import { serializeBody } from './rest/serialized';
 import type { RestRequest, RestResult } from './rest/route';
 import { invalidJsonpCallback, jsonpBody, jsonpCallback } from './rest/jsonp';
 import { operationalResponse } from './health/endpoints';
-import { serveUpload } from './resources/media/http';
+import { reportUnavailable, serveUpload } from './resources/media/http';
+import { BlobStoreUnavailableError } from './ports/blobStore';
 import { BodyGate, DEFAULT_BODY_LIMITS, bodyKind, bodyTooLarge, bodyToFile, busy, declaredOver, discardUnread, defaultBodyDir, hasBody, limitFor, parseMultipartToDisk, readSmallBody, removeBodyFiles } from './http/requestBodies';
 import type { BodyLimits } from './http/requestBodies';
 import { UPLOADS_PATH } from './resources/media/present';
@@ -125,12 +126,12 @@ export function createApp(site: Site): App {
   const serveOutside = async (ctx: Koa.Context): Promise<boolean> => {
     if (ctx.path === authorizePath && (await serveAuthorizationPage(site, ctx))) return true;
     // Uploaded files, read-only (src/resources/media/http.ts).
-    const upload = ctx.path.startsWith(uploadsPrefix) ? await serveUpload(site, ctx.method, ctx.path) : null;
+    const upload = ctx.path.startsWith(uploadsPrefix) ? await serveUpload(site, ctx.method, ctx.path, ctx.headers) : null;
     if (upload) {
       ctx.status = upload.status;
-      ctx.type = upload.type;
-      ctx.set('X-Content-Type-Options', 'nosniff');
-      ctx.body = upload.body;
+      ctx.set(upload.headers);
+      // Koa streams the file and destroys the stream when the answer ends or the client goes; a HEAD sends no body.
+      if (upload.body !== null) ctx.body = upload.body;
       return true;
     }
     // The embed view an oEmbed frame shows (src/resources/oembed/local.ts).
@@ -168,6 +169,12 @@ export function createApp(site: Site): App {
         // An outage is no fault of this process: one line, no stack.
         console.error(`[${requestId}] ${ctx.method} ${ctx.url}: ${error.message}`);
         return { ...errorResult(outageError(error, inFlight)), headers: { ...OUTAGE_HEADERS } };
+      }
+      // Nothing was recorded for the request: the client may send it again.
+      if (error instanceof BlobStoreUnavailableError) {
+        reportUnavailable(error);
+        ctx.set('Retry-After', String(error.retryAfterSeconds));
+        return errorResult(restError('rest_media_store_unavailable', 'The media store is not available. Try again shortly.', 503));
       }
       console.error(`[${requestId}] ${ctx.method} ${ctx.url}`, error);
       return errorResult(restError('internal_server_error', 'There has been a critical error on this site.', 500));
