@@ -20,7 +20,8 @@ import { serializeBody } from './rest/serialized';
 import type { RestRequest, RestResult } from './rest/route';
 import { invalidJsonpCallback, jsonpBody, jsonpCallback } from './rest/jsonp';
 import { operationalResponse } from './health/endpoints';
-import { reportUnavailable, serveUpload } from './resources/media/http';
+import { serveUpload } from './resources/media/http';
+import { reportUnavailable } from './resources/media/outage';
 import { BlobStoreUnavailableError } from './ports/blobStore';
 import { BodyGate, DEFAULT_BODY_LIMITS, bodyKind, bodyTooLarge, bodyToFile, busy, declaredOver, discardUnread, defaultBodyDir, hasBody, limitFor, parseMultipartToDisk, readSmallBody, removeBodyFiles } from './http/requestBodies';
 import type { BodyLimits } from './http/requestBodies';
@@ -172,7 +173,7 @@ export function createApp(site: Site): App {
       }
       // Nothing was recorded for the request: the client may send it again.
       if (error instanceof BlobStoreUnavailableError) {
-        reportUnavailable(error);
+        reportUnavailable(site, error);
         ctx.set('Retry-After', String(error.retryAfterSeconds));
         return errorResult(restError('rest_media_store_unavailable', 'The media store is not available. Try again shortly.', 503));
       }

@@ -15,6 +15,7 @@ import type { BlobInfo, BlobRange } from '../../ports/blobStore';
 import { BlobStoreUnavailableError, isSafeBlobKey } from '../../ports/blobStore';
 import { contentTypeOf } from './files';
 import { UPLOADS_PATH } from './present';
+import { reportUnavailable } from './outage';
 
 export interface UploadResponse {
   status: number;
@@ -57,7 +58,7 @@ export async function serveUpload(site: Site, method: string, path: string, head
     };
   } catch (error) {
     if (error instanceof BlobStoreUnavailableError) {
-      reportUnavailable(error);
+      reportUnavailable(site, error);
       return { status: 503, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Retry-After': String(error.retryAfterSeconds) }, body: 'Service Unavailable' };
     }
     throw error;
@@ -111,24 +112,8 @@ export function requestedRange(headers: IncomingHttpHeaders, info: BlobInfo): Bl
     return { start: Math.max(0, size - length), end: size - 1 };
   }
   const start = Number(match[1]);
-  const end = match[2] === '' ? size - 1 : Number(match[2]);
-  if (end < start) return null;
+  // A last byte before the first is not a range at all.
+  if (match[2] !== '' && Number(match[2]) < start) return null;
   if (start >= size) return 'unsatisfiable';
-  return { start, end: Math.min(end, size - 1) };
-}
-
-const REPORT_EVERY_MS = 10_000;
-let lastReport = 0;
-let unreported = 0;
-
-/** Logs an outage of the media store, at most once per 10 s with the count of failures in between. */
-export function reportUnavailable(error: BlobStoreUnavailableError): void {
-  const now = Date.now();
-  if (now - lastReport < REPORT_EVERY_MS) {
-    unreported++;
-    return;
-  }
-  console.error(`${error.message}${unreported > 0 ? ` (and ${unreported} more failures since the last report)` : ''}`);
-  lastReport = now;
-  unreported = 0;
+  return { start, end: match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1) };
 }

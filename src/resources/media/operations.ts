@@ -21,7 +21,8 @@ import { DEFAULT_IMAGE_MAX_PIXELS } from './sharp';
 import type { Modifier, UploadedContent } from './files';
 import { readImageMeta } from './imageMeta';
 import type { BlobBody } from '../../ports/blobStore';
-import { blobSize } from '../../ports/blobStore';
+import { BlobStoreUnavailableError, blobSize } from '../../ports/blobStore';
+import { reportUnavailable } from './outage';
 
 export const MEDIA_SLUG_SCOPE = 'attachment';
 
@@ -195,7 +196,11 @@ export async function updateAttachment(site: Site, id: number, sent: AttachmentI
   }
 }
 
-/** Deletes an attachment for good: the event first, then its files (a failure there leaves orphans, which are harmless). */
+/**
+ * Deletes an attachment for good: the event first, then its files. A blob store out of reach refuses the delete
+ * before anything is recorded (BlobStoreUnavailableError), so that the files of an attachment deleted in an outage
+ * are not left served; a removal that still fails leaves orphans for `palimpsest media sweep`.
+ */
 export async function deleteAttachment(site: Site, id: number, actor: Actor, requestId: string): Promise<MediaWriteOutcome & { previous: AttachmentFields }> {
   const metadata = site.metadata(actor.id, requestId);
   let previous: AttachmentFields | null = null;
@@ -204,6 +209,7 @@ export async function deleteAttachment(site: Site, id: number, actor: Actor, req
     mediaDecider,
     async (state: MediaState): Promise<MediaCommand> => {
       previous = state.attachment;
+      if (previous) await site.blobs.stat(previous.media_details.file);
       return { kind: 'delete', id };
     },
     metadata,
@@ -212,7 +218,12 @@ export async function deleteAttachment(site: Site, id: number, actor: Actor, req
   if (!last) throw new Error('deleted an attachment without state');
   if (last.slug !== '') await site.claims.release(MEDIA_SLUG_SCOPE, last.slug, id, metadata);
   const deleted = result.events.find((event) => event.type === 'AttachmentDeleted')?.data as { files: string[] } | undefined;
-  for (const key of deleted?.files ?? []) await site.blobs.delete(key).catch(() => undefined);
+  for (const key of deleted?.files ?? []) {
+    await site.blobs.delete(key).catch((error: unknown) => {
+      if (error instanceof BlobStoreUnavailableError) reportUnavailable(site, error);
+      else console.error(`file ${key} of deleted attachment ${id} not removed (palimpsest media sweep removes it):`, error);
+    });
+  }
   return { id, state: result.state, position: result.position, previous: last };
 }
 
