@@ -157,4 +157,36 @@ partial('an append that fails removes every file the upload wrote', async () => 
   }
 });
 
+partial('sizes made by post-process are removed again when their update is not recorded', async () => {
+  const memory = createMemoryBlobStore();
+  const store = createMemoryEventStore();
+  // Stored with no sizes: this site decodes no image that large.
+  const small = await startTestSite({ blobs: memory, store, imageMaxPixels: 100 });
+  const admin = await small.createUser('admin', 'administrator');
+  const item = (await upload(small, admin, await jpeg(800, 600), 'no-sizes.jpg')).body;
+  assert.equal(await storedKeys(memory), ['2024/05/no-sizes.jpg']);
+  let failing = true;
+  const failingStore: EventStore = {
+    ...store,
+    appendToStream: (streamId, events, options) =>
+      failing && streamId.startsWith('attachment-') ? Promise.reject(new Error('the event store refused the append')) : store.appendToStream(streamId, events, options),
+  };
+  const t = await startTestSite({ blobs: memory, store: failingStore });
+  const error = console.error;
+  console.error = () => undefined;
+  try {
+    const refused = await t.request('POST', `/core/v2/media/${item.id}/post-process`, { as: admin, body: { action: 'create-image-subsizes' } });
+    assert.is(refused.status, 500);
+    assert.equal(await storedKeys(memory), ['2024/05/no-sizes.jpg']);
+    failing = false;
+    const made = await t.request('POST', `/core/v2/media/${item.id}/post-process`, { as: admin, body: { action: 'create-image-subsizes' } });
+    assert.is(made.status, 200, made.text);
+    assert.ok((await storedKeys(memory)).length > 1, 'the sizes are stored once recorded');
+  } finally {
+    console.error = error;
+    await t.close();
+    await small.close();
+  }
+});
+
 partial.run();
