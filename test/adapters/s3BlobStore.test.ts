@@ -8,6 +8,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createS3BlobStore, createS3Client } from '../../src/adapters/s3/blobStore';
 import { BlobStoreUnavailableError } from '../../src/ports/blobStore';
+import { openBlobStore } from '../../src/bootstrap';
+import { loadConfig } from '../../src/config';
 import { blobStoreContract } from '../contracts/blobStore.contract';
 import { startTestS3 } from '../support/s3';
 import type { TestS3 } from '../support/s3';
@@ -108,6 +110,26 @@ test('prefixes keep sites apart in one bucket', async () => {
   } finally {
     await one.close?.();
     await two.close?.();
+  }
+});
+
+test('BLOB_STORE=s3://… opens the bucket with the SDK\'s standard settings from the environment', async () => {
+  const saved = { ...process.env };
+  const env = { BLOB_STORE: `s3://${server.bucket}/configured/site`, AWS_ENDPOINT_URL_S3: server.endpoint, AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
+  // The SDK reads the credentials itself, from the process's environment.
+  Object.assign(process.env, env);
+  delete process.env.AWS_REGION;
+  delete process.env.AWS_PROFILE;
+  const blobs = await openBlobStore(loadConfig(env, '/srv'));
+  try {
+    assert.is(await blobs.putNew('2024/05/configured.txt', Buffer.from('configured')), true);
+    const direct = createS3BlobStore({ client: server.client(), bucket: server.bucket, prefix: 'configured/site/' });
+    assert.is((await direct.get('2024/05/configured.txt'))!.toString(), 'configured', 'under the prefix, path-style at the endpoint');
+    await direct.close?.();
+  } finally {
+    await blobs.close?.();
+    for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+    Object.assign(process.env, saved);
   }
 });
 
