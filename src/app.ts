@@ -21,8 +21,6 @@ import type { RestRequest, RestResult } from './rest/route';
 import { invalidJsonpCallback, jsonpBody, jsonpCallback } from './rest/jsonp';
 import { operationalResponse } from './health/endpoints';
 import { serveUpload } from './resources/media/http';
-import { reportUnavailable } from './resources/media/outage';
-import { BlobStoreUnavailableError } from './ports/blobStore';
 import { BodyGate, DEFAULT_BODY_LIMITS, bodyKind, bodyTooLarge, bodyToFile, busy, declaredOver, discardUnread, defaultBodyDir, hasBody, limitFor, parseMultipartToDisk, readSmallBody, removeBodyFiles } from './http/requestBodies';
 import type { BodyLimits } from './http/requestBodies';
 import { UPLOADS_PATH } from './resources/media/present';
@@ -170,12 +168,6 @@ export function createApp(site: Site): App {
         // An outage is no fault of this process: one line, no stack.
         console.error(`[${requestId}] ${ctx.method} ${ctx.url}: ${error.message}`);
         return { ...errorResult(outageError(error, inFlight)), headers: { ...OUTAGE_HEADERS } };
-      }
-      // Nothing was recorded for the request: the client may send it again.
-      if (error instanceof BlobStoreUnavailableError) {
-        reportUnavailable(site, error);
-        ctx.set('Retry-After', String(error.retryAfterSeconds));
-        return errorResult(restError('rest_media_store_unavailable', 'The media store is not available. Try again shortly.', 503));
       }
       console.error(`[${requestId}] ${ctx.method} ${ctx.url}`, error);
       return errorResult(restError('internal_server_error', 'There has been a critical error on this site.', 500));

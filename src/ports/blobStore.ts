@@ -3,7 +3,9 @@
  * (`2024/05/photo.jpg`); anything that could leave the store's root (`..`, absolute paths, backslashes,
  * control characters) is refused, so a key taken from a URL can be used as is once `isSafeBlobKey` says yes.
  * Blobs are immutable once written: an upload never overwrites another file (`putNew`). Several processes may
- * share one store (a directory on a shared volume, or an S3 bucket): `putNew` is atomic across them.
+ * share one store (a directory on a shared volume, or an S3 bucket): `putNew` is atomic across them. A store that
+ * cannot be reached or does not answer throws DependencyUnavailableError('media store') (src/ports/unavailable.ts),
+ * which the HTTP edge answers 503 with Retry-After.
  */
 import type { Readable } from 'node:stream';
 
@@ -53,22 +55,6 @@ export interface BlobStore {
   list(): AsyncIterable<BlobListing>;
   /** Releases connections, if the adapter holds any. */
   close?(): Promise<void>;
-}
-
-/**
- * The store could not be reached or did not answer (network, timeout, a 5xx, throttling, refused credentials): the
- * operation may succeed later. The HTTP edge answers it 503 with Retry-After; nothing was recorded for it.
- */
-export class BlobStoreUnavailableError extends Error {
-  override readonly name = 'BlobStoreUnavailableError';
-  constructor(
-    message: string,
-    /** How long a client should wait before trying again. */
-    readonly retryAfterSeconds = 5,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
 }
 
 const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;

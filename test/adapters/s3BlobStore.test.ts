@@ -1,13 +1,13 @@
 /**
  * The S3 blob store against a real S3 server (s3rver on a loopback port, test/support/s3.ts): the shared contract,
  * each test under a prefix of its own in one bucket, then what is the adapter's own: the refusal of a store that
- * ignores conditional writes, outages as BlobStoreUnavailableError, and a prefix that keeps sites apart.
+ * ignores conditional writes, outages as the media store's DependencyUnavailableError, and a prefix that keeps sites apart.
  */
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createS3BlobStore, createS3Client } from '../../src/adapters/s3/blobStore';
-import { BlobStoreUnavailableError } from '../../src/ports/blobStore';
+import { DependencyUnavailableError } from '../../src/ports/unavailable';
 import { openBlobStore } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config';
 import { blobStoreContract } from '../contracts/blobStore.contract';
@@ -39,7 +39,7 @@ test('a store that ignores If-None-Match is refused before anything is written',
       );
       assert.ok(refused, 'the write was accepted');
       assert.match(refused!.message, /does not honour "If-None-Match: \*"/);
-      assert.not.instance(refused, BlobStoreUnavailableError);
+      assert.not.instance(refused, DependencyUnavailableError);
     }
     assert.is(await blobs.has('2024/05/a.jpg'), false);
     const left: string[] = [];
@@ -71,8 +71,8 @@ test('while the server is down every operation fails as unavailable, and works a
     for (const [i, outcome] of outcomes.entries()) {
       assert.is(outcome.status, 'rejected', `operation ${i} did not fail`);
       const reason = (outcome as PromiseRejectedResult).reason;
-      assert.instance(reason, BlobStoreUnavailableError, `operation ${i}: ${reason}`);
-      assert.ok((reason as BlobStoreUnavailableError).retryAfterSeconds > 0);
+      assert.instance(reason, DependencyUnavailableError, `operation ${i}: ${reason}`);
+      assert.is((reason as DependencyUnavailableError).dependency, 'media store');
     }
     await s3.start();
     assert.is((await blobs.get('2024/05/kept.txt'))!.toString(), 'kept', 'nothing was lost');
@@ -90,7 +90,7 @@ test('a store that refuses the credentials is unavailable, not a fault of the re
   try {
     for (const operation of [() => blobs.stat('2024/05/a.jpg'), () => blobs.putNew('2024/05/a.jpg', Buffer.from('x'))]) {
       const error = await operation().then(() => null, (e: unknown) => e);
-      assert.instance(error, BlobStoreUnavailableError, String(error));
+      assert.instance(error, DependencyUnavailableError, String(error));
     }
   } finally {
     await blobs.close?.();

@@ -10,7 +10,7 @@ import { createS3BlobStore } from '../../src/adapters/s3/blobStore';
 import { createMemoryBlobStore } from '../../src/adapters/memory/blobStore';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
 import type { BlobStore } from '../../src/ports/blobStore';
-import { BlobStoreUnavailableError } from '../../src/ports/blobStore';
+import { DependencyUnavailableError } from '../../src/ports/unavailable';
 import type { EventStore } from '../../src/ports/eventStore';
 import { startTestSite } from '../support/testSite';
 import type { TestResponse, TestSite, TestUser } from '../support/testSite';
@@ -54,7 +54,7 @@ test('uploads, files, sub-sizes, edits and deletes answer 503 with Retry-After; 
   assertUnavailable(await upload(t!, admin!, image, 'during.jpg'), 'raw upload');
   const refused = await upload(t!, admin!, Buffer.from('text'), 'during.txt', 'text/plain');
   assertUnavailable(refused, 'text upload');
-  assert.equal(refused.body, { code: 'rest_media_store_unavailable', message: 'The media store is not available. Try again shortly.', data: { status: 503 } });
+  assert.equal(refused.body, { code: 'rest_service_unavailable', message: "The site's media store is unavailable. Please try again shortly.", data: { status: 503, dependency: 'media store' } });
   const form = new FormData();
   form.set('file', new Blob([image], { type: 'image/jpeg' }), 'multipart.jpg');
   const multipart = await fetch(`${t!.url}/core/v2/media`, { method: 'POST', headers: { authorization: admin!.auth }, body: form });
@@ -106,7 +106,7 @@ function failingFrom(failAt: number, blobs: BlobStore): BlobStore & { writes: nu
     writes: 0,
     putNew: async (key: string, body: Parameters<BlobStore['putNew']>[1]) => {
       store.writes++;
-      if (store.writes >= failAt) throw new BlobStoreUnavailableError('the test store stopped answering');
+      if (store.writes >= failAt) throw new DependencyUnavailableError('media store', 'the test store stopped answering');
       return blobs.putNew(key, body);
     },
   };

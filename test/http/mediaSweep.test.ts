@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert';
 import { createFileBlobStore } from '../../src/adapters/files/blobStore';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore';
 import type { BlobStore } from '../../src/ports/blobStore';
-import { BlobStoreUnavailableError } from '../../src/ports/blobStore';
+import { DependencyUnavailableError } from '../../src/ports/unavailable';
 import { sweepOrphanedFiles } from '../../src/resources/media/sweep';
 import { main } from '../../src/cli/index';
 import { startTestSite } from '../support/testSite';
@@ -45,7 +45,7 @@ test('orphans older than the grace are removed; named and young files stay; a dr
   const files = createFileBlobStore(path.join(dir, 'uploads'));
   // Removals fail while `failing` is set, as in an outage after the delete was recorded.
   let failing = false;
-  const blobs: BlobStore = { ...files, delete: (key) => (failing ? Promise.reject(new BlobStoreUnavailableError('the store went away')) : files.delete(key)) };
+  const blobs: BlobStore = { ...files, delete: (key) => (failing ? Promise.reject(new DependencyUnavailableError('media store', 'the store went away')) : files.delete(key)) };
   const t = await startTestSite({ blobs });
   const error = console.error;
   try {
@@ -131,8 +131,11 @@ test('palimpsest media sweep works on the configured stores, and reports what it
     for (const name of ['REDIS_URL', 'EVENTSTORE_URL', 'BLOB_STORE']) delete process.env[name];
     process.env.DATA_DIR = dataDir;
     const printed: string[] = [];
+    const complaints: string[] = [];
     console.log = (...args: unknown[]) => void printed.push(args.join(' '));
+    console.error = (...args: unknown[]) => void complaints.push(args.join(' '));
     assert.is(await main(['media', 'sweep', '--dry-run', '--older-than', '0']), 0);
+    assert.match(complaints[0]!, new RegExp(`^palimpsest: site .*; DATA_DIR ${dataDir};`), 'which site it sweeps, on stderr');
     assert.equal(printed, ['would remove 2024/05/orphan.txt', '2 stored files: 1 named by attachments, 0 unnamed but younger than 0 s (kept), 1 orphan to remove']);
     assert.is(await files.has('2024/05/orphan.txt'), true);
     printed.length = 0;
@@ -144,10 +147,10 @@ test('palimpsest media sweep works on the configured stores, and reports what it
     assert.equal(printed[0], 'removed 2024/05/orphan.txt');
     assert.equal(await keysOf(files), [new URL(kept.source_url).pathname.replace('/wp-content/uploads/', '')]);
 
-    const complaints: string[] = [];
-    console.error = (...args: unknown[]) => void complaints.push(args.join(' '));
-    assert.is(await main(['media', 'sweep', '--older-than', 'an hour']), 1);
-    assert.match(complaints.join('\n'), /--older-than must be a whole number of seconds/);
+    complaints.length = 0;
+    assert.is(await main(['media', 'sweep', '--older-than', 'an hour']), 2);
+    assert.match(complaints.join('\n'), /^palimpsest media sweep: --older-than must be a whole number of seconds, got "an hour"\nusage: palimpsest media sweep \[--dry-run\] \[--older-than SECONDS\]$/);
+    assert.is(await main(['media', 'sweep', '--everything']), 2);
   } finally {
     console.log = log;
     console.error = error;

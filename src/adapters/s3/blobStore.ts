@@ -11,7 +11,7 @@
  * one is accepted.
  *
  * Failures of the store itself (no connection, a timeout, a 5xx, throttling, refused credentials, a missing bucket)
- * become BlobStoreUnavailableError, which the HTTP edge answers 503 with Retry-After.
+ * become DependencyUnavailableError('media store'), which the HTTP edge answers 503 with Retry-After.
  */
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -20,7 +20,8 @@ import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { BlobBody, BlobInfo, BlobStore } from '../../ports/blobStore';
-import { BlobStoreUnavailableError, assertSafeBlobKey, isBlobFile, isSafeBlobKey } from '../../ports/blobStore';
+import { assertSafeBlobKey, isBlobFile, isSafeBlobKey } from '../../ports/blobStore';
+import { DependencyUnavailableError, isDependencyUnavailable } from '../../ports/unavailable';
 
 export interface S3Settings {
   bucket: string;
@@ -78,7 +79,7 @@ const NETWORK_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeout
 
 /** Whether an error means the store is out of reach or refusing service (rather than a fault of the request). */
 export function isUnavailable(error: unknown): boolean {
-  if (error instanceof BlobStoreUnavailableError) return true;
+  if (isDependencyUnavailable(error)) return true;
   const { name = '', code = '' } = (error ?? {}) as SdkError;
   const status = statusOf(error);
   if (status === undefined) return NETWORK_CODES.has(code) || NETWORK_NAMES.has(name) || /socket hang up/i.test(String((error as Error)?.message));
@@ -94,11 +95,9 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
   const objectKey = (key: string) => `${prefix}${key}`;
   const where = `s3://${bucket}/${prefix}`;
 
-  /** The store's failure as BlobStoreUnavailableError; anything else as it is. */
+  /** The store's failure as DependencyUnavailableError; anything else as it is. */
   const translate = (error: unknown, what: string): unknown =>
-    isUnavailable(error) && !(error instanceof BlobStoreUnavailableError)
-      ? new BlobStoreUnavailableError(`the media store (${where}) is unavailable: ${what}: ${describe(error)}`, statusOf(error) === 503 || statusOf(error) === 429 ? 2 : 5, { cause: error })
-      : error;
+    isUnavailable(error) && !isDependencyUnavailable(error) ? new DependencyUnavailableError('media store', `S3 ${where} did not answer: ${what}: ${describe(error)}`, { cause: error }) : error;
   const send = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
     try {
       return await run();

@@ -6,16 +6,16 @@
  * Answers carry the store's validator (ETag) and date (Last-Modified), honour `If-None-Match` and
  * `If-Modified-Since` (304), and serve one byte range (`Range: bytes=…`, 206, or 416 when it starts past the end),
  * under `If-Range` when given; a request for several ranges gets the whole file, as HTTP allows. The bytes are
- * streamed from the store, never held whole. A store that cannot be reached is answered 503 with Retry-After.
+ * streamed from the store, never held whole. A store that cannot be reached throws DependencyUnavailableError,
+ * which the edge answers 503 with Retry-After (src/app.ts).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Site } from '../../site';
 import type { BlobInfo, BlobRange } from '../../ports/blobStore';
-import { BlobStoreUnavailableError, isSafeBlobKey } from '../../ports/blobStore';
+import { isSafeBlobKey } from '../../ports/blobStore';
 import { contentTypeOf } from './files';
 import { UPLOADS_PATH } from './present';
-import { reportUnavailable } from './outage';
 
 export interface UploadResponse {
   status: number;
@@ -36,33 +36,25 @@ export async function serveUpload(site: Site, method: string, path: string, head
     return notFound();
   }
   if (!isSafeBlobKey(key)) return notFound();
-  try {
-    const info = await site.blobs.stat(key);
-    if (!info) return notFound();
-    const validators = { ETag: info.etag, 'Last-Modified': info.lastModified.toUTCString() };
-    if (notModified(headers, info)) return { status: 304, headers: validators, body: null };
-    const fixed = { 'Content-Type': contentTypeOf(key), 'X-Content-Type-Options': 'nosniff', 'Accept-Ranges': 'bytes', ...validators };
-    const range = method === 'GET' ? requestedRange(headers, info) : null;
-    if (range === 'unsatisfiable') {
-      return { status: 416, headers: { ...fixed, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Range': `bytes */${info.size}` }, body: 'Range Not Satisfiable' };
-    }
-    if (method === 'HEAD') return { status: 200, headers: { ...fixed, 'Content-Length': String(info.size) }, body: null };
-    // The blob looked at, not one written under the name since.
-    const stream = await site.blobs.read(key, { etag: info.etag, ...(range ? { range } : {}) });
-    if (!stream) return notFound();
-    if (!range) return { status: 200, headers: { ...fixed, 'Content-Length': String(info.size) }, body: stream };
-    return {
-      status: 206,
-      headers: { ...fixed, 'Content-Length': String(range.end - range.start + 1), 'Content-Range': `bytes ${range.start}-${range.end}/${info.size}` },
-      body: stream,
-    };
-  } catch (error) {
-    if (error instanceof BlobStoreUnavailableError) {
-      reportUnavailable(site, error);
-      return { status: 503, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Retry-After': String(error.retryAfterSeconds) }, body: 'Service Unavailable' };
-    }
-    throw error;
+  const info = await site.blobs.stat(key);
+  if (!info) return notFound();
+  const validators = { ETag: info.etag, 'Last-Modified': info.lastModified.toUTCString() };
+  if (notModified(headers, info)) return { status: 304, headers: validators, body: null };
+  const fixed = { 'Content-Type': contentTypeOf(key), 'X-Content-Type-Options': 'nosniff', 'Accept-Ranges': 'bytes', ...validators };
+  const range = method === 'GET' ? requestedRange(headers, info) : null;
+  if (range === 'unsatisfiable') {
+    return { status: 416, headers: { ...fixed, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Range': `bytes */${info.size}` }, body: 'Range Not Satisfiable' };
   }
+  if (method === 'HEAD') return { status: 200, headers: { ...fixed, 'Content-Length': String(info.size) }, body: null };
+  // The blob looked at, not one written under the name since.
+  const stream = await site.blobs.read(key, { etag: info.etag, ...(range ? { range } : {}) });
+  if (!stream) return notFound();
+  if (!range) return { status: 200, headers: { ...fixed, 'Content-Length': String(info.size) }, body: stream };
+  return {
+    status: 206,
+    headers: { ...fixed, 'Content-Length': String(range.end - range.start + 1), 'Content-Range': `bytes ${range.start}-${range.end}/${info.size}` },
+    body: stream,
+  };
 }
 
 const notFound = (): UploadResponse => ({ status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: 'Not Found' });

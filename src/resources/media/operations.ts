@@ -21,8 +21,7 @@ import { DEFAULT_IMAGE_MAX_PIXELS } from './sharp';
 import type { Modifier, UploadedContent } from './files';
 import { readImageMeta } from './imageMeta';
 import type { BlobBody } from '../../ports/blobStore';
-import { BlobStoreUnavailableError, blobSize } from '../../ports/blobStore';
-import { reportUnavailable } from './outage';
+import { blobSize } from '../../ports/blobStore';
 
 export const MEDIA_SLUG_SCOPE = 'attachment';
 
@@ -198,7 +197,7 @@ export async function updateAttachment(site: Site, id: number, sent: AttachmentI
 
 /**
  * Deletes an attachment for good: the event first, then its files. A blob store out of reach refuses the delete
- * before anything is recorded (BlobStoreUnavailableError), so that the files of an attachment deleted in an outage
+ * before anything is recorded (DependencyUnavailableError), so that the files of an attachment deleted in an outage
  * are not left served; a removal that still fails leaves orphans for `palimpsest media sweep`.
  */
 export async function deleteAttachment(site: Site, id: number, actor: Actor, requestId: string): Promise<MediaWriteOutcome & { previous: AttachmentFields }> {
@@ -220,8 +219,7 @@ export async function deleteAttachment(site: Site, id: number, actor: Actor, req
   const deleted = result.events.find((event) => event.type === 'AttachmentDeleted')?.data as { files: string[] } | undefined;
   for (const key of deleted?.files ?? []) {
     await site.blobs.delete(key).catch((error: unknown) => {
-      if (error instanceof BlobStoreUnavailableError) reportUnavailable(site, error);
-      else console.error(`file ${key} of deleted attachment ${id} not removed (palimpsest media sweep removes it):`, error);
+      console.error(`file ${key} of deleted attachment ${id} not removed (palimpsest media sweep removes it): ${error instanceof Error ? error.message : String(error)}`);
     });
   }
   return { id, state: result.state, position: result.position, previous: last };
