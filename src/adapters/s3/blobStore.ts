@@ -78,7 +78,7 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EP
 const NETWORK_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException', 'CredentialsProviderError', 'NetworkingError']);
 
 /** Whether an error means the store is out of reach or refusing service (rather than a fault of the request). */
-export function isUnavailable(error: unknown): boolean {
+function isUnavailable(error: unknown): boolean {
   if (isDependencyUnavailable(error)) return true;
   const { name = '', code = '' } = (error ?? {}) as SdkError;
   const status = statusOf(error);
