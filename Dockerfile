@@ -16,8 +16,10 @@ COPY package.json tsconfig.json ./
 COPY bin ./bin
 COPY src ./src
 COPY projections ./projections
-# Built here, as root: the `palimpsest` command finds this build of these very sources and runs it.
-RUN node bin/build.js && mkdir -p /data && chown node:node /data
+# Built here, as root: the `palimpsest` command finds this build of these very sources and runs it. dist/ itself is
+# the node user's (the build inside stays root's): with custom projections mounted under projections/ (compose mounts
+# deploy/projections at projections/custom), the sources differ, and the command compiles them there at start.
+RUN node bin/build.js && mkdir -p /data && chown node:node /data /app/dist
 USER node
 VOLUME ["/data"]
 EXPOSE 8080

@@ -125,12 +125,12 @@ export function createApp(site: Site): App {
   const serveOutside = async (ctx: Koa.Context): Promise<boolean> => {
     if (ctx.path === authorizePath && (await serveAuthorizationPage(site, ctx))) return true;
     // Uploaded files, read-only (src/resources/media/http.ts).
-    const upload = ctx.path.startsWith(uploadsPrefix) ? await serveUpload(site, ctx.method, ctx.path) : null;
+    const upload = ctx.path.startsWith(uploadsPrefix) ? await serveUpload(site, ctx.method, ctx.path, ctx.headers) : null;
     if (upload) {
       ctx.status = upload.status;
-      ctx.type = upload.type;
-      ctx.set('X-Content-Type-Options', 'nosniff');
-      ctx.body = upload.body;
+      ctx.set(upload.headers);
+      // Koa streams the file and destroys the stream when the answer ends or the client goes; a HEAD sends no body.
+      if (upload.body !== null) ctx.body = upload.body;
       return true;
     }
     // The embed view an oEmbed frame shows (src/resources/oembed/local.ts).

@@ -17,6 +17,7 @@ import { createMemoryReadModel } from './adapters/memory/readModel';
 import type { MemoryReadModel } from './adapters/memory/readModel';
 import { loadSnapshot, writeSnapshot } from './adapters/memory/snapshot';
 import { createFileBlobStore } from './adapters/files/blobStore';
+import type { BlobStore } from './ports/blobStore';
 import { preparePrivateDir, tightenIfPresent } from './adapters/files/privateFiles';
 import type { Projection } from './projection/projection';
 import { BUILT_IN_PROJECTIONS_DIR, loadProjections } from './projection/loader';
@@ -44,6 +45,15 @@ export async function openEventStore(config: Config, events: StoreEvents = {}): 
   }
   preparePrivateDir(config.dataDir);
   return openSqliteEventStore({ file: path.join(config.dataDir, 'events.sqlite'), busyTimeoutMs: config.eventStoreTimeoutMs });
+}
+
+/** Where uploads are kept: a directory (DATA_DIR/uploads by default), or an S3 bucket (BLOB_STORE). */
+export async function openBlobStore(config: Config): Promise<BlobStore> {
+  const settings = config.blobStore;
+  if (settings.kind === 'file') return createFileBlobStore(settings.root);
+  // Loaded only when configured: the embedded default needs no AWS SDK.
+  const { createS3BlobStore, createS3Client } = await import('./adapters/s3/blobStore');
+  return createS3BlobStore({ client: createS3Client(settings), bucket: settings.bucket, prefix: settings.prefix });
 }
 
 /** The read model, and with Redis the coordination of the processes sharing it (projector lease, applied position). */
@@ -119,9 +129,10 @@ export async function openSite(config: Config): Promise<Site> {
   // Told to the site's metrics once they exist (the connections are made first).
   let drops: Counter | null = null;
   let redisUp = false;
-  const [store, { readModel, memory, coordination, connections }] = await Promise.all([
+  const [store, { readModel, memory, coordination, connections }, blobs] = await Promise.all([
     openEventStore(config, { onSubscriptionDropped: () => drops?.inc() }),
     openReadModel(config, (up) => (redisUp = up)),
+    openBlobStore(config),
   ]);
   const snapshotFile = path.join(config.dataDir, 'read-model.snapshot');
   if (memory) {
@@ -160,7 +171,7 @@ export async function openSite(config: Config): Promise<Site> {
       // the default: every batch is a round trip.
       projectorBatchSize: memory ? MEMORY_PROJECTOR_BATCH : undefined,
     },
-    { store, readModel, clock: systemClock, projections, coordination, blobs: createFileBlobStore(path.join(config.dataDir, 'uploads')) },
+    { store, readModel, clock: systemClock, projections, coordination, blobs },
   );
   const { registry } = site.metrics;
   drops = registry.counter('palimpsest_event_store_subscription_drops_total', 'Subscriptions to the event log that dropped and were made again.');

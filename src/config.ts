@@ -4,6 +4,7 @@
  * an in-process read model.
  */
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseAllowedHosts } from './adapters/http/destinations';
 import type { AllowedHost } from './adapters/http/destinations';
 import { API_DIALECTS } from './http/dialect';
@@ -78,7 +79,18 @@ export interface Config {
   commentFloodSeconds: number;
   /** How long an Idempotency-Key is kept after its request (IDEMPOTENCY_KEY_TTL_SECONDS, in ms here). */
   idempotencyTtlMs: number;
+  /** Where uploaded files are kept (BLOB_STORE): a directory, or an S3 bucket shared by every node. */
+  blobStore: BlobStoreConfig;
 }
+
+/**
+ * `file:///path` (the default: DATA_DIR/uploads), or `s3://bucket/prefix` with the AWS SDK's standard settings:
+ * AWS_ENDPOINT_URL_S3 (or AWS_ENDPOINT_URL) for an S3-compatible store, AWS_REGION, credentials from the default
+ * provider chain (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile, an instance or task role).
+ */
+export type BlobStoreConfig =
+  | { kind: 'file'; root: string }
+  | { kind: 's3'; bucket: string; prefix: string; endpoint: string | null; region: string | null };
 
 export const SITE_INSTANCES = ['first', 'second'] as const;
 export type SiteInstance = (typeof SITE_INSTANCES)[number];
@@ -131,7 +143,40 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     imageMaxPixels: Math.max(1, integer(env.IMAGE_MAX_PIXELS, DEFAULT_IMAGE_MAX_PIXELS, 'IMAGE_MAX_PIXELS')),
     commentFloodSeconds: integer(env.COMMENT_FLOOD_SECONDS, DEFAULT_COMMENT_FLOOD_SECONDS, 'COMMENT_FLOOD_SECONDS'),
     idempotencyTtlMs: Math.max(1, integer(env.IDEMPOTENCY_KEY_TTL_SECONDS, 86_400, 'IDEMPOTENCY_KEY_TTL_SECONDS')) * 1000,
+    blobStore: blobStore(env, path.resolve(cwd, env.DATA_DIR || './data')),
   };
+}
+
+/** S3 bucket names: 3–63 lower-case letters, digits, dots and hyphens, starting and ending with a letter or digit. */
+const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+function blobStore(env: NodeJS.ProcessEnv, dataDir: string): BlobStoreConfig {
+  const value = env.BLOB_STORE ?? '';
+  if (value === '') return { kind: 'file', root: path.join(dataDir, 'uploads') };
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`BLOB_STORE must be file:///path or s3://bucket/prefix, got "${value}"`);
+  }
+  if (url.protocol === 'file:') {
+    if (url.host !== '' || url.search !== '' || url.hash !== '') throw new ConfigError(`BLOB_STORE: a file URL names a local directory, file:///path, got "${value}"`);
+    return { kind: 'file', root: fileURLToPath(url) };
+  }
+  if (url.protocol === 's3:') {
+    const bucket = url.hostname;
+    if (!BUCKET.test(bucket) || url.port !== '' || url.username !== '' || url.password !== '') throw new ConfigError(`BLOB_STORE: "${bucket}" is not an S3 bucket name (s3://bucket/prefix)`);
+    if (url.search !== '' || url.hash !== '') throw new ConfigError(`BLOB_STORE: s3://bucket/prefix takes no query or fragment, got "${value}"`);
+    // As written (the URL parser would resolve them away): a "." or ".." segment is a mistake, not a path to follow.
+    const written = value.replace(/^s3:\/\/[^/]*/i, '').split('/');
+    const segments = decodeURIComponent(url.pathname).split('/').filter((segment) => segment !== '');
+    if (written.some((segment) => segment === '.' || segment === '..')) throw new ConfigError(`BLOB_STORE: the key prefix may not contain "." or ".." segments, got "${value}"`);
+    const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || null;
+    // An S3-compatible store mostly ignores the region, but the SDK needs one to sign with.
+    const region = env.AWS_REGION || (endpoint ? 'us-east-1' : null);
+    return { kind: 's3', bucket, prefix: segments.length > 0 ? `${segments.join('/')}/` : '', endpoint, region };
+  }
+  throw new ConfigError(`BLOB_STORE must be file:///path or s3://bucket/prefix, got "${value}"`);
 }
 
 function integer(value: string | undefined, fallback: number, name: string): number {

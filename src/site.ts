@@ -147,7 +147,7 @@ export interface SiteAdapters {
   store: EventStore;
   readModel: ReadModel;
   clock: Clock;
-  /** Where uploads live; in memory when not given (tests). */
+  /** Where uploads live, closed with the site; in memory when not given (tests). */
   blobs?: BlobStore;
   /** Outgoing HTTP; the outbound client (src/adapters/http/outboundClient.ts) when not given. */
   http?: HttpFetcher;
@@ -171,6 +171,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     return keyed === null ? { userId, requestId, at } : { userId, requestId, at, ...keyed };
   };
   const system = () => metadata(null, `system-${randomUUID()}`);
+  const blobs = adapters.blobs ?? createMemoryBlobStore();
   const projector = new Projector({
     store,
     // Every change the projector makes moves the version on.
@@ -204,7 +205,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     // A read model in another process (Redis): documents read by id are kept while the version stands, so repeated
     // reads cost no round trip. In process, reading is already that cheap.
     readModel: coordination ? cacheDocuments(readModel, readModelVersion) : readModel,
-    blobs: adapters.blobs ?? createMemoryBlobStore(),
+    blobs,
     http: adapters.http ?? createOutboundHttp({ allowedHosts: settings.outboundAllowedHosts }),
     mailer: adapters.mailer ?? createLoggingMailer((line) => console.error(line)),
     commands: new CommandHandler(store),
@@ -245,6 +246,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
       // After the read model: the coordination owns the connections the read model used.
       await coordination?.close();
       await store.close();
+      await blobs.close?.();
     },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * `palimpsest <command>`: serve, projector, user create, projections rebuild, projections sweep, replay. Each command
+ * `palimpsest <command>`: serve, projector, user create, projections rebuild, projections sweep, media sweep, option get|set, replay. Each command
  * opens the site from the same configuration as the server (environment variables), so it can run beside a live
  * server on the same DATA_DIR: its events reach the server through the shared event store. Every command first says
  * on stderr which site it acts on (SITE_URL, DATA_DIR resolved, the event store and the read model), since a
@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { ConfigError, loadConfig } from '../config';
 import type { Config } from '../config';
-import { openEventStore, openSite, redisTimeouts, siteProjections } from '../bootstrap';
+import { openBlobStore, openEventStore, openSite, redisTimeouts, siteProjections } from '../bootstrap';
 import { progressPrinter, rebuildProjections } from './rebuild';
 import { replayLog } from '../projection/replay';
 import type { ReplayPoint } from '../projection/replay';
@@ -26,6 +26,7 @@ import { isRole, ROLES } from '../access/capabilities';
 import { createApplicationPassword, registerUser } from '../resources/users/operations';
 import { RestError } from '../rest/errors';
 import { isDependencyUnavailable } from '../ports/unavailable';
+import { DEFAULT_SWEEP_GRACE_MS, sweepOrphanedFiles } from '../resources/media/sweep';
 
 /** Each command: its usage line(s), and what it does. */
 const COMMANDS = {
@@ -48,6 +49,10 @@ const COMMANDS = {
   'projections sweep': {
     usage: 'palimpsest projections sweep [--dry-run]',
     about: 'delete the Redis keys of generations nobody uses (a rebuild that died part-way, a retired generation not deleted); --dry-run: only report',
+  },
+  'media sweep': {
+    usage: 'palimpsest media sweep [--dry-run] [--older-than SECONDS]',
+    about: `remove stored files no attachment names (left by a process that died mid-upload, or a removal that failed) once older than SECONDS (default ${DEFAULT_SWEEP_GRACE_MS / 1000}); --dry-run: only report`,
   },
   'option get': {
     usage: 'palimpsest option get NAME',
@@ -104,6 +109,8 @@ export async function main(argv: string[]): Promise<number> {
         return await rebuild(args);
       case 'projections sweep':
         return await sweep(args);
+      case 'media sweep':
+        return await mediaSweep(args);
       case 'replay':
         return await replay(args);
       case 'option get':
@@ -276,6 +283,26 @@ async function sweep(args: string[]): Promise<number> {
   } finally {
     await redis.quit().catch(() => undefined);
     redis.disconnect();
+  }
+}
+
+async function mediaSweep(args: string[]): Promise<number> {
+  const { values } = parse('media sweep', args, { 'dry-run': { type: 'boolean', default: false }, 'older-than': { type: 'string' } });
+  const olderThan = values['older-than'] ?? String(DEFAULT_SWEEP_GRACE_MS / 1000);
+  if (!/^\d+$/.test(olderThan)) throw new UsageError(`--older-than must be a whole number of seconds, got "${olderThan}"`, 'media sweep');
+  const config = siteConfig();
+  const dryRun = values['dry-run'] === true;
+  const [store, blobs] = await Promise.all([openEventStore(config), openBlobStore(config)]);
+  try {
+    const outcome = await sweepOrphanedFiles({ store, blobs }, { olderThanMs: Number(olderThan) * 1000, now: Date.now(), dryRun });
+    for (const key of outcome.orphans) console.log(`${dryRun ? 'would remove' : 'removed'} ${key}`);
+    const files = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+    console.log(
+      `${files(outcome.listed, 'stored file')}: ${outcome.named} named by attachments, ${outcome.young} unnamed but younger than ${olderThan} s (kept), ${files(outcome.orphans.length, 'orphan')} ${dryRun ? 'to remove' : 'removed'}`,
+    );
+    return 0;
+  } finally {
+    await Promise.all([store.close(), blobs.close?.()]);
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * An outage of a dependency (DependencyUnavailableError from an adapter: the event store or the read model did not
+ * An outage of a dependency (DependencyUnavailableError from an adapter: the event store, the read model or the media store did not
  * answer in time, or could not be reached) as the HTTP answer: 503 with `Retry-After`, in WordPress's error shape,
  * never a 500. A proxy in front (deploy/nginx.conf) tries another node for a 503 of an idempotent request.
  *
@@ -31,7 +31,7 @@ export interface WriteProgress {
  * request that may write); without it, only the error says whether an append's outcome is unknown.
  */
 export function outageError(error: DependencyUnavailableError, write: WriteProgress | null): RestError {
-  const what = error.dependency === 'event store' ? "the site's event store" : "the site's read model";
+  const what = `the site's ${error.dependency}`;
   const data = { dependency: error.dependency };
   const outcome = write === null ? (error.outcomeUnknown ? 'unknown' : null) : outcomeOf(write);
   if (outcome === 'committed') {

@@ -1,9 +1,9 @@
 /**
- * A dependency (the event store, the read model) did not answer in time or could not be reached. Adapters throw it
+ * A dependency (the event store, the read model, the media store) did not answer in time or could not be reached. Adapters throw it
  * in place of their client's connection errors and timeouts, so the HTTP edge can answer 503 with `Retry-After`
  * (src/http/outage.ts) instead of a 500, and callers can tell an outage from a fault of their own.
  */
-export type Dependency = 'event store' | 'read model';
+export type Dependency = 'event store' | 'read model' | 'media store';
 
 export class DependencyUnavailableError extends Error {
   override readonly name = 'DependencyUnavailableError';

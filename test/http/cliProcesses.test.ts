@@ -80,7 +80,7 @@ test('names that do not exist are answered with the valid ones, exit status 2', 
   try {
     const command = await palimpsest(['serv'], env);
     assert.is(command.code, 2);
-    assert.match(command.stderr, /unknown command "serv"; the commands are: serve, projector, user create, projections rebuild, projections sweep, option get, option set, replay/);
+    assert.match(command.stderr, /unknown command "serv"; the commands are: serve, projector, user create, projections rebuild, projections sweep, media sweep, option get, option set, replay/);
 
     const sub = await palimpsest(['projections', 'rebuilt'], env);
     assert.is(sub.code, 2);

@@ -1,6 +1,7 @@
 /**
  * Events of the attachment streams (`attachment-{id}`). The file itself is in blob storage, written before
- * the event that names it is appended: a file without an event is an orphan (harmless), never the reverse.
+ * the event that names it is appended: a file without an event is an orphan (removed by `palimpsest media sweep`),
+ * never the reverse.
  * Who and when are in the event metadata; docs/events.md is the catalogue.
  */
 import type { DomainEvent } from '../../core/commandHandler';

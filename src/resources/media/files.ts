@@ -4,15 +4,19 @@
  * names in the month's folder, and the image work (dimensions, sub-sizes, edits) done with sharp.
  */
 import { createHash } from 'node:crypto';
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { loadSharp } from './sharp';
-import type { BlobStore } from '../../ports/blobStore';
+import type { BlobBody, BlobStore } from '../../ports/blobStore';
+import { blobSize, isBlobFile } from '../../ports/blobStore';
 import { restError } from '../../rest/errors';
 import type { RestRequest, UploadedFile } from '../../rest/route';
 import type { ImageSize, MediaDetails } from './events';
 
 export interface UploadedContent {
-  data: Buffer;
+  /** The bytes, or the temporary file the HTTP edge streamed them to (read in pieces, never whole). */
+  body: BlobBody;
   /** The file name the client gave, before sanitizing. */
   filename: string;
 }
@@ -43,30 +47,53 @@ export function filenameFromDisposition(disposition: string): string | null {
   return null;
 }
 
-function checkMd5(request: RestRequest, data: Buffer, md5?: string): void {
+async function checkMd5(request: RestRequest, body: BlobBody, md5?: string): Promise<void> {
   const expected = header(request, 'content-md5').trim().toLowerCase();
-  if (expected !== '' && (md5 ?? createHash('md5').update(data).digest('hex')) !== expected) {
+  if (expected !== '' && (md5 ?? (await md5Of(body))) !== expected) {
     throw restError('rest_upload_hash_mismatch', 'Content hash did not match expected.', 412);
   }
 }
 
-/** An uploaded file's bytes: in memory, or read from the temporary file the edge streamed it to. */
-const bytesOf = async (file: UploadedFile | undefined): Promise<Buffer> =>
-  !file || file.size === 0 ? Buffer.alloc(0) : (file.data ?? (file.filepath !== '' ? await fs.readFile(file.filepath) : Buffer.alloc(0)));
+async function md5Of(body: BlobBody): Promise<string> {
+  const hash = createHash('md5');
+  if (isBlobFile(body)) await pipeline(fs.createReadStream(body.path), hash);
+  else hash.update(body);
+  return hash.digest('hex');
+}
+
+/** An uploaded file: in memory, or the temporary file the edge streamed it to. */
+const bodyOf = (file: UploadedFile | undefined): BlobBody =>
+  !file || file.size === 0 ? Buffer.alloc(0) : (file.data ?? (file.filepath !== '' ? { path: file.filepath, size: file.size } : Buffer.alloc(0)));
+
+/** What sharp reads: the bytes, or the file (libvips reads it itself). */
+export const sharpInput = (body: BlobBody): Buffer | string => (isBlobFile(body) ? body.path : body);
+
+/** The first `length` bytes (fewer when shorter). */
+async function headOf(body: BlobBody, length: number): Promise<Buffer> {
+  if (!isBlobFile(body)) return body.subarray(0, length);
+  const handle = await fsp.open(body.path, 'r');
+  try {
+    const buffer = Buffer.alloc(length);
+    const { bytesRead } = await handle.read(buffer, 0, length, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
 
 /** The uploaded file, from a multipart `file` field or the raw body, with WordPress's errors in its order. */
 export async function uploadedContent(request: RestRequest): Promise<{ content: UploadedContent; multipart: boolean }> {
   const file = request.files?.file;
   if (file) {
     if (file.size === 0) throw restError('rest_upload_no_data', 'No data supplied.', 400);
-    const data = await bytesOf(file);
-    checkMd5(request, data, file.md5);
-    return { content: { data, filename: file.originalFilename ?? '' }, multipart: true };
+    const body = bodyOf(file);
+    await checkMd5(request, body, file.md5);
+    return { content: { body, filename: file.originalFilename ?? '' }, multipart: true };
   }
   // A multipart body is read into fields and files (as PHP does): without a file there is no data at all.
   const multipartBody = /^multipart\/form-data\b/i.test(header(request, 'content-type'));
-  const data = multipartBody ? Buffer.alloc(0) : request.rawFile ? await bytesOf(request.rawFile) : (request.rawBody ?? Buffer.alloc(0));
-  if (data.length === 0) throw restError('rest_upload_no_data', 'No data supplied.', 400);
+  const body = multipartBody ? Buffer.alloc(0) : request.rawFile ? bodyOf(request.rawFile) : (request.rawBody ?? Buffer.alloc(0));
+  if (blobSize(body) === 0) throw restError('rest_upload_no_data', 'No data supplied.', 400);
   if (header(request, 'content-type').trim() === '') throw restError('rest_upload_no_content_type', 'No Content-Type supplied.', 400);
   const disposition = header(request, 'content-disposition');
   if (disposition.trim() === '') throw restError('rest_upload_no_content_disposition', 'No Content-Disposition supplied.', 400);
@@ -78,8 +105,8 @@ export async function uploadedContent(request: RestRequest): Promise<{ content: 
       400,
     );
   }
-  checkMd5(request, data, request.rawFile?.md5);
-  return { content: { data, filename }, multipart: false };
+  await checkMd5(request, body, request.rawFile?.md5);
+  return { content: { body, filename }, multipart: false };
 }
 
 /**
@@ -170,14 +197,14 @@ export const splitExtension = (name: string): { stem: string; extension: string 
 };
 
 /**
- * Stores `data` under `folder/name`, or `name-1`, `name-2`… when taken (first writer wins, across
+ * Stores `body` under `folder/name`, or `name-1`, `name-2`… when taken (first writer wins, across
  * processes). Returns the key used.
  */
-export async function storeUnique(blobs: BlobStore, folder: string, name: string, data: Buffer): Promise<string> {
+export async function storeUnique(blobs: BlobStore, folder: string, name: string, body: BlobBody): Promise<string> {
   const { stem, extension } = splitExtension(name);
   for (let n = 0; n < 10_000; n++) {
     const key = `${folder}/${n === 0 ? stem : `${stem}-${n}`}${extension}`;
-    if (await blobs.putNew(key, data)) return key;
+    if (await blobs.putNew(key, body)) return key;
   }
   throw restError('rest_upload_unknown_error', 'Could not find a free file name.', 500);
 }
@@ -200,12 +227,12 @@ export const needsScaledCopy = (mime: string, dims: { width: number; height: num
   EDITABLE_TYPES.has(mime) && mime !== 'image/png' && Math.max(dims.width, dims.height) > BIG_IMAGE_THRESHOLD;
 
 /** The image scaled to fit in the threshold square, with its dimensions. */
-export async function scaledCopy(data: Buffer, mime: string, dims: { width: number; height: number }, maxPixels: number): Promise<{ data: Buffer; width: number; height: number }> {
+export async function scaledCopy(input: BlobBody, mime: string, dims: { width: number; height: number }, maxPixels: number): Promise<{ data: Buffer; width: number; height: number }> {
   const scale = BIG_IMAGE_THRESHOLD / Math.max(dims.width, dims.height);
   const width = Math.max(1, Math.round(dims.width * scale));
   const height = Math.max(1, Math.round(dims.height * scale));
   const sharp = await loadSharp();
-  const scaled = await sharp(data, { limitInputPixels: maxPixels }).resize(width, height, { fit: 'fill' }).toFormat(formatOf(mime)).toBuffer();
+  const scaled = await sharp(sharpInput(input), { limitInputPixels: maxPixels }).resize(width, height, { fit: 'fill' }).toFormat(formatOf(mime)).toBuffer();
   return { data: scaled, width, height };
 }
 
@@ -230,8 +257,8 @@ export function sizeFor(size: (typeof IMAGE_SIZES)[number], width: number, heigh
 const formatOf = (mime: string): 'jpeg' | 'png' | 'gif' | 'webp' => (mime === 'image/png' ? 'png' : mime === 'image/gif' ? 'gif' : mime === 'image/webp' ? 'webp' : 'jpeg');
 
 /** Width and height of an image as its header gives them (nothing decoded, so no pixel limit), or null when it cannot be read as one. */
-export async function imageDimensions(data: Buffer): Promise<{ width: number; height: number } | null> {
-  const found = await inspectImage(data);
+export async function imageDimensions(input: BlobBody): Promise<{ width: number; height: number } | null> {
+  const found = await inspectImage(input);
   return found?.width && found.height ? { width: found.width, height: found.height } : null;
 }
 
@@ -242,15 +269,16 @@ const SHARP_FORMATS: Record<string, string> = { jpeg: 'image/jpeg', png: 'image/
  * the format, signatures for the types WordPress allows that sharp does not read (BMP, ICO, HEIC without a decoder).
  * Null when the content is none of them. (No file-type package: sharp, loaded anyway, knows all but three.)
  */
-export async function inspectImage(data: Buffer): Promise<{ mime: string; width?: number; height?: number } | null> {
+export async function inspectImage(input: BlobBody): Promise<{ mime: string; width?: number; height?: number } | null> {
   const sharp = await loadSharp();
   try {
-    const meta = await sharp(data, { limitInputPixels: false }).metadata();
+    const meta = await sharp(sharpInput(input), { limitInputPixels: false }).metadata();
     const mime = meta.format === 'heif' ? (meta.compression === 'hevc' ? 'image/heic' : 'image/avif') : SHARP_FORMATS[meta.format ?? ''];
     if (mime) return { mime, ...(meta.width && meta.height ? { width: meta.width, height: meta.height } : {}) };
   } catch {
     // Not a format sharp reads: the signatures below may still know it.
   }
+  const data = await headOf(input, 12);
   if (data.length >= 2 && data[0] === 0x42 && data[1] === 0x4d) return { mime: 'image/bmp' };
   if (data.length >= 4 && data.readUInt32BE(0) === 0x00000100) return { mime: 'image/x-icon' };
   if (data.length >= 12 && data.toString('latin1', 4, 8) === 'ftyp' && /^(heic|heix|mif1|msf1|hevc)$/.test(data.toString('latin1', 8, 12))) return { mime: 'image/heic' };
@@ -275,7 +303,7 @@ export interface RenderedSize {
  * Makes the sub-sizes an image lacks (all those smaller than it, minus `existing`) in memory, decoding it under the
  * pixel limit. Throws when the image cannot be decoded; nothing is stored yet.
  */
-export async function renderSubsizes(data: Buffer, mime: string, dims: { width: number; height: number }, maxPixels: number, existing: Record<string, ImageSize> = {}): Promise<RenderedSize[]> {
+export async function renderSubsizes(input: BlobBody, mime: string, dims: { width: number; height: number }, maxPixels: number, existing: Record<string, ImageSize> = {}): Promise<RenderedSize[]> {
   if (!EDITABLE_TYPES.has(mime)) return [];
   const sharp = await loadSharp();
   const rendered: RenderedSize[] = [];
@@ -283,7 +311,7 @@ export async function renderSubsizes(data: Buffer, mime: string, dims: { width: 
     if (existing[size.name]) continue;
     const box = sizeFor(size, dims.width, dims.height);
     if (!box) continue;
-    const resized = await sharp(data, { limitInputPixels: maxPixels })
+    const resized = await sharp(sharpInput(input), { limitInputPixels: maxPixels })
       .resize(box.width, box.height, { fit: size.crop ? 'cover' : 'fill' })
       .toFormat(formatOf(mime))
       .toBuffer();

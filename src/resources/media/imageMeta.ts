@@ -5,6 +5,8 @@
  * anything unreadable is simply skipped (WordPress's defaults stay).
  */
 import { loadSharp } from './sharp';
+import type { BlobBody } from '../../ports/blobStore';
+import { isBlobFile } from '../../ports/blobStore';
 
 export interface ImageMeta {
   aperture: string;
@@ -174,10 +176,10 @@ export function imageMetaFrom(exifBlock: Buffer | undefined, iptcBlock: Buffer |
 }
 
 /** The image_meta of an image file; WordPress's defaults when it has no readable metadata. */
-export async function readImageMeta(data: Buffer): Promise<ImageMeta> {
+export async function readImageMeta(input: BlobBody): Promise<ImageMeta> {
   const sharp = await loadSharp();
   try {
-    const { exif, iptc } = await sharp(data).metadata();
+    const { exif, iptc } = await sharp(isBlobFile(input) ? input.path : input).metadata();
     return imageMetaFrom(exif, iptc);
   } catch {
     return defaultImageMeta();

@@ -20,6 +20,8 @@ import type { RenderedSize } from './files';
 import { DEFAULT_IMAGE_MAX_PIXELS } from './sharp';
 import type { Modifier, UploadedContent } from './files';
 import { readImageMeta } from './imageMeta';
+import type { BlobBody } from '../../ports/blobStore';
+import { blobSize } from '../../ports/blobStore';
 
 export const MEDIA_SLUG_SCOPE = 'attachment';
 
@@ -45,11 +47,12 @@ const maxPixelsOf = (site: Site): number => site.settings.imageMaxPixels ?? DEFA
 
 /**
  * Stores a file as WordPress would: in this month's folder (site time), under a free name; images with their
- * sub-sizes. The image work is done first, in memory, so that nothing is stored for a failure; an image that cannot
+ * sub-sizes. The file is streamed into the store (an upload is on disk, never read whole); the image work is done
+ * first (sub-sizes in memory), so that nothing is stored for a failure; an image that cannot
  * be decoded (over the pixel limit, truncated) is stored with its header's dimensions and no sub-sizes, as WordPress
  * leaves one its editor cannot load. Every key written is noted in `stored`, for the caller to remove on failure.
  */
-async function storeFile(site: Site, name: string, data: Buffer, mime: string, dims: { width: number; height: number } | null, stored: string[]): Promise<MediaDetails> {
+async function storeFile(site: Site, name: string, data: BlobBody, mime: string, dims: { width: number; height: number } | null, stored: string[]): Promise<MediaDetails> {
   const folder = formatLocal(site.clock.now(), site.settings.timezone).slice(0, 7).replace('-', '/');
   const maxPixels = maxPixelsOf(site);
   let rendered: RenderedSize[] = [];
@@ -67,7 +70,7 @@ async function storeFile(site: Site, name: string, data: Buffer, mime: string, d
   const imageMeta = dims ? await readImageMeta(data) : undefined;
   const key = await storeUnique(site.blobs, folder, name, data);
   stored.push(key);
-  const details: MediaDetails = { file: key, filesize: data.length, sizes: {} };
+  const details: MediaDetails = { file: key, filesize: blobSize(data), sizes: {} };
   if (!dims) return details;
   details.width = dims.width;
   details.height = dims.height;
@@ -96,7 +99,7 @@ async function checkedType(upload: UploadedContent, actor: Actor, multipart: boo
   let mime = allowedMimeType(name, unfiltered);
   if (!mime) throw fileTypeNotAllowed(multipart);
   if (!mime.startsWith('image/')) return { name, mime, dims: null };
-  const found = await inspectImage(upload.data);
+  const found = await inspectImage(upload.body);
   if (!found) throw fileTypeNotAllowed(multipart);
   if (found.mime !== mime) {
     const extension = IMAGE_EXTENSIONS[found.mime];
@@ -135,7 +138,7 @@ export async function createAttachment(site: Site, upload: UploadedContent, sent
   const removeStored = () => Promise.all(stored.map((key) => site.blobs.delete(key).catch(() => undefined)));
   let details: MediaDetails;
   try {
-    details = await storeFile(site, name, upload.data, mime, dims, stored);
+    details = await storeFile(site, name, upload.body, mime, dims, stored);
   } catch (error) {
     await removeStored();
     throw error;
@@ -192,7 +195,11 @@ export async function updateAttachment(site: Site, id: number, sent: AttachmentI
   }
 }
 
-/** Deletes an attachment for good: the event first, then its files (a failure there leaves orphans, which are harmless). */
+/**
+ * Deletes an attachment for good: the event first, then its files. A blob store out of reach refuses the delete
+ * before anything is recorded (DependencyUnavailableError), so that the files of an attachment deleted in an outage
+ * are not left served; a removal that still fails leaves orphans for `palimpsest media sweep`.
+ */
 export async function deleteAttachment(site: Site, id: number, actor: Actor, requestId: string): Promise<MediaWriteOutcome & { previous: AttachmentFields }> {
   const metadata = site.metadata(actor.id, requestId);
   let previous: AttachmentFields | null = null;
@@ -201,6 +208,7 @@ export async function deleteAttachment(site: Site, id: number, actor: Actor, req
     mediaDecider,
     async (state: MediaState): Promise<MediaCommand> => {
       previous = state.attachment;
+      if (previous) await site.blobs.stat(previous.media_details.file);
       return { kind: 'delete', id };
     },
     metadata,
@@ -209,7 +217,11 @@ export async function deleteAttachment(site: Site, id: number, actor: Actor, req
   if (!last) throw new Error('deleted an attachment without state');
   if (last.slug !== '') await site.claims.release(MEDIA_SLUG_SCOPE, last.slug, id, metadata);
   const deleted = result.events.find((event) => event.type === 'AttachmentDeleted')?.data as { files: string[] } | undefined;
-  for (const key of deleted?.files ?? []) await site.blobs.delete(key).catch(() => undefined);
+  for (const key of deleted?.files ?? []) {
+    await site.blobs.delete(key).catch((error: unknown) => {
+      console.error(`file ${key} of deleted attachment ${id} not removed (palimpsest media sweep removes it): ${error instanceof Error ? error.message : String(error)}`);
+    });
+  }
   return { id, state: result.state, position: result.position, previous: last };
 }
 
@@ -225,9 +237,16 @@ export async function createMissingSubsizes(site: Site, id: number, actor: Actor
   const dims = { width: details.width, height: details.height };
   // An image that cannot be decoded keeps the sizes it has, as WordPress answers it unchanged.
   const rendered = decodable(dims, maxPixelsOf(site)) ? await renderSubsizes(data, attachment.mime_type, dims, maxPixelsOf(site), details.sizes).catch(() => []) : [];
-  const sizes = await storeSubsizes(site.blobs, details.file, rendered, attachment.mime_type, details.sizes);
-  if (JSON.stringify(sizes) === JSON.stringify(details.sizes)) return { id, state, position: 0 };
-  return updateAttachment(site, id, {}, actor, requestId, { ...details, sizes });
+  // As for an upload: the files written are removed again if the update is not recorded.
+  const stored: string[] = [];
+  try {
+    const sizes = await storeSubsizes(site.blobs, details.file, rendered, attachment.mime_type, details.sizes, stored);
+    if (JSON.stringify(sizes) === JSON.stringify(details.sizes)) return { id, state, position: 0 };
+    return await updateAttachment(site, id, {}, actor, requestId, { ...details, sizes });
+  } catch (error) {
+    await Promise.all(stored.map((key) => site.blobs.delete(key).catch(() => undefined)));
+    throw error;
+  }
 }
 
 /**
@@ -245,7 +264,7 @@ export async function editImage(site: Site, id: number, modifiers: readonly Modi
   const name = `${stem.replace(/-edited(-\d+)?$/, '')}-edited${extension}`;
   return createAttachment(
     site,
-    { data: edited, filename: name },
+    { body: edited, filename: name },
     { title: original.title, caption: original.caption, description: original.description, alt_text: original.alt_text },
     actor,
     requestId,
