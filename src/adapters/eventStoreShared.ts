@@ -21,6 +21,19 @@ export function satisfiesExpectedRevision(expected: ExpectedRevision, currentRev
   }
 }
 
+/**
+ * The inclusive start of a read of `$all` on a store whose positions are consecutive integers (1, 2, ...): its
+ * `fromPosition`, or the position after its exclusive `after`; undefined for the log's own end (start forwards, end
+ * backwards). Rejects options that contradict each other.
+ */
+export function startOfRead(direction: 'forwards' | 'backwards', fromPosition: number | undefined, after: number | undefined): number | undefined {
+  if (after === undefined) return fromPosition;
+  if (direction !== 'forwards') throw new RangeError('readAll: `after` reads forwards only');
+  if (fromPosition !== undefined) throw new RangeError('readAll: give `fromPosition` or `after`, not both');
+  if (!Number.isSafeInteger(after) || after < 0) throw new RangeError(`readAll: \`after\` is a non-negative integer; got ${after}`);
+  return after + 1;
+}
+
 export function assertAppendable(events: NewEvent[]): void {
   // An empty append has no last event to report a revision or position for.
   if (events.length === 0) throw new RangeError('appendToStream needs at least one event');

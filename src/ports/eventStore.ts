@@ -79,9 +79,29 @@ export interface ReadStreamOptions {
 
 export interface ReadAllOptions {
   direction?: Direction;
-  /** Inclusive start position, like `fromRevision`. */
+  /**
+   * Inclusive start position, like `fromRevision`: a position the log gave out (an event's), or 0. Positions are only
+   * comparable (EventStoreDB's are byte offsets), so `p + 1` names no event: read what follows `p` with `after`.
+   */
   fromPosition?: number;
+  /**
+   * Exclusive start, forwards only (instead of `fromPosition`): the events after this position, as a subscription
+   * checkpoint would deliver them; 0 is before the first event. Past the head it reads nothing.
+   */
+  after?: number;
   maxCount?: number;
+}
+
+/**
+ * A read named a position that no event of this log starts at, other than one past its head (EventStoreDB refuses
+ * a position inside a record: "Invalid position"). A checkpoint that is not one of the log's positions was taken
+ * from another log, or from this one before it was restored from an older backup.
+ */
+export class PositionNotInLogError extends Error {
+  override readonly name = 'PositionNotInLogError';
+  constructor(readonly position: number, detail?: string) {
+    super(`Position ${position} is not the position of an event of this log${detail ? ` (${detail})` : ''}`);
+  }
 }
 
 export interface SubscribeToAllOptions {
@@ -111,6 +131,7 @@ export interface EventStore {
   appendToStream(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
   /** Reads a stream; an absent stream reads as an empty array. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** Reads the global log. Throws PositionNotInLogError for a start position that names no event of the log. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Catch-up subscription: replays the log after the checkpoint, then delivers new events as they are appended,
    * including events appended by other processes sharing the store. */

@@ -27,9 +27,9 @@ const happenedBy = (event: RecordedEvent, ms: number) => Math.floor(Date.parse(e
 /** The last event a replay to `point` includes. */
 export async function cutoffOf(store: EventStore, point: ReplayPoint): Promise<Cutoff> {
   let cutoff: Cutoff = { position: 0, time: null };
-  let from = 1;
+  let after = 0;
   for (;;) {
-    const chunk = await store.readAll({ fromPosition: from, maxCount: SCAN_CHUNK });
+    const chunk = await store.readAll({ after, maxCount: SCAN_CHUNK });
     for (const event of chunk) {
       const included = 'position' in point ? event.position <= point.position : happenedBy(event, point.time);
       if (included) cutoff = { position: event.position, time: event.metadata.at };
@@ -37,7 +37,7 @@ export async function cutoffOf(store: EventStore, point: ReplayPoint): Promise<C
       else if ('position' in point) return cutoff;
     }
     if (chunk.length < SCAN_CHUNK) return cutoff;
-    from = chunk[chunk.length - 1]!.position + 1;
+    after = chunk[chunk.length - 1]!.position;
   }
 }
 
@@ -50,20 +50,24 @@ export function logPrefix(store: EventStore, last: number): EventStore {
       return (await store.readStream(streamId, options)).filter((e) => e.position <= last);
     },
     async readAll(options) {
-      const from = options?.direction === 'backwards' ? Math.min(options.fromPosition ?? last, last) : options?.fromPosition;
-      return (await store.readAll({ ...options, fromPosition: from })).filter((e) => e.position <= last);
+      if (options?.direction === 'backwards') {
+        // Backwards from the prefix's end at most: a position past it may name no event of the log.
+        const from = options.fromPosition === undefined || options.fromPosition > last ? last : options.fromPosition;
+        return store.readAll({ ...options, fromPosition: from });
+      }
+      return (await store.readAll(options)).filter((e) => e.position <= last);
     },
     subscribeToAll(options: SubscribeToAllOptions): Subscription {
       let closed = false;
       const batch = options.maxBatchSize ?? SCAN_CHUNK;
       const run = async () => {
-        let from = (options.after ?? 0) + 1;
+        let after = options.after ?? 0;
         while (!closed) {
-          const read = await store.readAll({ fromPosition: from, maxCount: batch });
-          const events = read.filter((e) => e.position > (options.after ?? 0) && e.position <= last);
+          const read = await store.readAll({ after, maxCount: batch });
+          const events = read.filter((e) => e.position <= last);
           if (events.length > 0) await options.onEvents(events);
           if (events.length < batch) break;
-          from = events[events.length - 1]!.position + 1;
+          after = events[events.length - 1]!.position;
         }
         if (!closed) options.onCaughtUp?.();
       };

@@ -25,7 +25,7 @@ import {
 import { createEventStoreDbEventStore, type EventStoreDbOptions } from '../../src/adapters/eventstoredb/eventStore';
 import { eventIdsFor, nameBasedUuid } from '../../src/adapters/eventstoredb/ids';
 import { PositionMappingError, toEsdbPosition, toPortPosition } from '../../src/adapters/eventstoredb/positions';
-import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type NewEvent, type RecordedEvent } from '../../src/ports/eventStore';
+import { PositionNotInLogError, WrongExpectedRevisionError, type EventMetadata, type EventStore, type NewEvent, type RecordedEvent } from '../../src/ports/eventStore';
 import { eventStoreContract } from '../contracts/eventStore.contract';
 import { startFakeEventStoreDb, type FakeEventStoreDb } from '../support/esdb/server';
 
@@ -212,6 +212,36 @@ positions('positions that have no exact single-number form are refused, not roun
 });
 
 positions.run();
+
+const logPositions = adapterSuite('EventStoreDB adapter: reading from positions that are not counts');
+
+logPositions('what follows a position is read from that position with the event there left out, never from position + 1', async ({ open }) => {
+  const store = open();
+  for (let i = 0; i < 4; i++) await store.appendToStream(`post-${i}`, [event(`E${i}`)], { expectedRevision: 'no_stream' });
+  const all = await store.readAll();
+  assert.ok(all[1]!.position - all[0]!.position > 1, 'positions are byte offsets, with gaps');
+  assert.equal((await store.readAll({ after: all[0]!.position, maxCount: 1 })).map((e) => e.type), ['E1']);
+  assert.equal((await store.readAll({ after: all[3]!.position })).map((e) => e.type), []);
+});
+
+logPositions('a position inside a record is PositionNotInLogError, for every kind of read and for a subscription', async ({ open }) => {
+  const store = open();
+  for (let i = 0; i < 3; i++) await store.appendToStream(`post-${i}`, [event(`E${i}`)], { expectedRevision: 'no_stream' });
+  const [first] = await store.readAll();
+  const inside = first!.position + 1;
+  for (const options of [{ after: inside }, { fromPosition: inside }, { fromPosition: inside, direction: 'backwards' as const }]) {
+    const failure = await rejection(store.readAll(options));
+    assert.instance(failure, PositionNotInLogError, JSON.stringify(options));
+    assert.is((failure as PositionNotInLogError).position, inside);
+  }
+  const { seen, subscription } = record(store, inside);
+  await eventually(() => seen.errors.length > 0, 'the subscription to fail');
+  assert.instance(seen.errors[0], PositionNotInLogError, 'not resubscribed for ever');
+  assert.is(seen.events.length, 0);
+  await subscription.close();
+});
+
+logPositions.run();
 
 // --- appends ---
 

@@ -214,6 +214,33 @@ export function eventStoreContract(name: string, factory: () => Promise<Context>
   test('readAll of an empty store is []', async ({ store }) => {
     assert.equal(await store.readAll(), []);
     assert.equal(await store.readAll({ direction: 'backwards' }), []);
+    assert.equal(await store.readAll({ after: 0 }), []);
+  });
+
+  test('readAll after an exclusive position reads what follows each event, and nothing past the head', async ({ store }) => {
+    for (let i = 0; i < 6; i++) await store.appendToStream(`post-${i % 2}`, [event(`E${i}`)], { expectedRevision: 'any' });
+    const all = await store.readAll();
+    const types = async (options: Parameters<EventStore['readAll']>[0]) => (await store.readAll(options)).map((e) => e.type);
+    assert.equal(await types({ after: 0 }), ['E0', 'E1', 'E2', 'E3', 'E4', 'E5']);
+    for (let i = 0; i < all.length; i++) {
+      assert.equal(await types({ after: all[i]!.position }), all.slice(i + 1).map((e) => e.type), `after E${i}`);
+    }
+    assert.equal(await types({ after: all[1]!.position, maxCount: 2 }), ['E2', 'E3']);
+    assert.equal(await types({ after: all[5]!.position + 1_000_000 }), [], 'past the head');
+  });
+
+  test('readAll refuses `after` with a backward read or beside fromPosition', async ({ store }) => {
+    await store.appendToStream('post-1', [event('E0')], { expectedRevision: 'any' });
+    const [first] = await store.readAll();
+    for (const options of [{ after: 0, direction: 'backwards' as const }, { after: 0, fromPosition: first!.position }, { after: -1 }]) {
+      let failure: unknown;
+      try {
+        await store.readAll(options);
+      } catch (error) {
+        failure = error;
+      }
+      assert.instance(failure, RangeError, JSON.stringify(options));
+    }
   });
 
   test('data, metadata and ids round-trip; stored events are copies', async ({ store }) => {

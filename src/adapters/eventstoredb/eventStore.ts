@@ -42,6 +42,7 @@ import {
 } from '@eventstore/db-client';
 import { status } from '@grpc/grpc-js';
 import {
+  PositionNotInLogError,
   WrongExpectedRevisionError,
   type AppendResult,
   type EventMetadata,
@@ -120,6 +121,9 @@ function toClientExpectedRevision(expected: ExpectedRevision): AppendExpectedRev
 /** gRPC's status codes for a call that never reached the node or got no answer from it (the client does not always wrap them). */
 const GRPC_TRANSIENT_CODES = new Set([status.UNAVAILABLE, status.DEADLINE_EXCEEDED]);
 
+/** What the node answers a read of `$all` from a position inside a record: OUT_OF_RANGE, "Invalid position". */
+const isInvalidPosition = (error: unknown) => (error as { code?: unknown } | null)?.code === status.OUT_OF_RANGE;
+
 const isTransient = (error: unknown) =>
   error instanceof UnavailableError ||
   error instanceof DeadlineExceededError ||
@@ -188,15 +192,26 @@ export function createEventStoreDbEventStore(options: EventStoreDbOptions): Even
     return toPortPosition(resolved.event.position);
   }
 
-  /** Up to `maxCount` shown events of `$all`, with continuation across pages of hidden ones. */
-  async function readShown(direction: 'forwards' | 'backwards', from: ReadPosition, maxCount: number, into: RecordedEvent[], opened: Opened) {
+  /** A page of `$all`; a start inside a record (the node's OUT_OF_RANGE "Invalid position") is PositionNotInLogError. */
+  async function readAllPage(direction: 'forwards' | 'backwards', fromPosition: ReadPosition, maxCount: number, opened: Opened): Promise<AllStreamResolvedEvent[]> {
+    try {
+      return await collect(client.readAll({ direction: direction === 'forwards' ? FORWARDS : BACKWARDS, fromPosition, maxCount }), opened);
+    } catch (error) {
+      if (isInvalidPosition(error) && typeof fromPosition === 'object') throw new PositionNotInLogError(toPortPosition(fromPosition), 'the node answered "Invalid position"');
+      throw error;
+    }
+  }
+
+  /**
+   * Up to `maxCount` shown events of `$all`, with continuation across pages of hidden ones. `skipThrough` leaves out
+   * the events at or before it (a forward read from an exclusive position starts with the event there).
+   */
+  async function readShown(direction: 'forwards' | 'backwards', from: ReadPosition, maxCount: number, into: RecordedEvent[], opened: Opened, skipThrough?: number) {
     let next = from;
-    // A forward read continues from the last event of the previous page, inclusive; that one is skipped.
-    let skipThrough: number | undefined;
     // The first page asks for just what is wanted; only pages after hidden events need to be full.
-    let pageSize = Math.min(PAGE_SIZE, maxCount - into.length);
+    let pageSize = Math.min(PAGE_SIZE, maxCount - into.length + (skipThrough === undefined ? 0 : 1));
     while (into.length < maxCount) {
-      const page = await collect(client.readAll({ direction: direction === 'forwards' ? FORWARDS : BACKWARDS, fromPosition: next, maxCount: pageSize }), opened);
+      const page = await readAllPage(direction, next, pageSize, opened);
       for (const { event } of page) {
         if (!event) continue;
         if (skipThrough !== undefined && toPortPosition(event.position) <= skipThrough) continue;
@@ -312,6 +327,8 @@ export function createEventStoreDbEventStore(options: EventStoreDbOptions): Even
         } catch (error) {
           if (error instanceof HandlerFailure) throw error.cause;
           if (error instanceof PositionMappingError) throw error;
+          // The checkpoint is not one of this log's positions: resubscribing would be refused for ever.
+          if (isInvalidPosition(error)) throw new PositionNotInLogError(resumeAfter, 'the node refused to subscribe from it');
           drop = error;
         }
         if (stopped) return;
@@ -400,13 +417,23 @@ export function createEventStoreDbEventStore(options: EventStoreDbOptions): Even
       });
     },
 
-    async readAll({ direction = 'forwards', fromPosition, maxCount = Infinity } = {}) {
+    async readAll({ direction = 'forwards', fromPosition, after, maxCount = Infinity } = {}) {
       assertOpen();
+      if (after !== undefined) {
+        if (direction !== 'forwards') throw new RangeError('readAll: `after` reads forwards only');
+        if (fromPosition !== undefined) throw new RangeError('readAll: give `fromPosition` or `after`, not both');
+      }
       if (maxCount <= 0) return [];
       // Checked before the call: a bad position is the caller's fault, not an outage.
       const from = fromPosition === undefined ? undefined : toEsdbPosition(fromPosition);
+      const exclusive = after === undefined || after === 0 ? undefined : toEsdbPosition(after);
       return bounded('a read of $all', async (opened) => {
         const events: RecordedEvent[] = [];
+        if (after !== undefined) {
+          // The read starts with the event at `after` (the checkpoint's own), which is skipped.
+          await readShown('forwards', exclusive ?? START, maxCount, events, opened, exclusive === undefined ? undefined : after);
+          return events;
+        }
         if (direction === 'forwards') {
           await readShown('forwards', from ?? START, maxCount, events, opened);
           return events;
@@ -417,7 +444,7 @@ export function createEventStoreDbEventStore(options: EventStoreDbOptions): Even
         }
         // The port's start is inclusive, but a backward read from a position starts just before the event there;
         // so that event is read forwards, and an empty answer means the position is past the last event.
-        const [atPosition] = await collect(client.readAll({ direction: FORWARDS, fromPosition: from, maxCount: 1 }), opened);
+        const [atPosition] = await readAllPage('forwards', from, 1, opened);
         if (!atPosition?.event) {
           await readShown('backwards', END, maxCount, events, opened);
           return events;

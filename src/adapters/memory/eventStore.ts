@@ -10,6 +10,7 @@ import {
   resultOfRetriedAppend,
   satisfiesExpectedRevision,
   startCatchUpSubscription,
+  startOfRead,
   type CatchUpSubscription,
 } from '../eventStoreShared';
 
@@ -65,11 +66,12 @@ export function createMemoryEventStore(): EventStore {
       return selected.slice(0, maxCount).map(copyOf);
     },
 
-    async readAll({ direction = 'forwards', fromPosition, maxCount = Infinity } = {}) {
+    async readAll({ direction = 'forwards', fromPosition, after, maxCount = Infinity } = {}) {
       assertOpen();
+      const start = startOfRead(direction, fromPosition, after);
       const selected = direction === 'forwards'
-        ? log.slice(Math.max((fromPosition ?? 1) - 1, 0))
-        : log.slice(0, fromPosition ?? Infinity).reverse();
+        ? log.slice(start === undefined ? 0 : Math.max(start - 1, 0))
+        : log.slice(0, start ?? Infinity).reverse();
       return selected.slice(0, maxCount).map(copyOf);
     },
 

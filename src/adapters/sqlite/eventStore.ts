@@ -27,6 +27,7 @@ import {
   resultOfRetriedAppend,
   satisfiesExpectedRevision,
   startCatchUpSubscription,
+  startOfRead,
   type CatchUpSubscription,
 } from '../eventStoreShared';
 
@@ -241,10 +242,11 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEv
       return rows.map(toRecordedEvent);
     },
 
-    async readAll({ direction = 'forwards', fromPosition, maxCount = NO_LIMIT } = {}) {
+    async readAll({ direction = 'forwards', fromPosition, after, maxCount = NO_LIMIT } = {}) {
+      const start = startOfRead(direction, fromPosition, after);
       const rows = direction === 'forwards'
-        ? allForwards.all(fromPosition ?? 1, maxCount)
-        : allBackwards.all(fromPosition ?? Number.MAX_SAFE_INTEGER, maxCount);
+        ? allForwards.all(start ?? 1, maxCount)
+        : allBackwards.all(start ?? Number.MAX_SAFE_INTEGER, maxCount);
       return rows.map(toRecordedEvent);
     },
 

@@ -64,19 +64,22 @@ export async function readAuditPage(store: EventStore, request: AuditPageRequest
   const { order, perPage, filter } = request;
   const found: RecordedEvent[] = [];
   const backwards = order === 'desc';
-  let from: number | undefined = backwards ? (request.cursor !== undefined ? request.cursor - 1 : undefined) : (request.cursor ?? 0) + 1;
+  // Where the next chunk starts: exclusive of `bound` (a cursor, or the last event read). Positions are only compared,
+  // never computed (EventStoreDB's are byte offsets: `p - 1` names no event), so a backward read starts at `bound`
+  // itself, inclusive, and that event is left out.
+  let bound: number | undefined = request.cursor;
   while (found.length <= perPage) {
-    if (backwards && from !== undefined && from < 1) break;
-    const chunk = await store.readAll({ direction: backwards ? 'backwards' : 'forwards', fromPosition: from, maxCount: SCAN_CHUNK });
-    // A backwards read from a position that is not an event's may start above it on some stores.
-    const fresh = chunk.filter((e) => (backwards ? request.cursor === undefined || e.position < request.cursor : e.position > (request.cursor ?? 0)));
+    if (backwards && bound !== undefined && bound <= 1) break;
+    const chunk = backwards
+      ? await store.readAll({ direction: 'backwards', fromPosition: bound, maxCount: SCAN_CHUNK + (bound === undefined ? 0 : 1) })
+      : await store.readAll({ after: bound ?? 0, maxCount: SCAN_CHUNK });
+    const fresh = backwards && bound !== undefined ? chunk.filter((e) => e.position < bound!) : chunk;
     for (const event of fresh) {
       if (matches(event, filter)) found.push(event);
       if (found.length > perPage) break;
     }
-    if (chunk.length < SCAN_CHUNK) break;
-    const last = chunk[chunk.length - 1]!.position;
-    from = backwards ? last - 1 : last + 1;
+    if (fresh.length < SCAN_CHUNK) break;
+    bound = fresh[fresh.length - 1]!.position;
   }
   const events = found.slice(0, perPage);
   return { events, next: found.length > perPage ? events[events.length - 1]!.position : null };

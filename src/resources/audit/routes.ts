@@ -6,6 +6,7 @@
 import type { Site } from '../../site';
 import { hasCap } from '../../access/capabilities';
 import { restError } from '../../rest/errors';
+import { PositionNotInLogError } from '../../ports/eventStore';
 import type { RouteDefinition } from '../../rest/route';
 import { ok } from '../../rest/route';
 import { boundedLink } from '../../rest/collection';
@@ -74,7 +75,15 @@ export function auditRoutes(site: Site): RouteDefinition[] {
             };
             const cursorParam = order === 'desc' ? 'before_position' : 'after_position';
             const cursor = typeof p[cursorParam] === 'number' ? (p[cursorParam] as number) : undefined;
-            const page = await readAuditPage(site.store, { filter, order, cursor, perPage: p.per_page as number });
+            let page: Awaited<ReturnType<typeof readAuditPage>>;
+            try {
+              page = await readAuditPage(site.store, { filter, order, cursor, perPage: p.per_page as number });
+            } catch (error) {
+              // A cursor the log never gave out (EventStoreDB's positions are byte offsets; most numbers name no event).
+              if (!(error instanceof PositionNotInLogError)) throw error;
+              const message = `${cursorParam} is not a position of the log.`;
+              throw restError('rest_invalid_param', `Invalid parameter(s): ${cursorParam}`, 400, { params: { [cursorParam]: message } });
+            }
             const headers: Record<string, string> = {};
             if (page.next !== null) {
               const query = new URLSearchParams();
