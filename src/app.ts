@@ -20,6 +20,8 @@ import { serializeBody } from './rest/serialized';
 import type { RestRequest, RestResult } from './rest/route';
 import { invalidJsonpCallback, jsonpBody, jsonpCallback } from './rest/jsonp';
 import { operationalResponse } from './health/endpoints';
+import { refusalOf } from './health/readModelWatch';
+import type { Judgement } from './health/readModelWatch';
 import { serveUpload } from './resources/media/http';
 import { BodyGate, DEFAULT_BODY_LIMITS, bodyKind, bodyTooLarge, bodyToFile, busy, declaredOver, discardUnread, defaultBodyDir, hasBody, limitFor, parseMultipartToDisk, readSmallBody, removeBodyFiles } from './http/requestBodies';
 import type { BodyLimits } from './http/requestBodies';
@@ -39,6 +41,9 @@ import { OUTAGE_HEADERS, outageError } from './http/outage';
 import type { ApiDialect } from './http/dialect';
 
 const OPERATIONAL_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+/** Retry-After while the read model is rebuilt from the log, and while it does not match the log (an operator's matter). */
+const REBUILDING_RETRY_AFTER_SECONDS = 5;
+const MISMATCH_RETRY_AFTER_SECONDS = 30;
 
 export interface App {
   koa: Koa;
@@ -103,6 +108,31 @@ export function createApp(site: Site): App {
   };
 
   const served = (ctx: Koa.Context, started: number): MaybeAsync<void> => {
+    // Nothing is answered from a read model that cannot be trusted (unbuilt, wiped, another log's, ahead of the
+    // store): not even a cached answer, which may be from before a wipe. Known at once after the first judgement.
+    const judgement = site.readModelWatch.current();
+    if (isPromise(judgement)) return judgement.then((known) => (refusalOf(known) === null ? servedNow(ctx, started) : refuse(ctx, started, known)));
+    if (refusalOf(judgement) !== null) return refuse(ctx, started, judgement);
+    return servedNow(ctx, started);
+  };
+
+  const refuse = (ctx: Koa.Context, started: number, judgement: Judgement): void => {
+    allowOrigin(ctx);
+    const unbuilt = judgement.verdict?.state === 'unbuilt';
+    ctx.status = 503;
+    ctx.set('Retry-After', String(unbuilt ? REBUILDING_RETRY_AFTER_SECONDS : MISMATCH_RETRY_AFTER_SECONDS));
+    ctx.type = 'application/json; charset=UTF-8';
+    ctx.body = JSON.stringify({
+      code: 'rest_read_model_unavailable',
+      message: unbuilt
+        ? 'The site is rebuilding its read model from its event log. Try again shortly.'
+        : 'The site\'s read model does not match its event log; it is not served until that is settled.',
+      data: { status: 503 },
+    });
+    observe(ctx, started, 503);
+  };
+
+  const servedNow = (ctx: Koa.Context, started: number): MaybeAsync<void> => {
     const path = ctx.path;
     // Only these paths can be a page outside the API (serveEmbedPage answers only paths ending so).
     const outside = path === authorizePath || path.startsWith(uploadsPrefix) || path.endsWith('/embed/');

@@ -33,6 +33,8 @@ import type { SiteMetrics } from './metrics/siteMetrics';
 import builtInProjections from '../projections/index';
 import type { BodyLimits } from './http/requestBodies';
 import { countingKeyedAppends, keyedMetadata } from './resources/idempotency/context';
+import { ReadModelWatch } from './health/readModelWatch';
+import { judgeReadModel } from './projection/epoch';
 
 export interface SiteSettings {
   siteUrl: string;
@@ -45,6 +47,8 @@ export interface SiteSettings {
   readYourWritesTimeoutMs: number;
   /** /readyz fails while the read model trails the log by more than this (seconds; default 30). */
   readyMaxLagSeconds?: number;
+  /** How often the read model is judged against the event store (its epoch: src/projection/epoch.ts), in ms (default 1,000). */
+  readinessCheckMs?: number;
   /** `second` adds the contact-form namespace and the `ext-disabled` status (default `first`). */
   instance?: SiteInstance;
   /** Most answers the shared response cache keeps (src/http/responseCache.ts); 0 disables it. Default 2,000. */
@@ -88,6 +92,8 @@ export interface Coordination {
   close(): Promise<void>;
 }
 
+const DEFAULT_READINESS_CHECK_MS = 1_000;
+
 /** How often a process sharing its read model reads the applied position, in case a change notice was lost. */
 const APPLIED_POLL_MS = 250;
 
@@ -122,6 +128,18 @@ export interface Site {
   startProjector(): Promise<void>;
   /** The lowest log position every projection has applied, as every process sees it. */
   appliedPosition(): Promise<number>;
+  /**
+   * The same, as the read model holds it now (the shared value read afresh, never a high-water mark this process
+   * remembers): what readiness and the lag measure.
+   */
+  appliedNow(): Promise<number>;
+  /** Whether the read model may be served: its epoch judged against the store (src/health/readModelWatch.ts). */
+  readModelWatch: ReadModelWatch;
+  /**
+   * Waits until the read model has applied everything the event store holds now (read-your-writes up to its head,
+   * also for what other processes appended, such as the CLI): false when it did not within `timeoutMs`.
+   */
+  catchUp(timeoutMs: number): Promise<boolean>;
   /**
    * Whether the projection has applied less of the log than the applied position, which leaves out only projections
    * being rebuilt: its documents are then from before the rebuild (src/projection/written.ts, readCurrent). Known per
@@ -172,6 +190,9 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
   };
   const system = () => metadata(null, `system-${randomUUID()}`);
   const blobs = adapters.blobs ?? createMemoryBlobStore();
+  const checkMs = settings.readinessCheckMs ?? DEFAULT_READINESS_CHECK_MS;
+  // Judged on the adapter itself: a document cache in front of it would answer from before a wipe.
+  const readModelWatch = new ReadModelWatch(() => judgeReadModel(store, readModel), checkMs);
   const projector = new Projector({
     store,
     // Every change the projector makes moves the version on.
@@ -180,16 +201,27 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     maxBatchSize: settings.projectorBatchSize,
     log: (message, detail) => console.error(message, detail ?? ''),
     onRebuildProgress: metrics.rebuildProgress,
+    epoch: {
+      checkMs,
+      now: () => clock.now(),
+      onRecorded: async () => {
+        await readModelWatch.refresh();
+      },
+    },
   });
   const service = coordination
     ? new ProjectorService({ projector, lease: coordination.lease, progress: coordination.progress, log: (message, detail) => console.error(message, detail ?? '') })
     : null;
   let projecting = false;
   const appliedPosition = async () => (coordination ? coordination.progress.applied() : projector.appliedPosition);
+  const appliedNow = async () => (coordination ? coordination.progress.current() : projector.appliedPosition);
+  const waitForApplied = (position: number, timeoutMs: number) =>
+    // With coordination the projector may run in another process: wait on the shared applied position.
+    coordination ? coordination.progress.waitFor(position, timeoutMs) : projector.waitFor(position, timeoutMs);
   metrics.registry.collect(() => {
     metrics.projectorActive.set(service ? (service.state === 'active' ? 1 : 0) : projecting ? 1 : 0);
   });
-  collectProjectorLag(metrics.registry, { store, clock, applied: appliedPosition });
+  collectProjectorLag(metrics.registry, { store, clock, applied: appliedNow });
   const stopWatching = watchOtherProcesses(coordination, readModelVersion);
   const projectionBehind = knownPerVersion(readModelVersion, async (name: string) => {
     // The applied position first: a projection that is not being rebuilt has committed at least that far by then.
@@ -224,6 +256,12 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
       else await projector.start();
     },
     appliedPosition,
+    appliedNow,
+    readModelWatch,
+    async catchUp(timeoutMs) {
+      const head = await store.headPosition();
+      return head <= 0 || waitForApplied(head, timeoutMs);
+    },
     projectionBehind,
     metadata,
     requests,
@@ -232,14 +270,14 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
       // What is left of the bound once the request got here (its appends took their time too); at least one look.
       const started = requests.settling(position);
       const budget = Math.max(0, settings.readYourWritesTimeoutMs - (started === undefined ? 0 : clock.now() - started));
-      // With coordination the projector may run in another process: wait on the shared applied position.
-      const reached = coordination ? await coordination.progress.waitFor(position, budget) : await projector.waitFor(position, budget);
+      const reached = await waitForApplied(position, budget);
       if (!reached) console.error(`read model did not reach position ${position} within READ_YOUR_WRITES_TIMEOUT_MS (${settings.readYourWritesTimeoutMs} ms) of the request's start`);
       // Before the write answers: no cached answer from before it is served to anyone after it (read-your-writes).
       readModelVersion.changed();
     },
     async close() {
       stopWatching();
+      readModelWatch.close();
       if (service) await service.stop();
       else await projector.stop();
       await readModel.close();

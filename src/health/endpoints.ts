@@ -1,10 +1,10 @@
 /**
  * Operational endpoints, outside the REST API: `/healthz` (the process is alive), `/readyz` (it can serve: the
- * event store and the read model answer, and the read model trails the log by less than the bound) and `/metrics`
- * (Prometheus). Framework-free, so the API (app.ts) and the projector's own listener serve the same answers.
+ * event store answers, the read model answers and was built from this log up to a position the log holds (its epoch,
+ * src/projection/epoch.ts), and it trails the log by less than the bound) and `/metrics` (Prometheus). Framework-free, so the API (app.ts) and the projector's own listener serve the same answers.
  */
 import type { Site } from '../site';
-import { projectorLag } from '../metrics/siteMetrics';
+import { LAG_COUNT_LIMIT, projectorLag } from '../metrics/siteMetrics';
 
 export interface OperationalResponse {
   status: number;
@@ -32,26 +32,36 @@ export interface Readiness {
 
 export async function readiness(site: Site): Promise<Readiness> {
   const checks: Readiness['checks'] = {};
-  const [store, readModel, lag] = await Promise.allSettled([
+  const [store, judged, lag] = await Promise.allSettled([
     withTimeout(site.store.headPosition(), 'the event store'),
-    withTimeout(site.readModel.checkpoint(site.projector.names[0] ?? 'posts'), 'the read model'),
-    withTimeout(projectorLag({ store: site.store, clock: site.clock, applied: () => site.appliedPosition() }), 'the projector lag'),
+    // Judged afresh (and the judgement requests are gated on with it).
+    withTimeout(site.readModelWatch.refresh(), 'the read model'),
+    withTimeout(projectorLag({ store: site.store, clock: site.clock, applied: () => site.appliedNow() }), 'the projector lag'),
   ]);
   checks.eventStore = store.status === 'fulfilled' ? { ok: true, head: store.value } : { ok: false, error: message(store.reason) };
-  checks.readModel = readModel.status === 'fulfilled' ? { ok: true } : { ok: false, error: message(readModel.reason) };
+  if (judged.status === 'rejected') checks.readModel = { ok: false, error: message(judged.reason) };
+  else if (judged.value.error !== undefined) checks.readModel = { ok: false, error: judged.value.error };
+  else {
+    const { verdict } = judged.value;
+    const epoch = verdict.epoch ? { log: verdict.epoch.log, position: verdict.epoch.position, at: verdict.epoch.at } : null;
+    checks.readModel = verdict.state === 'trusted' ? { ok: true, state: verdict.state, epoch } : { ok: false, state: verdict.state, epoch, error: verdict.reason };
+  }
   const bound = site.settings.readyMaxLagSeconds ?? 30;
-  const failures = site.projector.failures.map((f) => `${f.projection}: ${message(f.error)}`);
+  const problems = site.projector.failures.map((f) => `stopped projection ${f.projection}: ${message(f.error)}`);
+  if (site.projector.refusal !== null) problems.push(`the projector applies nothing: ${site.projector.refusal}`);
   if (lag.status === 'rejected') checks.projector = { ok: false, error: message(lag.reason) };
   else {
-    const { events, seconds, applied } = lag.value;
-    const ok = seconds <= bound && failures.length === 0;
+    const { events, seconds, applied, head, ahead } = lag.value;
+    if (ahead) problems.unshift(`the read model's applied position ${applied} is not a position of the event store's log (head ${head}): the store is behind the read model, or holds another log`);
+    else if (seconds > bound) problems.unshift(`the read model is ${seconds.toFixed(1)} s behind the log (bound ${bound} s)`);
     checks.projector = {
-      ok,
+      ok: problems.length === 0,
       applied,
+      head,
       lagEvents: events,
+      ...(events >= LAG_COUNT_LIMIT ? { lagEventsAtLeast: true } : {}),
       lagSeconds: seconds,
-      ...(seconds > bound ? { error: `the read model is ${seconds.toFixed(1)} s behind the log (bound ${bound} s)` } : {}),
-      ...(failures.length ? { error: `stopped projections: ${failures.join('; ')}` } : {}),
+      ...(problems.length ? { error: problems.join('; ') } : {}),
     };
   }
   return { ready: Object.values(checks).every((c) => c.ok), checks };

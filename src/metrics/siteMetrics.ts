@@ -2,7 +2,8 @@
  * The site's metrics: request durations by route, append latency, projector lag (events and seconds) and rebuild
  * progress. Created by createSite and hung off the site; /metrics renders them (src/health/endpoints.ts).
  */
-import type { EventStore } from '../ports/eventStore';
+import { PositionNotInLogError } from '../ports/eventStore';
+import type { EventStore, RecordedEvent } from '../ports/eventStore';
 import type { Clock } from '../ports/clock';
 import type { RebuildProgress } from '../projection/runner';
 import { type Histogram, MetricsRegistry } from './registry';
@@ -62,12 +63,18 @@ export function createSiteMetrics(): SiteMetrics {
   };
 }
 
+/**
+ * Unapplied events counted at most: EventStoreDB has no count of what follows a position (its positions are byte
+ * offsets), so counting reads the events; past this many the gauge and /readyz say "at least" this many.
+ */
+export const LAG_COUNT_LIMIT = 1_000;
+
 /** The lag gauges, read at each scrape: how far the applied position trails the log head, in events and seconds. */
 export function collectProjectorLag(
   registry: MetricsRegistry,
   source: { store: EventStore; clock: Clock; applied(): Promise<number> },
 ): void {
-  const events = registry.gauge('palimpsest_projector_lag_events', 'Events in the log that the read model has not applied yet.');
+  const events = registry.gauge('palimpsest_projector_lag_events', `Events in the log that the read model has not applied yet (counted up to ${LAG_COUNT_LIMIT}).`);
   const seconds = registry.gauge('palimpsest_projector_lag_seconds', 'Age of the oldest event the read model has not applied yet (0 when caught up).');
   registry.collect(async () => {
     const lag = await projectorLag(source);
@@ -76,12 +83,40 @@ export function collectProjectorLag(
   });
 }
 
-export async function projectorLag(source: { store: EventStore; clock: Clock; applied(): Promise<number> }): Promise<{ head: number; applied: number; events: number; seconds: number }> {
+export interface ProjectorLag {
+  /** The log's last position. */
+  head: number;
+  /** The position the read model has applied. */
+  applied: number;
+  /** Events after it, counted up to LAG_COUNT_LIMIT. */
+  events: number;
+  /** Age of the first of them (0 when caught up), by the clock against the time the event was decided at. */
+  seconds: number;
+  /**
+   * The applied position is not one of this log's: past its head, or (EventStoreDB) where no event starts. The read
+   * model is ahead of the store (restored from an older backup?) or from another log; the lag is then 0.
+   */
+  ahead: boolean;
+}
+
+/**
+ * How far the applied position trails the log, measured in the store's own positions: what follows the applied
+ * position is read through the port (never `applied + 1`, which names no event on EventStoreDB).
+ */
+export async function projectorLag(source: { store: EventStore; clock: Clock; applied(): Promise<number> }): Promise<ProjectorLag> {
   const [head, applied] = await Promise.all([source.store.headPosition(), source.applied()]);
-  if (applied >= head) return { head, applied, events: 0, seconds: 0 };
-  const [oldest] = await source.store.readAll({ fromPosition: applied + 1, maxCount: 1 });
-  const age = oldest ? Math.max(0, (source.clock.now() - Date.parse(oldest.metadata.at)) / 1000) : 0;
-  return { head, applied, events: head - applied, seconds: age };
+  if (applied >= head) return { head, applied, events: 0, seconds: 0, ahead: applied > head };
+  let unapplied: RecordedEvent[];
+  try {
+    unapplied = await source.store.readAll({ after: applied, maxCount: LAG_COUNT_LIMIT });
+  } catch (error) {
+    if (error instanceof PositionNotInLogError) return { head, applied, events: 0, seconds: 0, ahead: true };
+    throw error;
+  }
+  const oldest = unapplied[0];
+  const decided = oldest ? Date.parse(oldest.metadata.at) : NaN;
+  const seconds = Number.isFinite(decided) ? Math.max(0, (source.clock.now() - decided) / 1000) : 0;
+  return { head, applied, events: unapplied.length, seconds, ahead: false };
 }
 
 /** The store with its appends timed. */

@@ -10,6 +10,7 @@ import { isDependencyUnavailable } from '../ports/unavailable';
 import type { DependencyUnavailableError } from '../ports/unavailable';
 import type { Commit, Doc, DocId, DocWrite, ReadModel } from '../ports/readModel';
 import { withFields } from './projection';
+import { epochAt, epochCommit, isRefused, judgeReadModel } from './epoch';
 import type { DocTarget, Projection, ReadOwn } from './projection';
 
 export interface ProjectorOptions {
@@ -24,6 +25,22 @@ export interface ProjectorOptions {
   onRebuildProgress?: (progress: RebuildProgress) => void;
   /** Documents a rebuild into a staged generation folds before each bulk commit (BULK_FLUSH_DOCS). */
   bulkFlushDocs?: number;
+  /**
+   * Keeps the read model's epoch (src/projection/epoch.ts). Before each start the read model is judged against the
+   * store: a wiped one (no epoch) is cleared and rebuilt from the log; one built from another log, or ahead of the
+   * store, is refused (`refusal`) and the projector waits, applying nothing, until that changes. Once caught up the
+   * epoch is recorded; every `checkMs` after, the judgement is repeated and the epoch recorded again when the applied
+   * position moved. Without it the projector judges nothing (tests, replays into a fresh read model).
+   */
+  epoch?: EpochKeeping;
+}
+
+export interface EpochKeeping {
+  checkMs: number;
+  /** The time an epoch is recorded at (the site's clock). */
+  now(): number;
+  /** Told after each epoch recorded (and awaited: the site judges its read model again). */
+  onRecorded?(): Promise<void> | void;
 }
 
 export interface ProjectorStartOptions {
@@ -152,6 +169,15 @@ export class Projector {
   private term: ProjectorStartOptions = {};
   /** Ends a start waiting for the shared subscription to catch up, when the projector is stopped first. */
   private abortStart: (() => void) | null = null;
+  /** Between start() and stop(): the epoch's timer may restart the projector (a wiped read model). */
+  private active = false;
+  /** Moves on at every run and halt: a run that finds it moved was overtaken and ends. */
+  private runs = 0;
+  /** The last run caught up (with the projections not being rebuilt). */
+  private caughtUp = false;
+  private epochTimer: NodeJS.Timeout | null = null;
+  private judging = false;
+  private refused: string | null = null;
 
   constructor(private readonly options: ProjectorOptions) {
     for (const projection of options.projections) {
@@ -168,16 +194,37 @@ export class Projector {
    * from the checkpoints.
    */
   async start(options: ProjectorStartOptions = {}): Promise<void> {
-    this.stopped = false;
     this.term = options;
+    this.active = true;
+    const keeping = this.options.epoch;
+    if (keeping && this.epochTimer === null) {
+      this.epochTimer = setInterval(() => void this.keepEpoch(), keeping.checkMs);
+      this.epochTimer.unref();
+    }
+    await this.run();
+  }
+
+  /** Why the projector applies nothing (a read model built from another log, or ahead of the store), or null. */
+  get refusal(): string | null {
+    return this.refused;
+  }
+
+  /** One run of the projections, from their checkpoints, for the current term (see start). */
+  private async run(): Promise<void> {
+    const run = ++this.runs;
+    const options = this.term;
+    this.stopped = false;
+    this.caughtUp = false;
     const entries = [...this.running.values()];
     for (const entry of entries) {
       entry.failed = null;
       entry.rebuilding = false;
     }
+    if (this.options.epoch && !(await this.judgeBeforeRun())) return;
+    if (this.stopped || run !== this.runs) return;
     const prepared = await Promise.all(entries.map(async (entry) => ({ entry, state: await this.prepare(entry) })));
     // Stopped while preparing: this start is over.
-    if (this.stopped) return;
+    if (this.stopped || run !== this.runs) return;
     const ready = prepared.filter(({ state }) => state === 'ready').map(({ entry }) => entry);
     const toRebuild = prepared.filter(({ state }) => state === 'rebuild').map(({ entry }) => entry);
     const rebuilds = toRebuild.length > 0 ? [this.rebuildAndJoin(toRebuild)] : [];
@@ -187,7 +234,11 @@ export class Projector {
     let sharedFailure: { error: unknown } | null = null;
     try {
       if (ready.length > 0) await this.subscribeShared(ready);
-      if (!this.stopped) options.onCaughtUp?.();
+      if (!this.stopped && run === this.runs) {
+        if (this.options.epoch) await this.recordEpoch();
+        this.caughtUp = true;
+        options.onCaughtUp?.();
+      }
     } catch (error) {
       sharedFailure = { error };
     }
@@ -327,7 +378,113 @@ export class Projector {
     return results;
   }
 
+  /**
+   * Judges the read model before a run: a wiped one is cleared (the projections then replay the whole log), and one
+   * that must not be overwritten is refused. False when the run must not go on.
+   */
+  private async judgeBeforeRun(): Promise<boolean> {
+    const { store, readModel, log } = this.options;
+    const verdict = await judgeReadModel(store, readModel);
+    if (isRefused(verdict)) {
+      if (this.refused !== verdict.reason) log?.(`projector: applying nothing: ${verdict.reason}`);
+      this.refused = verdict.reason;
+      return false;
+    }
+    this.refused = null;
+    if (verdict.state === 'unbuilt') {
+      const stale = [...this.running.values()];
+      const checkpoints = await Promise.all(stale.map((entry) => readModel.checkpoint(entry.projection.name)));
+      const built = stale.filter((_, i) => checkpoints[i] !== null);
+      if (built.length > 0) log?.(`projector: ${verdict.reason}; clearing ${built.map((entry) => entry.projection.name).join(', ')}`);
+      for (const entry of built) await readModel.reset(entry.projection.name, entry.projection.collections);
+      for (const entry of stale) entry.applied = 0;
+    }
+    return true;
+  }
+
+  /** Records the epoch at the position every projection not being rebuilt has applied. */
+  private async recordEpoch(): Promise<void> {
+    const { store, readModel, epoch: keeping, log } = this.options;
+    if (!keeping) return;
+    const position = this.appliedPosition;
+    try {
+      const epoch = await epochAt(store, position, keeping.now());
+      if (this.stopped) return;
+      await readModel.commit(epochCommit(epoch, this.term.fence));
+    } catch (error) {
+      // A newer lease (fence), or the store gone: the next judgement, or the next term, sees to it.
+      log?.('projector: the read model\'s epoch was not recorded', error instanceof Error ? error.message : error);
+      return;
+    }
+    await keeping.onRecorded?.();
+  }
+
+  /**
+   * Every `epoch.checkMs` while started: judges the read model again. A read model wiped under the running projector
+   * is rebuilt (the run starts over, clearing it first); one found built from another log or ahead of the store stops
+   * the projector until that changes; otherwise the epoch is recorded again once the applied position has moved.
+   */
+  private async keepEpoch(): Promise<void> {
+    if (this.judging || !this.active) return;
+    this.judging = true;
+    const { store, readModel, log } = this.options;
+    try {
+      const verdict = await judgeReadModel(store, readModel);
+      if (!this.active) return;
+      if (this.refused !== null) {
+        // Held: once the store and the read model agree again (an operator restored one or cleared the other), run.
+        if (!isRefused(verdict)) {
+          log?.('projector: the read model and the event store agree again; resuming');
+          await this.restart();
+        }
+        return;
+      }
+      if (isRefused(verdict)) {
+        log?.(`projector: stopping: ${verdict.reason}`);
+        this.refused = verdict.reason;
+        await this.halt();
+        return;
+      }
+      if (!this.caughtUp) return;
+      if (verdict.state === 'unbuilt') {
+        log?.(`projector: ${verdict.reason}`);
+        await this.restart();
+        return;
+      }
+      const applied = this.appliedPosition;
+      // Published again: the shared applied position may have been lost (a Redis key deleted) while nothing moved.
+      if (this.failures.length === 0) this.term.onApplied?.(applied);
+      if (verdict.epoch === null || verdict.epoch.position !== applied) await this.recordEpoch();
+    } catch (error) {
+      log?.('projector: could not judge the read model', error instanceof Error ? error.message : error);
+    } finally {
+      this.judging = false;
+    }
+  }
+
+  /** Stops the run in progress and starts another for the same term (unless stopped meanwhile). */
+  private async restart(): Promise<void> {
+    await this.halt();
+    if (!this.active) return;
+    try {
+      await this.run();
+    } catch (error) {
+      this.options.log?.('projector: restart failed', error);
+    }
+  }
+
+  /** Stops applying events, for good (a lease term ended, or the process stops); start() runs it again. */
   async stop(): Promise<void> {
+    this.active = false;
+    if (this.epochTimer !== null) clearInterval(this.epochTimer);
+    this.epochTimer = null;
+    await this.halt();
+  }
+
+  /** Stops the run in progress: subscriptions closed, waiters told no. */
+  private async halt(): Promise<void> {
+    this.runs++;
+    this.caughtUp = false;
     this.stopped = true;
     for (const cancel of this.retiring) cancel();
     this.retiring.clear();

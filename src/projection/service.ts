@@ -27,8 +27,13 @@ export interface AppliedProgress {
    * `position`, so this process's own waiters are released at once, before the shared value is raised.
    */
   publish(position: number, fence: number): Promise<boolean>;
-  /** The current value, read from the shared store. */
+  /**
+   * The value as this process knows it: read from the shared store, and never below what it knew before (waiters rely
+   * on it only rising).
+   */
   applied(): Promise<number>;
+  /** The value the shared store holds now, as it is (0 when it holds none: never published, or lost), for readiness. */
+  current(): Promise<number>;
   /** Resolves true once it reaches `position`, or false after `timeoutMs`; rejects when the shared store cannot be read. */
   waitFor(position: number, timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
@@ -135,14 +140,14 @@ export class ProjectorService {
         },
         onCaughtUp: () => {
           // Nothing may have been applied yet in this term (caught up already): publish where it stands.
-          if (this.fence === fence && projector.failures.length === 0) {
+          if (this.fence === fence && projector.failures.length === 0 && projector.refusal === null) {
             this.options.progress.publish(projector.appliedPosition, fence).catch((error) => log?.('projector: could not publish the applied position', error));
           }
           this.caughtUp();
         },
       });
       // Nothing may have been applied in this term (caught up already): publish where it stands.
-      if (this.fence === fence && projector.failures.length === 0) await this.options.progress.publish(projector.appliedPosition, fence);
+      if (this.fence === fence && projector.failures.length === 0 && projector.refusal === null) await this.options.progress.publish(projector.appliedPosition, fence);
     } catch (error) {
       log?.('projector: failed to start', error);
     }

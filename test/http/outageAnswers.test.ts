@@ -87,6 +87,10 @@ async function harness(readYourWritesTimeoutMs = 5000): Promise<Harness> {
     progress: {
       publish: async () => true,
       applied: async () => site.projector.appliedPosition,
+      current: async () => {
+        if (faults.progressDown) throw outage('read model');
+        return site.projector.appliedPosition;
+      },
       waitFor: async (position, timeoutMs) => {
         waits.push(timeoutMs);
         if (faults.progressDown) throw outage('read model');

@@ -33,6 +33,7 @@ test('an answer kept just after start is still served after the first poll of an
         settled += 1;
         return 42;
       },
+      current: async () => 42,
       waitFor: async () => true,
       close: async () => {},
     },

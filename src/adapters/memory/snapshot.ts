@@ -5,8 +5,9 @@
  *
  * It records the highest checkpoint position and the id of the event there. At start-up it is used only if it
  * parses completely (an end line counts the rows) and that event is still at that position in the log (the
- * log was not replaced or restored from an older backup); a projection whose version changed since is left out,
- * so the projector rebuilds it from the log. Anything wrong with the file: it is ignored and the log replayed.
+ * log was not replaced or restored from an older backup), and the read model then gets the epoch that says so; a
+ * projection whose version changed since is left out, so the projector rebuilds it from the log. Anything wrong with
+ * the file: it is ignored and the log replayed.
  * A snapshot older than the log (a crash skipped the write) is still a true state of the log's beginning: the
  * projector carries on from its checkpoints.
  *
@@ -25,6 +26,7 @@ import { crc32 } from 'node:zlib';
 import type { Checkpoint } from '../../ports/readModel';
 import type { EventStore } from '../../ports/eventStore';
 import type { Projection } from '../../projection/projection';
+import { epochAt, epochCommit } from '../../projection/epoch';
 import type { LayoutDefinition, MemoryReadModel, StoredRow } from './readModel';
 
 const FORMAT = 'palimpsest-read-model-snapshot';
@@ -312,6 +314,8 @@ export async function loadSnapshot(
     } catch (error) {
       return { loaded: false, reason: error instanceof Refused ? error.message : `unreadable (${error instanceof Error ? error.message : String(error)})` };
     }
+    // Its event checked out: the read model is this log's, as an epoch says (src/projection/epoch.ts).
+    await readModel.commit(epochCommit(await epochAt(store, position, Date.now())));
     return { loaded: true, position, rows: count, rebuilt };
   } finally {
     reading.release();

@@ -128,6 +128,9 @@ export function createRedisAppliedProgress(options: { redis: Redis; subscriber?:
       return accepted === 1;
     },
     applied: read,
+    async current() {
+      return Number((await redis.get(appliedKey)) ?? 0);
+    },
     async waitFor(position, timeoutMs) {
       if (position <= known) return true;
       // Redis unreachable: nobody can apply the position meanwhile, so the caller is told at once, not after the wait.
