@@ -48,6 +48,12 @@ export async function readEpoch(readModel: ReadModel): Promise<Epoch | 'damaged'
   return sound ? { log: log as string | null, position: position as number, event: event as string | null, at: at as string } : 'damaged';
 }
 
+/** Whether a read epoch is the one given (null: none). */
+export function sameEpoch(found: Epoch | 'damaged' | null, epoch: Epoch | null): boolean {
+  if (found === null || epoch === null) return found === epoch;
+  return found !== 'damaged' && found.log === epoch.log && found.position === epoch.position && found.event === epoch.event && found.at === epoch.at;
+}
+
 /** The commit that records `epoch` (fenced like the projector's other commits). */
 export function epochCommit(epoch: Epoch, fence?: number): Commit {
   return {

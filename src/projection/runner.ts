@@ -10,7 +10,8 @@ import { isDependencyUnavailable } from '../ports/unavailable';
 import type { DependencyUnavailableError } from '../ports/unavailable';
 import type { Commit, Doc, DocId, DocWrite, ReadModel } from '../ports/readModel';
 import { withFields } from './projection';
-import { epochAt, epochCommit, isRefused, judgeReadModel } from './epoch';
+import { epochAt, epochCommit, isRefused, judgeReadModel, readEpoch, sameEpoch } from './epoch';
+import type { Epoch } from './epoch';
 import type { DocTarget, Projection, ReadOwn } from './projection';
 
 export interface ProjectorOptions {
@@ -402,14 +403,19 @@ export class Projector {
     return true;
   }
 
-  /** Records the epoch at the position every projection not being rebuilt has applied. */
-  private async recordEpoch(): Promise<void> {
+  /**
+   * Records the epoch at the position every projection not being rebuilt has applied. With `judged` (a judgement's
+   * epoch), only while the read model still holds that one: an epoch removed since must not be written back over
+   * a read model that is not known to be whole (the next judgement finds it gone and rebuilds).
+   */
+  private async recordEpoch(judged?: Epoch | null): Promise<void> {
     const { store, readModel, epoch: keeping, log } = this.options;
     if (!keeping) return;
     const position = this.appliedPosition;
     try {
       const epoch = await epochAt(store, position, keeping.now());
       if (this.stopped) return;
+      if (judged !== undefined && !sameEpoch(await readEpoch(readModel), judged)) return;
       await readModel.commit(epochCommit(epoch, this.term.fence));
     } catch (error) {
       // A newer lease (fence), or the store gone: the next judgement, or the next term, sees to it.
@@ -454,9 +460,10 @@ export class Projector {
       const applied = this.appliedPosition;
       // Published again: the shared applied position may have been lost (a Redis key deleted) while nothing moved.
       if (this.failures.length === 0) this.term.onApplied?.(applied);
-      if (verdict.epoch === null || verdict.epoch.position !== applied) await this.recordEpoch();
+      if (verdict.epoch === null || verdict.epoch.position !== applied) await this.recordEpoch(verdict.epoch);
     } catch (error) {
-      log?.('projector: could not judge the read model', error instanceof Error ? error.message : error);
+      // A judgement cut short by a stop is no news.
+      if (this.active) log?.('projector: could not judge the read model', error instanceof Error ? error.message : error);
     } finally {
       this.judging = false;
     }

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSite } from '../../src/site';
-import type { Site, SiteSettings } from '../../src/site';
+import type { Coordination, Site, SiteSettings } from '../../src/site';
 import type { BlobStore } from '../../src/ports/blobStore';
 import { createApp } from '../../src/app';
 import { answerClientErrors } from '../../src/http/clientErrors';
@@ -90,6 +90,14 @@ export interface TestSiteOptions {
   serveWhileStarting?: boolean;
   /** Seconds between two comments of a non-moderator (default: the site's, 15); 0 turns the flood check off. */
   commentFloodSeconds?: number;
+  /**
+   * Processes sharing the read model (Redis): the projector then runs under the lease, as `site.startProjector()` runs
+   * it, unless `apiOnly` (an API node: `serve --no-projector`).
+   */
+  coordination?: Coordination;
+  apiOnly?: boolean;
+  /** How often the read model is judged against the store (default: the site's, 1 s). */
+  readinessCheckMs?: number;
 }
 
 /** The default outgoing HTTP of test sites: no network. */
@@ -123,6 +131,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       bodyLimits: options.bodyLimits,
       imageMaxPixels: options.imageMaxPixels,
       commentFloodSeconds: options.commentFloodSeconds,
+      readinessCheckMs: options.readinessCheckMs,
     },
     {
       store: options.store ?? createMemoryEventStore(),
@@ -132,9 +141,10 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       http: options.http ?? offline,
       mailer: options.mailer ?? { send: async () => undefined },
       ...(options.blobs ? { blobs: options.blobs } : {}),
+      ...(options.coordination ? { coordination: options.coordination } : {}),
     },
   );
-  const projectorStarted = site.projector.start();
+  const projectorStarted = options.apiOnly ? Promise.resolve() : options.coordination ? site.startProjector() : site.projector.start();
   if (!options.serveWhileStarting) await projectorStarted;
   const app = createApp(site);
   server.on('request', app.callback());

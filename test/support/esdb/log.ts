@@ -152,6 +152,23 @@ export class TransactionLog {
     });
   }
 
+  /**
+   * The log as a backup taken when it held its first `count` events has it: the later events are gone, and the next
+   * record starts where that backup's next one would have (so a later append may land where a lost event started).
+   */
+  restoreBackup(count: number): void {
+    const kept = this.events.slice(0, count);
+    this.events.length = 0;
+    this.events.push(...kept);
+    this.streams.clear();
+    for (const event of kept) {
+      const stream = this.streams.get(event.streamId) ?? [];
+      stream.push(event);
+      this.streams.set(event.streamId, stream);
+    }
+    this.end = kept[kept.length - 1]?.end ?? FIRST_EVENT_POSITION;
+  }
+
   /** Appends by the node itself (statistics, settings, projections): `$`-typed events in `$`-streams. */
   appendSystemEvent(streamId: string, type: string, data: object = {}): StoredEvent {
     const outcome = this.append(streamId, { kind: 'any' }, [{

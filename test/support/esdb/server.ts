@@ -61,6 +61,11 @@ export interface FakeEventStoreDb {
   loseAcknowledgements(count: number): void;
   /** An event the node writes itself, such as statistics: a `$`-typed event in a `$`-stream. */
   appendSystemEvent(streamId?: string, type?: string): StoredEvent;
+  /**
+   * Restarts the node on an older backup of its log, the one taken when it held its first `count` events (see
+   * TransactionLog.restoreBackup): connections are cut, and clients reconnect to the older log.
+   */
+  restoreBackup(count: number): Promise<void>;
   /** Stops listening and cuts every connection; the log survives for `start()`. */
   stop(): Promise<void>;
   /** Listens again on the same port. */
@@ -526,6 +531,16 @@ export async function startFakeEventStoreDb(options: FakeEventStoreDbOptions = {
 
   await listen();
 
+  const stop = async () => {
+    for (const { controller } of subscriptions) controller.abort();
+    subscriptions.clear();
+    server?.forceShutdown();
+    server = undefined;
+  };
+  const start = async () => {
+    if (!server) await listen();
+  };
+
   return {
     get port() { return port; },
     get connectionString() { return `esdb://127.0.0.1:${port}?tls=false`; },
@@ -536,15 +551,13 @@ export async function startFakeEventStoreDb(options: FakeEventStoreDbOptions = {
     loseAcknowledgements: (count) => { acknowledgementsToLose = count; },
     dropSubscriptions: () => endSubscriptions(GrpcStatus.UNAVAILABLE, 'the test server dropped the subscription'),
     appendSystemEvent: (streamId = '$stats-127.0.0.1:2113', type = '$statsCollected') => log.appendSystemEvent(streamId, type, { proc: { cpu: 1 } }),
-    async stop() {
-      for (const { controller } of subscriptions) controller.abort();
-      subscriptions.clear();
-      server?.forceShutdown();
-      server = undefined;
+    async restoreBackup(count) {
+      await stop();
+      log.restoreBackup(count);
+      await start();
     },
-    async start() {
-      if (!server) await listen();
-    },
+    stop,
+    start,
     async close() {
       for (const { controller } of subscriptions) controller.abort();
       subscriptions.clear();
