@@ -50,6 +50,37 @@ export async function findUserByLoginOrEmail(readModel: ReadModel, name: string)
   return { user: await lookup('email'), byEmail: true };
 }
 
+/** The projection whose documents sign-ins are judged by. */
+const USERS_PROJECTION = 'users';
+/** How long an unknown name waits for the read model to reach the log's head before the sign-in is refused as unjudged. */
+const SIGN_IN_CATCH_UP_MS = 2_000;
+/** Retry-After of a sign-in that could not be judged. */
+export const SIGN_IN_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/** A sign-in that cannot be judged now: the users read model is not ready. It is not counted by the throttle. */
+export class SignInUnavailable extends Error {
+  override readonly name = 'SignInUnavailable';
+}
+
+/**
+ * The account a sign-in names, from a users read model fit to judge it by. While the users projection is behind the
+ * others (being rebuilt, or stopped: an account created or changed meanwhile is missing or stale there), nothing is
+ * judged (SignInUnavailable). A name that is not found is looked up again once the read model has applied everything
+ * the event store holds now (read-your-writes up to its head: an account another process just created, such as the
+ * CLI, is found), and the sign-in is not judged when the read model cannot get there in time.
+ */
+export async function findSignInUser(site: Pick<Site, 'readModel' | 'projectionBehind' | 'catchUp' | 'settings' | 'projector'>, name: string): Promise<FoundUser> {
+  const usersBehind = async () => site.projector.names.includes(USERS_PROJECTION) && (await site.projectionBehind(USERS_PROJECTION));
+  if (await usersBehind()) throw new SignInUnavailable('the site\'s accounts are being rebuilt');
+  const found = await findUserByLoginOrEmail(site.readModel, name);
+  if (found.user) return found;
+  if (!(await site.catchUp(Math.min(SIGN_IN_CATCH_UP_MS, site.settings.readYourWritesTimeoutMs)))) {
+    throw new SignInUnavailable('the site\'s accounts are behind the log');
+  }
+  if (await usersBehind()) throw new SignInUnavailable('the site\'s accounts are being rebuilt');
+  return findUserByLoginOrEmail(site.readModel, name);
+}
+
 /** The login and password of a Basic header; null when the header is not Basic; no password without a colon. */
 export function parseBasic(authorization: string | undefined): BasicCredentials | null {
   if (!authorization || !/^basic /i.test(authorization)) return null;
@@ -129,7 +160,14 @@ export function authenticateRequest(site: Site, http: HttpExchange, requestId: s
 
 async function authenticateCredentials(site: Site, http: HttpExchange, requestId: string, credentials: BasicCredentials): Promise<Authenticated> {
   const address = http.ip;
-  const found = await findUserByLoginOrEmail(site.readModel, credentials.name);
+  let found: FoundUser;
+  try {
+    found = await findSignInUser(site, credentials.name);
+  } catch (error) {
+    if (!(error instanceof SignInUnavailable)) throw error;
+    http.set('Retry-After', String(SIGN_IN_UNAVAILABLE_RETRY_AFTER_SECONDS));
+    throw restError('rest_sign_in_unavailable', 'Sign-ins cannot be checked right now: the site\'s accounts are being brought up to date. Try again shortly.', 503);
+  }
   // Counted per account, whichever of its names (login or email) is given.
   const admission = throttleFor(site).admit(found.user?.login ?? credentials.name, address);
   if (!admission.admitted) {

@@ -8,7 +8,8 @@ import type Koa from 'koa';
 import { randomUUID } from 'node:crypto';
 import type { Site } from '../site';
 import { chunkPassword } from '../access/applicationPasswords';
-import { findUserByLoginOrEmail } from '../access/authenticate';
+import { SIGN_IN_UNAVAILABLE_RETRY_AFTER_SECONDS, SignInUnavailable, findSignInUser } from '../access/authenticate';
+import type { FoundUser } from '../access/authenticate';
 import { CHECKS_BUSY_RETRY_AFTER_SECONDS, SignInChecksBusy, loginChecksFor } from '../access/loginChecks';
 import { retryAfterSeconds, throttleFor } from '../access/throttle';
 import { RestError } from '../rest/errors';
@@ -82,7 +83,16 @@ class AuthorizationPage {
       this.form(400, request, passwordName, login, ['Enter your username (or email address) and your password.']);
       return;
     }
-    const { user } = await findUserByLoginOrEmail(this.site.readModel, login);
+    let user: FoundUser['user'];
+    try {
+      ({ user } = await findSignInUser(this.site, login));
+    } catch (error) {
+      // Not judged, and not counted by the throttle.
+      if (!(error instanceof SignInUnavailable)) throw error;
+      this.ctx.set('Retry-After', String(SIGN_IN_UNAVAILABLE_RETRY_AFTER_SECONDS));
+      this.form(503, request, passwordName, login, ['Sign-ins cannot be checked right now. Wait a few seconds, then try again.']);
+      return;
+    }
     // Counted per account, whichever of its names (login or email) is given.
     const admission = throttleFor(this.site).admit(user?.login ?? login, this.ctx.ip);
     if (!admission.admitted) {
