@@ -153,6 +153,7 @@ export async function openSite(config: Config): Promise<Site> {
       idBlockSize: config.idBlockSize,
       readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
       readyMaxLagSeconds: config.readyMaxLagSeconds,
+      readinessCheckMs: config.readinessCheckMs,
       instance: config.instance,
       responseCacheEntries: config.responseCacheEntries,
       responseCacheBytes: config.responseCacheBytes,

@@ -51,6 +51,8 @@ export interface Config {
   projectorLeaseMs: number;
   /** /readyz fails while the read model trails the log by more than this (seconds). */
   readyMaxLagSeconds: number;
+  /** How often the read model is judged against the event store (its epoch), in ms. */
+  readinessCheckMs: number;
   /**
    * Which of the two described sites this is (SITE_INSTANCE): `second` adds the `contact-form/v1` namespace and the
    * writable `ext-disabled` status (docs/second-instance.md).
@@ -125,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     redisPrefix: env.REDIS_PREFIX || 'palimpsest:',
     projectorLeaseMs: Math.max(300, integer(env.PROJECTOR_LEASE_MS, 10_000, 'PROJECTOR_LEASE_MS')),
     readyMaxLagSeconds: integer(env.READY_MAX_LAG_SECONDS, 30, 'READY_MAX_LAG_SECONDS'),
+    readinessCheckMs: Math.max(50, integer(env.READINESS_CHECK_MS, 1_000, 'READINESS_CHECK_MS')),
     instance: siteInstance(env.SITE_INSTANCE),
     responseCacheEntries: integer(env.RESPONSE_CACHE_ENTRIES, 2_000, 'RESPONSE_CACHE_ENTRIES'),
     responseCacheBytes: integer(env.RESPONSE_CACHE_BYTES, 64 * 1024 * 1024, 'RESPONSE_CACHE_BYTES'),
