@@ -63,9 +63,21 @@ export function epochCommit(epoch: Epoch, fence?: number): Commit {
   };
 }
 
+/**
+ * How long a store's identity is taken as known. Reading the first event of a store in a namespace of a shared
+ * EventStoreDB pages past every other tenant's events before it, so it is not read at every judgement; a store
+ * replaced meanwhile is found by its epoch's event check at once (as `ahead`), and named `foreign` after this long.
+ */
+const IDENTITY_KEPT_MS = 60_000;
+const identities = new WeakMap<EventStore, { id: string; until: number }>();
+
 /** The log's identity: the id of its first event, or null while it is empty. */
 export async function logIdentity(store: EventStore): Promise<string | null> {
+  const kept = identities.get(store);
+  if (kept && kept.until > Date.now()) return kept.id;
   const [first] = await store.readAll({ maxCount: 1 });
+  if (first) identities.set(store, { id: first.id, until: Date.now() + IDENTITY_KEPT_MS });
+  else identities.delete(store);
   return first?.id ?? null;
 }
 
