@@ -203,6 +203,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     onRebuildProgress: metrics.rebuildProgress,
     epoch: {
       checkMs,
+      readModel,
       now: () => clock.now(),
       onRecorded: async () => {
         await readModelWatch.refresh();

@@ -15,6 +15,8 @@ import { RestError, restError } from '../rest/errors';
 import type { UserDoc } from '../../projections/users';
 import { recordApplicationPasswordUse } from '../resources/users/operations';
 import { USAGE_RECORD_INTERVAL_MS } from '../resources/users/decider';
+import { userStreamId } from '../resources/users/events';
+import { readCurrent } from '../projection/written';
 import type { MaybeAsync } from '../core/maybeAsync';
 
 export interface Authenticated {
@@ -63,22 +65,37 @@ export class SignInUnavailable extends Error {
 }
 
 /**
- * The account a sign-in names, from a users read model fit to judge it by. While the users projection is behind the
- * others (being rebuilt, or stopped: an account created or changed meanwhile is missing or stale there), nothing is
- * judged (SignInUnavailable). A name that is not found is looked up again once the read model has applied everything
- * the event store holds now (read-your-writes up to its head: an account another process just created, such as the
- * CLI, is found), and the sign-in is not judged when the read model cannot get there in time.
+ * The account a sign-in names, as the log has it: a sign-in is never judged by users documents that may be stale or
+ * missing. While the users projection is behind the others (being rebuilt, or stopped), the name is looked up there
+ * and the account found is folded from its own stream (readCurrent), which is what the rebuilt projection will hold:
+ * its passwords as they are now. A name not found there (an account created or renamed meanwhile), or no longer the
+ * account's, cannot be judged (SignInUnavailable). Otherwise a name that is not found is looked up again once the
+ * read model has applied everything the event store holds now (read-your-writes up to its head: an account another
+ * process just created, such as the CLI, is found), and the sign-in is not judged when it cannot get there in time.
  */
-export async function findSignInUser(site: Pick<Site, 'readModel' | 'projectionBehind' | 'catchUp' | 'settings' | 'projector'>, name: string): Promise<FoundUser> {
+export async function findSignInUser(site: Pick<Site, 'readModel' | 'store' | 'projector' | 'projectionBehind' | 'catchUp' | 'settings'>, name: string): Promise<FoundUser> {
   const usersBehind = async () => site.projector.names.includes(USERS_PROJECTION) && (await site.projectionBehind(USERS_PROJECTION));
-  if (await usersBehind()) throw new SignInUnavailable('the site\'s accounts are being rebuilt');
+  if (await usersBehind()) return foldedSignInUser(site, name);
   const found = await findUserByLoginOrEmail(site.readModel, name);
   if (found.user) return found;
   if (!(await site.catchUp(Math.min(SIGN_IN_CATCH_UP_MS, site.settings.readYourWritesTimeoutMs)))) {
     throw new SignInUnavailable('the site\'s accounts are behind the log');
   }
-  if (await usersBehind()) throw new SignInUnavailable('the site\'s accounts are being rebuilt');
+  if (await usersBehind()) return foldedSignInUser(site, name);
   return findUserByLoginOrEmail(site.readModel, name);
+}
+
+/** While the users projection is behind: the account by name from its documents, as its own stream has it now. */
+async function foldedSignInUser(site: Pick<Site, 'readModel' | 'store' | 'projector' | 'projectionBehind'>, name: string): Promise<FoundUser> {
+  const found = await findUserByLoginOrEmail(site.readModel, name);
+  if (!found.user) throw new SignInUnavailable('the site\'s accounts are being rebuilt');
+  const { id } = found.user;
+  const current = await readCurrent<UserDoc>(site, { projection: USERS_PROJECTION, collection: 'user', id, stream: userStreamId(id) });
+  const named = name.toLowerCase();
+  if (!current || (found.byEmail ? current.email?.toLowerCase() !== named : current.login.toLowerCase() !== named)) {
+    throw new SignInUnavailable('the site\'s accounts are being rebuilt');
+  }
+  return { user: current, byEmail: found.byEmail };
 }
 
 /** The login and password of a Basic header; null when the header is not Basic; no password without a colon. */

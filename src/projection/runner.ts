@@ -38,6 +38,11 @@ export interface ProjectorOptions {
 
 export interface EpochKeeping {
   checkMs: number;
+  /**
+   * The read model the epoch is read from and recorded in, when `readModel` is a view of it that notices changes
+   * (src/projection/readModelVersion.ts): no answer reads the epoch, so recording it must not make caches let go.
+   */
+  readModel?: ReadModel;
   /** The time an epoch is recorded at (the site's clock). */
   now(): number;
   /** Told after each epoch recorded (and awaited: the site judges its read model again). */
@@ -203,6 +208,10 @@ export class Projector {
       this.epochTimer.unref();
     }
     await this.run();
+  }
+
+  private get epochReadModel(): ReadModel {
+    return this.options.epoch?.readModel ?? this.options.readModel;
   }
 
   /** Why the projector applies nothing (a read model built from another log, or ahead of the store), or null. */
@@ -385,7 +394,7 @@ export class Projector {
    */
   private async judgeBeforeRun(): Promise<boolean> {
     const { store, readModel, log } = this.options;
-    const verdict = await judgeReadModel(store, readModel);
+    const verdict = await judgeReadModel(store, this.epochReadModel);
     if (isRefused(verdict)) {
       if (this.refused !== verdict.reason) log?.(`projector: applying nothing: ${verdict.reason}`);
       this.refused = verdict.reason;
@@ -409,8 +418,9 @@ export class Projector {
    * a read model that is not known to be whole (the next judgement finds it gone and rebuilds).
    */
   private async recordEpoch(judged?: Epoch | null): Promise<void> {
-    const { store, readModel, epoch: keeping, log } = this.options;
+    const { store, epoch: keeping, log } = this.options;
     if (!keeping) return;
+    const readModel = this.epochReadModel;
     const position = this.appliedPosition;
     try {
       const epoch = await epochAt(store, position, keeping.now());
@@ -433,9 +443,9 @@ export class Projector {
   private async keepEpoch(): Promise<void> {
     if (this.judging || !this.active) return;
     this.judging = true;
-    const { store, readModel, log } = this.options;
+    const { store, log } = this.options;
     try {
-      const verdict = await judgeReadModel(store, readModel);
+      const verdict = await judgeReadModel(store, this.epochReadModel);
       if (!this.active) return;
       if (this.refused !== null) {
         // Held: once the store and the read model agree again (an operator restored one or cleared the other), run.

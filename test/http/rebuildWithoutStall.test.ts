@@ -223,6 +223,37 @@ test('Redis: users, terms, menus and menu items rebuild at start; what is create
   });
 });
 
+test('Redis: while users rebuild at start, a sign-in is judged by the account as the log has it, never by stale documents', async () => {
+  const users = new Set(['users']);
+  await whileRebuildingOnRedis([...builtIn.map((p) => (users.has(p.name) ? { ...p, version: p.version + 1 } : p)), example], async ({ t, seeded, gate }) => {
+    const basic = (login: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}` });
+    // A password made meanwhile opens the account, although the old documents do not have it; revoked, it does not.
+    const made = await t.request('POST', '/core/v2/users/me/application-passwords', { as: seeded.admin, body: { name: 'meanwhile' } });
+    assert.is(made.status, 201, made.text);
+    assert.is((await t.request('GET', '/core/v2/users/me', { headers: basic('admin', made.body.password) })).status, 200);
+    assert.is((await t.request('DELETE', `/core/v2/users/me/application-passwords/${made.body.uuid}`, { as: seeded.admin })).status, 200);
+    const revoked = await t.request('GET', '/core/v2/users/me', { headers: basic('admin', made.body.password) });
+    assert.is(revoked.status, 401);
+    assert.is(revoked.body.code, 'incorrect_password');
+    // An account created meanwhile is not in the old documents: its sign-ins are not judged (nor counted) until the switch.
+    const grace = await t.request('POST', '/core/v2/users', { as: seeded.admin, body: { username: 'grace', email: 'grace@example.test', password: 'hopper-1906', roles: ['editor'] } });
+    assert.is(grace.status, 201, grace.text);
+    for (let i = 0; i < 12; i++) {
+      const unjudged = await t.request('GET', '/core/v2/users/me', { headers: basic('grace', `guess-${i}`) });
+      assert.is(unjudged.status, 503, unjudged.text);
+      assert.is(unjudged.body.code, 'rest_sign_in_unavailable');
+      assert.is(unjudged.headers.get('retry-after'), '5');
+    }
+    assert.not.ok(gate.state.released, 'all of it while the rebuild was held');
+    gate.release();
+    await t.projectorStarted;
+    // More guesses than the throttle allows were made, but none was judged: this one is, and is refused as wrong.
+    const judged = await t.request('GET', '/core/v2/users/me', { headers: basic('grace', 'guess-after') });
+    assert.is(judged.status, 401, judged.text);
+    assert.is(judged.body.code, 'incorrect_password');
+  });
+});
+
 test('Redis: content and revisions rebuild at start; an autosave and a restore made meanwhile are answered as written', async () => {
   const rebuilt = new Set(['content', 'revisions']);
   await whileRebuildingOnRedis([...builtIn.map((p) => (rebuilt.has(p.name) ? { ...p, version: p.version + 1 } : p)), example], async ({ t, seeded, gate }) => {

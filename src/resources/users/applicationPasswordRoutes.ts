@@ -18,6 +18,8 @@ import { canEditUser } from './access';
 import { createApplicationPassword, renameApplicationPassword, revokeAllApplicationPasswords, revokeApplicationPassword } from './operations';
 import { applicationPasswordUrl, presentApplicationPassword } from './present';
 import { applicationPasswordSchema } from './schema';
+import { userStreamId } from './events';
+import { readCurrent } from '../../projection/written';
 
 const BASE = '/core/v2/users/(?P<user_id>(?:[\\d]+|me))/application-passwords';
 
@@ -175,10 +177,10 @@ async function targetUser(site: Site, ctx: HandlerContext): Promise<UserDoc> {
     let doc: UserDoc | null = null;
     if (ctx.params.user_id === 'me') {
       if (!ctx.actor) throw restError('rest_not_logged_in', 'You are not currently logged in.', 401);
-      doc = (await site.readModel.get('user', ctx.actor.id)) as UserDoc | null;
+      doc = await currentUser(site, ctx.actor.id);
     } else {
       const id = Number(ctx.params.user_id);
-      if (Number.isInteger(id) && id > 0) doc = (await site.readModel.get('user', id)) as UserDoc | null;
+      if (Number.isInteger(id) && id > 0) doc = await currentUser(site, id);
     }
     ctx.memo.set(key, doc);
   }
@@ -193,8 +195,11 @@ function passwordOf(user: UserDoc, ctx: HandlerContext): ApplicationPasswordDoc 
   return password;
 }
 
+/** The user as the log has it: while the users projection is rebuilt, folded from its stream (readCurrent). */
+const currentUser = (site: Site, id: number) => readCurrent<UserDoc>(site, { projection: 'users', collection: 'user', id, stream: userStreamId(id) });
+
 async function reloadPassword(site: Site, userId: number, uuid: string): Promise<ApplicationPasswordDoc> {
-  const user = (await site.readModel.get('user', userId)) as UserDoc | null;
+  const user = await currentUser(site, userId);
   const password = user?.application_passwords.find((p) => p.uuid === uuid);
   if (!password) throw restError('rest_application_password_not_found', 'Application password not found.', 404);
   return password;
