@@ -49,7 +49,12 @@ async function until(condition: () => Promise<boolean>, what: string, limitMs = 
 function spied(readModel: ReadModel, resets: string[]): ReadModel {
   return new Proxy(readModel, {
     get(target, property, receiver) {
-      if (property === 'reset') return (name: string, collections: readonly string[]) => (resets.push(name), target.reset(name, collections));
+      if (property === 'reset') {
+        return (name: string, collections: readonly string[]) => {
+          resets.push(name);
+          return target.reset(name, collections);
+        };
+      }
       const value = Reflect.get(target, property, receiver);
       return typeof value === 'function' ? value.bind(target) : value;
     },
