@@ -11,7 +11,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestSite } from '../support/testSite';
 import type { TestSite } from '../support/testSite';
-import { holdRebuild, until } from '../support/rebuildGate';
+import { until } from '../support/rebuildGate';
+import type { EventStore, SubscribeToAllOptions } from '../../src/ports/eventStore';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
 import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore';
@@ -25,13 +26,51 @@ const test = suite('signing in while the users read model is not ready');
 const PAGE = '/wp-admin/authorize-application.php';
 const basic = (name: string, password: string) => `Basic ${Buffer.from(`${name}:${password}`).toString('base64')}`;
 
+/**
+ * The store, with a subscription from the start of the log (a rebuild's) held at its first batch once `arm`ed, until
+ * released (or after 30 s, so a failing test does not hang).
+ */
+function armedGate(store: EventStore) {
+  let open = () => {};
+  const released = new Promise<void>((resolve) => (open = resolve));
+  const state = { armed: false, held: false };
+  const safety = setTimeout(() => open(), 30_000);
+  const view: EventStore = new Proxy(store, {
+    get(target, property) {
+      if (property !== 'subscribeToAll') return Reflect.get(target, property);
+      return (subscription: SubscribeToAllOptions) =>
+        target.subscribeToAll(
+          !state.armed || (subscription.after ?? 0) > 0
+            ? subscription
+            : {
+                ...subscription,
+                onEvents: async (events) => {
+                  state.held = true;
+                  await released;
+                  return subscription.onEvents(events);
+                },
+              },
+        );
+    },
+  });
+  return {
+    store: view,
+    state,
+    release() {
+      clearTimeout(safety);
+      open();
+    },
+  };
+}
+
 test('while the users projection is rebuilt: 503 with Retry-After, never 401, and no attempt counts for the throttle', async () => {
-  const gate = holdRebuild(createMemoryEventStore(), { safetyReleaseMs: 30_000 });
+  const gate = armedGate(createMemoryEventStore());
   const t = await startTestSite({ store: gate.store, readModel: createMemoryReadModel() });
   try {
     const admin = await t.createUser('admin', 'administrator');
     const created = await t.request('POST', '/core/v2/users', { as: admin, body: { username: 'ada', email: 'ada@example.test', password: 'analytical engine', roles: ['author'] } });
     assert.is(created.status, 201, created.text);
+    gate.state.armed = true;
     const rebuilt = t.site.projector.rebuild('users');
     await until(() => gate.state.held, 'the rebuild is held at its first batch');
 
