@@ -20,6 +20,7 @@ import { createFileBlobStore } from './adapters/files/blobStore';
 import { preparePrivateDir, tightenIfPresent } from './adapters/files/privateFiles';
 import type { Projection } from './projection/projection';
 import { BUILT_IN_PROJECTIONS_DIR, loadProjections } from './projection/loader';
+import { loadBlockPatterns } from './resources/blockPatterns/load';
 import builtInProjections from '../projections/index';
 
 export async function openEventStore(config: Config): Promise<EventStore> {
@@ -97,6 +98,8 @@ export async function siteProjections(config: Config): Promise<Projection[]> {
 const MEMORY_PROJECTOR_BATCH = 250;
 
 export async function openSite(config: Config): Promise<Site> {
+  // Read before anything is opened: a library that does not load stops the start.
+  const blockPatterns = config.blockPatternsDir === null ? undefined : await loadBlockPatterns(config.blockPatternsDir);
   const projections = await siteProjections(config);
   const [store, { readModel, memory, coordination }] = await Promise.all([openEventStore(config), openReadModel(config)]);
   const snapshotFile = path.join(config.dataDir, 'read-model.snapshot');
@@ -129,6 +132,7 @@ export async function openSite(config: Config): Promise<Site> {
       // Beside the uploads, so an upload's temporary file is as private as DATA_DIR.
       bodyDir: path.join(config.dataDir, 'tmp'),
       imageMaxPixels: config.imageMaxPixels,
+      blockPatterns,
       // In memory, a batch's events are what a young-generation GC finds alive and copies: a start-up replay in
       // batches of 250 spent about a tenth less CPU than in batches of 1,000 (docs/performance.md). Redis keeps
       // the default: every batch is a round trip.

@@ -62,6 +62,8 @@ export interface Config {
   bodyLimits: BodyLimits;
   /** Most pixels of an image decoded for sub-sizes and edits (IMAGE_MAX_PIXELS). */
   imageMaxPixels: number;
+  /** Where the block patterns offered to the block editor are read from (BLOCK_PATTERNS_DIR); null for none. */
+  blockPatternsDir: string | null;
 }
 
 export const SITE_INSTANCES = ['first', 'second'] as const;
@@ -108,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       anonymousInFlight: integer(env.ANONYMOUS_BODIES_IN_FLIGHT, DEFAULT_BODY_LIMITS.anonymousInFlight, 'ANONYMOUS_BODIES_IN_FLIGHT'),
     },
     imageMaxPixels: Math.max(1, integer(env.IMAGE_MAX_PIXELS, DEFAULT_IMAGE_MAX_PIXELS, 'IMAGE_MAX_PIXELS')),
+    blockPatternsDir: env.BLOCK_PATTERNS_DIR ? path.resolve(cwd, env.BLOCK_PATTERNS_DIR) : null,
   };
 }
 

@@ -30,6 +30,7 @@ import { collectProjectorLag, createSiteMetrics, timedStore } from './metrics/si
 import type { SiteMetrics } from './metrics/siteMetrics';
 import builtInProjections from '../projections/index';
 import type { BodyLimits } from './http/requestBodies';
+import type { BlockPatternLibrary } from './resources/blockPatterns/library';
 
 export interface SiteSettings {
   siteUrl: string;
@@ -64,6 +65,8 @@ export interface SiteSettings {
   projectorBatchSize?: number;
   /** Destinations outgoing HTTP may reach besides public addresses (OUTBOUND_ALLOWED_HOSTS; default none). */
   outboundAllowedHosts?: readonly AllowedHost[];
+  /** The block patterns and categories offered to the block editor (BLOCK_PATTERNS_DIR; default none). */
+  blockPatterns?: BlockPatternLibrary;
 }
 
 /**
