@@ -100,10 +100,22 @@ export function postTypeCaps(plural: 'posts' | 'pages'): PostTypeCaps {
 }
 
 /**
- * Reusable blocks (`wp_block`): WordPress maps their primitive capabilities onto the posts' ones, except that reading
- * one takes `edit_posts` and creating one `publish_posts`.
+ * Reusable blocks (`wp_block`): reading one takes `edit_posts` and creating one `publish_posts`. WordPress 6.1 names
+ * the rest after `blocks`; asked for directly (`publish_blocks`), such a name stands for the posts' one, but the
+ * capabilities an item's own check comes down to are not mapped again, and four of them no role has: so nobody may
+ * delete their own unpublished block, nor read, edit or delete someone else's private one. These four keep their
+ * block names here for that reason; every check of them in this code is an item's.
  */
-export const BLOCK_CAPS: PostTypeCaps = Object.freeze({ ...postTypeCaps('posts'), read: 'edit_posts', create_posts: 'publish_posts', readNeedsCap: true });
+export const BLOCK_CAPS: PostTypeCaps = Object.freeze({
+  ...postTypeCaps('posts'),
+  read: 'edit_posts',
+  create_posts: 'publish_posts',
+  delete_posts: 'delete_blocks',
+  delete_private_posts: 'delete_private_blocks',
+  edit_private_posts: 'edit_private_blocks',
+  read_private_posts: 'read_private_blocks',
+  readNeedsCap: true,
+});
 
 /** The capability names of a post type this site serves as content (posts, pages, reusable blocks). */
 export function capsOfPostType(postType: 'post' | 'page' | 'wp_block'): PostTypeCaps {

@@ -88,6 +88,8 @@ export interface TestSiteOptions {
   imageMaxPixels?: number;
   /** Serve at once, with the projector still starting (default: serve once it has caught up); see `projectorStarted`. */
   serveWhileStarting?: boolean;
+  /** The block patterns offered to the block editor (default: none). */
+  blockPatterns?: SiteSettings['blockPatterns'];
 }
 
 /** The default outgoing HTTP of test sites: no network. */
@@ -117,6 +119,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       trustedProxies: options.trustedProxies,
       bodyLimits: options.bodyLimits,
       imageMaxPixels: options.imageMaxPixels,
+      blockPatterns: options.blockPatterns,
     },
     {
       store: options.store ?? createMemoryEventStore(),

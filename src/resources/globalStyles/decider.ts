@@ -34,6 +34,12 @@ export function evolveGlobalStyles(state: GlobalStylesState, event: GlobalStyles
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
+/**
+ * An object sent for styles or settings. WordPress takes a list too (a PHP array either way): its keys are numbers,
+ * which no theme.json key is, so it stands for an empty object.
+ */
+const asObject = (value: unknown): Record<string, unknown> | null => (isObject(value) ? value : Array.isArray(value) ? {} : null);
+
 /** The title sent: a string, or `{raw}` with a non-empty raw (WordPress ignores an empty one). */
 function titleOf(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
@@ -49,12 +55,14 @@ function decide(command: GlobalStylesCommand, state: GlobalStylesState): GlobalS
   if (!state.exists) throw restError('rest_global_styles_not_found', 'No global styles config exist with that id.', 404);
   const changes: { title?: string; styles?: ThemeJsonObject; settings?: ThemeJsonObject } = {};
   const { input } = command;
-  if (isObject(input.styles)) {
-    const styles = sanitizeStyles(input.styles);
+  const sentStyles = asObject(input.styles);
+  if (sentStyles) {
+    const styles = sanitizeStyles(sentStyles);
     if (JSON.stringify(styles) !== JSON.stringify(state.styles)) changes.styles = styles;
   }
-  if (isObject(input.settings)) {
-    const settings = sanitizeSettings(input.settings);
+  const sentSettings = asObject(input.settings);
+  if (sentSettings) {
+    const settings = sanitizeSettings(sentSettings);
     if (JSON.stringify(settings) !== JSON.stringify(state.settings)) changes.settings = settings;
   }
   const title = titleOf(input.title);
