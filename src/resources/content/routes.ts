@@ -207,6 +207,8 @@ function readItem(site: Site, ctx: HandlerContext, type: TypeInfo, schema: Conte
   const context = ctx.params.context as 'view' | 'edit' | 'embed';
   const accepted = passwordAccepted(ctx, type, doc);
   const item = type.presenter.present(ctx, doc, context, accepted);
+  // A reusable block is not viewable: WordPress links no page of it.
+  if (type.postType === 'wp_block') return isPromise(item) ? item.then((body) => ok(body)) : ok(item);
   return isPromise(item) ? item.then(readResult) : readResult(item);
 }
 

@@ -103,7 +103,7 @@ export const templateSchema: ResourceSchema = {
     status: { description: 'Status of the template.', type: 'string', enum: ['publish', 'future', 'draft', 'pending', 'private'], default: 'publish', context: ALL },
     wp_id: { description: 'Identifier of the stored template.', type: 'integer', context: ALL, readonly: true },
     has_theme_file: { description: 'Whether the theme has a file for the template.', type: 'bool', context: ALL, readonly: true },
-    author: { description: 'Identifier of the template\'s author.', type: 'integer', context: ALL },
+    author: { description: 'Identifier of the template\'s author.', type: 'integer', context: ['view', 'edit', 'embed'] },
     is_custom: { description: 'Whether the template is a custom one rather than one of the template hierarchy.', type: 'bool', context: ALL, readonly: true },
   },
 } as unknown as ResourceSchema;
