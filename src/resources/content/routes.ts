@@ -367,8 +367,8 @@ async function writeInput(site: Site, ctx: HandlerContext, type: TypeInfo, curre
 // --- helpers -------------------------------------------------------------------------------------------------
 
 /**
- * The page templates the active theme offers. There are no themes here, so none: only "" (the default
- * template) is accepted, and WordPress's check refuses any other name while validating args.
+ * The page templates the active theme offers: it is a classic theme without any (src/resources/themes/theme.ts),
+ * so only "" (the default template) is accepted, and WordPress's check refuses any other name while validating args.
  */
 const THEME_TEMPLATES: readonly string[] = [];
 
