@@ -9,6 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestSite } from '../support/testSite';
 import type { TestSite, TestUser } from '../support/testSite';
+import { testRedisReadModel } from '../support/redis';
 
 const test = suite('the block editor');
 const ORIGIN = 'http://editor.example.test';
@@ -131,6 +132,30 @@ test('CORS: the override header may be sent and Allow, Link and the totals read 
   for (const name of ['authorization', 'content-type', 'x-http-method-override']) assert.ok(allowed.includes(name), name);
   const exposed = (preflight.headers.get('access-control-expose-headers') ?? '').split(/,\s*/);
   for (const name of ['X-WP-Total', 'X-WP-TotalPages', 'Link', 'Allow']) assert.ok(exposed.includes(name), name);
+});
+
+test('on a Redis read model too: the administrator loads, saves a block and changes the user styles', async () => {
+  const redis = testRedisReadModel();
+  const other = await startTestSite({ apiDialect: 'wordpress', readModel: redis.readModel });
+  try {
+    const admin2 = await other.createUser('admin', 'administrator');
+    const call = (method: string, path: string, body?: unknown) => other.request(method, `/wp-json${path}`, { as: admin2, body });
+    const theme = await call('GET', '/wp/v2/themes?context=edit&status=active&_locale=user');
+    const stylesPath = new URL(theme.body[0]._links['wp:user-global-styles'][0].href).pathname;
+    const saved = await other.request('PUT', `${stylesPath}?_locale=user`, { as: admin2, body: { styles: { color: { text: '#123456' } } } });
+    assert.equal([saved.status, saved.body.styles], [200, { color: { text: '#123456' } }]);
+    assert.equal((await other.request('GET', stylesPath, { as: admin2 })).body.styles, { color: { text: '#123456' } });
+    const block = await call('POST', '/wp/v2/blocks', { title: 'On Redis', content: '<p>x</p>', status: 'publish' });
+    assert.is(block.status, 201);
+    const inserter = await call('GET', '/wp/v2/blocks?context=edit&per_page=100&_locale=user');
+    assert.equal(inserter.body.map((b: any) => b.id), [block.body.id]);
+    for (const path of ['/wp/v2/global-styles/themes/palimpsest', '/wp/v2/block-patterns/patterns', '/wp/v2/templates/lookup?slug=front-page']) {
+      assert.is((await call('GET', path)).status, 200, path);
+    }
+  } finally {
+    await other.close();
+    await redis.cleanup();
+  }
 });
 
 test.run();
