@@ -93,6 +93,14 @@ export const EXPLANATIONS: readonly Explanation[] = [
     palimpsest: /history|restore|audit\/v1|projections\/v1|as_of/,
   },
   {
+    id: 'route-patterns-for-clients',
+    category: 'deliberate',
+    text: 'Two route patterns are written so that a client reading the index can parse them, matching the same paths: a template\'s id without the group inside its named group, the variations\' stylesheet with its parentheses as \\x28 and \\x29. WordPress 6.1\'s own patterns stop wpapi\'s discovery (it takes the first ")" for the end of a named group).',
+    kind: 'routes',
+    at: /^routes core\/v2\/(templates|global-styles)$/,
+    when: (d) => (Array.isArray(d.reference) && d.reference.length === 0) || /\/variations"\]$/.test(JSON.stringify(d.reference)),
+  },
+  {
     id: 'routes-outside-interface',
     category: 'deliberate',
     text: 'WordPress 6.1 routes that the interface does not include and that are not served: template parts, navigation, block types and the block renderer, plugins, widgets and sidebars, the block and pattern directories, and of the templates their revisions, autosaves and writes; site-health and block-editor routes are "not listed", and only their namespace indexes are served.',

@@ -12,7 +12,8 @@ import * as assert from 'uvu/assert';
 import { startTestSite } from '../support/testSite';
 import type { TestSite, TestUser } from '../support/testSite';
 import { buildDispatcher } from '../../src/api';
-import { THEME_DIRECTORY } from '../../src/resources/globalStyles/routes';
+import { THEME_DIRECTORY, VARIATIONS_STYLESHEET } from '../../src/resources/globalStyles/routes';
+import { TEMPLATE_ID } from '../../src/resources/themes/routes';
 import { Dispatcher } from '../../src/rest/dispatch';
 import type { Actor } from '../../src/access/capabilities';
 import type { Endpoint, HandlerContext, RestRequest, RouteDefinition } from '../../src/rest/route';
@@ -198,11 +199,11 @@ test('every write rule declared signed-in-only refuses anonymous callers, whatev
     'POST /core/v2/blocks/(?P<id>[\\d]+)/autosaves',
     // The reads of the block editor's theme, styles, patterns and templates take editing something, or theme options.
     `GET /core/v2/themes`, `GET /core/v2/themes/(?P<stylesheet>${THEME_DIRECTORY})`,
-    'GET /core/v2/global-styles/themes/(?P<stylesheet>[\\/\\s%\\w\\.\\(\\)\\[\\]\\@_\\-]+)/variations',
+    `GET /core/v2/global-styles/themes/(?P<stylesheet>${VARIATIONS_STYLESHEET})/variations`,
     `GET /core/v2/global-styles/themes/(?P<stylesheet>${THEME_DIRECTORY})`,
     'GET /core/v2/global-styles/(?P<id>[\\/\\w-]+)', 'POST,PUT,PATCH /core/v2/global-styles/(?P<id>[\\/\\w-]+)',
     'GET /core/v2/block-patterns/patterns', 'GET /core/v2/block-patterns/categories',
-    'GET /core/v2/templates', 'GET /core/v2/templates/lookup', `GET /core/v2/templates/(?P<id>(${THEME_DIRECTORY})[\\/\\w-]+)`,
+    'GET /core/v2/templates', 'GET /core/v2/templates/lookup', `GET /core/v2/templates/(?P<id>${TEMPLATE_ID})`,
   ];
   assert.equal([...declared].sort(), [...expected].sort());
   assert.ok(judged > 10_000, `judged ${judged}`);

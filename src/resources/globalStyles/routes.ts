@@ -43,8 +43,12 @@ export const globalStylesSchema: ResourceSchema = {
   },
 } as unknown as ResourceSchema;
 
-/** The characters a stylesheet may have in the variations route, as WordPress's pattern takes them. */
-const VARIATIONS_STYLESHEET = '[\\/\\s%\\w\\.\\(\\)\\[\\]\\@_\\-]+';
+/**
+ * The characters a stylesheet may have in the variations route, as WordPress's pattern takes them; its parentheses are
+ * written `\x28` and `\x29`, which match the same, so that a client reading the index can parse the pattern (wpapi's
+ * discovery takes the first `)` for the end of the group, and fails on WordPress's own index).
+ */
+export const VARIATIONS_STYLESHEET = '[\\/\\s%\\w\\.\\x28\\x29\\[\\]\\@_\\-]+';
 /** A theme's directory, `theme` or `parent/theme`, without the characters a directory name cannot have. */
 export const THEME_DIRECTORY = '[^\\/:<>\\*\\?"\\|]+(?:\\/[^\\/:<>\\*\\?"\\|]+)?';
 

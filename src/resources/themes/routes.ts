@@ -114,6 +114,13 @@ const escapeHtml = (text: string): string => text.replace(/&/g, '&amp;').replace
 export const mayReadActiveTheme = (actor: Actor | null) => ['edit_posts', 'edit_pages', 'edit_theme_options'].some((cap) => hasCap(actor, cap));
 const maySwitchThemes = (actor: Actor | null) => hasCap(actor, 'switch_themes');
 
+/**
+ * A template's id, `theme//slug` or `parent/theme//slug`: what WordPress's pattern matches (a theme directory, then
+ * the template's name), written without groups, which matches the same paths, so that a client reading the index can
+ * parse it (wpapi's discovery cannot parse a group inside the named one, and fails on WordPress's own index).
+ */
+export const TEMPLATE_ID = '[^\\/:<>\\*\\?"\\|]+\\/?[^\\/:<>\\*\\?"\\|]*[\\/\\w-]+';
+
 export function themeRoutes(site: Site, theme: ThemeRecord): RouteDefinition[] {
   const status = (ctx: HandlerContext) => authorizationStatus(ctx.actor?.id ?? null);
   const cannotView = (ctx: HandlerContext) => restError('rest_cannot_view_themes', 'Sorry, you are not allowed to view themes.', status(ctx));
@@ -276,7 +283,7 @@ export function themeRoutes(site: Site, theme: ThemeRecord): RouteDefinition[] {
     },
     {
       namespace: 'core/v2',
-      path: `/core/v2/templates/(?P<id>(${THEME_DIRECTORY})[\\/\\w-]+)`,
+      path: `/core/v2/templates/(?P<id>${TEMPLATE_ID})`,
       schema: templateSchema,
       endpoints: [
         {
