@@ -84,7 +84,7 @@ export function canonicalString(value: string, view: SideView): string {
   }
   if (!s.includes('{api}') && !s.includes('{site}') && !s.startsWith('/core/v2')) return s;
   return s
-    .replace(/\/(posts|pages|revisions|autosaves|media|comments|menu-items)\/(\d+)/g, (_a, seg: string, id: string) => `/${seg}/${symbol(view, 'content', Number(id))}`)
+    .replace(/\/(posts|pages|blocks|global-styles|revisions|autosaves|media|comments|menu-items)\/(\d+)/g, (_a, seg: string, id: string) => `/${seg}/${symbol(view, 'content', Number(id))}`)
     .replace(/\/users\/(\d+)/g, (_a, id: string) => `/users/${symbol(view, 'user', Number(id))}`)
     .replace(/\/(categories|tags|menus)\/(\d+)/g, (_a, seg: string, id: string) => `/${seg}/${symbol(view, 'term', Number(id))}`)
     .replace(/([?&](?:post|parent|p|page_id|preview_id|attachment_id)=)(\d+)/g, (_a, key: string, id: string) => `${key}${symbol(view, 'content', Number(id))}`)
@@ -100,10 +100,10 @@ function symbol(view: SideView, kind: IdKind, id: number): string {
 /** The kind of id a numeric field holds, judged from its key and the object around it. */
 function idKindOf(key: string, holder: Record<string, unknown>, collection: Collection): IdKind | null {
   // A menu is a term too (of nav_menu), though it does not name its taxonomy (nor, in embed context, its fields).
-  const isTerm = 'taxonomy' in holder || ('auto_add' in holder && 'locations' in holder) || collection === 'menus';
+  const isTerm = 'taxonomy' in holder || ('auto_add' in holder && 'locations' in holder) || collection === 'menus' || collection === 'categories' || collection === 'tags';
   // A menu item's object is a term when the item links a taxonomy, a post (or the item itself) otherwise.
   const isMenuItem = 'object_id' in holder && ('menus' in holder || collection === 'menu-items');
-  const isUser = 'avatar_urls' in holder || 'roles' in holder;
+  const isUser = 'avatar_urls' in holder || 'roles' in holder || collection === 'users';
   switch (key) {
     case 'id':
       return isTerm ? 'term' : isUser ? 'user' : 'content';
@@ -136,11 +136,13 @@ function canonicalSlug(value: string, view: SideView): string {
 }
 
 /** The collection a step's answer comes from, when its items' ids cannot be told from their fields alone. */
-export type Collection = 'menus' | 'menu-items' | null;
+export type Collection = 'menus' | 'menu-items' | 'users' | 'categories' | 'tags' | null;
 
 export function collectionOf(step: Pick<Step, 'path' | 'root'>): Collection {
   if (step.root) return null;
-  return (/^\/(menus|menu-items)(?=\/|$)/.exec(step.path)?.[1] as Collection | undefined) ?? null;
+  // A user's application passwords are no users.
+  if (/^\/users\/[^/]+\/application-passwords/.test(step.path)) return null;
+  return (/^\/(menus|menu-items|users|categories|tags)(?=\/|$)/.exec(step.path)?.[1] as Collection | undefined) ?? null;
 }
 
 export function canonicalBody(value: unknown, view: SideView, idKind: IdKind | null = null, collection: Collection = null): unknown {

@@ -23,9 +23,12 @@ export interface Explanation {
   when?: (difference: Difference) => boolean;
 }
 
-/** Route groups of WordPress 6.1 that the interface does not include. */
+/**
+ * Route groups of WordPress 6.1 that the interface does not include and palimpsest does not serve (of the templates,
+ * only the list, the lookup and one template are served: see classic-theme-templates).
+ */
 const OUTSIDE_INTERFACE =
-  /^routes (core\/v2\/(blocks|templates|template-parts|navigation|comments|search|block-renderer|block-types|global-styles|settings|themes|plugins|sidebars|widget-types|widgets|block-directory|pattern-directory|block-patterns)|(site-health|block-editor)\/v1.*)$/;
+  /^routes (core\/v2\/(templates|template-parts|navigation|comments|search|block-renderer|block-types|settings|plugins|sidebars|widget-types|widgets|block-directory|pattern-directory)|(site-health|block-editor)\/v1.*)$/;
 
 export const EXPLANATIONS: readonly Explanation[] = [
   // ---- deliberate
@@ -86,37 +89,66 @@ export const EXPLANATIONS: readonly Explanation[] = [
   {
     id: 'history-extensions',
     category: 'deliberate',
-    text: 'Extensions beyond WordPress, palimpsest\'s own (history, time travel, restore, audit log, projections): the routes /core/v2/{posts,pages}/{id}/history, .../revisions/{id}/restore, /audit/v1, /projections/v1, the as_of argument and the audit/v1 and projections/v1 namespaces.',
+    text: 'Extensions beyond WordPress, palimpsest\'s own (history, time travel, restore, audit log, projections): the routes /core/v2/{posts,pages,blocks,media}/{id}/history, .../revisions/{id}/restore, /audit/v1, /projections/v1, the as_of argument and the audit/v1 and projections/v1 namespaces.',
     palimpsest: /history|restore|audit\/v1|projections\/v1|as_of/,
+  },
+  {
+    id: 'route-patterns-for-clients',
+    category: 'deliberate',
+    text: 'Two route patterns are written so that a client reading the index can parse them, matching the same paths: a template\'s id without the group inside its named group, the variations\' stylesheet with its parentheses as \\x28 and \\x29. WordPress 6.1\'s own patterns stop wpapi\'s discovery (it takes the first ")" for the end of a named group).',
+    kind: 'routes',
+    at: /^routes core\/v2\/(templates|global-styles)$/,
+    when: (d) => (Array.isArray(d.reference) && d.reference.length === 0) || /\/variations"\]$/.test(JSON.stringify(d.reference)),
   },
   {
     id: 'routes-outside-interface',
     category: 'deliberate',
-    text: 'WordPress 6.1 routes that the interface does not include (blocks, templates, navigation, comments, search, settings, themes, plugins, widgets, block directory and patterns; site-health and block-editor routes are "not listed", and only their namespace indexes are served).',
+    text: 'WordPress 6.1 routes that the interface does not include and that are not served: template parts, navigation, block types and the block renderer, plugins, widgets and sidebars, the block and pattern directories, and of the templates their revisions, autosaves and writes; site-health and block-editor routes are "not listed", and only their namespace indexes are served.',
     kind: 'routes',
     at: OUTSIDE_INTERFACE,
   },
   {
     id: 'types-not-served',
     category: 'deliberate',
-    text: 'Post types whose routes are not served (wp_block, wp_template, wp_template_part, wp_navigation: blocks, templates and navigation are outside the interface) are left out of /types, so no listed rest_base answers 404; /types/wp_block is then an unknown type (404 rest_type_invalid).',
+    text: 'Post types whose routes are not served (wp_template_part, wp_navigation: template parts and navigation are outside the interface) are left out of /types, so no listed rest_base answers 404; /types/wp_template_part is then an unknown type (404 rest_type_invalid).',
     kind: 'keys',
     at: /^\$$/,
-    when: (d) => Array.isArray(d.reference) && d.reference.length > 0 && d.reference.every((k) => /^wp_(block|template|template_part|navigation)$/.test(String(k))),
+    when: (d) => Array.isArray(d.reference) && d.reference.length > 0 && d.reference.every((k) => /^wp_(template_part|navigation)$/.test(String(k))),
     step: /^types\.list\./,
   },
   {
     id: 'types-not-served-item',
     category: 'deliberate',
-    text: 'The post type wp_block is not served (see types-not-served): its description is 404 rest_type_invalid here.',
+    text: 'The post type wp_template_part is not served (see types-not-served): its description is 404 rest_type_invalid here.',
     step: /^types\.item\.not-served$/,
   },
   {
-    id: 'index-active-theme',
+    id: 'index-front-page-fields',
     category: 'deliberate',
-    text: 'For a signed-in editor or administrator WordPress links the active theme (wp:active-theme, with curies) from the index; themes are not part of the interface.',
-    step: /^discovery\.index\.admin$/,
-    at: /^\$\._links$/,
+    text: 'The index gives page_for_posts, page_on_front and show_on_front, as WordPress 6.7 does (the block editor reads them from it); WordPress 6.1 does not. The image processing fields a newer editor also asks for (image_sizes, image_size_threshold, …) are left out: they would tell it to make the sub-sizes itself, which the server does here.',
+    kind: 'keys',
+    at: /^\$$/,
+    palimpsest: /^\["page_for_posts","page_on_front","show_on_front"\]$/,
+  },
+  {
+    id: 'classic-theme',
+    category: 'deliberate',
+    text: 'The active theme is a record of palimpsest\'s defaults, a classic theme (no block templates), where the reference runs the block theme Twenty Twenty-Three: its name, texts, supports, base global styles and style variations (none here) differ, and so do the ids and stylesheets its links name.',
+    step: /^editor\.(themes\.active|global-styles\.(theme|variations|record|save|restore))(\.author)?$/,
+    when: (d) => d.kind !== 'status' && d.kind !== 'code',
+  },
+  {
+    id: 'classic-theme-templates',
+    category: 'deliberate',
+    text: 'Without a block theme there are no templates: the list is empty, a lookup finds nothing (WordPress\'s answer for a classic theme: every field of the template null, so no is_custom), and none can be made or changed here, so the template routes offer GET only (WordPress offers POST, PUT, PATCH and DELETE, and serves template revisions and autosaves).',
+    step: /^editor\.(templates\.|options\.templates\.)/,
+  },
+  {
+    id: 'block-patterns-none',
+    category: 'deliberate',
+    text: 'No block patterns or pattern categories are registered unless the deployment gives some (BLOCK_PATTERNS_DIR); WordPress registers its own and the theme\'s, and loads more from wordpress.org.',
+    step: /^editor\.block-patterns\.(patterns|categories)$/,
+    kind: 'length',
   },
   {
     id: 'orderby-ties',

@@ -31,8 +31,8 @@ interface SymbolEntry {
   palimpsest?: number;
   /** The reference item's type or taxonomy, to delete it through the right route afterwards. */
   referenceType?: string;
-  /** The collection it was created in, when that alone says how to delete it (media, menus, menu items). */
-  referenceRoute?: 'media' | 'menus' | 'menu-items';
+  /** The collection it was created in, when that alone says how to delete it (media, menus, menu items); `kept` for what the run only points at. */
+  referenceRoute?: 'media' | 'menus' | 'menu-items' | 'kept';
 }
 
 type Side = 'reference' | 'palimpsest';
@@ -133,7 +133,7 @@ async function main(): Promise<number> {
 
   const texts = new Map<string, Partial<Record<Side, string>>>();
   // Names the sequence captures: one not captured yet (a step left out by --only, or that failed) is missing.
-  const capturedNames = new Set(SEQUENCE.flatMap((step) => Object.keys(step.capture ?? {})));
+  const capturedNames = new Set(SEQUENCE.flatMap((step) => [...Object.keys(step.capture ?? {}), ...Object.keys(step.captureUrlId ?? {})]));
   const capturedTexts = new Set(SEQUENCE.flatMap((step) => Object.keys(step.captureText ?? {})));
   const resolveString = (template: string, side: Side): string =>
     template.replace(/\{([A-Za-z][\w]*)\}/g, (whole, name: string) => {
@@ -245,6 +245,15 @@ async function main(): Promise<number> {
         }
         if (entry.reference !== undefined || entry.palimpsest !== undefined) symbols.set(name, entry);
       }
+      for (const [name, dotted] of Object.entries(step.captureUrlId ?? {})) {
+        const entry: SymbolEntry = { kind: 'content', referenceRoute: 'kept' };
+        for (const [side, outcome] of [['reference', ref], ['palimpsest', pal]] as const) {
+          const url = at(outcome.body, dotted);
+          const id = typeof url === 'string' ? /\/(\d+)\/?$/.exec(url)?.[1] : undefined;
+          if (id !== undefined && outcome.status < 300 && !outcome.skipped) entry[side] = Number(id);
+        }
+        if (entry.reference !== undefined || entry.palimpsest !== undefined) symbols.set(name, entry);
+      }
       for (const [name, dotted] of Object.entries(step.captureText ?? {})) {
         for (const [side, outcome] of [['reference', ref], ['palimpsest', pal]] as const) {
           const text = at(outcome.body, dotted);
@@ -340,10 +349,21 @@ async function cleanUpReference(reference: Target, symbols: Map<string, SymbolEn
     if ((await remove('menus', menu.id)) === 200) removed++;
   }
   for (const item of await listed('menu-items', `search=${marker}&status=any`)) if ((await remove('menu-items', item.id)) === 200) removed++;
+  // A reusable block its maker may not delete unpublished (WordPress 6.1's block capabilities) is published first.
+  const removeBlock = async (id: number) => {
+    let status = await remove('blocks', id);
+    if (status === 403) {
+      await fetch(`${api}/blocks/${id}`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: '{"status":"publish"}' }).catch(() => null);
+      status = await remove('blocks', id);
+    }
+    return status;
+  };
   for (const [name, entry] of symbols) {
     const id = entry.reference;
     if (id === undefined || name === 'uncategorized' || entry.referenceRoute) continue;
-    if (entry.kind === 'content' && entry.referenceType !== 'revision') {
+    if (entry.kind === 'content' && entry.referenceType === 'wp_block') {
+      if ((await removeBlock(id)) === 200) removed++;
+    } else if (entry.kind === 'content' && entry.referenceType !== 'revision') {
       const first = entry.referenceType === 'page' ? 'pages' : 'posts';
       const status = await remove(first, id);
       if (status === 404) await remove(first === 'pages' ? 'posts' : 'pages', id);
@@ -357,6 +377,9 @@ async function cleanUpReference(reference: Target, symbols: Map<string, SymbolEn
       const items = r?.ok ? ((await r.json()) as Array<{ id: number }>) : [];
       for (const item of items) if ((await remove(route, item.id)) === 200) removed++;
     }
+  }
+  for (const status of ['any', 'trash']) {
+    for (const item of await listed('blocks', `search=${marker}&status=${status}`)) if ((await removeBlock(item.id)) === 200) removed++;
   }
   for (const [name, entry] of symbols) {
     if (entry.kind !== 'term' || entry.reference === undefined || name === 'uncategorized' || entry.referenceRoute) continue;

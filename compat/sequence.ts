@@ -741,7 +741,10 @@ const descriptions: Step[] = [
   described('types.item.edit.anonymous', '/types/post', 'anonymous', { context: 'edit' }),
   described('types.item.hidden', '/types/revision', 'subscriber'),
   described('types.item.unknown', '/types/no_such_type', 'anonymous'),
-  described('types.item.not-served', '/types/wp_block', 'anonymous'),
+  described('types.item.not-served', '/types/wp_template_part', 'anonymous'),
+  described('types.item.wp_block.edit.contributor', '/types/wp_block', 'contributor', { context: 'edit' }),
+  described('types.item.wp_template.edit.administrator', '/types/wp_template', 'administrator', { context: 'edit' }),
+  described('types.item.wp_template.edit.editor', '/types/wp_template', 'editor', { context: 'edit' }),
   ...(['publish', 'future', 'draft', 'pending', 'private', 'trash'] as const).flatMap((status) => [
     described(`statuses.item.${status}.anonymous`, `/statuses/${status}`, 'anonymous'),
     described(`statuses.item.${status}.subscriber`, `/statuses/${status}`, 'subscriber'),
@@ -769,6 +772,93 @@ const descriptions: Step[] = [
   { name: 'discovery.options.taxonomies', method: 'OPTIONS', path: '/taxonomies', compare: 'route' },
 ];
 
+// --- what the block editor asks for: reusable blocks, the theme and its global styles, patterns, template lookup,
+// the index's site fields, the sidebar's lists and the Allow headers it reads (as it asks: `_locale=user`) ----------
+
+const L = { _locale: 'user' };
+const BLOCK = '<!-- wp:paragraph -->\n<p>A "shared" paragraph.</p>\n<!-- /wp:paragraph -->';
+const editorSteps: Step[] = [
+  { name: 'editor.blocks.create', method: 'POST', path: '/blocks', query: L, as: 'administrator', body: { title: `${M} shared block`, content: BLOCK, status: 'publish' }, capture: { b1: 'id' } },
+  { name: 'editor.blocks.create.draft-by-author', method: 'POST', path: '/blocks', query: L, as: 'author', body: { title: `${M} author block`, content: 'Draft.' }, capture: { b2: 'id' } },
+  { name: 'editor.blocks.create.contributor', method: 'POST', path: '/blocks', query: L, as: 'contributor', body: { title: `${M} refused block` }, capture: { b3: 'id' } },
+  { name: 'editor.blocks.create.empty', method: 'POST', path: '/blocks', query: L, as: 'editor', body: { title: '', content: '' }, capture: { b4: 'id' } },
+  ...(['view', 'edit', 'embed'] as const).map((context): Step => ({ name: `editor.blocks.read.${context}`, method: 'GET', path: '/blocks/{b1}', query: { ...L, context }, as: 'administrator' })),
+  { name: 'editor.blocks.read.anonymous', method: 'GET', path: '/blocks/{b1}' },
+  { name: 'editor.blocks.read.subscriber', method: 'GET', path: '/blocks/{b1}', as: 'subscriber' },
+  { name: 'editor.blocks.read.edit.author', method: 'GET', path: '/blocks/{b1}', query: { context: 'edit' }, as: 'author' },
+  list('editor.blocks.list.inserter', '/blocks', { ...L, context: 'edit', per_page: 100 }, 'administrator'),
+  list('editor.blocks.list.anonymous', '/blocks', L),
+  list('editor.blocks.list.edit.author', '/blocks', { ...L, context: 'edit', per_page: 100 }, 'author'),
+  { name: 'editor.blocks.update', method: 'POST', path: '/blocks/{b1}', query: L, as: 'administrator', headers: { 'X-HTTP-Method-Override': 'PUT' }, body: { content: `${BLOCK}\n\n<!-- wp:paragraph -->\n<p>More.</p>\n<!-- /wp:paragraph -->` } },
+  { name: 'editor.blocks.revisions', method: 'GET', path: '/blocks/{b1}/revisions', query: { ...L, per_page: 100, context: 'edit' }, as: 'administrator', capture: { b1r: '0.id' } },
+  { name: 'editor.blocks.revisions.view', method: 'GET', path: '/blocks/{b1}/revisions/{b1r}', query: L, as: 'administrator' },
+  { name: 'editor.blocks.autosave', method: 'POST', path: '/blocks/{b1}/autosaves', query: L, as: 'administrator', body: { title: `${M} shared block`, content: 'Autosaved.' } },
+  { name: 'editor.blocks.autosaves', method: 'GET', path: '/blocks/{b1}/autosaves', query: L, as: 'administrator' },
+  { name: 'editor.blocks.delete.own-draft', method: 'DELETE', path: '/blocks/{b2}', as: 'author' },
+  { name: 'discovery.options.blocks', method: 'OPTIONS', path: '/blocks', as: 'administrator', compare: 'route' },
+  { name: 'discovery.options.blocks.item', method: 'OPTIONS', path: '/blocks/{b1}', as: 'author', compare: 'route' },
+
+  { name: 'editor.themes.active', method: 'GET', path: '/themes', query: { ...L, context: 'edit', status: 'active' }, as: 'administrator', captureText: { theme: '0.stylesheet' }, captureUrlId: { styles: '0._links.wp:user-global-styles.0.href' } },
+  { name: 'editor.themes.active.author', method: 'GET', path: '/themes', query: { ...L, status: 'active' }, as: 'author' },
+  { name: 'editor.themes.active.subscriber', method: 'GET', path: '/themes', query: { ...L, status: 'active' }, as: 'subscriber' },
+  { name: 'editor.themes.all.editor', method: 'GET', path: '/themes', query: L, as: 'editor' },
+  { name: 'editor.themes.bad-status', method: 'GET', path: '/themes', query: { status: 'bogus' }, as: 'administrator' },
+  { name: 'editor.themes.unknown', method: 'GET', path: '/themes/no-such-theme', as: 'administrator' },
+  { name: 'editor.global-styles.theme', method: 'GET', path: '/global-styles/themes/{theme}', query: { ...L, context: 'view' }, as: 'administrator' },
+  { name: 'editor.global-styles.variations', method: 'GET', path: '/global-styles/themes/{theme}/variations', query: { ...L, context: 'view' }, as: 'administrator' },
+  { name: 'editor.global-styles.theme.author', method: 'GET', path: '/global-styles/themes/{theme}', query: { ...L, context: 'view' }, as: 'author' },
+  { name: 'editor.global-styles.theme.unknown', method: 'GET', path: '/global-styles/themes/no-such-theme', as: 'administrator' },
+  { name: 'editor.global-styles.record', method: 'GET', path: '/global-styles/{styles}', query: L, as: 'administrator' },
+  { name: 'editor.global-styles.record.author', method: 'GET', path: '/global-styles/{styles}', query: L, as: 'author' },
+  { name: 'editor.global-styles.record.edit.editor', method: 'GET', path: '/global-styles/{styles}', query: { context: 'edit' }, as: 'editor' },
+  { name: 'discovery.options.global-styles', method: 'OPTIONS', path: '/global-styles/{styles}', query: L, as: 'administrator', compare: 'route' },
+  { name: 'discovery.options.global-styles.author', method: 'OPTIONS', path: '/global-styles/{styles}', query: L, as: 'author', compare: 'route' },
+  {
+    name: 'editor.global-styles.save',
+    method: 'POST',
+    path: '/global-styles/{styles}',
+    query: L,
+    as: 'administrator',
+    headers: { 'X-HTTP-Method-Override': 'PUT' },
+    body: { styles: { color: { background: '#ffffff', nope: 1 }, bogus: 1, elements: { link: { ':hover': { color: { text: '#000000' } } } } }, settings: { color: { custom: true }, nope: true }, title: { raw: '' } },
+  },
+  { name: 'editor.global-styles.save.invalid', method: 'POST', path: '/global-styles/{styles}', as: 'administrator', body: { styles: 'red' } },
+  { name: 'editor.global-styles.save.author', method: 'POST', path: '/global-styles/{styles}', as: 'author', body: { styles: {} } },
+  // Back to how the reference's record was: empty.
+  { name: 'editor.global-styles.restore', method: 'POST', path: '/global-styles/{styles}', as: 'administrator', headers: { 'X-HTTP-Method-Override': 'PUT' }, body: { styles: {}, settings: {} } },
+  { name: 'editor.global-styles.missing', method: 'GET', path: '/global-styles/0', as: 'administrator' },
+
+  { name: 'editor.block-patterns.categories', method: 'GET', path: '/block-patterns/categories', query: L, as: 'administrator' },
+  { name: 'editor.block-patterns.patterns', method: 'GET', path: '/block-patterns/patterns', query: L, as: 'administrator' },
+  { name: 'editor.block-patterns.subscriber', method: 'GET', path: '/block-patterns/patterns', query: L, as: 'subscriber' },
+  { name: 'editor.block-patterns.anonymous', method: 'GET', path: '/block-patterns/categories' },
+
+  { name: 'editor.templates.lookup.front-page', method: 'GET', path: '/templates/lookup', query: { ...L, slug: 'front-page' }, as: 'administrator' },
+  { name: 'editor.templates.lookup.single', method: 'GET', path: '/templates/lookup', query: { ...L, slug: `single-post-${M}-full` }, as: 'administrator' },
+  { name: 'editor.templates.lookup.author', method: 'GET', path: '/templates/lookup', query: { ...L, slug: 'front-page' }, as: 'author' },
+  { name: 'editor.templates.lookup.no-slug', method: 'GET', path: '/templates/lookup', as: 'administrator' },
+  { name: 'editor.templates.list', method: 'GET', path: '/templates', query: L, as: 'administrator' },
+  { name: 'editor.templates.missing', method: 'GET', path: '/templates/no-such-theme//no-such-template', as: 'administrator' },
+
+  {
+    name: 'editor.index.site-fields',
+    method: 'GET',
+    path: '/',
+    root: true,
+    as: 'administrator',
+    query: { ...L, _fields: 'description,gmt_offset,home,image_max_bit_depth,image_sizes,image_size_threshold,image_strip_meta,name,site_icon,site_icon_url,site_logo,timezone_string,url,page_for_posts,page_on_front,show_on_front' },
+  },
+  { name: 'editor.users.me', method: 'GET', path: '/users/me', query: L, as: 'author' },
+  { name: 'editor.users.authors', method: 'GET', path: '/users', query: { ...L, who: 'authors', per_page: 100, _fields: 'id,name' }, as: 'administrator' },
+  { name: 'editor.users.authors.subscriber', method: 'GET', path: '/users', query: { ...L, who: 'authors' }, as: 'subscriber' },
+  { name: 'editor.users.one', method: 'GET', path: '/users/{editor}', query: { ...L, context: 'view', _fields: 'id,name' }, as: 'author' },
+  { name: 'editor.categories', method: 'GET', path: '/categories', query: { ...L, search: M, per_page: 100, orderby: 'name', _fields: 'id,name,parent' }, as: 'author' },
+  { name: 'editor.tags', method: 'GET', path: '/tags', query: { ...L, search: M, orderby: 'count', hide_empty: true, _fields: 'id,name,count' }, as: 'author' },
+  ...(['settings', 'media', 'pages', 'blocks', 'templates', 'posts'] as const).flatMap((route): Step[] =>
+    (['administrator', 'author'] as const).map((as) => ({ name: `editor.options.${route}.${as}`, method: 'OPTIONS', path: `/${route}`, query: L, as, compare: 'route' })),
+  ),
+];
+
 export const SEQUENCE: readonly Step[] = [
   ...discovery,
   ...terms,
@@ -788,4 +878,5 @@ export const SEQUENCE: readonly Step[] = [
   ...menuItems,
   ...oembedPages,
   ...descriptions,
+  ...editorSteps,
 ];

@@ -46,6 +46,11 @@ export interface Step {
   capture?: Record<string, string>;
   /** symbol -> dotted path to a string in the response (a URL each side writes its own way), for later `{symbol}`. */
   captureText?: Record<string, string>;
+  /**
+   * symbol -> dotted path to a URL in the response whose last segment is an id (a link such as the active theme's
+   * `wp:user-global-styles`), for later `{symbol}` in paths. What it names is never deleted afterwards.
+   */
+  captureUrlId?: Record<string, string>;
   /** Kind of the captured ids (default content). */
   captureKind?: IdKind;
   /**

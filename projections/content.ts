@@ -1,5 +1,5 @@
 /**
- * Posts and pages as the REST API lists them: one document per item in the collection named by its post
+ * Posts, pages and reusable blocks as the REST API lists them: one document per item in the collection named by its post
  * type, with the indexes list queries filter and order by. Revisions are counted here for `_links`.
  */
 import { defineProjection, withFields } from '../src/projection/projection';
@@ -85,8 +85,8 @@ function daysSinceEpoch(year: number, month: number): number {
 
 export default defineProjection<ContentDoc>({
   name: 'content',
-  version: 4,
-  collections: ['post', 'page'],
+  version: 5,
+  collections: ['post', 'page', 'wp_block'],
   handles: CONTENT_EVENT_TYPES,
   locate(event: RecordedEvent) {
     const data = event.data as { id: number; postType: PostType };

@@ -31,6 +31,11 @@ import { readSettings } from './resources/settings/operations';
 import { searchRoutes } from './resources/search/routes';
 import { commentRoutes } from './resources/comments/routes';
 import { IdempotencyGuard } from './resources/idempotency/guard';
+import { ACTIVE_THEME } from './resources/themes/theme';
+import { mayReadActiveTheme, themeRoutes } from './resources/themes/routes';
+import { globalStylesRoutes } from './resources/globalStyles/routes';
+import { blockPatternRoutes } from './resources/blockPatterns/routes';
+import { EMPTY_LIBRARY } from './resources/blockPatterns/library';
 
 /** Namespaces with routes of ours, in the order the index lists them. */
 const NAMESPACES = ['oembed/1.0', 'core/v2', 'projections/v1', 'audit/v1'];
@@ -60,12 +65,15 @@ export function buildDispatcher(site: Site): Dispatcher {
   const all: RouteDefinition[] = [];
   const posts = contentPresenter(site, 'post');
   const pages = contentPresenter(site, 'page');
+  const blocks = contentPresenter(site, 'wp_block');
   const resourceRoutes: RouteDefinition[] = [
     ...contentRoutes(site, posts, content),
     ...revisionRoutes(site, posts),
     ...contentRoutes(site, pages, content),
     ...revisionRoutes(site, pages),
     ...mediaRoutes(site),
+    ...contentRoutes(site, blocks, content),
+    ...revisionRoutes(site, blocks),
     // Types, statuses and taxonomies describe what the site serves, read from every route (`all`) on first use.
     ...typeRoutes(() => all, site.apiRoot),
     ...termRoutes(site, {
@@ -75,19 +83,21 @@ export function buildDispatcher(site: Site): Dispatcher {
     }),
   ];
   resourceRoutes.push(...menuRoutes(site));
+  resourceRoutes.push(...themeRoutes(site, ACTIVE_THEME), ...globalStylesRoutes(site, ACTIVE_THEME), ...blockPatternRoutes(site.settings.blockPatterns ?? EMPTY_LIBRARY));
   resourceRoutes.push(...settingsRoutes(site), ...searchRoutes(site));
   resourceRoutes.push(...oembedRoutes(site, createRemoteEmbeds({ fetcher: site.http, clock: site.clock })));
   if (site.settings.instance === 'second') resourceRoutes.push(...contactFormRoutes(site));
   resourceRoutes.push(...userRoutes(site), ...applicationPasswordRoutes(site), ...commentRoutes(site));
-  resourceRoutes.push(...historyRoutes(site, 'post'), ...historyRoutes(site, 'page'), ...auditRoutes(site), ...projectionRoutes(site, customProjections(site)));
+  resourceRoutes.push(...historyRoutes(site, 'post'), ...historyRoutes(site, 'page'), ...historyRoutes(site, 'wp_block'), ...auditRoutes(site), ...projectionRoutes(site, customProjections(site)));
   const namespaces = namespacesOf(site);
   const [root, ...indexes] = discoveryRoutes(
     () => all,
     {
       current: async () => {
-        const { title, description } = await readSettings(site);
-        return { name: title, description };
+        const { title, description, page_for_posts, page_on_front, show_on_front } = await readSettings(site);
+        return { name: title, description, page_for_posts, page_on_front, show_on_front };
       },
+      activeTheme: (actor) => (mayReadActiveTheme(actor) ? `${site.apiRoot}core/v2/themes/${ACTIVE_THEME.stylesheet}` : null),
       url: site.settings.siteUrl,
       home: site.settings.siteUrl,
       gmtOffset: () => String(gmtOffsetHours(site.settings.timezone, site.clock.now())),

@@ -21,6 +21,7 @@ import type { BlobStore } from './ports/blobStore';
 import { preparePrivateDir, tightenIfPresent } from './adapters/files/privateFiles';
 import type { Projection } from './projection/projection';
 import { BUILT_IN_PROJECTIONS_DIR, loadProjections } from './projection/loader';
+import { loadBlockPatterns } from './resources/blockPatterns/load';
 import builtInProjections from '../projections/index';
 import type { RedisConnections, RedisTimeouts } from './adapters/redis/connections';
 import type { Counter } from './metrics/registry';
@@ -125,6 +126,8 @@ export async function siteProjections(config: Config): Promise<Projection[]> {
 const MEMORY_PROJECTOR_BATCH = 250;
 
 export async function openSite(config: Config): Promise<Site> {
+  // Read before anything is opened: a library that does not load stops the start.
+  const blockPatterns = config.blockPatternsDir === null ? undefined : await loadBlockPatterns(config.blockPatternsDir);
   const projections = await siteProjections(config);
   // Told to the site's metrics once they exist (the connections are made first).
   let drops: Counter | null = null;
@@ -167,6 +170,7 @@ export async function openSite(config: Config): Promise<Site> {
       imageMaxPixels: config.imageMaxPixels,
       commentFloodSeconds: config.commentFloodSeconds,
       idempotencyTtlMs: config.idempotencyTtlMs,
+      blockPatterns,
       // In memory, a batch's events are what a young-generation GC finds alive and copies: a start-up replay in
       // batches of 250 spent about a tenth less CPU than in batches of 1,000 (docs/performance.md). Redis keeps
       // the default: every batch is a round trip.

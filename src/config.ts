@@ -83,6 +83,8 @@ export interface Config {
   idempotencyTtlMs: number;
   /** Where uploaded files are kept (BLOB_STORE): a directory, or an S3 bucket shared by every node. */
   blobStore: BlobStoreConfig;
+  /** Where the block patterns offered to the block editor are read from (BLOCK_PATTERNS_DIR); null for none. */
+  blockPatternsDir: string | null;
 }
 
 /**
@@ -147,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     commentFloodSeconds: integer(env.COMMENT_FLOOD_SECONDS, DEFAULT_COMMENT_FLOOD_SECONDS, 'COMMENT_FLOOD_SECONDS'),
     idempotencyTtlMs: Math.max(1, integer(env.IDEMPOTENCY_KEY_TTL_SECONDS, 86_400, 'IDEMPOTENCY_KEY_TTL_SECONDS')) * 1000,
     blobStore: blobStore(env, path.resolve(cwd, env.DATA_DIR || './data')),
+    blockPatternsDir: env.BLOCK_PATTERNS_DIR ? path.resolve(cwd, env.BLOCK_PATTERNS_DIR) : null,
   };
 }
 

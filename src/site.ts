@@ -35,6 +35,7 @@ import type { BodyLimits } from './http/requestBodies';
 import { countingKeyedAppends, keyedMetadata } from './resources/idempotency/context';
 import { ReadModelWatch } from './health/readModelWatch';
 import { judgeReadModel } from './projection/epoch';
+import type { BlockPatternLibrary } from './resources/blockPatterns/library';
 
 export interface SiteSettings {
   siteUrl: string;
@@ -75,6 +76,8 @@ export interface SiteSettings {
   commentFloodSeconds?: number;
   /** How long an Idempotency-Key is kept after the request that claimed it (IDEMPOTENCY_KEY_TTL_SECONDS; default 24 h). */
   idempotencyTtlMs?: number;
+  /** The block patterns and categories offered to the block editor (BLOCK_PATTERNS_DIR; default none). */
+  blockPatterns?: BlockPatternLibrary;
 }
 
 /**

@@ -5,10 +5,13 @@
 import { describeArgs } from './args';
 import { ok, allowEveryone } from './route';
 import type { Endpoint, RouteDefinition } from './route';
+import type { Actor } from '../access/capabilities';
 
 export interface SiteDescription {
-  /** The site's title and tagline now (they follow the settings). */
-  current: () => Promise<{ name: string; description: string }>;
+  /** The site's title, tagline and front page settings now (they follow the settings). */
+  current: () => Promise<{ name: string; description: string; page_for_posts: number; page_on_front: number; show_on_front: string }>;
+  /** The active theme's URL, for a caller who may read it (WordPress's `wp:active-theme` link); null for others. */
+  activeTheme: (actor: Actor | null) => string | null;
   url: string;
   home: string;
   /** The UTC offset in hours, as text (the interface asks for a string). */
@@ -63,8 +66,14 @@ export function discoveryRoutes(allRoutes: () => readonly RouteDefinition[], sit
         methods: ['GET'],
         args: { context: { default: 'view' } },
         permission: allowEveryone,
-        handle: async () => {
-          const { name, description } = await site.current();
+        handle: async (ctx) => {
+          const { name, description, page_for_posts, page_on_front, show_on_front } = await site.current();
+          const links: Record<string, unknown[]> = { help: [{ href: 'https://developer.wordpress.org/rest-api/' }] };
+          const theme = site.activeTheme(ctx.actor);
+          if (theme !== null) {
+            links['wp:active-theme'] = [{ href: theme }];
+            links.curies = [{ name: 'wp', href: 'https://api.w.org/{rel}', templated: true }];
+          }
           return ok({
             name,
             description,
@@ -72,13 +81,17 @@ export function discoveryRoutes(allRoutes: () => readonly RouteDefinition[], sit
             home: site.home,
             gmt_offset: site.gmtOffset(),
             timezone_string: site.timezoneString,
+            // What the front page shows (WordPress 6.7's index gives these; the block editor reads them).
+            page_for_posts,
+            page_on_front,
+            show_on_front,
             namespaces: listedNamespaces(),
             authentication: { 'application-passwords': { endpoints: { authorization: site.authorizationUrl } } },
             routes: describeRoutes(allRoutes(), apiRoot),
             site_logo: 0,
             site_icon: 0,
             site_icon_url: '',
-            _links: { help: [{ href: 'https://developer.wordpress.org/rest-api/' }] },
+            _links: links,
           });
         },
       },

@@ -278,7 +278,8 @@ export class Dispatcher {
       const ctx: HandlerContext = { request, params, actor: request.actor, memo };
       if ((await this.permitOrFalse(endpoint, ctx)) === true) methods.push(...endpoint.methods);
     }
-    return { status: 200, body, headers: { Allow: methods.join(', ') } };
+    // A caller allowed nothing gets no Allow header at all, as from WordPress (an empty one would say the same).
+    return withAllowHeader({ status: 200, body }, methods.join(', '));
   }
 
   /**

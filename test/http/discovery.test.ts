@@ -50,11 +50,11 @@ test('routes carry namespace, methods, endpoints with args, and self links only 
 // The interface lists posts, pages and menu items; WordPress 6.1 also flags the term controllers
 // (categories, tags, menus), which the interface does not describe, so those follow WordPress. Menu
 // locations are not batchable.
-test('allow_batch v1 appears on exactly the post, page, menu-item and term endpoints', async () => {
+test('allow_batch v1 appears on exactly the post, page, reusable block, menu-item and term endpoints', async () => {
   const { body } = await t.request('GET', '/');
   for (const [path, route] of Object.entries<any>(body.routes)) {
     for (const endpoint of route.endpoints) {
-      const batchable = /^\/core\/v2\/(posts|pages|categories|tags|menu-items|menus)(\/\(\?P<id>\[\\d\]\+\))?$/.test(path);
+      const batchable = /^\/core\/v2\/(posts|pages|blocks|categories|tags|menu-items|menus)(\/\(\?P<id>\[\\d\]\+\))?$/.test(path);
       if (batchable) assert.equal(endpoint.allow_batch, { v1: true }, `${path} ${endpoint.methods}`);
       else assert.is(endpoint.allow_batch, undefined, `${path} ${endpoint.methods}`);
     }

@@ -2,7 +2,7 @@
  * /core/v2/types, /statuses, /taxonomies and the namespace indexes of site-health/v1 and block-editor/v1,
  * black-box through the app. The expected shapes, values, lists per role and errors are what WordPress 6.1
  * answers (recorded from the reference site with `wp/v2` read as `core/v2`), except that the post types whose
- * routes are not served (wp_block, wp_template, wp_template_part, wp_navigation) are left out here.
+ * routes are not served (wp_template_part, wp_navigation) are left out here.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -74,6 +74,8 @@ shapes('the types list in the view context', async () => {
     page: { ...common, hierarchical: true, name: 'Pages', slug: 'page', icon: 'dashicons-admin-page', taxonomies: [], rest_base: 'pages' },
     attachment: { ...common, hierarchical: false, name: 'Media', slug: 'attachment', icon: 'dashicons-admin-media', taxonomies: [], rest_base: 'media' },
     nav_menu_item: { ...common, hierarchical: false, name: 'Navigation Menu Items', slug: 'nav_menu_item', icon: null, taxonomies: ['nav_menu'], rest_base: 'menu-items' },
+    wp_block: { ...common, hierarchical: false, name: 'Reusable blocks', slug: 'wp_block', icon: null, taxonomies: [], rest_base: 'blocks' },
+    wp_template: { ...common, description: 'Templates to include in your theme.', hierarchical: false, name: 'Templates', slug: 'wp_template', icon: null, taxonomies: [], rest_base: 'templates' },
   });
 });
 
@@ -123,6 +125,29 @@ shapes('a type in the edit context: capabilities, supports, visibility, labels',
       visibility: { show_in_nav_menus: false, show_ui: false },
       viewable: false,
       labels: { name: 'Navigation Menu Items', singular_name: 'Navigation Menu Item', add_new_item: 'Add New Post', view_item: 'View Post', parent_item_colon: null, archives: 'Navigation Menu Items', attributes: 'Post Attributes', name_admin_bar: 'Navigation Menu Item' },
+    },
+    wp_block: {
+      capabilities: {
+        edit_post: 'edit_block', read_post: 'read_block', delete_post: 'delete_block', edit_posts: 'edit_posts', edit_others_posts: 'edit_others_posts',
+        delete_posts: 'delete_blocks', publish_posts: 'publish_blocks', read_private_posts: 'read_private_blocks', read: 'edit_posts',
+        delete_private_posts: 'delete_private_blocks', delete_published_posts: 'delete_published_posts', delete_others_posts: 'delete_others_posts',
+        edit_private_posts: 'edit_private_blocks', edit_published_posts: 'edit_published_posts', create_posts: 'publish_posts',
+      },
+      supports: { title: true, editor: true, revisions: true },
+      visibility: { show_in_nav_menus: false, show_ui: true },
+      viewable: false,
+      labels: { name: 'Reusable blocks', singular_name: 'Reusable block', add_new_item: 'Add new Reusable block', view_item: 'View Reusable block', parent_item_colon: null, archives: 'All Reusable blocks', attributes: 'Post Attributes', name_admin_bar: 'Reusable block' },
+    },
+    wp_template: {
+      capabilities: {
+        edit_post: 'edit_template', read_post: 'read_template', delete_post: 'delete_template', edit_posts: THEME, edit_others_posts: THEME, delete_posts: THEME,
+        publish_posts: THEME, read_private_posts: THEME, read: THEME, delete_private_posts: THEME, delete_published_posts: THEME,
+        delete_others_posts: THEME, edit_private_posts: THEME, edit_published_posts: THEME, create_posts: THEME,
+      },
+      supports: { title: true, slug: true, excerpt: true, editor: true, revisions: true, author: true },
+      visibility: { show_in_nav_menus: false, show_ui: false },
+      viewable: false,
+      labels: { name: 'Templates', singular_name: 'Template', add_new_item: 'Add New Template', view_item: 'View Template', parent_item_colon: 'Parent Template:', archives: 'Template archives', attributes: 'Post Attributes', name_admin_bar: 'Template' },
     },
   };
   for (const [slug, want] of Object.entries(expected)) {
@@ -251,15 +276,15 @@ access.after(() => t.close());
 
 /** What each caller gets, anonymous to administrator: the listed slugs, or `status code`. */
 const EXPECTED: Record<string, readonly (readonly string[] | string)[]> = {
-  '/core/v2/types': Array(6).fill(['post', 'page', 'attachment', 'nav_menu_item']),
-  '/core/v2/types?context=embed': Array(6).fill(['post', 'page', 'attachment', 'nav_menu_item']),
+  '/core/v2/types': Array(6).fill(['post', 'page', 'attachment', 'nav_menu_item', 'wp_block', 'wp_template']),
+  '/core/v2/types?context=embed': Array(6).fill(['post', 'page', 'attachment', 'nav_menu_item', 'wp_block', 'wp_template']),
   '/core/v2/types?context=edit': [
     '401 rest_cannot_view',
     '403 rest_cannot_view',
-    ['post', 'attachment'],
-    ['post', 'attachment'],
-    ['post', 'page', 'attachment'],
-    ['post', 'page', 'attachment', 'nav_menu_item'],
+    ['post', 'attachment', 'wp_block'],
+    ['post', 'attachment', 'wp_block'],
+    ['post', 'page', 'attachment', 'wp_block'],
+    ['post', 'page', 'attachment', 'nav_menu_item', 'wp_block', 'wp_template'],
   ],
   '/core/v2/taxonomies': Array(6).fill(['category', 'post_tag', 'nav_menu']),
   '/core/v2/taxonomies?context=edit': [
@@ -279,7 +304,10 @@ const EXPECTED: Record<string, readonly (readonly string[] | string)[]> = {
   '/core/v2/types/nav_menu_item?context=edit': ['401 rest_forbidden_context', ...Array(4).fill('403 rest_forbidden_context'), '200'],
   '/core/v2/types/attachment': Array(6).fill('200'),
   '/core/v2/types/revision': ['401 rest_cannot_read_type', ...Array(5).fill('403 rest_cannot_read_type')],
-  '/core/v2/types/wp_block': Array(6).fill('404 rest_type_invalid'),
+  '/core/v2/types/wp_block?context=edit': ['401 rest_forbidden_context', '403 rest_forbidden_context', '200', '200', '200', '200'],
+  '/core/v2/types/wp_template?context=edit': ['401 rest_forbidden_context', ...Array(4).fill('403 rest_forbidden_context'), '200'],
+  '/core/v2/types/wp_template': Array(6).fill('200'),
+  '/core/v2/types/wp_navigation': Array(6).fill('404 rest_type_invalid'),
   '/core/v2/types/no_such_type?context=edit': Array(6).fill('404 rest_type_invalid'),
   '/core/v2/taxonomies/category?context=edit': ['401 rest_forbidden_context', '403 rest_forbidden_context', '200', '200', '200', '200'],
   '/core/v2/taxonomies/nav_menu?context=edit': ['401 rest_forbidden_context', ...Array(4).fill('403 rest_forbidden_context'), '200'],
@@ -425,7 +453,7 @@ around('what is listed follows the routes served: a site without menus lists nei
   assert.equal(registry.taxonomies.map((x) => x.slug), ['category', 'post_tag']);
   assert.equal(registry.types.find((x) => x.slug === 'nav_menu_item')?.taxonomies, []);
   const withoutMedia = deriveRegistry(routes.filter((route) => !route.path.startsWith('/core/v2/media')));
-  assert.equal(withoutMedia.types.map((x) => x.slug), ['post', 'page', 'nav_menu_item']);
+  assert.equal(withoutMedia.types.map((x) => x.slug), ['post', 'page', 'nav_menu_item', 'wp_block', 'wp_template']);
   assert.equal(withoutMedia.statuses.filter((s) => !s.internal).map((s) => s.slug), ['publish', 'future', 'draft', 'pending', 'private', 'trash']);
 });
 

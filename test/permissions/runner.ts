@@ -48,6 +48,10 @@ interface Made {
 /** Fixtures a run made: reusable ones for reads, and everything to delete afterwards. */
 export class FixtureBook {
   private readonly shared = new Map<string, Made>();
+  /** Who made each reusable block (by path): only its maker can always take it out of the way again. */
+  private readonly blockMakers = new Map<string, Role>();
+  /** The active theme's stylesheet and its user global styles' id, read once. */
+  private theme: Promise<{ stylesheet: string; styles: number }> | null = null;
   /** Paths (in `core/v2` terms) of what was made, to delete afterwards, oldest first. */
   readonly made: string[] = [];
   private counter = 0;
@@ -61,9 +65,13 @@ export class FixtureBook {
     return `${prefix}${Date.now().toString(36)}x${(this.counter++).toString(36)}`;
   }
 
-  private async admin(method: string, path: string, body?: unknown): Promise<TargetResponse> {
-    const response = await this.target.send(method, this.path(path), body, 'administrator');
-    if (response.status >= 300) throw new Error(`fixture ${method} ${path} answered ${response.status} ${JSON.stringify(response.body)}`);
+  private admin(method: string, path: string, body?: unknown): Promise<TargetResponse> {
+    return this.as('administrator', method, path, body);
+  }
+
+  private async as(role: Role, method: string, path: string, body?: unknown): Promise<TargetResponse> {
+    const response = await this.target.send(method, this.path(path), body, role);
+    if (response.status >= 300) throw new Error(`fixture ${method} ${path} as ${role} answered ${response.status} ${JSON.stringify(response.body)}`);
     return response;
   }
 
@@ -79,6 +87,20 @@ export class FixtureBook {
     return made;
   }
 
+  /** The active theme's stylesheet (`{theme}`) and the id of its user global styles (`{styles}`). */
+  activeTheme(): Promise<{ stylesheet: string; styles: number }> {
+    this.theme ??= this.admin('GET', '/core/v2/themes?status=active').then((response) => {
+      const [theme] = response.body as { stylesheet: string; _links: Record<string, { href: string }[]> }[];
+      return { stylesheet: theme!.stylesheet, styles: Number(/(\d+)$/.exec(theme!._links['wp:user-global-styles']![0]!.href)![1]) };
+    });
+    return this.theme;
+  }
+
+  /** The role of a user id of the target's. */
+  private roleOf(id: number): Role {
+    return (['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const).find((role) => this.target.userId(role) === id)!;
+  }
+
   async item(fixture: ItemFixture, who: Who, reusable: boolean, author?: number): Promise<Made> {
     const owner = author ?? (fixture.owner === 'own' ? this.target.userId(who as Role) : this.otherUser(who));
     return this.reuse(JSON.stringify({ ...fixture, owner }), reusable, async () => {
@@ -89,9 +111,12 @@ export class FixtureBook {
       if (fixture.type === 'posts') body.excerpt = `Excerpt of ${word}`;
       if (status === 'future') body.date = FIXTURE_DATES.future;
       if (fixture.password) body.password = fixture.password;
-      const created = await this.admin('POST', base, body);
+      // A reusable block has no author to set: its owner makes it.
+      const maker = fixture.type === 'blocks' ? this.roleOf(owner) : 'administrator';
+      const created = fixture.type === 'blocks' ? await this.as(maker, 'POST', base, body) : await this.admin('POST', base, body);
       const made: Made = { id: created.body.id, word };
       this.made.push(`${base}/${made.id}`);
+      if (fixture.type === 'blocks') this.blockMakers.set(`${base}/${made.id}`, maker);
       if (fixture.revised) {
         await this.admin('POST', `${base}/${made.id}`, { title: `Permission fixture ${word} (revised)` });
         const revisions = await this.admin('GET', `${base}/${made.id}/revisions`);
@@ -194,7 +219,14 @@ export class FixtureBook {
     const reassign = this.target.userId('administrator');
     for (const path of [...this.made].reverse()) {
       const query = /\/users\/\d+$/.test(path) ? `?force=true&reassign=${reassign}` : /application-passwords\//.test(path) ? '' : '?force=true';
-      const response = await this.target.send('DELETE', this.path(`${path}${query}`), undefined, 'administrator');
+      let response = await this.target.send('DELETE', this.path(`${path}${query}`), undefined, 'administrator');
+      // WordPress 6.1 lets nobody delete their own unpublished block, nor another's private one: its maker publishes it
+      // first, and deletes it then.
+      const maker = this.blockMakers.get(path) ?? (/\/blocks\/\d+$/.test(path) ? 'administrator' : undefined);
+      if (response.status === 403 && maker) {
+        await this.target.send('POST', this.path(path), { status: 'publish' }, maker);
+        response = await this.target.send('DELETE', this.path(`${path}${query}`), undefined, maker);
+      }
       if (response.status >= 300 && response.status !== 404 && response.status !== 410) console.error(`clean-up of ${path} answered ${response.status}`);
     }
   }
@@ -288,6 +320,7 @@ export async function runCell(target: Target, book: FixtureBook, row: Row, who: 
   const comment = row.comment ? await book.comment(row.comment, who, reusable) : null;
   const fresh = row.asFreshCaller && who !== 'anonymous' ? await book.freshCaller(who) : null;
   const user = row.users ? await book.user(row.users, who, reusable, fresh?.id) : null;
+  const theme = /\{(theme|styles)\}/.test(row.path) ? await book.activeTheme() : null;
   const values: Record<string, string | number | undefined> = {
     id: item?.id,
     revision: item?.revision,
@@ -302,6 +335,8 @@ export async function runCell(target: Target, book: FixtureBook, row: Row, who: 
     user: user?.id,
     uuid: user?.uuid,
     unique: book.unique('perm'),
+    theme: theme?.stylesheet,
+    styles: theme?.styles,
   };
   const path = book.path(substitute(row.path, values));
   const body = substituteValue(row.body, values) as Record<string, unknown> | undefined;

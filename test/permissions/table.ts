@@ -17,7 +17,8 @@
  * Paths and bodies use placeholders: `{id}` the row's item, `{revision}` its revision, `{autosave}` its
  * autosave, `{child}` its child page, `{word}` a word only its content has, `{term}` the row's term, `{me}` the caller's user id,
  * `{other}` another user's id, `{user}` the row's user (see `UserFixture`), `{uuid}` an application password
- * of that user, `{unique}` a name nothing else has.
+ * of that user, `{unique}` a name nothing else has, `{theme}` the active theme's stylesheet and `{styles}` the id of its
+ * user global styles (each site has its own).
  */
 
 export const WHO = ['anonymous', 'subscriber', 'contributor', 'author', 'editor', 'administrator'] as const;
@@ -25,10 +26,13 @@ export type Who = (typeof WHO)[number];
 export type Cell = string | null;
 export type Cells = [anonymous: Cell, subscriber: Cell, contributor: Cell, author: Cell, editor: Cell, administrator: Cell];
 
-export type ContentType = 'posts' | 'pages';
+export type ContentType = 'posts' | 'pages' | 'blocks';
 export type ItemStatus = 'draft' | 'pending' | 'publish' | 'private' | 'future' | 'trash';
 
-/** An item made (by the administrator) before the request; fresh for every write, shared between reads. */
+/**
+ * An item made (by the administrator) before the request; fresh for every write, shared between reads. A reusable
+ * block has no author to set: it is made by its owner (so an `own` one only for callers who may make blocks).
+ */
 export interface ItemFixture {
   type: ContentType;
   /** `own`: the caller is its author; `other`: another user is (the administrator, or the editor when the caller is the administrator). */
@@ -133,7 +137,7 @@ function describeItem(item: ItemFixture): string {
   const whose = item.owner === 'own' ? 'own' : "someone else's";
   const status = item.status === 'trash' ? `trashed ${STATUS_WORDS[item.trashedFrom ?? 'draft']}` : STATUS_WORDS[item.status];
   const extras = [item.password ? 'password-protected' : '', item.revised ? 'with a revision' : '', item.autosaved ? 'with an autosave' : '', item.child ? 'with a published child page' : ''].filter(Boolean);
-  return [`${whose} ${status} ${item.type === 'pages' ? 'page' : 'post'}`, ...extras].join(', ');
+  return [`${whose} ${status} ${{ posts: 'post', pages: 'page', blocks: 'reusable block' }[item.type]}`, ...extras].join(', ');
 }
 
 function describeUsers(users: UserFixture): string {
@@ -146,12 +150,14 @@ function describeUsers(users: UserFixture): string {
 function routeOf(method: Method, path: string): string {
   const pattern = path
     .split('?')[0]!
-    .replace(/\/(posts|pages)\/\{id\}\/revisions/, '/$1/{parent}/revisions')
-    .replace(/\/(posts|pages)\/\{id\}\/autosaves\/\{autosave\}/, '/$1/{parent}/autosaves/{id}')
+    .replace(/\/(posts|pages|blocks)\/\{id\}\/revisions/, '/$1/{parent}/revisions')
+    .replace(/\/(posts|pages|blocks)\/\{id\}\/autosaves\/\{autosave\}/, '/$1/{parent}/autosaves/{id}')
     .replace(/\/menu-items\/\{term\}\/autosaves\/\{autosave\}/, '/menu-items/{parent}/autosaves/{id}')
     .replace(/\/revisions\/\{revision\}/, '/revisions/{id}')
     .replace(/\/users\/(\{user\}|me)\/application-passwords/, '/users/{user_id}/application-passwords')
-    .replace(/\{(user|term|child|comment)\}/, '{id}')
+    .replace(/\{(user|term|child|comment|styles)\}/, '{id}')
+    .replace(/\/templates\/\{theme\}\/\/[\w-]+$/, '/templates/{id}')
+    .replace(/\{theme\}/, '{stylesheet}')
     .replace(/\/menu-locations\/[\w-]+$/, '/menu-locations/{location}')
     .replace(/\/(types|statuses|taxonomies)\/[\w-]+$/, (_all, resource: string) => `/${resource}/{${{ types: 'type', statuses: 'status', taxonomies: 'taxonomy' }[resource]}}`);
   return `${method} ${pattern}`;
@@ -618,6 +624,66 @@ const menuRows: Row[] = [
   row('GET', '/core/v2/menu-locations/primary', { note: 'no theme, so no location' }, MANAGERS('rest_cannot_view', '404 rest_menu_location_invalid')),
 ];
 
+// --- reusable blocks (reading takes edit_posts, creating publish_posts; WordPress 6.1 maps four block capabilities of
+// an item's own check to names no role has: nobody deletes their own unpublished block, nor reads, edits or deletes
+// someone else's private one) ---------------------------------------------------------------------------------------
+
+const B = 'blocks';
+/** A row about one's own block: only authors and up make blocks. */
+const OWN_BLOCK = (author: string, editor: string, administrator: string): Cells => [null, null, null, author, editor, administrator];
+const blocks: Row[] = [
+  row('GET', '/core/v2/blocks', {}, all('200')),
+  row('GET', '/core/v2/blocks?include={id}', { item: other(B, 'publish'), note: 'those who may not read it are not given it, yet it is counted' }, ['200 unlisted counted', '200 unlisted counted', '200 listed', '200 listed', '200 listed', '200 listed']),
+  row('GET', '/core/v2/blocks?context=edit', {}, ['401 rest_forbidden_context', '403 rest_forbidden_context', '200', '200', '200', '200']),
+  row('GET', '/core/v2/blocks?context=edit&include={id}', { item: other(B, 'publish') }, ['401 rest_forbidden_context', '403 rest_forbidden_context', '200 unlisted counted', '200 unlisted counted', '200 listed raw', '200 listed raw']),
+  row('GET', '/core/v2/blocks?status=private&include={id}', { item: other(B, 'private') }, [`400 ${FORBIDDEN_STATUS}`, `400 ${FORBIDDEN_STATUS}`, '200 unlisted counted', '200 unlisted counted', '200 unlisted counted', '200 unlisted counted']),
+  row('POST', '/core/v2/blocks', { body: { title: 'New block', content: 'Shared text', status: 'publish' } }, ['401 rest_cannot_create', '403 rest_cannot_create', '403 rest_cannot_create', '201', '201', '201']),
+  row('POST', '/core/v2/blocks', { body: { title: 'New block', status: 'publish' }, viaBatch: true }, ['401 rest_cannot_create', '403 rest_cannot_create', '403 rest_cannot_create', '201', '201', '201']),
+  row('GET', '/core/v2/blocks/{id}', { item: other(B, 'publish') }, ['401 rest_forbidden', '403 rest_forbidden', '200', '200', '200', '200']),
+  row('GET', '/core/v2/blocks/{id}', { item: own(B, 'draft') }, OWN_BLOCK('200', '200', '200')),
+  row('GET', '/core/v2/blocks/{id}', { item: other(B, 'draft') }, ['401 rest_forbidden', '403 rest_forbidden', '403 rest_forbidden', '403 rest_forbidden', '200', '200']),
+  row('GET', '/core/v2/blocks/{id}', { item: other(B, 'private') }, ['401 rest_forbidden', ...Array<string>(5).fill('403 rest_forbidden')] as Cells),
+  row('GET', '/core/v2/blocks/{id}?context=edit', { item: other(B, 'publish') }, ['401 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '403 rest_forbidden_context', '200', '200']),
+  row('GET', '/core/v2/blocks/{id}?context=edit', { item: own(B, 'publish') }, OWN_BLOCK('200', '200', '200')),
+  row('POST', '/core/v2/blocks/{id}', { item: other(B, 'publish'), body: { title: 'Changed' } }, ['401 rest_cannot_edit', '403 rest_cannot_edit', '403 rest_cannot_edit', '403 rest_cannot_edit', '200', '200']),
+  row('PUT', '/core/v2/blocks/{id}', { item: own(B, 'publish'), body: { title: 'Changed' } }, OWN_BLOCK('200', '200', '200')),
+  row('PATCH', '/core/v2/blocks/{id}', { item: other(B, 'private'), body: { title: 'Changed' } }, ['401 rest_cannot_edit', ...Array<string>(5).fill('403 rest_cannot_edit')] as Cells),
+  row('DELETE', '/core/v2/blocks/{id}', { item: other(B, 'publish') }, ['401 rest_cannot_delete', '403 rest_cannot_delete', '403 rest_cannot_delete', '403 rest_cannot_delete', '200', '200']),
+  row('DELETE', '/core/v2/blocks/{id}?force=true', { item: own(B, 'publish') }, OWN_BLOCK('200', '200', '200')),
+  row('DELETE', '/core/v2/blocks/{id}', { item: own(B, 'draft') }, OWN_BLOCK('403 rest_cannot_delete', '403 rest_cannot_delete', '403 rest_cannot_delete')),
+  row('GET', '/core/v2/blocks/{id}/revisions', { item: other(B, 'publish', { revised: true }) }, ['401 rest_cannot_read', '403 rest_cannot_read', '403 rest_cannot_read', '403 rest_cannot_read', '200', '200']),
+  row('GET', '/core/v2/blocks/{id}/revisions/{revision}', { item: own(B, 'publish', { revised: true }) }, OWN_BLOCK('200', '200', '200')),
+  row('DELETE', '/core/v2/blocks/{id}/revisions/{revision}?force=true', { item: other(B, 'publish', { revised: true }), note: 'WordPress 6.1 lets nobody delete a revision' }, ['401 rest_cannot_delete', ...Array<string>(5).fill('403 rest_cannot_delete')] as Cells),
+  row('GET', '/core/v2/blocks/{id}/autosaves', { item: other(B, 'publish') }, ['401 rest_cannot_read', '403 rest_cannot_read', '403 rest_cannot_read', '403 rest_cannot_read', '200', '200']),
+  row('POST', '/core/v2/blocks/{id}/autosaves', { item: other(B, 'publish'), body: { content: 'Autosaved' } }, ['401 rest_cannot_edit', '403 rest_cannot_edit', '403 rest_cannot_edit', '403 rest_cannot_edit', '200', '200']),
+  row('GET', '/core/v2/blocks/{id}/autosaves/{autosave}', { item: other(B, 'publish', { autosaved: true }) }, ['401 rest_cannot_read', '403 rest_cannot_read', '403 rest_cannot_read', '403 rest_cannot_read', '200', '200']),
+];
+
+// --- the block editor's theme, global styles, patterns and templates (a classic theme here, a block theme on the
+// reference: the answers differ, who may have them does not) --------------------------------------------------------
+
+const THEME_OPTIONS = (code: string, ok = '200'): Cells => [`401 ${code}`, `403 ${code}`, `403 ${code}`, `403 ${code}`, `403 ${code}`, ok];
+const EDITING = (code: string): Cells => [`401 ${code}`, `403 ${code}`, '200', '200', '200', '200'];
+/** Sends the title the record already has, so that the reference's own styles stay as they are. */
+const UNCHANGED_STYLES = { title: 'Custom Styles' };
+const editorRows: Row[] = [
+  row('GET', '/core/v2/themes?status=active', {}, EDITING('rest_cannot_view_active_theme')),
+  row('GET', '/core/v2/themes', {}, THEME_OPTIONS('rest_cannot_view_themes')),
+  row('GET', '/core/v2/themes/{theme}', {}, EDITING('rest_cannot_view_active_theme')),
+  row('GET', '/core/v2/global-styles/themes/{theme}', {}, THEME_OPTIONS('rest_cannot_manage_global_styles')),
+  row('GET', '/core/v2/global-styles/themes/{theme}/variations', {}, THEME_OPTIONS('rest_cannot_manage_global_styles')),
+  row('GET', '/core/v2/global-styles/{styles}', {}, THEME_OPTIONS('rest_cannot_view')),
+  row('GET', '/core/v2/global-styles/{styles}?context=edit', {}, THEME_OPTIONS('rest_forbidden_context')),
+  row('POST', '/core/v2/global-styles/{styles}', { body: UNCHANGED_STYLES }, THEME_OPTIONS('rest_cannot_edit')),
+  row('PUT', '/core/v2/global-styles/{styles}', { body: UNCHANGED_STYLES }, THEME_OPTIONS('rest_cannot_edit')),
+  row('PATCH', '/core/v2/global-styles/{styles}', { body: UNCHANGED_STYLES }, THEME_OPTIONS('rest_cannot_edit')),
+  row('GET', '/core/v2/block-patterns/patterns', {}, EDITING('rest_cannot_view')),
+  row('GET', '/core/v2/block-patterns/categories', {}, EDITING('rest_cannot_view')),
+  row('GET', '/core/v2/templates', {}, THEME_OPTIONS('rest_cannot_manage_templates')),
+  row('GET', '/core/v2/templates/lookup?slug=front-page', {}, THEME_OPTIONS('rest_cannot_manage_templates')),
+  row('GET', '/core/v2/templates/{theme}//permission-table-none', { note: 'no such template' }, THEME_OPTIONS('rest_cannot_manage_templates', '404 rest_template_not_found')),
+];
+
 // --- post types, statuses and taxonomies (edit contexts take editing some type, or assigning the taxonomy's terms) ---
 
 const EDIT_CONTEXT = (code: string): Cells => [`401 ${code}`, `403 ${code}`, '200', '200', '200', '200'];
@@ -669,6 +735,8 @@ const extensions: Row[] = [
   row('GET', '/core/v2/posts/{id}/history', { item: other(P, 'publish'), localOnly: EXTENSION }, ['401 rest_cannot_read', '403 rest_cannot_read', '403 rest_cannot_read', '403 rest_cannot_read', '200', '200']),
   row('GET', '/core/v2/pages/{id}/history', { item: own(G, 'draft'), localOnly: EXTENSION }, [null, '403 rest_cannot_read', '403 rest_cannot_read', '403 rest_cannot_read', '200', '200']),
   row('GET', '/core/v2/pages/{id}/history', { item: other(G, 'publish'), localOnly: EXTENSION }, ['401 rest_cannot_read', '403 rest_cannot_read', '403 rest_cannot_read', '403 rest_cannot_read', '200', '200']),
+  row('GET', '/core/v2/blocks/{id}/history', { item: other('blocks', 'publish'), localOnly: EXTENSION }, ['401 rest_cannot_read', '403 rest_cannot_read', '403 rest_cannot_read', '403 rest_cannot_read', '200', '200']),
+  row('POST', '/core/v2/blocks/{id}/revisions/{revision}/restore', { item: other('blocks', 'publish', { revised: true }), localOnly: EXTENSION }, ['401 rest_cannot_edit', '403 rest_cannot_edit', '403 rest_cannot_edit', '403 rest_cannot_edit', '200', '200']),
   row('GET', '/core/v2/posts/{id}?as_of=2034-01-01T00:00:00', { item: own(P, 'draft'), localOnly: EXTENSION }, [null, '403 rest_cannot_read', '200', '200', '200', '200']),
   row('GET', '/core/v2/posts/{id}?as_of=2034-01-01T00:00:00', { item: other(P, 'publish'), localOnly: EXTENSION }, ['401 rest_cannot_read', '403 rest_cannot_read', '403 rest_cannot_read', '403 rest_cannot_read', '200', '200']),
   row('POST', '/core/v2/posts/{id}/revisions/{revision}/restore', { item: own(P, 'draft', { revised: true }), localOnly: EXTENSION }, [null, '403 rest_cannot_edit', '200', '200', '200', '200']),
@@ -727,6 +795,8 @@ export const SECTIONS: readonly Section[] = [
   { title: 'Discovery', rows: discovery },
   { title: 'Posts, their revisions and autosaves', rows: posts },
   { title: 'Pages, their revisions and autosaves', rows: pages },
+  { title: 'Reusable blocks, their revisions and autosaves', rows: blocks },
+  { title: 'The block editor: theme, global styles, patterns, templates', rows: editorRows },
   { title: 'Categories and tags', rows: terms },
   { title: 'Menus, menu items and menu locations', rows: menuRows },
   { title: 'Site settings and search', rows: siteRows },

@@ -98,6 +98,8 @@ export interface TestSiteOptions {
   apiOnly?: boolean;
   /** How often the read model is judged against the store (default: the site's, 1 s). */
   readinessCheckMs?: number;
+  /** The block patterns offered to the block editor (default: none). */
+  blockPatterns?: SiteSettings['blockPatterns'];
 }
 
 /** The default outgoing HTTP of test sites: no network. */
@@ -132,6 +134,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       imageMaxPixels: options.imageMaxPixels,
       commentFloodSeconds: options.commentFloodSeconds,
       readinessCheckMs: options.readinessCheckMs,
+      blockPatterns: options.blockPatterns,
     },
     {
       store: options.store ?? createMemoryEventStore(),

@@ -1,5 +1,5 @@
 /**
- * The content decider: WordPress's write rules for posts and pages as pure functions of (command, state).
+ * The content decider: WordPress's write rules for posts, pages and reusable blocks as pure functions of (command, state).
  * Time, ids, the resolved slug and the acting user arrive in the command; nothing here reads a clock.
  */
 import type { Decider } from '../../core/commandHandler';
@@ -244,7 +244,8 @@ function assertNotEmpty(postType: PostType, post: PostFields): void {
 }
 
 function defaults(postType: PostType, actorId: number): Omit<PostFields, 'date' | 'date_gmt' | 'modified' | 'modified_gmt' | 'status' | 'slug' | 'guid'> {
-  const isPage = postType === 'page';
+  // Only posts take comments and pings by default (a reusable block does not support them at all).
+  const open = postType === 'post';
   return {
     title: '',
     content: '',
@@ -252,8 +253,8 @@ function defaults(postType: PostType, actorId: number): Omit<PostFields, 'date' 
     password: '',
     author: actorId,
     featured_media: 0,
-    comment_status: isPage ? 'closed' : 'open',
-    ping_status: isPage ? 'closed' : 'open',
+    comment_status: open ? 'open' : 'closed',
+    ping_status: open ? 'open' : 'closed',
     sticky: false,
     template: '',
     format: 'standard',

@@ -1,11 +1,11 @@
 /**
- * Events of the content streams (`content-{id}`): posts, pages and, later, every other WordPress post type.
+ * Events of the content streams (`content-{id}`): posts, pages and reusable blocks (`wp_block`).
  * Each event names its post type so that projections can route it without knowing the stream's history.
  * Who and when are in the event metadata (userId, at); `docs/events.md` is the catalogue.
  */
 import type { DomainEvent } from '../../core/commandHandler';
 
-export type PostType = 'post' | 'page';
+export type PostType = 'post' | 'page' | 'wp_block';
 
 /** The stored fields of an item, named as WordPress's REST API names them. Raw (unrendered) text. */
 export interface PostFields {

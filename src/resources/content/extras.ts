@@ -5,7 +5,7 @@
  */
 import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
-import { hasCap, postTypeCaps } from '../../access/capabilities';
+import { capsOfPostType, hasCap } from '../../access/capabilities';
 import type { HandlerContext } from '../../rest/route';
 import type { ContentDoc } from '../../../projections/content';
 import { sanitizeSlug } from '../../text/slug';
@@ -34,7 +34,8 @@ export async function itemExtras(
   const edit = context === 'edit';
   const [parentPath, generatedSlug] = await Promise.all([
     doc.type === 'page' && doc.parent > 0 ? ancestorPath(site, doc.parent, pageCache(ctx)) : '',
-    edit ? uniqueTitleSlug(site, ctx, doc) : undefined,
+    // A reusable block is not viewable: it has no generated slug to show.
+    edit && doc.type !== 'wp_block' ? uniqueTitleSlug(site, ctx, doc) : undefined,
   ]);
   const extras: ItemExtras = { parentPath };
   if (generatedSlug !== undefined) extras.generatedSlug = generatedSlug;
@@ -147,11 +148,13 @@ class GeneratedSlugBatcher {
  * (publish, post unfiltered HTML, make sticky, choose the author, create and assign terms).
  */
 function availableActions(actor: Actor | null, postType: ContentDoc['type']): string[] {
-  const caps = postTypeCaps(postType === 'page' ? 'pages' : 'posts');
+  const caps = capsOfPostType(postType);
   const can = (cap: string) => hasCap(actor, cap);
   const actions: string[] = [];
   if (can(caps.publish_posts)) actions.push('publish');
   if (can('unfiltered_html')) actions.push('unfiltered-html');
+  // A reusable block has no author, terms or sticky flag.
+  if (postType === 'wp_block') return actions;
   if (postType === 'post' && can(caps.edit_others_posts) && can(caps.publish_posts)) actions.push('sticky');
   if (can(caps.edit_others_posts)) actions.push('assign-author');
   if (postType === 'post') {

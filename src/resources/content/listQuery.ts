@@ -90,6 +90,8 @@ export interface ListArgsOptions {
  */
 export function contentListArgs(postType: PostType, options: ListArgsOptions = {}): Record<string, ArgSchema> {
   const isPage = postType === 'page';
+  // Reusable blocks have no author, and take WordPress 6.1's arguments only (no search_columns).
+  const isBlock = postType === 'wp_block';
   const orderby = ['author', 'date', 'id', 'include', 'modified', 'parent', 'relevance', 'slug', 'include_slugs', 'title', ...(isPage ? ['menu_order'] : [])];
   const args: Record<string, ArgSchema> = {
     context: contextParam('view'),
@@ -98,8 +100,7 @@ export function contentListArgs(postType: PostType, options: ListArgsOptions = {
     search: { description: 'Only items matching this search.', type: 'string' },
     after: { description: 'Only items published after this date.', type: 'string', format: 'date-time' },
     modified_after: { description: 'Only items modified after this date.', type: 'string', format: 'date-time' },
-    author: idList('Only items by these authors.'),
-    author_exclude: idList('No items by these authors.'),
+    ...(isBlock ? {} : { author: idList('Only items by these authors.'), author_exclude: idList('No items by these authors.') }),
     before: { description: 'Only items published before this date.', type: 'string', format: 'date-time' },
     modified_before: { description: 'Only items modified before this date.', type: 'string', format: 'date-time' },
     exclude: idList('Leave out these ids.'),
@@ -115,8 +116,8 @@ export function contentListArgs(postType: PostType, options: ListArgsOptions = {
     args.parent = idList('Only pages with these parents.');
     args.parent_exclude = idList('No pages with these parents.');
   }
+  if (!isBlock) args.search_columns = searchColumnsArg();
   Object.assign(args, {
-    search_columns: searchColumnsArg(),
     slug: { description: 'Only items with these slugs.', type: 'array', items: { type: 'string' } },
     status: {
       default: 'publish',
@@ -126,7 +127,7 @@ export function contentListArgs(postType: PostType, options: ListArgsOptions = {
       ...(options.statusRule ? { validate: options.statusRule, validateDependsOnCallerOnly: true } : {}),
     },
   });
-  if (!isPage) {
+  if (postType === 'post') {
     Object.assign(args, {
       tax_relation: { description: 'How the term filters combine.', type: 'string', enum: ['AND', 'OR'] },
       categories: termQueryArg('Only items in these categories.', { children: true, operator: true }),

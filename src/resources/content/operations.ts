@@ -226,4 +226,4 @@ async function releaseAllBut(site: Site, claims: Claim[], post: PostFields | nul
   }
 }
 
-const postTypeOfScope = (scope: string): PostType => (scope.startsWith('page-') ? 'page' : 'post');
+const postTypeOfScope = (scope: string): PostType => (scope.startsWith('page-') ? 'page' : scope === 'wp_block' ? 'wp_block' : 'post');

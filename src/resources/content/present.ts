@@ -31,7 +31,7 @@ export interface PresentOptions {
   withoutLinks?: boolean;
 }
 
-const TYPE_PLURAL: Record<string, string> = { post: 'posts', page: 'pages' };
+const TYPE_PLURAL: Record<string, string> = { post: 'posts', page: 'pages', wp_block: 'blocks' };
 
 /** WordPress computes the UTC date of a floating draft from its local date. */
 function gmtOf(doc: ContentDoc, timezone: string): string {
@@ -66,6 +66,7 @@ export function presentContent(
   /** Whether the rendering may be memoised (see renderContentAndExcerpt): not for an item that is not kept. */
   memoise = true,
 ): Record<string, unknown> {
+  if (doc.type === 'wp_block') return presentBlock(doc, schema, options, filter);
   const { siteUrl, apiRoot, timezone, context } = options;
   const isProtected = doc.password !== '';
   const hidden = isProtected && !options.passwordAccepted;
@@ -110,6 +111,37 @@ export function presentContent(
   const filtered = (filter === undefined ? filterByContext(schema, item, context) : filter.apply(item)) as Record<string, unknown>;
   if (options.withoutLinks) return filtered;
   filtered._links = contentLinks(doc, apiRoot, options.restBase, options.actions);
+  return filtered;
+}
+
+/**
+ * A reusable block: its fields in WordPress's order, title and content raw only (a block is inserted as its markup,
+ * never shown rendered), even a protected block's content (WordPress withholds nothing of a block: reading one already
+ * takes edit rights). A title left with no field (the embed context) is an empty list, as PHP encodes an empty array.
+ */
+function presentBlock(doc: ContentDoc, schema: ResourceSchema, options: PresentOptions, filter?: ContextFilter): Record<string, unknown> {
+  const guid = `${options.siteUrl}${doc.guid}`;
+  const item: Record<string, unknown> = {
+    id: doc.id,
+    date: doc.date,
+    date_gmt: gmtOf(doc, options.timezone),
+    guid: { rendered: guid, raw: guid },
+    modified: doc.modified,
+    modified_gmt: doc.modified_gmt,
+    password: doc.password,
+    slug: doc.slug,
+    status: doc.status,
+    type: doc.type,
+    link: permalink(doc, options.siteUrl),
+    title: { raw: doc.title },
+    content: { raw: doc.content, protected: doc.password !== '', block_version: doc.content.includes('<!-- wp:') ? 1 : 0 },
+    template: doc.template,
+  };
+  const filtered = (filter === undefined ? filterByContext(schema, item, options.context) : filter.apply(item)) as Record<string, unknown>;
+  const title = filtered.title;
+  if (title !== null && typeof title === 'object' && Object.keys(title).length === 0) filtered.title = [];
+  if (options.withoutLinks) return filtered;
+  filtered._links = contentLinks(doc, options.apiRoot, options.restBase, options.actions);
   return filtered;
 }
 
@@ -321,8 +353,10 @@ export function contentLinks(doc: ContentDoc, apiRoot: string, restBase: string,
     collection: [{ href: `${apiRoot}${restBase}` }],
     about: [{ href: `${apiRoot}core/v2/types/${doc.type}` }],
   };
-  if (doc.author !== 0) links.author = [{ embeddable: true, href: `${apiRoot}core/v2/users/${doc.author}` }];
-  links.replies = [{ embeddable: true, href: `${apiRoot}core/v2/comments?post=${doc.id}` }];
+  // A reusable block supports neither authors nor comments.
+  const block = doc.type === 'wp_block';
+  if (doc.author !== 0 && !block) links.author = [{ embeddable: true, href: `${apiRoot}core/v2/users/${doc.author}` }];
+  if (!block) links.replies = [{ embeddable: true, href: `${apiRoot}core/v2/comments?post=${doc.id}` }];
   links['version-history'] = [{ count: doc.revision_count, href: `${self}/revisions` }];
   if (doc.revision_count > 0 && doc.latest_revision_id !== null) {
     links['predecessor-version'] = [{ id: doc.latest_revision_id, href: `${self}/revisions/${doc.latest_revision_id}` }];

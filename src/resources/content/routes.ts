@@ -1,11 +1,11 @@
 /**
- * Routes of a post type (`/core/v2/posts`, `/core/v2/pages`): list, create, read, update, delete. Each
+ * Routes of a post type (`/core/v2/posts`, `/core/v2/pages`, `/core/v2/blocks`): list, create, read, update, delete. Each
  * endpoint wires the schema's args, a permission rule written in capability terms, an operation and the
  * presenter; WordPress's error for every refusal comes from the rule, in WordPress's order.
  */
 import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
-import { canDeleteItem, canEditItem, canReadItem, hasCap, postTypeCaps } from '../../access/capabilities';
+import { canDeleteItem, canEditItem, canReadItem, capsOfPostType, hasCap } from '../../access/capabilities';
 import type { PostTypeCaps } from '../../access/capabilities';
 import { SchemaIssue, validateArgs } from '../../rest/args';
 import type { ArgSchema } from '../../rest/args';
@@ -30,8 +30,8 @@ import { featuredMediaToKeep } from '../media/featuredMedia';
 
 interface TypeInfo {
   postType: PostType;
-  /** `posts` / `pages`: REST base and capability suffix. */
-  plural: 'posts' | 'pages';
+  /** `posts` / `pages` / `blocks`: the REST base's last segment. */
+  plural: 'posts' | 'pages' | 'blocks';
   caps: PostTypeCaps;
   restBase: string;
   /** How the live items of this type are shown (shared with the restore route). */
@@ -54,8 +54,8 @@ export interface ContentRouteDeps {
 
 export function contentRoutes(site: Site, presenter: ContentPresenter, deps: ContentRouteDeps): RouteDefinition[] {
   const { postType, schema } = presenter;
-  const plural = postType === 'page' ? 'pages' : 'posts';
-  const type: TypeInfo = { postType, plural, caps: postTypeCaps(plural), restBase: presenter.restBase, presenter, docKey: `doc:${postType}` };
+  const plural = postType === 'page' ? 'pages' : postType === 'wp_block' ? 'blocks' : 'posts';
+  const type: TypeInfo = { postType, plural, caps: capsOfPostType(postType), restBase: presenter.restBase, presenter, docKey: `doc:${postType}` };
   const writeArgs = (kind: 'create' | 'update') => withTemplateCheck(argsFromSchema(schema, kind), kind);
   const strictTemplateArg = writeArgs('create').template!;
   const shownSchema = publicSchema(schema, contentActionLinks(postType, site.apiRoot));
@@ -207,6 +207,8 @@ function readItem(site: Site, ctx: HandlerContext, type: TypeInfo, schema: Conte
   const context = ctx.params.context as 'view' | 'edit' | 'embed';
   const accepted = passwordAccepted(ctx, type, doc);
   const item = type.presenter.present(ctx, doc, context, accepted);
+  // A reusable block is not viewable: WordPress links no page of it.
+  if (type.postType === 'wp_block') return isPromise(item) ? item.then((body) => ok(body)) : ok(item);
   return isPromise(item) ? item.then(readResult) : readResult(item);
 }
 
@@ -365,8 +367,8 @@ async function writeInput(site: Site, ctx: HandlerContext, type: TypeInfo, curre
 // --- helpers -------------------------------------------------------------------------------------------------
 
 /**
- * The page templates the active theme offers. There are no themes here, so none: only "" (the default
- * template) is accepted, and WordPress's check refuses any other name while validating args.
+ * The page templates the active theme offers: it is a classic theme without any (src/resources/themes/theme.ts),
+ * so only "" (the default template) is accepted, and WordPress's check refuses any other name while validating args.
  */
 const THEME_TEMPLATES: readonly string[] = [];
 

@@ -4,7 +4,7 @@
  */
 import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
-import { canEditItem, postTypeCaps } from '../../access/capabilities';
+import { canEditItem, capsOfPostType } from '../../access/capabilities';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
 import { ok } from '../../rest/route';
@@ -30,7 +30,7 @@ export async function itemHistory(site: Site, id: number): Promise<HistoryEntry[
 
 /** Seeing an item's past takes the right to edit it: earlier states may hold text that was never public. */
 export function historyRefusal(actor: Actor | null, doc: ContentDoc): RestError | null {
-  const caps = postTypeCaps(doc.type === 'page' ? 'pages' : 'posts');
+  const caps = capsOfPostType(doc.type);
   if (canEditItem(actor, caps, { author: doc.author, status: doc.status, trashedFrom: doc.trashed_from })) return null;
   return restError('rest_cannot_read', `Sorry, you are not allowed to view the history of this ${doc.type}.`, authorizationStatus(actor?.id ?? null));
 }
@@ -84,5 +84,7 @@ export interface RevisionText {
  * revision (unless its text already equals the revision, when WordPress makes none either).
  */
 export function restoreRevision(site: Site, postType: PostType, id: number, revision: RevisionText, actor: Actor, requestId: string): Promise<WriteOutcome> {
-  return updateItem(site, postType, id, { title: revision.title, content: revision.content, excerpt: revision.excerpt }, actor, requestId);
+  // A reusable block has no excerpt to restore.
+  const text = postType === 'wp_block' ? { title: revision.title, content: revision.content } : { title: revision.title, content: revision.content, excerpt: revision.excerpt };
+  return updateItem(site, postType, id, text, actor, requestId);
 }

@@ -1,5 +1,5 @@
 /**
- * `GET /core/v2/{posts,pages}/{id}/history` (an extension to WordPress, see docs/history.md): every event of
+ * `GET /core/v2/{posts,pages,blocks}/{id}/history` (an extension to WordPress, see docs/history.md): every event of
  * the item's stream, oldest first, with who, when and the fields it changed.
  */
 import type { Site } from '../../site';

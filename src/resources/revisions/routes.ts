@@ -1,10 +1,10 @@
 /**
- * Revisions and autosaves of posts and pages (`/core/v2/{posts,pages}/{parent}/revisions[/{id}]`,
+ * Revisions and autosaves of posts, pages and reusable blocks (`/core/v2/{posts,pages,blocks}/{parent}/revisions[/{id}]`,
  * `/…/{id}/autosaves[/{id}]`). Nothing is stored for them separately: the `revisions` projection folds
  * them out of each item's stream (PostRevised, PostAutosaved, AutosaveDiscarded).
  */
 import type { Site } from '../../site';
-import { canDeleteItem, canEditItem, hasCap, postTypeCaps } from '../../access/capabilities';
+import { canDeleteItem, canEditItem, capsOfPostType, hasCap } from '../../access/capabilities';
 import type { PostTypeCaps } from '../../access/capabilities';
 import type { ArgSchema, Context } from '../../rest/args';
 import { argsFromSchema, contextParam, filterByContext } from '../../rest/schema';
@@ -41,6 +41,14 @@ function revisionText(description: string, contexts: string[]) {
 }
 
 export function revisionSchema(postType: PostType, autosave: boolean): ResourceSchema {
+  // A reusable block's revision takes the block's title and content (raw in the view context too) and has no excerpt.
+  const block = postType === 'wp_block';
+  const blockText = (description: string, contexts: string[]) => ({
+    description,
+    type: 'object',
+    context: contexts,
+    properties: { raw: { description: `${description} As stored.`, type: 'string', context: VIEW_EDIT } },
+  });
   const properties: Record<string, unknown> = {
     author: { description: 'Identifier of the revision\'s author.', type: 'integer', context: ALL },
     date: { description: 'When the revision was made, in the site time zone.', type: 'string', format: 'date-time', context: ALL },
@@ -51,10 +59,10 @@ export function revisionSchema(postType: PostType, autosave: boolean): ResourceS
     modified_gmt: { description: 'Last modification, in UTC.', type: 'string', format: 'date-time', context: VIEW_EDIT },
     parent: { description: 'Identifier of the item the revision belongs to.', type: 'integer', context: ALL },
     slug: { description: 'URL-safe identifier of the revision.', type: 'string', context: ALL },
-    title: revisionText('Title of the revision.', ALL),
-    content: revisionText('Content of the revision.', VIEW_EDIT),
-    excerpt: revisionText('Excerpt of the revision.', ALL),
+    title: block ? blockText('Title of the revision.', ALL) : revisionText('Title of the revision.', ALL),
+    content: block ? blockText('Content of the revision.', VIEW_EDIT) : revisionText('Content of the revision.', VIEW_EDIT),
   };
+  if (!block) properties.excerpt = revisionText('Excerpt of the revision.', ALL);
   if (autosave) properties.preview_link = { description: 'Preview URL of the autosave.', type: 'string', format: 'uri', context: EDIT, readonly: true };
   return { $schema: 'http://json-schema.org/draft-04/schema#', title: `${postType}-revision`, type: 'object', properties } as ResourceSchema;
 }
@@ -67,7 +75,7 @@ interface TypeInfo {
 
 export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDefinition[] {
   const { postType } = presenter;
-  const type: TypeInfo = { postType, caps: postTypeCaps(postType === 'page' ? 'pages' : 'posts'), restBase: restBaseOf(postType) };
+  const type: TypeInfo = { postType, caps: capsOfPostType(postType), restBase: restBaseOf(postType) };
   const revisions = revisionSchema(postType, false);
   const autosaves = revisionSchema(postType, true);
   const base = `/${type.restBase}`;
@@ -79,6 +87,8 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
   const renderStoredExcerpt = (raw: string) => renderExcerpt(raw, '', { siteUrl });
   /** As get_preview_post_link(): the item's link with `preview=true`, after `preview_id` for an autosave. */
   const previewLink = (parent: ContentDoc, autosave: boolean) => {
+    // A reusable block is not viewable: it has no preview.
+    if (parent.type === 'wp_block') return '';
     const link = new URL(permalink(parent, siteUrl));
     if (autosave) link.searchParams.append('preview_id', String(parent.id));
     link.searchParams.append('preview', 'true');
@@ -102,6 +112,7 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
       excerpt: { raw: entry.excerpt, rendered: renderStoredExcerpt(entry.excerpt) },
     };
     if ('preview_link' in schema.properties) item.preview_link = previewLink(parent, true);
+    if (!('excerpt' in schema.properties)) delete item.excerpt;
     const filtered = filterByContext(schema, item, context) as Record<string, unknown>;
     filtered._links = { parent: [{ href: `${site.apiRoot}${type.restBase}/${parent.id}` }] };
     return filtered;
@@ -130,6 +141,7 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
       excerpt: { raw: doc.excerpt, rendered: renderStoredExcerpt(doc.excerpt) },
       preview_link: previewLink(doc, false),
     };
+    if (!('excerpt' in autosaves.properties)) delete item.excerpt;
     const filtered = filterByContext(autosaves, item, 'edit') as Record<string, unknown>;
     if (doc.parent !== 0) filtered._links = { parent: [{ href: `${site.apiRoot}${type.restBase}/${doc.parent}` }] };
     return filtered;

@@ -150,6 +150,22 @@ function allCapabilities(cap: string): Record<string, string> {
   return caps;
 }
 
+/**
+ * A reusable block's: named after `block`, each primitive one mapped back onto the posts' (as WordPress maps them),
+ * reading taking `edit_posts` and creating `publish_posts`.
+ */
+function blockCapabilities(): Record<string, string> {
+  return {
+    ...typeCapabilities('block', 'blocks', 'publish_posts'),
+    edit_posts: 'edit_posts',
+    edit_others_posts: 'edit_others_posts',
+    read: 'edit_posts',
+    delete_published_posts: 'delete_published_posts',
+    delete_others_posts: 'delete_others_posts',
+    edit_published_posts: 'edit_published_posts',
+  };
+}
+
 const supported = (...features: string[]): Record<string, true> => Object.fromEntries(features.map((f) => [f, true]));
 
 /** The post types WordPress shows in REST that this site may serve, in WordPress's registration order. */
@@ -254,6 +270,76 @@ export const POST_TYPES: readonly PostTypeFacts[] = [
     },
     capabilities: allCapabilities('edit_theme_options'),
     supports: supported('title', 'editor'),
+  },
+  {
+    slug: 'wp_block',
+    restBase: 'blocks',
+    description: '',
+    hierarchical: false,
+    hasArchive: false,
+    viewable: false,
+    visibility: { show_in_nav_menus: false, show_ui: true },
+    icon: null,
+    labels: {
+      ...FLAT_TYPE_LABELS,
+      name: 'Reusable blocks',
+      singular_name: 'Reusable block',
+      add_new_item: 'Add new Reusable block',
+      edit_item: 'Edit Reusable block',
+      new_item: 'New Reusable block',
+      view_item: 'View Reusable block',
+      search_items: 'Search Reusable blocks',
+      not_found: 'No reusable blocks found.',
+      not_found_in_trash: 'No reusable blocks found in Trash.',
+      all_items: 'All Reusable blocks',
+      archives: 'All Reusable blocks',
+      filter_items_list: 'Filter reusable blocks list',
+      items_list_navigation: 'Reusable blocks list navigation',
+      items_list: 'Reusable blocks list',
+      item_published: 'Reusable block published.',
+      item_published_privately: 'Reusable block published privately.',
+      item_reverted_to_draft: 'Reusable block reverted to draft.',
+      item_scheduled: 'Reusable block scheduled.',
+      item_updated: 'Reusable block updated.',
+      menu_name: 'Reusable blocks',
+      name_admin_bar: 'Reusable block',
+    },
+    capabilities: blockCapabilities(),
+    supports: supported('title', 'editor', 'revisions'),
+  },
+  {
+    slug: 'wp_template',
+    restBase: 'templates',
+    description: 'Templates to include in your theme.',
+    hierarchical: false,
+    hasArchive: false,
+    viewable: false,
+    visibility: { show_in_nav_menus: false, show_ui: false },
+    icon: null,
+    labels: {
+      ...FLAT_TYPE_LABELS,
+      name: 'Templates',
+      singular_name: 'Template',
+      add_new_item: 'Add New Template',
+      edit_item: 'Edit Template',
+      new_item: 'New Template',
+      view_item: 'View Template',
+      search_items: 'Search Templates',
+      not_found: 'No templates found.',
+      not_found_in_trash: 'No templates found in Trash.',
+      parent_item_colon: 'Parent Template:',
+      all_items: 'Templates',
+      archives: 'Template archives',
+      insert_into_item: 'Insert into template',
+      uploaded_to_this_item: 'Uploaded to this template',
+      filter_items_list: 'Filter templates list',
+      items_list_navigation: 'Templates list navigation',
+      items_list: 'Templates list',
+      menu_name: 'Templates',
+      name_admin_bar: 'Template',
+    },
+    capabilities: { ...allCapabilities('edit_theme_options'), edit_post: 'edit_template', read_post: 'read_template', delete_post: 'delete_template', read: 'edit_theme_options' },
+    supports: supported('title', 'slug', 'excerpt', 'editor', 'revisions', 'author'),
   },
 ];
 
