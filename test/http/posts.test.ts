@@ -399,8 +399,8 @@ reading("every response carries WordPress's common headers, errors included", as
     assert.is(response.headers.get('content-type'), 'application/json; charset=UTF-8');
     assert.is(response.headers.get('x-robots-tag'), 'noindex');
     assert.is(response.headers.get('x-content-type-options'), 'nosniff');
-    assert.is(response.headers.get('access-control-expose-headers'), 'X-WP-Total, X-WP-TotalPages, Link, Allow, Retry-After');
-    assert.is(response.headers.get('access-control-allow-headers'), 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override');
+    assert.is(response.headers.get('access-control-expose-headers'), 'X-WP-Total, X-WP-TotalPages, Link, Allow, Retry-After, Idempotent-Replayed');
+    assert.is(response.headers.get('access-control-allow-headers'), 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override, Idempotency-Key');
   }
 });
 
