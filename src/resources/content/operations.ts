@@ -60,10 +60,11 @@ export function filterTextFields<T extends Pick<PostInput, 'title' | 'content' |
   return filtered;
 }
 
-export async function createItem(site: Site, postType: PostType, sent: PostInput, actor: Actor, requestId: string): Promise<WriteOutcome> {
+/** `chosenId`: an id the caller reserved (an import keeping its source's ids); else the next one. */
+export async function createItem(site: Site, postType: PostType, sent: PostInput, actor: Actor, requestId: string, chosenId?: number): Promise<WriteOutcome> {
   const input = filterTextFields(sent, actor);
   const metadata = site.metadata(actor.id, requestId);
-  const id = await site.ids.content.nextId();
+  const id = chosenId ?? (await site.ids.content.nextId());
   const claims: Claim[] = [];
   const prepare = async (): Promise<ContentCommand> => {
     const ctx = writeContext(site, actor);

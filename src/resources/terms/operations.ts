@@ -128,7 +128,8 @@ export function* termSlugCandidates(base: string, ancestorSlugs: readonly string
   for (let n = 2; ; n++) yield `${longest}-${n}`;
 }
 
-export async function createTerm(site: Site, taxonomy: Taxonomy, input: TermInput, actor: Actor | null, requestId: string): Promise<TermWriteOutcome> {
+/** `chosenId`: an id the caller reserved (an import keeping its source's ids); else the next one. */
+export async function createTerm(site: Site, taxonomy: Taxonomy, input: TermInput, actor: Actor | null, requestId: string, chosenId?: number): Promise<TermWriteOutcome> {
   const metadata = site.metadata(actor?.id ?? null, requestId);
   const hierarchical = isHierarchical(taxonomy);
   const parent = hierarchical ? (input.parent ?? 0) : 0;
@@ -143,7 +144,7 @@ export async function createTerm(site: Site, taxonomy: Taxonomy, input: TermInpu
   const nameConflict = await nameConflictOf(site, taxonomy, { name, parent, explicitSlug, slug: slugBase });
   if (nameConflict !== null) throw termExistsError(taxonomy, nameConflict);
 
-  const id = await nextTermId(site);
+  const id = chosenId ?? (await nextTermId(site));
   const scope = termSlugScope(taxonomy);
   const claimed: string[] = [];
   const prepare = async (): Promise<TermCommand> => {

@@ -27,6 +27,8 @@ export class UserInsertError extends RestError {
 }
 
 export interface NewUser {
+  /** An id chosen by the caller (an import keeping its source's ids, reserved beforehand); else the next one. */
+  id?: number;
   login: string;
   email: string;
   /** A login password in clear (hashed here), or none. */
@@ -75,7 +77,7 @@ export async function createUser(site: Site, input: NewUser, actorId: number | n
   const email = input.email.trim();
 
   const metadata = site.metadata(actorId, requestId);
-  const id = await site.ids.users.nextId();
+  const id = input.id ?? (await site.ids.users.nextId());
   const held: [scope: string, name: string][] = [];
   const releaseHeld = async () => {
     for (const [scope, name] of held) await site.claims.release(scope, name, id, metadata);

@@ -1,0 +1,444 @@
+/**
+ * Imports a WXR export into a site through the ordinary operations (users, terms, content), so every event is one
+ * the API itself would append: projections, history and the audit log need nothing special. Each event's metadata
+ * also says it was imported, from which file, and the item's original time.
+ *
+ * Two passes over the file, both streamed: the first checks the whole file (well-formed, WXR, known post types, no
+ * term parent loops) and plans the ids before anything is written; the second writes. A truncated or hostile file
+ * is therefore refused with nothing written.
+ *
+ * Ids are kept where free: an id is free when the site's id sequence has never handed it out (it lies past the
+ * sequence's last reserved block). The kept ids are reserved in one `IdBlockReserved` append, which moves the
+ * sequence past them, so the server cannot hand them out meanwhile. A taken id gets a new one, and every reference
+ * to it (parents, authors, terms) is rewritten.
+ *
+ * Rerunning is safe, also after a run killed half-way: authors are found again by login, terms by slug, and items
+ * by an import record (a name claim `wxr-import` keyed by the source site and the item's id, owned by the id it got)
+ * made before the item is written.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { Site } from '../../site';
+import type { Actor } from '../../access/capabilities';
+import type { EventMetadata } from '../../ports/eventStore';
+import { WrongExpectedRevisionError } from '../../ports/eventStore';
+import { ID_BLOCK_RESERVED } from '../../core/ids';
+import type { IdBlockReserved } from '../../core/ids';
+import { createUser } from '../../resources/users/operations';
+import { createTerm, ensureDefaultCategory, termSlugScope } from '../../resources/terms/operations';
+import type { Taxonomy } from '../../resources/terms/events';
+import { createItem } from '../../resources/content/operations';
+import type { PostInput } from '../../resources/content/decider';
+import { contentStreamId } from '../../resources/content/events';
+import type { PostType } from '../../resources/content/events';
+import { RestError } from '../../rest/errors';
+import { readWxr, WxrError } from './read';
+import type { WxrAuthor, WxrItem, WxrTerm } from './read';
+
+/** Post types carried. */
+const CARRIED_TYPES = new Set<string>(['post', 'page']);
+
+/** WordPress's own post types that are known but not carried yet, with why (docs/migration.md). */
+const NOT_CARRIED: Record<string, string> = {
+  attachment: 'media are not carried yet',
+  nav_menu_item: 'menus are not carried yet',
+  revision: 'revisions are not carried',
+  wp_global_styles: 'theme styles belong to the theme, not the content',
+  wp_template: 'block templates are not carried',
+  wp_template_part: 'block templates are not carried',
+  wp_navigation: 'navigation blocks are not carried',
+  wp_block: 'reusable blocks are not carried yet',
+  custom_css: 'theme CSS is not carried',
+  customize_changeset: 'customizer changesets are not carried',
+  oembed_cache: 'oEmbed caches are rebuilt, not carried',
+  user_request: 'privacy requests are not carried',
+};
+
+/** Statuses an item may be imported with. */
+const STATUSES = new Set(['publish', 'draft', 'pending', 'private', 'future']);
+
+const TAXONOMIES = new Set<string>(['category', 'post_tag']);
+
+/** Taxonomies of WordPress itself that are known but not carried. */
+const TAXONOMIES_NOT_CARRIED = new Set(['nav_menu', 'post_format', 'wp_theme', 'wp_template_part_area', 'link_category']);
+
+export type ImportKind = 'user' | 'category' | 'tag' | 'post' | 'page';
+
+export interface ImportReport {
+  file: string;
+  dryRun: boolean;
+  /** Per kind: created now, found already there (a rerun, or the same login/slug), skipped. */
+  counts: Record<ImportKind | 'comment' | 'attachment' | 'other', { created: number; existing: number; skipped: number }>;
+  /** Items carried with another id than in the file, and why. */
+  changedIds: { kind: ImportKind; from: number; to: number; reason: string }[];
+  /** What was not carried, and why. */
+  skipped: { kind: string; id: number; title: string; reason: string }[];
+  /** Attachments whose file was not carried. */
+  missingFiles: { id: number; url: string }[];
+}
+
+export interface ImportOptions {
+  dryRun?: boolean;
+  /** Who imports: the user running it, or the system (the CLI), whose events carry no user id. */
+  actor?: Actor | null;
+  /** Progress lines (the CLI prints them on stderr). */
+  progress?: (line: string) => void;
+}
+
+/** Bad input, or a conflict the import cannot resolve on its own: named, nothing guessed. */
+export class WxrImportError extends Error {}
+
+/** The system acting from the CLI: may save any HTML verbatim (an export's content is the site's own). */
+const SYSTEM_ACTOR: Actor = { id: 0, roles: ['administrator'] };
+
+interface Plan {
+  baseSiteUrl: string;
+  authors: WxrAuthor[];
+  terms: WxrTerm[];
+  items: { id: number; postType: string; title: string; status: string }[];
+}
+
+export async function importWxr(site: Site, file: string, options: ImportOptions = {}): Promise<ImportReport> {
+  const actor = options.actor ?? SYSTEM_ACTOR;
+  const say = options.progress ?? (() => undefined);
+  const fileName = path.basename(file);
+  const dryRun = options.dryRun === true;
+  const zero = () => ({ created: 0, existing: 0, skipped: 0 });
+  const report: ImportReport = {
+    file: fileName,
+    dryRun,
+    counts: { user: zero(), category: zero(), tag: zero(), post: zero(), page: zero(), comment: zero(), attachment: zero(), other: zero() },
+    changedIds: [],
+    skipped: [],
+    missingFiles: [],
+  };
+
+  say(`reading ${fileName}`);
+  const plan = await readPlan(file);
+  say(`${plan.authors.length} authors, ${plan.terms.length} terms, ${plan.items.length} items in ${fileName} (from ${plan.baseSiteUrl || 'an unnamed site'})`);
+
+  const importedSite = (sourceId: string, originalAt: string | null): Site => {
+    const wrapped = Object.create(site) as Site;
+    const metadata = (userId: number | null, requestId: string): EventMetadata => ({
+      ...site.metadata(userId === SYSTEM_ACTOR.id ? null : userId, requestId),
+      imported: { format: 'wxr', file: fileName, source: plan.baseSiteUrl, sourceId, originalAt },
+    });
+    Object.defineProperty(wrapped, 'metadata', { value: metadata });
+    return wrapped;
+  };
+  const requestId = `import-${randomUUID()}`;
+  const write = async (position: number) => {
+    // Later writes read what earlier ones made (a parent term, a parent page): wait for the read model.
+    if (position > 0) await site.settle(position);
+  };
+
+  if (!dryRun) await write((await ensureDefaultCategory(site)).position);
+
+  // --- ids: what is free, reserved in one append per sequence ----------------------------------------------------
+  const userIds = new Map<number, number>();
+  const userByLogin = new Map<string, number>();
+  const termIds = new Map<string, number>();
+  const contentIds = new Map<number, number>();
+  const recordKey = (id: number) => `${createHash('sha256').update(plan.baseSiteUrl).digest('hex').slice(0, 16)}-${id}`;
+
+  const usersLast = await lastReserved(site, 'users');
+  const newUsers: WxrAuthor[] = [];
+  for (const author of plan.authors) {
+    const existing = await site.claims.ownerOf('user-login', author.login.toLowerCase());
+    if (existing !== null) {
+      userIds.set(author.id, existing);
+      userByLogin.set(author.login, existing);
+    } else newUsers.push(author);
+  }
+  const termsLast = await lastReserved(site, 'terms');
+  const newTerms: WxrTerm[] = [];
+  for (const term of plan.terms) {
+    const existing = await site.claims.ownerOf(termSlugScope(term.taxonomy as Taxonomy), term.slug);
+    if (existing !== null) termIds.set(termKey(term.taxonomy, term.slug), existing);
+    else newTerms.push(term);
+  }
+  const contentLast = await lastReserved(site, 'content');
+  const newItems: Plan['items'] = [];
+  for (const item of plan.items) {
+    const existing = await site.claims.ownerOf('wxr-import', recordKey(item.id));
+    if (existing !== null) contentIds.set(item.id, existing);
+    else newItems.push(item);
+  }
+  const keptUsers = newUsers.filter((author) => author.id > usersLast.last).map((author) => author.id);
+  const keptTerms = newTerms.filter((term) => term.id > termsLast.last).map((term) => term.id);
+  const keptItems = newItems.filter((item) => item.id > contentLast.last).map((item) => item.id);
+  if (!dryRun) {
+    await reserveThrough(site, 'users', usersLast, keptUsers);
+    await reserveThrough(site, 'terms', termsLast, keptTerms);
+    await reserveThrough(site, 'content', contentLast, keptItems);
+  }
+  const kept = { users: new Set(keptUsers), terms: new Set(keptTerms), items: new Set(keptItems) };
+
+  // --- authors ---------------------------------------------------------------------------------------------------
+  for (const author of plan.authors) {
+    if (userIds.has(author.id)) {
+      report.counts.user.existing++;
+      continue;
+    }
+    if (dryRun) {
+      report.counts.user.created++;
+      if (!kept.users.has(author.id)) report.changedIds.push({ kind: 'user', from: author.id, to: 0, reason: 'id taken: a new one will be given' });
+      continue;
+    }
+    const chosen = kept.users.has(author.id) ? author.id : undefined;
+    try {
+      const { id, position } = await createUser(
+        importedSite(`user-${author.id}`, null),
+        { id: chosen, login: author.login, email: author.email, roles: ['author'], displayName: author.displayName, firstName: author.firstName, lastName: author.lastName, password: null },
+        actor.id === SYSTEM_ACTOR.id ? null : actor.id,
+        requestId,
+      );
+      await write(position);
+      userIds.set(author.id, id);
+      userByLogin.set(author.login, id);
+      report.counts.user.created++;
+      if (id !== author.id) report.changedIds.push({ kind: 'user', from: author.id, to: id, reason: 'id taken' });
+      say(`user ${author.login}: ${id}`);
+    } catch (error) {
+      throw new WxrImportError(`author ${author.id} "${author.login}": ${messageOf(error)}`);
+    }
+  }
+
+  // --- terms, parents first --------------------------------------------------------------------------------------
+  for (const term of orderedTerms(plan.terms)) {
+    const kind: ImportKind = term.taxonomy === 'category' ? 'category' : 'tag';
+    const key = termKey(term.taxonomy, term.slug);
+    if (termIds.has(key)) {
+      report.counts[kind].existing++;
+      continue;
+    }
+    if (dryRun) {
+      report.counts[kind].created++;
+      termIds.set(key, kept.terms.has(term.id) ? term.id : 0);
+      if (!kept.terms.has(term.id)) report.changedIds.push({ kind, from: term.id, to: 0, reason: 'id taken: a new one will be given' });
+      continue;
+    }
+    const parent = term.parentSlug ? termIds.get(termKey(term.taxonomy, term.parentSlug)) : 0;
+    try {
+      const outcome = await createTerm(
+        importedSite(`term-${term.id}`, null),
+        term.taxonomy as Taxonomy,
+        { name: term.name, slug: term.slug, description: term.description, ...(term.taxonomy === 'category' ? { parent: parent ?? 0 } : {}) },
+        actor.id === SYSTEM_ACTOR.id ? null : actor,
+        requestId,
+        kept.terms.has(term.id) ? term.id : undefined,
+      );
+      await write(outcome.position);
+      termIds.set(key, outcome.id);
+      report.counts[kind].created++;
+      if (outcome.id !== term.id) report.changedIds.push({ kind, from: term.id, to: outcome.id, reason: 'id taken' });
+      say(`${kind} ${term.slug}: ${outcome.id}`);
+    } catch (error) {
+      throw new WxrImportError(`${kind} ${term.id} "${term.slug}": ${messageOf(error)}`);
+    }
+  }
+
+  // --- item ids: import records before any item is written, so references can be rewritten ------------------------
+  for (const item of newItems) {
+    if (!CARRIED_TYPES.has(item.postType) || !STATUSES.has(item.status)) continue;
+    if (dryRun) {
+      contentIds.set(item.id, kept.items.has(item.id) ? item.id : 0);
+      continue;
+    }
+    const wanted = kept.items.has(item.id) ? item.id : await site.ids.content.nextId();
+    const claimed = await site.claims.claimExact('wxr-import', recordKey(item.id), wanted, importedSite(`post-${item.id}`, null).metadata(null, requestId));
+    contentIds.set(item.id, claimed ? wanted : ((await site.claims.ownerOf('wxr-import', recordKey(item.id))) ?? wanted));
+  }
+
+  // --- items, streamed again -------------------------------------------------------------------------------------
+  let seen = 0;
+  for await (const record of readWxr(file)) {
+    if (record.kind !== 'item') continue;
+    seen++;
+    if (seen % 100 === 0) say(`${seen} of ${plan.items.length} items`);
+    if (record.postType === 'attachment') {
+      report.counts.attachment.skipped++;
+      report.skipped.push({ kind: 'attachment', id: record.id, title: record.title, reason: NOT_CARRIED.attachment! });
+      if (record.attachmentUrl) report.missingFiles.push({ id: record.id, url: record.attachmentUrl });
+      continue;
+    }
+    if (!CARRIED_TYPES.has(record.postType)) {
+      report.counts.other.skipped++;
+      report.skipped.push({ kind: record.postType, id: record.id, title: record.title, reason: NOT_CARRIED[record.postType]! });
+      continue;
+    }
+    const kind = record.postType as PostType;
+    if (!STATUSES.has(record.status)) {
+      report.counts[kind].skipped++;
+      report.skipped.push({ kind, id: record.id, title: record.title, reason: `status "${record.status}" is not carried` });
+      continue;
+    }
+    if (record.comments.length > 0) {
+      report.counts.comment.skipped += record.comments.length;
+      report.skipped.push({ kind: 'comment', id: record.id, title: record.title, reason: `${record.comments.length} comment(s) of this item: comments are not carried yet` });
+    }
+    const target = contentIds.get(record.id)!;
+    const thumbnail = record.meta.find((meta) => meta.key === '_thumbnail_id');
+    if (thumbnail && thumbnail.value !== '' && thumbnail.value !== '0') {
+      report.skipped.push({ kind: 'featured image', id: record.id, title: record.title, reason: `featured image ${thumbnail.value} not set: media are not carried yet` });
+    }
+    if (dryRun) {
+      report.counts[kind].created++;
+      if (target !== record.id) report.changedIds.push({ kind, from: record.id, to: target, reason: 'id taken: a new one will be given' });
+      continue;
+    }
+    const [existing] = await site.store.readStream(contentStreamId(target), { maxCount: 1 });
+    if (existing) {
+      report.counts[kind].existing++;
+      continue;
+    }
+    try {
+      const input = itemInput(record, { users: userByLogin, terms: termIds, content: contentIds });
+      const outcome = await createItem(importedSite(`post-${record.id}`, record.dateGmt || record.date), kind, input, actor, requestId, target);
+      await write(outcome.position);
+      report.counts[kind].created++;
+      if (target !== record.id) report.changedIds.push({ kind, from: record.id, to: target, reason: 'id taken' });
+    } catch (error) {
+      throw new WxrImportError(`${kind} ${record.id} "${record.title}": ${messageOf(error)}`);
+    }
+  }
+  say(`${seen} items read`);
+  return report;
+}
+
+/** The first pass: the whole file read and checked, keeping only what planning needs. */
+async function readPlan(file: string): Promise<Plan> {
+  const plan: Plan = { baseSiteUrl: '', authors: [], terms: [], items: [] };
+  const termSeen = new Set<string>();
+  const itemSeen = new Set<number>();
+  const unknownTypes: string[] = [];
+  for await (const record of readWxr(file)) {
+    if (record.kind === 'header') plan.baseSiteUrl = record.baseSiteUrl;
+    else if (record.kind === 'author') {
+      if (!record.login) throw new WxrImportError(`author ${record.id}: no login`);
+      plan.authors.push(record);
+    } else if (record.kind === 'term') {
+      if (TAXONOMIES_NOT_CARRIED.has(record.taxonomy)) continue;
+      if (!TAXONOMIES.has(record.taxonomy)) throw new WxrImportError(`term ${record.id} "${record.slug}": taxonomy "${record.taxonomy}" is not known here`);
+      if (!record.slug) throw new WxrImportError(`term ${record.id} "${record.name}": no slug`);
+      // WordPress writes a category both as wp:category and as wp:term.
+      const key = termKey(record.taxonomy, record.slug);
+      if (termSeen.has(key)) continue;
+      termSeen.add(key);
+      plan.terms.push(record);
+    } else {
+      if (record.id <= 0) throw new WxrImportError(`item "${record.title}": no wp:post_id`);
+      if (itemSeen.has(record.id)) throw new WxrImportError(`item ${record.id} "${record.title}": its id appears twice in the file`);
+      itemSeen.add(record.id);
+      if (!CARRIED_TYPES.has(record.postType) && !(record.postType in NOT_CARRIED)) {
+        unknownTypes.push(`item ${record.id} "${record.title}" (post type "${record.postType}")`);
+        continue;
+      }
+      plan.items.push({ id: record.id, postType: record.postType, title: record.title, status: record.status });
+    }
+  }
+  if (unknownTypes.length > 0) {
+    throw new WxrImportError(`unknown post type: ${unknownTypes.slice(0, 10).join('; ')}${unknownTypes.length > 10 ? ` and ${unknownTypes.length - 10} more` : ''}; only ${[...CARRIED_TYPES].join(', ')} are carried`);
+  }
+  orderedTerms(plan.terms);
+  return plan;
+}
+
+const termKey = (taxonomy: string, slug: string) => `${taxonomy}\u0000${slug}`;
+
+/** Terms with every parent before its children; a missing parent or a parent loop is an error naming the term. */
+function orderedTerms(terms: WxrTerm[]): WxrTerm[] {
+  const bySlug = new Map(terms.map((term) => [termKey(term.taxonomy, term.slug), term]));
+  const ordered: WxrTerm[] = [];
+  const done = new Set<string>();
+  const visit = (term: WxrTerm, path: string[]) => {
+    const key = termKey(term.taxonomy, term.slug);
+    if (done.has(key)) return;
+    if (path.includes(key)) throw new WxrImportError(`term ${term.id} "${term.slug}": its parents loop (${[...path, key].map((k) => k.split('\u0000')[1]).join(' -> ')})`);
+    if (term.parentSlug) {
+      const parent = bySlug.get(termKey(term.taxonomy, term.parentSlug));
+      if (!parent) throw new WxrImportError(`term ${term.id} "${term.slug}": its parent "${term.parentSlug}" is not in the file`);
+      visit(parent, [...path, key]);
+    }
+    done.add(key);
+    ordered.push(term);
+  };
+  for (const term of terms) visit(term, []);
+  return ordered;
+}
+
+/** A WXR date "YYYY-MM-DD HH:MM:SS", or null for WordPress's zero date (a draft whose date floats). */
+function wxrDate(value: string): string | null {
+  if (!/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(value) || value.startsWith('0000-')) return null;
+  return value.replace(' ', 'T');
+}
+
+function itemInput(item: WxrItem, ids: { users: Map<string, number>; terms: Map<string, number>; content: Map<number, number> }): PostInput {
+  const termsOf = (taxonomy: string) =>
+    item.terms.filter((term) => term.taxonomy === taxonomy).map((term) => {
+      const id = ids.terms.get(termKey(taxonomy, term.slug));
+      if (id === undefined) throw new WxrImportError(`item ${item.id} "${item.title}": its ${taxonomy} "${term.slug}" is not among the file's terms`);
+      return id;
+    });
+  const author = ids.users.get(item.creator);
+  if (author === undefined) throw new WxrImportError(`item ${item.id} "${item.title}": its author "${item.creator}" is not among the file's authors`);
+  const gmt = wxrDate(item.dateGmt);
+  const local = wxrDate(item.date);
+  const input: PostInput = {
+    title: item.title,
+    content: item.content,
+    excerpt: item.excerpt,
+    status: item.status,
+    password: item.password,
+    author,
+    comment_status: item.commentStatus === 'open' ? 'open' : 'closed',
+    ping_status: item.pingStatus === 'open' ? 'open' : 'closed',
+    menu_order: item.menuOrder,
+    ...(gmt ? { date_gmt: gmt } : local ? { date: local } : {}),
+    ...(item.slug ? { slug: item.slug } : {}),
+  };
+  if (item.postType === 'post') {
+    input.sticky = item.sticky;
+    input.categories = termsOf('category');
+    input.tags = termsOf('post_tag');
+  } else {
+    const parent = item.parent > 0 ? ids.content.get(item.parent) : 0;
+    if (parent === undefined) throw new WxrImportError(`page ${item.id} "${item.title}": its parent ${item.parent} is not a page of the file`);
+    input.parent = parent;
+  }
+  return input;
+}
+
+/** The last id a sequence has handed out or reserved, and its stream's revision. */
+async function lastReserved(site: Site, sequence: string): Promise<{ last: number; revision: number | 'no_stream' }> {
+  const [latest] = await site.store.readStream(`ids-${sequence}`, { direction: 'backwards', maxCount: 1 });
+  return latest ? { last: (latest.data as IdBlockReserved).last, revision: latest.revision } : { last: 0, revision: 'no_stream' };
+}
+
+/**
+ * Reserves every id from past the sequence's last block through the highest kept one. If another process
+ * reserved meanwhile, only the ids still past its block stay kept (the others get new ids).
+ */
+async function reserveThrough(site: Site, sequence: string, seen: { last: number; revision: number | 'no_stream' }, kept: number[]): Promise<void> {
+  if (kept.length === 0) return;
+  let current = seen;
+  for (;;) {
+    const still = kept.filter((id) => id > current.last);
+    if (still.length < kept.length) {
+      kept.splice(0, kept.length, ...still);
+      if (still.length === 0) return;
+    }
+    const block: IdBlockReserved = { sequence, first: current.last + 1, last: Math.max(...still) };
+    try {
+      await site.store.appendToStream(`ids-${sequence}`, [{ type: ID_BLOCK_RESERVED, data: block, metadata: site.metadata(null, `import-${randomUUID()}`) }], { expectedRevision: current.revision });
+      return;
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      current = await lastReserved(site, sequence);
+    }
+  }
+}
+
+const messageOf = (error: unknown): string => (error instanceof RestError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error));
+
+export { WxrError };
