@@ -1,5 +1,5 @@
 /**
- * `palimpsest <command>`: serve, projector, user create, projections rebuild, projections sweep, media sweep, option get|set, replay. Each command
+ * `palimpsest <command>`: serve, projector, user create, projections rebuild, projections sweep, media sweep, option get|set, replay, import wxr. Each command
  * opens the site from the same configuration as the server (environment variables), so it can run beside a live
  * server on the same DATA_DIR: its events reach the server through the shared event store. Every command first says
  * on stderr which site it acts on (SITE_URL, DATA_DIR resolved, the event store and the read model), since a
@@ -62,6 +62,10 @@ const COMMANDS = {
     usage: 'palimpsest option set NAME VALUE',
     about: 'change such an option: VALUE is 1 or 0 (true/false, on/off, yes/no), or "default"',
   },
+  'import wxr': {
+    usage: 'palimpsest import wxr FILE [--dry-run]',
+    about: 'bring a WordPress export (Tools > Export, WXR) into the site: authors, categories, tags, posts and pages, ids kept where free; a rerun changes nothing; --dry-run: only report (docs/migration.md)',
+  },
   replay: {
     usage: 'palimpsest replay --until DATE|DATE-TIME|POSITION [--out FILE]',
     about: "the site's read models as they were at that point, as JSON: a log position, a date-time (2024-05-01T12:00:00, site time zone unless it carries an offset) or a date (2024-05-01: midnight at its start, site time zone)",
@@ -113,6 +117,10 @@ export async function main(argv: string[]): Promise<number> {
         return await mediaSweep(args);
       case 'replay':
         return await replay(args);
+      case 'import wxr': {
+        const { values, positionals } = parse(command, args, { 'dry-run': { type: 'boolean', default: false } }, true);
+        return await (await import('./importWxr')).importWxrCommand(positionals, values, siteConfig);
+      }
       case 'option get':
       case 'option set':
         return await (await import('./option')).optionCommand(command, args, siteConfig);
