@@ -63,8 +63,8 @@ const COMMANDS = {
     about: 'change such an option: VALUE is 1 or 0 (true/false, on/off, yes/no), or "default"',
   },
   'import wxr': {
-    usage: 'palimpsest import wxr FILE [--dry-run]',
-    about: 'bring a WordPress export (Tools > Export, WXR) into the site: authors, categories, tags, posts and pages, ids kept where free; a rerun changes nothing; --dry-run: only report (docs/migration.md)',
+    usage: 'palimpsest import wxr FILE [--uploads DIR] [--dry-run]',
+    about: 'bring a WordPress export (Tools > Export, WXR) into the site: authors, categories, tags, posts, pages and attachments (their files from DIR, the old wp-content/uploads), ids kept where free; a rerun changes nothing; --dry-run: only report (docs/migration.md)',
   },
   replay: {
     usage: 'palimpsest replay --until DATE|DATE-TIME|POSITION [--out FILE]',
@@ -118,7 +118,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'replay':
         return await replay(args);
       case 'import wxr': {
-        const { values, positionals } = parse(command, args, { 'dry-run': { type: 'boolean', default: false } }, true);
+        const { values, positionals } = parse(command, args, { 'dry-run': { type: 'boolean', default: false }, uploads: { type: 'string' } }, true);
         return await (await import('./importWxr')).importWxrCommand(positionals, values, siteConfig);
       }
       case 'option get':

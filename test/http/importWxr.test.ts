@@ -18,6 +18,8 @@ import type { EventStore } from '../../src/ports/eventStore';
 
 const FIXTURES = path.join(import.meta.dirname ?? __dirname, '..', 'fixtures', 'wxr');
 const EXPORT = path.join(FIXTURES, 'reference-export.xml');
+/** The reference's uploads folder, as much of it as the export names. */
+const UPLOADS = path.join(FIXTURES, 'uploads');
 const REFERENCE = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'reference-rest.json'), 'utf8'));
 const exportText = fs.readFileSync(EXPORT, 'utf8');
 /** The reference site's time zone, so that local dates compare as they are. */
@@ -43,7 +45,7 @@ const writeScratch = (name: string, text: string) => {
 };
 test.after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
-const POST_FIELDS = ['id', 'date', 'date_gmt', 'slug', 'status', 'password', 'author', 'comment_status', 'ping_status', 'parent', 'menu_order'] as const;
+const POST_FIELDS = ['id', 'date', 'date_gmt', 'slug', 'status', 'password', 'author', 'featured_media', 'comment_status', 'ping_status', 'parent', 'menu_order'] as const;
 
 const itemFields = (item: Record<string, any>, type: string) => ({
   ...Object.fromEntries(POST_FIELDS.filter((key) => key in item).map((key) => [key, item[key]])),
@@ -73,7 +75,7 @@ async function snapshot(site: TestSite, admin: TestUser) {
 test('the reference export answers as the reference did: every post, page, term and author, ids kept', async () => {
   const { site, admin } = await siteWithAdmin();
   try {
-    const report = await importWxr(site.site, EXPORT);
+    const report = await importWxr(site.site, EXPORT, { uploads: UPLOADS });
     const as = await admin();
     for (const [route, type] of [['posts', 'post'], ['pages', 'page']] as const) {
       for (const expected of REFERENCE[route]) {
@@ -104,12 +106,21 @@ test('the reference export answers as the reference did: every post, page, term 
     assert.equal(report.changedIds, []);
     assert.is(report.counts.post.created, inFile.post);
     assert.is(report.counts.page.created, inFile.page);
-    // What is not carried is said: the attachment (and its file), the comments, the featured image, the menu items.
-    assert.ok(report.skipped.some((entry) => entry.kind === 'attachment'));
-    assert.ok(report.missingFiles.length >= 1);
+    // The attachment, with its file, its text and its place; the featured image points at it.
+    const attachmentId = 1127;
+    const media = await site.request('GET', `/wp-json/wp/v2/media/${attachmentId}?context=edit`, { as });
+    assert.is(media.status, 200);
+    assert.equal(pick(media.body, ['id', 'slug', 'alt_text', 'mime_type', 'author']), { id: attachmentId, slug: 'wxr-pixel', alt_text: 'Ein Pixel', mime_type: 'image/png', author: 1 });
+    assert.is(media.body.title.raw, 'wxr-pixel');
+    assert.is(media.body.caption.raw, 'Kleines Bild');
+    const stored = await fetch(media.body.source_url);
+    assert.equal(Buffer.from(await stored.arrayBuffer()), fs.readFileSync(path.join(UPLOADS, '2026/11/wxr-pixel.png')));
+    assert.is(report.counts.attachment.created, 1);
+    assert.equal(report.missingFiles, []);
+    // What is not carried is said: the comments, the menu items, the theme's styles.
     assert.ok(report.counts.comment.skipped >= 3);
-    assert.ok(report.skipped.some((entry) => entry.kind === 'featured image'));
     assert.ok(report.skipped.some((entry) => entry.kind === 'nav_menu_item'));
+    assert.ok(report.skipped.some((entry) => entry.kind === 'wp_global_styles'));
     // Imported events say so, with the file and the original time; the actor (the CLI) is the system.
     const [created] = await site.site.store.readStream('content-1128', { maxCount: 1 });
     assert.is(created!.type, 'PostCreated');
@@ -124,13 +135,41 @@ test('the reference export answers as the reference did: every post, page, term 
   }
 });
 
+test('without the uploads folder: the attachment is reported missing, the featured image not set', async () => {
+  const { site, admin } = await siteWithAdmin();
+  try {
+    const report = await importWxr(site.site, EXPORT);
+    assert.equal(report.missingFiles, [{ id: 1127, url: 'http://127.0.0.1:8081/wp-content/uploads/2026/11/wxr-pixel.png', file: '2026/11/wxr-pixel.png' }]);
+    assert.ok(report.skipped.some((entry) => entry.kind === 'featured image' && entry.id === 1128));
+    const as = await admin();
+    assert.is((await site.request('GET', '/wp-json/wp/v2/media/1127', { as })).status, 404);
+    assert.is((await site.request('GET', '/wp-json/wp/v2/posts/1128?context=edit', { as })).body.featured_media, 0);
+  } finally {
+    await site.close();
+  }
+});
+
+test('an uploads path that leaves the uploads folder is not followed', async () => {
+  const { site } = await siteWithAdmin();
+  try {
+    const escaping = exportText.replace('<![CDATA[2026/11/wxr-pixel.png]]></wp:meta_value>', '<![CDATA[../uploads/2026/11/wxr-pixel.png]]></wp:meta_value>');
+    assert.is.not(escaping, exportText);
+    const report = await importWxr(site.site, writeScratch('escaping.xml', escaping), { uploads: path.join(UPLOADS, '2026') });
+    assert.is(report.counts.attachment.created, 0);
+    assert.is(report.missingFiles[0]?.file, '../uploads/2026/11/wxr-pixel.png');
+  } finally {
+    await site.close();
+  }
+});
+
 test('a second run changes nothing', async () => {
   const store = createMemoryEventStore();
   const { site } = await siteWithAdmin(store);
   try {
-    const first = await importWxr(site.site, EXPORT);
+    const first = await importWxr(site.site, EXPORT, { uploads: UPLOADS });
     const position = (await store.readAll({ direction: 'backwards', maxCount: 1 }))[0]!.position;
-    const second = await importWxr(site.site, EXPORT);
+    const second = await importWxr(site.site, EXPORT, { uploads: UPLOADS });
+    assert.is(second.counts.attachment.existing, 1);
     const after = (await store.readAll({ direction: 'backwards', maxCount: 1 }))[0]!.position;
     assert.is(after, position, 'no event appended');
     assert.is(second.counts.post.created, 0);

@@ -17,6 +17,7 @@
  * made before the item is written.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
@@ -28,6 +29,8 @@ import { createUser } from '../../resources/users/operations';
 import { createTerm, ensureDefaultCategory, termSlugScope } from '../../resources/terms/operations';
 import type { Taxonomy } from '../../resources/terms/events';
 import { createItem } from '../../resources/content/operations';
+import { createAttachment, updateAttachment } from '../../resources/media/operations';
+import { attachmentStreamId } from '../../resources/media/events';
 import type { PostInput } from '../../resources/content/decider';
 import { contentStreamId } from '../../resources/content/events';
 import type { PostType } from '../../resources/content/events';
@@ -40,7 +43,6 @@ const CARRIED_TYPES = new Set<string>(['post', 'page']);
 
 /** WordPress's own post types that are known but not carried yet, with why (docs/migration.md). */
 const NOT_CARRIED: Record<string, string> = {
-  attachment: 'media are not carried yet',
   nav_menu_item: 'menus are not carried yet',
   revision: 'revisions are not carried',
   wp_global_styles: 'theme styles belong to the theme, not the content',
@@ -62,23 +64,28 @@ const TAXONOMIES = new Set<string>(['category', 'post_tag']);
 /** Taxonomies of WordPress itself that are known but not carried. */
 const TAXONOMIES_NOT_CARRIED = new Set(['nav_menu', 'post_format', 'wp_theme', 'wp_template_part_area', 'link_category']);
 
-export type ImportKind = 'user' | 'category' | 'tag' | 'post' | 'page';
+export type ImportKind = 'user' | 'category' | 'tag' | 'post' | 'page' | 'attachment';
 
 export interface ImportReport {
   file: string;
   dryRun: boolean;
   /** Per kind: created now, found already there (a rerun, or the same login/slug), skipped. */
-  counts: Record<ImportKind | 'comment' | 'attachment' | 'other', { created: number; existing: number; skipped: number }>;
+  counts: Record<ImportKind | 'comment' | 'other', { created: number; existing: number; skipped: number }>;
   /** Items carried with another id than in the file, and why. */
   changedIds: { kind: ImportKind; from: number; to: number; reason: string }[];
   /** What was not carried, and why. */
   skipped: { kind: string; id: number; title: string; reason: string }[];
-  /** Attachments whose file was not carried. */
-  missingFiles: { id: number; url: string }[];
+  /** Attachments not carried because their file was not found under `uploads` (or no `uploads` was given). */
+  missingFiles: { id: number; url: string; file: string }[];
 }
 
 export interface ImportOptions {
   dryRun?: boolean;
+  /**
+   * The source site's uploads folder (its wp-content/uploads), where attachments' files are found by their
+   * `_wp_attached_file` path. Files are never fetched over the network.
+   */
+  uploads?: string;
   /** Who imports: the user running it, or the system (the CLI), whose events carry no user id. */
   actor?: Actor | null;
   /** Progress lines (the CLI prints them on stderr). */
@@ -95,7 +102,7 @@ interface Plan {
   baseSiteUrl: string;
   authors: WxrAuthor[];
   terms: WxrTerm[];
-  items: { id: number; postType: string; title: string; status: string }[];
+  items: { id: number; postType: string; title: string; status: string; file: string | null }[];
 }
 
 export async function importWxr(site: Site, file: string, options: ImportOptions = {}): Promise<ImportReport> {
@@ -107,14 +114,14 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
   const report: ImportReport = {
     file: fileName,
     dryRun,
-    counts: { user: zero(), category: zero(), tag: zero(), post: zero(), page: zero(), comment: zero(), attachment: zero(), other: zero() },
+    counts: { user: zero(), category: zero(), tag: zero(), post: zero(), page: zero(), attachment: zero(), comment: zero(), other: zero() },
     changedIds: [],
     skipped: [],
     missingFiles: [],
   };
 
   say(`reading ${fileName}`);
-  const plan = await readPlan(file);
+  const plan = await readPlan(file, options.uploads);
   say(`${plan.authors.length} authors, ${plan.terms.length} terms, ${plan.items.length} items in ${fileName} (from ${plan.baseSiteUrl || 'an unnamed site'})`);
 
   const importedSite = (sourceId: string, originalAt: string | null): Site => {
@@ -166,7 +173,7 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
   }
   const keptUsers = newUsers.filter((author) => author.id > usersLast.last).map((author) => author.id);
   const keptTerms = newTerms.filter((term) => term.id > termsLast.last).map((term) => term.id);
-  const keptItems = newItems.filter((item) => item.id > contentLast.last).map((item) => item.id);
+  const keptItems = newItems.filter((item) => carried(item) && item.id > contentLast.last).map((item) => item.id);
   if (!dryRun) {
     await reserveThrough(site, 'users', usersLast, keptUsers);
     await reserveThrough(site, 'terms', termsLast, keptTerms);
@@ -240,7 +247,7 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
 
   // --- item ids: import records before any item is written, so references can be rewritten ------------------------
   for (const item of newItems) {
-    if (!CARRIED_TYPES.has(item.postType) || !STATUSES.has(item.status)) continue;
+    if (!carried(item)) continue;
     if (dryRun) {
       contentIds.set(item.id, kept.items.has(item.id) ? item.id : 0);
       continue;
@@ -251,15 +258,69 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
   }
 
   // --- items, streamed again -------------------------------------------------------------------------------------
+  const attachments = new Map(plan.items.filter((item) => item.postType === 'attachment' && item.file !== null).map((item) => [item.id, item.file!]));
+  const importAttachment = async (record: WxrItem) => {
+    const source = attachments.get(record.id);
+    if (source === undefined) {
+      report.counts.attachment.skipped++;
+      const attached = attachedFileOf(record);
+      report.missingFiles.push({ id: record.id, url: record.attachmentUrl, file: attached });
+      report.skipped.push({ kind: 'attachment', id: record.id, title: record.title, reason: options.uploads ? `its file ${attached || '(none named)'} is not under ${options.uploads}` : 'no --uploads folder given for its file' });
+      return;
+    }
+    const target = contentIds.get(record.id)!;
+    if (dryRun) {
+      report.counts.attachment.created++;
+      if (target !== record.id) report.changedIds.push({ kind: 'attachment', from: record.id, to: target, reason: 'id taken: a new one will be given' });
+      return;
+    }
+    const [existing] = await site.store.readStream(attachmentStreamId(target), { maxCount: 1 });
+    if (existing) {
+      report.counts.attachment.existing++;
+      return;
+    }
+    const author = userByLogin.get(record.creator);
+    const gmt = wxrDate(record.dateGmt);
+    const parent = record.parent > 0 ? contentIds.get(record.parent) : undefined;
+    try {
+      const stats = fs.statSync(source);
+      const at = importedSite(`post-${record.id}`, record.dateGmt || record.date);
+      const outcome = await createAttachment(
+        at,
+        { body: { path: source, size: stats.size }, filename: path.basename(source) },
+        {
+          title: record.title,
+          caption: record.excerpt,
+          description: record.content,
+          alt_text: record.meta.find((meta) => meta.key === '_wp_attachment_image_alt')?.value ?? '',
+          comment_status: record.commentStatus === 'open' ? 'open' : 'closed',
+          ping_status: record.pingStatus === 'open' ? 'open' : 'closed',
+          ...(author !== undefined ? { author } : {}),
+          ...(parent !== undefined ? { post: parent } : {}),
+          ...(gmt ? { date_gmt: gmt } : {}),
+        },
+        actor,
+        requestId,
+        { chosenId: target },
+      );
+      let position = outcome.position;
+      if (record.slug && outcome.state.attachment && outcome.state.attachment.slug !== record.slug) {
+        position = (await updateAttachment(at, target, { slug: record.slug }, actor, requestId)).position;
+      }
+      await write(position);
+      report.counts.attachment.created++;
+      if (target !== record.id) report.changedIds.push({ kind: 'attachment', from: record.id, to: target, reason: 'id taken' });
+    } catch (error) {
+      throw new WxrImportError(`attachment ${record.id} "${record.title}": ${messageOf(error)}`);
+    }
+  };
   let seen = 0;
   for await (const record of readWxr(file)) {
     if (record.kind !== 'item') continue;
     seen++;
     if (seen % 100 === 0) say(`${seen} of ${plan.items.length} items`);
     if (record.postType === 'attachment') {
-      report.counts.attachment.skipped++;
-      report.skipped.push({ kind: 'attachment', id: record.id, title: record.title, reason: NOT_CARRIED.attachment! });
-      if (record.attachmentUrl) report.missingFiles.push({ id: record.id, url: record.attachmentUrl });
+      await importAttachment(record);
       continue;
     }
     if (!CARRIED_TYPES.has(record.postType)) {
@@ -278,9 +339,10 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
       report.skipped.push({ kind: 'comment', id: record.id, title: record.title, reason: `${record.comments.length} comment(s) of this item: comments are not carried yet` });
     }
     const target = contentIds.get(record.id)!;
-    const thumbnail = record.meta.find((meta) => meta.key === '_thumbnail_id');
-    if (thumbnail && thumbnail.value !== '' && thumbnail.value !== '0') {
-      report.skipped.push({ kind: 'featured image', id: record.id, title: record.title, reason: `featured image ${thumbnail.value} not set: media are not carried yet` });
+    const thumbnail = Number(record.meta.find((meta) => meta.key === '_thumbnail_id')?.value ?? 0);
+    const featured = thumbnail > 0 && attachments.has(thumbnail) ? contentIds.get(thumbnail) : undefined;
+    if (thumbnail > 0 && featured === undefined) {
+      report.skipped.push({ kind: 'featured image', id: record.id, title: record.title, reason: `featured image ${thumbnail} not set: that attachment is not carried` });
     }
     if (dryRun) {
       report.counts[kind].created++;
@@ -294,6 +356,7 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
     }
     try {
       const input = itemInput(record, { users: userByLogin, terms: termIds, content: contentIds });
+      if (featured !== undefined) input.featured_media = featured;
       const outcome = await createItem(importedSite(`post-${record.id}`, record.dateGmt || record.date), kind, input, actor, requestId, target);
       await write(outcome.position);
       report.counts[kind].created++;
@@ -307,7 +370,7 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
 }
 
 /** The first pass: the whole file read and checked, keeping only what planning needs. */
-async function readPlan(file: string): Promise<Plan> {
+async function readPlan(file: string, uploads: string | undefined): Promise<Plan> {
   const plan: Plan = { baseSiteUrl: '', authors: [], terms: [], items: [] };
   const termSeen = new Set<string>();
   const itemSeen = new Set<number>();
@@ -330,18 +393,38 @@ async function readPlan(file: string): Promise<Plan> {
       if (record.id <= 0) throw new WxrImportError(`item "${record.title}": no wp:post_id`);
       if (itemSeen.has(record.id)) throw new WxrImportError(`item ${record.id} "${record.title}": its id appears twice in the file`);
       itemSeen.add(record.id);
-      if (!CARRIED_TYPES.has(record.postType) && !(record.postType in NOT_CARRIED)) {
+      if (!CARRIED_TYPES.has(record.postType) && record.postType !== 'attachment' && !(record.postType in NOT_CARRIED)) {
         unknownTypes.push(`item ${record.id} "${record.title}" (post type "${record.postType}")`);
         continue;
       }
-      plan.items.push({ id: record.id, postType: record.postType, title: record.title, status: record.status });
+      const attached = record.postType === 'attachment' ? attachedFileOf(record) : '';
+      plan.items.push({ id: record.id, postType: record.postType, title: record.title, status: record.status, file: uploads && attached ? fileUnder(uploads, attached) : null });
     }
   }
   if (unknownTypes.length > 0) {
-    throw new WxrImportError(`unknown post type: ${unknownTypes.slice(0, 10).join('; ')}${unknownTypes.length > 10 ? ` and ${unknownTypes.length - 10} more` : ''}; only ${[...CARRIED_TYPES].join(', ')} are carried`);
+    throw new WxrImportError(`unknown post type: ${unknownTypes.slice(0, 10).join('; ')}${unknownTypes.length > 10 ? ` and ${unknownTypes.length - 10} more` : ''}; only ${[...CARRIED_TYPES, 'attachment'].join(', ')} are carried`);
   }
   orderedTerms(plan.terms);
   return plan;
+}
+
+/** Whether an item of the plan is written: posts and pages of a carried status, attachments whose file is at hand. */
+const carried = (item: Plan['items'][number]): boolean =>
+  (CARRIED_TYPES.has(item.postType) && STATUSES.has(item.status)) || (item.postType === 'attachment' && item.file !== null);
+
+/** The path under the uploads folder an attachment names (`2024/05/photo.jpg`). */
+const attachedFileOf = (item: WxrItem): string => item.meta.find((meta) => meta.key === '_wp_attached_file')?.value.trim() ?? '';
+
+/** `relative` under `root` when it is a file there; never a path that leaves `root`. */
+function fileUnder(root: string, relative: string): string | null {
+  const base = path.resolve(root);
+  const full = path.resolve(base, relative);
+  if (!full.startsWith(`${base}${path.sep}`)) return null;
+  try {
+    return fs.statSync(full).isFile() ? full : null;
+  } catch {
+    return null;
+  }
 }
 
 const termKey = (taxonomy: string, slug: string) => `${taxonomy}\u0000${slug}`;

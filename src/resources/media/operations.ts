@@ -130,7 +130,15 @@ async function claimSlug(site: Site, base: string, id: number, metadata: ReturnT
  * Creates an attachment from uploaded content. The file is written first; the title defaults to the stored
  * file's name without its extension; the slug comes from the title.
  */
-export async function createAttachment(site: Site, upload: UploadedContent, sent: AttachmentInput, actor: Actor, requestId: string, extra: { parentImage?: MediaDetails['parent_image']; multipart?: boolean } = {}): Promise<MediaWriteOutcome> {
+export async function createAttachment(
+  site: Site,
+  upload: UploadedContent,
+  sent: AttachmentInput,
+  actor: Actor,
+  requestId: string,
+  // chosenId: an id the caller reserved (an import keeping its source's ids); else the next one.
+  extra: { parentImage?: MediaDetails['parent_image']; multipart?: boolean; chosenId?: number } = {},
+): Promise<MediaWriteOutcome> {
   // WordPress reports a refusal by the path the file came: a form upload's handler or the raw body's sideload.
   const { name, mime, dims } = await checkedType(upload, actor, extra.multipart === true);
   // Every file written, removed again if the attachment is not recorded: no blob is left without one.
@@ -147,7 +155,7 @@ export async function createAttachment(site: Site, upload: UploadedContent, sent
   const storedName = details.original_image ?? details.file.slice(details.file.lastIndexOf("/") + 1);
   const input = filterText({ ...titleAndCaptionOf(details, splitExtension(storedName).stem), ...sent }, actor);
   const metadata = site.metadata(actor.id, requestId);
-  const id = await site.ids.content.nextId();
+  const id = extra.chosenId ?? (await site.ids.content.nextId());
   const claimed: string[] = [];
   const prepare = async (): Promise<MediaCommand> => {
     const slug = await claimSlug(site, sanitizeSlug(input.title ?? '') || String(id), id, metadata);
