@@ -117,8 +117,25 @@ test('the reference export answers as the reference did: every post, page, term 
     assert.equal(Buffer.from(await stored.arrayBuffer()), fs.readFileSync(path.join(UPLOADS, '2026/11/wxr-pixel.png')));
     assert.is(report.counts.attachment.created, 1);
     assert.equal(report.missingFiles, []);
-    // What is not carried is said: the comments, the menu items, the theme's styles.
-    assert.ok(report.counts.comment.skipped >= 3);
+    // Comments, threads kept: each as the file has it.
+    let comments = 0;
+    for await (const record of readWxr(EXPORT)) {
+      if (record.kind !== 'item') continue;
+      for (const comment of record.comments) {
+        comments++;
+        const answer = await site.request('GET', `/wp-json/wp/v2/comments/${comment.id}?context=edit`, { as });
+        assert.is(answer.status, 200, `comment ${comment.id}`);
+        assert.equal(
+          pick(answer.body, ['id', 'post', 'parent', 'author_name', 'author_email', 'date', 'date_gmt', 'status']),
+          { id: comment.id, post: record.id, parent: comment.parent, author_name: comment.author, author_email: comment.authorEmail, date: comment.date.replace(' ', 'T'), date_gmt: comment.dateGmt.replace(' ', 'T'), status: comment.approved === '1' ? 'approved' : 'hold' },
+          `comment ${comment.id}`,
+        );
+        assert.is(answer.body.content.raw, comment.content);
+      }
+    }
+    assert.ok(comments >= 4, 'the fixture has a thread');
+    assert.is(report.counts.comment.created, comments);
+    // What is not carried is said: the menu items, the theme's styles.
     assert.ok(report.skipped.some((entry) => entry.kind === 'nav_menu_item'));
     assert.ok(report.skipped.some((entry) => entry.kind === 'wp_global_styles'));
     // Imported events say so, with the file and the original time; the actor (the CLI) is the system.
@@ -175,7 +192,8 @@ test('a second run changes nothing', async () => {
     assert.is(second.counts.post.created, 0);
     assert.is(second.counts.post.existing, first.counts.post.created);
     assert.is(second.counts.page.existing, first.counts.page.created);
-    assert.is(second.counts.category.created + second.counts.tag.created + second.counts.user.created, 0);
+    assert.is(second.counts.category.created + second.counts.tag.created + second.counts.user.created + second.counts.comment.created, 0);
+    assert.is(second.counts.comment.existing, first.counts.comment.created);
   } finally {
     await site.close();
   }

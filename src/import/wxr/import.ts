@@ -31,12 +31,15 @@ import type { Taxonomy } from '../../resources/terms/events';
 import { createItem } from '../../resources/content/operations';
 import { createAttachment, updateAttachment } from '../../resources/media/operations';
 import { attachmentStreamId } from '../../resources/media/events';
+import { commentedPost, createComment } from '../../resources/comments/operations';
+import type { StatusRequest } from '../../resources/comments/decider';
+import { commentStreamId } from '../../resources/comments/events';
 import type { PostInput } from '../../resources/content/decider';
 import { contentStreamId } from '../../resources/content/events';
 import type { PostType } from '../../resources/content/events';
 import { RestError } from '../../rest/errors';
 import { readWxr, WxrError } from './read';
-import type { WxrAuthor, WxrItem, WxrTerm } from './read';
+import type { WxrAuthor, WxrComment, WxrItem, WxrTerm } from './read';
 
 /** Post types carried. */
 const CARRIED_TYPES = new Set<string>(['post', 'page']);
@@ -64,13 +67,13 @@ const TAXONOMIES = new Set<string>(['category', 'post_tag']);
 /** Taxonomies of WordPress itself that are known but not carried. */
 const TAXONOMIES_NOT_CARRIED = new Set(['nav_menu', 'post_format', 'wp_theme', 'wp_template_part_area', 'link_category']);
 
-export type ImportKind = 'user' | 'category' | 'tag' | 'post' | 'page' | 'attachment';
+export type ImportKind = 'user' | 'category' | 'tag' | 'post' | 'page' | 'attachment' | 'comment';
 
 export interface ImportReport {
   file: string;
   dryRun: boolean;
   /** Per kind: created now, found already there (a rerun, or the same login/slug), skipped. */
-  counts: Record<ImportKind | 'comment' | 'other', { created: number; existing: number; skipped: number }>;
+  counts: Record<ImportKind | 'other', { created: number; existing: number; skipped: number }>;
   /** Items carried with another id than in the file, and why. */
   changedIds: { kind: ImportKind; from: number; to: number; reason: string }[];
   /** What was not carried, and why. */
@@ -102,7 +105,7 @@ interface Plan {
   baseSiteUrl: string;
   authors: WxrAuthor[];
   terms: WxrTerm[];
-  items: { id: number; postType: string; title: string; status: string; file: string | null }[];
+  items: { id: number; postType: string; title: string; status: string; file: string | null; comments: number[] }[];
 }
 
 export async function importWxr(site: Site, file: string, options: ImportOptions = {}): Promise<ImportReport> {
@@ -146,7 +149,7 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
   const userByLogin = new Map<string, number>();
   const termIds = new Map<string, number>();
   const contentIds = new Map<number, number>();
-  const recordKey = (id: number) => `${createHash('sha256').update(plan.baseSiteUrl).digest('hex').slice(0, 16)}-${id}`;
+  const recordKey = (id: number | string) => `${createHash('sha256').update(plan.baseSiteUrl).digest('hex').slice(0, 16)}-${id}`;
 
   const usersLast = await lastReserved(site, 'users');
   const newUsers: WxrAuthor[] = [];
@@ -171,6 +174,18 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
     if (existing !== null) contentIds.set(item.id, existing);
     else newItems.push(item);
   }
+  const commentsLast = await lastReserved(site, 'comments');
+  const commentIds = new Map<number, number>();
+  const newComments: number[] = [];
+  for (const item of plan.items) {
+    if (!carried(item)) continue;
+    for (const id of item.comments) {
+      const existing = await site.claims.ownerOf('wxr-import', recordKey(`comment-${id}`));
+      if (existing !== null) commentIds.set(id, existing);
+      else newComments.push(id);
+    }
+  }
+  const keptComments = newComments.filter((id) => id > commentsLast.last);
   const keptUsers = newUsers.filter((author) => author.id > usersLast.last).map((author) => author.id);
   const keptTerms = newTerms.filter((term) => term.id > termsLast.last).map((term) => term.id);
   const keptItems = newItems.filter((item) => carried(item) && item.id > contentLast.last).map((item) => item.id);
@@ -178,8 +193,9 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
     await reserveThrough(site, 'users', usersLast, keptUsers);
     await reserveThrough(site, 'terms', termsLast, keptTerms);
     await reserveThrough(site, 'content', contentLast, keptItems);
+    await reserveThrough(site, 'comments', commentsLast, keptComments);
   }
-  const kept = { users: new Set(keptUsers), terms: new Set(keptTerms), items: new Set(keptItems) };
+  const kept = { users: new Set(keptUsers), terms: new Set(keptTerms), items: new Set(keptItems), comments: new Set(keptComments) };
 
   // --- authors ---------------------------------------------------------------------------------------------------
   for (const author of plan.authors) {
@@ -256,6 +272,86 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
     const claimed = await site.claims.claimExact('wxr-import', recordKey(item.id), wanted, importedSite(`post-${item.id}`, null).metadata(null, requestId));
     contentIds.set(item.id, claimed ? wanted : ((await site.claims.ownerOf('wxr-import', recordKey(item.id))) ?? wanted));
   }
+
+  // Comments the same way; new ids come from the comments' own sequence, the one createComment uses.
+  for (const id of newComments) {
+    if (dryRun) {
+      commentIds.set(id, kept.comments.has(id) ? id : 0);
+      continue;
+    }
+    if (kept.comments.has(id)) {
+      const claimed = await site.claims.claimExact('wxr-import', recordKey(`comment-${id}`), id, importedSite(`comment-${id}`, null).metadata(null, requestId));
+      commentIds.set(id, claimed ? id : ((await site.claims.ownerOf('wxr-import', recordKey(`comment-${id}`))) ?? id));
+    }
+    // A comment whose id is taken gets its new id when it is written, and its record then.
+  }
+
+  const importComments = async (record: WxrItem, postId: number) => {
+    const post = await commentedPost(site, postId);
+    for (const comment of record.comments) {
+      const refused = commentCarried(comment);
+      if (refused !== null) {
+        report.counts.comment.skipped++;
+        report.skipped.push({ kind: 'comment', id: comment.id, title: record.title, reason: refused });
+        continue;
+      }
+      let target = commentIds.get(comment.id);
+      if (dryRun) {
+        report.counts.comment.created++;
+        if (target !== comment.id) report.changedIds.push({ kind: 'comment', from: comment.id, to: target ?? 0, reason: 'id taken: a new one will be given' });
+        continue;
+      }
+      if (target !== undefined) {
+        const [existing] = await site.store.readStream(commentStreamId(target), { maxCount: 1 });
+        if (existing) {
+          report.counts.comment.existing++;
+          continue;
+        }
+      }
+      if (!post) throw new WxrImportError(`comment ${comment.id} on ${record.postType} ${record.id}: the ${record.postType} is not in the read model`);
+      const parent = comment.parent > 0 ? commentIds.get(comment.parent) : 0;
+      if (parent === undefined) throw new WxrImportError(`comment ${comment.id} on ${record.postType} ${record.id}: its parent comment ${comment.parent} is not among the item's comments before it`);
+      const user = comment.userId > 0 ? userIds.get(comment.userId) : undefined;
+      const gmt = wxrDate(comment.dateGmt);
+      const local = wxrDate(comment.date);
+      const at = importedSite(`comment-${comment.id}`, comment.dateGmt || comment.date);
+      try {
+        const outcome = await createComment(
+          at,
+          post,
+          {
+            parent,
+            content: comment.content,
+            ...(user !== undefined ? { author: user } : {}),
+            author_name: comment.author,
+            author_email: comment.authorEmail,
+            author_url: comment.authorUrl,
+            author_ip: comment.authorIp,
+            ...(gmt && local ? { date: local, date_gmt: gmt } : {}),
+            status: COMMENT_STATUS[comment.approved]!,
+          },
+          actor,
+          requestId,
+          { chosenId: target },
+        );
+        if (target === undefined) {
+          target = outcome.id;
+          await site.claims.claimExact('wxr-import', recordKey(`comment-${comment.id}`), target, at.metadata(null, requestId));
+          commentIds.set(comment.id, target);
+        }
+        await write(outcome.position);
+        report.counts.comment.created++;
+        if (target !== comment.id) report.changedIds.push({ kind: 'comment', from: comment.id, to: target, reason: 'id taken' });
+      } catch (error) {
+        if (error instanceof RestError && error.code === 'comment_duplicate') {
+          report.counts.comment.skipped++;
+          report.skipped.push({ kind: 'comment', id: comment.id, title: record.title, reason: 'the same comment by the same author is already on the item' });
+          continue;
+        }
+        throw new WxrImportError(`comment ${comment.id} on ${record.postType} ${record.id} "${record.title}": ${messageOf(error)}`);
+      }
+    }
+  };
 
   // --- items, streamed again -------------------------------------------------------------------------------------
   const attachments = new Map(plan.items.filter((item) => item.postType === 'attachment' && item.file !== null).map((item) => [item.id, item.file!]));
@@ -334,10 +430,6 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
       report.skipped.push({ kind, id: record.id, title: record.title, reason: `status "${record.status}" is not carried` });
       continue;
     }
-    if (record.comments.length > 0) {
-      report.counts.comment.skipped += record.comments.length;
-      report.skipped.push({ kind: 'comment', id: record.id, title: record.title, reason: `${record.comments.length} comment(s) of this item: comments are not carried yet` });
-    }
     const target = contentIds.get(record.id)!;
     const thumbnail = Number(record.meta.find((meta) => meta.key === '_thumbnail_id')?.value ?? 0);
     const featured = thumbnail > 0 && attachments.has(thumbnail) ? contentIds.get(thumbnail) : undefined;
@@ -347,11 +439,13 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
     if (dryRun) {
       report.counts[kind].created++;
       if (target !== record.id) report.changedIds.push({ kind, from: record.id, to: target, reason: 'id taken: a new one will be given' });
+      await importComments(record, target);
       continue;
     }
     const [existing] = await site.store.readStream(contentStreamId(target), { maxCount: 1 });
     if (existing) {
       report.counts[kind].existing++;
+      await importComments(record, target);
       continue;
     }
     try {
@@ -364,6 +458,7 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
     } catch (error) {
       throw new WxrImportError(`${kind} ${record.id} "${record.title}": ${messageOf(error)}`);
     }
+    await importComments(record, target);
   }
   say(`${seen} items read`);
   return report;
@@ -398,7 +493,8 @@ async function readPlan(file: string, uploads: string | undefined): Promise<Plan
         continue;
       }
       const attached = record.postType === 'attachment' ? attachedFileOf(record) : '';
-      plan.items.push({ id: record.id, postType: record.postType, title: record.title, status: record.status, file: uploads && attached ? fileUnder(uploads, attached) : null });
+      const comments = CARRIED_TYPES.has(record.postType) ? record.comments.filter((comment) => commentCarried(comment) === null).map((comment) => comment.id) : [];
+      plan.items.push({ id: record.id, postType: record.postType, title: record.title, status: record.status, file: uploads && attached ? fileUnder(uploads, attached) : null, comments });
     }
   }
   if (unknownTypes.length > 0) {
@@ -425,6 +521,16 @@ function fileUnder(root: string, relative: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** WXR's comment_approved as the status asked for. */
+const COMMENT_STATUS: Record<string, StatusRequest> = { '1': 'approve', '0': 'hold', spam: 'spam' };
+
+/** Null when a comment is carried, else why not. */
+function commentCarried(comment: WxrComment): string | null {
+  if (comment.type !== '' && comment.type !== 'comment') return `a ${comment.type}: only comments are carried`;
+  if (!(comment.approved in COMMENT_STATUS)) return `status "${comment.approved}" is not carried`;
+  return null;
 }
 
 const termKey = (taxonomy: string, slug: string) => `${taxonomy}\u0000${slug}`;

@@ -173,8 +173,11 @@ async function previouslyApproved(site: Site, fields: Pick<CommentFields, 'autho
  * Creates a comment on `post` (checked by the route: it exists and is open). `author` names a user, whose name,
  * email and URL the comment takes unless others are sent; with no author fields at all, a signed-in writer is the
  * author, as WordPress fills them in.
+ *
+ * `imported`: a comment brought from another site (src/import): `chosenId` is an id the caller reserved, and the text
+ * is stored as the other site stored it (its links were marked there, or deliberately not).
  */
-export async function createComment(site: Site, post: ContentDoc, input: CommentInput, actor: Actor | null, requestId: string): Promise<CommentWriteOutcome> {
+export async function createComment(site: Site, post: ContentDoc, input: CommentInput, actor: Actor | null, requestId: string, imported?: { chosenId?: number }): Promise<CommentWriteOutcome> {
   const metadata = site.metadata(actor?.id ?? null, requestId);
   let author = 0;
   let name = '';
@@ -211,7 +214,7 @@ export async function createComment(site: Site, post: ContentDoc, input: Comment
   // What needs no look-up (and no filtering of a text that may be megabytes long) is refused first.
   const unknown: CreateFacts = { trusted: false, previouslyApproved: false, duplicateOf: null, parentOnPost: true, requireNameEmail, flood: { exempt: true, latestAt: null, intervalMs: 0 } };
   commentDecider.decide({ kind: 'create', id: 0, fields: unfiltered, status: null, facts: unknown }, commentDecider.initialState());
-  const fields = { ...unfiltered, ...storedAuthorFields({ author_name: name, author_email: email, author_url: url }), content: filtered(site, actor, unfiltered.content) };
+  const fields = { ...unfiltered, ...storedAuthorFields({ author_name: name, author_email: email, author_url: url }), content: imported ? unfiltered.content : filtered(site, actor, unfiltered.content) };
   const facts: CreateFacts = {
     trusted: author !== 0 && (author === post.author || (await authorModerates(site, author, actor))),
     previouslyApproved: await previouslyApproved(site, fields),
@@ -222,7 +225,7 @@ export async function createComment(site: Site, post: ContentDoc, input: Comment
   };
   // Refuse before spending an id.
   commentDecider.decide({ kind: 'create', id: 0, fields, sent: sentText, status: input.status ?? null, facts }, commentDecider.initialState());
-  const id = await commentSequence(site).nextId();
+  const id = imported?.chosenId ?? (await commentSequence(site).nextId());
   const command: CommentCommand = { kind: 'create', id, fields, sent: sentText, status: input.status ?? null, facts };
   const result = await site.commands.handle(commentStreamId(id), commentDecider, async () => command, metadata);
   return { id, state: result.state, position: result.position };
