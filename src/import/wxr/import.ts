@@ -38,7 +38,7 @@ import type { PostInput } from '../../resources/content/decider';
 import { contentStreamId } from '../../resources/content/events';
 import type { PostType } from '../../resources/content/events';
 import { RestError } from '../../rest/errors';
-import { readWxr, WxrError } from './read';
+import { readWxr } from './read';
 import type { WxrAuthor, WxrComment, WxrItem, WxrTerm } from './read';
 
 /** Post types carried. */
@@ -630,4 +630,3 @@ async function reserveThrough(site: Site, sequence: string, seen: { last: number
 
 const messageOf = (error: unknown): string => (error instanceof RestError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error));
 
-export { WxrError };
