@@ -321,6 +321,12 @@ async function rejects(promise: Promise<unknown>, pattern: RegExp): Promise<void
   assert.unreachable('it did not fail');
 }
 
+test('an item without a usable id, and one without a login, are named', async () => {
+  await refused(exportText.replace('<wp:post_id>1128</wp:post_id>', '<wp:post_id>twelve</wp:post_id>'), /item "Wxr Sticky: Grüße aus Köln 🎉": no wp:post_id/);
+  await refused(exportText.replace('<wp:post_id>1129</wp:post_id>', '<wp:post_id>1128</wp:post_id>'), /item 1128 "(Wxr Draft|Wxr Sticky: Grüße aus Köln 🎉)": its id appears twice/);
+  await refused(exportText.replace('<wp:author_login><![CDATA[editor]]></wp:author_login>', '<wp:author_login><![CDATA[]]></wp:author_login>'), /author 2: no login/);
+});
+
 function pick(object: Record<string, unknown>, keys: string[]) {
   return Object.fromEntries(keys.map((key) => [key, object[key]]));
 }
