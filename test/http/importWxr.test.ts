@@ -262,6 +262,10 @@ test('--dry-run writes nothing and says what would change', async () => {
     const after = (await store.readAll({ direction: 'backwards', maxCount: 1 }))[0]?.position ?? 0;
     assert.is(after, before);
     assert.is(report.counts.post.created, inFile.post);
+    // What it says is what the import then does.
+    const done = await importWxr(site.site, EXPORT);
+    assert.equal(done.counts, report.counts);
+    assert.equal(done.changedIds, report.changedIds);
   } finally {
     await site.close();
   }

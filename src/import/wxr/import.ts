@@ -27,7 +27,9 @@ import { ID_BLOCK_RESERVED } from '../../core/ids';
 import type { IdBlockReserved } from '../../core/ids';
 import { createUser } from '../../resources/users/operations';
 import { createTerm, ensureDefaultCategory, termSlugScope } from '../../resources/terms/operations';
+import { termStreamId } from '../../resources/terms/events';
 import type { Taxonomy } from '../../resources/terms/events';
+import { DEFAULT_CATEGORY_ID } from '../../resources/terms/decider';
 import { createItem } from '../../resources/content/operations';
 import { createAttachment, updateAttachment } from '../../resources/media/operations';
 import { attachmentStreamId } from '../../resources/media/events';
@@ -162,8 +164,13 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
   }
   const termsLast = await lastReserved(site, 'terms');
   const newTerms: WxrTerm[] = [];
+  // A site makes its default category on first need: a dry run counts it as there, as the import would find it.
+  const defaultCategoryToCome = dryRun && (await site.store.readStream(termStreamId(DEFAULT_CATEGORY_ID), { maxCount: 1 })).length === 0;
   for (const term of plan.terms) {
-    const existing = await site.claims.ownerOf(termSlugScope(term.taxonomy as Taxonomy), term.slug);
+    const existing =
+      defaultCategoryToCome && term.taxonomy === 'category' && term.slug === 'uncategorized'
+        ? DEFAULT_CATEGORY_ID
+        : await site.claims.ownerOf(termSlugScope(term.taxonomy as Taxonomy), term.slug);
     if (existing !== null) termIds.set(termKey(term.taxonomy, term.slug), existing);
     else newTerms.push(term);
   }
