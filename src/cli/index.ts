@@ -62,13 +62,13 @@ const COMMANDS = {
     usage: 'palimpsest option set NAME VALUE',
     about: 'change such an option: VALUE is 1 or 0 (true/false, on/off, yes/no), or "default"',
   },
-  'import wxr': {
-    usage: 'palimpsest import wxr FILE [--uploads DIR] [--dry-run]',
-    about: 'bring a WordPress export (Tools > Export, WXR) into the site: authors, categories, tags, posts, pages and attachments (their files from DIR, the old wp-content/uploads), ids kept where free; a rerun changes nothing; --dry-run: only report (docs/migration.md)',
-  },
   replay: {
     usage: 'palimpsest replay --until DATE|DATE-TIME|POSITION [--out FILE]',
     about: "the site's read models as they were at that point, as JSON: a log position, a date-time (2024-05-01T12:00:00, site time zone unless it carries an offset) or a date (2024-05-01: midnight at its start, site time zone)",
+  },
+  'import wxr': {
+    usage: 'palimpsest import wxr FILE [--uploads DIR] [--dry-run]',
+    about: 'bring a WordPress export (Tools > Export, WXR) into the site: authors, categories, tags, posts, pages, comments and attachments (their files from DIR, the old wp-content/uploads), ids kept where free; a rerun changes nothing; --dry-run: only report (docs/migration.md)',
   },
 } as const;
 
