@@ -197,7 +197,7 @@ export async function* readWxr(file: string): AsyncGenerator<WxrRecord> {
   while (ready.length > 0) yield ready.shift()!;
 }
 
-/** WXR writes category nicenames as stored: percent-encoded UTF-8 for non-ASCII slugs. */
+/** Slugs are kept as WordPress stores them (non-ASCII as percent-encoded UTF-8), which is how they are stored here. */
 const decodeSlug = (slug: string): string => slug.trim();
 
 function channelRecord(name: string, f: Fields): WxrRecord {
