@@ -38,7 +38,6 @@ import type { StatusRequest } from '../../resources/comments/decider';
 import { commentStreamId } from '../../resources/comments/events';
 import type { PostInput } from '../../resources/content/decider';
 import { contentStreamId } from '../../resources/content/events';
-import type { PostType } from '../../resources/content/events';
 import { RestError } from '../../rest/errors';
 import { readWxr } from './read';
 import type { WxrAuthor, WxrComment, WxrItem, WxrTerm } from './read';
@@ -431,7 +430,7 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
       report.skipped.push({ kind: record.postType, id: record.id, title: record.title, reason: NOT_CARRIED[record.postType]! });
       continue;
     }
-    const kind = record.postType as PostType;
+    const kind = record.postType as 'post' | 'page';
     if (!STATUSES.has(record.status)) {
       report.counts[kind].skipped++;
       report.skipped.push({ kind, id: record.id, title: record.title, reason: `status "${record.status}" is not carried` });
