@@ -7,6 +7,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import apiFetch from '@wordpress/api-fetch';
+import type { APIFetchMiddleware } from '@wordpress/api-fetch';
 import { startTestSite } from '../support/testSite';
 import type { TestSite, TestUser } from '../support/testSite';
 
@@ -16,6 +17,8 @@ let admin: TestUser;
 /** Every request api-fetch put on the wire: its method, URL and method-override header. */
 const sent: { method: string; url: string; override: string | undefined }[] = [];
 const nodeFetch = globalThis.fetch;
+const root: APIFetchMiddleware = (options, next) => apiFetch.createRootURLMiddleware(`${t.url}/wp-json/`)(options, next);
+const credentials: APIFetchMiddleware = (options, next) => next({ ...options, headers: { ...options.headers, Authorization: admin.auth } });
 
 client.before(async () => {
   t = await startTestSite({ apiDialect: 'wordpress' });
@@ -27,10 +30,13 @@ client.before(async () => {
     sent.push({ method: init.method ?? 'GET', url: String(url), override: headers['X-HTTP-Method-Override'] });
     return nodeFetch(url, init);
   };
-  apiFetch.use(apiFetch.createRootURLMiddleware(`${t.url}/wp-json/`));
-  apiFetch.use((options, next) => next({ ...options, headers: { ...options.headers, Authorization: admin.auth } }));
+  apiFetch.use(root);
+  apiFetch.use(credentials);
 });
 client.after(async () => {
+  // api-fetch's middlewares are process-wide: later test files configure their own.
+  apiFetch.unregister(root);
+  apiFetch.unregister(credentials);
   globalThis.fetch = nodeFetch;
   await t.close();
 });
