@@ -30,6 +30,7 @@ interface Target {
   site: string;
   admin: Person;
   author: Person;
+  contributor: Person;
   /** The reference WordPress, where palimpsest's deliberate differences show. */
   reference: boolean;
   close(): Promise<void>;
@@ -39,10 +40,12 @@ const marker = `cd${randomBytes(4).toString('hex')}`;
 const basic = (login: string, password: string) => `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
 
 async function palimpsest(): Promise<Target> {
-  const t: TestSite = await startTestSite({ apiDialect: 'wordpress' });
+  // In the reference's zone, so that dates compare.
+  const t: TestSite = await startTestSite({ apiDialect: 'wordpress', timezone: 'Europe/Berlin' });
   const admin = await t.createUser('admin', 'administrator');
   const author = await t.createUser('author', 'author');
-  return { site: t.url, admin, author, reference: false, close: () => t.close() };
+  const contributor = await t.createUser('contributor', 'contributor');
+  return { site: t.url, admin, author, contributor, reference: false, close: () => t.close() };
 }
 
 async function reference(file: string): Promise<Target> {
@@ -50,7 +53,14 @@ async function reference(file: string): Promise<Target> {
   const site = String(credentials.site).replace(/\/$/, '');
   if (!/^http:\/\/(127\.\d+\.\d+\.\d+|\[::1\]|localhost)(:\d+)?$/.test(site)) throw new Error(`not a loopback site: ${site}`);
   const person = (role: string, login: string) => ({ id: credentials.users[role].id, auth: basic(login, credentials.users[role].app_password) });
-  return { site, admin: person('administrator', 'admin'), author: person('author', 'author'), reference: true, close: async () => undefined };
+  return {
+    site,
+    admin: person('administrator', 'admin'),
+    author: person('author', 'author'),
+    contributor: person('contributor', 'contributor'),
+    reference: true,
+    close: async () => undefined,
+  };
 }
 
 /** Names for the ids this run meets, so that outcomes compare across sites. */
@@ -97,6 +107,7 @@ const setup = async () => {
   anonymous = fresh(null);
   named('user', t.admin.id, '@admin');
   named('user', t.author.id, '@author');
+  named('user', t.contributor.id, '@contributor');
 };
 const teardown = async () => {
   try {
@@ -257,6 +268,7 @@ posts('pages: a parent and a child, listed as the parent picker lists them', asy
   named('page', child.id, 'child');
   made.push({ path: `/wp/v2/pages/${parent.id}` }, { path: `/wp/v2/pages/${child.id}` });
   ids.parent = parent.id;
+  ids.child = child.id;
   const reader = fresh(t.admin);
   const children = await reader.resolveSelect.getEntityRecords('postType', 'page', { parent: parent.id });
   const picker = await reader.resolveSelect.getEntityRecords('postType', 'page', {
@@ -275,6 +287,72 @@ posts('pages: a parent and a child, listed as the parent picker lists them', asy
   const read = await reader.resolveSelect.getEntityRecord('postType', 'page', child.id);
   assert.is(read.parent, parent.id);
   assert.is(read.menu_order, 2);
+});
+
+
+posts('queries as the query loop, the latest-posts block and the page picker send them', async () => {
+  const reader = fresh(t.admin);
+  const list = async (query: object) => (await reader.resolveSelect.getEntityRecords('postType', 'post', { search: marker, ...query })) ?? null;
+  const names = (records: any[] | null) => records && records.map((p: any) => nameOf('post', p.id));
+  // Arrays go out as PHP's indexed brackets: status[0]=publish&status[1]=draft.
+  const byTitle = await list({ status: ['publish', 'draft'], orderby: 'title', order: 'asc' });
+  const included = await list({ include: [ids.p2, ids.p1], orderby: 'include', status: ['publish', 'draft'] });
+  const excluded = await list({ exclude: [ids.p1], status: ['publish', 'draft'] });
+  const uncategorized = await list({ categories: [1], status: ['publish', 'draft'], orderby: 'id', order: 'asc' });
+  const byAuthor = await list({ author: [t.admin.id], status: ['publish', 'draft'], orderby: 'id', order: 'asc' });
+  const offset = await list({ offset: 1, per_page: 1, orderby: 'id', order: 'asc', status: ['publish', 'draft'] });
+  outcome('post.list.queries', { byTitle: names(byTitle), included: names(included), excluded: names(excluded), uncategorized: names(uncategorized), byAuthor: names(byAuthor), offset: names(offset) });
+  assert.equal(byTitle.map((p: any) => p.title.raw), [`${marker} one renamed`, `${marker} two`]);
+  assert.equal(included.map((p: any) => p.id), [ids.p2, ids.p1]);
+  assert.equal(excluded.map((p: any) => p.id), [ids.p2]);
+  assert.equal(uncategorized.map((p: any) => p.id), [ids.p1, ids.p2]);
+  assert.equal(byAuthor.map((p: any) => p.id), [ids.p1, ids.p2]);
+  assert.equal(offset.map((p: any) => p.id), [ids.p2]);
+
+  // The latest-posts block embeds each post's author and featured image.
+  const embedded = await fresh(null).resolveSelect.getEntityRecords('postType', 'post', { search: marker, _embed: 'author,wp:featuredmedia', context: 'view' });
+  outcome('post.list.embed', embedded.map((p: any) => [nameOf('post', p.id), sortedKeys(p._embedded ?? {}), nameOf('user', p._embedded?.author?.[0]?.id)]));
+  assert.equal(embedded.map((p: any) => p._embedded.author[0].id), [t.admin.id]);
+
+  // The page-attributes panel: every page but this one and its descendants, by menu order.
+  const pages = await reader.resolveSelect.getEntityRecords('postType', 'page', {
+    per_page: 100,
+    search: marker,
+    exclude: ids.child,
+    parent_exclude: ids.child,
+    orderby: 'menu_order',
+    order: 'asc',
+    _fields: 'id,title,parent',
+  });
+  outcome('page.list.parents', pages.map((p: any) => nameOf('page', p.id)));
+  assert.equal(pages.map((p: any) => p.id), [ids.parent]);
+  // Signed out, edit context is refused: core-data swallows the refusal and has no records.
+  const refused = await fresh(null).resolveSelect.getEntityRecords('postType', 'post', { search: marker });
+  outcome('post.list.anonymous-edit', refused);
+  assert.is(refused, null);
+});
+
+posts('refusals of bad input and missing items reach the caller as WordPress words them', async () => {
+  const missing = await failure(admin.dispatch.saveEntityRecord('postType', 'post', { id: 99999999, title: 'Nothing here' }, { throwOnError: true }));
+  outcome('post.update.missing', missing);
+  assert.equal(missing, { code: 'rest_post_invalid_id', message: 'Invalid post ID.', data: { status: 404 } });
+  const badDate = await failure(admin.dispatch.saveEntityRecord('postType', 'post', { title: `${marker} bad date`, date: 'yesterday' }, { throwOnError: true }));
+  outcome('post.create.bad-date', badDate);
+  assert.is(badDate.code, 'rest_invalid_param');
+  assert.equal(Object.keys(badDate.data.params), ['date']);
+  const badAuthor = await failure(admin.dispatch.saveEntityRecord('postType', 'post', { title: `${marker} bad author`, author: 99999999 }, { throwOnError: true }));
+  outcome('post.create.bad-author', badAuthor);
+  assert.is(badAuthor.code, 'rest_invalid_author');
+  const noSuchParent = await failure(admin.dispatch.saveEntityRecord('postType', 'page', { title: `${marker} orphan`, parent: 99999999 }, { throwOnError: true }));
+  outcome('page.create.bad-parent', noSuchParent);
+  assert.is(noSuchParent.code, 'rest_post_invalid_id');
+  // A list core-data cannot get is no records; api-fetch itself rejects with WordPress's error.
+  const badOrder = await admin.resolveSelect.getEntityRecords('postType', 'post', { search: marker, orderby: 'nonsense' });
+  const badOrderError = await failure(admin.apiFetch({ path: '/wp/v2/posts?orderby=nonsense' }));
+  outcome('post.list.bad-orderby', [badOrder, badOrderError]);
+  assert.is(badOrder, null);
+  assert.is(badOrderError.code, 'rest_invalid_param');
+  assert.equal(Object.keys(badOrderError.data.params), ['orderby']);
 });
 
 posts.run();
@@ -369,6 +447,65 @@ history('lists the revisions of a post, and reads one', async () => {
 });
 
 history.run();
+
+// ---------------------------------------------------------------------------------------------------------------
+const publishing = suite('core-data: publishing');
+
+publishing('scheduled, sticky, password-protected and contributed posts', async () => {
+  const scheduled = await admin.dispatch.saveEntityRecord('postType', 'post', { title: `${marker} later`, status: 'future', date: '2030-01-02T10:00:00' }, { throwOnError: true });
+  named('post', scheduled.id, 'later');
+  made.push({ path: `/wp/v2/posts/${scheduled.id}` });
+  const read = await fresh(t.admin).resolveSelect.getEntityRecord('postType', 'post', scheduled.id);
+  outcome('post.create.future', [read.status, read.date, read.date_gmt]);
+  assert.equal([read.status, read.date, read.date_gmt], ['future', '2030-01-02T10:00:00', '2030-01-02T09:00:00']);
+
+  admin.dispatch.editEntityRecord('postType', 'post', ids.p1, { sticky: true });
+  await admin.dispatch.saveEditedEntityRecord('postType', 'post', ids.p1, { throwOnError: true });
+  const sticky = await fresh(null).resolveSelect.getEntityRecords('postType', 'post', { sticky: true, search: marker, context: 'view' });
+  outcome('post.sticky', sticky.map((p: any) => [nameOf('post', p.id), p.sticky]));
+  assert.equal(sticky.map((p: any) => [p.id, p.sticky]), [[ids.p1, true]]);
+
+  const locked = await admin.dispatch.saveEntityRecord('postType', 'post', { title: `${marker} locked`, content: paragraph('Secret words'), status: 'publish', password: 'sesame' }, { throwOnError: true });
+  named('post', locked.id, 'locked');
+  made.push({ path: `/wp/v2/posts/${locked.id}` });
+  const seen = await fresh(null).resolveSelect.getEntityRecord('postType', 'post', locked.id, { context: 'view' });
+  const unlocked = await fresh(null).resolveSelect.getEntityRecord('postType', 'post', locked.id, { context: 'view', password: 'sesame' });
+  outcome('post.password', [seen.content.protected, seen.content.rendered, unlocked.content.rendered, 'password' in seen]);
+  assert.equal([seen.content.protected, seen.content.rendered], [true, '']);
+  assert.match(unlocked.content.rendered, /Secret words/);
+
+  const contributor = fresh(t.contributor);
+  const publishing = await failure(contributor.dispatch.saveEntityRecord('postType', 'post', { title: `${marker} contributed`, status: 'publish' }, { throwOnError: true }));
+  outcome('post.create.contributor-publish', publishing);
+  assert.is(publishing.code, 'rest_cannot_publish');
+  assert.is(publishing.data.status, 403);
+  const pending = await contributor.dispatch.saveEntityRecord('postType', 'post', { title: `${marker} contributed`, status: 'pending' }, { throwOnError: true });
+  named('post', pending.id, 'pending');
+  ids.pending = pending.id;
+  made.push({ path: `/wp/v2/posts/${pending.id}` });
+  const pendingRead = await fresh(t.contributor).resolveSelect.getEntityRecord('postType', 'post', pending.id);
+  outcome('post.create.contributor-pending', [pendingRead.status, nameOf('user', pendingRead.author)]);
+  assert.equal([pendingRead.status, pendingRead.author], ['pending', t.contributor.id]);
+  // Making a post sticky takes the right to publish or to edit others' posts.
+  const contributorSticky = await failure(contributor.dispatch.saveEntityRecord('postType', 'post', { id: pending.id, sticky: true }, { throwOnError: true }));
+  outcome('post.sticky.contributor', contributorSticky);
+  assert.is(contributorSticky.code, 'rest_cannot_assign_sticky');
+  assert.is(contributorSticky.data.status, 403);
+});
+
+publishing('what the editor may do, from the action links of a post in edit context', async () => {
+  const actions = (record: any) => Object.keys(record._links).filter((rel) => rel.startsWith('wp:action-')).sort();
+  const adminView = await fresh(t.admin).resolveSelect.getEntityRecord('postType', 'post', ids.p1);
+  const authorView = await fresh(t.author).resolveSelect.getEntityRecord('postType', 'post', ids.d1);
+  const contributorView = await fresh(t.contributor).resolveSelect.getEntityRecord('postType', 'post', ids.pending);
+  outcome('post.links', { admin: Object.keys(adminView._links).sort(), author: Object.keys(authorView._links).sort(), contributor: Object.keys(contributorView._links).sort() });
+  const terms = ['wp:action-assign-categories', 'wp:action-assign-tags', 'wp:action-create-tags'];
+  assert.equal(actions(adminView), [...terms, 'wp:action-assign-author', 'wp:action-create-categories', 'wp:action-publish', 'wp:action-sticky', 'wp:action-unfiltered-html'].sort());
+  assert.equal(actions(authorView), [...terms, 'wp:action-publish'].sort());
+  assert.equal(actions(contributorView), terms.sort());
+});
+
+publishing.run();
 
 // ---------------------------------------------------------------------------------------------------------------
 const permissions = suite('core-data: what each person may do (OPTIONS and Allow)');
@@ -589,6 +726,34 @@ terms('lists categories, creates a tag, tags a post with it, and deletes it', as
   assert.equal(untagged.tags, []);
 });
 
+
+terms('the category picker: a child category, listed by name with its parent', async () => {
+  const parent = await admin.dispatch.saveEntityRecord('taxonomy', 'category', { name: `${marker} Topics` }, { throwOnError: true });
+  const child = await admin.dispatch.saveEntityRecord('taxonomy', 'category', { name: `${marker} Birds`, parent: parent.id }, { throwOnError: true });
+  named('term', parent.id, 'topics');
+  named('term', child.id, 'birds');
+  made.push({ path: `/wp/v2/categories/${parent.id}` }, { path: `/wp/v2/categories/${child.id}` });
+  const picker = await fresh(t.author).resolveSelect.getEntityRecords('taxonomy', 'category', {
+    per_page: -1,
+    orderby: 'name',
+    order: 'asc',
+    _fields: 'id,name,parent',
+    context: 'view',
+    search: marker,
+  });
+  outcome('category.picker', picker.map((term: any) => [nameOf('term', term.id), term.name, nameOf('term', term.parent)]));
+  assert.equal(picker.map((term: any) => [term.id, term.parent]), [[child.id, parent.id], [parent.id, 0]]);
+  const full = await fresh(t.admin).resolveSelect.getEntityRecord('taxonomy', 'category', child.id);
+  outcome('category.get', { keys: sortedKeys(full), parent: nameOf('term', full.parent), link: full.link.replace(t.site, '') });
+  assert.is(full.parent, parent.id);
+
+  // Deleting the parent moves its child up.
+  await admin.dispatch.deleteEntityRecord('taxonomy', 'category', parent.id, { force: true }, { throwOnError: true });
+  const orphan = await fresh(t.admin).resolveSelect.getEntityRecord('taxonomy', 'category', child.id);
+  outcome('category.delete.parent', nameOf('term', orphan.parent));
+  assert.is(orphan.parent, 0);
+});
+
 terms.run();
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -625,6 +790,41 @@ media('lists, updates and deletes an upload', async () => {
   outcome('media.delete', [deleted.deleted, gone.status, gone.body.code]);
   assert.is(deleted.deleted, true);
   assert.is(gone.body.code, 'rest_post_invalid_id');
+});
+
+
+media('a featured image: uploaded, its sizes, set on a post and embedded with it', async () => {
+  const jpeg = await sharp({ create: { width: 400, height: 300, channels: 3, background: '#2a6' } }).jpeg().toBuffer();
+  const form = new FormData();
+  form.append('file', new Blob([jpeg], { type: 'image/jpeg' }), `${marker}-featured.jpg`);
+  const image = await author.apiFetch({ path: '/wp/v2/media', method: 'POST', body: form });
+  named('media', image.id, 'featured');
+  made.push({ path: `/wp/v2/media/${image.id}` });
+  const sizes = Object.fromEntries(Object.entries(image.media_details.sizes as Record<string, any>).map(([name, size]) => [name, [size.width, size.height, size.mime_type]]));
+  outcome('media.upload.sizes', { sizes, keys: sortedKeys(image), width: image.media_details.width, media_type: image.media_type, author: nameOf('user', image.author) });
+  assert.equal(sizes, { medium: [300, 225, 'image/jpeg'], thumbnail: [150, 150, 'image/jpeg'], full: [400, 300, 'image/jpeg'] });
+
+  const editor = fresh(t.author);
+  await editor.resolveSelect.getEntityRecord('postType', 'post', ids.d1);
+  editor.dispatch.editEntityRecord('postType', 'post', ids.d1, { featured_media: image.id, status: 'publish' });
+  await editor.dispatch.saveEditedEntityRecord('postType', 'post', ids.d1, { throwOnError: true });
+  const viewed = await fresh(null).resolveSelect.getEntityRecord('postType', 'attachment', image.id, { context: 'view' });
+  const listed = await fresh(null).resolveSelect.getEntityRecords('postType', 'post', { include: [ids.d1], _embed: 'wp:featuredmedia', context: 'view' });
+  const embedded = listed[0]._embedded['wp:featuredmedia'][0];
+  outcome('media.featured', {
+    post: nameOf('media', listed[0].featured_media),
+    embedded: [nameOf('media', embedded.id), sortedKeys(embedded)],
+    viewed: sortedKeys(viewed),
+  });
+  assert.is(listed[0].featured_media, image.id);
+  assert.is(embedded.id, image.id);
+  assert.is(embedded.media_details.sizes.thumbnail.width, 150);
+  assert.not.ok('alt_text' in viewed && 'description' in viewed && viewed.description.raw !== undefined);
+
+  // The media library as the deprecated root entity still lists it.
+  const library = await fresh(t.admin).resolveSelect.getEntityRecords('root', 'media', { search: `${marker}-featured` });
+  outcome('media.list.root', library.map((item: any) => nameOf('media', item.id)));
+  assert.equal(library.map((item: any) => item.id), [image.id]);
 });
 
 media.run();
@@ -791,7 +991,8 @@ more('link suggestions, as the link control searches', async () => {
   const suggestions = await fresh(t.admin).run(() => fetchLinkSuggestions(marker, { perPage: 10 }));
   outcome('linkSuggestions', suggestions.map((suggestion: any) => [suggestion.title, suggestion.type, suggestion.kind]).sort());
   const titles = suggestions.map((suggestion: any) => suggestion.title).sort();
-  assert.equal(titles, [`${marker} child`, `${marker} one renamed`, `${marker} parent`]);
+  // Every published post and page whose words match (the password-protected one too), the terms and the media.
+  assert.equal(titles, [`${marker} Birds`, `${marker} child`, `${marker} draft`, `${marker} locked`, `${marker} one renamed`, `${marker} parent`, `${marker}-featured`]);
 });
 
 more('an embed preview of one of the site’s posts', async () => {
@@ -818,6 +1019,48 @@ more('a batch of saves, as the widgets editor sends them', async () => {
   const read = await Promise.all(results.map((result: any) => fresh(t.admin).resolveSelect.getEntityRecord('postType', 'post', result.id)));
   outcome('batch', read.map((post: any) => [post.title.raw, post.status]));
   assert.equal(read.map((post: any) => post.title.raw), [`${marker} batched one`, `${marker} batched two`]);
+});
+
+more('a batch with an invalid save: all are validated first, and none is saved', async () => {
+  const results = await admin.dispatch.__experimentalBatch([
+    ({ saveEntityRecord }: any) => saveEntityRecord('postType', 'post', { title: `${marker} batched three`, status: 'draft' }),
+    ({ saveEntityRecord }: any) => saveEntityRecord('postType', 'post', { title: `${marker} batched bad`, status: 'bogus' }),
+  ]);
+  for (const result of results) if (result?.id) made.push({ path: `/wp/v2/posts/${result.id}` });
+  const error = admin.select.getLastEntitySaveError('postType', 'post', undefined);
+  const found = await fresh(t.admin).resolveSelect.getEntityRecords('postType', 'post', { search: `${marker} batched`, status: ['draft', 'publish'] });
+  outcome('batch.invalid', { results, error: error ?? null, found: found.map((post: any) => post.title.raw).sort() });
+  assert.not.ok(results.some((result: any) => result?.id));
+  assert.is(error.code, 'rest_invalid_param');
+  assert.equal(Object.keys(error.data.params), ['status']);
+  assert.equal(found.map((post: any) => post.title.raw).sort(), [`${marker} batched one`, `${marker} batched two`]);
+});
+
+more('creates a user and deletes them, giving their posts to another', async () => {
+  const editor = fresh(t.admin);
+  const user = await editor.dispatch.saveEntityRecord(
+    'root',
+    'user',
+    { username: `${marker}user`, email: `${marker}@example.test`, password: `${marker}-Pass-1`, roles: ['author'], name: `${marker} Person` },
+    { throwOnError: true },
+  );
+  named('user', user.id, '@created');
+  made.push({ path: `/wp/v2/users/${user.id}?reassign=${t.admin.id}` });
+  const read = await fresh(t.admin).resolveSelect.getEntityRecord('root', 'user', user.id);
+  outcome('user.create', [read.username, read.name, read.roles, read.email, sortedKeys(read)]);
+  assert.equal([read.username, read.roles], [`${marker}user`, ['author']]);
+  const duplicate = await failure(editor.dispatch.saveEntityRecord('root', 'user', { username: `${marker}user`, email: `${marker}2@example.test`, password: 'x' }, { throwOnError: true }));
+  outcome('user.create.duplicate', duplicate);
+  assert.is(duplicate.code, 'existing_user_login');
+
+  const trash = await failure(editor.dispatch.deleteEntityRecord('root', 'user', user.id, undefined, { throwOnError: true }));
+  outcome('user.delete.no-force', trash);
+  assert.equal(trash, { code: 'rest_missing_callback_param', message: 'Missing parameter(s): reassign', data: { status: 400, params: ['reassign'] } });
+  const deleted = await editor.dispatch.deleteEntityRecord('root', 'user', user.id, { force: true, reassign: t.admin.id }, { throwOnError: true });
+  outcome('user.delete', [deleted.deleted, deleted.previous.username]);
+  assert.is(deleted.deleted, true);
+  const gone = await failure(fresh(t.admin).resolveSelect.getEntityRecord('root', 'user', user.id));
+  assert.is(gone.body.code, 'rest_user_invalid_id');
 });
 
 more('the current theme', async () => {
