@@ -259,7 +259,12 @@ export class Dispatcher {
     return tally.cacheable ? { ...result, cacheable: true } : result.cacheable === true ? { ...result, cacheable: false } : result;
   }
 
-  /** OPTIONS: the route's description with its schema, and the methods the caller may use. */
+  /**
+   * OPTIONS: the route's description with its schema, and the methods the caller may use (no `Allow` header when
+   * there are none). WordPress answers OPTIONS before matching an endpoint, so no endpoint's defaults are added to
+   * the request its rules judge: a comments list rule sees no `status=approve` and refuses those who may not choose
+   * a status.
+   */
   private async options_(request: RestRequest): Promise<RestResult> {
     const found = this.match(normalisePath(request.path), 'GET') ?? this.match(normalisePath(request.path), 'POST');
     const route = found?.route ?? this.compiled.find((c) => c.pattern.test(normalisePath(request.path)))?.definition;
@@ -274,7 +279,7 @@ export class Dispatcher {
       // Each endpoint's rule sees the request as that endpoint would have validated it; one whose args it would refuse
       // (a create without its required `name`) is still judged, on the request as sent, as WordPress judges them all.
       const validated = validateArgs(endpoint.args, input, { request });
-      const params = 'error' in validated ? input : { ...input, ...validated.values };
+      const params = 'error' in validated ? input : { ...input, ...sentOnly(validated.values, input) };
       const ctx: HandlerContext = { request, params, actor: request.actor, memo };
       if ((await this.permitOrFalse(endpoint, ctx)) === true) methods.push(...endpoint.methods);
     }
@@ -510,6 +515,13 @@ function verdictOf(verdict: boolean | RestError, ctx: HandlerContext): true | Re
   if (verdict === true) return true;
   if (verdict instanceof RestError) return verdict;
   return restError('rest_forbidden', 'Sorry, you are not allowed to do that.', authorizationStatus(ctx.actor?.id ?? null));
+}
+
+/** The validated values of the args the request sent (without the defaults of those it did not). */
+function sentOnly(values: Record<string, unknown>, input: Record<string, unknown>): Record<string, unknown> {
+  const sent: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(values)) if (input[key] !== undefined && input[key] !== null) sent[key] = value;
+  return sent;
 }
 
 const withAllowHeader = (result: RestResult, allow: string): RestResult =>
