@@ -34,9 +34,12 @@ export const MENU_ITEM_SLUG_SCOPE = 'nav_menu_item';
 /** Post types whose archive a menu item may link to (WordPress checks only that the type exists). */
 export const ARCHIVE_POST_TYPES = new Set(['post', 'page', 'attachment']);
 
+/**
+ * What a menu write may set. There is no slug: WordPress saves a menu (wp_update_nav_menu_object) with its slug
+ * made anew from its name on every create and update, whatever slug the request names.
+ */
 export interface MenuInput {
   name?: string;
-  slug?: string;
   description?: string;
   autoAdd?: boolean;
   locations?: string[];
@@ -79,11 +82,10 @@ export async function createMenu(site: Site, input: MenuInput, actor: Actor | nu
   // Refuse before spending an id or a slug.
   menuDecider.decide({ kind: 'create', id: 0, fields: { name, slug: '', description: '', autoAdd: false, locations: [] }, nameConflict }, menuDecider.initialState());
   const id = await nextTermId(site);
-  const explicit = input.slug !== undefined ? sanitizeSlug(input.slug) : '';
-  const base = explicit || sanitizeSlug(name) || String(id);
+  const base = sanitizeSlug(name) || String(id);
   const claimed: string[] = [];
   const prepare = async (): Promise<MenuCommand> => {
-    const slug = await site.claims.claimFirstFree(MENU_SLUG_SCOPE, termSlugCandidates(base, []), id, metadata);
+    const slug = await site.claims.claimFirstFree(MENU_SLUG_SCOPE, menuSlugCandidates(base, null), id, metadata);
     claimed.push(slug);
     const fields: MenuFields = {
       name,
@@ -117,14 +119,16 @@ export async function updateMenu(site: Site, id: number, input: MenuInput, actor
       changes.name = sanitizeTermName(input.name);
       nameConflict = changes.name.trim() === '' ? null : await menuNamed(site, changes.name);
     }
-    if (input.description !== undefined) changes.description = sanitizeTermDescription(input.description);
+    // WordPress saves the whole menu on every update: a description the request leaves out is emptied.
+    changes.description = sanitizeTermDescription(input.description ?? '');
     if (input.autoAdd !== undefined) changes.autoAdd = input.autoAdd;
     if (input.locations !== undefined) changes.locations = input.locations;
-    if (current && input.slug !== undefined) {
-      const wanted = sanitizeSlug(input.slug) || sanitizeSlug(changes.name ?? current.name) || String(id);
-      if (wanted !== current.slug) {
-        changes.slug = await site.claims.claimFirstFree(MENU_SLUG_SCOPE, termSlugCandidates(wanted, []), id, metadata);
-        claimed.push(changes.slug);
+    if (current) {
+      const base = sanitizeSlug(changes.name ?? current.name) || String(id);
+      const slug = await site.claims.claimFirstFree(MENU_SLUG_SCOPE, menuSlugCandidates(base, current.slug), id, metadata);
+      if (slug !== current.slug) {
+        changes.slug = slug;
+        claimed.push(slug);
       }
     }
     return { kind: 'update', id, input: changes, nameConflict };
@@ -138,6 +142,18 @@ export async function updateMenu(site: Site, id: number, input: MenuInput, actor
   } catch (error) {
     await site.claims.releaseAllBut(MENU_SLUG_SCOPE, claimed, null, id, metadata);
     throw error;
+  }
+}
+
+/**
+ * The slugs a menu may take, in WordPress's order (wp_unique_term_slug): the base, which may be the menu's own, then
+ * numbered ones, among which the menu's current slug counts as taken (WordPress looks the numbered ones up without
+ * leaving the menu itself out), so that a menu named like another moves from `name-2` to `name-3` when saved.
+ */
+function* menuSlugCandidates(base: string, current: string | null): Generator<string, void, undefined> {
+  for (const candidate of termSlugCandidates(base, [])) {
+    if (candidate !== base && candidate === current) continue;
+    yield candidate;
   }
 }
 

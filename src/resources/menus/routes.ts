@@ -335,7 +335,6 @@ function menuTermRoutes(site: Site): RouteDefinition[] {
 function menuInput(params: Record<string, unknown>): MenuInput {
   const input: MenuInput = {};
   if (params.name !== undefined) input.name = params.name as string;
-  if (params.slug !== undefined) input.slug = params.slug as string;
   if (params.description !== undefined) input.description = params.description as string;
   if (params.auto_add !== undefined) input.autoAdd = params.auto_add as boolean;
   if (params.locations !== undefined) input.locations = params.locations as string[];
