@@ -341,7 +341,8 @@ export function commentRoutes(site: Site): RouteDefinition[] {
           handle: async (ctx) => {
             const doc = (await existing(ctx))!;
             if (ctx.params.force === true) {
-              const previous = await answer(doc, 'edit');
+              // The deleted comment as it was, without links (WordPress sends the answer's data only).
+              const previous = await answer(doc, 'edit', false);
               const outcome = await deleteComment(site, doc.id, ctx.actor, ctx.request.requestId);
               await site.settle(outcome.position);
               return ok({ deleted: true, previous });
