@@ -1,7 +1,8 @@
 /**
  * What a comment write answers, as WordPress 6.1 answers it (the reference site's answers to the same requests): a
  * new comment in edit context to a moderator and in view context to anyone else, and a comment deleted for good as
- * `previous` without links (WordPress sends the data of that answer only).
+ * `previous` without links (WordPress sends the data of that answer only); and OPTIONS shows the schema without the
+ * `arg_options` of its properties, as WordPress shows every schema.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -54,6 +55,17 @@ test('a comment deleted for good is answered as it was, without links; trashing 
   assert.is(deleted.body.previous.content.raw, 'Short-lived');
   assert.is(deleted.body.previous.status, 'trash');
   assert.is((await t.request('GET', `/core/v2/comments/${comment.id}`, { as: admin })).status, 404);
+});
+
+test('OPTIONS shows the comment schema without the input rules of its properties', async () => {
+  const options = await t.request('OPTIONS', '/core/v2/comments');
+  assert.is(options.body.schema.title, 'comment');
+  for (const [name, property] of Object.entries(options.body.schema.properties as Record<string, object>)) assert.not.ok('arg_options' in property, name);
+  assert.equal(Object.keys(options.body.schema.properties.content.properties), ['raw', 'rendered']);
+  // The rule still applies: content may be sent as {raw}.
+  const created = await t.request('POST', '/core/v2/comments', { as: admin, body: { post, content: { raw: 'As an object' } } });
+  assert.is(created.status, 201);
+  assert.is(created.body.content.raw, 'As an object');
 });
 
 test.run();

@@ -10,7 +10,7 @@ import type { Actor } from '../../access/capabilities';
 import { canEditItem, canReadItem, hasCap, postTypeCaps } from '../../access/capabilities';
 import type { ArgSchema } from '../../rest/args';
 import { SchemaIssue, validateValue } from '../../rest/args';
-import { argsFromSchema, contextParam } from '../../rest/schema';
+import { argsFromSchema, contextParam, publicSchema } from '../../rest/schema';
 import type { Context } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
@@ -34,6 +34,8 @@ import { presentComment } from './present';
 import { commentSchema } from './schema';
 
 const NS = 'core/v2';
+/** The schema as OPTIONS shows it (without the input rules of its properties). */
+const shownSchema = publicSchema(commentSchema);
 const status = (actor: Actor | null) => authorizationStatus(actor?.id ?? null);
 const moderates = (actor: Actor | null): boolean => hasCap(actor, 'moderate_comments');
 const capsOf = (post: ContentDoc) => postTypeCaps(post.type === 'page' ? 'pages' : 'posts');
@@ -217,7 +219,7 @@ export function commentRoutes(site: Site): RouteDefinition[] {
     {
       namespace: NS,
       path: '/core/v2/comments',
-      schema: commentSchema,
+      schema: shownSchema,
       endpoints: [
         {
           methods: ['GET'],
@@ -298,7 +300,7 @@ export function commentRoutes(site: Site): RouteDefinition[] {
     {
       namespace: NS,
       path: '/core/v2/comments/(?P<id>[\\d]+)',
-      schema: commentSchema,
+      schema: shownSchema,
       endpoints: [
         {
           methods: ['GET'],
