@@ -183,7 +183,7 @@ posts('reads one in edit context, its permissions taken from the Allow header', 
   assert.is(canUpdate, true);
   assert.is(canDelete, true);
   // One GET, and no OPTIONS: the permissions came with the record.
-  assert.equal(requests, ['GET /wp-json/wp/v2/posts/{p1}?context=edit']);
+  assert.equal(requests, ['GET /wp-json/wp/v2/posts/{p1}?context=edit&_locale=user']);
 
   // The author may read a published post, but not in edit context: the editor's error reaches the caller.
   const refused = await failure(author.resolveSelect.getEntityRecord('postType', 'post', ids.p1));
@@ -287,6 +287,19 @@ posts('pages: a parent and a child, listed as the parent picker lists them', asy
   const read = await reader.resolveSelect.getEntityRecord('postType', 'page', child.id);
   assert.is(read.parent, parent.id);
   assert.is(read.menu_order, 2);
+
+  // A page's revisions, as for posts.
+  const editor = fresh(t.admin);
+  await editor.resolveSelect.getEntityRecord('postType', 'page', child.id);
+  editor.dispatch.editEntityRecord('postType', 'page', child.id, { title: `${marker} child renamed`, parent: 0 });
+  await editor.dispatch.saveEditedEntityRecord('postType', 'page', child.id, { throwOnError: true });
+  const revisions = await fresh(t.admin).resolveSelect.getRevisions('postType', 'page', child.id, { context: 'edit' });
+  const moved = await fresh(t.admin).resolveSelect.getEntityRecord('postType', 'page', child.id);
+  outcome('page.revisions', { revisions: revisions.map((r: any) => r.title.raw), parent: moved.parent, link: moved.link.replace(t.site, '') });
+  assert.equal(revisions.map((r: any) => r.title.raw), [`${marker} child renamed`]);
+  assert.is(moved.parent, 0);
+  editor.dispatch.editEntityRecord('postType', 'page', child.id, { title: `${marker} child`, parent: parent.id });
+  await editor.dispatch.saveEditedEntityRecord('postType', 'page', child.id, { throwOnError: true });
 });
 
 
@@ -353,6 +366,46 @@ posts('refusals of bad input and missing items reach the caller as WordPress wor
   assert.is(badOrder, null);
   assert.is(badOrderError.code, 'rest_invalid_param');
   assert.equal(Object.keys(badOrderError.data.params), ['orderby']);
+});
+
+posts('more than a page of records: per_page=-1 follows the Link header from page to page', async () => {
+  // 101 drafts, made 25 at a time through the batch route (its limit), as api-fetch sends them.
+  const created: number[] = [];
+  for (let start = 0; start < 101; start += 25) {
+    const requests = Array.from({ length: Math.min(25, 101 - start) }, (_, n) => ({
+      method: 'POST',
+      path: '/wp/v2/posts',
+      body: { title: `${marker} bulk ${start + n}`, status: 'draft' },
+    }));
+    const batch = await admin.apiFetch({ path: '/batch/v1', method: 'POST', data: { requests, validation: 'require-all-validate' } });
+    for (const response of batch.responses) {
+      assert.is(response.status, 201);
+      created.push(response.body.id);
+      made.push({ path: `/wp/v2/posts/${response.body.id}` });
+    }
+  }
+  const before = client.sent.length;
+  const reader = fresh(t.admin);
+  const all = await reader.resolveSelect.getEntityRecords('postType', 'post', { search: `${marker} bulk`, status: 'draft', per_page: -1, _fields: 'id,title' });
+  const requests = client.sent.slice(before).map((request) => request.url.replace(t.site, '').replace(/\?.*/, ''));
+  outcome('post.list.all-pages', { count: all.length, unique: new Set(all.map((p: any) => p.id)).size, complete: created.every((id) => all.some((p: any) => p.id === id)) });
+  assert.is(all.length, 101);
+  assert.is(new Set(all.map((p: any) => p.id)).size, 101);
+  assert.ok(created.every((id) => all.some((p: any) => p.id === id)));
+  // core-data asked once, for 100 at a time; api-fetch followed the next link to the second page.
+  outcome('post.list.all-pages.requests', requests);
+  assert.equal(requests.filter((path) => path.endsWith('/posts')), ['/wp-json/wp/v2/posts', '/wp-json/wp/v2/posts']);
+  const deleted = await admin.apiFetch({
+    path: '/batch/v1',
+    method: 'POST',
+    data: { requests: created.slice(0, 25).map((id) => ({ method: 'DELETE', path: `/wp/v2/posts/${id}?force=true` })) },
+  });
+  assert.ok(deleted.responses.every((response: any) => response.status === 200 && response.body.deleted === true));
+  const left = await fresh(t.admin).resolveSelect.getEntityRecords('postType', 'post', { search: `${marker} bulk`, status: 'draft', per_page: 1 });
+  const total = fresh(t.admin);
+  await total.resolveSelect.getEntityRecords('postType', 'post', { search: `${marker} bulk`, status: 'draft', per_page: 1 });
+  outcome('post.list.after-batch-delete', [left.length, total.select.getEntityRecordsTotalItems('postType', 'post', { search: `${marker} bulk`, status: 'draft', per_page: 1 })]);
+  assert.is(total.select.getEntityRecordsTotalItems('postType', 'post', { search: `${marker} bulk`, status: 'draft', per_page: 1 }), 76);
 });
 
 posts.run();
@@ -913,6 +966,22 @@ menus('creates a menu with items, lists, updates and deletes them', async () => 
   outcome('menu.update', [readItem.title.raw, readMenu.name]);
   assert.is(readItem.title.raw, 'Start');
   assert.is(readMenu.name, `${marker} menu renamed`);
+
+  // The navigation editor autosaves an item: a published item gets an autosave beside it, and stays as it was.
+  editor.dispatch.editEntityRecord('root', 'menuItem', home.id, { title: 'Start here' });
+  const autosave = await editor.dispatch.saveEditedEntityRecord('root', 'menuItem', home.id, { isAutosave: true, throwOnError: true });
+  const afterAutosave = await fresh(t.admin).resolveSelect.getEntityRecord('root', 'menuItem', home.id);
+  const autosaves = await fresh(t.admin).apiFetch({ path: `/wp/v2/menu-items/${home.id}/autosaves?context=edit` });
+  outcome('menuItem.autosave', {
+    returned: [autosave.id === home.id, nameOf('menuItem', autosave.parent), autosave.title?.raw ?? autosave.title],
+    item: afterAutosave.title.raw,
+    autosaves: autosaves.map((a: any) => [nameOf('menuItem', a.parent), a.title.raw]),
+  });
+  assert.is.not(autosave.id, home.id);
+  assert.is(afterAutosave.title.raw, 'Start');
+  // WordPress 6.1 keeps an item's autosave without its title (it reads the item's fields as a post's).
+  assert.equal(autosaves.map((a: any) => [a.id, a.parent, a.title.raw]), [[autosave.id, home.id, '']]);
+  editor.dispatch.clearEntityRecordEdits('root', 'menuItem', home.id);
 
   const refused = await failure(author.dispatch.saveEntityRecord('root', 'menuItem', { title: 'Mine', url: `${t.site}/`, menus: menu.id }, { throwOnError: true }));
   outcome('menuItem.create.author', refused);

@@ -36,7 +36,7 @@ export interface CoreDataSession {
 
 export interface CoreDataClient {
   session(target: CoreDataTarget): CoreDataSession;
-  /** Every request core-data made: its method (before api-fetch turns PUT and DELETE into POST) and URL. */
+  /** Every request sent: its method (the one asked for, which api-fetch sends as POST with an override) and URL. */
   sent: { method: string; url: string }[];
 }
 
@@ -85,11 +85,13 @@ async function load(): Promise<CoreDataClient> {
   const root = (options: any, next: any) => {
     const target = context.getStore();
     if (!target) throw new Error('api-fetch called outside a core-data session');
-    return apiFetch.createRootURLMiddleware(`${target.site}/wp-json/`)(options, (withUrl: any) => {
-      sent.push({ method: withUrl.method ?? 'GET', url: withUrl.url });
-      return next(withUrl);
-    });
+    return apiFetch.createRootURLMiddleware(`${target.site}/wp-json/`)(options, next);
   };
+  // What goes on the wire, after every middleware (api-fetch's own fetch handler, recording).
+  apiFetch.setFetchHandler((options: any) => {
+    sent.push({ method: options.headers?.['X-HTTP-Method-Override'] ?? options.method ?? 'GET', url: options.url });
+    return apiFetch.defaultFetchHandler(options);
+  });
   middlewares = [credentials, root];
   apiFetch.use(credentials);
   apiFetch.use(root);
@@ -121,6 +123,7 @@ export async function unloadCoreData(): Promise<void> {
   if (!loaded) return;
   const { default: apiFetch } = await import('@wordpress/api-fetch');
   for (const middleware of middlewares) apiFetch.unregister(middleware as any);
+  apiFetch.setFetchHandler(apiFetch.defaultFetchHandler);
   middlewares = [];
   for (const name of definedGlobals) delete g[name];
   definedGlobals = [];
