@@ -569,21 +569,26 @@ permissions('canUser on posts, media and settings, for an administrator, an auth
       posts: { create: true, update: false, delete: false, read: true },
       media: { create: true, update: false, delete: false, read: true },
       settings: { create: true, update: true, delete: false, read: true },
+      // Comments are created on a post, so not on the collection; reading the list is anyone's who may choose its
+      // filters (OPTIONS is judged without the list's defaults).
+      comments: { create: false, update: false, delete: false, read: true },
     },
     author: {
       posts: { create: true, update: false, delete: false, read: true },
       media: { create: true, update: false, delete: false, read: true },
       settings: { create: false, update: false, delete: false, read: false },
+      comments: { create: false, update: false, delete: false, read: true },
     },
     anonymous: {
       posts: { create: false, update: false, delete: false, read: true },
       media: { create: false, update: false, delete: false, read: true },
       settings: { create: false, update: false, delete: false, read: false },
+      comments: { create: false, update: false, delete: false, read: false },
     },
   };
   const people: Record<string, CoreDataSession> = { admin: fresh(t.admin), author: fresh(t.author), anonymous: fresh(null) };
   for (const [who, session] of Object.entries(people)) {
-    for (const resource of ['posts', 'media', 'settings']) {
+    for (const resource of ['posts', 'media', 'settings', 'comments']) {
       const answers: Record<string, boolean> = {};
       for (const action of ['create', 'update', 'delete', 'read']) {
         answers[action] = await session.resolveSelect.canUser(action, resource);
@@ -963,9 +968,10 @@ menus('creates a menu with items, lists, updates and deletes them', async () => 
   await editor.dispatch.saveEditedEntityRecord('root', 'menu', menu.id, { throwOnError: true });
   const readItem = await fresh(t.admin).resolveSelect.getEntityRecord('root', 'menuItem', home.id);
   const readMenu = await fresh(t.admin).resolveSelect.getEntityRecord('root', 'menu', menu.id);
-  outcome('menu.update', [readItem.title.raw, readMenu.name]);
+  outcome('menu.update', [readItem.title.raw, readMenu.name, readMenu.slug, readMenu.description]);
   assert.is(readItem.title.raw, 'Start');
-  assert.is(readMenu.name, `${marker} menu renamed`);
+  // WordPress saves the whole menu: its slug made anew from the name, the description left out emptied.
+  assert.equal([readMenu.name, readMenu.slug, readMenu.description], [`${marker} menu renamed`, `${marker}-menu-renamed`, '']);
 
   // The navigation editor autosaves an item: a published item gets an autosave beside it, and stays as it was.
   editor.dispatch.editEntityRecord('root', 'menuItem', home.id, { title: 'Start here' });
@@ -1016,9 +1022,12 @@ comments('comments on a post: create, list, moderate, trash and delete', async (
   const reply = await author.dispatch.saveEntityRecord('root', 'comment', { post: ids.p1, parent: comment.id, content: `${marker} a reply` }, { throwOnError: true });
   named('comment', reply.id, 'c2');
   made.push({ path: `/wp/v2/comments/${reply.id}` });
-  outcome('comment.create', [comment.status, nameOf('user', comment.author), reply.status, nameOf('comment', reply.parent)]);
+  outcome('comment.create', [comment.status, nameOf('user', comment.author), reply.status, nameOf('comment', reply.parent), sortedKeys(comment), sortedKeys(reply)]);
   assert.is(comment.status, 'approved');
   assert.is(reply.parent, comment.id);
+  // Answered in edit context to a moderator, in view context to the author.
+  assert.ok('author_email' in comment && 'raw' in comment.content);
+  assert.not.ok('author_email' in reply || 'raw' in reply.content);
 
   const reader = fresh(t.admin);
   const listed = await reader.resolveSelect.getEntityRecords('root', 'comment', { post: ids.p1, status: 'all', orderby: 'id', order: 'asc' });
@@ -1044,7 +1053,8 @@ comments('comments on a post: create, list, moderate, trash and delete', async (
   const trashed = await admin.dispatch.deleteEntityRecord('root', 'comment', reply.id, undefined, { throwOnError: true });
   const deleted = await admin.dispatch.deleteEntityRecord('root', 'comment', reply.id, { force: true }, { throwOnError: true });
   const gone = await failure(fresh(t.admin).resolveSelect.getEntityRecord('root', 'comment', reply.id));
-  outcome('comment.delete', [trashed.status, deleted.deleted, deleted.previous.status, gone.body]);
+  outcome('comment.delete', [trashed.status, deleted.deleted, deleted.previous.status, sortedKeys(deleted.previous), gone.body]);
+  assert.not.ok('_links' in deleted.previous);
   assert.is(trashed.status, 'trash');
   assert.is(deleted.deleted, true);
   assert.equal(gone.body, { code: 'rest_comment_invalid_id', message: 'Invalid comment ID.', data: { status: 404 } });
