@@ -404,9 +404,12 @@ export class Dispatcher {
       }
       let params = matched?.endpoint === endpoint ? matched.params : undefined;
       if (!params) {
-        // Judge the endpoint on the request as it would have validated it (its own defaults, not ours).
+        // Judge the endpoint on the request as it would have validated it. After a read, with its own defaults (a
+        // read's defaults are the ones WordPress's request carries). After a write, on what was sent only: the
+        // request WordPress judges carries the write's defaults, not this endpoint's (a comments list's rule then
+        // finds no `status=approve` and refuses those who may not choose one).
         const validated = this.validate(endpoint, input, request);
-        params = 'error' in validated ? input : { ...input, ...validated.values };
+        params = 'error' in validated ? input : { ...input, ...(safe ? validated.values : sentOnly(validated.values, input)) };
       }
       const ctx: HandlerContext = { request, params, actor: request.actor, memo };
       const verdict = this.permitOrFalse(endpoint, ctx);

@@ -7,7 +7,9 @@
  *   rule refuses a `status` or `type` other than the defaults to those who cannot edit posts, is then refused to
  *   anonymous callers and subscribers unless they send `status=approve&type=comment` themselves;
  * - after a comments list read, whose request carries the list's default `status`, creating is left out of `Allow`
- *   for those who may not moderate (only moderators may set a comment's status).
+ *   for those who may not moderate (only moderators may set a comment's status);
+ * - after a write, the route's other methods are judged on what was sent (the request WordPress judges carries the
+ *   write's defaults, not theirs), so after a comment by a subscriber `Allow` has no `GET`.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -75,6 +77,25 @@ test("after a comments list read, POST is allowed to moderators only (the read's
   const withStatus = await t.request('POST', '/core/v2/comments', { as: author, body: { post, content: 'Mine.', status: 'approved' } });
   assert.is(withStatus.status, 403);
   assert.is(withStatus.body.code, 'rest_comment_invalid_status');
+});
+
+test("after a write, the route's other methods are judged on what was sent, without their defaults", async () => {
+  // A refused anonymous comment: the list's rule finds no status=approve on the request, and refuses.
+  const anonymous = await t.request('POST', '/core/v2/comments', { body: { post, content: 'Hello' } });
+  assert.is(anonymous.status, 401);
+  assert.is(anonymous.headers.get('allow'), null);
+  // A subscriber's comment is saved; the list is not the subscriber's to read with filters of their choosing.
+  const subscribed = await t.request('POST', '/core/v2/comments', { as: subscriber, body: { post, content: 'Hello' } });
+  assert.is(subscribed.status, 201);
+  assert.is(subscribed.headers.get('allow'), 'POST');
+  // Those who may edit posts may read the list with any filters.
+  const authored = await t.request('POST', '/core/v2/comments', { as: author, body: { post, content: 'Hello again' } });
+  assert.is(authored.status, 201);
+  assert.is(authored.headers.get('allow'), 'GET, POST');
+  // Other routes are unchanged: a post's update answers with every method its author may use.
+  const own = (await t.request('POST', '/core/v2/posts', { as: author, body: { title: 'Mine', status: 'draft' } })).body.id;
+  const updated = await t.request('POST', `/core/v2/posts/${own}`, { as: author, body: { title: 'Still mine' } });
+  assert.is(updated.headers.get('allow'), 'GET, POST, PUT, PATCH, DELETE');
 });
 
 test.run();
