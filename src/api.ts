@@ -28,6 +28,8 @@ import { CONTACT_FORM_NAMESPACE, contactFormRoutes } from './resources/contactFo
 import { typeRoutes } from './resources/types/routes';
 import { settingsRoutes } from './resources/settings/routes';
 import { readSettings } from './resources/settings/operations';
+import { uploadUrl } from './resources/media/present';
+import type { MediaDoc } from '../projections/media';
 import { searchRoutes } from './resources/search/routes';
 import { commentRoutes } from './resources/comments/routes';
 import { IdempotencyGuard } from './resources/idempotency/guard';
@@ -94,8 +96,19 @@ export function buildDispatcher(site: Site): Dispatcher {
     () => all,
     {
       current: async () => {
-        const { title, description, page_for_posts, page_on_front, show_on_front } = await readSettings(site);
-        return { name: title, description, page_for_posts, page_on_front, show_on_front };
+        const { title, description, page_for_posts, page_on_front, show_on_front, site_logo, site_icon } = await readSettings(site);
+        const image = async (id: number) => (id > 0 ? ((await site.readModel.get('attachment', id)) as MediaDoc | null) : null);
+        const [logo, icon] = await Promise.all([image(site_logo ?? 0), image(site_icon)]);
+        return {
+          name: title,
+          description,
+          page_for_posts,
+          page_on_front,
+          show_on_front,
+          logo: { id: site_logo ?? 0, exists: logo !== null },
+          // The icon at 512 pixels, which WordPress takes as the full image.
+          icon: { id: site_icon, exists: icon !== null, url: icon ? uploadUrl(site.settings.siteUrl, icon.media_details.file) : site_icon > 0 ? false : '' },
+        };
       },
       activeTheme: (actor) => (mayReadActiveTheme(actor) ? `${site.apiRoot}core/v2/themes/${ACTIVE_THEME.stylesheet}` : null),
       url: site.settings.siteUrl,

@@ -7,9 +7,28 @@ import { ok, allowEveryone } from './route';
 import type { Endpoint, RouteDefinition } from './route';
 import type { Actor } from '../access/capabilities';
 
+/** An image the settings name for the site (its logo or its icon), as the index shows it. */
+export interface SiteImage {
+  /** The attachment's id, 0 when none is set. */
+  id: number;
+  /** Whether that attachment exists (WordPress links a missing one to the API root). */
+  exists: boolean;
+}
+
 export interface SiteDescription {
-  /** The site's title, tagline and front page settings now (they follow the settings). */
-  current: () => Promise<{ name: string; description: string; page_for_posts: number; page_on_front: number; show_on_front: string }>;
+  /**
+   * The site's title, tagline, front page settings, logo and icon now (they follow the settings). The icon's URL is
+   * '' when no icon is set, and false when the icon set is no longer there (as WordPress's get_site_icon_url answers).
+   */
+  current: () => Promise<{
+    name: string;
+    description: string;
+    page_for_posts: number;
+    page_on_front: number;
+    show_on_front: string;
+    logo: SiteImage;
+    icon: SiteImage & { url: string | false };
+  }>;
   /** The active theme's URL, for a caller who may read it (WordPress's `wp:active-theme` link); null for others. */
   activeTheme: (actor: Actor | null) => string | null;
   url: string;
@@ -67,13 +86,20 @@ export function discoveryRoutes(allRoutes: () => readonly RouteDefinition[], sit
         args: { context: { default: 'view' } },
         permission: allowEveryone,
         handle: async (ctx) => {
-          const { name, description, page_for_posts, page_on_front, show_on_front } = await site.current();
+          const { name, description, page_for_posts, page_on_front, show_on_front, logo, icon } = await site.current();
+          // In WordPress's order: help, the active theme, then the logo and the icon, when set, as the site's featured
+          // media (embeddable, with their role).
           const links: Record<string, unknown[]> = { help: [{ href: 'https://developer.wordpress.org/rest-api/' }] };
           const theme = site.activeTheme(ctx.actor);
-          if (theme !== null) {
-            links['wp:active-theme'] = [{ href: theme }];
-            links.curies = [{ name: 'wp', href: 'https://api.w.org/{rel}', templated: true }];
-          }
+          if (theme !== null) links['wp:active-theme'] = [{ href: theme }];
+          const images = (
+            [
+              ['site_logo', logo],
+              ['site_icon', icon],
+            ] as const
+          ).filter(([, image]) => image.id > 0);
+          if (images.length > 0) links['wp:featuredmedia'] = images.map(([type, image]) => ({ embeddable: true, type, href: image.exists ? `${apiRoot}core/v2/media/${image.id}` : apiRoot }));
+          if (theme !== null || images.length > 0) links.curies = [{ name: 'wp', href: 'https://api.w.org/{rel}', templated: true }];
           return ok({
             name,
             description,
@@ -88,9 +114,9 @@ export function discoveryRoutes(allRoutes: () => readonly RouteDefinition[], sit
             namespaces: listedNamespaces(),
             authentication: { 'application-passwords': { endpoints: { authorization: site.authorizationUrl } } },
             routes: describeRoutes(allRoutes(), apiRoot),
-            site_logo: 0,
-            site_icon: 0,
-            site_icon_url: '',
+            site_logo: logo.id,
+            site_icon: icon.id,
+            site_icon_url: icon.url,
             _links: links,
           });
         },
