@@ -729,6 +729,27 @@ site('the current user, the users list and the author picker', async () => {
   assert.is(roleChange.data.status, 403);
 });
 
+site('the front page: a static page chosen in the settings, as the site editor and the reading settings do', async () => {
+  const editor = fresh(t.admin);
+  const before = await editor.resolveSelect.getEntityRecord('root', 'site');
+  const original = { show_on_front: before.show_on_front, page_on_front: before.page_on_front, page_for_posts: before.page_for_posts };
+  try {
+    editor.dispatch.editEntityRecord('root', 'site', undefined, { show_on_front: 'page', page_on_front: ids.parent });
+    await editor.dispatch.saveEditedEntityRecord('root', 'site', undefined, { throwOnError: true });
+    const read = await fresh(t.admin).resolveSelect.getEntityRecord('root', 'site');
+    outcome('site.front-page', [read.show_on_front, nameOf('page', read.page_on_front), read.page_for_posts]);
+    assert.equal([read.show_on_front, read.page_on_front, read.page_for_posts], ['page', ids.parent, 0]);
+    // The setting is any text to WordPress 6.1, which keeps whatever it is sent.
+    const loose = await editor.dispatch.saveEntityRecord('root', 'site', { show_on_front: 'sometimes' }, { throwOnError: true });
+    outcome('site.front-page.any-text', loose.show_on_front);
+    assert.is(loose.show_on_front, 'sometimes');
+  } finally {
+    await fresh(t.admin).dispatch.saveEntityRecord('root', 'site', original, { throwOnError: true });
+  }
+  const restored = await fresh(t.admin).resolveSelect.getEntityRecord('root', 'site');
+  assert.equal([restored.show_on_front, restored.page_on_front], [original.show_on_front, original.page_on_front]);
+});
+
 site.run();
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -883,6 +904,39 @@ media('a featured image: uploaded, its sizes, set on a post and embedded with it
   const library = await fresh(t.admin).resolveSelect.getEntityRecords('root', 'media', { search: `${marker}-featured` });
   outcome('media.list.root', library.map((item: any) => nameOf('media', item.id)));
   assert.equal(library.map((item: any) => item.id), [image.id]);
+});
+
+media('an upload attached to a post, and the site logo and icon set from uploads, as the site-logo block sets them', async () => {
+  const png = await sharp({ create: { width: 600, height: 600, channels: 3, background: '#36c' } }).png().toBuffer();
+  const form = new FormData();
+  form.append('file', new Blob([png], { type: 'image/png' }), `${marker}-logo.png`);
+  form.append('post', String(ids.p1));
+  const logo = await admin.apiFetch({ path: '/wp/v2/media', method: 'POST', body: form });
+  named('media', logo.id, 'logo');
+  made.push({ path: `/wp/v2/media/${logo.id}` });
+  const attached = await fresh(t.admin).resolveSelect.getEntityRecords('postType', 'attachment', { parent: ids.p1 });
+  outcome('media.attached', attached.map((item: any) => [nameOf('media', item.id), nameOf('post', item.post)]));
+  assert.equal(attached.map((item: any) => [item.id, item.post]), [[logo.id, ids.p1]]);
+
+  const editor = fresh(t.admin);
+  const before = await editor.resolveSelect.getEntityRecord('root', 'site');
+  const original = { site_logo: before.site_logo, site_icon: before.site_icon };
+  try {
+    editor.dispatch.editEntityRecord('root', 'site', undefined, { site_logo: logo.id, site_icon: logo.id });
+    await editor.dispatch.saveEditedEntityRecord('root', 'site', undefined, { throwOnError: true });
+    const site = await fresh(t.admin).resolveSelect.getEntityRecord('root', 'site');
+    const base = await fresh(null).resolveSelect.getEntityRecord('root', '__unstableBase');
+    const iconFile = typeof base.site_icon_url === 'string' ? base.site_icon_url.replace(/^.*\//, '') : base.site_icon_url;
+    outcome('site.logo', { site: [nameOf('media', site.site_logo), nameOf('media', site.site_icon)], base: [nameOf('media', base.site_logo), nameOf('media', base.site_icon), iconFile] });
+    assert.equal([site.site_logo, site.site_icon, base.site_logo, base.site_icon], [logo.id, logo.id, logo.id, logo.id]);
+    // The icon is linked at the 512-pixel size it is shown at; the upload is smaller, so its own file.
+    assert.match(iconFile, new RegExp(`^${marker}-logo(-\\d+x\\d+)?\\.png$`));
+  } finally {
+    await fresh(t.admin).dispatch.saveEntityRecord('root', 'site', original, { throwOnError: true });
+  }
+  const restored = await fresh(null).resolveSelect.getEntityRecord('root', '__unstableBase');
+  outcome('site.logo.restored', [restored.site_logo, restored.site_icon, restored.site_icon_url]);
+  assert.equal([restored.site_logo, restored.site_icon, restored.site_icon_url], [0, 0, '']);
 });
 
 media.run();
@@ -1071,7 +1125,7 @@ more('link suggestions, as the link control searches', async () => {
   outcome('linkSuggestions', suggestions.map((suggestion: any) => [suggestion.title, suggestion.type, suggestion.kind]).sort());
   const titles = suggestions.map((suggestion: any) => suggestion.title).sort();
   // Every published post and page whose words match (the password-protected one too), the terms and the media.
-  assert.equal(titles, [`${marker} Birds`, `${marker} child`, `${marker} draft`, `${marker} locked`, `${marker} one renamed`, `${marker} parent`, `${marker}-featured`]);
+  assert.equal(titles, [`${marker} Birds`, `${marker} child`, `${marker} draft`, `${marker} locked`, `${marker} one renamed`, `${marker} parent`, `${marker}-featured`, `${marker}-logo`]);
 });
 
 more('an embed preview of one of the site’s posts', async () => {
