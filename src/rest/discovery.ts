@@ -85,6 +85,7 @@ export function discoveryRoutes(allRoutes: () => readonly RouteDefinition[], sit
         methods: ['GET'],
         args: { context: { default: 'view' } },
         permission: allowEveryone,
+        linksBesideFields: true,
         handle: async (ctx) => {
           const { name, description, page_for_posts, page_on_front, show_on_front, logo, icon } = await site.current();
           // In WordPress's order: help, the active theme, then the logo and the icon, when set, as the site's featured
@@ -135,6 +136,7 @@ export function discoveryRoutes(allRoutes: () => readonly RouteDefinition[], sit
             context: { default: 'view' },
           },
           permission: allowEveryone,
+          linksBesideFields: true,
           handle: () =>
             ok({
               namespace,

@@ -243,15 +243,18 @@ export class Dispatcher {
   private shaped(request: RestRequest, prepared: Prepared | RestError, result: RestResult, options: { embed?: boolean }): MaybeAsync<RestResult> {
     const tally: EmbedTally = { cacheable: !(prepared instanceof RestError) && prepared.matched.endpoint.cacheable === true && result.cacheable !== false };
     const isError = result.status >= 400;
+    const linksBesideFields = !(prepared instanceof RestError) && prepared.matched.endpoint.linksBesideFields === true;
     if (!isError && options.embed !== false && request.query._embed !== undefined) {
-      return this.embed(result.body, request, tally).then((body) => this.finished(request, { ...result, body }, tally, isError));
+      return this.embed(result.body, request, tally).then((body) => this.finished(request, { ...result, body }, tally, isError, linksBesideFields));
     }
-    return this.finished(request, result, tally, isError);
+    return this.finished(request, result, tally, isError, linksBesideFields);
   }
 
-  private finished(request: RestRequest, result: RestResult, tally: EmbedTally, isError: boolean): RestResult {
+  private finished(request: RestRequest, result: RestResult, tally: EmbedTally, isError: boolean, linksBesideFields = false): RestResult {
     if (!isError && request.query._fields !== undefined) {
-      result = { ...result, body: applyFields(result.body, fieldList(request.query._fields)) };
+      const body = applyFields(result.body, fieldList(request.query._fields));
+      const links = linksBesideFields ? linksOf(result.body) : undefined;
+      result = { ...result, body: links === undefined ? body : { ...(body as object), _links: links } };
     }
     if (request.query._envelope !== undefined) {
       result = { status: 200, body: { body: result.body, status: result.status, headers: phpMap(envelopeHeaders(result.headers ?? {})) }, headers: {} };
@@ -518,6 +521,11 @@ function verdictOf(verdict: boolean | RestError, ctx: HandlerContext): true | Re
   if (verdict === true) return true;
   if (verdict instanceof RestError) return verdict;
   return restError('rest_forbidden', 'Sorry, you are not allowed to do that.', authorizationStatus(ctx.actor?.id ?? null));
+}
+
+/** The `_links` of an answer's body, when it is an object that has them. */
+function linksOf(body: unknown): unknown {
+  return body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as { _links?: unknown })._links : undefined;
 }
 
 /** The validated values of the args the request sent (without the defaults of those it did not). */

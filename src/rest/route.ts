@@ -120,6 +120,11 @@ export interface Endpoint {
    * on it: the answer would be kept in the event log to be replayed (src/resources/idempotency/guard.ts).
    */
   answersSecret?: boolean;
+  /**
+   * Its answer's `_links` are the response's own (WordPress adds them to the response, outside its data), so
+   * `_fields` keeps them whatever it names, as for the site and namespace indexes.
+   */
+  linksBesideFields?: boolean;
 }
 
 export interface RouteDefinition {
