@@ -1,14 +1,14 @@
 /**
  * The block editor's data layer, @wordpress/core-data, unchanged, against palimpsest alone on loopback, configured as
  * a WordPress page configures it: api-fetch's root at `SITE/wp-json/` (API_DIALECT=wordpress) and an application
- * password over Basic auth, one core-data registry per person (an administrator, an author, an anonymous visitor;
- * see test/support/coreData.ts). Each test does what the block editor or a core-data app does and reads the outcome
- * back through the API in a fresh registry, so nothing is taken from core-data's own cache.
+ * password over Basic auth, one core-data registry per person (an administrator, an author, a contributor, an
+ * anonymous visitor; see test/support/coreData.ts). Each test does what the block editor or a core-data app does and
+ * reads the outcome back through the API in a fresh registry, so nothing is taken from core-data's own cache.
  *
  * The same file runs against the reference WordPress: `CORE_DATA_REFERENCE=/var/lib/wordpress-ref/credentials.json`
- * points it at the site that file names (loopback only), signed in as its `admin` and `author`; what it creates
- * there carries a per-run marker and is deleted afterwards. The assertions hold on both, except where palimpsest
- * differs deliberately (`onReference` marks those, each documented in docs/compatibility.md).
+ * points it at the site that file names (loopback only), signed in as its `admin`, `author` and `contributor`; what
+ * it creates there carries a per-run marker and is deleted afterwards. The assertions hold on both, except where
+ * palimpsest differs deliberately (`onReference` marks those, each documented in docs/compatibility.md).
  * `CORE_DATA_OUTCOMES=FILE` writes every operation's outcome, in a form where site-specific ids are named, so
  * that compat/coreData.ts can compare the two runs operation by operation.
  */
