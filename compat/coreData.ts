@@ -18,8 +18,10 @@ const checkout = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 
 /** Operations whose outcomes differ on purpose, and why (docs/compatibility.md has the details). */
 const DELIBERATE: Record<string, string> = {
-  'types.list': 'types-not-served: the block editor types whose routes are outside the interface (wp_block, wp_template, wp_template_part, wp_navigation) are not listed.',
-  'theme.current': 'routes-outside-interface: themes are not served, so core-data finds no active theme.',
+  'types.list': 'types-not-served: wp_template_part and wp_navigation, whose routes are not served, are not listed.',
+  'theme.current': 'each site its own theme: twentytwentythree on the reference, the site defaults (`palimpsest`) here.',
+  'base.get': "the index's site fields: page_for_posts, page_on_front and show_on_front, as WordPress 6.7 gives them.",
+  patterns: 'block patterns and their categories: none unless the deployment gives some (BLOCK_PATTERNS_DIR).',
   embedPreview:
     'outgoing requests: the reference fetches its own pages through the oEmbed proxy and refuses its port (8081); palimpsest answers its own URLs from its data.',
   'media.upload.sizes': 'attachment-featured-media: attachments have a featured_media field.',

@@ -950,9 +950,10 @@ types('lists and reads post types, taxonomies and statuses', async () => {
   const slugs = postTypes.map((type: any) => type.slug);
   outcome('types.list', slugs);
   for (const slug of ['post', 'page', 'attachment', 'nav_menu_item']) assert.ok(slugs.includes(slug), slug);
-  // WordPress also lists the block editor's own types, whose routes the interface does not serve.
+  // WordPress also lists the block editor's own types; palimpsest those whose routes it serves (reusable blocks and
+  // templates), not template parts and navigation menus.
   const editorTypes = ['wp_block', 'wp_template', 'wp_template_part', 'wp_navigation'];
-  assert.equal(editorTypes.filter((slug) => slugs.includes(slug)), onReference() ? editorTypes : []);
+  assert.equal(editorTypes.filter((slug) => slugs.includes(slug)), onReference() ? editorTypes : ['wp_block', 'wp_template']);
 
   const post = await reader.resolveSelect.getPostType('post');
   outcome('types.get', { rest_base: post.rest_base, rest_namespace: post.rest_namespace, taxonomies: post.taxonomies, supports: post.supports, keys: sortedKeys(post) });
@@ -1117,6 +1118,80 @@ comments('comments on a post: create, list, moderate, trash and delete', async (
 comments.run();
 
 // ---------------------------------------------------------------------------------------------------------------
+const editor = suite('core-data: the block editor’s own records (reusable blocks, theme, global styles, patterns)');
+
+editor('a reusable block: created, listed, edited and deleted as the block editor does', async () => {
+  const block = await admin.dispatch.saveEntityRecord('postType', 'wp_block', { title: `${marker} block`, content: paragraph('Reused'), status: 'publish' }, { throwOnError: true });
+  named('post', block.id, 'block');
+  made.push({ path: `/wp/v2/blocks/${block.id}` });
+  const reader = fresh(t.admin);
+  const read = await reader.resolveSelect.getEntityRecord('postType', 'wp_block', block.id);
+  const listed = await reader.resolveSelect.getEntityRecords('postType', 'wp_block', { search: marker, per_page: 100 });
+  outcome('block.create', { keys: sortedKeys(read), title: read.title.raw, content: read.content.raw, status: read.status, listed: listed.map((b: any) => nameOf('post', b.id)) });
+  assert.equal([read.title.raw, read.content.raw, read.status], [`${marker} block`, paragraph('Reused'), 'publish']);
+  assert.equal(listed.map((b: any) => b.id), [block.id]);
+
+  reader.dispatch.editEntityRecord('postType', 'wp_block', block.id, { content: paragraph('Reused, edited') });
+  await reader.dispatch.saveEditedEntityRecord('postType', 'wp_block', block.id, { throwOnError: true });
+  const edited = await fresh(t.admin).resolveSelect.getEntityRecord('postType', 'wp_block', block.id);
+  const byAuthor = await fresh(t.author).resolveSelect.getEntityRecords('postType', 'wp_block', { search: marker, context: 'view' });
+  outcome('block.update', [edited.content.raw, byAuthor && byAuthor.map((b: any) => nameOf('post', b.id))]);
+  assert.is(edited.content.raw, paragraph('Reused, edited'));
+
+  const deleted = await admin.dispatch.deleteEntityRecord('postType', 'wp_block', block.id, { force: true }, { throwOnError: true });
+  const gone = await failure(fresh(t.admin).resolveSelect.getEntityRecord('postType', 'wp_block', block.id));
+  outcome('block.delete', [deleted.deleted, gone.status, gone.body.code]);
+  assert.is(deleted.deleted, true);
+  assert.is(gone.status, 404);
+});
+
+editor('the current theme’s supports, and its user global styles saved and restored', async () => {
+  const reader = fresh(t.admin);
+  const supports = await reader.resolveSelect.getThemeSupports();
+  outcome('theme.supports', { 'post-thumbnails': supports['post-thumbnails'], 'responsive-embeds': supports['responsive-embeds'] });
+  assert.is(supports['post-thumbnails'], true);
+  assert.is(supports['responsive-embeds'], true);
+
+  const id = await reader.resolveSelect.__experimentalGetCurrentGlobalStylesId();
+  assert.type(id, 'number');
+  const styles = await reader.resolveSelect.getEntityRecord('root', 'globalStyles', id);
+  outcome('globalStyles.get', { keys: sortedKeys(styles), settings: typeof styles.settings, styles: typeof styles.styles });
+  assert.ok('styles' in styles && 'settings' in styles);
+  const original = styles.styles;
+  const background = '#fafaf0';
+  reader.dispatch.editEntityRecord('root', 'globalStyles', id, { styles: { ...original, color: { ...(original?.color ?? {}), background } } });
+  try {
+    await reader.dispatch.saveEditedEntityRecord('root', 'globalStyles', id, { throwOnError: true });
+    const saved = await fresh(t.admin).resolveSelect.getEntityRecord('root', 'globalStyles', id);
+    outcome('globalStyles.save', saved.styles?.color?.background ?? null);
+    assert.is(saved.styles.color.background, background);
+    const refused = await failure(fresh(t.author).dispatch.saveEntityRecord('root', 'globalStyles', { id, styles: {} }, { throwOnError: true }));
+    outcome('globalStyles.save.author', { code: refused.code, status: refused.data?.status });
+    assert.is(refused.data.status, 403);
+  } finally {
+    await fresh(t.admin).dispatch.saveEntityRecord('root', 'globalStyles', { id, styles: original }, { throwOnError: true });
+  }
+  const base = await fresh(t.admin).resolveSelect.__experimentalGetCurrentThemeBaseGlobalStyles();
+  outcome('globalStyles.base', { version: base.version, settings: typeof base.settings });
+  assert.type(base.settings, 'object');
+});
+
+editor('block patterns and their categories, and the template a post would use', async () => {
+  const reader = fresh(t.admin);
+  const patterns = await reader.resolveSelect.getBlockPatterns();
+  const categories = await reader.resolveSelect.getBlockPatternCategories();
+  // What there is depends on the theme and the site; the shapes do not.
+  outcome('patterns', { patterns: Array.isArray(patterns), categories: Array.isArray(categories), categoryKeys: categories[0] ? sortedKeys(categories[0]) : null });
+  assert.ok(Array.isArray(patterns) && Array.isArray(categories));
+  for (const pattern of patterns) assert.ok(typeof pattern.name === 'string' && typeof pattern.content === 'string', JSON.stringify(pattern).slice(0, 200));
+  const template = await reader.resolveSelect.getDefaultTemplateId({ slug: 'single-post' });
+  outcome('template.default', typeof template);
+  assert.type(template, 'string');
+});
+
+editor.run();
+
+// ---------------------------------------------------------------------------------------------------------------
 const more = suite('core-data: link suggestions, embeds, batches, themes');
 
 more('link suggestions, as the link control searches', async () => {
@@ -1199,9 +1274,8 @@ more('creates a user and deletes them, giving their posts to another', async () 
 more('the current theme', async () => {
   const theme = await fresh(t.admin).resolveSelect.getCurrentTheme().then((value: any) => value?.stylesheet ?? null, (error: unknown) => ({ rejected: String(error) }));
   outcome('theme.current', theme);
-  // Themes are outside the interface: there is no theme to report (docs/compatibility.md).
-  if (onReference()) assert.is(theme, 'twentytwentythree');
-  else assert.equal(theme, { rejected: "TypeError: Cannot read properties of null (reading '0')" });
+  // Each site its own: the reference runs twentytwentythree, palimpsest describes its defaults as `palimpsest`.
+  assert.is(theme, onReference() ? 'twentytwentythree' : 'palimpsest');
 });
 
 more.after(teardown);
