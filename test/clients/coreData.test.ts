@@ -306,7 +306,7 @@ posts('pages: a parent and a child, listed as the parent picker lists them', asy
 posts('queries as the query loop, the latest-posts block and the page picker send them', async () => {
   const reader = fresh(t.admin);
   const list = async (query: object) => (await reader.resolveSelect.getEntityRecords('postType', 'post', { search: marker, ...query })) ?? null;
-  const names = (records: any[] | null) => records && records.map((p: any) => nameOf('post', p.id));
+  const names = (records: any[] | null) => (records ? records.map((p: any) => nameOf('post', p.id)) : records);
   // Arrays go out as PHP's indexed brackets: status[0]=publish&status[1]=draft.
   const byTitle = await list({ status: ['publish', 'draft'], orderby: 'title', order: 'asc' });
   const included = await list({ include: [ids.p2, ids.p1], orderby: 'include', status: ['publish', 'draft'] });
@@ -1135,7 +1135,7 @@ editor('a reusable block: created, listed, edited and deleted as the block edito
   await reader.dispatch.saveEditedEntityRecord('postType', 'wp_block', block.id, { throwOnError: true });
   const edited = await fresh(t.admin).resolveSelect.getEntityRecord('postType', 'wp_block', block.id);
   const byAuthor = await fresh(t.author).resolveSelect.getEntityRecords('postType', 'wp_block', { search: marker, context: 'view' });
-  outcome('block.update', [edited.content.raw, byAuthor && byAuthor.map((b: any) => nameOf('post', b.id))]);
+  outcome('block.update', [edited.content.raw, (byAuthor ? byAuthor.map((b: any) => nameOf('post', b.id)) : byAuthor)]);
   assert.is(edited.content.raw, paragraph('Reused, edited'));
 
   const deleted = await admin.dispatch.deleteEntityRecord('postType', 'wp_block', block.id, { force: true }, { throwOnError: true });
