@@ -71,6 +71,12 @@ export interface SiteSettings {
   commentFloodSeconds?: number;
   /** How long an Idempotency-Key is kept after the request that claimed it (IDEMPOTENCY_KEY_TTL_SECONDS; default 24 h). */
   idempotencyTtlMs?: number;
+  /** Milliseconds between heartbeat comments on an audit stream (AUDIT_STREAM_HEARTBEAT_SECONDS; default 15 s). */
+  auditStreamHeartbeatMs?: number;
+  /** Most audit streams one user may hold open in this process (AUDIT_STREAMS_PER_USER; default 4). */
+  auditStreamsPerUser?: number;
+  /** Most audit streams open in this process (AUDIT_STREAMS_MAX; default 100). */
+  auditStreamsTotal?: number;
 }
 
 /**

@@ -90,6 +90,8 @@ export interface TestSiteOptions {
   serveWhileStarting?: boolean;
   /** Seconds between two comments of a non-moderator (default: the site's, 15); 0 turns the flood check off. */
   commentFloodSeconds?: number;
+  /** Audit streams' heartbeat and bounds (default: the site's, 15 s, 4 per user, 100 in all). */
+  auditStreams?: { heartbeatMs?: number; perUser?: number; total?: number };
 }
 
 /** The default outgoing HTTP of test sites: no network. */
@@ -123,6 +125,9 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       bodyLimits: options.bodyLimits,
       imageMaxPixels: options.imageMaxPixels,
       commentFloodSeconds: options.commentFloodSeconds,
+      auditStreamHeartbeatMs: options.auditStreams?.heartbeatMs,
+      auditStreamsPerUser: options.auditStreams?.perUser,
+      auditStreamsTotal: options.auditStreams?.total,
     },
     {
       store: options.store ?? createMemoryEventStore(),
