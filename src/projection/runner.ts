@@ -1169,7 +1169,7 @@ export class Projector {
 }
 
 /** A rebuild pass ended by a stop of the projector before it was switched in. */
-export class RebuildStopped extends Error {
+class RebuildStopped extends Error {
   constructor(projections: readonly string[]) {
     super(`the projector stopped before the rebuild of ${projections.join(', ')} was switched in`);
     this.name = 'RebuildStopped';
