@@ -175,6 +175,8 @@ export class Projector {
   private term: ProjectorStartOptions = {};
   /** Ends a start waiting for the shared subscription to catch up, when the projector is stopped first. */
   private abortStart: (() => void) | null = null;
+  /** Ends the rebuild passes in progress (see subscribePass), when the projector is stopped first. */
+  private readonly passes = new Set<() => void>();
   /** Between start() and stop(): the epoch's timer may restart the projector (a wiped read model). */
   private active = false;
   /** Moves on at every run and halt: a run that finds it moved was overtaken and ends. */
@@ -509,6 +511,10 @@ export class Projector {
     this.resuming.clear();
     this.abortStart?.();
     this.abortStart = null;
+    // A rebuild pass's subscription is its own (not any running projection's): it is ended here too, or a start that
+    // waits for it would go on until the whole log is folded, and the next term's start with it.
+    for (const end of this.passes) end();
+    this.passes.clear();
     const shared = this.sharedSubscription;
     this.sharedSubscription = null;
     for (const entry of this.running.values()) entry.shared = false;
@@ -598,6 +604,8 @@ export class Projector {
         },
       );
     } catch (error) {
+      // Stopped: the next run starts the rebuild again.
+      if (error instanceof RebuildStopped) return;
       for (const entry of entries) if (entry.rebuilding) stopped(entry, error);
       throw error;
     }
@@ -727,6 +735,12 @@ export class Projector {
     const builds: { staged: Running; promoted: boolean }[] = [];
     const results: RebuildProgress[] = [];
     let failure: unknown;
+    // A stop (or a restart) ends the pass: nothing more is flushed or switched in, and its staged generations go.
+    const run = this.runs;
+    const stopped = () => this.runs !== run;
+    const endIfStopped = () => {
+      if (stopped()) throw new RebuildStopped(projections.map((projection) => projection.name));
+    };
     try {
       for (const projection of projections) {
         const generation = await generations.stageGeneration(projection.name, projection.collections);
@@ -738,6 +752,7 @@ export class Projector {
         this.options.onRebuildProgress?.(progress);
       });
       await this.subscribePass(staged, false, (applied) => pass.report(applied));
+      endIfStopped();
       // Caught up: what is folded is committed, and the rest of the log is followed batch by batch.
       await Promise.all(
         staged.map((entry) =>
@@ -755,6 +770,7 @@ export class Projector {
         const { staged: entry } = build;
         const { projection } = entry;
         for (;;) {
+          endIfStopped();
           if (entry.failed !== null) break;
           // Between two batches of its own, and none of its batches committed after: the switched generation is the
           // running projector's from then on.
@@ -776,13 +792,17 @@ export class Projector {
           }
           // The live projector is ahead: follow the log a little longer, then try again.
           const live = (await readModel.checkpoint(projection.name))?.position ?? 0;
-          while (entry.applied < live && entry.failed === null) await new Promise((resolve) => setTimeout(resolve, 20));
+          while (entry.applied < live && entry.failed === null && !stopped()) await new Promise((resolve) => setTimeout(resolve, 20));
         }
         if (entry.failed !== null) failure ??= entry.failed;
       }
       return { results, failure };
     } finally {
-      await builds[0]?.staged.subscription?.close();
+      // A stopped pass's subscription was closed by the stop; a batch it was folding then ends on its own (and commits
+      // nothing into the abandoned generations), not waited for here.
+      const closing = builds[0]?.staged.subscription?.close();
+      if (stopped()) closing?.catch(() => undefined);
+      else await closing;
       await Promise.all(builds.filter((build) => !build.promoted).map(({ staged }) => generations.abandonGeneration?.(staged.projection.name, staged.generation!).catch(() => undefined)));
     }
   }
@@ -805,6 +825,14 @@ export class Projector {
   private subscribePass(entries: readonly Running[], live: boolean, onApplied: (applied: number) => void): Promise<void> {
     return new Promise((resolve, reject) => {
       let caughtUp = false;
+      // A stop ends a staged pass's wait (the caller sees it stopped) and closes its subscription. A live pass feeds
+      // the running projections, whose subscription (this one) a stop closes anyway.
+      const end = () => {
+        this.passes.delete(end);
+        subscription.close().catch(() => undefined);
+        resolve();
+      };
+      if (!live) this.passes.add(end);
       const subscription = this.options.store.subscribeToAll({
         after: 0,
         maxBatchSize: this.options.maxBatchSize ?? 1000,
@@ -828,9 +856,11 @@ export class Projector {
         },
         onCaughtUp: () => {
           caughtUp = true;
+          this.passes.delete(end);
           resolve();
         },
         onError: (error) => {
+          this.passes.delete(end);
           // Reading the log failed: every projection of the pass stops.
           for (const entry of entries) {
             if (!live) this.buildFailed(entry, error);
@@ -1135,6 +1165,14 @@ export class Projector {
       waiter.resolve(true);
       return false;
     });
+  }
+}
+
+/** A rebuild pass ended by a stop of the projector before it was switched in. */
+class RebuildStopped extends Error {
+  constructor(projections: readonly string[]) {
+    super(`the projector stopped before the rebuild of ${projections.join(', ')} was switched in`);
+    this.name = 'RebuildStopped';
   }
 }
 

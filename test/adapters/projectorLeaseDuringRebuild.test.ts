@@ -157,4 +157,54 @@ test('while the holder rebuilds one projection, it applies the others and publis
   }
 });
 
+test('a holder whose lease term ends during a rebuild ends that rebuild: the next term applies the others at once', async () => {
+  const prefix = `test:lease-rebuild:${randomUUID()}:`;
+  const redis = new Redis(REDIS_URL);
+  let release = () => {};
+  let service: ProjectorService | null = null;
+  const progress = createRedisAppliedProgress({ redis, prefix });
+  try {
+    const store = createMemoryEventStore();
+    const tags = defineProjection({
+      name: 'tags',
+      version: 1,
+      collections: ['tags'],
+      handles: ['Noted'],
+      locate: (event) => ({ collection: 'tags', id: (event.data as { id: number }).id }),
+      evolve: (_doc, event) => ({ id: (event.data as { id: number }).id, tagged: true }),
+    });
+    for (let id = 1; id <= 3; id++) await store.appendToStream(`n-${id}`, [noted(id)], { expectedRevision: 'no_stream' });
+    const v1 = new Projector({ store, readModel: createRedisReadModel({ redis, prefix }), projections: [notes(1), tags] });
+    await v1.start();
+    await v1.stop();
+
+    // Every rebuild pass (the first term's, and the next term's) is held at its first batch until released.
+    const gate = holdRebuild(store);
+    release = gate.release;
+    const readModel = createRedisReadModel({ redis, prefix });
+    const projector = new Projector({ store: gate.store, readModel, projections: [notes(2), tags], retireGraceMs: 0 });
+    service = new ProjectorService({ projector, lease: createRedisLease({ redis, prefix, owner: 'holder', ttlMs: 300 }), progress });
+    await within(service.start(), 'the start ended while the rebuild was held');
+    const fence = service.currentFence;
+    // The lease expires under the holder (a process stalled past its lifetime): its next renewal takes a new term,
+    // which stops the projector and starts it again.
+    await redis.del(`${prefix}projector:lease`);
+    await until(() => service!.currentFence !== null && service!.currentFence !== fence, 'a new lease term');
+    const { position } = await store.appendToStream('n-4', [noted(4)], { expectedRevision: 'no_stream' });
+    assert.ok(await progress.waitFor(position, 10_000), 'the new term published the position of the new event while the rebuild is held');
+    assert.equal(await readModel.get('tags', 4), { id: 4, tagged: true });
+    assert.equal(await readModel.get('notes', 3), { id: 3, version: 1 }, 'the old documents still answer');
+    release();
+    await until(async () => (await readModel.get('notes', 4)) !== null, 'the rebuild of the new term switched in');
+    assert.equal(await readModel.get('notes', 4), { id: 4, version: 2 });
+    assert.equal(await readModel.checkpoint('notes').then((checkpoint) => checkpoint?.version), 2);
+  } finally {
+    release();
+    await service?.stop();
+    await progress.close();
+    await deleteKeysUnder(redis, prefix);
+    redis.disconnect();
+  }
+});
+
 test.run();
