@@ -138,6 +138,12 @@ export const EXPLANATIONS: readonly Explanation[] = [
     when: (d) => d.kind !== 'status' && d.kind !== 'code',
   },
   {
+    id: 'classic-theme-index-link',
+    category: 'deliberate',
+    text: 'The index links the active theme by its stylesheet, which names palimpsest\'s own theme where the reference names Twenty Twenty-Three (see classic-theme).',
+    at: /^\$\._links\["wp:active-theme"\]\[0\]\.href$/,
+  },
+  {
     id: 'classic-theme-templates',
     category: 'deliberate',
     text: 'Without a block theme there are no templates: the list is empty, a lookup finds nothing (WordPress\'s answer for a classic theme: every field of the template null, so no is_custom), and none can be made or changed here, so the template routes offer GET only (WordPress offers POST, PUT, PATCH and DELETE, and serves template revisions and autosaves).',
