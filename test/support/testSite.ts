@@ -100,8 +100,6 @@ export interface TestSiteOptions {
   readinessCheckMs?: number;
   /** The block patterns offered to the block editor (default: none). */
   blockPatterns?: SiteSettings['blockPatterns'];
-  /** Audit streams' heartbeat and bounds (default: the site's, 15 s, 4 per user, 100 in all). */
-  auditStreams?: { heartbeatMs?: number; perUser?: number; total?: number };
 }
 
 /** The default outgoing HTTP of test sites: no network. */
@@ -137,9 +135,6 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       commentFloodSeconds: options.commentFloodSeconds,
       readinessCheckMs: options.readinessCheckMs,
       blockPatterns: options.blockPatterns,
-      auditStreamHeartbeatMs: options.auditStreams?.heartbeatMs,
-      auditStreamsPerUser: options.auditStreams?.perUser,
-      auditStreamsTotal: options.auditStreams?.total,
     },
     {
       store: options.store ?? createMemoryEventStore(),
