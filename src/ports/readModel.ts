@@ -130,6 +130,12 @@ export interface Commit {
    */
   fence?: number;
   /**
+   * Where the commit's own checkpoint must stand for it to be applied: refused with StaleCommitError('checkpoint'),
+   * writing nothing, unless the checkpoint named in `checkpoint` is now at this position (null: unless there is
+   * none). For a write decided on a value read earlier, which a reset since must win over. Absent: no check.
+   */
+  expectedPosition?: number | null;
+  /**
    * The generation of the projection's documents the commit writes to (see GenerationalReadModel). Absent: the
    * live one, whichever it is. A generation that is neither live nor staged is refused with StaleCommitError.
    */
@@ -149,10 +155,13 @@ export interface Commit {
   alongside?: readonly Commit[];
 }
 
-/** A commit from a projector that lost its lease, or into a generation that was replaced: nothing was written. */
+/**
+ * A commit from a projector that lost its lease, into a generation that was replaced, or finding its checkpoint
+ * moved (`expectedPosition`): nothing was written.
+ */
 export class StaleCommitError extends Error {
   override readonly name = 'StaleCommitError';
-  constructor(readonly reason: 'fence' | 'generation', message: string) {
+  constructor(readonly reason: 'fence' | 'generation' | 'checkpoint', message: string) {
     super(message);
   }
 }

@@ -10,7 +10,7 @@ import { isDependencyUnavailable } from '../ports/unavailable';
 import type { DependencyUnavailableError } from '../ports/unavailable';
 import type { Commit, Doc, DocId, DocWrite, ReadModel } from '../ports/readModel';
 import { withFields } from './projection';
-import { epochAt, epochCommit, isRefused, judgeReadModel, readEpoch, sameEpoch } from './epoch';
+import { EPOCH_CHECKPOINT, EPOCH_COLLECTION, epochAt, epochCommit, isRefused, judgeReadModel, readEpoch, sameEpoch } from './epoch';
 import type { Epoch } from './epoch';
 import type { DocTarget, Projection, ReadOwn } from './projection';
 
@@ -232,7 +232,13 @@ export class Projector {
       entry.failed = null;
       entry.rebuilding = false;
     }
-    if (this.options.epoch && !(await this.judgeBeforeRun())) return;
+    // The epoch this run found (after clearing an unbuilt read model: none); it records the next one only over it.
+    let judged: Epoch | null | undefined;
+    if (this.options.epoch) {
+      const judgement = await this.judgeBeforeRun();
+      if (judgement === null) return;
+      judged = judgement.epoch;
+    }
     if (this.stopped || run !== this.runs) return;
     const prepared = await Promise.all(entries.map(async (entry) => ({ entry, state: await this.prepare(entry) })));
     // Stopped while preparing: this start is over.
@@ -247,7 +253,7 @@ export class Projector {
     try {
       if (ready.length > 0) await this.subscribeShared(ready);
       if (!this.stopped && run === this.runs) {
-        if (this.options.epoch) await this.recordEpoch();
+        if (this.options.epoch) await this.recordEpoch(judged ?? null);
         this.caughtUp = true;
         options.onCaughtUp?.();
       }
@@ -392,34 +398,39 @@ export class Projector {
 
   /**
    * Judges the read model before a run: a wiped one is cleared (the projections then replay the whole log), and one
-   * that must not be overwritten is refused. False when the run must not go on.
+   * that must not be overwritten is refused. Null when the run must not go on; otherwise the epoch the read model
+   * holds now (none after clearing it).
    */
-  private async judgeBeforeRun(): Promise<boolean> {
+  private async judgeBeforeRun(): Promise<{ epoch: Epoch | null } | null> {
     const { store, readModel, log } = this.options;
     const verdict = await judgeReadModel(store, this.epochReadModel);
     if (isRefused(verdict)) {
       if (this.refused !== verdict.reason) log?.(`projector: applying nothing: ${verdict.reason}`);
       this.refused = verdict.reason;
-      return false;
+      return null;
     }
     this.refused = null;
     if (verdict.state === 'unbuilt') {
+      // A damaged epoch goes with the rest, so the one recorded once rebuilt is written over none.
+      await this.epochReadModel.reset(EPOCH_CHECKPOINT, [EPOCH_COLLECTION]);
       const stale = [...this.running.values()];
       const checkpoints = await Promise.all(stale.map((entry) => readModel.checkpoint(entry.projection.name)));
       const built = stale.filter((_, i) => checkpoints[i] !== null);
       if (built.length > 0) log?.(`projector: ${verdict.reason}; clearing ${built.map((entry) => entry.projection.name).join(', ')}`);
       for (const entry of built) await readModel.reset(entry.projection.name, entry.projection.collections);
       for (const entry of stale) entry.applied = 0;
+      return { epoch: null };
     }
-    return true;
+    return { epoch: verdict.epoch };
   }
 
   /**
-   * Records the epoch at the position every projection not being rebuilt has applied. With `judged` (a judgement's
-   * epoch), only while the read model still holds that one: an epoch removed since must not be written back over
-   * a read model that is not known to be whole (the next judgement finds it gone and rebuilds).
+   * Records the epoch at the position every projection not being rebuilt has applied, only while the read model
+   * still holds `judged` (the epoch a judgement found, null for none): an epoch removed since must not be written
+   * back over a read model that is not known to be whole (the next judgement finds it gone and rebuilds). The commit
+   * itself expects the epoch's checkpoint where `judged` left it, so a removal between the check and the write wins.
    */
-  private async recordEpoch(judged?: Epoch | null): Promise<void> {
+  private async recordEpoch(judged: Epoch | null): Promise<void> {
     const { store, epoch: keeping, log } = this.options;
     if (!keeping) return;
     const readModel = this.epochReadModel;
@@ -427,9 +438,11 @@ export class Projector {
     try {
       const epoch = await epochAt(store, position, keeping.now());
       if (this.stopped) return;
-      if (judged !== undefined && !sameEpoch(await readEpoch(readModel), judged)) return;
-      await readModel.commit(epochCommit(epoch, this.term.fence));
+      if (!sameEpoch(await readEpoch(readModel), judged)) return;
+      await readModel.commit({ ...epochCommit(epoch, this.term.fence), expectedPosition: judged === null ? null : judged.position });
     } catch (error) {
+      // Removed since it was read: the next judgement finds it gone.
+      if (error instanceof StaleCommitError && error.reason === 'checkpoint') return;
       // A newer lease (fence), or the store gone: the next judgement, or the next term, sees to it.
       log?.('projector: the read model\'s epoch was not recorded', error instanceof Error ? error.message : error);
       return;

@@ -18,6 +18,7 @@ import type {
   ReadModel,
   Scalar,
 } from '../../src/ports/readModel';
+import { StaleCommitError } from '../../src/ports/readModel';
 import { idsOf, referenceQuery, type RefRow } from '../support/referenceQuery';
 
 type Factory = () => Promise<{ readModel: ReadModel; cleanup(): Promise<void> }>;
@@ -284,6 +285,33 @@ export function readModelContract(name: string, factory: Factory): void {
     assert.equal(await rm.checkpoint('a'), { position: 12, version: 4 });
     assert.equal(await rm.checkpoint('b'), { position: 9, version: 1 });
     assert.is(await rm.checkpoint('c'), null);
+  });
+
+  test('a commit expecting its checkpoint at a position is applied only while it stands there', async ({ rm }) => {
+    const stale = async (commit: Commit) => {
+      try {
+        await rm.commit(commit);
+      } catch (error) {
+        assert.instance(error, StaleCommitError);
+        assert.is((error as StaleCommitError).reason, 'checkpoint');
+        return;
+      }
+      assert.unreachable('the commit was applied');
+    };
+    await stale({ ...commitOf([write(1, { v: 'a' })], 3), expectedPosition: 2 });
+    await rm.commit({ ...commitOf([write(1, { v: 'first' })], 3), expectedPosition: null });
+    await stale({ ...commitOf([write(1, { v: 'b' })], 5), expectedPosition: null });
+    await stale({ ...commitOf([write(1, { v: 'c' })], 5), expectedPosition: 2 });
+    assert.equal(await rm.get(C, 1), { id: 1, v: 'first' });
+    assert.equal(await rm.checkpoint('posts-projection'), { position: 3, version: 1 });
+    await rm.commit({ ...commitOf([write(1, { v: 'second' })], 5), expectedPosition: 3 });
+    assert.equal(await rm.get(C, 1), { id: 1, v: 'second' });
+    // A reset since the position was read wins over the commit decided on it.
+    await rm.reset('posts-projection', [C]);
+    await stale({ ...commitOf([write(1, { v: 'third' })], 6), expectedPosition: 5 });
+    assert.is(await rm.get(C, 1), null);
+    assert.is(await rm.checkpoint('posts-projection'), null);
+    await rejects(rm.commit({ ...commitOf([], 7), expectedPosition: -1 }));
   });
 
   test('reset forgets the named checkpoint and the listed collections only', async ({ rm }) => {

@@ -46,6 +46,7 @@ import type {
   ReadModel,
   Scalar,
 } from '../../ports/readModel';
+import { StaleCommitError } from '../../ports/readModel';
 import { types } from 'node:util';
 import { Arena } from './arena';
 import { AdmissionWindow } from '../../core/admissionWindow';
@@ -237,6 +238,8 @@ function checkCommit(commit: Commit): { name: string; checkpoint: Checkpoint } {
   if (typeof name !== 'string' || name === '') invalid('checkpoint name must be a non-empty string');
   if (!Number.isSafeInteger(position) || position < 0) invalid('checkpoint position must be a non-negative integer');
   if (!Number.isSafeInteger(version)) invalid('checkpoint version must be an integer');
+  const expected = commit.expectedPosition;
+  if (expected !== undefined && expected !== null && !(Number.isSafeInteger(expected) && expected >= 0)) invalid('expectedPosition must be null or a non-negative integer');
   return { name, checkpoint: { position, version } };
 }
 
@@ -2015,6 +2018,12 @@ function isPlainRecord(value: Record<string, unknown>): boolean {
  * Validates a commit and serialises its documents, as `prepareCommit` does (the same checks, the same messages),
  * laying out each index entry against the interned layouts and choosing which text columns stand for a field.
  */
+/** Refuses a commit whose checkpoint no longer stands where it expects (Commit.expectedPosition). */
+function checkExpectedPosition(expected: number | null, found: Checkpoint | undefined, name: string): void {
+  const position = found === undefined ? null : found.position;
+  if (position !== expected) throw new StaleCommitError('checkpoint', `checkpoint ${name} is at ${position ?? 'none'}, not ${expected ?? 'none'}`);
+}
+
 function prepareStoredCommit(commit: Commit, layouts: Layouts, entry: EntryReader): { writes: StoredWrite[]; name: string; checkpoint: Checkpoint } {
   const { name, checkpoint } = checkCommit(commit);
   const writes = commit.writes.map((write, n): StoredWrite => {
@@ -2418,6 +2427,7 @@ export function createMemoryReadModel(options: MemoryReadModelOptions = {}): Mem
     async commit(commit) {
       // Everything that can fail happens in prepareStoredCommit; applying below cannot throw, so it is all or nothing.
       const prepared = prepareStoredCommit(commit, layouts, entryReader);
+      if (commit.expectedPosition !== undefined) checkExpectedPosition(commit.expectedPosition, checkpoints.get(prepared.name), prepared.name);
       for (const write of prepared.writes) {
         let c = collections.get(write.collection);
         if (write.json === null) {

@@ -517,15 +517,23 @@ ${LUA_VOCABULARY}
 -- ARGV: prefix, bulk ('1': the set and posting memberships of documents new to the generation are left to the
 -- client, which is told their handles; only for a staged generation), number of sections; per section (one
 -- projection's commit): projection, checkpoint JSON ('' = leave it), generation ('' = the live one), fence
--- ('' = none), number of writes; then every section's writes, in order. Every section is checked before anything
--- is written, so a refused section refuses the whole call.
+-- ('' = none), expected checkpoint position ('' = no check, '-' = no checkpoint), number of writes; then every
+-- section's writes, in order. Every section is checked before anything is written, so a refused section refuses the
+-- whole call.
 local P, bulk = ARGV[1], ARGV[2] == '1'
 local p = 4
 local function arg() local v = ARGV[p]; p = p + 1; return v end
 local sections = {}
 local newestFence = nil
 for s = 1, tonumber(ARGV[3]) do
-  local projection, checkpoint, G, fence, writes = arg(), arg(), arg(), arg(), tonumber(arg())
+  local projection, checkpoint, G, fence, expected, writes = arg(), arg(), arg(), arg(), arg(), tonumber(arg())
+  if expected ~= '' then
+    local current = redis.call('HGET', P .. 'checkpoints', projection)
+    local holds
+    if expected == '-' then holds = not current
+    else holds = current and cjson.decode(current).position == tonumber(expected) end
+    if not holds then return redis.error_reply('STALE checkpoint ' .. projection .. ' is not at ' .. expected) end
+  end
   local live = tonumber(redis.call('HGET', P .. 'gen:live', projection) or '0')
   local staged = false
   if G == '' then G = live else G = tonumber(G) end
@@ -1837,7 +1845,8 @@ export const buildLeaseKey = (prefix: Buffer, generation: number): Buffer => Buf
 
 const staleCommit = (error: unknown): StaleCommitError | null => {
   if (!(error instanceof Error) || !error.message.startsWith('STALE ')) return null;
-  return new StaleCommitError(error.message.startsWith('STALE fence') ? 'fence' : 'generation', error.message.slice(6));
+  const reason = error.message.startsWith('STALE fence') ? 'fence' : error.message.startsWith('STALE checkpoint') ? 'checkpoint' : 'generation';
+  return new StaleCommitError(reason, error.message.slice(6));
 };
 
 /**
@@ -1855,6 +1864,8 @@ function checkTokens(commit: Commit): void {
   const { generation, fence } = commit;
   if (generation !== undefined && !(Number.isSafeInteger(generation) && generation >= 0)) throw new RangeError('generation must be a non-negative integer');
   if (fence !== undefined && !Number.isSafeInteger(fence)) throw new RangeError('fence must be an integer');
+  const expected = commit.expectedPosition;
+  if (expected !== undefined && expected !== null && !(Number.isSafeInteger(expected) && expected >= 0)) throw new RangeError('expectedPosition must be null or a non-negative integer');
 }
 
 /** One projection's part of a COMMIT call. */
@@ -1865,6 +1876,7 @@ interface CommitSection {
   checkpoint: string;
   generation?: number;
   fence?: number;
+  expectedPosition?: number | null;
 }
 
 const PARSED_DOCS_KEPT = 20_000;
@@ -2003,12 +2015,13 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
   ): Token[] {
     const args: Token[] = [prefix, bulk ? '1' : '', String(sections.length)];
     const parts = new KeyParts();
-    for (const { prepared, writes, checkpoint, generation, fence } of sections) {
+    for (const { prepared, writes, checkpoint, generation, fence, expectedPosition } of sections) {
       args.push(
         cesu8(prepared.name),
         checkpoint,
         generation === undefined ? '' : String(generation),
         fence === undefined ? '' : String(fence),
+        expectedPosition === undefined ? '' : expectedPosition === null ? '-' : String(expectedPosition),
         String(writes.length),
       );
     }
@@ -2330,25 +2343,26 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
 
     async commit(commit) {
       const prepared = prepareCommit(commit, false);
-      const { generation, fence } = commit;
+      const { generation, fence, expectedPosition } = commit;
       checkTokens(commit);
       if (commit.alongside !== undefined && commit.alongside.length > 0) {
         if (commit.bulk === true) throw new RangeError('a bulk commit goes alone');
-        const sections: CommitSection[] = [{ prepared, writes: prepared.writes, checkpoint: checkpointJson(prepared), generation, fence }];
+        const sections: CommitSection[] = [{ prepared, writes: prepared.writes, checkpoint: checkpointJson(prepared), generation, fence, expectedPosition }];
         for (const other of commit.alongside) {
           if (other.bulk === true || (other.alongside?.length ?? 0) > 0) throw new RangeError('commits alongside go without bulk or commits of their own');
           const own = prepareCommit(other, false);
           checkTokens(other);
-          sections.push({ prepared: own, writes: own.writes, checkpoint: checkpointJson(own), generation: other.generation, fence: other.fence });
+          sections.push({ prepared: own, writes: own.writes, checkpoint: checkpointJson(own), generation: other.generation, fence: other.fence, expectedPosition: other.expectedPosition });
         }
         await runCommit(commitArgs(sections, false));
         return;
       }
+      if (commit.bulk === true && expectedPosition !== undefined) throw new RangeError('a bulk commit expects no checkpoint position');
       if (commit.bulk === true && generation !== undefined && prepared.writes.length > 0 && distinctWrites(prepared) && (await liveGeneration(prepared.name)) !== generation) {
         await bulkCommit(prepared, generation);
         return;
       }
-      await runCommit(commitArgs([{ prepared, writes: prepared.writes, checkpoint: checkpointJson(prepared), generation, fence }], false));
+      await runCommit(commitArgs([{ prepared, writes: prepared.writes, checkpoint: checkpointJson(prepared), generation, fence, expectedPosition }], false));
     },
 
     commitsAlongside: true,
