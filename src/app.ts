@@ -7,6 +7,7 @@
 import type Koa from 'koa';
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { Site } from './site';
 import { buildDispatcher } from './api';
 import { authenticateRequest, parseBasic } from './access/authenticate';
@@ -57,6 +58,12 @@ export function createApp(site: Site): App {
   // Koa never reads X-Forwarded-For itself: ctx.ip believes it only through the trusted proxies.
   const koa = new ServingKoa({ proxy: false });
   serveClientAddress(koa, compileTrustedProxies(site.settings.trustedProxies ?? []));
+  // A client that leaves a streamed answer (an upload, a live feed) before its end is no fault here: not logged.
+  // Every other error goes to koa's own handler, as without this listener.
+  koa.on('error', (error: unknown) => {
+    if ((error as { code?: unknown } | null)?.code === 'ERR_STREAM_PREMATURE_CLOSE') return;
+    koa.onerror(error as Error);
+  });
   const dispatcher = buildDispatcher(site);
   // The core and wordpress dialects of the API (src/http/dialect.ts) and CORS (src/http/cors.ts).
   const dialects = new Dialects(
@@ -226,6 +233,10 @@ export function createApp(site: Site): App {
       inFlight?.end();
       if (result === null) return;
       if (state.dialect === 'wordpress' && state.request !== null) result = dialects.answer(result, state.request);
+      if (result.stream) {
+        respondStream(ctx, result, result.stream, fixedHeaders, state.signedIn);
+        return;
+      }
       const written = respond(ctx, result, fixedHeaders, state.signedIn, state.jsonp);
       if (cacheVersion !== null && state.method === 'GET' && !state.signedIn && result.cacheable === true && written.status === 200) {
         responseCache!.keep(ctx.req, cacheVersion, written);
@@ -439,6 +450,27 @@ function respond(ctx: Koa.Context, result: RestResult, fixedHeaders: readonly st
   // A HEAD answer has the GET's headers and no body.
   res.end(ctx.method === 'HEAD' ? undefined : body);
   return { status, headers, body };
+}
+
+/**
+ * Sends a streamed answer (a live feed) through koa: koa writes it as it comes and destroys it when the answer ends
+ * or the client goes. Such answers are never kept by the response cache nor compressed; the socket is not timed out
+ * (the feed sends its own heartbeats). A HEAD answer has the headers only.
+ */
+function respondStream(ctx: Koa.Context, result: RestResult, stream: Readable, fixedHeaders: readonly string[], signedIn: boolean): void {
+  const headers = [...fixedHeaders];
+  if (signedIn) headers.push(...SIGNED_IN_HEADERS);
+  if (result.headers) for (const name in result.headers) if (Object.hasOwn(result.headers, name)) setHeader(headers, name, result.headers[name]!);
+  ctx.status = result.status;
+  for (let i = 0; i < headers.length; i += 2) ctx.set(headers[i]!, headers[i + 1]!);
+  if (ctx.method === 'HEAD') {
+    stream.destroy();
+    return;
+  }
+  ctx.req.socket.setTimeout(0);
+  ctx.req.socket.setNoDelay(true);
+  ctx.compress = false;
+  ctx.body = stream;
 }
 
 function setHeader(headers: string[], name: string, value: string): void {

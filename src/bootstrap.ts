@@ -171,6 +171,9 @@ export async function openSite(config: Config): Promise<Site> {
       commentFloodSeconds: config.commentFloodSeconds,
       idempotencyTtlMs: config.idempotencyTtlMs,
       blockPatterns,
+      auditStreamHeartbeatMs: config.auditStreams.heartbeatMs,
+      auditStreamsPerUser: config.auditStreams.perUser,
+      auditStreamsTotal: config.auditStreams.total,
       // In memory, a batch's events are what a young-generation GC finds alive and copies: a start-up replay in
       // batches of 250 spent about a tenth less CPU than in batches of 1,000 (docs/performance.md). Redis keeps
       // the default: every batch is a round trip.

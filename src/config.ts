@@ -81,6 +81,8 @@ export interface Config {
   commentFloodSeconds: number;
   /** How long an Idempotency-Key is kept after its request (IDEMPOTENCY_KEY_TTL_SECONDS, in ms here). */
   idempotencyTtlMs: number;
+  /** Audit streams (docs/audit.md): heartbeat (AUDIT_STREAM_HEARTBEAT_SECONDS, in ms here), per user (AUDIT_STREAMS_PER_USER), in all (AUDIT_STREAMS_MAX). */
+  auditStreams: { heartbeatMs: number; perUser: number; total: number };
   /** Where uploaded files are kept (BLOB_STORE): a directory, or an S3 bucket shared by every node. */
   blobStore: BlobStoreConfig;
   /** Where the block patterns offered to the block editor are read from (BLOCK_PATTERNS_DIR); null for none. */
@@ -148,6 +150,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     imageMaxPixels: Math.max(1, integer(env.IMAGE_MAX_PIXELS, DEFAULT_IMAGE_MAX_PIXELS, 'IMAGE_MAX_PIXELS')),
     commentFloodSeconds: integer(env.COMMENT_FLOOD_SECONDS, DEFAULT_COMMENT_FLOOD_SECONDS, 'COMMENT_FLOOD_SECONDS'),
     idempotencyTtlMs: Math.max(1, integer(env.IDEMPOTENCY_KEY_TTL_SECONDS, 86_400, 'IDEMPOTENCY_KEY_TTL_SECONDS')) * 1000,
+    auditStreams: {
+      heartbeatMs: Math.max(1, integer(env.AUDIT_STREAM_HEARTBEAT_SECONDS, 15, 'AUDIT_STREAM_HEARTBEAT_SECONDS')) * 1000,
+      perUser: integer(env.AUDIT_STREAMS_PER_USER, 4, 'AUDIT_STREAMS_PER_USER'),
+      total: integer(env.AUDIT_STREAMS_MAX, 100, 'AUDIT_STREAMS_MAX'),
+    },
     blobStore: blobStore(env, path.resolve(cwd, env.DATA_DIR || './data')),
     blockPatternsDir: env.BLOCK_PATTERNS_DIR ? path.resolve(cwd, env.BLOCK_PATTERNS_DIR) : null,
   };

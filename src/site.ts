@@ -78,6 +78,12 @@ export interface SiteSettings {
   idempotencyTtlMs?: number;
   /** The block patterns and categories offered to the block editor (BLOCK_PATTERNS_DIR; default none). */
   blockPatterns?: BlockPatternLibrary;
+  /** Milliseconds between heartbeat comments on an audit stream (AUDIT_STREAM_HEARTBEAT_SECONDS; default 15 s). */
+  auditStreamHeartbeatMs?: number;
+  /** Most audit streams one user may hold open in this process (AUDIT_STREAMS_PER_USER; default 4). */
+  auditStreamsPerUser?: number;
+  /** Most audit streams open in this process (AUDIT_STREAMS_MAX; default 100). */
+  auditStreamsTotal?: number;
 }
 
 /**

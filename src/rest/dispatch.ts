@@ -243,6 +243,8 @@ export class Dispatcher {
   private shaped(request: RestRequest, prepared: Prepared | RestError, result: RestResult, options: { embed?: boolean }): MaybeAsync<RestResult> {
     const tally: EmbedTally = { cacheable: !(prepared instanceof RestError) && prepared.matched.endpoint.cacheable === true && result.cacheable !== false };
     const isError = result.status >= 400;
+    // A streamed answer is sent as it is made: nothing to embed, pick or wrap.
+    if (result.stream) return result;
     const linksBesideFields = !(prepared instanceof RestError) && prepared.matched.endpoint.linksBesideFields === true;
     if (!isError && options.embed !== false && request.query._embed !== undefined) {
       return this.embed(result.body, request, tally).then((body) => this.finished(request, { ...result, body }, tally, isError, linksBesideFields));

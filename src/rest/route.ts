@@ -3,6 +3,7 @@
  * per method set an endpoint with its args, a REQUIRED permission rule and a handler. Nothing resource-specific
  * lives in the machinery that runs them (dispatch.ts).
  */
+import type { Readable } from 'node:stream';
 import type { Actor } from '../access/capabilities';
 import type { ArgSchema } from './args';
 import type { RestError } from './errors';
@@ -85,6 +86,12 @@ export interface RestResult {
    * handler of a cacheable endpoint sets it to false for an answer that depends on more (e.g. the event log).
    */
   cacheable?: boolean;
+  /**
+   * An answer sent as it is produced (a live feed): written after the headers for as long as it lasts, instead of
+   * `body`; the response-shaping globals (`_embed`, `_fields`, `_envelope`) leave it as it is. Destroyed when the
+   * client goes, which must release whatever it holds.
+   */
+  stream?: Readable;
 }
 
 /**

@@ -124,9 +124,9 @@ test('oldest first with order=asc and the after_position cursor', async () => {
   assert.is(nextLink(below.headers), null);
 });
 
-test('the namespace index lists the route', async () => {
+test('the namespace index lists the routes', async () => {
   const { body } = await t.request('GET', '/audit/v1');
-  assert.equal(Object.keys(body.routes), ['/audit/v1', '/audit/v1/events']);
+  assert.equal(Object.keys(body.routes), ['/audit/v1', '/audit/v1/events', '/audit/v1/stream']);
 });
 
 test('redaction and matching are pure rules', () => {

@@ -745,6 +745,8 @@ const extensions: Row[] = [
   row('POST', '/core/v2/pages/{id}/revisions/{revision}/restore', { item: other(G, 'publish', { revised: true }), localOnly: EXTENSION }, ['401 rest_cannot_edit', '403 rest_cannot_edit', '403 rest_cannot_edit', '403 rest_cannot_edit', '200', '200']),
   row('GET', '/audit/v1', { localOnly: EXTENSION }, all('200')),
   row('GET', '/audit/v1/events', { localOnly: EXTENSION }, ADMIN_ONLY('rest_forbidden', '200')),
+  // follow=false: the feed ends once it reaches the end of the log, so an allowed request has a whole answer too.
+  row('GET', '/audit/v1/stream?follow=false', { localOnly: EXTENSION }, ADMIN_ONLY('rest_forbidden', '200')),
   row('GET', '/projections/v1', { localOnly: EXTENSION }, all('200')),
 ];
 

@@ -10,6 +10,7 @@
 import fc from 'fast-check';
 import type { ArgSchema, IndexedEndpoint } from './routeFixtures';
 import { fillRoute, routeParameters } from './routeFixtures';
+import { responseText } from './testSite';
 
 export type Identity = 'anonymous' | 'admin' | 'author' | 'forged';
 
@@ -307,7 +308,7 @@ export async function sendFuzz(base: string, request: FuzzRequest, auth: Record<
   if (authorization) headers.authorization = authorization;
   if (request.body) headers['content-type'] = request.body.type;
   const response = await fetch(`${base}${request.url}`, { method: request.method, headers, body: request.body?.data });
-  return { status: response.status, headers: response.headers, text: await response.text() };
+  return { status: response.status, headers: response.headers, text: await responseText(response) };
 }
 
 /** A one-line description of a request, for failure messages. */

@@ -100,6 +100,8 @@ export interface TestSiteOptions {
   readinessCheckMs?: number;
   /** The block patterns offered to the block editor (default: none). */
   blockPatterns?: SiteSettings['blockPatterns'];
+  /** Audit streams' heartbeat and bounds (default: the site's, 15 s, 4 per user, 100 in all). */
+  auditStreams?: { heartbeatMs?: number; perUser?: number; total?: number };
 }
 
 /** The default outgoing HTTP of test sites: no network. */
@@ -135,6 +137,9 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       commentFloodSeconds: options.commentFloodSeconds,
       readinessCheckMs: options.readinessCheckMs,
       blockPatterns: options.blockPatterns,
+      auditStreamHeartbeatMs: options.auditStreams?.heartbeatMs,
+      auditStreamsPerUser: options.auditStreams?.perUser,
+      auditStreamsTotal: options.auditStreams?.total,
     },
     {
       store: options.store ?? createMemoryEventStore(),
@@ -178,6 +183,18 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
   };
 }
 
+/**
+ * A response's body as text. A followed Server-Sent Events feed never ends, so of an event stream only its first
+ * chunk is read (what a sweep of every route checks: the status, the headers and the opening), and then it is closed.
+ */
+export async function responseText(response: Response): Promise<string> {
+  if (!/^text\/event-stream/i.test(response.headers.get('content-type') ?? '') || response.body === null) return response.text();
+  const reader = response.body.getReader();
+  const first = await reader.read();
+  await reader.cancel();
+  return first.done ? '' : new TextDecoder().decode(first.value);
+}
+
 /** The `request` of a test site, for any server at `base` (a test site's, or a real process's). */
 export function requestsTo(base: string): TestSite['request'] {
   return async (method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse> => {
@@ -195,7 +212,7 @@ export function requestsTo(base: string): TestSite['request'] {
     }
     if (opts.as) headers.authorization = opts.as.auth;
     const response = await fetch(`${base}${path}`, { method, headers, body });
-    const text = await response.text();
+    const text = await responseText(response);
     let parsed: unknown;
     try {
       parsed = text === '' ? undefined : JSON.parse(text);
