@@ -266,8 +266,8 @@ function countCacheUse(site: Site, cache: ResponseCache): void {
   // Counted as plain numbers by the cache (no label lookup per request), carried over at each scrape.
   let counted = { hits: 0, misses: 0 };
   registry.collect(() => {
-    hits.inc({}, cache.hits - counted.hits);
-    misses.inc({}, cache.misses - counted.misses);
+    hits.inc(cache.hits - counted.hits);
+    misses.inc(cache.misses - counted.misses);
     counted = { hits: cache.hits, misses: cache.misses };
     entries.set(cache.size.entries);
     bytes.set(cache.size.bytes);

@@ -24,7 +24,7 @@ import { BUILT_IN_PROJECTIONS_DIR, loadProjections } from './projection/loader';
 import { loadBlockPatterns } from './resources/blockPatterns/load';
 import builtInProjections from '../projections/index';
 import type { RedisConnections, RedisTimeouts } from './adapters/redis/connections';
-import type { Counter } from './metrics/registry';
+import type { Counter } from 'prom-client';
 
 /** What the event store tells the site about itself (a dropped subscription), before the site's metrics exist. */
 export interface StoreEvents {
@@ -183,7 +183,7 @@ export async function openSite(config: Config): Promise<Site> {
   );
   const { registry } = site.metrics;
   drops = registry.counter('palimpsest_event_store_subscription_drops_total', 'Subscriptions to the event log that dropped and were made again.');
-  drops.inc({}, 0);
+  drops.inc(0);
   if (connections) {
     const connected = registry.gauge('palimpsest_redis_connected', '1 while every connection of this process to Redis is ready.');
     registry.collect(() => connected.set(redisUp ? 1 : 0));

@@ -78,7 +78,7 @@ export async function operationalResponse(site: Site, method: string, path: stri
       return json(result.ready ? 200 : 503, { status: result.ready ? 'ready' : 'not ready', checks: result.checks });
     }
     case '/metrics':
-      return { status: 200, type: 'text/plain; version=0.0.4; charset=utf-8', body: await site.metrics.registry.render() };
+      return { status: 200, type: site.metrics.registry.contentType, body: await site.metrics.registry.render() };
     default:
       return null;
   }

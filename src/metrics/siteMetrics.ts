@@ -6,8 +6,8 @@ import { PositionNotInLogError } from '../ports/eventStore';
 import type { EventStore, RecordedEvent } from '../ports/eventStore';
 import type { Clock } from '../ports/clock';
 import type { RebuildProgress } from '../projection/runner';
-import { type Histogram, MetricsRegistry } from './registry';
-import type { Gauge, HistogramSeries } from './registry';
+import type { Gauge, Histogram } from 'prom-client';
+import { MetricsRegistry } from './registry';
 
 /** Distinct route labels kept; paths beyond them (scanners, typos) share one label. */
 const MAX_ROUTE_LABELS = 500;
@@ -25,15 +25,16 @@ export interface SiteMetrics {
 
 export function createSiteMetrics(): SiteMetrics {
   const registry = new MetricsRegistry();
-  const requests = registry.histogram('palimpsest_http_request_duration_seconds', 'HTTP request durations by method, route and status.');
+  const requests = registry.histogram('palimpsest_http_request_duration_seconds', 'HTTP request durations by method, route and status.', ['method', 'route', 'status']);
   const appendDuration = registry.histogram('palimpsest_event_store_append_duration_seconds', 'Time an append to the event store takes.');
-  const rebuildApplied = registry.gauge('palimpsest_projection_rebuild_applied_events', 'Events a running or last projection rebuild has applied.');
-  const rebuildHead = registry.gauge('palimpsest_projection_rebuild_head_position', 'Log head the rebuild is replaying up to.');
+  const rebuildApplied = registry.gauge('palimpsest_projection_rebuild_applied_events', 'Events a running or last projection rebuild has applied.', ['projection']);
+  const rebuildHead = registry.gauge('palimpsest_projection_rebuild_head_position', 'Log head the rebuild is replaying up to.', ['projection']);
   const projectorActive = registry.gauge('palimpsest_projector_active', '1 while this process holds the projector lease (or runs the embedded projector).');
 
   // The labels given out so far (bounded); a path is not kept: every item has its own.
   const labels = new Set<string>();
-  const series = new Map<string, HistogramSeries>();
+  // The labelled series given out, kept so a request observes without prom-client's label lookup.
+  const series = new Map<string, Histogram.Internal<'method' | 'route' | 'status'>>();
   const routeOf = (path: string): string => {
     const label = NUMERIC_SEGMENT_START.test(path) ? path.replace(NUMERIC_SEGMENT, '/{id}') : path;
     if (labels.has(label)) return label;
@@ -49,15 +50,15 @@ export function createSiteMetrics(): SiteMetrics {
       const key = `${method} ${status} ${route}`;
       let s = series.get(key);
       if (!s) {
-        s = requests.child({ method, route: series.size < MAX_ROUTE_LABELS * 4 ? route : 'other', status: String(status) });
+        s = requests.labels({ method, route: series.size < MAX_ROUTE_LABELS * 4 ? route : 'other', status: String(status) });
         series.set(key, s);
       }
       s.observe(seconds);
     },
     appendDuration,
     rebuildProgress(progress) {
-      rebuildApplied.set(progress.applied, { projection: progress.projection });
-      rebuildHead.set(progress.head, { projection: progress.projection });
+      rebuildApplied.set({ projection: progress.projection }, progress.applied);
+      rebuildHead.set({ projection: progress.projection }, progress.head);
     },
     projectorActive,
   };
@@ -121,7 +122,7 @@ export async function projectorLag(source: { store: EventStore; clock: Clock; ap
 
 /** The store with its appends timed. */
 export function timedStore(store: EventStore, histogram: Histogram): EventStore {
-  const series = histogram.child();
+  const series = histogram;
   return {
     appendToStream: async (streamId, events, options) => {
       const started = process.hrtime.bigint();
