@@ -38,6 +38,7 @@ import { mayReadActiveTheme, themeRoutes } from './resources/themes/routes';
 import { globalStylesRoutes } from './resources/globalStyles/routes';
 import { blockPatternRoutes } from './resources/blockPatterns/routes';
 import { EMPTY_LIBRARY } from './resources/blockPatterns/library';
+import { logLine } from './logger';
 
 /** Namespaces with routes of ours, in the order the index lists them. */
 const NAMESPACES = ['oembed/1.0', 'core/v2', 'projections/v1', 'audit/v1'];
@@ -126,7 +127,7 @@ export function buildDispatcher(site: Site): Dispatcher {
   all.push(root!, batchRoute(() => dispatcher!), ...indexes.slice(0, namespaces.length), ...resourceRoutes, ...indexes.slice(namespaces.length));
   // Safe retries: requests with an Idempotency-Key are carried out once (src/resources/idempotency/guard.ts).
   const idempotency = new IdempotencyGuard(
-    { store: site.store, readModel: site.readModel, clock: site.clock, metadata: site.metadata, settle: site.settle, apiRoot: site.apiRoot, log: (message, detail) => console.error(message, detail ?? '') },
+    { store: site.store, readModel: site.readModel, clock: site.clock, metadata: site.metadata, settle: site.settle, apiRoot: site.apiRoot, log: logLine },
     { ttlMs: site.settings.idempotencyTtlMs },
   );
   dispatcher = new Dispatcher(all, { apiRoot: site.apiRoot, guard: (request, endpoint, serve) => idempotency.guard(request, endpoint, serve) });

@@ -40,6 +40,7 @@ import { Dialects, namespacesOfPaths } from './http/dialect';
 import { isDependencyUnavailable } from './ports/unavailable';
 import { OUTAGE_HEADERS, outageError } from './http/outage';
 import type { ApiDialect } from './http/dialect';
+import { logger } from './logger';
 
 const OPERATIONAL_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 /** Retry-After while the read model is rebuilt from the log, and while it does not match the log (an operator's matter). */
@@ -185,7 +186,7 @@ export function createApp(site: Site): App {
   /** A page outside the API that failed: an outage answers 503 with Retry-After; anything else is koa's 500. */
   const outsideFailed = (ctx: Koa.Context, error: unknown): void => {
     if (!isDependencyUnavailable(error)) throw error;
-    console.error(`${ctx.method} ${ctx.url}: ${error.message}`);
+    logger.warn({ method: ctx.method, url: ctx.url }, error.message);
     ctx.status = 503;
     ctx.set(OUTAGE_HEADERS);
     ctx.body = outageError(error, null).toJSON();
@@ -203,10 +204,10 @@ export function createApp(site: Site): App {
       if (error instanceof RestError) return errorResult(error);
       if (isDependencyUnavailable(error)) {
         // An outage is no fault of this process: one line, no stack.
-        console.error(`[${requestId}] ${ctx.method} ${ctx.url}: ${error.message}`);
+        logger.warn({ requestId, method: ctx.method, url: ctx.url }, error.message);
         return { ...errorResult(outageError(error, inFlight)), headers: { ...OUTAGE_HEADERS } };
       }
-      console.error(`[${requestId}] ${ctx.method} ${ctx.url}`, error);
+      logger.error({ requestId, method: ctx.method, url: ctx.url, err: error }, 'request failed');
       return errorResult(restError('internal_server_error', 'There has been a critical error on this site.', 500));
     };
     const authenticated = (rest: RestRequest, found: Authenticated | null): MaybeAsync<RestResult> => {

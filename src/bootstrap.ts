@@ -25,6 +25,7 @@ import { loadBlockPatterns } from './resources/blockPatterns/load';
 import builtInProjections from '../projections/index';
 import type { RedisConnections, RedisTimeouts } from './adapters/redis/connections';
 import type { Counter } from 'prom-client';
+import { logger } from './logger';
 
 /** What the event store tells the site about itself (a dropped subscription), before the site's metrics exist. */
 export interface StoreEvents {
@@ -39,7 +40,7 @@ export async function openEventStore(config: Config, events: StoreEvents = {}): 
       connectionString: config.eventStoreUrl,
       timeoutMs: config.eventStoreTimeoutMs,
       onSubscriptionDropped: (error, attempt) => {
-        console.error(`event store: the subscription to the log dropped (${error instanceof Error ? error.message : String(error)}); resubscribing (attempt ${attempt})`);
+        logger.warn(`event store: the subscription to the log dropped (${error instanceof Error ? error.message : String(error)}); resubscribing (attempt ${attempt})`);
         events.onSubscriptionDropped?.(error, attempt);
       },
     });
@@ -74,7 +75,7 @@ export async function openReadModel(
   ]);
   // Commands, the API's reads (auto-pipelined), and subscriptions, each on a connection of its own, every command
   // bounded (src/adapters/redis/connections.ts).
-  const connections = openRedisConnections(config.redisUrl, redisTimeouts(config), (line) => console.error(line), onRedisState);
+  const connections = openRedisConnections(config.redisUrl, redisTimeouts(config), (line) => logger.warn(line), onRedisState);
   const { redis, reader, subscriber } = connections;
   const prefix = config.redisPrefix;
   // An outage fails a call with DependencyUnavailableError, which the HTTP edge answers with 503.
@@ -126,6 +127,7 @@ export async function siteProjections(config: Config): Promise<Projection[]> {
 const MEMORY_PROJECTOR_BATCH = 250;
 
 export async function openSite(config: Config): Promise<Site> {
+  logger.level = config.logLevel;
   // Read before anything is opened: a library that does not load stops the start.
   const blockPatterns = config.blockPatternsDir === null ? undefined : await loadBlockPatterns(config.blockPatternsDir);
   const projections = await siteProjections(config);
@@ -143,8 +145,8 @@ export async function openSite(config: Config): Promise<Site> {
     const outcome = await loadSnapshot(snapshotFile, memory, store, projections);
     if (outcome.loaded) {
       const rebuilt = outcome.rebuilt.length > 0 ? `; rebuilding ${outcome.rebuilt.join(', ')} from the log` : '';
-      console.error(`read model snapshot loaded: ${outcome.rows} documents at log position ${outcome.position} in ${Date.now() - started} ms${rebuilt}`);
-    } else if (outcome.reason !== 'no snapshot') console.error(`read model snapshot ignored (${outcome.reason}): replaying the log`);
+      logger.info(`read model snapshot loaded: ${outcome.rows} documents at log position ${outcome.position} in ${Date.now() - started} ms${rebuilt}`);
+    } else if (outcome.reason !== 'no snapshot') logger.warn(`read model snapshot ignored (${outcome.reason}): replaying the log`);
   }
   const site = createSite(
     {
@@ -227,7 +229,7 @@ function withSnapshotOnClose(site: Site, memory: MemoryReadModel, file: string):
       try {
         await writeSnapshot(file, memory, site.store, site.projector.projections);
       } catch (error) {
-        console.error('read model snapshot not written', error);
+        logger.error({ err: error }, 'read model snapshot not written');
       }
     }
     await close.call(site);

@@ -15,6 +15,8 @@ import { DEFAULT_BODY_LIMITS } from './http/requestBodies';
 import type { BodyLimits } from './http/requestBodies';
 import { DEFAULT_IMAGE_MAX_PIXELS } from './resources/media/sharp';
 import { DEFAULT_COMMENT_FLOOD_SECONDS } from './resources/comments/decider';
+import { LOG_LEVELS } from './logger';
+import type { LogLevel } from './logger';
 
 export interface Config {
   port: number;
@@ -64,6 +66,8 @@ export interface Config {
   responseCacheBytes: number;
   /** Destinations outgoing HTTP may reach besides public addresses (OUTBOUND_ALLOWED_HOSTS). */
   outboundAllowedHosts: AllowedHost[];
+  /** The least severe log level written (LOG_LEVEL): fatal, error, warn, info (the default), debug, trace or silent. */
+  logLevel: LogLevel;
   /** Which API root the site advertises (API_DIALECT): `core` (the site root) or `wordpress` (`/wp-json/`). */
   apiDialect: ApiDialect;
   /** Origins allowed to read answers cross-origin (CORS_ALLOWED_ORIGINS); null for any origin. */
@@ -137,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     responseCacheBytes: integer(env.RESPONSE_CACHE_BYTES, 64 * 1024 * 1024, 'RESPONSE_CACHE_BYTES'),
     outboundAllowedHosts: allowedHosts(env.OUTBOUND_ALLOWED_HOSTS),
     apiDialect: apiDialect(env.API_DIALECT),
+    logLevel: logLevel(env.LOG_LEVEL),
     corsAllowedOrigins: allowedOrigins(env.CORS_ALLOWED_ORIGINS),
     trustedProxies: trustedProxies(env.TRUSTED_PROXIES),
     bodyLimits: {
@@ -221,6 +226,12 @@ function siteInstance(value: string | undefined): SiteInstance {
   if (value === undefined || value === '') return 'first';
   if (!(SITE_INSTANCES as readonly string[]).includes(value)) throw new ConfigError(`SITE_INSTANCE must be "first" or "second", got "${value}"`);
   return value as SiteInstance;
+}
+
+function logLevel(value: string | undefined): LogLevel {
+  if (value === undefined || value === '') return 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(value)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
+  return value as LogLevel;
 }
 
 function apiDialect(value: string | undefined): ApiDialect {

@@ -12,6 +12,7 @@ import { answerClientErrors } from './http/clientErrors';
 import type { Site } from './site';
 import { operationalResponse } from './health/endpoints';
 import { ensureDefaultCategory } from './resources/terms/operations';
+import { logger } from './logger';
 
 export interface ServeOptions {
   /** Run the projector in this process (the default). `serve --no-projector` makes an API node only. */
@@ -100,7 +101,7 @@ async function serveSite(site: Site, config: Config, options: ServeOptions, star
   const app = createApp(site);
   const server = await listen(config, app.callback());
   const role = options.projector === false ? 'API node without projector; ' : '';
-  console.log(`palimpsest serving ${config.siteUrl}/ on ${config.host}:${config.port} (${role}ready in ${Date.now() - started} ms${replay}; data in ${config.dataDir})`);
+  logger.info(`palimpsest serving ${config.siteUrl}/ on ${config.host}:${config.port} (${role}ready in ${Date.now() - started} ms${replay}; data in ${config.dataDir})`);
   return { close: closer(server, site), server };
 }
 
@@ -111,9 +112,9 @@ async function closeWithin(closing: Promise<void>, ms: number): Promise<void> {
     timer = setTimeout(() => resolve('late'), ms);
   });
   try {
-    if ((await Promise.race([closing, late])) === 'late') console.error(`palimpsest: closing did not finish within ${ms} ms`);
+    if ((await Promise.race([closing, late])) === 'late') logger.error(`palimpsest: closing did not finish within ${ms} ms`);
   } catch (error) {
-    console.error(`palimpsest: closing failed: ${error instanceof Error ? error.message : String(error)}`);
+    logger.error({ err: error }, 'palimpsest: closing failed');
   } finally {
     clearTimeout(timer);
   }
@@ -144,7 +145,7 @@ export async function runProjector(config: Config): Promise<Running> {
     await closeWithin(site.close(), config.shutdownTimeoutMs);
     throw error;
   }
-  console.log(`palimpsest projector running (health and metrics on ${config.host}:${config.port})`);
+  logger.info(`palimpsest projector running (health and metrics on ${config.host}:${config.port})`);
   return { close: closer(server, site), server };
 }
 
@@ -213,15 +214,16 @@ function closer(server: http.Server, site: Site): () => Promise<void> {
 export function runUntilStopped(start: () => Promise<Running>, shutdownTimeoutMs: number): Promise<number> {
   return new Promise<number>((resolve) => {
     let stopping = false;
-    const started = start();
+    // Assigned below, once the handlers are in: a signal is handled on the event loop, after this function returns.
+    let started: Promise<Running>;
     const stop = (signal: NodeJS.Signals) => {
       if (stopping) {
-        console.error(`palimpsest: ${signal} again, exiting at once`);
+        logger.warn(`palimpsest: ${signal} again, exiting at once`);
         process.exit(1);
       }
       stopping = true;
       const hard = setTimeout(() => {
-        console.error(`palimpsest: did not stop within ${shutdownTimeoutMs} ms of ${signal} (SHUTDOWN_TIMEOUT_MS); exiting`);
+        logger.error(`palimpsest: did not stop within ${shutdownTimeoutMs} ms of ${signal} (SHUTDOWN_TIMEOUT_MS); exiting`);
         process.exit(1);
       }, shutdownTimeoutMs);
       started
@@ -229,16 +231,18 @@ export function runUntilStopped(start: () => Promise<Running>, shutdownTimeoutMs
         .then(
           () => resolve(0),
           (error: unknown) => {
-            console.error(`palimpsest: closing failed: ${error instanceof Error ? error.message : String(error)}`);
+            logger.error({ err: error }, 'palimpsest: closing failed');
             resolve(1);
           },
         )
         .finally(() => clearTimeout(hard));
     };
+    // In before start() says or opens anything: a signal arriving without a listener would end the process at once.
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    started = start();
     started.catch((error: unknown) => {
-      console.error(`palimpsest: ${startFailure(error)}`);
+      logger.fatal(`palimpsest: ${startFailure(error)}`);
       resolve(1);
     });
   });

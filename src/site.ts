@@ -36,6 +36,7 @@ import { countingKeyedAppends, keyedMetadata } from './resources/idempotency/con
 import { ReadModelWatch } from './health/readModelWatch';
 import { judgeReadModel } from './projection/epoch';
 import type { BlockPatternLibrary } from './resources/blockPatterns/library';
+import { logLine, logger } from './logger';
 
 export interface SiteSettings {
   siteUrl: string;
@@ -208,7 +209,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     readModel: readModelVersion.track(readModel),
     projections: adapters.projections ?? builtInProjections,
     maxBatchSize: settings.projectorBatchSize,
-    log: (message, detail) => console.error(message, detail ?? ''),
+    log: logLine,
     onRebuildProgress: metrics.rebuildProgress,
     epoch: {
       checkMs,
@@ -220,7 +221,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     },
   });
   const service = coordination
-    ? new ProjectorService({ projector, lease: coordination.lease, progress: coordination.progress, log: (message, detail) => console.error(message, detail ?? '') })
+    ? new ProjectorService({ projector, lease: coordination.lease, progress: coordination.progress, log: logLine })
     : null;
   let projecting = false;
   const appliedPosition = async () => (coordination ? coordination.progress.applied() : projector.appliedPosition);
@@ -249,7 +250,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     readModel: coordination ? cacheDocuments(readModel, readModelVersion) : readModel,
     blobs,
     http: adapters.http ?? createOutboundHttp({ allowedHosts: settings.outboundAllowedHosts }),
-    mailer: adapters.mailer ?? createLoggingMailer((line) => console.error(line)),
+    mailer: adapters.mailer ?? createLoggingMailer((line) => logger.info(line)),
     commands: new CommandHandler(store),
     ids: {
       content: new IdSequence(store, 'content', settings.idBlockSize, system),
@@ -281,7 +282,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
       const started = requests.settling(position);
       const budget = Math.max(0, settings.readYourWritesTimeoutMs - (started === undefined ? 0 : clock.now() - started));
       const reached = await waitForApplied(position, budget);
-      if (!reached) console.error(`read model did not reach position ${position} within READ_YOUR_WRITES_TIMEOUT_MS (${settings.readYourWritesTimeoutMs} ms) of the request's start`);
+      if (!reached) logger.warn(`read model did not reach position ${position} within READ_YOUR_WRITES_TIMEOUT_MS (${settings.readYourWritesTimeoutMs} ms) of the request's start`);
       // Before the write answers: no cached answer from before it is served to anyone after it (read-your-writes).
       readModelVersion.changed();
     },

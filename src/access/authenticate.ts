@@ -18,6 +18,7 @@ import { USAGE_RECORD_INTERVAL_MS } from '../resources/users/decider';
 import { userStreamId } from '../resources/users/events';
 import { readCurrent } from '../projection/written';
 import type { MaybeAsync } from '../core/maybeAsync';
+import { logger } from '../logger';
 
 export interface Authenticated {
   actor: Actor;
@@ -219,6 +220,6 @@ function noteUse(site: Site, authenticated: Authenticated, address: string, requ
   if (pending.has(password.uuid)) return;
   pending.add(password.uuid);
   void recordApplicationPasswordUse(site, authenticated.user.id, password.uuid, address || null, requestId)
-    .catch((error: unknown) => console.error(`[${requestId}] could not record the use of an application password`, error))
+    .catch((error: unknown) => logger.warn({ requestId, err: error }, 'could not record the use of an application password'))
     .finally(() => pending.delete(password.uuid));
 }

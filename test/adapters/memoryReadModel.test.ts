@@ -714,12 +714,14 @@ snapshots('the server stopped as soon as it says it serves closes cleanly and wr
     const env = { ...process.env, DATA_DIR: dir, PORT: String(await freePort()), HOST: '127.0.0.1' };
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-    child.stdout!.on('data', (d: Buffer) => {
+    let stopped = false;
+    const heard = (d: Buffer) => {
       output += d.toString();
-      // Stopped the moment the line arrives.
-      if (output.includes('palimpsest serving')) child.kill('SIGTERM');
-    });
+      // Stopped the moment the line arrives (a log line, on stderr).
+      if (!stopped && output.includes('palimpsest serving')) stopped = child.kill('SIGTERM');
+    };
+    child.stderr!.on('data', heard);
+    child.stdout!.on('data', heard);
     const bound = setTimeout(() => child.kill('SIGKILL'), 60_000);
     const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
     clearTimeout(bound);

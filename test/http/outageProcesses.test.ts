@@ -247,8 +247,13 @@ test('a port in use ends serve with one clear line and a non-zero status', async
       });
     });
     assert.is.not(code, 0);
+    // One log line (JSON, level fatal) saying why.
     const lines = stderr.split('\n').filter((line) => /EADDRINUSE/.test(line));
-    assert.equal(lines, [`palimpsest: cannot listen on 127.0.0.1:${port}: the port is already in use (EADDRINUSE); stop what listens there or set PORT to a free port`], stderr);
+    assert.equal(
+      lines.map((line) => JSON.parse(line)).map(({ level, msg }) => ({ level, msg })),
+      [{ level: 60, msg: `palimpsest: cannot listen on 127.0.0.1:${port}: the port is already in use (EADDRINUSE); stop what listens there or set PORT to a free port` }],
+      stderr,
+    );
     assert.not.match(stderr, /^\s+at /m, 'no stack trace');
   } finally {
     await new Promise((resolve) => taken.close(resolve));

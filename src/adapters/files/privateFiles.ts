@@ -5,6 +5,7 @@
  * is reported once on stderr. Files of ours that exist are tightened to 0600.
  */
 import fs from 'node:fs';
+import { logger } from '../../logger';
 
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
@@ -32,7 +33,7 @@ export function preparePrivateDir(dir: string): void {
   const mode = fs.statSync(dir).mode & 0o777;
   if ((mode & 0o077) !== 0 && !reported.has(dir)) {
     reported.add(dir);
-    console.error(`${dir} is open to other users (mode ${mode.toString(8)}); the files palimpsest keeps in it are 0600, but consider chmod 700`);
+    logger.warn(`${dir} is open to other users (mode ${mode.toString(8)}); the files palimpsest keeps in it are 0600, but consider chmod 700`);
   }
 }
 

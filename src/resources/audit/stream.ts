@@ -15,6 +15,7 @@ import { Readable } from 'node:stream';
 import type { EventStore, RecordedEvent, Subscription } from '../../ports/eventStore';
 import { auditEntry, matches } from './log';
 import type { AuditFilter } from './log';
+import { logger } from '../../logger';
 
 export interface AuditStreamLimits {
   /** Milliseconds between two heartbeat comments. */
@@ -133,7 +134,7 @@ export class AuditStreams {
         if (!request.follow) queueMicrotask(finish);
       },
       onError: (error) => {
-        console.error('audit stream: the subscription failed', error);
+        logger.warn({ err: error }, 'audit stream: the subscription failed');
         finish();
       },
     });

@@ -22,6 +22,7 @@ import type { Modifier, UploadedContent } from './files';
 import { readImageMeta } from './imageMeta';
 import type { BlobBody } from '../../ports/blobStore';
 import { blobSize } from '../../ports/blobStore';
+import { logger } from '../../logger';
 
 export const MEDIA_SLUG_SCOPE = 'attachment';
 
@@ -227,7 +228,7 @@ export async function deleteAttachment(site: Site, id: number, actor: Actor, req
   const deleted = result.events.find((event) => event.type === 'AttachmentDeleted')?.data as { files: string[] } | undefined;
   for (const key of deleted?.files ?? []) {
     await site.blobs.delete(key).catch((error: unknown) => {
-      console.error(`file ${key} of deleted attachment ${id} not removed (palimpsest media sweep removes it): ${error instanceof Error ? error.message : String(error)}`);
+      logger.warn(`file ${key} of deleted attachment ${id} not removed (palimpsest media sweep removes it): ${error instanceof Error ? error.message : String(error)}`);
     });
   }
   return { id, state: result.state, position: result.position, previous: last };
