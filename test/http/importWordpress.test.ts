@@ -147,4 +147,192 @@ test('a second run changes nothing: everything is already there, nothing appende
   );
 });
 
+test('an import whose connection drops at page 2 stops naming it, with nothing written; run again, it completes', async () => {
+  const store = createMemoryEventStore();
+  await withSites(
+    async (wp, site) => {
+      const before = await lastPosition(store);
+      let dropped = 0;
+      wp.faults.push((request) => (request.startsWith('/wp-json/wp/v2/posts?') && request.includes('page=2') && dropped++ === 0 ? { drop: true } : undefined));
+      const message = await refused(importFrom(wp, site));
+      assert.match(message, /^posts, page 2: http:\/\/127\.0\.0\.1:\d+\/wp-json\/wp\/v2\/posts\?.*: /);
+      assert.is(await lastPosition(store), before);
+      const report = await importFrom(wp, site);
+      assert.equal(report.counts.post, { created: 3, existing: 0, skipped: 0 });
+      assert.ok(wp.requests.some((request) => request.startsWith('/wp-json/wp/v2/posts?') && request.includes('page=3')), 'paged by X-WP-TotalPages');
+    },
+    { store, maxPerPage: 1 },
+  );
+});
+
+/** A memory store whose appends fail, once `failAt` is set, after that many more; counting them meanwhile. */
+function faultyStore() {
+  const base = createMemoryEventStore();
+  const control = { appends: 0, failAt: Number.POSITIVE_INFINITY };
+  const store: EventStore = Object.create(base);
+  store.appendToStream = (...args) => {
+    if (++control.appends > control.failAt) return Promise.reject(new Error('the event store went away'));
+    return base.appendToStream(...args);
+  };
+  return { store, control };
+}
+
+test('an import stopped by the event store part-way, at any point, completes without duplicates when run again', async () => {
+  // How many appends a whole import makes, so that the stops fall across all of it.
+  const counting = faultyStore();
+  let total = 0;
+  await withSites(
+    async (wp, site) => {
+      counting.control.appends = 0;
+      await importFrom(wp, site);
+      total = counting.control.appends;
+    },
+    { store: counting.store },
+  );
+  assert.ok(total > 50, `${total} appends`);
+  for (const failAt of [3, Math.floor(total / 4), Math.floor(total / 2), Math.floor((total * 3) / 4), total - 2]) {
+    const { store, control } = faultyStore();
+    const failing = (on: boolean) => {
+      control.appends = 0;
+      control.failAt = on ? failAt : Number.POSITIVE_INFINITY;
+    };
+    await withSites(
+      async (wp, site) => {
+        failing(true);
+        await importFrom(wp, site).then(
+          () => assert.unreachable(`the import stopped at append ${failAt}`),
+          (error: Error) => assert.match(error.message, /the event store went away/),
+        );
+        failing(false);
+        const report = await importFrom(wp, site);
+        assert.equal(report.changedIds, [], `stopped at ${failAt}: ${JSON.stringify(report.changedIds)}`);
+        const as = await admin(site);
+        const history = await site.request('GET', '/core/v2/posts/20/history?per_page=100', { as });
+        assert.equal(history.body.map((entry: any) => entry.type), ['PostCreated', 'PostUpdated', 'PostRevised', 'PostUpdated', 'PostRevised', 'PostUpdated', 'PostRevised', 'PostAutosaved'], `stopped at ${failAt}`);
+        const revisions = await site.request('GET', '/wp-json/wp/v2/pages/32/revisions', { as });
+        assert.equal(revisions.body.map((revision: any) => revision.id), [34, 33], `stopped at ${failAt}`);
+        for (const kind of ['user', 'category', 'tag', 'page', 'post'] as const) {
+          const listed = await site.request('GET', `/wp-json/wp/v2/${kind === 'user' ? 'users' : kind === 'category' ? 'categories' : kind === 'tag' ? 'tags' : `${kind}s`}?per_page=100&context=edit&status=${kind === 'post' || kind === 'page' ? 'publish,draft' : ''}`.replace(/&status=$/, ''), { as });
+          const ids = listed.body.map((item: any) => item.id);
+          assert.is(new Set(ids).size, ids.length, `${kind}: no duplicates`);
+        }
+        const again = await importFrom(wp, site);
+        assert.is(again.counts.post.created + again.counts.revision.created + again.counts.user.created, 0);
+      },
+      { store },
+    );
+  }
+});
+
+test('ids taken here: new ones, every reference rewritten, listed', async () => {
+  await withSites(async (wp, site) => {
+    const as = await admin(site);
+    for (let n = 0; n < 3; n++) await site.request('POST', '/wp-json/wp/v2/pages', { as, body: { title: `Local ${n}`, status: 'publish' } });
+    const report = await importFrom(wp, site);
+    const changed = new Map(report.changedIds.map((change) => [`${change.kind} ${change.from}`, change.to]));
+    // The test site's own users and first content ids are taken: the source's users 1 and those ids move.
+    assert.ok(changed.has('user 1'), JSON.stringify(report.changedIds));
+    assert.not.ok(changed.has('post 20'));
+    const about = await site.request('GET', `/wp-json/wp/v2/pages/${changed.get('page 30') ?? 30}?context=edit`, { as });
+    assert.is(about.body.title.raw, 'About');
+    const team = await site.request('GET', '/wp-json/wp/v2/pages/32?context=edit', { as });
+    assert.is(team.body.parent, about.body.id);
+    const post = await site.request('GET', '/wp-json/wp/v2/posts/42?context=edit', { as });
+    assert.is(post.body.author, changed.get('user 1'));
+    const revisions = await site.request('GET', '/wp-json/wp/v2/posts/20/revisions', { as });
+    assert.ok(revisions.body.some((revision: any) => revision.author === changed.get('user 1')));
+  });
+});
+
+test('--dry-run writes nothing and says what would be created', async () => {
+  const store = createMemoryEventStore();
+  await withSites(
+    async (wp, site) => {
+      const before = await lastPosition(store);
+      const report = await importFrom(wp, site, { dryRun: true });
+      assert.is(await lastPosition(store), before);
+      assert.is(report.dryRun, true);
+      assert.equal(report.counts.post, { created: 3, existing: 0, skipped: 0 });
+      assert.equal(report.counts.revision.created, 7);
+      assert.not.ok(wp.requests.some((request) => request.startsWith('/wp-content/')), 'no file fetched');
+    },
+    { store },
+  );
+});
+
+test('a media file on a host other than the one given is not fetched: reported missing', async () => {
+  const other = await startStandIn();
+  try {
+    await withSites(async (wp, site) => {
+      // The image's source_url names another loopback port, which the operator did not give.
+      wp.faults.push((request) =>
+        request.startsWith('/wp-json/wp/v2/media?') ? { headers: { 'X-WP-Total': '1', 'X-WP-TotalPages': '1' }, body: JSON.stringify([mediaAnswer(other.url)]) } : undefined,
+      );
+      const report = await importFrom(wp, site);
+      assert.equal(report.missingFiles.map((entry) => entry.id), [10]);
+      assert.match(report.missingFiles[0]!.reason, /not a reachable destination/);
+      assert.equal(other.requests, [], 'the other host was not asked');
+      const as = await admin(site);
+      const post = await site.request('GET', '/wp-json/wp/v2/posts/20?context=edit', { as });
+      assert.is(post.body.featured_media, 0);
+      assert.ok(report.skipped.some((entry) => entry.kind === 'featured image' && entry.id === 20));
+    });
+  } finally {
+    await other.close();
+  }
+});
+
+/** The stand-in's image as its media collection answers it, with its file on `origin`. */
+function mediaAnswer(origin: string) {
+  const source = `${origin}/wp-content/uploads/2026/01/pixel.png`;
+  return {
+    id: 10, date: '2026-01-05T09:00:00', date_gmt: '2026-01-05T09:00:00', guid: { raw: source, rendered: source }, modified: '2026-01-05T09:00:00', modified_gmt: '2026-01-05T09:00:00',
+    slug: 'pixel', status: 'inherit', type: 'attachment', link: `${origin}/pixel/`, title: { raw: 'pixel', rendered: 'pixel' }, author: 3, comment_status: 'open', ping_status: 'closed',
+    template: '', meta: [], description: { raw: '', rendered: '' }, caption: { raw: '', rendered: '' }, alt_text: '', media_type: 'image', mime_type: 'image/png',
+    media_details: {}, post: 20, source_url: source, missing_image_sizes: [],
+  };
+}
+
+const hostile: [string, (wp: StandIn) => void, RegExp][] = [
+  ['a site that is not WordPress (HTML)', (wp) => wp.faults.push((request) => (request.startsWith('/wp-json/?') || request === '/wp-json/' ? { status: 200, headers: { 'content-type': 'text/html' }, body: '<html>Hello</html>' } : undefined)), /the REST index: .* not JSON \(is http:\/\/127\.0\.0\.1:\d+ a WordPress site\?\)/],
+  ['a REST API without wp/v2', (wp) => wp.faults.push((request) => (request === '/wp-json/' ? { body: JSON.stringify({ name: 'x', url: 'x', namespaces: ['oembed/1.0'] }) } : undefined)), /is not a WordPress REST API with wp\/v2 \(namespaces: oembed\/1\.0\)/],
+  ['bad JSON in a collection', (wp) => wp.faults.push((request) => (request.startsWith('/wp-json/wp/v2/tags?') ? { body: '[{"id": 5, "name": ' } : undefined)), /^tags, page 1: .* not JSON/],
+  ['a huge answer', (wp) => wp.faults.push((request) => (request.startsWith('/wp-json/wp/v2/posts?') ? { body: `[${'"x",'.repeat(300_000)}"x"]` } : undefined)), /^posts, page 1: .*answer larger than 1048576 bytes/],
+  ['a field of the wrong type', (wp) => { (wp.content.items[0] as any).author = '3'; }, /^posts, page 1: post 20 is malformed: author must be integer/],
+  ['a title that is not an object', (wp) => { wp.faults.push((request) => (request.startsWith('/wp-json/wp/v2/pages?') ? { headers: { 'X-WP-TotalPages': '1' }, body: JSON.stringify([{ id: 30, title: 'About' }]) } : undefined)); }, /^pages, page 1: post 30 is malformed: /],
+  ['an object where a list is expected', (wp) => wp.faults.push((request) => (request.startsWith('/wp-json/wp/v2/users?') ? { body: '{"id":1}' } : undefined)), /^users, page 1: .* did not answer a list/],
+  ['a page count that is not a number', (wp) => wp.faults.push((request) => (request.startsWith('/wp-json/wp/v2/categories?') ? { headers: { 'X-WP-TotalPages': 'lots' }, body: '[]' } : undefined)), /^categories: X-WP-TotalPages "lots" is not a number/],
+  ['a date that is not a date', (wp) => { wp.content.items[0]!.revisions[1]!.date = 'yesterday'; }, /^revisions of post 20, page 1: revision 22 is malformed: date_gmt "yesterday" is not a date/],
+  ['pages whose parents loop', (wp) => { wp.content.items[1]!.parent = 32; }, /^page 30 "About": its parents loop \(30 -> 32 -> 30\)|^page 32 "Team": its parents loop/],
+  ['categories whose parents loop', (wp) => { wp.content.categories[2]!.parent = 4; }, /^category \d "\w+": its parents loop/],
+  ['a parent that is not there', (wp) => { wp.content.items[2]!.parent = 99; }, /^page 32 "Team": its parent 99 is not among what the site answered/],
+  ['an author that is not there', (wp) => { wp.content.items[4]!.author = 77; }, /^post 42 "Hello world!": its author 77 is not among the site's users/],
+  ['an error answer', (wp) => wp.faults.push((request) => (request.startsWith('/wp-json/wp/v2/media?') ? { status: 500, body: '{"code":"internal_server_error","message":"x","data":{"status":500}}' } : undefined)), /^media, page 1: .* answered 500 \(internal_server_error\)/],
+];
+
+for (const [name, breakIt, expected] of hostile) {
+  test(`refused with nothing written: ${name}`, async () => {
+    const store = createMemoryEventStore();
+    await withSites(
+      async (wp, site) => {
+        breakIt(wp);
+        const before = await lastPosition(store);
+        const message = await refused(importFrom(wp, site, { limits: { maxJsonBytes: 1024 * 1024 } }));
+        assert.match(message, expected);
+        assert.is(await lastPosition(store), before);
+      },
+      { store },
+    );
+  });
+}
+
+test('refused credentials, and a URL that is no site, are named', async () => {
+  await withSites(async (wp, site) => {
+    const message = await refused(importFrom(wp, site, { appPassword: 'wrong' }));
+    assert.match(message, /^the signed-in user: .* answered 401 \(rest_not_logged_in\): the user name or application password was refused/);
+    assert.match(await refused(importFrom(wp, site, { url: 'ftp://example.org' })), /only http and https/);
+    assert.match(await refused(importFrom(wp, site, { url: `http://admin:x@127.0.0.1:${wp.port}` })), /--user/);
+  });
+});
+
 test.run();

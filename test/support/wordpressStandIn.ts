@@ -197,12 +197,11 @@ export async function startStandIn(options: { content?: SiteContent; maxPerPage?
     }
     const route = url.pathname.replace(/^\/wp-json\/wp\/v2/, '');
     if (route === url.pathname) return fail(404, 'rest_no_route', 'No route was found matching the URL and request method.');
-    const edit = url.searchParams.get('context') === 'edit';
-    if (edit && !signedIn) return fail(401, 'rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.');
     if (route === '/users/me') {
       if (!signedIn) return fail(401, 'rest_not_logged_in', 'You are not currently logged in.');
       return send(200, userOf(content.users[0]!, origin));
     }
+    if (url.searchParams.get('context') === 'edit' && !signedIn) return fail(401, 'rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.');
     const paged = (all: unknown[]) => {
       const perPage = Math.min(Number(url.searchParams.get('per_page') ?? 10), maxPerPage);
       const page = Number(url.searchParams.get('page') ?? 1);

@@ -37,7 +37,7 @@ import { WordPressImportError, WordPressSource } from './source';
 import type { WpMedia, WpPost, WpTerm, WpUser } from './source';
 import { floatingDate, gmtMs, parentsFirst, timelineOf } from './timeline';
 import type { Step } from './timeline';
-import { lastReserved, reserveThrough } from './ids';
+import { blocksOf, lastReserved, reserveThrough } from './ids';
 
 export { WordPressImportError } from './source';
 
@@ -152,13 +152,20 @@ export async function importWordPress(site: Site, options: LiveImportOptions): P
     const existing = await site.claims.ownerOf(RECORD_SCOPE, recordKey(id));
     if (existing !== null) contentIds.set(id, existing);
   }
-  const keptUsers = new Set(users.filter((user) => !userIds.has(user.id) && user.id > usersMark.last).map((user) => user.id));
-  const keptTerms = new Set([...categories, ...tags].filter((term) => !termIds.has(term.id) && term.id > termsMark.last).map((term) => term.id));
-  const keptContent = new Set(plan.contentSourceIds.filter((id) => !contentIds.has(id) && id > contentMark.last));
+  // Kept: free here (past the sequence's last block), or in a block an earlier run of this import reserved.
+  const ours = { users: await blocksOf(site, 'users', source.site), terms: await blocksOf(site, 'terms', source.site), content: await blocksOf(site, 'content', source.site) };
+  const keptUsers = new Set(users.filter((user) => !userIds.has(user.id) && (user.id > usersMark.last || ours.users(user.id))).map((user) => user.id));
+  const keptTerms = new Set([...categories, ...tags].filter((term) => !termIds.has(term.id) && (term.id > termsMark.last || ours.terms(term.id))).map((term) => term.id));
+  const keptContent = new Set(plan.contentSourceIds.filter((id) => !contentIds.has(id) && (id > contentMark.last || ours.content(id))));
   if (!dryRun) {
-    await reserveThrough(site, 'users', usersMark, keptUsers);
-    await reserveThrough(site, 'terms', termsMark, keptTerms);
-    await reserveThrough(site, 'content', contentMark, keptContent);
+    const reservation = { format: 'wordpress', source: source.site, importedAt };
+    const past = (kept: Set<number>, mark: { last: number }) => new Set([...kept].filter((id) => id > mark.last));
+    for (const [sequence, kept, mark] of [['users', keptUsers, usersMark], ['terms', keptTerms, termsMark], ['content', keptContent, contentMark]] as const) {
+      const reserving = past(kept, mark);
+      await reserveThrough(site, sequence, mark, reserving, reservation);
+      // Ids another process took meanwhile are not kept.
+      for (const id of past(kept, mark)) if (!reserving.has(id)) kept.delete(id);
+    }
   }
   const changed = (kind: LiveImportKind, from: number, to: number) => {
     if (from !== to) report.changedIds.push({ kind, from, to, reason: dryRun ? 'id taken: a new one will be given' : 'id taken' });
