@@ -142,6 +142,9 @@ test('a second run changes nothing: everything is already there, nothing appende
       assert.equal(again.counts.user.existing, 3);
       assert.equal(again.counts.attachment, { created: 0, existing: 1, skipped: 1 });
       assert.equal(again.changedIds, []);
+      const dry = await importFrom(wp, site, { dryRun: true });
+      // The attachment whose file was missing is still to create: a dry run fetches no file.
+      assert.equal([dry.counts.post, dry.counts.attachment, dry.counts.user.created], [{ created: 0, existing: 3, skipped: 0 }, { created: 1, existing: 1, skipped: 0 }, 0]);
     },
     { store },
   );
