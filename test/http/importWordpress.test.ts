@@ -285,6 +285,21 @@ test('a media file on a host other than the one given is not fetched: reported m
   }
 });
 
+test('a media file of a type this site refuses leaves its attachment out, listed; the rest is imported', async () => {
+  const content = standInContent();
+  content.media.push({ id: 12, title: 'script', slug: 'script', author: 1, post: null, date: '2026-01-05T09:20:00', file: '2026/01/script.php', alt: '', caption: '' });
+  await withSites(
+    async (wp, site) => {
+      const report = await importFrom(wp, site);
+      assert.equal(report.counts.attachment, { created: 1, existing: 0, skipped: 2 });
+      const entry = report.skipped.find((skipped) => skipped.id === 12);
+      assert.match(entry?.reason ?? '', /^refused here: rest_upload_/);
+      assert.equal(report.counts.post.created, 3);
+    },
+    { content },
+  );
+});
+
 /** The stand-in's image as its media collection answers it, with its file on `origin`. */
 function mediaAnswer(origin: string) {
   const source = `${origin}/wp-content/uploads/2026/01/pixel.png`;

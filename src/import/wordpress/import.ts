@@ -67,7 +67,7 @@ export interface LiveImportOptions {
   /** The outbound client (tests); one allowing the source's host when not given. */
   http?: HttpFetcher;
   /** Bounds on one request (ms) and on one answer's size (bytes), when other than SOURCE_DEFAULTS. */
-  limits?: { timeoutMs?: number; maxJsonBytes?: number; maxFileBytes?: number };
+  limits?: { timeoutMs?: number; fileTimeoutMs?: number; maxJsonBytes?: number; maxFileBytes?: number };
 }
 
 interface Item {
@@ -320,7 +320,10 @@ export async function importWordPress(site: Site, options: LiveImportOptions): P
       changed('attachment', attachment.id, target);
       say(`attachment ${attachment.id}: ${target}`);
     } catch (error) {
-      throw new WordPressImportError(`attachment ${attachment.id} "${title}": ${messageOf(error)}`);
+      // A file this site does not take (its type, its size) leaves the attachment out; anything else stops.
+      if (!(error instanceof RestError)) throw new WordPressImportError(`attachment ${attachment.id} "${title}": ${messageOf(error)}`);
+      counts.attachment.skipped++;
+      report.skipped.push({ kind: 'attachment', id: attachment.id, title, reason: `refused here: ${messageOf(error)}` });
     }
   }
 

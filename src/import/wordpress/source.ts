@@ -222,9 +222,11 @@ export interface SourceOptions {
   maxJsonBytes?: number;
   /** Most bytes of one media file. */
   maxFileBytes?: number;
+  /** Bound on fetching one media file (ms). */
+  fileTimeoutMs?: number;
 }
 
-export const SOURCE_DEFAULTS = { timeoutMs: 30_000, maxJsonBytes: 32 * 1024 * 1024, maxFileBytes: 256 * 1024 * 1024 } as const;
+export const SOURCE_DEFAULTS = { timeoutMs: 30_000, fileTimeoutMs: 600_000, maxJsonBytes: 32 * 1024 * 1024, maxFileBytes: 256 * 1024 * 1024 } as const;
 
 /** The outbound client for the operator's site: its host and port allowed (it may be on a private network). */
 export function sourceClient(url: URL, timeoutMs: number, maxBytes: number): HttpFetcher {
@@ -256,6 +258,7 @@ export class WordPressSource {
   private readonly authorization: string;
   private readonly maxJsonBytes: number;
   private readonly maxFileBytes: number;
+  private readonly fileTimeoutMs: number;
 
   constructor(options: SourceOptions) {
     const url = siteAddress(options.url);
@@ -263,6 +266,7 @@ export class WordPressSource {
     this.root = `${this.site}/wp-json`;
     this.maxJsonBytes = options.maxJsonBytes ?? SOURCE_DEFAULTS.maxJsonBytes;
     this.maxFileBytes = options.maxFileBytes ?? SOURCE_DEFAULTS.maxFileBytes;
+    this.fileTimeoutMs = options.fileTimeoutMs ?? SOURCE_DEFAULTS.fileTimeoutMs;
     this.http = options.http ?? sourceClient(url, options.timeoutMs ?? SOURCE_DEFAULTS.timeoutMs, Math.max(this.maxJsonBytes, this.maxFileBytes));
     this.authorization = `Basic ${Buffer.from(`${options.user}:${options.appPassword}`).toString('base64')}`;
   }
@@ -317,7 +321,7 @@ export class WordPressSource {
     }
     const sameOrigin = target.origin === new URL(this.site).origin;
     try {
-      const response = await this.http.request(target.toString(), { headers: sameOrigin ? { authorization: this.authorization } : {}, maxBytes: this.maxFileBytes });
+      const response = await this.http.request(target.toString(), { headers: sameOrigin ? { authorization: this.authorization } : {}, maxBytes: this.maxFileBytes, timeoutMs: this.fileTimeoutMs });
       if (response.status !== 200) return { missing: `${url} answered ${response.status}` };
       return { bytes: Buffer.from(response.bytes) };
     } catch (error) {
