@@ -98,7 +98,8 @@ export async function importWordPress(site: Site, options: LiveImportOptions): P
   const items: Item[] = [];
   for (const [kind, route] of [['page', 'pages'], ['post', 'posts']] as const) {
     const listed = await source.all(`/wp/v2/${route}`, { status: STATUSES }, 'post', route, say);
-    for (const post of listed) {
+    for (const [index, post] of listed.entries()) {
+      if (index > 0 && index % 50 === 0) say(`${route}: revisions of ${index} of ${listed.length} read`);
       if (post.type !== kind) throw new WordPressImportError(`${route}: item ${post.id} is of type "${post.type}", not ${kind}`);
       const revisions = await source.all(`/wp/v2/${route}/${post.id}/revisions`, {}, 'revision', `revisions of ${kind} ${post.id}`);
       const autosaves = await source.list(`/wp/v2/${route}/${post.id}/autosaves`, 'revision', `autosaves of ${kind} ${post.id}`);
