@@ -1,5 +1,5 @@
 /**
- * `palimpsest <command>`: serve, projector, user create, projections rebuild, projections sweep, media sweep, option get|set, replay, import wxr. Each command
+ * `palimpsest <command>`: serve, projector, user create, projections rebuild, projections sweep, media sweep, option get|set, replay, import wxr, import wordpress. Each command
  * opens the site from the same configuration as the server (environment variables), so it can run beside a live
  * server on the same DATA_DIR: its events reach the server through the shared event store. Every command first says
  * on stderr which site it acts on (SITE_URL, DATA_DIR resolved, the event store and the read model), since a
@@ -70,6 +70,10 @@ const COMMANDS = {
     usage: 'palimpsest import wxr FILE [--uploads DIR] [--dry-run]',
     about: 'bring a WordPress export (Tools > Export, WXR) into the site: authors, categories, tags, posts, pages, comments and attachments (their files from DIR, the old wp-content/uploads), ids kept where free; a rerun changes nothing; --dry-run: only report (docs/migration.md)',
   },
+  'import wordpress': {
+    usage: 'palimpsest import wordpress URL --user LOGIN --app-password PASSWORD [--dry-run]',
+    about: "bring a live WordPress site in over its REST API, with each post's and page's revisions as its past: users, categories, tags, media (files fetched), posts and pages; ids kept where free; a rerun changes nothing; --dry-run: only report (docs/migration.md)",
+  },
 } as const;
 
 type CommandName = keyof typeof COMMANDS;
@@ -120,6 +124,11 @@ export async function main(argv: string[]): Promise<number> {
       case 'import wxr': {
         const { values, positionals } = parse(command, args, { 'dry-run': { type: 'boolean', default: false }, uploads: { type: 'string' } }, true);
         return await (await import('./importWxr')).importWxrCommand(positionals, values, siteConfig);
+      }
+      case 'import wordpress': {
+        const options = { 'dry-run': { type: 'boolean', default: false }, user: { type: 'string' }, 'app-password': { type: 'string' } } as const;
+        const { values, positionals } = parse(command, args, options, true);
+        return await (await import('./importWordpress')).importWordpressCommand(positionals, values, siteConfig);
       }
       case 'option get':
       case 'option set':
