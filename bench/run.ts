@@ -83,7 +83,7 @@ const READY = /palimpsest serving \S+ on \S+ \(ready in (\d+) ms(?:, (\d+) ms of
 const RESPONSE_CACHE = !options['no-response-cache'];
 
 const LOAD_AT_START = os.loadavg().map((n) => n.toFixed(1)).join(' ');
-/** Written by a clean stop in DATA_DIR, loaded at start-up (src/adapters/memory/snapshot.ts). */
+/** Written by a clean stop in DATA_DIR, loaded at start-up (src/readModel/memory/snapshot.ts). */
 const READ_MODEL_SNAPSHOT = 'read-model.snapshot';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-bench-'));
 let redisClient: Redis | null = null;

@@ -5,7 +5,7 @@
  */
 import type { EventStore, RecordedEvent, SubscribeToAllOptions, Subscription } from '../ports/eventStore';
 import type { Doc, ReadModel } from '../ports/readModel';
-import { createMemoryReadModel } from '../adapters/memory/readModel';
+import { createMemoryReadModel } from '../readModel/memory/readModel';
 import type { Projection } from './projection';
 import { Projector } from './runner';
 import type { RebuildProgress } from './runner';

@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Redis } from 'ioredis';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
-import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
+import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 import { Projector } from '../../src/projection/runner';
 import { defineProjection } from '../../src/projection/projection';
 import type { EventStore, NewEvent, RecordedEvent } from '../../src/ports/eventStore';

@@ -11,7 +11,7 @@ import { startTestSite } from '../support/testSite';
 import type { TestSite, TestUser } from '../support/testSite';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore';
-import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
+import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 import { Projector } from '../../src/projection/runner';
 import builtInProjections from '../../projections/index';
 import type { EventStore } from '../../src/ports/eventStore';

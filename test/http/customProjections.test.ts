@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { startTestSite } from '../support/testSite';
 import type { TestSite, TestUser } from '../support/testSite';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
-import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
+import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 import type { Projection } from '../../src/projection/projection';
 import type { EventStore } from '../../src/ports/eventStore';
 import builtIn from '../../projections/index';

@@ -13,7 +13,7 @@ import type { TestSite, TestUser } from '../support/testSite';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore';
 import { createEventStoreDbEventStore } from '../../src/adapters/eventstoredb/eventStore';
-import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
+import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 import type { EventStore } from '../../src/ports/eventStore';
 import type { ReadModel } from '../../src/ports/readModel';
 import { EPOCH_CHECKPOINT, EPOCH_COLLECTION } from '../../src/projection/epoch';

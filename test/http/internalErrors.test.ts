@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
+import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 import type { DocId, ReadModel } from '../../src/ports/readModel';
 import { startTestSite } from '../support/testSite';
 import type { TestSite } from '../support/testSite';

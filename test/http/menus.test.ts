@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { startTestSite } from '../support/testSite';
 import type { TestResponse, TestSite, TestUser } from '../support/testSite';
 import { testRedisReadModel } from '../support/redis';
-import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
+import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 import type { ReadModel } from '../../src/ports/readModel';
 
 const ids = (response: TestResponse): number[] => (response.body as { id: number }[]).map((item) => item.id);

@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startFakeEventStoreDb } from '../support/esdb/server';
 import { createEventStoreDbEventStore } from '../../src/adapters/eventstoredb/eventStore';
-import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
+import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 import { startTestSite } from '../support/testSite';
 
 const test = suite('two API nodes on EventStoreDB');

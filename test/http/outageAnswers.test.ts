@@ -12,7 +12,7 @@ import { createSite } from '../../src/site';
 import type { Coordination, Site } from '../../src/site';
 import { createApp } from '../../src/app';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
-import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
+import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 import { manualClock } from '../../src/ports/clock';
 import type { EventStore } from '../../src/ports/eventStore';
 import type { ReadModel } from '../../src/ports/readModel';

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { startTestSite } from '../support/testSite';
 import type { TestSite, TestUser } from '../support/testSite';
 import { testRedisReadModel } from '../support/redis';
-import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
+import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 
 for (const model of ['memory', 'redis'] as const) {
   const test = suite(`posts: categories and tags (${model} read model)`);

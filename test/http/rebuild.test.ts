@@ -16,7 +16,7 @@ import { REDIS_URL, deleteKeysUnder } from '../support/redis';
 import { createRedisReadModel } from '../../src/adapters/redis/readModel';
 import type { TestSite, TestUser } from '../support/testSite';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
-import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
+import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore';
 import { Projector } from '../../src/projection/runner';
 import type { Projection } from '../../src/projection/projection';

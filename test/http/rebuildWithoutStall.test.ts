@@ -21,7 +21,7 @@ import { REDIS_URL, deleteKeysUnder } from '../support/redis';
 import { holdRebuild, until } from '../support/rebuildGate';
 import type { RebuildGate } from '../support/rebuildGate';
 import { createRedisReadModel } from '../../src/adapters/redis/readModel';
-import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
+import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore';
 import type { EventStore } from '../../src/ports/eventStore';
 import type { ReadModel } from '../../src/ports/readModel';

@@ -8,7 +8,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import http from 'node:http';
-import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
+import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 import type { ReadModel } from '../../src/ports/readModel';
 import { startTestSite } from '../support/testSite';
 import type { TestSite, TestSiteOptions, TestUser } from '../support/testSite';

@@ -14,7 +14,7 @@ import type { TestSite } from '../support/testSite';
 import { until } from '../support/rebuildGate';
 import type { EventStore, SubscribeToAllOptions } from '../../src/ports/eventStore';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
-import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
+import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore';
 import { createSite } from '../../src/site';
 import { manualClock } from '../../src/ports/clock';

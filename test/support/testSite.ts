@@ -10,7 +10,7 @@ import type { BlobStore } from '../../src/ports/blobStore';
 import { createApp } from '../../src/app';
 import { answerClientErrors } from '../../src/http/clientErrors';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
-import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
+import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 import { manualClock } from '../../src/ports/clock';
 import type { EventStore } from '../../src/ports/eventStore';
 import type { ReadModel } from '../../src/ports/readModel';

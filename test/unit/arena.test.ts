@@ -1,7 +1,7 @@
 /** The memory read model's arena: records keep their bytes through chunk growth, compaction and scans. */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Arena, CHUNK_BYTES } from '../../src/adapters/memory/arena';
+import { Arena, CHUNK_BYTES } from '../../src/readModel/memory/arena';
 
 const test = suite('arena');
 

@@ -1,7 +1,7 @@
 /** The memory read model's caseless search reads a chunk a window at a time: every match is found, also across windows. */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SCAN_WINDOW, caselessFinder } from '../../src/adapters/memory/readModel';
+import { SCAN_WINDOW, caselessFinder } from '../../src/readModel/memory/textSearch';
 
 const test = suite('caseless finder over windows');
 

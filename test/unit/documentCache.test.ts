@@ -4,7 +4,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
+import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 import { cacheDocuments } from '../../src/projection/documentCache';
 import { ReadModelVersion } from '../../src/projection/readModelVersion';
 import type { Doc, DocId, ReadModel } from '../../src/ports/readModel';

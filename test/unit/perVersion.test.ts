@@ -6,7 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PerVersion, ReadModelVersion } from '../../src/projection/readModelVersion';
-import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
+import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 
 const test = suite('values kept per read-model version');
 

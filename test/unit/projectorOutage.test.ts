@@ -6,7 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
-import { createMemoryReadModel } from '../../src/adapters/memory/readModel';
+import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 import { Projector } from '../../src/projection/runner';
 import { defineProjection } from '../../src/projection/projection';
 import type { NewEvent } from '../../src/ports/eventStore';

@@ -14,7 +14,7 @@
  * Format (version 2): a header line of JSON, then binary frames, each `[u32 meta length][u32 doc length][u32 text
  * length]` (little-endian) followed by the meta (JSON) and the bytes. A frame's meta is a row
  * `[collection number, id, layout number, values, loose text or null]` followed by the row's stored document JSON and
- * text record exactly as the read model keeps them (src/adapters/memory/readModel.ts, Row), or it names the next
+ * text record exactly as the read model keeps them (./row.ts, Row), or it names the next
  * collection number (`{"collection": name}`) or layout number (`{"layout": definition}`) before their first row,
  * or ends the file (`{"end": rows, "crc32": n}`, the CRC-32 of every frame before it: the documents' bytes are not
  * parsed at load, so a damaged file is found by it). Loading copies the bytes into the read model's arenas.
@@ -27,7 +27,8 @@ import type { Checkpoint } from '../../ports/readModel';
 import type { EventStore } from '../../ports/eventStore';
 import type { Projection } from '../../projection/projection';
 import { epochAt, epochCommit } from '../../projection/epoch';
-import type { LayoutDefinition, MemoryReadModel, StoredRow } from './readModel';
+import type { LayoutDefinition, StoredRow } from './layouts';
+import type { MemoryReadModel } from './readModel';
 
 const FORMAT = 'palimpsest-read-model-snapshot';
 const FORMAT_VERSION = 2;
