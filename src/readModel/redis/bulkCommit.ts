@@ -201,7 +201,7 @@ async function writeNewDocuments({ redis, keys }: BulkEngine, projection: string
           if (byToken === undefined) postings.set(col, (byToken = new Map()));
           gatherTokens(lowered, h, byToken);
         });
-        // Partition orders (see COMMIT's partitionOrders): per value of a partition field, in C:q:<field>:id and in
+        // Partition orders (see partitionOrders in lua/commit.lua): per value of a partition field, in C:q:<field>:id and in
         // C:q:<field>:<key> per sort key; the entry only names the fields.
         const partitions: Buffer[] = [];
         for (const field of write.entry.partitions) {

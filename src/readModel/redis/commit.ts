@@ -47,7 +47,7 @@ export interface CommitSection {
   expectedPosition?: number | null;
 }
 
-/** COMMIT's arguments for the sections (see the script). */
+/** COMMIT's arguments for the sections (see lua/commit.lua). */
 export function commitArgs(
   prefix: Buffer,
   sections: readonly CommitSection[],

@@ -19,7 +19,7 @@ export function cesu8(s: string): Buffer {
   return Buffer.from(bytes);
 }
 
-/** Order-preserving, prefix-free encoding of a scalar (see the header). */
+/** Order-preserving, prefix-free encoding of a scalar (see readModel.ts's header). */
 export function ord(value: Scalar): Buffer {
   if (typeof value === 'number') {
     // Every byte is written (allocUnsafe takes small buffers from a shared pool: a rebuild makes millions).

@@ -132,7 +132,7 @@ export function compileFilters(plan: QueryPlan): Token[] {
   ).tokens;
 }
 
-/** The partition hint QUERY tries first (see LUA_PARTITION_PAGE), then its count; just '0' without one. */
+/** The partition hint QUERY tries first (lua/partitionPage.lua), then its count; just '0' without one. */
 export function partitionHint(plan: QueryPlan): Token[] {
   const shape = partitionShape(plan);
   if (shape === null) return ['0'];

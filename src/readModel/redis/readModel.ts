@@ -21,7 +21,7 @@
  *   C:tx           string, present once COMMIT wrote the collection with this text index (see LAYOUT)
  *   C:q:<field>:<key>         zset ord(value)·ord(key)·ord(id)·handle, per partition field and sort key (and
  *                             ord(value)·ord(id)·handle under `id`): each value's documents in each order, so a
- *                             one-value filter on a partition field pages by rank (LUA_PARTITION_PAGE)
+ *                             one-value filter on a partition field pages by rank (lua/partitionPage.lua)
  *   <prefix>checkpoints       hash name → {position, version, layout}; a checkpoint of another LAYOUT reads as
  *                             version -1, so the projection is rebuilt into a new generation with this layout
  *
@@ -40,7 +40,7 @@
  *   <prefix>gen:retired       hash generation → when PROMOTE retired it (ms, Redis's clock), until it is dropped
  * and the retired generation is deleted after readers have had time to notice (see docs/operations.md).
  *
- *   <prefix>projector:fence   the newest projector lease's fencing token (src/adapters/redis/lease.ts): a live
+ *   <prefix>projector:fence   the newest projector lease's fencing token (src/adapters/redis/coordination.ts): a live
  *                             commit carrying an older token is refused inside COMMIT, so a projector that lost
  *                             its lease (paused, partitioned) cannot overwrite its successor's work.
  *

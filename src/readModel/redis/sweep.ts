@@ -2,7 +2,8 @@
  * Sweeping the Redis read model of generations nobody uses (`palimpsest projections sweep`). Such keys are left by a
  * rebuild whose process died part-way (its staged generation), by a process that died within the grace between a
  * switch and the deletion of the generation it retired, and by a bulk write that landed after its generation was
- * replaced. Nothing else deletes them. See readModel.ts for the keys, docs/operations.md for when to run it.
+ * replaced. Nothing else deletes them. See readModel.ts for the keys, lua/sweepPlan.lua for the plan, docs/operations.md
+ * for when to run it.
  *
  * What is kept: every live generation (of a projection, of a collection), every staged generation whose build lease
  * (`gen:building:<G>`) is held, every generation retired less than `retiredGraceMs` ago (readers that have not yet
@@ -36,7 +37,7 @@ export interface SweepReport {
 
 const COLON = 0x3a;
 
-/** A collection's name (its bytes as stored) as its keys spell it (readModel.ts's `name`: '%' and ':' escaped), as latin1. */
+/** A collection's name (its bytes as stored) as its keys spell it (keys.ts's `name`: '%' and ':' escaped), as latin1. */
 function keyName(collection: Buffer): string {
   const out: number[] = [];
   for (const x of collection) {

@@ -28,7 +28,7 @@ function trigrams(term: Buffer, max = 8): Buffer[] {
 /**
  * The text index's tokens: maximal runs of ASCII letters and digits and non-ASCII characters in the lowercased text;
  * every other ASCII character separates them. In CESU-8 a token is a maximal run of the bytes 0-9, A-Z, a-z and
- * 0x80-0xFF (an ASCII byte is always a whole character), which is how the scripts cut stored text (LUA_TOKEN).
+ * 0x80-0xFF (an ASCII byte is always a whole character), which is how the scripts cut stored text (LUA_TOKEN in lua/vocabulary.lua).
  * A term made of token characters only occurs in a text exactly when it occurs in one of the text's tokens.
  */
 const TOKEN = /[0-9A-Za-z\u0080-\uffff]+/g;
