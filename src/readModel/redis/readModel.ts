@@ -74,7 +74,7 @@
  * projections' commits (a batch of the log, Commit.alongside) as sections of one COMMIT, all checked before any is
  * written.
  * Everything that can be invalid is checked before the script is sent (a Lua error part-way would not roll back).
- * A rebuild's bulk commit into a staged generation (Commit.bulk, see bulkCommit) is not atomic: documents new to the
+ * A rebuild's bulk commit into a staged generation (Commit.bulk, see bulkCommit.ts) is not atomic: documents new to the
  * generation are written by plain variadic commands (one HSET, ZADD or SADD per key for a thousand documents, encoded
  * by this process: resp.ts) after RESERVE checked the generation and reserved their handles, with the same keys and
  * values COMMIT would write; documents it already held go through COMMIT; their tokens join the vocabulary by
@@ -84,6 +84,11 @@
  *
  * Memory: posting sets of common tokens hold most documents; sets of integers stay compact intsets only up to
  * set-max-intset-entries (default 512), so raising it saves memory on servers that hold large sites.
+ *
+ * The parts: the scripts COMMIT, QUERY, RESERVE, BULK_VOCABULARY, STAGE and PROMOTE are lua/commit.lua, lua/query.lua
+ * and so on, loaded and run by scripts.ts; keys.ts holds the key layout's encodings (ord, names, CESU-8), text.ts the
+ * tokens, query.ts the compilation of plans to QUERY's arguments, commit.ts COMMIT's arguments, bulkCommit.ts the bulk
+ * commit, generations.ts the live generations and build leases; this module puts them together behind the port.
  */
 import type { Redis } from 'ioredis';
 import type { Checkpoint, Doc, DocId, QueryPlan, QueryResult, ReadModel } from '../../ports/readModel';
