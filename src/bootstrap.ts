@@ -68,7 +68,7 @@ export async function openReadModel(
     return { readModel: memory, memory };
   }
   const [{ createRedisReadModel }, { createRedisLease, createRedisAppliedProgress }, { watchRedisChanges }, { openRedisConnections, unavailableOnOutage }] = await Promise.all([
-    import('./adapters/redis/readModel'),
+    import('./readModel/redis/readModel'),
     import('./adapters/redis/coordination'),
     import('./adapters/redis/changeNotices'),
     import('./adapters/redis/connections'),

@@ -284,7 +284,7 @@ async function sweep(args: string[]): Promise<number> {
     console.log('The embedded read model keeps no generations; nothing to sweep.');
     return 0;
   }
-  const [{ Redis }, { sweepGenerations }, { redisOptions }] = await Promise.all([import('ioredis'), import('../adapters/redis/sweep'), import('../adapters/redis/connections')]);
+  const [{ Redis }, { sweepGenerations }, { redisOptions }] = await Promise.all([import('ioredis'), import('../readModel/redis/sweep'), import('../adapters/redis/connections')]);
   const redis = new Redis(config.redisUrl, redisOptions('command', redisTimeouts(config)));
   // Connection errors come back as the failed command's; the event itself is not left unhandled.
   redis.on('error', () => undefined);

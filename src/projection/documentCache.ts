@@ -15,7 +15,7 @@ import { AdmissionWindow } from '../core/admissionWindow';
 import { PerVersion } from './readModelVersion';
 import type { ReadModelVersion } from './readModelVersion';
 
-/** The default bound: the Redis adapter's parse cache holds as many (src/adapters/redis/readModel.ts). */
+/** The default bound: the Redis adapter's parse cache holds as many (src/readModel/redis/readModel.ts). */
 export const DOCUMENTS_KEPT = 20_000;
 /** Once full, a document is kept only when read again among the last this many it did not keep. */
 const ADMISSION_WINDOW = 8_192;

@@ -14,7 +14,7 @@ import { defineProjection } from '../../src/projection/projection';
 import type { EventStore, NewEvent, RecordedEvent } from '../../src/ports/eventStore';
 import type { Doc, DocWrite, QueryPlan, ReadModel } from '../../src/ports/readModel';
 import { randomUUID } from 'node:crypto';
-import { createRedisReadModel } from '../../src/adapters/redis/readModel';
+import { createRedisReadModel } from '../../src/readModel/redis/readModel';
 import { REDIS_URL, deleteKeysUnder } from '../support/redis';
 
 const test = suite('bulk rebuilds equal incremental ones');

@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { createRedisReadModel } from '../../src/adapters/redis/readModel';
+import { createRedisReadModel } from '../../src/readModel/redis/readModel';
 import { createRedisAppliedProgress, createRedisLease } from '../../src/adapters/redis/coordination';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
 import { Projector } from '../../src/projection/runner';

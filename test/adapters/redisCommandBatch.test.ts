@@ -1,16 +1,19 @@
 /**
- * The commands a bulk rebuild encodes itself (src/adapters/redis/resp.ts): every SADD of a single member goes inside
- * one call of ADD_ONE rather than as a command of its own, and reaches Redis exactly as the other commands do, also
+ * The commands a bulk rebuild encodes itself (src/readModel/redis/resp.ts): every SADD of a single member goes inside
+ * one call of ADD_ONE (lua/addOne.lua) rather than as a command of its own, and reaches Redis exactly as the other commands do, also
  * when the script is not in Redis's cache; batches sharing a pool of buffers write into them only once answered.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ADD_ONE, BufferPool, CommandBatch } from '../../src/adapters/redis/resp';
+import { BufferPool, CommandBatch } from '../../src/readModel/redis/resp';
+import { ADD_ONE_SCRIPT } from '../../src/readModel/redis/scripts';
 import { deleteKeysUnder, REDIS_URL } from '../support/redis';
 
 const test = suite('redis command batch');
+
+const ADD_ONE = ADD_ONE_SCRIPT.source;
 
 const script = (source: string) => ({ source, sha: createHash('sha1').update(source).digest('hex') });
 

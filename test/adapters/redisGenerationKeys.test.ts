@@ -1,5 +1,5 @@
 /**
- * Generations' keys on the real Redis: deleting them (src/adapters/redis/generationKeys.ts: exactly the keys asked for
+ * Generations' keys on the real Redis: deleting them (src/readModel/redis/generationKeys.ts: exactly the keys asked for
  * go, and deletions waiting at once share one walk of the keyspace, counted as SCANs starting at cursor 0), and a new
  * generation staged without a walk, under a number nobody has used even when the counter was lost.
  */
@@ -7,8 +7,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { GenerationKeyDeleter } from '../../src/adapters/redis/generationKeys';
-import { createRedisReadModel, globEscape } from '../../src/adapters/redis/readModel';
+import { GenerationKeyDeleter } from '../../src/readModel/redis/generationKeys';
+import { globEscape } from '../../src/readModel/redis/keys';
+import { createRedisReadModel } from '../../src/readModel/redis/readModel';
 import { REDIS_URL, deleteKeysUnder } from '../support/redis';
 
 interface Context {

@@ -1,5 +1,5 @@
 /**
- * Sweeping orphaned generations on the real Redis (src/adapters/redis/sweep.ts): a staged generation whose builder died
+ * Sweeping orphaned generations on the real Redis (src/readModel/redis/sweep.ts): a staged generation whose builder died
  * (no build lease) is un-staged and its keys deleted, a retired generation nobody dropped goes once its grace is over
  * (generation 0's keys included), and the live generations and a build under way (its lease held) keep every key.
  */
@@ -7,9 +7,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { buildLeaseKey, createRedisReadModel } from '../../src/adapters/redis/readModel';
-import { sweepGenerations } from '../../src/adapters/redis/sweep';
-import { generationOfKey } from '../../src/adapters/redis/generationKeys';
+import { buildLeaseKey } from '../../src/readModel/redis/keys';
+import { createRedisReadModel } from '../../src/readModel/redis/readModel';
+import { sweepGenerations } from '../../src/readModel/redis/sweep';
+import { generationOfKey } from '../../src/readModel/redis/generationKeys';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
 import { StaleCommitError } from '../../src/ports/readModel';
 import type { Commit } from '../../src/ports/readModel';

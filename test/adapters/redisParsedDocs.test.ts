@@ -1,5 +1,5 @@
 /**
- * The Redis read model's parsed documents (src/adapters/redis/readModel.ts): the same stored JSON gives back the same
+ * The Redis read model's parsed documents (src/readModel/redis/readModel.ts): the same stored JSON gives back the same
  * frozen object while kept; once as many are kept as allowed, a document new to them is kept only when read again
  * within the admission window, so a first read does not push a kept one out.
  */
@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createRedisReadModel } from '../../src/adapters/redis/readModel';
+import { createRedisReadModel } from '../../src/readModel/redis/readModel';
 import { deleteKeysUnder, REDIS_URL } from '../support/redis';
 
 const test = suite('redis read model: parsed documents kept');

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createRedisReadModel } from '../../src/adapters/redis/readModel';
+import { createRedisReadModel } from '../../src/readModel/redis/readModel';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
 import { StaleCommitError } from '../../src/ports/readModel';
 import type { Commit, QueryPlan, ReadModel } from '../../src/ports/readModel';

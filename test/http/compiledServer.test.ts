@@ -28,6 +28,9 @@ test('the build is JavaScript in the sources\' layout, its built-in projections 
   const built = (await ensureBuilt()) as string;
   assert.ok(built.startsWith(path.join(ROOT, 'dist') + path.sep));
   for (const file of ['src/main.js', 'src/cli/index.js', 'projections/index.js', 'projections/content.js']) assert.ok(fs.existsSync(path.join(built, file)), file);
+  // Files the modules read from beside themselves at run time: the Redis read model's Lua scripts, as they are.
+  const lua = path.join(ROOT, 'src/readModel/redis/lua');
+  for (const file of fs.readdirSync(lua)) assert.is(fs.readFileSync(path.join(built, 'src/readModel/redis/lua', file), 'utf8'), fs.readFileSync(path.join(lua, file), 'utf8'), file);
   assert.is(await ensureBuilt(), built, 'the same sources give the same build');
   const loader = (await import(pathToFileURL(path.join(built, 'src/projection/loader.js')).href)) as { BUILT_IN_PROJECTIONS_DIR: string };
   assert.is(loader.BUILT_IN_PROJECTIONS_DIR, path.join(built, 'projections'));

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore';
-import { createRedisReadModel } from '../../src/adapters/redis/readModel';
+import { createRedisReadModel } from '../../src/readModel/redis/readModel';
 import { dumpCollections, replayLog } from '../../src/projection/replay';
 import builtInProjections from '../../projections/index';
 import { REDIS_URL, deleteKeysUnder } from '../support/redis';

@@ -24,7 +24,7 @@ import { REDIS_URL, deleteKeysUnder } from '../support/redis';
 import { createEventStoreDbEventStore } from '../../src/adapters/eventstoredb/eventStore';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore';
-import { createRedisReadModel } from '../../src/adapters/redis/readModel';
+import { createRedisReadModel } from '../../src/readModel/redis/readModel';
 import { openReadModel } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config';
 import type { EventStore } from '../../src/ports/eventStore';

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { startTestSite } from '../support/testSite';
 import { REDIS_URL, deleteKeysUnder } from '../support/redis';
-import { createRedisReadModel } from '../../src/adapters/redis/readModel';
+import { createRedisReadModel } from '../../src/readModel/redis/readModel';
 import type { TestSite, TestUser } from '../support/testSite';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
 import { createMemoryReadModel } from '../../src/readModel/memory/readModel';

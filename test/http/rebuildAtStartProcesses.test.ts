@@ -20,7 +20,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { REDIS_URL, deleteKeysUnder } from '../support/redis';
-import { createRedisReadModel } from '../../src/adapters/redis/readModel';
+import { createRedisReadModel } from '../../src/readModel/redis/readModel';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore';
 import { ROOT as root, eventually, freePort, kill9, sharedRedisEnv, startPalimpsest as start } from '../support/processes';
 import type { Running } from '../support/processes';

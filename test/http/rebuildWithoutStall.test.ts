@@ -20,7 +20,7 @@ import type { TestSite, TestUser } from '../support/testSite';
 import { REDIS_URL, deleteKeysUnder } from '../support/redis';
 import { holdRebuild, until } from '../support/rebuildGate';
 import type { RebuildGate } from '../support/rebuildGate';
-import { createRedisReadModel } from '../../src/adapters/redis/readModel';
+import { createRedisReadModel } from '../../src/readModel/redis/readModel';
 import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore';
 import type { EventStore } from '../../src/ports/eventStore';

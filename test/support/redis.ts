@@ -1,7 +1,7 @@
 /** A Redis read model under a key prefix of its own, for tests against the real server; cleanup removes every key. */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { createRedisReadModel } from '../../src/adapters/redis/readModel';
+import { createRedisReadModel } from '../../src/readModel/redis/readModel';
 import type { ReadModel } from '../../src/ports/readModel';
 
 export const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';

@@ -1,7 +1,7 @@
 /**
  * How the processes sharing a Redis read model agree on who projects and how far it got:
  * - the projector lease: one key holding its owner, with an expiry the holder keeps renewing; each new holder
- *   gets the next fencing token, which the read model's COMMIT checks (src/adapters/redis/readModel.ts), so a
+ *   gets the next fencing token, which the read model's COMMIT checks (src/readModel/redis/lua/commit.lua), so a
  *   holder that stalled past its expiry cannot commit over its successor;
  * - the applied position: the lowest log position every projection has applied, raised (never lowered) by the
  *   fenced holder after each commit and published on a channel. API nodes wait on it for read-your-writes: the

@@ -222,7 +222,7 @@ export class CommandBatch {
 
   /**
    * Sends every command with arguments; resolves once Redis answered all, rejects with the first error. With
-   * `singles`, the SADDs of a single member go as one call of that script instead (see ADD_ONE), each pair of
+   * `singles`, the SADDs of a single member go as one call of that script instead (lua/addOne.lua), each pair of
    * arguments copied as it was encoded: a rebuild makes a few such sets per document (the posting sets of its own
    * words), and a command each cost this process more than Redis spent on them.
    */
@@ -269,13 +269,6 @@ export class CommandBatch {
     }
   }
 }
-
-/**
- * SADD of one member to each of many keys: ARGV holds (key, member) pairs. Sent by CommandBatch.send with the pairs
- * as the SADDs encoded them.
- */
-export const ADD_ONE = `for i = 1, #ARGV, 2 do redis.call('SADD', ARGV[i], ARGV[i + 1]) end
-return #ARGV / 2`;
 
 /** `<verb> <script> 0` followed by the already encoded (key, member) pairs. */
 function scriptCall(verb: 'EVALSHA' | 'EVAL', script: string, pairs: readonly Buffer[]): Buffer {

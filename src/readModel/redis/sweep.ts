@@ -2,7 +2,8 @@
  * Sweeping the Redis read model of generations nobody uses (`palimpsest projections sweep`). Such keys are left by a
  * rebuild whose process died part-way (its staged generation), by a process that died within the grace between a
  * switch and the deletion of the generation it retired, and by a bulk write that landed after its generation was
- * replaced. Nothing else deletes them. See readModel.ts for the keys, docs/operations.md for when to run it.
+ * replaced. Nothing else deletes them. See readModel.ts for the keys, lua/sweepPlan.lua for the plan, docs/operations.md
+ * for when to run it.
  *
  * What is kept: every live generation (of a projection, of a collection), every staged generation whose build lease
  * (`gen:building:<G>`) is held, every generation retired less than `retiredGraceMs` ago (readers that have not yet
@@ -12,41 +13,9 @@
  * Keys are found with SCAN (never KEYS) and deleted with UNLINK, a page at a time.
  */
 import type { Redis } from 'ioredis';
-import { cesu8, globEscape } from './readModel';
 import { generationOfKey } from './generationKeys';
-
-/** ARGV: prefix, retired grace (ms), '1' for a dry run. Returns the counter, kept generations, collections' live generations (flat pairs), un-staged (flat pairs). */
-const PLAN = String.raw`
-local P, grace, dry = ARGV[1], tonumber(ARGV[2]), ARGV[3] == '1'
-local seq = redis.call('GET', P .. 'gen:seq') or '0'
-local now = redis.call('TIME')
-local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-local kept = {}
-local live = redis.call('HGETALL', P .. 'gen:live')
-for i = 2, #live, 2 do kept[#kept + 1] = live[i] end
-local collections = redis.call('HGETALL', P .. 'gen:collections')
-for i = 2, #collections, 2 do kept[#kept + 1] = collections[i] end
-local unstaged = {}
-local staged = redis.call('HGETALL', P .. 'gen:staged')
-for i = 1, #staged, 2 do
-  local projection, G = staged[i], staged[i + 1]
-  if redis.call('EXISTS', P .. 'gen:building:' .. G) == 1 then
-    kept[#kept + 1] = G
-  else
-    unstaged[#unstaged + 1] = projection
-    unstaged[#unstaged + 1] = G
-    if not dry then
-      redis.call('HDEL', P .. 'gen:staged', projection)
-      redis.call('HDEL', P .. 'gen:staged-checkpoints', projection)
-    end
-  end
-end
-local retired = redis.call('HGETALL', P .. 'gen:retired')
-for i = 1, #retired, 2 do
-  if nowMs - tonumber(retired[i + 1]) < grace then kept[#kept + 1] = retired[i] end
-end
-return { seq, kept, collections, unstaged }
-`;
+import { cesu8, globEscape } from './keys';
+import { SWEEP_PLAN_SCRIPT } from './scripts';
 
 export interface SweepOptions {
   redis: Redis;
@@ -68,7 +37,7 @@ export interface SweepReport {
 
 const COLON = 0x3a;
 
-/** A collection's name (its bytes as stored) as its keys spell it (readModel.ts's `name`: '%' and ':' escaped), as latin1. */
+/** A collection's name (its bytes as stored) as its keys spell it (keys.ts's `name`: '%' and ':' escaped), as latin1. */
 function keyName(collection: Buffer): string {
   const out: number[] = [];
   for (const x of collection) {
@@ -83,7 +52,7 @@ export async function sweepGenerations(options: SweepOptions): Promise<SweepRepo
   const { redis } = options;
   const prefix = cesu8(options.prefix);
   const dryRun = options.dryRun === true;
-  const reply = (await redis.callBuffer('EVAL', [PLAN, 0, prefix, String(options.retiredGraceMs ?? 60_000), dryRun ? '1' : '0'])) as [Buffer, Buffer[], Buffer[], Buffer[]];
+  const reply = (await redis.callBuffer('EVAL', [SWEEP_PLAN_SCRIPT.source, 0, prefix, String(options.retiredGraceMs ?? 60_000), dryRun ? '1' : '0'])) as [Buffer, Buffer[], Buffer[], Buffer[]];
   const [seqReply, keptReply, collectionsReply, unstagedReply] = reply;
   const counter = Number(seqReply.toString());
   const kept = new Set(keptReply.map((g) => Number(g.toString())));
