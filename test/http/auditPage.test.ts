@@ -15,6 +15,7 @@ import sharp from 'sharp';
 import { chromium } from 'playwright-core';
 import type { Page } from 'playwright-core';
 import { startTestSite } from '../support/testSite';
+import { openSse } from '../support/sse';
 import type { TestSite, TestUser } from '../support/testSite';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -178,6 +179,25 @@ serving('/audit/v1/… stays the API: its routes, errors and namespace index', a
   }
 });
 
+serving('under a site URL with a path: the page is at /blog/audit/, and /audit/ is nothing', async () => {
+  const site = await startTestSite({ siteUrl: 'http://example.test/blog' });
+  try {
+    const page = await fetch(`${site.url}/blog/audit/`);
+    assert.is(page.status, 200);
+    assert.match(await page.text(), /src="audit.mjs"/);
+    assert.is((await fetch(`${site.url}/blog/audit/dom.mjs`)).status, 200);
+    assert.is((await fetch(`${site.url}/blog/audit`, { redirect: 'manual' })).headers.get('location'), '/blog/audit/');
+    assert.is((await rawGet(site.url, '/blog/audit/%2e%2e/%2e%2e/package.json')).status, 404);
+    const elsewhere = await fetch(`${site.url}/audit/`);
+    assert.is(elsewhere.status, 404);
+    assert.match(elsewhere.headers.get('content-type') ?? '', /application\/json/, 'not the page: the API\'s answer for no route');
+    const api = await fetch(`${site.url}/blog/audit/v1/events`);
+    assert.is(api.status, 401);
+  } finally {
+    await site.close();
+  }
+});
+
 // ---------------------------------------------------------------------------------------------------------------
 
 /** A screenshot as pixels: the colour at a point, and how many pixels of a box pass a test. */
@@ -256,13 +276,38 @@ async function writeThroughApi(site: TestSite, admin: TestUser) {
   return { postId: post.body.id as number, pageId: page.body.id as number };
 }
 
-(haveChromium ? browser : browser.skip)('sign in, the timeline, filters, a live event, an item\'s history with its diff, the item as of a moment', async () => {
-  const site = await startTestSite();
-  const instance = await chromium.launch({
+const launch = () =>
+  chromium.launch({
     executablePath: CHROMIUM,
     timeout: 30_000,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+
+/** A page that records script errors, console errors and dialogs (none is expected). */
+async function watchedPage(instance: Awaited<ReturnType<typeof launch>>): Promise<{ page: Page; problems: string[] }> {
+  const page = await instance.newPage({ viewport: { width: 1100, height: 900 } });
+  page.setDefaultTimeout(15_000);
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) problems.push(`console: ${message.text()}`);
+  });
+  page.on('dialog', (dialog) => {
+    problems.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  return { page, problems };
+}
+
+async function signIn(page: Page, user: TestUser): Promise<void> {
+  await page.getByLabel('Username').fill(user.login);
+  await page.getByLabel('Application password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+(haveChromium ? browser : browser.skip)('sign in, the timeline, filters, a live event, an item\'s history with its diff, the item as of a moment', async () => {
+  const site = await startTestSite();
+  const instance = await launch();
   // A bound on the whole walk: past it the browser is closed, and whatever step waits fails at once.
   const bound = setTimeout(() => void instance.close(), 3 * MINUTE);
   try {
@@ -270,17 +315,7 @@ async function writeThroughApi(site: TestSite, admin: TestUser) {
     const writer = await site.createUser('writer', 'author');
     const { postId, pageId } = await writeThroughApi(site, admin);
 
-    const page = await instance.newPage({ viewport: { width: 1100, height: 900 } });
-    page.setDefaultTimeout(15_000);
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) problems.push(`console: ${message.text()}`);
-    });
-    page.on('dialog', (dialog) => {
-      problems.push(`dialog: ${dialog.message()}`);
-      void dialog.dismiss();
-    });
+    const { page, problems } = await watchedPage(instance);
 
     // Sign-in: a wrong password, then a user who is no administrator, each with its message; then the administrator.
     await page.goto(`${site.url}/audit/`);
@@ -418,6 +453,66 @@ async function writeThroughApi(site: TestSite, admin: TestUser) {
 
     // Signing out forgets the password.
     await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    assert.is(await page.evaluate(() => (globalThis as any).sessionStorage.length), 0);
+    assert.equal(problems, []);
+  } finally {
+    clearTimeout(bound);
+    await instance.close();
+    await site.close();
+  }
+});
+
+(haveChromium ? browser : browser.skip)('faults: a refused live feed is retried until it is let in; a deleted item, odd fragments, a revoked password', async () => {
+  // One feed per user: the test holds the administrator's, so the page's is refused (429) until the test lets go.
+  const site = await startTestSite({ auditStreams: { perUser: 1 } });
+  const instance = await launch();
+  const bound = setTimeout(() => void instance.close(), 3 * MINUTE);
+  try {
+    const admin = await site.createUser('admin', 'administrator');
+    const auditor = await site.createUser('auditor', 'administrator');
+    const held = await openSse(`${site.url}/audit/v1/stream`, { authorization: auditor.auth });
+    assert.is(held.status, 200);
+    const { page, problems } = await watchedPage(instance);
+    await page.goto(`${site.url}/audit/`);
+    await signIn(page, auditor);
+    await page.locator('.feed[data-state="reconnecting"]', { hasText: /Reconnecting/ }).waitFor();
+    assert.match((await page.locator('.feed').textContent())!, /too many|streams|feeds/i);
+    held.close();
+    await page.locator('.feed[data-state="live"]').waitFor();
+    // Each new view of the timeline closes the feed of the one before: with one feed allowed, one left open would
+    // keep every later one out.
+    for (const type of ['PostCreated', 'PostUpdated', '']) {
+      await page.getByLabel('Event type').fill(type);
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await settled(page);
+      await page.locator('.feed[data-state="live"]').waitFor();
+    }
+    const post = await site.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Short-lived', status: 'publish' } });
+    assert.is(post.status, 201);
+    await page.locator(`table.timeline tbody tr.fresh[data-type="PostCreated"] a[href="#/item/content-${post.body.id}"]`).waitFor();
+
+    // A deleted item has no history: the page says so, and where its events are.
+    assert.is((await site.request('DELETE', `/core/v2/posts/${post.body.id}?force=true`, { as: admin })).status, 200);
+    await page.locator('table.timeline tbody tr.fresh[data-type="PostDeleted"]').waitFor();
+    await page.locator(`table.timeline tbody tr.fresh[data-type="PostCreated"] a[href="#/item/content-${post.body.id}"]`).click();
+    await page.getByRole('alert').getByText(`There is no post, page or reusable block ${post.body.id} now`).waitFor();
+
+    // Fragments no link makes: a stream that is no item, a date that is none, broken percent-encoding.
+    await page.goto(`${site.url}/audit/#/item/user-1`);
+    await page.getByRole('alert').getByText('user-1 is not a post, page or reusable block').waitFor();
+    await page.goto(`${site.url}/audit/#/item/content-${post.body.id}/as-of/yesterday`);
+    await page.getByRole('alert').getByText(/There is no post, page or reusable block/).waitFor();
+    await page.goto(`${site.url}/audit/#/item/%E0%A4%A`);
+    await page.getByRole('alert').getByText('This address names no view of the audit log.').waitFor();
+    await page.goto(`${site.url}/audit/#/?user=abc&after=never`);
+    await page.getByRole('alert').getByText(/Invalid parameter/).waitFor();
+
+    // The password revoked while the page is open: the next view leads back to the sign-in form, which says why.
+    const revoked = await site.request('DELETE', `/core/v2/users/${auditor.id}/application-passwords`, { as: admin });
+    assert.is(revoked.status, 200);
+    await page.goto(`${site.url}/audit/#/`);
+    await page.getByRole('alert').getByText(/no longer accepted/).waitFor();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     assert.is(await page.evaluate(() => (globalThis as any).sessionStorage.length), 0);
     assert.equal(problems, []);

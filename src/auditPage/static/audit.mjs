@@ -10,8 +10,9 @@ const main = document.getElementById('main');
 const nav = document.getElementById('nav');
 const whoami = document.getElementById('whoami');
 
-/** What the current view must undo when another replaces it (the live feed). */
+/** What the current view must undo when another replaces it (the live feed), and which showing is current. */
 let leaving = () => {};
+let showing = 0;
 
 document.getElementById('sign-out').addEventListener('click', () => {
   forgetCredentials();
@@ -70,30 +71,43 @@ function showSignIn(message) {
 async function route() {
   leaving();
   leaving = () => {};
+  const generation = ++showing;
   const signedIn = credentials();
   if (!signedIn) return showSignIn();
   nav.hidden = false;
   replace(whoami, `Signed in as ${signedIn.username}`);
   const hash = window.location.hash.replace(/^#/, '') || '/';
   const [path, query = ''] = hash.split('?');
-  const parts = path.split('/').filter((part) => part !== '').map(decodeURIComponent);
+  let parts;
+  try {
+    parts = path.split('/').filter((part) => part !== '').map(decodeURIComponent);
+  } catch {
+    parts = null;
+  }
   // Marked ready once shown, with the fragment it shows: what a test (or a person's tooling) can wait for.
   const view = h('div', { class: 'view', 'data-hash': window.location.hash });
   replace(main, view);
   const expired = (message) => {
+    if (generation !== showing) return;
     forgetCredentials();
     showSignIn(`Your sign-in is no longer accepted: ${message}`);
   };
-  const context = { main: view, expired, onLeave: (undo) => (leaving = undo) };
+  // A view still loading when another was asked for undoes what it started at once.
+  const onLeave = (undo) => {
+    if (generation === showing) leaving = undo;
+    else undo();
+  };
+  const context = { main: view, expired, onLeave };
   try {
-    if (parts[0] === 'item' && parts[1] && parts[2] === 'as-of') await showAsOf(context, parts[1], parts[3] ?? '');
+    if (parts === null) replace(view, h('div', { class: 'alert', role: 'alert' }, 'This address names no view of the audit log. ', h('a', { href: '#/' }, 'See the timeline.')));
+    else if (parts[0] === 'item' && parts[1] && parts[2] === 'as-of') await showAsOf(context, parts[1], parts[3] ?? '');
     else if (parts[0] === 'item' && parts[1]) await showHistory(context, parts[1]);
     else await showTimeline(context, new URLSearchParams(query));
-    view.dataset.ready = 'true';
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return expired(error.message);
     replace(view, h('div', { class: 'alert', role: 'alert' }, error instanceof ApiError ? error.message : `Something went wrong: ${error.message}`));
   }
+  view.dataset.ready = 'true';
 }
 
 route();
