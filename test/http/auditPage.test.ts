@@ -321,6 +321,12 @@ async function signIn(page: Page, user: TestUser): Promise<void> {
     await page.goto(`${site.url}/audit/`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await assertDrawn(page, 'sign-in');
+    // Nothing but the title in the bar before signing in: its right half is the bar's colour alone.
+    assert.is(await page.getByRole('button', { name: 'Sign out' }).isVisible(), false);
+    const signInBar = (await page.locator('header.bar').boundingBox())!;
+    const half = { x: signInBar.width / 2, y: signInBar.y, width: signInBar.width / 2, height: signInBar.height };
+    const bare = await pixelsOf(await page.screenshot());
+    assert.is(bare.count(half, (rgb) => !near(0x1d2327)(rgb)), 0, 'no navigation drawn');
     await page.getByLabel('Username').fill('admin');
     await page.getByLabel('Application password').fill('wrong password here');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -354,6 +360,7 @@ async function signIn(page: Page, user: TestUser): Promise<void> {
     assert.is(await page.locator('main img, main b').count(), 0);
     await firstRow.locator('details summary').click();
     await assertDrawn(page, 'timeline');
+    assert.ok((await pixelsOf(await page.screenshot())).count(half, ([r, g, b]) => r > 240 && g > 240 && b > 240) > 100, 'signed in, the bar has its navigation');
     assert.ok((await shareOf(page, 'table.timeline tbody tr[data-type="PostCreated"] .badge', 0x00a32a)) > 0.4, 'a creation has a green badge');
     assert.ok((await shareOf(page, 'table.timeline tbody tr[data-type="PostUpdated"] .badge', 0x2271b1)) > 0.4, 'an update has a blue badge');
 
@@ -363,6 +370,11 @@ async function signIn(page: Page, user: TestUser): Promise<void> {
     await settled(page);
     await page.waitForFunction(() => [...(globalThis as any).document.querySelectorAll('table.timeline tbody tr')].every((tr) => tr.getAttribute('data-type') === 'PostUpdated'));
     assert.is(await rows.count(), 1);
+    await page.getByLabel('Event type').fill('PostCreated, PostUpdated');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await settled(page);
+    assert.equal(new Set(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-type')))), new Set(['PostCreated', 'PostUpdated']));
+    assert.is(await rows.count(), 3);
     await page.getByLabel('Event type').fill('');
     await page.getByLabel('Item (stream)').fill(`content-${postId}`);
     await page.getByLabel('Who').selectOption({ label: 'admin (admin)' });

@@ -241,6 +241,7 @@ async function wholeHistory(kind, id) {
 
 /** A field's change: strings word by word, other values as before and after. */
 function fieldDiff(from, to) {
+  if ((from === null || from === '') && to === '') return h('div', { class: 'text-diff' }, h('span', { class: 'muted' }, '(empty)'));
   if ((typeof from === 'string' || from === null) && typeof to === 'string') {
     const runs = wordDiff(from ?? '', to);
     return h('div', { class: 'text-diff' }, runs.map((run) => (run.kind === 'same' ? run.text : h(run.kind, {}, run.text))));
