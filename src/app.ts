@@ -12,6 +12,7 @@ import type { Site } from './site';
 import { buildDispatcher } from './api';
 import { authenticateRequest, parseBasic } from './access/authenticate';
 import { AUTHORIZE_PATH, serveAuthorizationPage } from './authorize/handler';
+import { auditPagePaths, serveAuditPage } from './auditPage/handler';
 import { RestError, restError } from './rest/errors';
 import { errorResult } from './rest/dispatch';
 import type { Dispatcher } from './rest/dispatch';
@@ -67,15 +68,15 @@ export function createApp(site: Site): App {
   });
   const dispatcher = buildDispatcher(site);
   // The core and wordpress dialects of the API (src/http/dialect.ts) and CORS (src/http/cors.ts).
-  const dialects = new Dialects(
-    { siteUrl: site.settings.siteUrl, advertised: site.settings.apiDialect ?? 'core' },
-    namespacesOfPaths(dispatcher.routes.map((route) => route.path)),
-  );
+  const namespaces = namespacesOfPaths(dispatcher.routes.map((route) => route.path));
+  const dialects = new Dialects({ siteUrl: site.settings.siteUrl, advertised: site.settings.apiDialect ?? 'core' }, namespaces);
   const cors = corsPolicy(site.settings.corsAllowedOrigins ?? null);
   // Paths outside the API, worked out once.
   const sitePath = new URL(site.settings.siteUrl).pathname.replace(/\/$/, '');
   const authorizePath = `${sitePath}${AUTHORIZE_PATH}`;
   const uploadsPrefix = `${sitePath}${UPLOADS_PATH}`;
+  // The audit page (src/auditPage): every path under /audit/ but the API's own audit/v1 routes.
+  const isAuditPage = auditPagePaths(sitePath, namespaces);
   const fixedHeaders = apiHeaders(dialects.advertisedRoot);
   const responseCache = createResponseCache(site.readModelVersion, {
     entries: site.settings.responseCacheEntries ?? DEFAULT_RESPONSE_CACHE_LIMITS.entries,
@@ -143,7 +144,7 @@ export function createApp(site: Site): App {
   const servedNow = (ctx: Koa.Context, started: number): MaybeAsync<void> => {
     const path = ctx.path;
     // Only these paths can be a page outside the API (serveEmbedPage answers only paths ending so).
-    const outside = path === authorizePath || path.startsWith(uploadsPrefix) || path.endsWith('/embed/');
+    const outside = path === authorizePath || path.startsWith(uploadsPrefix) || path.endsWith('/embed/') || isAuditPage(path);
     if (!outside) allowOrigin(ctx);
     if (responseCache?.serve(ctx.req, ctx.res)) {
       ctx.respond = false;
@@ -159,9 +160,13 @@ export function createApp(site: Site): App {
     observe(ctx, started, ctx.status);
   };
 
-  /** The authorization page, uploaded files and embed views; false when the request is none of them. */
+  /** The authorization page, the audit page, uploaded files and embed views; false when the request is none of them. */
   const serveOutside = async (ctx: Koa.Context): Promise<boolean> => {
     if (ctx.path === authorizePath && (await serveAuthorizationPage(site, ctx))) return true;
+    if (isAuditPage(ctx.path)) {
+      serveAuditPage(ctx, sitePath);
+      return true;
+    }
     // Uploaded files, read-only (src/resources/media/http.ts).
     const upload = ctx.path.startsWith(uploadsPrefix) ? await serveUpload(site, ctx.method, ctx.path, ctx.headers) : null;
     if (upload) {

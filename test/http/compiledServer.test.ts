@@ -50,6 +50,10 @@ test('palimpsest serve runs the build, answers, and loads a TypeScript projectio
     const index = (await (await fetch(`${server.base}/`)).json()) as { routes: Record<string, unknown> };
     assert.ok('/projections/v1/compiled-check' in index.routes, 'the TypeScript projection is installed');
     assert.ok('/core/v2/posts' in index.routes);
+    // The audit page's static files are found from the build too (they are read from the sources' folder).
+    const auditPage = await fetch(`${server.base}/audit/audit.mjs`);
+    assert.is(auditPage.status, 200);
+    assert.match(await auditPage.text(), /^\/\*\*/);
   } finally {
     await kill9(server);
     fs.rmSync(dataDir, { recursive: true, force: true });
