@@ -117,7 +117,7 @@ test('the reference export answers as the reference did: every post, page, term 
     assert.equal(Buffer.from(await stored.arrayBuffer()), fs.readFileSync(path.join(UPLOADS, '2026/11/wxr-pixel.png')));
     assert.is(report.counts.attachment.created, 1);
     assert.equal(report.missingFiles, []);
-    // Comments, threads kept: each as the file has it.
+    // Comments, threads kept: each as the file has it, the local date that instant in the site's time zone.
     let comments = 0;
     for await (const record of readWxr(EXPORT)) {
       if (record.kind !== 'item') continue;
@@ -127,7 +127,7 @@ test('the reference export answers as the reference did: every post, page, term 
         assert.is(answer.status, 200, `comment ${comment.id}`);
         assert.equal(
           pick(answer.body, ['id', 'post', 'parent', 'author_name', 'author_email', 'date', 'date_gmt', 'status']),
-          { id: comment.id, post: record.id, parent: comment.parent, author_name: comment.author, author_email: comment.authorEmail, date: comment.date.replace(' ', 'T'), date_gmt: comment.dateGmt.replace(' ', 'T'), status: comment.approved === '1' ? 'approved' : 'hold' },
+          { id: comment.id, post: record.id, parent: comment.parent, author_name: comment.author, author_email: comment.authorEmail, date: berlin(comment.dateGmt.replace(' ', 'T')), date_gmt: comment.dateGmt.replace(' ', 'T'), status: comment.approved === '1' ? 'approved' : 'hold' },
           `comment ${comment.id}`,
         );
         assert.is(answer.body.content.raw, comment.content);

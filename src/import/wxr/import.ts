@@ -43,6 +43,7 @@ import { createMenu, createMenuItem } from '../../resources/menus/operations';
 import { menuItemStreamId, menuStreamId } from '../../resources/menus/events';
 import { nextTermId } from '../../resources/terms/operations';
 import { POST_FORMATS } from '../../resources/content/schema';
+import { formatGmt, formatLocal, localToInstant } from '../../text/dates';
 import { readWxr } from './read';
 import { MENU_ITEM_STATUSES, menuItemPlan } from './menus';
 import type { WxrAuthor, WxrComment, WxrItem, WxrTerm } from './read';
@@ -369,8 +370,7 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
       const parent = comment.parent > 0 ? commentIds.get(comment.parent) : 0;
       if (parent === undefined) throw new WxrImportError(`comment ${comment.id} on ${record.postType} ${record.id}: its parent comment ${comment.parent} is not among the item's comments before it`);
       const user = comment.userId > 0 ? userIds.get(comment.userId) : undefined;
-      const gmt = wxrDate(comment.dateGmt);
-      const local = wxrDate(comment.date);
+      const when = commentTime(site, comment);
       const at = importedSite(`comment-${comment.id}`, comment.dateGmt || comment.date);
       try {
         const outcome = await createComment(
@@ -384,7 +384,8 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
             author_email: comment.authorEmail,
             author_url: comment.authorUrl,
             author_ip: comment.authorIp,
-            ...(gmt && local ? { date: local, date_gmt: gmt } : {}),
+            date: when.date,
+            date_gmt: when.date_gmt,
             status: COMMENT_STATUS[comment.approved]!,
           },
           actor,
@@ -550,7 +551,9 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
         continue;
       }
       try {
-        const outcome = await createMenuItem(importedSite(`post-${record.id}`, record.dateGmt || record.date), planned.input, actor, requestId, { chosenId: target });
+        const gmt = wxrDate(record.dateGmt);
+        const at = gmt ? Date.parse(`${gmt}Z`) : undefined;
+        const outcome = await createMenuItem(importedSite(`post-${record.id}`, record.dateGmt || record.date), planned.input, actor, requestId, { chosenId: target, ...(at !== undefined && Number.isFinite(at) ? { at } : {}) });
         await write(outcome.position);
         report.counts.menu_item.created++;
         if (target !== record.id) report.changedIds.push({ kind: 'menu_item', from: record.id, to: target, reason: 'id taken' });
@@ -661,6 +664,19 @@ function orderedTerms(terms: WxrTerm[]): WxrTerm[] {
   };
   for (const term of terms) visit(term, []);
   return ordered;
+}
+
+/**
+ * A comment's time in the site: its UTC date's instant (local time in the site's time zone), else its local date read
+ * in the site's time zone, else (a file with neither) the time of the import.
+ */
+function commentTime(site: Site, comment: WxrComment): { date: string; date_gmt: string } {
+  const gmt = wxrDate(comment.dateGmt);
+  const local = wxrDate(comment.date);
+  const zone = site.settings.timezone;
+  const instant = gmt ? Date.parse(`${gmt}Z`) : local ? localToInstant(Date.parse(`${local}Z`), zone) : Number.NaN;
+  const at = Number.isFinite(instant) ? instant : site.clock.now();
+  return { date: formatLocal(at, zone), date_gmt: formatGmt(at) };
 }
 
 /** A WXR date "YYYY-MM-DD HH:MM:SS", or null for WordPress's zero date (a draft whose date floats). */

@@ -248,8 +248,11 @@ async function claimSlugIfPublishing(site: Site, id: number, currentSlug: string
   return slug;
 }
 
-/** `imported.chosenId`: an id the caller reserved (an import keeping the source's ids), instead of the next free one. */
-export async function createMenuItem(site: Site, sent: MenuItemInput, actor: Actor, requestId: string, imported?: { chosenId?: number }): Promise<MenuItemWriteOutcome> {
+/**
+ * `imported`, for an import keeping the source's ids and times: `chosenId`, an id the caller reserved, instead of the
+ * next free one; `at`, the item's own creation time (ms), instead of now.
+ */
+export async function createMenuItem(site: Site, sent: MenuItemInput, actor: Actor, requestId: string, imported?: { chosenId?: number; at?: number }): Promise<MenuItemWriteOutcome> {
   const metadata = site.metadata(actor.id, requestId);
   const id = imported?.chosenId ?? (await site.ids.content.nextId());
   const claimed: string[] = [];
@@ -257,7 +260,7 @@ export async function createMenuItem(site: Site, sent: MenuItemInput, actor: Act
     const input = await withObjectType(site, sent, sent.type ?? MENU_ITEM_DEFAULTS.type, sent.object_id ?? 0);
     const facts = await gatherFacts(site, id, MENU_ITEM_DEFAULTS, input);
     const slug = await claimSlugIfPublishing(site, id, '', withOwnTitle(mergeMenuItem(id, MENU_ITEM_DEFAULTS, input), facts), claimed, metadata);
-    return { kind: 'create', id, input, facts, slug, actorId: actor.id, now: formatLocal(site.clock.now(), site.settings.timezone) };
+    return { kind: 'create', id, input, facts, slug, actorId: actor.id, now: formatLocal(imported?.at ?? site.clock.now(), site.settings.timezone) };
   };
   try {
     const result = await site.commands.handle(menuItemStreamId(id), menuItemDecider, prepare, metadata);
