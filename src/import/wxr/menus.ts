@@ -34,7 +34,8 @@ const metaOf = (item: WxrItem, key: string): string => item.meta.find((meta) => 
 export function serializedClassList(value: string): string[] | null {
   if (value.trim() === '') return [];
   if (!/^a:\d+:\{(?:i:\d+;s:\d+:"[A-Za-z0-9_-]*";)*\}$/.test(value)) return null;
-  return [...value.matchAll(/s:(\d+):"([A-Za-z0-9_-]*)";/g)].filter((match) => Number(match[1]) === match[2]!.length).map((match) => match[2]!);
+  const names = [...value.matchAll(/s:(\d+):"([A-Za-z0-9_-]*)";/g)];
+  return names.every((match) => Number(match[1]) === match[2]!.length) ? names.map((match) => match[2]!) : null;
 }
 
 /** A list of class names as WordPress serializes it (the names are ASCII, so a string's length is its bytes). */
