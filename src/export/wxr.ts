@@ -27,8 +27,13 @@ import { localToInstant, formatGmt } from '../text/dates';
 import { serializeClassList } from '../import/wxr/menus';
 import { Sink, XmlText } from './xml';
 
-/** Documents read per query. */
+/** Documents read per query, unless told. */
 const PAGE = 200;
+
+export interface ExportOptions {
+  /** Documents read per query (default 200). */
+  pageSize?: number;
+}
 
 export type ExportKind = 'author' | 'category' | 'tag' | 'menu' | 'attachment' | 'post' | 'page' | 'menu_item' | 'comment';
 
@@ -50,17 +55,17 @@ const NAMESPACES = [
 ];
 
 /** Every document of a collection matching `filters`, by ascending id, a page at a time. */
-async function* documents<T extends Doc>(site: Site, collection: string, filters: readonly Filter[] = []): AsyncGenerator<T> {
+async function* documentsOf<T extends Doc>(site: Site, collection: string, filters: readonly Filter[], page: number): AsyncGenerator<T> {
   let after = 0;
   for (;;) {
     const { items } = await site.readModel.query(collection, {
       filters: [...filters, { kind: 'range', field: 'id', gt: after }],
       order: { kind: 'field', field: 'id', direction: 'asc' },
       offset: 0,
-      limit: PAGE,
+      limit: page,
     });
     for (const item of items) yield item as T;
-    if (items.length < PAGE) return;
+    if (items.length < page) return;
     after = items.at(-1)!.id as number;
   }
 }
@@ -105,7 +110,9 @@ const mysql = (date: string | null | undefined): string => (date ? date.replace(
 const rssDate = (gmt: string): string => new Date(`${gmt}Z`).toUTCString().replace(/GMT$/, '+0000');
 
 /** Writes the export of `site` to `out` (which it does not end). */
-export async function exportWxr(site: Site, out: Writable): Promise<ExportReport> {
+export async function exportWxr(site: Site, out: Writable, options: ExportOptions = {}): Promise<ExportReport> {
+  const page = options.pageSize ?? PAGE;
+  const documents = <T extends Doc>(collection: string, filters: readonly Filter[] = []) => documentsOf<T>(site, collection, filters, page);
   const sink = new Sink(out);
   const xml = new XmlText();
   const counts: ExportReport['counts'] = { author: 0, category: 0, tag: 0, menu: 0, attachment: 0, post: 0, page: 0, menu_item: 0, comment: 0 };
@@ -124,7 +131,7 @@ export async function exportWxr(site: Site, out: Writable): Promise<ExportReport
 
   // --- authors: the users who wrote something, as WordPress exports them ------------------------------------------
   const logins = new Map<number, string>();
-  for await (const user of documents<UserDoc>(site, 'user')) {
+  for await (const user of documents<UserDoc>('user')) {
     const wrote = async (collection: string) => (await site.readModel.query(collection, { filters: [{ kind: 'any', field: 'author', values: [user.id] }], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: 1 })).total > 0;
     let author = false;
     for (const collection of ['post', 'page', 'attachment', MENU_ITEM_COLLECTION, COMMENT_COLLECTION]) if (!author && (await wrote(collection))) author = true;
@@ -141,7 +148,7 @@ export async function exportWxr(site: Site, out: Writable): Promise<ExportReport
   // --- terms ----------------------------------------------------------------------------------------------------
   const terms = loader<TermDoc>(site, TERM_COLLECTION);
   const slugOf = new Map<number, string>();
-  for await (const term of parentsFirst(documents<TermDoc>(site, TERM_COLLECTION, [{ kind: 'any', field: 'taxonomy', values: ['category'] }]), (term) => term.parent, terms)) {
+  for await (const term of parentsFirst(documents<TermDoc>(TERM_COLLECTION, [{ kind: 'any', field: 'taxonomy', values: ['category'] }]), (term) => term.parent, terms)) {
     slugOf.set(term.id, term.slug);
     counts.category++;
     await sink.write(
@@ -150,14 +157,14 @@ export async function exportWxr(site: Site, out: Writable): Promise<ExportReport
     );
   }
   slugOf.clear();
-  for await (const term of documents<TermDoc>(site, TERM_COLLECTION, [{ kind: 'any', field: 'taxonomy', values: ['post_tag'] }])) {
+  for await (const term of documents<TermDoc>(TERM_COLLECTION, [{ kind: 'any', field: 'taxonomy', values: ['post_tag'] }])) {
     counts.tag++;
     await sink.write(
       `\t<wp:tag>\n\t\t<wp:term_id>${term.id}</wp:term_id>\n\t\t<wp:tag_slug>${c(term.slug)}</wp:tag_slug>\n\t\t<wp:tag_name>${c(term.name)}</wp:tag_name>\n` +
         `${term.description ? `\t\t<wp:tag_description>${c(term.description)}</wp:tag_description>\n` : ''}\t</wp:tag>\n`,
     );
   }
-  for await (const menu of documents<MenuDoc>(site, MENU_COLLECTION)) {
+  for await (const menu of documents<MenuDoc>(MENU_COLLECTION)) {
     counts.menu++;
     await sink.write(
       `\t<wp:term>\n\t\t<wp:term_id>${menu.id}</wp:term_id>\n\t\t<wp:term_taxonomy>${c('nav_menu')}</wp:term_taxonomy>\n\t\t<wp:term_slug>${c(menu.slug)}</wp:term_slug>\n` +
@@ -212,7 +219,7 @@ export async function exportWxr(site: Site, out: Writable): Promise<ExportReport
   const noComments = async () => undefined;
   const commentsOf = (postId: number) => async () => {
     const load = loader<CommentDoc>(site, COMMENT_COLLECTION);
-    for await (const comment of parentsFirst(documents<CommentDoc>(site, COMMENT_COLLECTION, [{ kind: 'any', field: 'post', values: [postId] }]), (doc) => doc.parent, load)) {
+    for await (const comment of parentsFirst(documents<CommentDoc>(COMMENT_COLLECTION, [{ kind: 'any', field: 'post', values: [postId] }]), (doc) => doc.parent, load)) {
       counts.comment++;
       await sink.write(
         `\t\t<wp:comment>\n\t\t\t<wp:comment_id>${comment.id}</wp:comment_id>\n\t\t\t<wp:comment_author>${c(comment.author_name)}</wp:comment_author>\n` +
@@ -225,7 +232,7 @@ export async function exportWxr(site: Site, out: Writable): Promise<ExportReport
     }
   };
 
-  for await (const media of documents<MediaDoc>(site, 'attachment')) {
+  for await (const media of documents<MediaDoc>('attachment')) {
     counts.attachment++;
     const url = uploadUrl(siteUrl, media.media_details.file);
     const meta: [string, string][] = [['_wp_attached_file', media.media_details.file]];
@@ -265,11 +272,11 @@ export async function exportWxr(site: Site, out: Writable): Promise<ExportReport
     counts[doc.type === 'page' ? 'page' : 'post']++;
   };
   const notAutoDraft: Filter = { kind: 'none', field: 'status', values: ['auto-draft'] };
-  for await (const doc of documents<ContentDoc>(site, 'post', [notAutoDraft])) await contentItem(doc);
-  for await (const doc of parentsFirst(documents<ContentDoc>(site, 'page', [notAutoDraft]), (page) => page.parent, loader<ContentDoc>(site, 'page'))) await contentItem(doc);
+  for await (const doc of documents<ContentDoc>('post', [notAutoDraft])) await contentItem(doc);
+  for await (const doc of parentsFirst(documents<ContentDoc>('page', [notAutoDraft]), (doc) => doc.parent, loader<ContentDoc>(site, 'page'))) await contentItem(doc);
 
   const menus = loader<MenuDoc>(site, MENU_COLLECTION);
-  for await (const menuItem of parentsFirst(documents<MenuItemDoc>(site, MENU_ITEM_COLLECTION), (doc) => doc.parent, loader<MenuItemDoc>(site, MENU_ITEM_COLLECTION))) {
+  for await (const menuItem of parentsFirst(documents<MenuItemDoc>(MENU_ITEM_COLLECTION), (doc) => doc.parent, loader<MenuItemDoc>(site, MENU_ITEM_COLLECTION))) {
     const [menu] = menuItem.menu > 0 ? await menus([menuItem.menu]) : [];
     const gmt = (local: string) => formatGmt(localToInstant(Date.parse(`${local}Z`), timezone));
     const classes = menuItem.classes.split(' ').filter((name) => name !== '');

@@ -20,12 +20,19 @@ import { main } from '../../src/cli/index';
 import type { MediaDoc } from '../../projections/media';
 import { commentedPost, createComment } from '../../src/resources/comments/operations';
 import { createMenuItem } from '../../src/resources/menus/operations';
+import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
+import { testRedisReadModel } from '../support/redis';
 
 const FIXTURES = path.join(import.meta.dirname ?? __dirname, '..', 'fixtures', 'wxr');
 const EXPORT = path.join(FIXTURES, 'reference-export.xml');
 const UPLOADS = path.join(FIXTURES, 'uploads');
 const TIMEZONE = 'Europe/Berlin';
 const NOW = Date.parse('2026-12-01T00:00:00Z');
+
+/** The fixture's child page and its parent. */
+const REFERENCE_PAGES: { id: number; parent: number }[] = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'reference-rest.json'), 'utf8')).pages;
+const REFERENCE_CHILD_PAGE = REFERENCE_PAGES.find((page) => page.parent > 0)!.id;
+const REFERENCE_CHILD_PAGE_PARENT = REFERENCE_PAGES.find((page) => page.parent > 0)!.parent;
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wxr-export-test-'));
 test.after(() => fs.rmSync(scratch, { recursive: true, force: true }));
@@ -119,6 +126,41 @@ test('import, export, import into a fresh site: the same site', async () => {
   } finally {
     await first.close();
     await second.close();
+  }
+});
+
+test('the same export from a Redis read model, read two documents at a time; pages after their parents whatever their ids', async () => {
+  const store = createMemoryEventStore();
+  const first = await startTestSite({ timezone: TIMEZONE, now: NOW, store });
+  const redis = testRedisReadModel();
+  let onRedis: TestSite | null = null;
+  const fresh = await newSite();
+  try {
+    await importWxr(first.site, EXPORT, { uploads: UPLOADS });
+    // A page moved under a page made after it, with its own child: the child and the page wait for their parents.
+    const as = await first.createUser('mover', 'administrator');
+    const [grand, parent] = [REFERENCE_CHILD_PAGE_PARENT, REFERENCE_CHILD_PAGE];
+    const later = await first.request('POST', '/wp-json/wp/v2/pages', { as, body: { title: 'Made later', status: 'publish' } });
+    assert.is(later.status, 201);
+    assert.is((await first.request('POST', `/wp-json/wp/v2/pages/${grand}`, { as, body: { parent: later.body.id } })).status, 200);
+    const memory = await exportToFile(first, 'memory.xml');
+    onRedis = await startTestSite({ timezone: TIMEZONE, now: NOW, store, readModel: redis.readModel });
+    const paged = new Collect();
+    await exportWxr(onRedis.site, paged, { pageSize: 2 });
+    const undated = (text: string, site: TestSite) => text.replace(/<pubDate>[^<]*<\/pubDate>/, '').replaceAll(site.url, 'SITE');
+    assert.is(undated(paged.text(), onRedis), undated(memory.text, first));
+    const pages = [...memory.text.matchAll(/<wp:post_id>(\d+)<\/wp:post_id>(?:(?!<\/item>)[\s\S])*?<wp:post_type><!\[CDATA\[page\]\]>/g)].map((match) => Number(match[1]));
+    assert.ok(pages.indexOf(later.body.id) < pages.indexOf(grand) && pages.indexOf(grand) < pages.indexOf(parent), `pages in order ${pages.join(', ')}`);
+    const report = await importWxr(fresh.site, memory.file, { uploads: await uploadsOf(first, 'paged-uploads') });
+    assert.equal(report.changedIds, []);
+    const reader = await fresh.createUser('reader', 'administrator');
+    assert.is((await fresh.request('GET', `/wp-json/wp/v2/pages/${grand}?context=edit`, { as: reader })).body.parent, later.body.id);
+    assert.is((await fresh.request('GET', `/wp-json/wp/v2/pages/${parent}?context=edit`, { as: reader })).body.parent, grand);
+  } finally {
+    await onRedis?.close();
+    await redis.cleanup();
+    await first.close();
+    await fresh.close();
   }
 });
 
