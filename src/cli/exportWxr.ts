@@ -11,7 +11,6 @@ import type { Config } from '../config';
 import { openSite } from '../bootstrap';
 import { UsageError } from './index';
 import { exportWxr } from '../export/wxr';
-import type { ExportReport } from '../export/wxr';
 
 /** How long the read model may take to apply the log before the export reads it. */
 const CATCH_UP_MS = 10 * 60_000;
@@ -32,38 +31,41 @@ export async function exportWxrCommand(args: string[], values: { out?: string },
   if (args.length > 0) throw new UsageError(`unexpected argument "${args[0]}"`, 'export wxr');
   const file = values.out === undefined ? null : checkOut(values.out);
   const config = siteConfig();
-  const site = await openSite(config);
+  // The file is opened before the site, so that a folder it cannot be written in is said at once.
   const partial = file === null ? null : path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.partial`);
+  const stream = partial === null ? null : await openPartial(partial);
   try {
-    await site.startProjector();
-    if (!(await site.catchUp(CATCH_UP_MS))) throw new Error(`the read model did not catch up with the event log within ${CATCH_UP_MS / 1000} s`);
-    let report: ExportReport;
-    if (partial === null) {
-      report = await exportWxr(site, process.stdout);
-    } else {
-      let stream: fs.WriteStream;
-      try {
-        stream = fs.createWriteStream(partial, { flags: 'wx' });
-        await new Promise<void>((resolve, reject) => stream.once('open', () => resolve()).once('error', reject));
-      } catch (error) {
-        throw new Error(`--out: cannot write in ${path.dirname(file!)}: ${(error as Error).message}`);
-      }
-      try {
-        report = await exportWxr(site, stream);
+    const site = await openSite(config);
+    try {
+      await site.startProjector();
+      if (!(await site.catchUp(CATCH_UP_MS))) throw new Error(`the read model did not catch up with the event log within ${CATCH_UP_MS / 1000} s`);
+      const report = await exportWxr(site, stream ?? process.stdout);
+      if (stream !== null) {
         stream.end();
         await finished(stream);
-      } catch (error) {
-        stream.destroy();
-        throw error;
+        fs.renameSync(partial!, file!);
       }
-      fs.renameSync(partial, file!);
+      const counts = Object.entries(report.counts).map(([kind, count]) => `${kind}: ${count}`).join(', ');
+      const dropped = report.droppedCharacters > 0 ? `; ${report.droppedCharacters} characters XML cannot hold left out` : '';
+      console.error(`exported ${file ?? 'to stdout'} (${counts}${dropped})`);
+      return 0;
+    } finally {
+      await site.close();
     }
-    const counts = Object.entries(report.counts).map(([kind, count]) => `${kind}: ${count}`).join(', ');
-    const dropped = report.droppedCharacters > 0 ? `; ${report.droppedCharacters} characters XML cannot hold left out` : '';
-    console.error(`exported ${file ?? 'to stdout'} (${counts}${dropped})`);
-    return 0;
   } finally {
+    stream?.destroy();
     if (partial !== null) fs.rmSync(partial, { force: true });
-    await site.close();
+  }
+}
+
+/** A new file to write the export in; a folder it cannot be created in is an error naming it. */
+async function openPartial(partial: string): Promise<fs.WriteStream> {
+  const stream = fs.createWriteStream(partial, { flags: 'wx' });
+  try {
+    await new Promise<void>((resolve, reject) => stream.once('open', () => resolve()).once('error', reject));
+    return stream;
+  } catch (error) {
+    stream.destroy();
+    throw new Error(`--out: cannot write in ${path.dirname(partial)}: ${(error as Error).message}`);
   }
 }

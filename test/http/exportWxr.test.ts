@@ -355,6 +355,10 @@ test('export wxr: to stdout and to --out; an --out it cannot write is refused, n
     assert.equal([folder.code, folder.err], [2, `palimpsest export wxr: --out: "${dataDir}" is a folder\n${usage}`]);
     const underFile = await cli(dataDir, ['export', 'wxr', '--out', path.join(file, 'x.xml')]);
     assert.equal([underFile.code, underFile.err], [2, `palimpsest export wxr: --out: "${file}" is not a folder\n${usage}`]);
+    // A folder nobody can create files in: exit status 1, naming it.
+    const proc = await cli(dataDir, ['export', 'wxr', '--out', '/proc/site.xml']);
+    assert.is(proc.code, 1);
+    assert.match(proc.err, /--out: cannot write in \/proc: /);
     const empty = await cli(dataDir, ['export', 'wxr', '--out', '']);
     assert.is(empty.code, 2);
     assert.match(empty.err, /--out needs a file name/);
