@@ -14,6 +14,7 @@ import type { TestSite } from '../support/testSite';
 import { importWxr } from '../../src/import/wxr/import';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
 import { nextTermId } from '../../src/resources/terms/operations';
+import { createMenu } from '../../src/resources/menus/operations';
 import { serializedClassList, serializeClassList } from '../../src/import/wxr/menus';
 
 const EXPORT = path.join(import.meta.dirname ?? __dirname, '..', 'fixtures', 'wxr', 'reference-export.xml');
@@ -83,6 +84,25 @@ test('an item linking to what is not carried is skipped and said; classes read, 
     assert.ok(report.skipped.some((entry) => entry.kind === 'nav_menu_item' && entry.id === 6 && /classes are not a list WordPress writes/.test(entry.reason)));
     const items = await menuItems(site, 6);
     assert.equal(items.map((item) => [item.id, item.classes]), [[4, ['one', 'two_2']], [6, ['']]]);
+  } finally {
+    await site.close();
+  }
+});
+
+test("a menu of the file's name already on the site, under another slug, is the file's menu", async () => {
+  const site = await startTestSite({ timezone: 'Europe/Berlin' });
+  try {
+    const made = await createMenu(site.site, { name: 'Reference Menu' }, null, 'test');
+    await site.site.settle(made.position);
+    const renamed = exportText.replaceAll('[CDATA[reference-menu]]', '[CDATA[old-slug]]').replaceAll('nicename="reference-menu"', 'nicename="old-slug"');
+    assert.is.not(renamed, exportText);
+    const report = await importWxr(site.site, write('same-name.xml', renamed));
+    assert.equal([report.counts.menu.created, report.counts.menu.existing, report.counts.menu_item.created], [0, 1, 3]);
+    assert.ok(report.skipped.some((entry) => entry.kind === 'menu' && entry.reason === `the site's menu ${made.id} has that name: its items join it`));
+    assert.is((await menuItems(site, made.id)).length, 3);
+    // A rerun finds it again and adds nothing.
+    const again = await importWxr(site.site, write('same-name.xml', renamed));
+    assert.equal([again.counts.menu.existing, again.counts.menu_item.created, again.counts.menu_item.existing], [1, 0, 3]);
   } finally {
     await site.close();
   }

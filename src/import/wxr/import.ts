@@ -40,6 +40,7 @@ import type { PostInput } from '../../resources/content/decider';
 import { contentStreamId } from '../../resources/content/events';
 import { RestError } from '../../rest/errors';
 import { createMenu, createMenuItem } from '../../resources/menus/operations';
+import { MenuExistsError } from '../../resources/menus/decider';
 import { menuItemStreamId, menuStreamId } from '../../resources/menus/events';
 import { nextTermId } from '../../resources/terms/operations';
 import { POST_FORMATS } from '../../resources/content/schema';
@@ -315,7 +316,11 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
       if (target !== menu.id) report.changedIds.push({ kind: 'menu', from: menu.id, to: target, reason: 'id taken' });
       if (outcome.state.menu && outcome.state.menu.slug !== menu.slug) report.skipped.push({ kind: 'menu slug', id: menu.id, title: menu.name, reason: `slug "${menu.slug}" became "${outcome.state.menu.slug}": a menu's slug is made from its name` });
     } catch (error) {
-      throw new WxrImportError(`menu ${menu.id} "${menu.slug}": ${messageOf(error)}`);
+      if (!(error instanceof MenuExistsError)) throw new WxrImportError(`menu ${menu.id} "${menu.slug}": ${messageOf(error)}`);
+      // Menu names are unique: the site's menu of that name (under another slug) is the file's menu.
+      menuIds.set(menu.slug, error.menuId);
+      report.counts.menu.existing++;
+      report.skipped.push({ kind: 'menu', id: menu.id, title: menu.name, reason: `the site's menu ${error.menuId} has that name: its items join it` });
     }
   }
 
