@@ -21,6 +21,7 @@ import type { MediaDoc } from '../../projections/media';
 import { commentedPost, createComment } from '../../src/resources/comments/operations';
 import { createMenuItem } from '../../src/resources/menus/operations';
 import { updateAttachment } from '../../src/resources/media/operations';
+import { updateItem } from '../../src/resources/content/operations';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
 import { testRedisReadModel } from '../support/redis';
 
@@ -104,6 +105,10 @@ test('import, export, import into a fresh site: the same site', async () => {
     await first.site.settle(spam.position);
     const nested = { type: 'custom', title: 'Nested & <odd>', url: 'https://example.org/?a=1&b=2', parent: 4, menu: 6, classes: 'one two', xfn: 'friend met', target: '_blank', menu_order: 5, attr_title: 'Hover', description: 'About it' } as const;
     await first.site.settle((await createMenuItem(first.site, nested, { id: 0, roles: ['administrator'] }, 'test')).position);
+    // A page template and footnotes, which the fixture has none of.
+    const system = { id: 0, roles: ['administrator' as const] };
+    await first.site.settle((await updateItem(first.site, 'page', 2, { template: 'page-no-title' }, system, 'test')).position);
+    await first.site.settle((await updateItem(first.site, 'post', 1128, { meta: { footnotes: '[{"id":"n1","content":"A <em>note</em> ]]>"}]' } }, system, 'test')).position);
     // The attachment attached to the post that comes after it in the file.
     await first.site.settle((await updateAttachment(first.site, 1127, { post: 1128 }, { id: 0, roles: ['administrator'] }, 'test')).position);
     const exported = await exportToFile(first, 'first.xml');
@@ -118,6 +123,8 @@ test('import, export, import into a fresh site: the same site', async () => {
     for (const kind of Object.keys(a)) assert.equal(b[kind], a[kind], kind);
     // The attachment's file came along, byte for byte.
     assert.is(b.media[0].post, 1128);
+    assert.is(b.pages.find((page: { id: number }) => page.id === 2).template, 'page-no-title');
+    assert.match(b.posts.find((post: { id: number }) => post.id === 1128).meta.footnotes, /A <em>note<\/em> \]\]>/);
     const served = await fetch(b.media[0].source_url.replace('SITE', second.url));
     assert.equal(Buffer.from(await served.arrayBuffer()), fs.readFileSync(path.join(UPLOADS, '2026/11/wxr-pixel.png')));
     // And again: the export of the second site is the first's but for when it was made and when items were last
