@@ -1,5 +1,5 @@
 /**
- * `palimpsest <command>`: serve, projector, user create, projections rebuild, projections sweep, media sweep, option get|set, replay, import wxr, import wordpress. Each command
+ * `palimpsest <command>`: serve, projector, user create, projections rebuild, projections sweep, media sweep, option get|set, replay, import wxr, import wordpress, export wxr. Each command
  * opens the site from the same configuration as the server (environment variables), so it can run beside a live
  * server on the same DATA_DIR: its events reach the server through the shared event store. Every command first says
  * on stderr which site it acts on (SITE_URL, DATA_DIR resolved, the event store and the read model), since a
@@ -68,7 +68,11 @@ const COMMANDS = {
   },
   'import wxr': {
     usage: 'palimpsest import wxr FILE [--uploads DIR] [--dry-run]',
-    about: 'bring a WordPress export (Tools > Export, WXR) into the site: authors, categories, tags, posts, pages, comments and attachments (their files from DIR, the old wp-content/uploads), ids kept where free; a rerun changes nothing; --dry-run: only report (docs/migration.md)',
+    about: 'bring a WordPress export (Tools > Export, WXR) into the site: authors, categories, tags, menus, posts, pages, comments and attachments (their files from DIR, the old wp-content/uploads), ids kept where free; a rerun changes nothing; --dry-run: only report (docs/migration.md)',
+  },
+  'export wxr': {
+    usage: 'palimpsest export wxr [--out FILE]',
+    about: "the site as a WordPress export (WXR 1.2) that WordPress's importer reads, on stdout or into FILE (docs/migration.md)",
   },
   'import wordpress': {
     usage: 'palimpsest import wordpress URL --user LOGIN --app-password PASSWORD [--dry-run]',
@@ -129,6 +133,10 @@ export async function main(argv: string[]): Promise<number> {
         const options = { 'dry-run': { type: 'boolean', default: false }, user: { type: 'string' }, 'app-password': { type: 'string' } } as const;
         const { values, positionals } = parse(command, args, options, true);
         return await (await import('./importWordpress')).importWordpressCommand(positionals, values, siteConfig);
+      }
+      case 'export wxr': {
+        const { values, positionals } = parse(command, args, { out: { type: 'string' } }, true);
+        return await (await import('./exportWxr')).exportWxrCommand(positionals, values, siteConfig);
       }
       case 'option get':
       case 'option set':

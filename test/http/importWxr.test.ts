@@ -117,7 +117,7 @@ test('the reference export answers as the reference did: every post, page, term 
     assert.equal(Buffer.from(await stored.arrayBuffer()), fs.readFileSync(path.join(UPLOADS, '2026/11/wxr-pixel.png')));
     assert.is(report.counts.attachment.created, 1);
     assert.equal(report.missingFiles, []);
-    // Comments, threads kept: each as the file has it.
+    // Comments, threads kept: each as the file has it, the local date that instant in the site's time zone.
     let comments = 0;
     for await (const record of readWxr(EXPORT)) {
       if (record.kind !== 'item') continue;
@@ -127,7 +127,7 @@ test('the reference export answers as the reference did: every post, page, term 
         assert.is(answer.status, 200, `comment ${comment.id}`);
         assert.equal(
           pick(answer.body, ['id', 'post', 'parent', 'author_name', 'author_email', 'date', 'date_gmt', 'status']),
-          { id: comment.id, post: record.id, parent: comment.parent, author_name: comment.author, author_email: comment.authorEmail, date: comment.date.replace(' ', 'T'), date_gmt: comment.dateGmt.replace(' ', 'T'), status: comment.approved === '1' ? 'approved' : 'hold' },
+          { id: comment.id, post: record.id, parent: comment.parent, author_name: comment.author, author_email: comment.authorEmail, date: berlin(comment.dateGmt.replace(' ', 'T')), date_gmt: comment.dateGmt.replace(' ', 'T'), status: comment.approved === '1' ? 'approved' : 'hold' },
           `comment ${comment.id}`,
         );
         assert.is(answer.body.content.raw, comment.content);
@@ -135,9 +135,31 @@ test('the reference export answers as the reference did: every post, page, term 
     }
     assert.ok(comments >= 4, 'the fixture has a thread');
     assert.is(report.counts.comment.created, comments);
-    // What is not carried is said: the menu items, the theme's styles.
-    assert.ok(report.skipped.some((entry) => entry.kind === 'nav_menu_item'));
+    // The menu and its items, ids kept: a custom link, a page, a category, in the file's order.
+    assert.equal([report.counts.menu.created, report.counts.menu_item.created], [1, 3]);
+    const menu = await site.request('GET', '/wp-json/wp/v2/menus/6?context=edit', { as });
+    assert.equal(pick(menu.body, ['id', 'name', 'slug']), { id: 6, name: 'Reference Menu', slug: 'reference-menu' });
+    const menuItems = await site.request('GET', '/wp-json/wp/v2/menu-items?menus=6&context=edit&orderby=menu_order&order=asc', { as });
+    assert.equal(
+      menuItems.body.map((item: Record<string, any>) => ({ ...pick(item, ['id', 'type', 'object', 'object_id', 'parent', 'menu_order', 'status', 'menus']), url: item.url.replace(/^http:\/\/127\.0\.0\.1:\d+/, ''), title: item.title.raw })),
+      [
+        // The custom link keeps its URL as it was; the others link to what they name here.
+        { id: 4, type: 'custom', object: 'custom', object_id: 4, parent: 0, menu_order: 0, status: 'publish', menus: 6, url: '/', title: 'Home' },
+        { id: 5, type: 'post_type', object: 'page', object_id: 2, parent: 0, menu_order: 2, status: 'publish', menus: 6, url: '/sample-page/', title: 'Sample Page' },
+        { id: 6, type: 'taxonomy', object: 'category', object_id: 2, parent: 0, menu_order: 3, status: 'publish', menus: 6, url: '/category/reference-parent/', title: 'Reference Parent' },
+      ],
+    );
+    // What is not carried is said: the theme's styles.
+    assert.not.ok(report.skipped.some((entry) => entry.kind === 'nav_menu_item'));
     assert.ok(report.skipped.some((entry) => entry.kind === 'wp_global_styles'));
+    // A post's format is carried from its post_format term.
+    let asides = 0;
+    for await (const record of readWxr(EXPORT)) {
+      if (record.kind !== 'item' || !record.terms.some((term) => term.taxonomy === 'post_format' && term.slug === 'post-format-aside')) continue;
+      asides++;
+      assert.is((await site.request('GET', `/wp-json/wp/v2/posts/${record.id}?context=edit`, { as })).body.format, 'aside', `post ${record.id}`);
+    }
+    assert.ok(asides > 0, 'the fixture has an aside');
     // Imported events say so, with the file and the original time; the actor (the CLI) is the system.
     const [created] = await site.site.store.readStream('content-1128', { maxCount: 1 });
     assert.is(created!.type, 'PostCreated');

@@ -39,7 +39,14 @@ import { commentStreamId } from '../../resources/comments/events';
 import type { PostInput } from '../../resources/content/decider';
 import { contentStreamId } from '../../resources/content/events';
 import { RestError } from '../../rest/errors';
+import { createMenu, createMenuItem } from '../../resources/menus/operations';
+import { MenuExistsError } from '../../resources/menus/decider';
+import { menuItemStreamId, menuStreamId } from '../../resources/menus/events';
+import { nextTermId } from '../../resources/terms/operations';
+import { POST_FORMATS } from '../../resources/content/schema';
+import { formatGmt, formatLocal, localToInstant } from '../../text/dates';
 import { readWxr } from './read';
+import { MENU_ITEM_STATUSES, menuItemPlan } from './menus';
 import type { WxrAuthor, WxrComment, WxrItem, WxrTerm } from './read';
 
 /** Post types carried. */
@@ -47,7 +54,6 @@ const CARRIED_TYPES = new Set<string>(['post', 'page']);
 
 /** WordPress's own post types that are known but not carried yet, with why (docs/migration.md). */
 const NOT_CARRIED: Record<string, string> = {
-  nav_menu_item: 'menus are not carried yet',
   revision: 'revisions are not carried',
   wp_global_styles: 'theme styles belong to the theme, not the content',
   wp_template: 'block templates are not carried',
@@ -66,9 +72,9 @@ const STATUSES = new Set(['publish', 'draft', 'pending', 'private', 'future']);
 const TAXONOMIES = new Set<string>(['category', 'post_tag']);
 
 /** Taxonomies of WordPress itself that are known but not carried. */
-const TAXONOMIES_NOT_CARRIED = new Set(['nav_menu', 'post_format', 'wp_theme', 'wp_template_part_area', 'link_category']);
+const TAXONOMIES_NOT_CARRIED = new Set(['post_format', 'wp_theme', 'wp_template_part_area', 'link_category']);
 
-export type ImportKind = 'user' | 'category' | 'tag' | 'post' | 'page' | 'attachment' | 'comment';
+export type ImportKind = 'user' | 'category' | 'tag' | 'menu' | 'post' | 'page' | 'attachment' | 'menu_item' | 'comment';
 
 export interface ImportReport {
   file: string;
@@ -106,6 +112,8 @@ interface Plan {
   baseSiteUrl: string;
   authors: WxrAuthor[];
   terms: WxrTerm[];
+  /** `nav_menu` terms. */
+  menus: WxrTerm[];
   items: { id: number; postType: string; title: string; status: string; file: string | null; comments: number[] }[];
 }
 
@@ -118,7 +126,7 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
   const report: ImportReport = {
     file: fileName,
     dryRun,
-    counts: { user: zero(), category: zero(), tag: zero(), post: zero(), page: zero(), attachment: zero(), comment: zero(), other: zero() },
+    counts: { user: zero(), category: zero(), tag: zero(), menu: zero(), post: zero(), page: zero(), attachment: zero(), menu_item: zero(), comment: zero(), other: zero() },
     changedIds: [],
     skipped: [],
     missingFiles: [],
@@ -173,6 +181,14 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
     if (existing !== null) termIds.set(termKey(term.taxonomy, term.slug), existing);
     else newTerms.push(term);
   }
+  // Menus: found again by their import record, or as the site's menu of that slug.
+  const menuIds = new Map<string, number>();
+  const newMenus: WxrTerm[] = [];
+  for (const menu of plan.menus) {
+    const existing = (await site.claims.ownerOf('wxr-import', recordKey(`menu-${menu.id}`))) ?? (await site.claims.ownerOf('term-nav_menu', menu.slug));
+    if (existing !== null) menuIds.set(menu.slug, existing);
+    else newMenus.push(menu);
+  }
   const contentLast = await lastReserved(site, 'content');
   const newItems: Plan['items'] = [];
   for (const item of plan.items) {
@@ -193,7 +209,7 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
   }
   const keptComments = newComments.filter((id) => id > commentsLast.last);
   const keptUsers = newUsers.filter((author) => author.id > usersLast.last).map((author) => author.id);
-  const keptTerms = newTerms.filter((term) => term.id > termsLast.last).map((term) => term.id);
+  const keptTerms = [...newTerms, ...newMenus].filter((term) => term.id > termsLast.last).map((term) => term.id);
   const keptItems = newItems.filter((item) => carried(item) && item.id > contentLast.last).map((item) => item.id);
   if (!dryRun) {
     await reserveThrough(site, 'users', usersLast, keptUsers);
@@ -267,6 +283,47 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
     }
   }
 
+  const termsByFileId = new Map<number, number>();
+  for (const term of plan.terms) {
+    const id = termIds.get(termKey(term.taxonomy, term.slug));
+    if (id !== undefined) termsByFileId.set(term.id, id);
+  }
+
+  // --- menus: an import record first, so that a rerun finds the menu whatever its name became ---------------------
+  for (const menu of plan.menus) {
+    let target = menuIds.get(menu.slug);
+    if (target !== undefined && (await site.store.readStream(menuStreamId(target), { maxCount: 1 })).length > 0) {
+      report.counts.menu.existing++;
+      continue;
+    }
+    if (dryRun) {
+      report.counts.menu.created++;
+      menuIds.set(menu.slug, kept.terms.has(menu.id) ? menu.id : 0);
+      if (!kept.terms.has(menu.id)) report.changedIds.push({ kind: 'menu', from: menu.id, to: 0, reason: 'id taken: a new one will be given' });
+      continue;
+    }
+    const at = importedSite(`term-${menu.id}`, null);
+    if (target === undefined) {
+      const wanted = kept.terms.has(menu.id) ? menu.id : await nextTermId(site);
+      const claimed = await site.claims.claimExact('wxr-import', recordKey(`menu-${menu.id}`), wanted, at.metadata(null, requestId));
+      target = claimed ? wanted : ((await site.claims.ownerOf('wxr-import', recordKey(`menu-${menu.id}`))) ?? wanted);
+    }
+    try {
+      const outcome = await createMenu(at, { name: menu.name, description: menu.description }, actor.id === SYSTEM_ACTOR.id ? null : actor, requestId, { chosenId: target });
+      await write(outcome.position);
+      menuIds.set(menu.slug, target);
+      report.counts.menu.created++;
+      if (target !== menu.id) report.changedIds.push({ kind: 'menu', from: menu.id, to: target, reason: 'id taken' });
+      if (outcome.state.menu && outcome.state.menu.slug !== menu.slug) report.skipped.push({ kind: 'menu slug', id: menu.id, title: menu.name, reason: `slug "${menu.slug}" became "${outcome.state.menu.slug}": a menu's slug is made from its name` });
+    } catch (error) {
+      if (!(error instanceof MenuExistsError)) throw new WxrImportError(`menu ${menu.id} "${menu.slug}": ${messageOf(error)}`);
+      // Menu names are unique: the site's menu of that name (under another slug) is the file's menu.
+      menuIds.set(menu.slug, error.menuId);
+      report.counts.menu.existing++;
+      report.skipped.push({ kind: 'menu', id: menu.id, title: menu.name, reason: `the site's menu ${error.menuId} has that name: its items join it` });
+    }
+  }
+
   // --- item ids: import records before any item is written, so references can be rewritten ------------------------
   for (const item of newItems) {
     if (!carried(item)) continue;
@@ -318,8 +375,7 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
       const parent = comment.parent > 0 ? commentIds.get(comment.parent) : 0;
       if (parent === undefined) throw new WxrImportError(`comment ${comment.id} on ${record.postType} ${record.id}: its parent comment ${comment.parent} is not among the item's comments before it`);
       const user = comment.userId > 0 ? userIds.get(comment.userId) : undefined;
-      const gmt = wxrDate(comment.dateGmt);
-      const local = wxrDate(comment.date);
+      const when = commentTime(site, comment);
       const at = importedSite(`comment-${comment.id}`, comment.dateGmt || comment.date);
       try {
         const outcome = await createComment(
@@ -333,7 +389,8 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
             author_email: comment.authorEmail,
             author_url: comment.authorUrl,
             author_ip: comment.authorIp,
-            ...(gmt && local ? { date: local, date_gmt: gmt } : {}),
+            date: when.date,
+            date_gmt: when.date_gmt,
             status: COMMENT_STATUS[comment.approved]!,
           },
           actor,
@@ -425,6 +482,7 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
       await importAttachment(record);
       continue;
     }
+    if (record.postType === 'nav_menu_item') continue;
     if (!CARRIED_TYPES.has(record.postType)) {
       report.counts.other.skipped++;
       report.skipped.push({ kind: record.postType, id: record.id, title: record.title, reason: NOT_CARRIED[record.postType]! });
@@ -467,12 +525,54 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
     await importComments(record, target);
   }
   say(`${seen} items read`);
+
+  // --- menu items, streamed a third time: what they link to is all there now ------------------------------------
+  const postTypes = new Map(plan.items.map((item) => [item.id, item.postType]));
+  if (plan.items.some((item) => item.postType === 'nav_menu_item')) {
+    for await (const record of readWxr(file)) {
+      if (record.kind !== 'item' || record.postType !== 'nav_menu_item') continue;
+      const skip = (reason: string) => {
+        report.counts.menu_item.skipped++;
+        report.skipped.push({ kind: 'nav_menu_item', id: record.id, title: record.title, reason });
+      };
+      if (!MENU_ITEM_STATUSES.has(record.status)) {
+        skip(`status "${record.status}" is not carried`);
+        continue;
+      }
+      const planned = menuItemPlan(record, { menus: menuIds, content: contentIds, postTypes, terms: termsByFileId });
+      if ('skip' in planned) {
+        skip(planned.skip);
+        continue;
+      }
+      for (const note of planned.notes) report.skipped.push({ kind: 'nav_menu_item', id: record.id, title: record.title, reason: note });
+      const target = contentIds.get(record.id)!;
+      if (dryRun) {
+        report.counts.menu_item.created++;
+        if (target !== record.id) report.changedIds.push({ kind: 'menu_item', from: record.id, to: target, reason: 'id taken: a new one will be given' });
+        continue;
+      }
+      if ((await site.store.readStream(menuItemStreamId(target), { maxCount: 1 })).length > 0) {
+        report.counts.menu_item.existing++;
+        continue;
+      }
+      try {
+        const gmt = wxrDate(record.dateGmt);
+        const at = gmt ? Date.parse(`${gmt}Z`) : undefined;
+        const outcome = await createMenuItem(importedSite(`post-${record.id}`, record.dateGmt || record.date), planned.input, actor, requestId, { chosenId: target, ...(at !== undefined && Number.isFinite(at) ? { at } : {}) });
+        await write(outcome.position);
+        report.counts.menu_item.created++;
+        if (target !== record.id) report.changedIds.push({ kind: 'menu_item', from: record.id, to: target, reason: 'id taken' });
+      } catch (error) {
+        throw new WxrImportError(`menu item ${record.id} "${record.title}": ${messageOf(error)}`);
+      }
+    }
+  }
   return report;
 }
 
 /** The first pass: the whole file read and checked, keeping only what planning needs. */
 async function readPlan(file: string, uploads: string | undefined): Promise<Plan> {
-  const plan: Plan = { baseSiteUrl: '', authors: [], terms: [], items: [] };
+  const plan: Plan = { baseSiteUrl: '', authors: [], terms: [], menus: [], items: [] };
   const termSeen = new Set<string>();
   const itemSeen = new Set<number>();
   const unknownTypes: string[] = [];
@@ -483,6 +583,13 @@ async function readPlan(file: string, uploads: string | undefined): Promise<Plan
       plan.authors.push(record);
     } else if (record.kind === 'term') {
       if (TAXONOMIES_NOT_CARRIED.has(record.taxonomy)) continue;
+      if (record.taxonomy === 'nav_menu') {
+        if (!record.slug) throw new WxrImportError(`menu ${record.id} "${record.name}": no slug`);
+        // WordPress writes a menu once in the channel, and again beside its items.
+        if (!termSeen.has(termKey('nav_menu', record.slug))) plan.menus.push(record);
+        termSeen.add(termKey('nav_menu', record.slug));
+        continue;
+      }
       if (!TAXONOMIES.has(record.taxonomy)) throw new WxrImportError(`term ${record.id} "${record.slug}": taxonomy "${record.taxonomy}" is not known here`);
       if (!record.slug) throw new WxrImportError(`term ${record.id} "${record.name}": no slug`);
       // WordPress writes a category both as wp:category and as wp:term.
@@ -494,7 +601,7 @@ async function readPlan(file: string, uploads: string | undefined): Promise<Plan
       if (record.id <= 0) throw new WxrImportError(`item "${record.title}": no wp:post_id`);
       if (itemSeen.has(record.id)) throw new WxrImportError(`item ${record.id} "${record.title}": its id appears twice in the file`);
       itemSeen.add(record.id);
-      if (!CARRIED_TYPES.has(record.postType) && record.postType !== 'attachment' && !(record.postType in NOT_CARRIED)) {
+      if (!CARRIED_TYPES.has(record.postType) && record.postType !== 'attachment' && record.postType !== 'nav_menu_item' && !(record.postType in NOT_CARRIED)) {
         unknownTypes.push(`item ${record.id} "${record.title}" (post type "${record.postType}")`);
         continue;
       }
@@ -504,15 +611,17 @@ async function readPlan(file: string, uploads: string | undefined): Promise<Plan
     }
   }
   if (unknownTypes.length > 0) {
-    throw new WxrImportError(`unknown post type: ${unknownTypes.slice(0, 10).join('; ')}${unknownTypes.length > 10 ? ` and ${unknownTypes.length - 10} more` : ''}; only ${[...CARRIED_TYPES, 'attachment'].join(', ')} are carried`);
+    throw new WxrImportError(`unknown post type: ${unknownTypes.slice(0, 10).join('; ')}${unknownTypes.length > 10 ? ` and ${unknownTypes.length - 10} more` : ''}; only ${[...CARRIED_TYPES, 'attachment', 'nav_menu_item'].join(', ')} are carried`);
   }
   orderedTerms(plan.terms);
   return plan;
 }
 
-/** Whether an item of the plan is written: posts and pages of a carried status, attachments whose file is at hand. */
+/** Whether an item of the plan is written: posts and pages of a carried status, attachments whose file is at hand, menu items. */
 const carried = (item: Plan['items'][number]): boolean =>
-  (CARRIED_TYPES.has(item.postType) && STATUSES.has(item.status)) || (item.postType === 'attachment' && item.file !== null);
+  (CARRIED_TYPES.has(item.postType) && STATUSES.has(item.status)) ||
+  (item.postType === 'attachment' && item.file !== null) ||
+  (item.postType === 'nav_menu_item' && MENU_ITEM_STATUSES.has(item.status));
 
 /** The path under the uploads folder an attachment names (`2024/05/photo.jpg`). */
 const attachedFileOf = (item: WxrItem): string => item.meta.find((meta) => meta.key === '_wp_attached_file')?.value.trim() ?? '';
@@ -562,6 +671,19 @@ function orderedTerms(terms: WxrTerm[]): WxrTerm[] {
   return ordered;
 }
 
+/**
+ * A comment's time in the site: its UTC date's instant (local time in the site's time zone), else its local date read
+ * in the site's time zone, else (a file with neither) the time of the import.
+ */
+function commentTime(site: Site, comment: WxrComment): { date: string; date_gmt: string } {
+  const gmt = wxrDate(comment.dateGmt);
+  const local = wxrDate(comment.date);
+  const zone = site.settings.timezone;
+  const instant = gmt ? Date.parse(`${gmt}Z`) : local ? localToInstant(Date.parse(`${local}Z`), zone) : Number.NaN;
+  const at = Number.isFinite(instant) ? instant : site.clock.now();
+  return { date: formatLocal(at, zone), date_gmt: formatGmt(at) };
+}
+
 /** A WXR date "YYYY-MM-DD HH:MM:SS", or null for WordPress's zero date (a draft whose date floats). */
 function wxrDate(value: string): string | null {
   if (!/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(value) || value.startsWith('0000-')) return null;
@@ -592,7 +714,13 @@ function itemInput(item: WxrItem, ids: { users: Map<string, number>; terms: Map<
     ...(gmt ? { date_gmt: gmt } : local ? { date: local } : {}),
     ...(item.slug ? { slug: item.slug } : {}),
   };
+  const template = item.meta.find((meta) => meta.key === '_wp_page_template')?.value.trim() ?? '';
+  if (template !== '' && template !== 'default') input.template = template;
+  const footnotes = item.meta.find((meta) => meta.key === 'footnotes');
+  if (footnotes !== undefined) input.meta = { footnotes: footnotes.value };
   if (item.postType === 'post') {
+    const format = item.terms.find((term) => term.taxonomy === 'post_format')?.slug.replace(/^post-format-/, '');
+    if (format !== undefined && (POST_FORMATS as readonly string[]).includes(format)) input.format = format;
     input.sticky = item.sticky;
     input.categories = termsOf('category');
     input.tags = termsOf('post_tag');

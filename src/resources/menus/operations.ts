@@ -75,13 +75,14 @@ async function menuNamed(site: Site, name: string): Promise<number | null> {
   return (items[0] as MenuDoc | undefined)?.id ?? null;
 }
 
-export async function createMenu(site: Site, input: MenuInput, actor: Actor | null, requestId: string): Promise<MenuWriteOutcome> {
+/** `imported.chosenId`: an id the caller reserved (an import keeping the source's ids), instead of the next free one. */
+export async function createMenu(site: Site, input: MenuInput, actor: Actor | null, requestId: string, imported?: { chosenId?: number }): Promise<MenuWriteOutcome> {
   const metadata = site.metadata(actor?.id ?? null, requestId);
   const name = sanitizeTermName(input.name ?? '');
   const nameConflict = name.trim() === '' ? null : await menuNamed(site, name);
   // Refuse before spending an id or a slug.
   menuDecider.decide({ kind: 'create', id: 0, fields: { name, slug: '', description: '', autoAdd: false, locations: [] }, nameConflict }, menuDecider.initialState());
-  const id = await nextTermId(site);
+  const id = imported?.chosenId ?? (await nextTermId(site));
   const base = sanitizeSlug(name) || String(id);
   const claimed: string[] = [];
   const prepare = async (): Promise<MenuCommand> => {
@@ -247,15 +248,19 @@ async function claimSlugIfPublishing(site: Site, id: number, currentSlug: string
   return slug;
 }
 
-export async function createMenuItem(site: Site, sent: MenuItemInput, actor: Actor, requestId: string): Promise<MenuItemWriteOutcome> {
+/**
+ * `imported`, for an import keeping the source's ids and times: `chosenId`, an id the caller reserved, instead of the
+ * next free one; `at`, the item's own creation time (ms), instead of now.
+ */
+export async function createMenuItem(site: Site, sent: MenuItemInput, actor: Actor, requestId: string, imported?: { chosenId?: number; at?: number }): Promise<MenuItemWriteOutcome> {
   const metadata = site.metadata(actor.id, requestId);
-  const id = await site.ids.content.nextId();
+  const id = imported?.chosenId ?? (await site.ids.content.nextId());
   const claimed: string[] = [];
   const prepare = async (): Promise<MenuItemCommand> => {
     const input = await withObjectType(site, sent, sent.type ?? MENU_ITEM_DEFAULTS.type, sent.object_id ?? 0);
     const facts = await gatherFacts(site, id, MENU_ITEM_DEFAULTS, input);
     const slug = await claimSlugIfPublishing(site, id, '', withOwnTitle(mergeMenuItem(id, MENU_ITEM_DEFAULTS, input), facts), claimed, metadata);
-    return { kind: 'create', id, input, facts, slug, actorId: actor.id, now: formatLocal(site.clock.now(), site.settings.timezone) };
+    return { kind: 'create', id, input, facts, slug, actorId: actor.id, now: formatLocal(imported?.at ?? site.clock.now(), site.settings.timezone) };
   };
   try {
     const result = await site.commands.handle(menuItemStreamId(id), menuItemDecider, prepare, metadata);
