@@ -174,6 +174,7 @@ export async function openSite(config: Config): Promise<Site> {
       auditStreamHeartbeatMs: config.auditStreams.heartbeatMs,
       auditStreamsPerUser: config.auditStreams.perUser,
       auditStreamsTotal: config.auditStreams.total,
+      webhooks: { allowedHosts: config.webhooks.allowedHosts, deadLetterAfterMs: config.webhooks.deadLetterAfterMs },
       // In memory, a batch's events are what a young-generation GC finds alive and copies: a start-up replay in
       // batches of 250 spent about a tenth less CPU than in batches of 1,000 (docs/performance.md). Redis keeps
       // the default: every batch is a round trip.

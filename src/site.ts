@@ -36,6 +36,9 @@ import { countingKeyedAppends, keyedMetadata } from './resources/idempotency/con
 import { ReadModelWatch } from './health/readModelWatch';
 import { judgeReadModel } from './projection/epoch';
 import type { BlockPatternLibrary } from './resources/blockPatterns/library';
+import { WebhookDeliverer } from './webhooks/deliverer';
+import { DEFAULT_WEBHOOK_SETTINGS } from './webhooks/settings';
+import type { WebhookSettings } from './webhooks/settings';
 
 export interface SiteSettings {
   siteUrl: string;
@@ -84,6 +87,8 @@ export interface SiteSettings {
   auditStreamsPerUser?: number;
   /** Most audit streams open in this process (AUDIT_STREAMS_MAX; default 100). */
   auditStreamsTotal?: number;
+  /** Webhook deliveries (docs/webhooks.md); each left out takes its default. */
+  webhooks?: Partial<WebhookSettings>;
 }
 
 /**
@@ -180,6 +185,8 @@ export interface SiteAdapters {
   http?: HttpFetcher;
   /** Outgoing mail; a logging adapter that sends nothing when not given. */
   mailer?: Mailer;
+  /** Outgoing HTTP of webhook deliveries; the outbound client with WEBHOOK_ALLOWED_HOSTS, following no redirect, when not given. */
+  webhookHttp?: HttpFetcher;
   projections?: readonly Projection[];
   coordination?: Coordination;
 }
@@ -219,8 +226,24 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
       },
     },
   });
+  const commands = new CommandHandler(store);
+  // Webhooks are delivered by the process that runs the projector (with Redis, the lease holder's), one at a time.
+  const webhooks = { ...DEFAULT_WEBHOOK_SETTINGS, ...settings.webhooks };
+  const deliverer = new WebhookDeliverer({
+    store,
+    clock,
+    http: adapters.webhookHttp ?? createOutboundHttp({ allowedHosts: webhooks.allowedHosts, maxRedirects: 0, timeoutMs: webhooks.timeoutMs, userAgent: 'palimpsest-webhooks' }),
+    commands,
+    metadata: () => metadata(null, `webhooks-${randomUUID()}`),
+    backoff: webhooks.backoff,
+    deadLetterAfterMs: webhooks.deadLetterAfterMs,
+    timeoutMs: webhooks.timeoutMs,
+    pollMs: webhooks.pollMs,
+    random: webhooks.random,
+    log: (message, detail) => console.error(message, detail ?? ''),
+  });
   const service = coordination
-    ? new ProjectorService({ projector, lease: coordination.lease, progress: coordination.progress, log: (message, detail) => console.error(message, detail ?? '') })
+    ? new ProjectorService({ projector, lease: coordination.lease, progress: coordination.progress, alongside: deliverer, log: (message, detail) => console.error(message, detail ?? '') })
     : null;
   let projecting = false;
   const appliedPosition = async () => (coordination ? coordination.progress.applied() : projector.appliedPosition);
@@ -250,7 +273,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     blobs,
     http: adapters.http ?? createOutboundHttp({ allowedHosts: settings.outboundAllowedHosts }),
     mailer: adapters.mailer ?? createLoggingMailer((line) => console.error(line)),
-    commands: new CommandHandler(store),
+    commands,
     ids: {
       content: new IdSequence(store, 'content', settings.idBlockSize, system),
       // Users are created rarely and from two processes (server and CLI): no block, no gaps.
@@ -263,7 +286,10 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     async startProjector() {
       projecting = true;
       if (service) await service.start();
-      else await projector.start();
+      else {
+        await projector.start();
+        deliverer.start();
+      }
     },
     appliedPosition,
     appliedNow,
@@ -289,7 +315,10 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
       stopWatching();
       readModelWatch.close();
       if (service) await service.stop();
-      else await projector.stop();
+      else {
+        await deliverer.stop();
+        await projector.stop();
+      }
       await readModel.close();
       // After the read model: the coordination owns the connections the read model used.
       await coordination?.close();
