@@ -99,7 +99,7 @@ function decideWebhooks(command: WebhookCommand, state: WebhooksState): WebhookE
       return [{ type: 'WebhookDeleted', data: { id: current.id } }];
     case 'disable':
       // Deleted or switched off meanwhile: nothing left to stop.
-      if (!current || !current.active) return [];
+      if (!current?.active) return [];
       return [{ type: 'WebhookDisabled', data: { id: current.id, reason: 'dead_letter', delivery: command.delivery } }];
     case 'redeliver':
       if (!current) throw webhookNotFound();
