@@ -6,14 +6,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
+import { PositionNotInLogError } from '../../ports/eventStore';
+import { restError } from '../../rest/errors';
 import { webhookNotFound, webhooksDecider } from '../../webhooks/decider';
 import type { Webhook, WebhookChanges } from '../../webhooks/decider';
 import { WEBHOOKS_STREAM, deliveriesStreamId } from '../../webhooks/events';
 import type { WebhookSubscription } from '../../webhooks/events';
 import { readWebhooks } from '../../webhooks/read';
-import { summarize } from '../../webhooks/deliveries';
+import { resumePoint, summarize } from '../../webhooks/deliveries';
 import type { DeliverySummary } from '../../webhooks/deliveries';
-import { resumePoint } from '../../webhooks/deliveries';
 
 /** `whsec_` and 32 random bytes in base64, as Standard Webhooks writes a symmetric secret. */
 export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
@@ -48,10 +49,21 @@ export async function createWebhook(site: Site, input: CreateWebhookInput, actor
   const secret = newWebhookSecret();
   const result = await site.commands.handle(WEBHOOKS_STREAM, webhooksDecider, async () => {
     const head = await site.store.headPosition();
+    if (input.fromPosition !== undefined && input.fromPosition > 0 && input.fromPosition <= head) await mustBeAPosition(site, input.fromPosition);
     return { kind: 'create' as const, subscription: input.subscription, active: input.active, fromPosition: input.fromPosition ?? head, head, secret, now: now(site) };
   }, metadata);
   const created = result.events[0]!.data as { id: number };
   return result.state.webhooks.get(created.id)!;
+}
+
+/** EventStoreDB's positions are byte offsets: most numbers below the head name no event, and reading after one fails. */
+async function mustBeAPosition(site: Site, position: number): Promise<void> {
+  try {
+    await site.store.readAll({ fromPosition: position, maxCount: 1 });
+  } catch (error) {
+    if (!(error instanceof PositionNotInLogError)) throw error;
+    throw restError('rest_invalid_param', 'Invalid parameter(s): from_position', 400, { params: { from_position: 'from_position is not a position of the log.' } });
+  }
 }
 
 export async function updateWebhook(site: Site, id: number, changes: WebhookChanges, actor: Actor, requestId: string): Promise<Webhook> {
