@@ -197,6 +197,29 @@ test('dead-lettered after the configured time: the webhook is disabled (an event
   }
 });
 
+test('a redirect is never followed: the attempt fails and the other place gets nothing', async () => {
+  const elsewhere = await startReceiver();
+  const receiver = await startReceiver();
+  receiver.answer = () => 307;
+  const t = await startSite();
+  try {
+    const admin = await t.createUser('admin', 'administrator');
+    // The receiver's answer, with a Location to the other receiver.
+    const made = await t.request('POST', '/hooks/v1/webhooks', { as: admin, body: { url: `${receiver.url}?to=${encodeURIComponent(elsewhere.url)}`, events: ['PostCreated'] } });
+    assert.is(made.status, 201);
+    await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Moved?', status: 'publish' } });
+    await receiver.waitFor((all) => all.length >= 2);
+    const listed = await eventually(() => t.request('GET', `/hooks/v1/webhooks/${made.body.id}/deliveries`, { as: admin }), (answer) => answer.body.length > 0);
+    assert.equal([listed.body[0].status, listed.body[0].response_status], ['failed', null]);
+    assert.match(listed.body[0].error, /redirect/);
+    assert.is(elsewhere.received.length, 0);
+  } finally {
+    await t.close();
+    await receiver.close();
+    await elsewhere.close();
+  }
+});
+
 test('without the allow-list, loopback and private receivers are refused with a 400', async () => {
   const receiver = await startReceiver();
   const t = await startTestSite({ now: Date.now(), webhooks: { backoff: { initialMs: 5, maxMs: 40 }, pollMs: 20 } });

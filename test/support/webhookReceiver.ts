@@ -56,7 +56,9 @@ export async function startReceiver(): Promise<Receiver> {
       const delivery = { headers, body: Buffer.concat(chunks).toString('utf8') };
       const status = receiver.answer(delivery);
       receiver.received.push({ ...delivery, status });
-      response.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'not now');
+      // A redirect goes where the request's `to` parameter says.
+      const to = new URL(request.url ?? '/', 'http://receiver').searchParams.get('to');
+      response.writeHead(status, { 'content-type': 'text/plain', ...(status >= 300 && status < 400 && to ? { location: to } : {}) }).end(status < 300 ? 'ok' : 'not now');
       for (const check of [...waiters]) check();
     });
   });
