@@ -218,9 +218,9 @@ function withRedisCutOff(site: Site, connections: RedisConnections, afterMs: num
 function withSnapshotOnClose(site: Site, memory: MemoryReadModel, file: string): Site {
   let projecting = false;
   const { startProjector, close } = site;
-  site.startProjector = () => {
+  site.startProjector = (options) => {
     projecting = true;
-    return startProjector.call(site);
+    return startProjector.call(site, options);
   };
   site.close = async () => {
     if (projecting) {

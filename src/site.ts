@@ -137,9 +137,11 @@ export interface Site {
   readModelVersion: ReadModelVersion;
   /**
    * Runs the projector in this process: at once on the embedded default; with coordination, whenever this process
-   * holds the lease (standby otherwise). Resolves once caught up, or once on standby.
+   * holds the lease (standby otherwise). Resolves once caught up, or once on standby. With `deliverWebhooks` (the
+   * server and the projector command; not the CLI's other commands, which run beside a server) webhook deliveries
+   * run beside it, in the same terms.
    */
-  startProjector(): Promise<void>;
+  startProjector(options?: { deliverWebhooks?: boolean }): Promise<void>;
   /** The lowest log position every projection has applied, as every process sees it. */
   appliedPosition(): Promise<number>;
   /**
@@ -242,8 +244,10 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     random: webhooks.random,
     log: (message, detail) => console.error(message, detail ?? ''),
   });
+  let delivering = false;
+  const alongside = { start: () => (delivering ? deliverer.start() : undefined), stop: () => deliverer.stop() };
   const service = coordination
-    ? new ProjectorService({ projector, lease: coordination.lease, progress: coordination.progress, alongside: deliverer, log: (message, detail) => console.error(message, detail ?? '') })
+    ? new ProjectorService({ projector, lease: coordination.lease, progress: coordination.progress, alongside, log: (message, detail) => console.error(message, detail ?? '') })
     : null;
   let projecting = false;
   const appliedPosition = async () => (coordination ? coordination.progress.applied() : projector.appliedPosition);
@@ -283,12 +287,13 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     projector,
     metrics,
     readModelVersion,
-    async startProjector() {
+    async startProjector(options = {}) {
       projecting = true;
+      delivering = options.deliverWebhooks === true;
       if (service) await service.start();
       else {
         await projector.start();
-        deliverer.start();
+        alongside.start();
       }
     },
     appliedPosition,

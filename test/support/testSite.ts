@@ -156,7 +156,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
     },
   );
   // With webhooks configured, as the server starts it: the deliverer runs beside the projector.
-  const projectorStarted = options.apiOnly ? Promise.resolve() : options.coordination || options.webhooks ? site.startProjector() : site.projector.start();
+  const projectorStarted = options.apiOnly ? Promise.resolve() : options.coordination || options.webhooks ? site.startProjector({ deliverWebhooks: options.webhooks !== undefined }) : site.projector.start();
   if (!options.serveWhileStarting) await projectorStarted;
   const app = createApp(site);
   server.on('request', app.callback());
