@@ -254,7 +254,17 @@ export class WebhookDeliverer {
       }
       if (now - firstAttemptAt >= deadLetterAfterMs) {
         await record({ type: 'WebhookDeliveryDeadLettered', data: { ...base, checkpoint: before } });
-        await this.options.commands.handle(WEBHOOKS_STREAM, webhooksDecider, { kind: 'disable', id: webhook.id, delivery }, this.options.metadata());
+        // Recorded: the webhook must now be disabled, or a start over from the records would take it up again.
+        for (;;) {
+          try {
+            await this.options.commands.handle(WEBHOOKS_STREAM, webhooksDecider, { kind: 'disable', id: webhook.id, delivery }, this.options.metadata());
+            break;
+          } catch (error) {
+            if (worker.stopped) return false;
+            this.options.log?.(`webhooks: could not disable webhook ${webhook.id}; trying again`, error);
+            await worker.pause(this.options.pollMs ?? 1_000);
+          }
+        }
         this.options.log?.(`webhooks: delivery ${delivery} to webhook ${webhook.id} dead-lettered after ${attempt} attempts; webhook disabled`);
         return false;
       }
