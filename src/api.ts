@@ -23,6 +23,7 @@ import { detachTermFromPosts } from './resources/content/termDetach';
 import { oembedRoutes } from './resources/oembed/routes';
 import { createRemoteEmbeds } from './resources/oembed/remote';
 import { auditRoutes } from './resources/audit/routes';
+import { webhookRoutes } from './resources/webhooks/routes';
 import { customProjections, projectionRoutes } from './resources/projections/routes';
 import { CONTACT_FORM_NAMESPACE, contactFormRoutes } from './resources/contactForms/routes';
 import { typeRoutes } from './resources/types/routes';
@@ -41,7 +42,7 @@ import { EMPTY_LIBRARY } from './resources/blockPatterns/library';
 import { logLine } from './logger';
 
 /** Namespaces with routes of ours, in the order the index lists them. */
-const NAMESPACES = ['oembed/1.0', 'core/v2', 'projections/v1', 'audit/v1'];
+const NAMESPACES = ['oembed/1.0', 'core/v2', 'projections/v1', 'audit/v1', 'hooks/v1'];
 /** The second instance's form plug-in registers its namespace after oEmbed's and before the core one. */
 const namespacesOf = (site: Site): string[] =>
   site.settings.instance === 'second' ? [NAMESPACES[0]!, CONTACT_FORM_NAMESPACE, ...NAMESPACES.slice(1)] : NAMESPACES;
@@ -92,6 +93,7 @@ export function buildDispatcher(site: Site): Dispatcher {
   if (site.settings.instance === 'second') resourceRoutes.push(...contactFormRoutes(site));
   resourceRoutes.push(...userRoutes(site), ...applicationPasswordRoutes(site), ...commentRoutes(site));
   resourceRoutes.push(...historyRoutes(site, 'post'), ...historyRoutes(site, 'page'), ...historyRoutes(site, 'wp_block'), ...auditRoutes(site), ...projectionRoutes(site, customProjections(site)));
+  resourceRoutes.push(...webhookRoutes(site));
   const namespaces = namespacesOf(site);
   const [root, ...indexes] = discoveryRoutes(
     () => all,

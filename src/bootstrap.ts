@@ -176,6 +176,7 @@ export async function openSite(config: Config): Promise<Site> {
       auditStreamHeartbeatMs: config.auditStreams.heartbeatMs,
       auditStreamsPerUser: config.auditStreams.perUser,
       auditStreamsTotal: config.auditStreams.total,
+      webhooks: { allowedHosts: config.webhooks.allowedHosts, deadLetterAfterMs: config.webhooks.deadLetterAfterMs },
       // In memory, a batch's events are what a young-generation GC finds alive and copies: a start-up replay in
       // batches of 250 spent about a tenth less CPU than in batches of 1,000 (docs/performance.md). Redis keeps
       // the default: every batch is a round trip.
@@ -219,9 +220,9 @@ function withRedisCutOff(site: Site, connections: RedisConnections, afterMs: num
 function withSnapshotOnClose(site: Site, memory: MemoryReadModel, file: string): Site {
   let projecting = false;
   const { startProjector, close } = site;
-  site.startProjector = () => {
+  site.startProjector = (options) => {
     projecting = true;
-    return startProjector.call(site);
+    return startProjector.call(site, options);
   };
   site.close = async () => {
     if (projecting) {

@@ -87,6 +87,8 @@ export interface Config {
   idempotencyTtlMs: number;
   /** Audit streams (docs/audit.md): heartbeat (AUDIT_STREAM_HEARTBEAT_SECONDS, in ms here), per user (AUDIT_STREAMS_PER_USER), in all (AUDIT_STREAMS_MAX). */
   auditStreams: { heartbeatMs: number; perUser: number; total: number };
+  /** Webhooks (docs/webhooks.md): hosts deliveries may reach besides public addresses (WEBHOOK_ALLOWED_HOSTS), and how long a delivery is retried before it is dead-lettered (WEBHOOK_DEAD_LETTER_AFTER_SECONDS, in ms here). */
+  webhooks: { allowedHosts: AllowedHost[]; deadLetterAfterMs: number };
   /** Where uploaded files are kept (BLOB_STORE): a directory, or an S3 bucket shared by every node. */
   blobStore: BlobStoreConfig;
   /** Where the block patterns offered to the block editor are read from (BLOCK_PATTERNS_DIR); null for none. */
@@ -160,6 +162,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       perUser: integer(env.AUDIT_STREAMS_PER_USER, 4, 'AUDIT_STREAMS_PER_USER'),
       total: integer(env.AUDIT_STREAMS_MAX, 100, 'AUDIT_STREAMS_MAX'),
     },
+    webhooks: {
+      allowedHosts: allowedHosts(env.WEBHOOK_ALLOWED_HOSTS, 'WEBHOOK_ALLOWED_HOSTS'),
+      deadLetterAfterMs: Math.max(1, integer(env.WEBHOOK_DEAD_LETTER_AFTER_SECONDS, 259_200, 'WEBHOOK_DEAD_LETTER_AFTER_SECONDS')) * 1000,
+    },
     blobStore: blobStore(env, path.resolve(cwd, env.DATA_DIR || './data')),
     blockPatternsDir: env.BLOCK_PATTERNS_DIR ? path.resolve(cwd, env.BLOCK_PATTERNS_DIR) : null,
   };
@@ -204,11 +210,11 @@ function integer(value: string | undefined, fallback: number, name: string): num
   return n;
 }
 
-function allowedHosts(value: string | undefined): AllowedHost[] {
+function allowedHosts(value: string | undefined, name = 'OUTBOUND_ALLOWED_HOSTS'): AllowedHost[] {
   try {
     return parseAllowedHosts(value);
   } catch (error) {
-    throw new ConfigError(`OUTBOUND_ALLOWED_HOSTS: ${(error as Error).message}`);
+    throw new ConfigError(`${name}: ${(error as Error).message}`);
   }
 }
 

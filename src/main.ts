@@ -91,7 +91,7 @@ async function serveSite(site: Site, config: Config, options: ServeOptions, star
     if (wholeReplay) adaptiveHeapGrowth();
     const replayStarted = Date.now();
     try {
-      await site.startProjector();
+      await site.startProjector({ deliverWebhooks: true });
     } finally {
       if (wholeReplay) limitHeapGrowth();
     }
@@ -139,7 +139,7 @@ export async function runProjector(config: Config): Promise<Running> {
     throw error;
   }
   try {
-    await site.startProjector();
+    await site.startProjector({ deliverWebhooks: true });
   } catch (error) {
     server.close();
     await closeWithin(site.close(), config.shutdownTimeoutMs);

@@ -37,6 +37,9 @@ import { ReadModelWatch } from './health/readModelWatch';
 import { judgeReadModel } from './projection/epoch';
 import type { BlockPatternLibrary } from './resources/blockPatterns/library';
 import { logLine, logger } from './logger';
+import { WebhookDeliverer } from './webhooks/deliverer';
+import { DEFAULT_WEBHOOK_SETTINGS } from './webhooks/settings';
+import type { WebhookSettings } from './webhooks/settings';
 
 export interface SiteSettings {
   siteUrl: string;
@@ -85,6 +88,8 @@ export interface SiteSettings {
   auditStreamsPerUser?: number;
   /** Most audit streams open in this process (AUDIT_STREAMS_MAX; default 100). */
   auditStreamsTotal?: number;
+  /** Webhook deliveries (docs/webhooks.md); each left out takes its default. */
+  webhooks?: Partial<WebhookSettings>;
 }
 
 /**
@@ -133,9 +138,11 @@ export interface Site {
   readModelVersion: ReadModelVersion;
   /**
    * Runs the projector in this process: at once on the embedded default; with coordination, whenever this process
-   * holds the lease (standby otherwise). Resolves once caught up, or once on standby.
+   * holds the lease (standby otherwise). Resolves once caught up, or once on standby. With `deliverWebhooks` (the
+   * server and the projector command; not the CLI's other commands, which run beside a server) webhook deliveries
+   * run beside it, in the same terms.
    */
-  startProjector(): Promise<void>;
+  startProjector(options?: { deliverWebhooks?: boolean }): Promise<void>;
   /** The lowest log position every projection has applied, as every process sees it. */
   appliedPosition(): Promise<number>;
   /**
@@ -181,6 +188,8 @@ export interface SiteAdapters {
   http?: HttpFetcher;
   /** Outgoing mail; a logging adapter that sends nothing when not given. */
   mailer?: Mailer;
+  /** Outgoing HTTP of webhook deliveries; the outbound client with WEBHOOK_ALLOWED_HOSTS, following no redirect, when not given. */
+  webhookHttp?: HttpFetcher;
   projections?: readonly Projection[];
   coordination?: Coordination;
 }
@@ -220,8 +229,26 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
       },
     },
   });
+  const commands = new CommandHandler(store);
+  // Webhooks are delivered by the process that runs the projector (with Redis, the lease holder's), one at a time.
+  const webhooks = { ...DEFAULT_WEBHOOK_SETTINGS, ...settings.webhooks };
+  const deliverer = new WebhookDeliverer({
+    store,
+    clock,
+    http: adapters.webhookHttp ?? createOutboundHttp({ allowedHosts: webhooks.allowedHosts, maxRedirects: 0, timeoutMs: webhooks.timeoutMs, userAgent: 'palimpsest-webhooks' }),
+    commands,
+    metadata: () => metadata(null, `webhooks-${randomUUID()}`),
+    backoff: webhooks.backoff,
+    deadLetterAfterMs: webhooks.deadLetterAfterMs,
+    timeoutMs: webhooks.timeoutMs,
+    pollMs: webhooks.pollMs,
+    random: webhooks.random,
+    log: logLine,
+  });
+  let delivering = false;
+  const alongside = { start: () => (delivering ? deliverer.start() : undefined), stop: () => deliverer.stop() };
   const service = coordination
-    ? new ProjectorService({ projector, lease: coordination.lease, progress: coordination.progress, log: logLine })
+    ? new ProjectorService({ projector, lease: coordination.lease, progress: coordination.progress, alongside, log: logLine })
     : null;
   let projecting = false;
   const appliedPosition = async () => (coordination ? coordination.progress.applied() : projector.appliedPosition);
@@ -251,7 +278,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     blobs,
     http: adapters.http ?? createOutboundHttp({ allowedHosts: settings.outboundAllowedHosts }),
     mailer: adapters.mailer ?? createLoggingMailer((line) => logger.info(line)),
-    commands: new CommandHandler(store),
+    commands,
     ids: {
       content: new IdSequence(store, 'content', settings.idBlockSize, system),
       // Users are created rarely and from two processes (server and CLI): no block, no gaps.
@@ -261,10 +288,14 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     projector,
     metrics,
     readModelVersion,
-    async startProjector() {
+    async startProjector(options = {}) {
       projecting = true;
+      delivering = options.deliverWebhooks === true;
       if (service) await service.start();
-      else await projector.start();
+      else {
+        await projector.start();
+        alongside.start();
+      }
     },
     appliedPosition,
     appliedNow,
@@ -290,7 +321,10 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
       stopWatching();
       readModelWatch.close();
       if (service) await service.stop();
-      else await projector.stop();
+      else {
+        await deliverer.stop();
+        await projector.stop();
+      }
       await readModel.close();
       // After the read model: the coordination owns the connections the read model used.
       await coordination?.close();

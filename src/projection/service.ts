@@ -59,6 +59,8 @@ export class ProjectorService {
       projector: Projector;
       lease: Lease;
       progress: AppliedProgress;
+      /** What runs only while this process holds the lease, beside the projector (webhook deliveries). */
+      alongside?: { start(): void; stop(): Promise<void> };
       log?: (message: string, detail?: unknown) => void;
     },
   ) {}
@@ -105,6 +107,7 @@ export class ProjectorService {
     }
     if (this.fence !== null) {
       log?.(`projector: lease term ${this.fence} ended${fence === null ? ' (another process holds it)' : ''}`);
+      await this.options.alongside?.stop();
       await projector.stop();
       this.fence = null;
     }
@@ -135,6 +138,7 @@ export class ProjectorService {
           if (this.fence === fence) {
             this.fence = null;
             this.state = 'standby';
+            this.options.alongside?.stop().catch((error) => log?.('projector: could not stop what runs beside it', error));
           }
           log?.(`projector: term ${fence} fenced off`, error.message);
         },
@@ -153,12 +157,14 @@ export class ProjectorService {
     }
     // The term ended while it started (the stop then came before what the start went on to open): stop what it opened.
     if (this.fence !== fence) await projector.stop();
+    else if (!this.stopped) this.options.alongside?.start();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await this.ticking;
+    await this.options.alongside?.stop();
     await this.options.projector.stop();
     if (this.fence !== null) await this.options.lease.release().catch(() => undefined);
     this.fence = null;

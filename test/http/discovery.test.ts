@@ -23,7 +23,7 @@ test('GET / describes the site with every field the interface lists', async () =
   assert.is(body.url, t.url);
   assert.is(body.gmt_offset, '2');
   assert.is(body.timezone_string, 'Europe/Berlin');
-  assert.equal(body.namespaces, ['oembed/1.0', 'core/v2', 'projections/v1', 'audit/v1', 'site-health/v1', 'block-editor/v1']);
+  assert.equal(body.namespaces, ['oembed/1.0', 'core/v2', 'projections/v1', 'audit/v1', 'hooks/v1', 'site-health/v1', 'block-editor/v1']);
   assert.equal(body.authentication, {
     'application-passwords': { endpoints: { authorization: `${t.url}/wp-admin/authorize-application.php` } },
   });

@@ -154,6 +154,8 @@ function routeOf(method: Method, path: string): string {
     .replace(/\/(posts|pages|blocks)\/\{id\}\/autosaves\/\{autosave\}/, '/$1/{parent}/autosaves/{id}')
     .replace(/\/menu-items\/\{term\}\/autosaves\/\{autosave\}/, '/menu-items/{parent}/autosaves/{id}')
     .replace(/\/revisions\/\{revision\}/, '/revisions/{id}')
+    .replace(/^\/hooks\/v1\/webhooks\/\d+/, '/hooks/v1/webhooks/{id}')
+    .replace(/\/deliveries\/msg_[\w-]+\//, '/deliveries/{delivery}/')
     .replace(/\/users\/(\{user\}|me)\/application-passwords/, '/users/{user_id}/application-passwords')
     .replace(/\{(user|term|child|comment|styles)\}/, '{id}')
     .replace(/\/templates\/\{theme\}\/\/[\w-]+$/, '/templates/{id}')
@@ -748,6 +750,15 @@ const extensions: Row[] = [
   // follow=false: the feed ends once it reaches the end of the log, so an allowed request has a whole answer too.
   row('GET', '/audit/v1/stream?follow=false', { localOnly: EXTENSION }, ADMIN_ONLY('rest_forbidden', '200')),
   row('GET', '/projections/v1', { localOnly: EXTENSION }, all('200')),
+  row('GET', '/hooks/v1', { localOnly: EXTENSION }, all('200')),
+  row('GET', '/hooks/v1/webhooks', { localOnly: EXTENSION }, ADMIN_ONLY('rest_forbidden', '200')),
+  row('POST', '/hooks/v1/webhooks', { body: { url: 'https://hooks.example.test/in', active: false }, localOnly: EXTENSION }, ADMIN_ONLY('rest_forbidden', '201')),
+  // A webhook that does not exist: the rule is judged before the webhook is looked for.
+  ...(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).map((method) =>
+    row(method, '/hooks/v1/webhooks/999999', { localOnly: EXTENSION }, ADMIN_ONLY('rest_forbidden', '404 rest_webhook_invalid_id')),
+  ),
+  row('GET', '/hooks/v1/webhooks/999999/deliveries', { localOnly: EXTENSION }, ADMIN_ONLY('rest_forbidden', '404 rest_webhook_invalid_id')),
+  row('POST', '/hooks/v1/webhooks/999999/deliveries/msg_none/redeliver', { localOnly: EXTENSION }, ADMIN_ONLY('rest_forbidden', '404 rest_webhook_invalid_id')),
 ];
 
 // --- comments (reading follows the post; writing takes a signed-in user; status, author and IP take moderate_comments) ---

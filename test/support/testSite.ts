@@ -102,6 +102,8 @@ export interface TestSiteOptions {
   blockPatterns?: SiteSettings['blockPatterns'];
   /** Audit streams' heartbeat and bounds (default: the site's, 15 s, 4 per user, 100 in all). */
   auditStreams?: { heartbeatMs?: number; perUser?: number; total?: number };
+  /** Webhook deliveries: allow-list, waits, dead-letter bound (default: the site's, with no host allowed). */
+  webhooks?: SiteSettings['webhooks'];
 }
 
 /** The default outgoing HTTP of test sites: no network. */
@@ -140,6 +142,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       auditStreamHeartbeatMs: options.auditStreams?.heartbeatMs,
       auditStreamsPerUser: options.auditStreams?.perUser,
       auditStreamsTotal: options.auditStreams?.total,
+      webhooks: options.webhooks,
     },
     {
       store: options.store ?? createMemoryEventStore(),
@@ -152,7 +155,8 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       ...(options.coordination ? { coordination: options.coordination } : {}),
     },
   );
-  const projectorStarted = options.apiOnly ? Promise.resolve() : options.coordination ? site.startProjector() : site.projector.start();
+  // With webhooks configured, as the server starts it: the deliverer runs beside the projector.
+  const projectorStarted = options.apiOnly ? Promise.resolve() : options.coordination || options.webhooks ? site.startProjector({ deliverWebhooks: options.webhooks !== undefined }) : site.projector.start();
   if (!options.serveWhileStarting) await projectorStarted;
   const app = createApp(site);
   server.on('request', app.callback());
