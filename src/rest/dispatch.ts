@@ -6,9 +6,9 @@
  *
  * It knows nothing about HTTP: koa (app.ts) and batch (batch.ts) both call it with a RestRequest.
  */
-import { validateArgs } from './args';
+import { validateArgs } from './args/routeArgs';
 import { AdmissionWindow } from '../core/admissionWindow';
-import type { ArgSchema, ArgsResult } from './args';
+import type { ArgSchema, ArgsResult } from './args/schema';
 import { applyFields } from './schema';
 import { describeRoute } from './discovery';
 import { parseQuery } from './query';

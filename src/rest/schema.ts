@@ -3,10 +3,12 @@
  * and `_fields`. The schema is written as WordPress writes item schemas (draft-04 style, with `context` and
  * `readonly` on each property), and is also what OPTIONS shows.
  */
-import { ALLOWED_KEYWORDS, firstMatchingBranch, isArrayLike } from './args';
-import type { ArgSchema, Context, JsonSchema } from './args';
+import { isArrayLike } from './args/phpTypes';
+import { ALLOWED_KEYWORDS } from './args/schema';
+import { firstMatchingBranch } from './args/validate';
+import type { ArgSchema, Context, JsonSchema } from './args/schema';
 
-export type { ArgSchema, Context, JsonSchema } from './args';
+export type { ArgSchema, Context, JsonSchema } from './args/schema';
 
 export interface ResourceSchema {
   $schema?: string;

@@ -8,8 +8,9 @@
 import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
 import { canEditItem, canReadItem, hasCap, postTypeCaps } from '../../access/capabilities';
-import type { ArgSchema } from '../../rest/args';
-import { SchemaIssue, validateValue } from '../../rest/args';
+import type { ArgSchema } from '../../rest/args/schema';
+import { SchemaIssue } from '../../rest/args/schema';
+import { validateValue } from '../../rest/args/validate';
 import { argsFromSchema, contextParam, publicSchema } from '../../rest/schema';
 import type { Context } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';

@@ -2,7 +2,7 @@
  * The list query language of posts and pages: the collection args (as the index shows them) and their
  * translation into a read-model QueryPlan. Pure: term-tree lookups and the caller come in as arguments.
  */
-import type { ArgSchema } from '../../rest/args';
+import type { ArgSchema } from '../../rest/args/schema';
 import { contextParam } from '../../rest/schema';
 import { restError } from '../../rest/errors';
 import type { Filter, Order, QueryPlan } from '../../ports/readModel';

@@ -7,7 +7,7 @@ import { restError } from '../../rest/errors';
 import { assertPageInRange, collectionResult, linkQuery } from '../../rest/collection';
 import type { RouteDefinition } from '../../rest/route';
 import type { ResourceSchema } from '../../rest/schema';
-import type { ArgSchema } from '../../rest/args';
+import type { ArgSchema } from '../../rest/args/schema';
 import type { ContentDoc } from '../../../projections/content';
 import type { PostType } from '../content/events';
 import { restBaseOf } from '../content/present';

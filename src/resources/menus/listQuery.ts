@@ -3,7 +3,7 @@
  * QueryPlan. Pure. The posts list's filters (status, ids, dates, slugs, search), order and paging are reused;
  * menus filter like categories without children.
  */
-import type { ArgSchema } from '../../rest/args';
+import type { ArgSchema } from '../../rest/args/schema';
 import { contextParam } from '../../rest/schema';
 import type { Filter, QueryPlan } from '../../ports/readModel';
 import { ANY_STATUSES, termQueryArg, dateFilters, idFilters, idList, listOrder, listStatuses, listWindow, searchColumnsArg, searchFilter, slugFilters, slugList, statusFilter } from '../content/listQuery';

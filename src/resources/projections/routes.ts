@@ -10,7 +10,7 @@ import { assertPageInRange, collectionResult, linkQuery, readModelOffset } from 
 import { ok } from '../../rest/route';
 import type { PermissionRule, RouteDefinition } from '../../rest/route';
 import type { Projection } from '../../projection/projection';
-import type { ArgSchema } from '../../rest/args';
+import type { ArgSchema } from '../../rest/args/schema';
 import builtInProjections from '../../../projections/index';
 
 /** The projections the site runs beyond the built-in ones (which have their own REST routes). */

@@ -6,7 +6,7 @@
 import type { Site } from '../../site';
 import { canDeleteItem, canEditItem, capsOfPostType, hasCap } from '../../access/capabilities';
 import type { PostTypeCaps } from '../../access/capabilities';
-import type { ArgSchema, Context } from '../../rest/args';
+import type { ArgSchema, Context } from '../../rest/args/schema';
 import { argsFromSchema, contextParam, filterByContext } from '../../rest/schema';
 import type { ResourceSchema } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';

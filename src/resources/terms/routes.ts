@@ -6,7 +6,7 @@
 import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
 import { canReadItem, hasCap, postTypeCaps } from '../../access/capabilities';
-import type { ArgSchema } from '../../rest/args';
+import type { ArgSchema } from '../../rest/args/schema';
 import { argsFromSchema, contextParam } from '../../rest/schema';
 import type { Context, ResourceSchema } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';

@@ -6,8 +6,8 @@
 import type { Site } from '../../site';
 import type { Actor, Role } from '../../access/capabilities';
 import { ROLE_CAPABILITIES, hasCap, isRole } from '../../access/capabilities';
-import type { ArgSchema } from '../../rest/args';
-import { sanitizeValue } from '../../rest/args';
+import type { ArgSchema } from '../../rest/args/schema';
+import { sanitizeValue } from '../../rest/args/sanitize';
 import { argsFromSchema, contextParam } from '../../rest/schema';
 import type { Context } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';
