@@ -5,7 +5,7 @@
 import { PositionNotInLogError } from '../ports/eventStore';
 import type { EventStore, RecordedEvent } from '../ports/eventStore';
 import type { Clock } from '../ports/clock';
-import type { RebuildProgress } from '../projection/runner';
+import type { RebuildProgress } from '../projection/projectorOptions';
 import { type Histogram, MetricsRegistry } from './registry';
 import type { Gauge, HistogramSeries } from './registry';
 
