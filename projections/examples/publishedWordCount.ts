@@ -12,7 +12,7 @@ import { defineProjection } from '../../src/projection/projection';
 import type { Doc, IndexEntry } from '../../src/ports/readModel';
 import type { RecordedEvent } from '../../src/ports/eventStore';
 import type { PostCreated, PostUpdated } from '../../src/resources/content/events';
-import { wordCount } from '../../src/text/render';
+import { wordCount } from '../../src/text/words';
 
 const TOTALS = 'published-word-count';
 const POSTS = 'published-word-count-posts';

@@ -4,7 +4,7 @@
  * position reached, the rate and the time left. A line per projection on stdout as each is switched in.
  */
 import type { Site } from '../site';
-import type { RebuildProgress } from '../projection/runner';
+import type { RebuildProgress } from '../projection/projectorOptions';
 
 /** The projections a progress line names: a few by name, more by their number. */
 function label(p: RebuildProgress): string {

@@ -5,7 +5,7 @@
 import { PositionNotInLogError } from '../ports/eventStore';
 import type { EventStore, RecordedEvent } from '../ports/eventStore';
 import type { Clock } from '../ports/clock';
-import type { RebuildProgress } from '../projection/runner';
+import type { RebuildProgress } from '../projection/projectorOptions';
 import type { Gauge, Histogram } from 'prom-client';
 import { MetricsRegistry } from './registry';
 

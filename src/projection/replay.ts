@@ -8,7 +8,7 @@ import type { Doc, ReadModel } from '../ports/readModel';
 import { createMemoryReadModel } from '../readModel/memory/readModel';
 import type { Projection } from './projection';
 import { Projector } from './runner';
-import type { RebuildProgress } from './runner';
+import type { RebuildProgress } from './projectorOptions';
 
 export type ReplayPoint = { position: number } | { time: number };
 

@@ -10,7 +10,7 @@ import type { Dispatcher, Prepared } from './dispatch';
 import { errorResult, phpMap } from './dispatch';
 import { applyFields } from './schema';
 import { isUnsafeKey, parseQuery } from './query';
-import { validateArgs } from './args';
+import { validateArgs } from './args/routeArgs';
 import type { RestRequest, RestResult, RouteDefinition } from './route';
 import { allowEveryone } from './route';
 

@@ -4,7 +4,7 @@
  * them by then), and the out-of-range page error.
  */
 import { restError } from './errors';
-import { PHP_INT_LIMIT } from './args';
+import { PHP_INT_LIMIT } from './args/phpTypes';
 import type { HandlerContext, RestResult } from './route';
 import { isPromise } from '../core/maybeAsync';
 import type { MaybeAsync } from '../core/maybeAsync';

@@ -2,7 +2,7 @@
  * Discovery: `GET /` (the site index) and the namespace indexes, generated from the same route definitions
  * that serve requests, so the index can never disagree with what the API accepts.
  */
-import { describeArgs } from './args';
+import { describeArgs } from './args/routeArgs';
 import { ok, allowEveryone } from './route';
 import type { Endpoint, RouteDefinition } from './route';
 import type { Actor } from '../access/capabilities';

@@ -6,9 +6,9 @@
  *
  * It knows nothing about HTTP: koa (app.ts) and batch (batch.ts) both call it with a RestRequest.
  */
-import { validateArgs } from './args';
+import { validateArgs } from './args/routeArgs';
 import { AdmissionWindow } from '../core/admissionWindow';
-import type { ArgSchema, ArgsResult } from './args';
+import type { ArgSchema, ArgsResult } from './args/schema';
 import { applyFields } from './schema';
 import { describeRoute } from './discovery';
 import { parseQuery } from './query';
@@ -17,6 +17,7 @@ import { jsonErrorOf } from './jsonErrors';
 import type { Endpoint, HandlerContext, Method, RestRequest, RestResult, RouteDefinition } from './route';
 import { isPromise } from '../core/maybeAsync';
 import type { MaybeAsync } from '../core/maybeAsync';
+import { deepFreeze } from '../core/deepFreeze';
 
 /**
  * Runs a request's `serve` (the whole pipeline; the guard may give it the request with another request id) or answers
@@ -556,14 +557,6 @@ const withheldBodyRefusal = () => restError('rest_forbidden', 'Sorry, you are no
 
 function normalisePath(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
 }
 
 function fieldList(value: unknown): string[] {

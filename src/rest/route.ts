@@ -5,7 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Actor } from '../access/capabilities';
-import type { ArgSchema } from './args';
+import type { ArgSchema } from './args/schema';
 import type { RestError } from './errors';
 import type { ResourceSchema } from './schema';
 

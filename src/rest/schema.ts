@@ -3,10 +3,13 @@
  * and `_fields`. The schema is written as WordPress writes item schemas (draft-04 style, with `context` and
  * `readonly` on each property), and is also what OPTIONS shows.
  */
-import { ALLOWED_KEYWORDS, firstMatchingBranch, isArrayLike } from './args';
-import type { ArgSchema, Context, JsonSchema } from './args';
+import { isArrayLike } from './args/phpTypes';
+import { ALLOWED_KEYWORDS } from './args/schema';
+import { firstMatchingBranch } from './args/validate';
+import type { ArgSchema, Context, JsonSchema } from './args/schema';
+import { phpTrim } from '../text/phpTrim';
 
-export type { ArgSchema, Context, JsonSchema } from './args';
+export type { ArgSchema, Context, JsonSchema } from './args/schema';
 
 export interface ResourceSchema {
   $schema?: string;
@@ -179,7 +182,7 @@ export function isFieldIncluded(field: string, fields: readonly string[]): boole
 
 function parseFields(fields: readonly string[] | string): string[] {
   const parts = typeof fields === 'string' ? fields.split(/[\s,]+/) : fields.map(String);
-  return parts.map((f) => f.replace(/^[ \t\n\r\0\x0B]+|[ \t\n\r\0\x0B]+$/g, '')).filter((f) => f !== '');
+  return parts.map((f) => phpTrim(f)).filter((f) => f !== '');
 }
 
 function fieldTree(fields: readonly string[]): FieldTree {

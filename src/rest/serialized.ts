@@ -7,6 +7,8 @@
  * only (keptAsJson) or frozen (rawBody), so nobody can change it behind its JSON's back: `_embed`, `_fields` and the
  * envelope build new objects and are serialised normally.
  */
+import { deepFreeze } from '../core/deepFreeze';
+
 const SERIALIZED = Symbol('serialized JSON');
 
 type WithJson = { [SERIALIZED]?: Buffer };
@@ -107,14 +109,4 @@ export function rawBody(text: string | Buffer): object {
   const value = {};
   Object.defineProperty(value, SERIALIZED, { value: typeof text === 'string' ? Buffer.from(text) : text, enumerable: false });
   return Object.freeze(value);
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    // for…in rather than Object.values: no array of the values for each object (own enumerable keys only, as
-    // the values are plain objects and arrays).
-    for (const key in value) if (Object.hasOwn(value, key)) deepFreeze(value[key]);
-  }
-  return value;
 }

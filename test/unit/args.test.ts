@@ -1,8 +1,9 @@
 /** Route argument validation: WordPress's codes, wording, order, aggregation and coercions. */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compileArgs, describeArgs, validateArgs, validateValue } from '../../src/rest/args';
-import type { ArgSchema, ArgsResult, JsonSchema } from '../../src/rest/args';
+import { compileArgs, describeArgs, validateArgs } from '../../src/rest/args/routeArgs';
+import { validateValue } from '../../src/rest/args/validate';
+import type { ArgSchema, ArgsResult, JsonSchema } from '../../src/rest/args/schema';
 import { type RestError, restError } from '../../src/rest/errors';
 
 const test = suite('route args');

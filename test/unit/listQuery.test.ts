@@ -2,7 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { buildListPlan, contentListArgs, parseSearch } from '../../src/resources/content/listQuery';
-import { validateArgs } from '../../src/rest/args';
+import { validateArgs } from '../../src/rest/args/routeArgs';
 import { RestError } from '../../src/rest/errors';
 
 const test = suite('list query');

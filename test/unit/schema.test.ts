@@ -1,8 +1,8 @@
 /** One resource schema: write args derived from it, context filtering, `_fields`, and the context param. */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { describeArgs, validateArgs } from '../../src/rest/args';
-import type { ArgsResult, Context } from '../../src/rest/args';
+import { describeArgs, validateArgs } from '../../src/rest/args/routeArgs';
+import type { ArgsResult, Context } from '../../src/rest/args/schema';
 import { applyFields, argsFromSchema, contextParam, filterByContext, isFieldIncluded } from '../../src/rest/schema';
 import type { ResourceSchema } from '../../src/rest/schema';
 import type { RestError } from '../../src/rest/errors';

@@ -1,34 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  autop,
-  autopPasses,
-  excerptBlocksOnly,
-  generateExcerptText,
-  hasBlocks,
-  leadingWordsJoined,
-  maySmile,
-  mayTexturize,
-  parseBlocks,
-  renderContent,
-  renderContentAndExcerpt,
-  renderExcerpt,
-  renderTitle,
-  shortcodeUnautop,
-  shortcodesIn,
-  simpleParagraphs,
-  singleSpacedWordsEnd,
-  splitAtHtml,
-  splitPages,
-  stripAllTags,
-  stripBlockDelimiters,
-  stripShortcodes,
-  texturize,
-  texturizeParts,
-  wordCount,
-  DEFAULT_SHORTCODES,
-  TEXTURIZE_SPLIT,
-} from '../../src/text/render';
+import { autop, autopPasses, simpleParagraphs } from '../../src/text/autop';
+import { excerptBlocksOnly, hasBlocks, parseBlocks, stripBlockDelimiters } from '../../src/text/blocks';
+import { maySmile, stripAllTags } from '../../src/text/contentFilters';
+import { generateExcerptText, renderContent, renderContentAndExcerpt, renderExcerpt, renderTitle, splitPages } from '../../src/text/render';
+import { shortcodeUnautop, shortcodesIn, stripShortcodes, DEFAULT_SHORTCODES } from '../../src/text/shortcodes';
+import { mayTexturize, splitAtHtml, texturize, texturizeParts, TEXTURIZE_SPLIT } from '../../src/text/texturize';
+import { leadingWordsJoined, singleSpacedWordsEnd, wordCount } from '../../src/text/words';
 
 // Every expected string below is what WordPress 6.1.9 produced on the reference install (the function itself,
 // or an internal REST GET of a post holding the input).

@@ -46,6 +46,7 @@ import { EntryReader, checkExpectedPosition, prepareStoredCommit } from './prepa
 import { Query } from './query';
 import { NO_VALUES } from './row';
 import type { Layout, Row } from './row';
+import { deepFreeze } from '../../core/deepFreeze';
 
 /** The memory read model, plus what a snapshot of it needs (./snapshot.ts). */
 export interface MemoryReadModel extends ReadModel {
@@ -74,17 +75,6 @@ export interface MemoryReadModelOptions {
 /** The default of MemoryReadModelOptions.parsedDocsKept. */
 export const PARSED_DOCS_KEPT = 2_000;
 
-/** Freezes a value fresh from JSON.parse, throughout. */
-function deepFreeze(value: unknown): void {
-  if (typeof value !== 'object' || value === null) return;
-  // Loops rather than Object.values: loading a site freezes millions of objects, and each array is garbage.
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
-  } else {
-    for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
-  }
-  Object.freeze(value);
-}
 export function createMemoryReadModel(options: MemoryReadModelOptions = {}): MemoryReadModel {
   const collections = new Map<string, Collection>();
   const checkpoints = new Map<string, Checkpoint>();

@@ -104,6 +104,7 @@ import { cesu8, globEscape, ord, ReadModelKeys } from './keys';
 import { compileFilters, compileOrder, partitionHint } from './query';
 import { QUERY_SCRIPT, run } from './scripts';
 import type { Token } from './scripts';
+import { deepFreeze } from '../../core/deepFreeze';
 
 export interface RedisReadModelOptions {
   redis: Redis;
@@ -130,14 +131,6 @@ export interface RedisReadModelOptions {
 }
 
 const PARSED_DOCS_KEPT = 20_000;
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
-}
 
 export function createRedisReadModel(options: RedisReadModelOptions): ReadModel {
   const { redis } = options;

@@ -9,7 +9,7 @@ import { hasCap } from '../../access/capabilities';
 import { restError } from '../../rest/errors';
 import { PositionNotInLogError } from '../../ports/eventStore';
 import type { HandlerContext, RouteDefinition } from '../../rest/route';
-import type { ArgSchema } from '../../rest/args';
+import type { ArgSchema } from '../../rest/args/schema';
 import { ok, uncacheable } from '../../rest/route';
 import { boundedLink } from '../../rest/collection';
 import type { ResourceSchema } from '../../rest/schema';

@@ -9,9 +9,7 @@
 import { escapeHtmlOnce } from '../settings/sanitize';
 import { filterBasicHtml, sanitizeTermName } from '../terms/sanitize';
 import type { CommentFields } from './events';
-
-/** PHP's trim(). */
-export const phpTrim = (text: string): string => text.replace(/^[ \t\n\r\0\x0B]+|[ \t\n\r\0\x0B]+$/g, '');
+import { phpTrim } from '../../text/phpTrim';
 
 /** A comment's text as stored: filtered unless the writer may post unfiltered HTML, then links marked. */
 export function storedCommentText(text: string, unfiltered: boolean, siteUrl: string): string {

@@ -5,7 +5,8 @@
 import type { CommentDoc } from '../../../projections/comments';
 import type { Context } from '../../rest/schema';
 import { filterByContext } from '../../rest/schema';
-import { autop, texturize } from '../../text/render';
+import { autop } from '../../text/autop';
+import { texturize } from '../../text/texturize';
 import { avatarUrls } from '../users/present';
 import { commentSchema } from './schema';
 

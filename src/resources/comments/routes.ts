@@ -8,10 +8,12 @@
 import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
 import { canEditItem, canReadItem, hasCap, postTypeCaps } from '../../access/capabilities';
-import type { ArgSchema } from '../../rest/args';
-import { SchemaIssue, validateValue } from '../../rest/args';
+import type { ArgSchema } from '../../rest/args/schema';
+import { SchemaIssue } from '../../rest/args/schema';
+import { validateValue } from '../../rest/args/validate';
 import { argsFromSchema, contextParam, publicSchema } from '../../rest/schema';
 import type { Context } from '../../rest/schema';
+import { collectionParams, offsetArg, sortArgs } from '../../rest/collectionParams';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
 import { collectionResult, linkQuery, offsetGiven, readModelOffset } from '../../rest/collection';
@@ -104,10 +106,7 @@ const PROTECTED_PARAMS = ['author', 'author_exclude', 'author_email', 'type', 's
 export function commentListArgs(): Record<string, ArgSchema> {
   const idArray = (description: string): ArgSchema => ({ description, type: 'array', items: { type: 'integer' } });
   return {
-    context: contextParam('view'),
-    page: { description: 'Page of the collection to return.', type: 'integer', default: 1, minimum: 1 },
-    per_page: { description: 'Most comments to return in one page.', type: 'integer', default: 10, minimum: 1, maximum: 100 },
-    search: { description: 'Only comments matching this search.', type: 'string' },
+    ...collectionParams({ context: contextParam('view'), noun: 'comments', search: 'Only comments matching this search.' }),
     after: { description: 'Only comments published after this date.', type: 'string', format: 'date-time' },
     author: idArray('Only comments by these users. Requires authorization.'),
     author_exclude: idArray('No comments by these users. Requires authorization.'),
@@ -115,9 +114,8 @@ export function commentListArgs(): Record<string, ArgSchema> {
     before: { description: 'Only comments published before this date.', type: 'string', format: 'date-time' },
     exclude: idList('Leave out these ids.'),
     include: idList('Only these ids.'),
-    offset: { description: 'Skip this many matches (instead of paging).', type: 'integer' },
-    order: { description: 'Sort direction.', type: 'string', default: 'desc', enum: ['asc', 'desc'] },
-    orderby: { description: 'Attribute to sort by.', type: 'string', default: 'date_gmt', enum: [...ORDERBY] },
+    offset: offsetArg(),
+    ...sortArgs('desc', 'date_gmt', ORDERBY),
     parent: { ...idArray('Only answers to these comments.'), default: [] },
     parent_exclude: { ...idArray('No answers to these comments.'), default: [] },
     post: { ...idArray('Only comments on these posts.'), default: [] },

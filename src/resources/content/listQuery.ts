@@ -2,8 +2,9 @@
  * The list query language of posts and pages: the collection args (as the index shows them) and their
  * translation into a read-model QueryPlan. Pure: term-tree lookups and the caller come in as arguments.
  */
-import type { ArgSchema } from '../../rest/args';
+import type { ArgSchema } from '../../rest/args/schema';
 import { contextParam } from '../../rest/schema';
+import { collectionParams, offsetArg, sortArgs } from '../../rest/collectionParams';
 import { restError } from '../../rest/errors';
 import type { Filter, Order, QueryPlan } from '../../ports/readModel';
 import { formatLocal, parseRestDate } from '../../text/dates';
@@ -94,10 +95,7 @@ export function contentListArgs(postType: PostType, options: ListArgsOptions = {
   const isBlock = postType === 'wp_block';
   const orderby = ['author', 'date', 'id', 'include', 'modified', 'parent', 'relevance', 'slug', 'include_slugs', 'title', ...(isPage ? ['menu_order'] : [])];
   const args: Record<string, ArgSchema> = {
-    context: contextParam('view'),
-    page: { description: 'Page of the collection to return.', type: 'integer', default: 1, minimum: 1 },
-    per_page: { description: 'Most items to return in one page.', type: 'integer', default: 10, minimum: 1, maximum: 100 },
-    search: { description: 'Only items matching this search.', type: 'string' },
+    ...collectionParams({ context: contextParam('view'), search: 'Only items matching this search.' }),
     after: { description: 'Only items published after this date.', type: 'string', format: 'date-time' },
     modified_after: { description: 'Only items modified after this date.', type: 'string', format: 'date-time' },
     ...(isBlock ? {} : { author: idList('Only items by these authors.'), author_exclude: idList('No items by these authors.') }),
@@ -108,9 +106,8 @@ export function contentListArgs(postType: PostType, options: ListArgsOptions = {
   };
   if (isPage) args.menu_order = { description: 'Only pages with this menu order.', type: 'integer' };
   Object.assign(args, {
-    offset: { description: 'Skip this many matches (instead of paging).', type: 'integer' },
-    order: { description: 'Sort direction.', type: 'string', default: 'desc', enum: ['asc', 'desc'] },
-    orderby: { description: 'Attribute to sort by.', type: 'string', default: 'date', enum: orderby },
+    offset: offsetArg(),
+    ...sortArgs('desc', 'date', orderby),
   });
   if (isPage) {
     args.parent = idList('Only pages with these parents.');

@@ -7,7 +7,8 @@ import { restError } from '../../rest/errors';
 import { assertPageInRange, collectionResult, linkQuery } from '../../rest/collection';
 import type { RouteDefinition } from '../../rest/route';
 import type { ResourceSchema } from '../../rest/schema';
-import type { ArgSchema } from '../../rest/args';
+import type { ArgSchema } from '../../rest/args/schema';
+import { collectionParams } from '../../rest/collectionParams';
 import type { ContentDoc } from '../../../projections/content';
 import type { PostType } from '../content/events';
 import { restBaseOf } from '../content/present';
@@ -36,8 +37,7 @@ export const historyEntrySchema: ResourceSchema = {
 /** The args of a history route: the item, and the page of its events in either order. */
 export const historyArgs = (): Record<string, ArgSchema> => ({
   id: { description: 'Unique identifier of the item.', type: 'integer' },
-  page: { description: 'Page of the collection to return.', type: 'integer', default: 1, minimum: 1 },
-  per_page: { description: 'Most events to return in one page.', type: 'integer', default: 10, minimum: 1, maximum: 100 },
+  ...collectionParams({ noun: 'events' }),
   order: { description: 'Oldest first (asc) or newest first (desc).', type: 'string', default: 'asc', enum: ['asc', 'desc'] },
 });
 

@@ -6,7 +6,7 @@
  */
 import type { Site } from '../../site';
 import { canManageMenus } from '../../access/capabilities';
-import type { ArgSchema } from '../../rest/args';
+import type { ArgSchema } from '../../rest/args/schema';
 import { argsFromSchema, contextParam, filterByContext } from '../../rest/schema';
 import type { Context } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';

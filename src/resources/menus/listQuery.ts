@@ -3,8 +3,9 @@
  * QueryPlan. Pure. The posts list's filters (status, ids, dates, slugs, search), order and paging are reused;
  * menus filter like categories without children.
  */
-import type { ArgSchema } from '../../rest/args';
+import type { ArgSchema } from '../../rest/args/schema';
 import { contextParam } from '../../rest/schema';
+import { collectionParams, offsetArg, sortArgs } from '../../rest/collectionParams';
 import type { Filter, QueryPlan } from '../../ports/readModel';
 import { ANY_STATUSES, termQueryArg, dateFilters, idFilters, idList, listOrder, listStatuses, listWindow, searchColumnsArg, searchFilter, slugFilters, slugList, statusFilter } from '../content/listQuery';
 
@@ -16,19 +17,15 @@ const ORDERBY = ['author', 'date', 'id', 'include', 'modified', 'parent', 'relev
  */
 export function menuItemListArgs(instance?: string): Record<string, ArgSchema> {
   const args: Record<string, ArgSchema> = {
-    context: contextParam('view'),
-    page: { description: 'Page of the collection to return.', type: 'integer', default: 1, minimum: 1 },
-    per_page: { description: 'Most items to return in one page.', type: 'integer', default: 100, minimum: 1, maximum: 100 },
-    search: { description: 'Only items matching this search.', type: 'string' },
+    ...collectionParams({ context: contextParam('view'), perPageDefault: 100, search: 'Only items matching this search.' }),
     after: { description: 'Only items created after this date.', type: 'string', format: 'date-time' },
     modified_after: { description: 'Only items modified after this date.', type: 'string', format: 'date-time' },
     before: { description: 'Only items created before this date.', type: 'string', format: 'date-time' },
     modified_before: { description: 'Only items modified before this date.', type: 'string', format: 'date-time' },
     exclude: idList('Leave out these ids.'),
     include: idList('Only these ids.'),
-    offset: { description: 'Skip this many matches (instead of paging).', type: 'integer' },
-    order: { description: 'Sort direction.', type: 'string', default: 'asc', enum: ['asc', 'desc'] },
-    orderby: { description: 'Attribute to sort by.', type: 'string', default: 'menu_order', enum: [...ORDERBY] },
+    offset: offsetArg(),
+    ...sortArgs('asc', 'menu_order', ORDERBY),
     search_columns: searchColumnsArg(),
     slug: { description: 'Only items with these slugs.', type: 'array', items: { type: 'string' } },
     status: { default: 'publish', description: 'Only items with one of these statuses.', type: 'array', items: { enum: [...listStatuses(instance)], type: 'string' } },

@@ -6,9 +6,10 @@
 import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
 import { canManageMenus, canReadMenus } from '../../access/capabilities';
-import type { ArgSchema } from '../../rest/args';
+import type { ArgSchema } from '../../rest/args/schema';
 import { argsFromSchema, contextParam } from '../../rest/schema';
 import type { Context } from '../../rest/schema';
+import { collectionParams, offsetArg, sortArgs } from '../../rest/collectionParams';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
 import { collectionResult, linkQuery, offsetGiven, readModelOffset } from '../../rest/collection';
@@ -221,15 +222,11 @@ function menuTermRoutes(site: Site): RouteDefinition[] {
   };
 
   const listArgs: Record<string, ArgSchema> = {
-    context: contextParam('view', menuSchema),
-    page: { description: 'Page of the collection to return.', type: 'integer', default: 1, minimum: 1 },
-    per_page: { description: 'Most items to return in one page.', type: 'integer', default: 10, minimum: 1, maximum: 100 },
-    search: { description: 'Only menus whose name or slug contains this text.', type: 'string' },
+    ...collectionParams({ context: contextParam('view', menuSchema), search: 'Only menus whose name or slug contains this text.' }),
     exclude: { description: 'Leave out these ids.', type: 'array', items: { type: 'integer' }, default: [] },
     include: { description: 'Only these ids.', type: 'array', items: { type: 'integer' }, default: [] },
-    offset: { description: 'Skip this many matches (instead of paging).', type: 'integer' },
-    order: { description: 'Sort direction.', type: 'string', default: 'asc', enum: ['asc', 'desc'] },
-    orderby: { description: 'Attribute to sort by.', type: 'string', default: 'name', enum: [...MENU_ORDERBY] },
+    offset: offsetArg(),
+    ...sortArgs('asc', 'name', MENU_ORDERBY),
     hide_empty: { description: 'Leave out menus without items.', type: 'boolean', default: false },
     post: { description: 'Only the menu of this menu item.', type: 'integer', default: null },
     slug: { description: 'Only menus with one of these slugs.', type: 'array', items: { type: 'string' } },

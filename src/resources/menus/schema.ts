@@ -3,7 +3,7 @@
  * locations: write arguments, context filtering, `_fields`, OPTIONS and the index all come from them.
  */
 import type { ResourceSchema } from '../../rest/schema';
-import { SchemaIssue } from '../../rest/args';
+import { SchemaIssue } from '../../rest/args/schema';
 import { MENU_ITEM_TYPES } from './events';
 
 const ALL = ['view', 'edit', 'embed'];

@@ -10,7 +10,8 @@ import { assertPageInRange, collectionResult, linkQuery, readModelOffset } from 
 import { ok } from '../../rest/route';
 import type { PermissionRule, RouteDefinition } from '../../rest/route';
 import type { Projection } from '../../projection/projection';
-import type { ArgSchema } from '../../rest/args';
+import type { ArgSchema } from '../../rest/args/schema';
+import { collectionParams } from '../../rest/collectionParams';
 import builtInProjections from '../../../projections/index';
 
 /** The projections the site runs beyond the built-in ones (which have their own REST routes). */
@@ -36,8 +37,7 @@ export function projectionRoutes(site: Site, projections: readonly Projection[])
             methods: ['GET'],
             args: {
               collection,
-              page: { description: 'Page of the collection to return.', type: 'integer', default: 1, minimum: 1 },
-              per_page: { description: 'Most documents to return in one page.', type: 'integer', default: 10, minimum: 1, maximum: 100 },
+              ...collectionParams({ noun: 'documents' }),
               orderby: { description: 'A sort key the projection\'s index declares, or id.', type: 'string', default: 'id', pattern: '^[A-Za-z0-9_]+$' },
               order: { description: 'Sort direction.', type: 'string', default: 'asc', enum: ['asc', 'desc'] },
             },

@@ -6,9 +6,10 @@
 import type { Site } from '../../site';
 import { canDeleteItem, canEditItem, capsOfPostType, hasCap } from '../../access/capabilities';
 import type { PostTypeCaps } from '../../access/capabilities';
-import type { ArgSchema, Context } from '../../rest/args';
+import type { ArgSchema, Context } from '../../rest/args/schema';
 import { argsFromSchema, contextParam, filterByContext } from '../../rest/schema';
 import type { ResourceSchema } from '../../rest/schema';
+import { collectionParams, offsetArg, sortArgs } from '../../rest/collectionParams';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
 import { ok } from '../../rest/route';
@@ -171,15 +172,11 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
           methods: ['GET'],
           args: {
             parent: parentArg,
-            context: contextParam('view'),
-            page: { description: 'Page of the collection to return.', type: 'integer', default: 1, minimum: 1 },
-            per_page: { description: 'Most items to return in one page.', type: 'integer', minimum: 1, maximum: 100 },
-            search: { description: 'Only revisions matching this search.', type: 'string' },
+            ...collectionParams({ context: contextParam('view'), perPageDefault: null, search: 'Only revisions matching this search.' }),
             exclude: { description: 'Leave out these ids.', type: 'array', items: { type: 'integer' }, default: [] },
             include: { description: 'Only these ids.', type: 'array', items: { type: 'integer' }, default: [] },
-            offset: { description: 'Skip this many matches.', type: 'integer' },
-            order: { description: 'Sort direction.', type: 'string', default: 'desc', enum: ['asc', 'desc'] },
-            orderby: { description: 'Attribute to sort by.', type: 'string', default: 'date', enum: ['date', 'id', 'include', 'relevance', 'slug', 'include_slugs', 'title'] },
+            offset: offsetArg('Skip this many matches.'),
+            ...sortArgs('desc', 'date', ['date', 'id', 'include', 'relevance', 'slug', 'include_slugs', 'title']),
           },
           permission: async (ctx) => {
             const parent = await readableParent(ctx, 'revisions');

@@ -4,7 +4,7 @@
  * handler asks for the `publish` status alone). The lists are the read model's queries of each collection, merged.
  */
 import type { Site } from '../../site';
-import type { ArgSchema } from '../../rest/args';
+import type { ArgSchema } from '../../rest/args/schema';
 import type { ResourceSchema } from '../../rest/schema';
 import { assertPageInRange, collectionResult, linkQuery, readModelOffset } from '../../rest/collection';
 import { allowEveryone } from '../../rest/route';

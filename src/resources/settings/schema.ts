@@ -4,7 +4,7 @@
  * the options registered without one.
  */
 import type { ResourceSchema } from '../../rest/schema';
-import type { ArgSchema } from '../../rest/args';
+import type { ArgSchema } from '../../rest/args/schema';
 import { argsFromSchema } from '../../rest/schema';
 
 const OPEN_CLOSED = ['open', 'closed'];

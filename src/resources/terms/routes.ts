@@ -6,9 +6,10 @@
 import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
 import { canReadItem, hasCap, postTypeCaps } from '../../access/capabilities';
-import type { ArgSchema } from '../../rest/args';
+import type { ArgSchema } from '../../rest/args/schema';
 import { argsFromSchema, contextParam } from '../../rest/schema';
 import type { Context, ResourceSchema } from '../../rest/schema';
+import { collectionParams, offsetArg, sortArgs } from '../../rest/collectionParams';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
 import { collectionResult, linkQuery, offsetGiven, readModelOffset } from '../../rest/collection';
@@ -67,15 +68,11 @@ function taxonomyRoutes(site: Site, tax: TaxonomyInfo, deps: TermRouteDeps): Rou
   const itemPath = `${collectionPath}/(?P<id>[\\d]+)`;
 
   const listArgs: Record<string, ArgSchema> = {
-    context: contextParam('view', schema),
-    page: { description: 'Page of the collection to return.', type: 'integer', default: 1, minimum: 1 },
-    per_page: { description: 'Most items to return in one page.', type: 'integer', default: 10, minimum: 1, maximum: 100 },
-    search: { description: 'Only terms whose name or slug contains this text.', type: 'string' },
+    ...collectionParams({ context: contextParam('view', schema), search: 'Only terms whose name or slug contains this text.' }),
     exclude: { description: 'Leave out these ids.', type: 'array', items: { type: 'integer' }, default: [] },
     include: { description: 'Only these ids.', type: 'array', items: { type: 'integer' }, default: [] },
-    ...(tax.hierarchical ? {} : { offset: { description: 'Skip this many matches (instead of paging).', type: 'integer' } }),
-    order: { description: 'Sort direction.', type: 'string', default: 'asc', enum: ['asc', 'desc'] },
-    orderby: { description: 'Attribute to sort by.', type: 'string', default: 'name', enum: [...ORDERBY] },
+    ...(tax.hierarchical ? {} : { offset: offsetArg() }),
+    ...sortArgs('asc', 'name', ORDERBY),
     hide_empty: { description: 'Leave out terms no published post has.', type: 'boolean', default: false },
     ...(tax.hierarchical ? { parent: { description: 'Only the direct children of this term (0: top-level terms).', type: 'integer' } } : {}),
     post: { description: 'Only the terms of this post.', type: 'integer', default: null },

@@ -9,7 +9,8 @@
  * The filter below follows WordPress's observable rules (its tag splitting, attribute parsing, entity
  * normalising and URL-scheme check), since clients compare stored text byte for byte.
  */
-import { sanitizeValue } from '../../rest/args';
+import { sanitizeValue } from '../../rest/args/sanitize';
+import { phpTrim } from '../../text/phpTrim';
 
 /** Elements the basic filter keeps, with the attributes each may keep (lower case). */
 const BASIC_TAGS: Record<string, readonly string[]> = {
@@ -62,7 +63,6 @@ const ENTITY_NAMES = new Set(
 
 /** PCRE's `\s` without the Unicode flag (JavaScript's `\s` also matches no-break and other Unicode spaces). */
 const WS = '[ \\t\\n\\r\\f\\v]';
-const PHP_TRIM = ' \t\n\r\0\x0B';
 
 /** WordPress's text-field sanitising (the REST `name` and `search` arguments use it). */
 export function sanitizeTextField(text: string): string {
@@ -242,12 +242,4 @@ function normaliseEntities(text: string): string {
 
 function isValidCodePoint(n: number): boolean {
   return n === 0x9 || n === 0xa || n === 0xd || (n >= 0x20 && n <= 0xd7ff) || (n >= 0xe000 && n <= 0xfffd) || (n >= 0x10000 && n <= 0x10ffff);
-}
-
-function phpTrim(text: string): string {
-  let start = 0;
-  let end = text.length;
-  while (start < end && PHP_TRIM.includes(text[start]!)) start++;
-  while (end > start && PHP_TRIM.includes(text[end - 1]!)) end--;
-  return text.slice(start, end);
 }

@@ -7,7 +7,7 @@
  */
 import type { Actor } from '../../access/capabilities';
 import { hasCap } from '../../access/capabilities';
-import type { ArgSchema } from '../../rest/args';
+import type { ArgSchema } from '../../rest/args/schema';
 import type { RouteDefinition } from '../../rest/route';
 import { HIDDEN_POST_TYPES, HIDDEN_TAXONOMIES, POST_TYPES, STATUSES, TAXONOMIES, registeredStatusFacts } from './catalogue';
 import type { PostTypeFacts, StatusFacts, TaxonomyFacts } from './catalogue';

@@ -7,7 +7,7 @@ import type { Actor } from '../../access/capabilities';
 import { hasCap } from '../../access/capabilities';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
-import type { ArgSchema } from '../../rest/args';
+import type { ArgSchema } from '../../rest/args/schema';
 import { contextParam } from '../../rest/schema';
 import type { Context } from '../../rest/schema';
 import { allowEveryone, ok } from '../../rest/route';

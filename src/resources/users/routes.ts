@@ -6,10 +6,11 @@
 import type { Site } from '../../site';
 import type { Actor, Role } from '../../access/capabilities';
 import { ROLE_CAPABILITIES, hasCap, isRole } from '../../access/capabilities';
-import type { ArgSchema } from '../../rest/args';
-import { sanitizeValue } from '../../rest/args';
+import type { ArgSchema } from '../../rest/args/schema';
+import { sanitizeValue } from '../../rest/args/sanitize';
 import { argsFromSchema, contextParam } from '../../rest/schema';
 import type { Context } from '../../rest/schema';
+import { collectionParams, offsetArg } from '../../rest/collectionParams';
 import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
 import { collectionResult, linkQuery, offsetGiven, readModelOffset, listableItems } from '../../rest/collection';
@@ -44,13 +45,11 @@ export function userRoutes(site: Site): RouteDefinition[] {
   const contextArgs = { context: contextParam('view') };
 
   const listArgs: Record<string, ArgSchema> = {
-    context: contextParam('view'),
-    page: { description: 'Page of the collection to return.', type: 'integer', default: 1, minimum: 1 },
-    per_page: { description: 'Most items to return in one page.', type: 'integer', default: 10, minimum: 1, maximum: 100 },
-    search: { description: 'Only users matching this text.', type: 'string' },
+    ...collectionParams({ context: contextParam('view'), search: 'Only users matching this text.' }),
     exclude: { description: 'Leave out these ids.', type: 'array', items: { type: 'integer' }, default: [] },
     include: { description: 'Only these ids.', type: 'array', items: { type: 'integer' }, default: [] },
-    offset: { description: 'Skip this many matches (instead of paging).', type: 'integer' },
+    offset: offsetArg(),
+    // Keyed as WordPress's users controller keys them (default first), which the index shows.
     order: { default: 'asc', description: 'Sort direction.', enum: ['asc', 'desc'], type: 'string' },
     orderby: {
       default: 'name',

@@ -7,8 +7,8 @@
 import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
 import { hasCap } from '../../access/capabilities';
-import { SchemaIssue } from '../../rest/args';
-import type { ArgSchema } from '../../rest/args';
+import { SchemaIssue } from '../../rest/args/schema';
+import type { ArgSchema } from '../../rest/args/schema';
 import { ok } from '../../rest/route';
 import type { HandlerContext, RouteDefinition } from '../../rest/route';
 import { argsFromSchema } from '../../rest/schema';
