@@ -142,7 +142,10 @@ for (const role of ['projector', 'serve'] as const) {
         const post = await create(`During ${i}`, through);
         assert.is(post.title.raw, `During ${i}`);
         during.push(post.id);
-        for (const reader of role === 'serve' ? [node, second] : [node]) assert.is((await fetch(`${reader.base}/core/v2/posts/${post.id}`)).status, 200);
+        for (const reader of role === 'serve' ? [node, second] : [node]) {
+          const read = await fetch(`${reader.base}/core/v2/posts/${post.id}`);
+          assert.is(read.status, 200, `${reader === node ? 'the API node' : 'the serving projector'}: ${await read.text()}`);
+        }
       }
       assert.is(await liveGeneration(), 0, 'the writes were answered before the rebuilt projection was switched in');
       fs.rmSync(gate);
