@@ -135,7 +135,7 @@ editor.before(async () => {
 });
 editor.after(async () => {
   if (!haveChromium) return;
-  await browser.close();
+  await browser?.close();
 });
 
 /**
@@ -170,6 +170,10 @@ async function editAPost(person: TestUser, role: string, refusedTo: string[]): P
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  // Errors the editor logs (a refused request's own line aside: those are judged by their answers below).
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`);
+  });
   const refused: string[] = [];
   page.on('response', (response) => {
     if (!response.url().startsWith(t.url) || response.status() < 400) return;

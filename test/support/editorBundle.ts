@@ -48,7 +48,7 @@ export async function buildEditorBundle(): Promise<EditorBundle> {
   if (fs.existsSync(bundle.js) && fs.existsSync(bundle.css)) return bundle;
   // Built beside the final folder and renamed into place, so a run that stops halfway leaves nothing reusable.
   const building = fs.mkdtempSync(path.join(os.tmpdir(), `palimpsest-editor-${key}-`));
-  await esbuild.build({
+  const script = await esbuild.build({
     entryPoints: { editor: ENTRY },
     bundle: true,
     format: 'iife',
@@ -57,7 +57,14 @@ export async function buildEditorBundle(): Promise<EditorBundle> {
     target: 'chrome120',
     define: { 'process.env.NODE_ENV': '"production"' },
     logLevel: 'error',
+    metafile: true,
   });
+  const twice = duplicatedPackages(Object.keys(script.metafile.inputs));
+  if (twice.length > 0) {
+    fs.rmSync(building, { recursive: true, force: true });
+    // Two copies of a package with a data store register it twice and split the editor's state between them.
+    throw new Error(`the editor bundle holds more than one copy of ${twice.join('; ')} (npm ls; npm dedupe)`);
+  }
   const nodeModules = path.join(ROOT, 'node_modules/@wordpress');
   await esbuild.build({
     stdin: {
@@ -78,4 +85,20 @@ export async function buildEditorBundle(): Promise<EditorBundle> {
     fs.rmSync(building, { recursive: true, force: true });
   }
   return bundle;
+}
+
+/**
+ * The @wordpress packages and React whose modules come from more than one folder, with those folders: each copy
+ * would register its own data store or React context.
+ */
+function duplicatedPackages(inputs: string[]): string[] {
+  const folders = new Map<string, Set<string>>();
+  for (const input of inputs) {
+    const match = /^(.*node_modules\/((?:@[^/]+\/)?[^/]+))\//.exec(input);
+    if (!match) continue;
+    const [, folder, name] = match as unknown as [string, string, string];
+    if (!folders.has(name)) folders.set(name, new Set());
+    folders.get(name)!.add(folder);
+  }
+  return [...folders].filter(([name, where]) => (name.startsWith('@wordpress/') || name === 'react' || name === 'react-dom') && where.size > 1).map(([name, where]) => `${name} (${[...where].join(', ')})`);
 }
