@@ -10,7 +10,8 @@
  * inserts an image by uploading a file through the image block and then again from the inserter's Media tab,
  * saving after each.
  * Each step is checked over REST afterwards, and the saves and the autosave appear in the post's
- * `/core/v2/posts/{id}/history` with the person who made them. Skipped, with a notice, only when /usr/bin/chromium
+ * `/core/v2/posts/{id}/history` with the person who made them. When the person's application password is revoked
+ * while the page is open, Save fails with the site's reason shown and nothing is written. Skipped, with a notice, only when /usr/bin/chromium
  * is missing.
  */
 import fs from 'node:fs';
@@ -20,7 +21,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import sharp from 'sharp';
 import { chromium } from 'playwright-core';
-import type { Browser, Frame, Page, Request } from 'playwright-core';
+import type { Browser, BrowserContext, Frame, Page, Request } from 'playwright-core';
 import { startTestSite } from '../support/testSite';
 import type { TestSite, TestUser } from '../support/testSite';
 import type { Role } from '../../src/access/capabilities';
@@ -154,17 +155,8 @@ async function onItsOwnSite(login: string, role: Role, refusedTo: string[]): Pro
   }
 }
 
-/** What one person does in the editor, and what the site holds afterwards. */
-async function editAPost(person: TestUser, role: string, refusedTo: string[]): Promise<void> {
-  assert.is.not(front.origin, new URL(t.url).origin);
-  const created = await t.request('POST', '/wp-json/wp/v2/posts', {
-    as: person,
-    body: { title: `Written by the ${role}`, content: '<!-- wp:paragraph -->\n<p>First words.</p>\n<!-- /wp:paragraph -->', status: 'publish' },
-  });
-  assert.is(created.status, 201, created.text);
-  const id: number = created.body.id;
-  const read = async () => (await t.request('GET', `/wp-json/wp/v2/posts/${id}?context=edit`, { as: person })).body;
-
+/** A page in a fresh browser context, with what goes wrong on it collected as it happens. */
+async function watchedPage(): Promise<{ context: BrowserContext; page: Page; problems: string[]; refused: string[]; writes: Request[] }> {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   context.setDefaultTimeout(STEP_TIMEOUT);
   const page = await context.newPage();
@@ -195,15 +187,43 @@ async function editAPost(person: TestUser, role: string, refusedTo: string[]): P
   page.on('request', (request) => {
     if (request.url().startsWith(t.url) && request.method() !== 'GET' && request.method() !== 'OPTIONS') writes.push(request);
   });
+  return { context, page, problems, refused, writes };
+}
+
+/** Opens the editor on a post as a person, and waits for its blocks; the frame they are in. */
+async function openEditor(page: Page, person: TestUser, id: number): Promise<Frame> {
+  await page.goto(`${front.origin}/?post=${id}&auth=${encodeURIComponent(person.auth)}`);
+  await page.waitForSelector('.editor-post-publish-button, .editor-post-publish-panel__toggle');
+  const frame = await canvas(page);
+  await frame.locator('[data-type="core/paragraph"]').first().waitFor();
+  return frame;
+}
+
+/** A step run in the page, bounded like the others (page.evaluate itself waits as long as its promise). */
+function inPage<T>(page: Page, step: string, run: () => Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${step}: no answer in ${STEP_TIMEOUT} ms`)), STEP_TIMEOUT);
+  });
+  return Promise.race([run(), timeout]).finally(() => clearTimeout(timer));
+}
+
+/** What one person does in the editor, and what the site holds afterwards. */
+async function editAPost(person: TestUser, role: string, refusedTo: string[]): Promise<void> {
+  assert.is.not(front.origin, new URL(t.url).origin);
+  const created = await t.request('POST', '/wp-json/wp/v2/posts', {
+    as: person,
+    body: { title: `Written by the ${role}`, content: '<!-- wp:paragraph -->\n<p>First words.</p>\n<!-- /wp:paragraph -->', status: 'publish' },
+  });
+  assert.is(created.status, 201, created.text);
+  const id: number = created.body.id;
+  const read = async () => (await t.request('GET', `/wp-json/wp/v2/posts/${id}?context=edit`, { as: person })).body;
+
+  const { context, page, problems, refused, writes } = await watchedPage();
   try {
     // Load: the post's title and paragraph, as the site holds them, are in the editor.
-    await page.goto(`${front.origin}/?post=${id}&auth=${encodeURIComponent(person.auth)}`);
-    const frame = await (async () => {
-      await page.waitForSelector('.editor-post-publish-button, .editor-post-publish-panel__toggle');
-      return canvas(page);
-    })();
+    const frame = await openEditor(page, person, id);
     const paragraph = frame.locator('[data-type="core/paragraph"]').first();
-    await paragraph.waitFor();
     assert.is(await paragraph.textContent(), 'First words.');
     assert.is((await frame.locator('.editor-post-title').textContent())?.trim(), `Written by the ${role}`);
 
@@ -227,7 +247,7 @@ async function editAPost(person: TestUser, role: string, refusedTo: string[]): P
     await paragraph.click();
     await page.keyboard.press('End');
     await page.keyboard.type(' Kept by the autosave.');
-    await page.evaluate(() => (globalThis as unknown as { wp: Wp }).wp.data.dispatch('core/editor').autosave());
+    await inPage(page, 'autosave', () => page.evaluate(() => (globalThis as unknown as { wp: Wp }).wp.data.dispatch('core/editor').autosave()));
     await page.waitForFunction(() => !(globalThis as unknown as { wp: Wp }).wp.data.select('core/editor').isAutosavingPost());
     const autosaves = (await t.request('GET', `/wp-json/wp/v2/posts/${id}/autosaves?context=edit`, { as: person })).body;
     assert.is(autosaves.length, 1, JSON.stringify(autosaves));
@@ -237,9 +257,11 @@ async function editAPost(person: TestUser, role: string, refusedTo: string[]): P
     assert.is((await read()).content.raw, saved.content.raw);
 
     // Revisions, as the editor lists them (core-data's getRevisions) and as the site lists them.
-    const listed = await page.evaluate(
-      (postId) => (globalThis as unknown as { wp: Wp }).wp.data.resolveSelect('core').getRevisions('postType', 'post', postId, { per_page: 100, context: 'edit' }),
-      id,
+    const listed = await inPage(page, 'getRevisions', () =>
+      page.evaluate(
+        (postId) => (globalThis as unknown as { wp: Wp }).wp.data.resolveSelect('core').getRevisions('postType', 'post', postId, { per_page: 100, context: 'edit' }),
+        id,
+      ),
     );
     const revisions = (await t.request('GET', `/wp-json/wp/v2/posts/${id}/revisions?context=edit`, { as: person })).body as any[];
     assert.equal(listed.map((revision: any) => revision.id), revisions.map((revision) => revision.id));
@@ -325,6 +347,56 @@ async function editAPost(person: TestUser, role: string, refusedTo: string[]): P
     '/wp-json/wp/v2/global-styles/themes/palimpsest/variations',
     '/wp-json/wp/v2/templates/lookup',
   ]);
+});
+
+(haveChromium ? editor : editor.skip)('an application password revoked while editing: Save fails with the reason shown and nothing lands', async () => {
+  t = await startTestSite({ apiDialect: 'wordpress' });
+  front = await editorServer(bundle, t.url);
+  const admin = await t.createUser('admin', 'administrator');
+  const author = await t.createUser('author', 'author');
+  const { context, page, problems } = await watchedPage();
+  try {
+    const created = await t.request('POST', '/wp-json/wp/v2/posts', {
+      as: author,
+      body: { title: 'Kept as it was', content: '<!-- wp:paragraph -->\n<p>First words.</p>\n<!-- /wp:paragraph -->', status: 'publish' },
+    });
+    const id: number = created.body.id;
+    const frame = await openEditor(page, author, id);
+    await frame.locator('[data-type="core/paragraph"]').first().click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' Never saved.');
+
+    // The author's password is revoked (with itself, as a person does from their profile) while the page is open.
+    const current = await t.request('GET', '/wp-json/wp/v2/users/me/application-passwords/introspect', { as: author });
+    assert.is(current.status, 200, current.text);
+    assert.is((await t.request('DELETE', `/wp-json/wp/v2/users/me/application-passwords/${current.body.uuid}`, { as: author })).status, 200);
+
+    const saving = page.waitForResponse((response) => response.url().startsWith(`${t.url}/wp-json/wp/v2/posts/${id}`) && response.request().method() === 'POST');
+    await page.locator('.editor-post-publish-button').click();
+    const refusal = await saving;
+    assert.is(refusal.status(), 401);
+    const reason = (await refusal.json()) as { code: string; message: string };
+    // The editor says so, with the site's reason, and keeps the edit for another try.
+    const notice = page.locator('.components-notice.is-error');
+    await notice.waitFor();
+    assert.match((await notice.textContent()) ?? '', 'Updating failed.');
+    assert.match((await notice.textContent()) ?? '', reason.message);
+    assert.ok(await page.evaluate(() => (globalThis as unknown as { wp: Wp }).wp.data.select('core/editor').isEditedPostDirty()));
+    assert.equal(problems, [`401 POST ${t.url}/wp-json/wp/v2/posts/${id}?_locale=user`]);
+
+    const held = await t.request('GET', `/wp-json/wp/v2/posts/${id}?context=edit`, { as: admin });
+    assert.is(held.body.content.raw, created.body.content.raw);
+    const history = await t.request('GET', `/core/v2/posts/${id}/history`, { as: admin });
+    assert.equal(history.body.map((entry: any) => entry.type), ['PostCreated']);
+  } catch (error) {
+    await page.screenshot({ path: '/tmp/palimpsest-editor-revoked.png' }).catch(() => undefined);
+    console.log(`the editor when the step failed: /tmp/palimpsest-editor-revoked.png; what went wrong on the page: ${problems.join('; ')}`);
+    throw error;
+  } finally {
+    await context.close();
+    await front.close();
+    await t.close();
+  }
 });
 
 editor.run();
