@@ -8,11 +8,10 @@
  * its paragraph and presses Save (api-fetch sends it as POST with `X-HTTP-Method-Override: PUT`), the editor
  * autosaves (its own `autosave()` action, dispatched on the page's registry), lists the post's revisions, and
  * inserts an image by uploading a file through the image block and then again from the inserter's Media tab,
- * saving after each.
- * Each step is checked over REST afterwards, and the saves and the autosave appear in the post's
+ * saving after each. Each step is checked over REST afterwards, and the saves and the autosave appear in the post's
  * `/core/v2/posts/{id}/history` with the person who made them. When the person's application password is revoked
- * while the page is open, Save fails with the site's reason shown and nothing is written. Skipped, with a notice, only when /usr/bin/chromium
- * is missing.
+ * while the page is open, Save fails with the site's reason shown and nothing is written. Skipped, with a notice,
+ * only when /usr/bin/chromium is missing.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -200,7 +199,7 @@ async function openEditor(page: Page, person: TestUser, id: number): Promise<Fra
 }
 
 /** A step run in the page, bounded like the others (page.evaluate itself waits as long as its promise). */
-function inPage<T>(page: Page, step: string, run: () => Promise<T>): Promise<T> {
+function bounded<T>(step: string, run: () => Promise<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${step}: no answer in ${STEP_TIMEOUT} ms`)), STEP_TIMEOUT);
@@ -247,7 +246,7 @@ async function editAPost(person: TestUser, role: string, refusedTo: string[]): P
     await paragraph.click();
     await page.keyboard.press('End');
     await page.keyboard.type(' Kept by the autosave.');
-    await inPage(page, 'autosave', () => page.evaluate(() => (globalThis as unknown as { wp: Wp }).wp.data.dispatch('core/editor').autosave()));
+    await bounded('autosave', () => page.evaluate(() => (globalThis as unknown as { wp: Wp }).wp.data.dispatch('core/editor').autosave()));
     await page.waitForFunction(() => !(globalThis as unknown as { wp: Wp }).wp.data.select('core/editor').isAutosavingPost());
     const autosaves = (await t.request('GET', `/wp-json/wp/v2/posts/${id}/autosaves?context=edit`, { as: person })).body;
     assert.is(autosaves.length, 1, JSON.stringify(autosaves));
@@ -257,7 +256,7 @@ async function editAPost(person: TestUser, role: string, refusedTo: string[]): P
     assert.is((await read()).content.raw, saved.content.raw);
 
     // Revisions, as the editor lists them (core-data's getRevisions) and as the site lists them.
-    const listed = await inPage(page, 'getRevisions', () =>
+    const listed = await bounded('getRevisions', () =>
       page.evaluate(
         (postId) => (globalThis as unknown as { wp: Wp }).wp.data.resolveSelect('core').getRevisions('postType', 'post', postId, { per_page: 100, context: 'edit' }),
         id,

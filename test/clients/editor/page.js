@@ -1,9 +1,10 @@
 /**
  * The WordPress post editor as a page on its own origin: @wordpress/edit-post's `initializeEditor()`, unchanged,
  * talking to a palimpsest site through api-fetch. Built into one script by esbuild, beside a style sheet of the
- * packages' own styles (test/support/editorBundle.ts). The page gives its configuration as JSON in `<script id="editor-config">`:
- * `root` (the site's `/wp-json/`), `auth` (an `Authorization` header value: Basic with an application password),
- * `postType`, `postId` and `settings` (the editor settings WordPress would print into post.php).
+ * packages' own styles (test/support/editorBundle.ts). The page gives its configuration as JSON in
+ * `<script id="editor-config">`: `root` (the site's `/wp-json/`), `auth` (an `Authorization` header value: Basic with
+ * an application password), `postType`, `postId` and `settings` (the editor settings WordPress would print into
+ * post.php).
  *
  * `window.wp.data` is the registry the editor runs on (edit-post uses @wordpress/data's default registry), so a
  * script on the page can read and drive the editor's stores, e.g. `wp.data.dispatch('core/editor').autosave()`.
