@@ -36,11 +36,11 @@ interface Context {
 
 const old = (type: string) => ({ type, data: {}, metadata: { userId: null, requestId: 'r', at: '2000-01-01T00:00:00.000Z' } });
 
-/** Polls `condition` every 20 ms; fails after `limitMs`, which only a broken behaviour reaches. */
-async function until(condition: () => Promise<boolean>, what: string, limitMs = 15_000): Promise<void> {
+/** Polls `condition` every 20 ms; fails after `limitMs`, which only a broken behaviour reaches, saying `state()`. */
+async function until(condition: () => Promise<boolean>, what: string, limitMs = 15_000, state?: () => Promise<string>): Promise<void> {
   const deadline = Date.now() + limitMs;
   while (!(await condition())) {
-    if (Date.now() > deadline) assert.unreachable(`timed out waiting until ${what}`);
+    if (Date.now() > deadline) assert.unreachable(`timed out waiting until ${what}${state ? ` (${await state()})` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -166,7 +166,9 @@ function healthSuite(name: string, open: () => Promise<Adapters>) {
     await publishPosts(t, admin, 2);
     resets.length = 0;
     await t.site.readModel.reset(EPOCH_CHECKPOINT, [EPOCH_COLLECTION]);
-    await until(async () => resets.includes('content'), 'the projector cleared the projections');
+    // What the projector was looking at, should it not notice.
+    const seen = async () => `epoch ${JSON.stringify(await t.site.readModel.checkpoint(EPOCH_CHECKPOINT))}, readyz ${(await t.request('GET', '/readyz')).text}`;
+    await until(async () => resets.includes('content'), 'the projector cleared the projections', 15_000, seen);
     await until(async () => (await t.request('GET', '/readyz')).status === 200, 'ready again');
     const listed = await t.request('GET', '/core/v2/posts');
     assert.is(listed.status, 200);
