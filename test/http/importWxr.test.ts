@@ -275,6 +275,34 @@ test('into a site that already uses some ids: new ids, references rewritten, lis
   }
 });
 
+test("a site whose category 1 is not the default one: it gets a new id, as do the posts' references", async () => {
+  // WordPress's default category renamed to "News" (a common first step): id 1 here stays the default category's.
+  const renamed = exportText
+    .replaceAll('<wp:category_nicename><![CDATA[uncategorized]]>', '<wp:category_nicename><![CDATA[news]]>')
+    .replaceAll('<wp:term_slug><![CDATA[uncategorized]]>', '<wp:term_slug><![CDATA[news]]>')
+    .replaceAll('<wp:cat_name><![CDATA[Uncategorized]]>', '<wp:cat_name><![CDATA[News]]>')
+    .replaceAll('<wp:term_name><![CDATA[Uncategorized]]>', '<wp:term_name><![CDATA[News]]>')
+    .replaceAll('nicename="uncategorized"><![CDATA[Uncategorized]]>', 'nicename="news"><![CDATA[News]]>');
+  assert.is.not(renamed, exportText, 'the fixture has the default category to rename');
+  const { site, admin } = await siteWithAdmin();
+  try {
+    const as = await admin();
+    const report = await importWxr(site.site, writeScratch('renamed-default.xml', renamed));
+    const moved = report.changedIds.find((change) => change.kind === 'category' && change.from === 1);
+    assert.ok(moved && moved.to > 1, `category 1 got a new id: ${JSON.stringify(report.changedIds)}`);
+    const news = await site.request('GET', `/wp-json/wp/v2/categories/${moved!.to}`, { as });
+    assert.equal([news.body.slug, news.body.name], ['news', 'News']);
+    const uncategorized = await site.request('GET', '/wp-json/wp/v2/categories/1', { as });
+    assert.is(uncategorized.body.slug, 'uncategorized', 'the default category keeps id 1');
+    const filed = REFERENCE.posts.find((post: { categories: number[] }) => post.categories.includes(1));
+    assert.ok(filed, 'the fixture has a post in category 1');
+    const post = await site.request('GET', `/wp-json/wp/v2/posts/${filed.id}?context=edit`, { as });
+    assert.ok(post.body.categories.includes(moved!.to) && !post.body.categories.includes(1), JSON.stringify(post.body.categories));
+  } finally {
+    await site.close();
+  }
+});
+
 test('--dry-run writes nothing and says what would change', async () => {
   const store = createMemoryEventStore();
   const { site } = await siteWithAdmin(store);

@@ -209,7 +209,8 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
   }
   const keptComments = newComments.filter((id) => id > commentsLast.last);
   const keptUsers = newUsers.filter((author) => author.id > usersLast.last).map((author) => author.id);
-  const keptTerms = [...newTerms, ...newMenus].filter((term) => term.id > termsLast.last).map((term) => term.id);
+  // Id 1 is the default category's, whatever the sequence says (the sequence starts past it).
+  const keptTerms = [...newTerms, ...newMenus].filter((term) => term.id > Math.max(termsLast.last, DEFAULT_CATEGORY_ID)).map((term) => term.id);
   const keptItems = newItems.filter((item) => carried(item) && item.id > contentLast.last).map((item) => item.id);
   if (!dryRun) {
     await reserveThrough(site, 'users', usersLast, keptUsers);
