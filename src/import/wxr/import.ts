@@ -38,7 +38,8 @@ import type { StatusRequest } from '../../resources/comments/decider';
 import { commentStreamId } from '../../resources/comments/events';
 import type { PostInput } from '../../resources/content/decider';
 import { contentStreamId } from '../../resources/content/events';
-import { RestError } from '../../rest/errors';
+import { AlreadyExists } from '../../core/errors';
+import { answerableError } from '../../rest/domainErrors';
 import { readWxr } from './read';
 import type { WxrAuthor, WxrComment, WxrItem, WxrTerm } from './read';
 
@@ -349,7 +350,7 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
         report.counts.comment.created++;
         if (target !== comment.id) report.changedIds.push({ kind: 'comment', from: comment.id, to: target, reason: 'id taken' });
       } catch (error) {
-        if (error instanceof RestError && error.code === 'comment_duplicate') {
+        if (error instanceof AlreadyExists && error.subject === 'comment' && error.by === 'content') {
           report.counts.comment.skipped++;
           report.skipped.push({ kind: 'comment', id: comment.id, title: record.title, reason: 'the same comment by the same author is already on the item' });
           continue;
@@ -634,5 +635,8 @@ async function reserveThrough(site: Site, sequence: string, seen: { last: number
   }
 }
 
-const messageOf = (error: unknown): string => (error instanceof RestError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error));
+function messageOf(error: unknown): string {
+  const refusal = answerableError(error);
+  return refusal !== null ? `${refusal.code}: ${refusal.message}` : error instanceof Error ? error.message : String(error);
+}
 
