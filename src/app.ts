@@ -14,6 +14,7 @@ import { authenticateRequest, parseBasic } from './access/authenticate';
 import { AUTHORIZE_PATH, serveAuthorizationPage } from './authorize/handler';
 import { auditPagePaths, serveAuditPage } from './auditPage/handler';
 import { RestError, restError } from './rest/errors';
+import { answerableError } from './rest/domainErrors';
 import { errorResult } from './rest/dispatch';
 import type { Dispatcher } from './rest/dispatch';
 import { parseQuery } from './rest/query';
@@ -206,7 +207,8 @@ export function createApp(site: Site): App {
     // What the answer depends on besides the result, as far as the request got before any error.
     const state: ApiState = { method: ctx.method, signedIn: false, jsonp: null, dialect: 'core', request: null };
     const failed = (error: unknown): RestResult => {
-      if (error instanceof RestError) return errorResult(error);
+      const refusal = answerableError(error);
+      if (refusal !== null) return errorResult(refusal);
       if (isDependencyUnavailable(error)) {
         // An outage is no fault of this process: one line, no stack.
         logger.warn({ requestId, method: ctx.method, url: ctx.url }, error.message);

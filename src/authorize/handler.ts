@@ -12,7 +12,7 @@ import { SIGN_IN_UNAVAILABLE_RETRY_AFTER_SECONDS, SignInUnavailable, findSignInU
 import type { FoundUser } from '../access/authenticate';
 import { CHECKS_BUSY_RETRY_AFTER_SECONDS, SignInChecksBusy, loginChecksFor } from '../access/loginChecks';
 import { retryAfterSeconds, throttleFor } from '../access/throttle';
-import { RestError } from '../rest/errors';
+import { answerableError } from '../rest/domainErrors';
 import { parseQuery } from '../rest/query';
 import { createApplicationPassword, loadUserState, updateUser } from '../resources/users/operations';
 import { loginPasswordNeedsRehash } from '../resources/users/loginPassword';
@@ -131,9 +131,10 @@ class AuthorizationPage {
     try {
       created = await createApplicationPassword(this.site, user.id, { name: passwordName, appId: request.appId }, user.id, requestId);
     } catch (error) {
-      if (!(error instanceof RestError)) throw error;
-      const message = error.code === 'application_password_duplicate_name' ? 'You already have an application password with this name. Choose another name.' : error.message;
-      this.form(Math.min(error.status, 500), request, passwordName, login, [message]);
+      const refusal = answerableError(error);
+      if (refusal === null) throw error;
+      const message = refusal.code === 'application_password_duplicate_name' ? 'You already have an application password with this name. Choose another name.' : refusal.message;
+      this.form(Math.min(refusal.status, 500), request, passwordName, login, [message]);
       return;
     }
     await this.site.settle(created.position);

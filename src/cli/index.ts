@@ -24,7 +24,7 @@ import { redact } from '../resources/audit/log';
 import { localToInstant, parseRestDate } from '../text/dates';
 import { isRole, ROLES } from '../access/capabilities';
 import { createApplicationPassword, registerUser } from '../resources/users/operations';
-import { RestError } from '../rest/errors';
+import { answerableError } from '../rest/domainErrors';
 import { isDependencyUnavailable } from '../ports/unavailable';
 import { DEFAULT_SWEEP_GRACE_MS, sweepOrphanedFiles } from '../resources/media/sweep';
 
@@ -156,7 +156,8 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`palimpsest ${command}: the ${error.dependency} is unavailable: ${error.message}`);
       return 1;
     }
-    console.error(error instanceof RestError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error));
+    const refusal = answerableError(error);
+    console.error(refusal !== null ? `${refusal.code}: ${refusal.message}` : error instanceof Error ? error.message : String(error));
     return 1;
   }
 }

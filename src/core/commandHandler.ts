@@ -1,6 +1,6 @@
 import { WrongExpectedRevisionError } from '../ports/eventStore';
 import type { EventMetadata, EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../ports/eventStore';
-import { restError } from '../rest/errors';
+import { ConcurrentChange } from './errors';
 
 /** An event as a decider emits it: what happened, without the envelope the store adds. */
 export interface DomainEvent<Type extends string = string, Data = unknown> {
@@ -9,7 +9,7 @@ export interface DomainEvent<Type extends string = string, Data = unknown> {
 }
 
 /**
- * A decider in the emmett sense: pure functions only. `decide` may throw a RestError to reject a command;
+ * A decider in the emmett sense: pure functions only. `decide` may throw a DomainError to reject a command;
  * it never reads the clock, generates ids or knows the user except through the command.
  */
 export interface Decider<State, Command, Event extends DomainEvent = DomainEvent> {
@@ -111,7 +111,7 @@ export class CommandHandler {
         if (!(error instanceof WrongExpectedRevisionError)) throw error;
         this.cache.delete(streamId);
         if (attempt >= maxRetries) {
-          throw restError('rest_conflict', 'The item was changed by another request at the same time. Please try again.', 409);
+          throw new ConcurrentChange(streamId);
         }
         // Spread competing retries apart a little so they do not collide in lockstep.
         await new Promise((resolve) => setTimeout(resolve, Math.random() * (attempt + 1) * 2));

@@ -6,6 +6,7 @@
  * refused sub-request runs and answers its own 401/403, as in WordPress 6.1).
  */
 import { restError, RestError } from './errors';
+import { answerableError } from './domainErrors';
 import type { Dispatcher, Prepared } from './dispatch';
 import { errorResult, phpMap } from './dispatch';
 import { applyFields } from './schema';
@@ -118,7 +119,8 @@ async function prepareForBatch(d: Dispatcher, request: RestRequest): Promise<Pre
     // Refusals carry the route's Allow header, as over HTTP.
     return prepared instanceof RestError ? envelope(await d.refused(request, prepared)) : prepared;
   } catch (error) {
-    if (error instanceof RestError) return envelope(errorResult(error));
+    const refusal = answerableError(error);
+    if (refusal !== null) return envelope(errorResult(refusal));
     throw error;
   }
 }

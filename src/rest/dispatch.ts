@@ -13,6 +13,7 @@ import { applyFields } from './schema';
 import { describeRoute } from './discovery';
 import { parseQuery } from './query';
 import { RestError, authorizationStatus, restError } from './errors';
+import { answerableError } from './domainErrors';
 import { jsonErrorOf } from './jsonErrors';
 import type { Endpoint, HandlerContext, Method, RestRequest, RestResult, RouteDefinition } from './route';
 import { isPromise } from '../core/maybeAsync';
@@ -166,21 +167,26 @@ export class Dispatcher {
     return outcome(allowed);
   }
 
-  /** Runs a prepared request's handler, turning thrown RestErrors into error results (at once when the handler answers so). */
+  /**
+   * Runs a prepared request's handler, turning thrown refusals (RestErrors, and domain errors as domainErrors.ts
+   * answers them) into error results (at once when the handler answers so).
+   */
   execute(prepared: Prepared): MaybeAsync<RestResult> {
     let result: MaybeAsync<RestResult>;
     try {
       result = prepared.matched.endpoint.handle(prepared.ctx);
     } catch (error) {
-      if (!(error instanceof RestError)) throw error;
-      result = errorResult(error);
+      const refusal = answerableError(error);
+      if (refusal === null) throw error;
+      result = errorResult(refusal);
     }
     if (isPromise(result)) {
       return result.then(
         (answered) => this.executed(prepared, answered),
         (error: unknown) => {
-          if (!(error instanceof RestError)) throw error;
-          return this.executed(prepared, errorResult(error));
+          const refusal = answerableError(error);
+          if (refusal === null) throw error;
+          return this.executed(prepared, errorResult(refusal));
         },
       );
     }
@@ -334,14 +340,16 @@ export class Dispatcher {
     try {
       verdict = endpoint.permission(ctx);
     } catch (error) {
-      if (error instanceof RestError) return error;
+      const refusal = answerableError(error);
+      if (refusal !== null) return refusal;
       throw error;
     }
     if (isPromise(verdict)) {
       return verdict.then(
         (judged) => verdictOf(judged, ctx),
         (error: unknown) => {
-          if (error instanceof RestError) return error;
+          const refusal = answerableError(error);
+          if (refusal !== null) return refusal;
           throw error;
         },
       );
@@ -504,8 +512,9 @@ export class Dispatcher {
       if (result.cacheable === false) tally.cacheable = false;
       return result;
     } catch (error) {
-      if (!(error instanceof RestError)) throw error;
-      return errorResult(error);
+      const refusal = answerableError(error);
+      if (refusal === null) throw error;
+      return errorResult(refusal);
     }
   }
 }

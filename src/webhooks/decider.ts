@@ -3,8 +3,7 @@
  * secret, the time and the log's head come in the command; the URL was judged against the allow-list before.
  */
 import type { Decider } from '../core/commandHandler';
-import { restError } from '../rest/errors';
-import type { RestError } from '../rest/errors';
+import { InvalidTransition, NotFound } from '../core/errors';
 import type { WebhookEvent, WebhookSubscription, WebhookUpdated } from './events';
 
 export interface Webhook extends WebhookSubscription {
@@ -30,13 +29,13 @@ export interface WebhooksState {
 export type WebhookChanges = WebhookUpdated['changes'];
 
 export type WebhookCommand =
-  | { kind: 'create'; subscription: WebhookSubscription; active: boolean; fromPosition: number; head: number; secret: string; now: string }
+  | { kind: 'create'; subscription: WebhookSubscription; active: boolean; fromPosition: number; secret: string; now: string }
   | { kind: 'update'; id: number; changes: WebhookChanges; now: string }
   | { kind: 'delete'; id: number }
   | { kind: 'disable'; id: number; delivery: string }
   | { kind: 'redeliver'; id: number; delivery: string };
 
-export const webhookNotFound = (): RestError => restError('rest_webhook_invalid_id', 'Invalid webhook ID.', 404);
+const webhookNotFound = (): NotFound => new NotFound('webhook');
 
 export const initialWebhooksState = (): WebhooksState => ({ webhooks: new Map(), lastId: 0 });
 
@@ -77,9 +76,6 @@ export function evolveWebhooks(state: WebhooksState, event: WebhookEvent): Webho
 
 function decideWebhooks(command: WebhookCommand, state: WebhooksState): WebhookEvent[] {
   if (command.kind === 'create') {
-    if (command.fromPosition > command.head) {
-      throw restError('rest_invalid_param', 'Invalid parameter(s): from_position', 400, { params: { from_position: `from_position is beyond the end of the log (${command.head}).` } });
-    }
     const id = state.lastId + 1;
     return [{ type: 'WebhookCreated', data: { id, ...command.subscription, active: command.active, fromPosition: command.fromPosition, secret: command.secret, created: command.now } }];
   }
@@ -104,7 +100,8 @@ function decideWebhooks(command: WebhookCommand, state: WebhooksState): WebhookE
     case 'redeliver':
       if (!current) throw webhookNotFound();
       if (current.deadLetter !== command.delivery) {
-        throw restError('rest_webhook_delivery_not_dead_lettered', 'Only the delivery that stopped the webhook can be redelivered.', 409);
+        // Only the delivery that stopped the webhook is waiting to be sent again.
+        throw new InvalidTransition('webhookDelivery', 'notDeadLettered', 'redelivered');
       }
       return [{ type: 'WebhookRedeliveryRequested', data: { id: current.id, delivery: command.delivery } }];
   }

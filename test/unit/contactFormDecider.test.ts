@@ -6,7 +6,7 @@ import type { ContactFormCommand, ContactFormState } from '../../src/resources/c
 import { scanFormTags } from '../../src/resources/contactForms/formTags';
 import { evaluateSubmission } from '../../src/resources/contactForms/feedback';
 import { defaultProperties } from '../../src/resources/contactForms/properties';
-import { RestError } from '../../src/rest/errors';
+import { rejectsWith } from '../support/domainErrors';
 
 const NOW = '2024-05-01T12:00:00';
 const defaults = { title: 'Untitled', locale: 'en_US', properties: defaultProperties() };
@@ -18,16 +18,7 @@ const fold = (commands: ContactFormCommand[]): ContactFormState => {
   return state;
 };
 
-const rejects = (fn: () => unknown, code: string) => {
-  try {
-    fn();
-  } catch (error) {
-    assert.instance(error, RestError);
-    assert.is((error as RestError).code, code);
-    return;
-  }
-  assert.unreachable(`expected ${code}`);
-};
+const rejects = rejectsWith;
 
 test('create records the whole form with its defaults; a second create is refused', () => {
   const events = contactFormDecider.decide(create, contactFormDecider.initialState());
@@ -35,7 +26,7 @@ test('create records the whole form with its defaults; a second create is refuse
   assert.is(events[0]!.type, 'ContactFormCreated');
   const form = (events[0]!.data as unknown as { form: Record<string, unknown> }).form;
   assert.equal({ title: form.title, slug: form.slug, locale: form.locale, author: form.author, date: form.date }, { title: 'Hello', slug: 'hello', locale: 'en_US', author: 3, date: NOW });
-  rejects(() => contactFormDecider.decide(create, fold([create])), 'wpcf7_post_exists');
+  rejects(() => contactFormDecider.decide(create, fold([create])), { code: 'already_exists', subject: 'contactForm', by: 'id' });
 });
 
 test('update records only what changed, plus the modification time; unknown or deleted forms are not found', () => {
@@ -45,18 +36,18 @@ test('update records only what changed, plus the modification time; unknown or d
   assert.equal(Object.keys(changes).sort(), ['locale', 'modified', 'properties']);
   assert.is((changes.properties as { form: string }).form, '[text x]');
   assert.is((changes.properties as { mail: unknown }).mail, state.form!.properties.mail);
-  rejects(() => contactFormDecider.decide({ kind: 'update', id: 8, input: {}, now: NOW }, contactFormDecider.initialState()), 'wpcf7_not_found');
+  rejects(() => contactFormDecider.decide({ kind: 'update', id: 8, input: {}, now: NOW }, contactFormDecider.initialState()), { code: 'not_found', subject: 'contactForm' });
   const deleted = fold([create, { kind: 'delete', id: 7 }]);
   assert.equal([deleted.exists, deleted.deleted], [false, true]);
-  rejects(() => contactFormDecider.decide({ kind: 'delete', id: 7 }, deleted), 'wpcf7_not_found');
-  rejects(() => contactFormDecider.decide(create, deleted), 'wpcf7_post_exists');
+  rejects(() => contactFormDecider.decide({ kind: 'delete', id: 7 }, deleted), { code: 'not_found', subject: 'contactForm' });
+  rejects(() => contactFormDecider.decide(create, deleted), { code: 'already_exists', subject: 'contactForm', by: 'id' });
 });
 
 test('a submission is recorded once', () => {
   const submission = { submission: 'u', formId: 7, status: 'spam' as const, postedData: {}, invalidFields: [], unitTag: '', mailSkipped: false, remoteIp: '', userAgent: '' };
   const [event] = submissionDecider.decide({ kind: 'record', submission }, submissionDecider.initialState());
   assert.is(event!.type, 'ContactFormSubmitted');
-  rejects(() => submissionDecider.decide({ kind: 'record', submission }, submissionDecider.evolve(submissionDecider.initialState(), event!)), 'wpcf7_submission_exists');
+  rejects(() => submissionDecider.decide({ kind: 'record', submission }, submissionDecider.evolve(submissionDecider.initialState(), event!)), { code: 'already_exists', subject: 'submission', by: 'id' });
 });
 
 test('form-tags: names, options, quoted values with pipes, escaped and unknown tags', () => {

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { contentDecider, initialContentState, resolveSchedule } from '../../src/resources/content/decider';
 import type { ContentState, PostInput } from '../../src/resources/content/decider';
 import type { ContentEvent, PostCreated, PostUpdated } from '../../src/resources/content/events';
-import { RestError } from '../../src/rest/errors';
+import { rejectsWith } from '../support/domainErrors';
 
 const NOW = Date.parse('2024-05-01T12:00:00Z');
 const ctx = { actorId: 1, now: NOW, timezone: 'UTC' };
@@ -14,17 +14,7 @@ function given(events: ContentEvent[]): ContentState {
   return events.reduce(contentDecider.evolve, initialContentState());
 }
 
-function rejects(fn: () => unknown, code: string, status: number): void {
-  try {
-    fn();
-  } catch (error) {
-    assert.instance(error, RestError);
-    assert.is((error as RestError).code, code);
-    assert.is((error as RestError).status, status);
-    return;
-  }
-  assert.unreachable(`expected ${code}`);
-}
+const rejects = rejectsWith;
 
 const create = (input: PostInput, slug = ''): ContentEvent[] =>
   contentDecider.decide({ kind: 'create', id: 7, postType: 'post', input, slug, ...ctx }, initialContentState());
@@ -52,8 +42,8 @@ test('pages are closed to comments and pings by default, and may be empty', () =
 });
 
 test('a post with no title, content or excerpt is refused', () => {
-  rejects(() => create({}), 'empty_content', 400);
-  rejects(() => create({ title: '', content: '', excerpt: '' }), 'empty_content', 400);
+  rejects(() => create({}), { code: 'invalid_value', subject: 'post', fields: ['title', 'content', 'excerpt'], rule: 'empty' });
+  rejects(() => create({ title: '', content: '', excerpt: '' }), { code: 'invalid_value', subject: 'post', fields: ['title', 'content', 'excerpt'], rule: 'empty' });
 });
 
 test('publish dated a minute or more ahead becomes future; future not ahead becomes publish', () => {
@@ -78,13 +68,13 @@ test('dates: local time in the site zone, offsets converted, date wins over date
 });
 
 test('an invalid date is a 400 rest_invalid_param', () => {
-  rejects(() => create({ title: 'x', date: '2010-60-01T02:00:00' }), 'rest_invalid_param', 400);
+  rejects(() => create({ title: 'x', date: '2010-60-01T02:00:00' }), { code: 'invalid_value', subject: 'post', fields: ['date'], rule: 'unparsable' });
 });
 
 test('private clears the password; sticky and a password conflict', () => {
   const [event] = create({ title: 'x', status: 'private', password: 'secret' });
   assert.is((event!.data as PostCreated).post.password, '');
-  rejects(() => create({ title: 'x', password: 'secret', sticky: true }), 'rest_invalid_field', 400);
+  rejects(() => create({ title: 'x', password: 'secret', sticky: true }), { code: 'invalid_value', subject: 'post', fields: ['sticky', 'password'], rule: 'conflicting' });
 });
 
 test('the first update always makes a revision; later ones only when title, content or excerpt change', () => {
@@ -122,14 +112,14 @@ test('trashing renames the slug, twice is 410, and unknown or other-type items a
   assert.is(after.post!.slug, 'one__trashed');
   assert.is(after.post!.status, 'trash');
   assert.is(after.trashedFrom, 'publish');
-  rejects(() => contentDecider.decide({ kind: 'trash', id: 7, postType: 'post', revisionId: null, ...ctx }, after), 'rest_already_trashed', 410);
-  rejects(() => contentDecider.decide({ kind: 'delete', id: 7, postType: 'page' }, state), 'rest_post_invalid_id', 404);
-  rejects(() => contentDecider.decide({ kind: 'delete', id: 9, postType: 'post' }, initialContentState()), 'rest_post_invalid_id', 404);
+  rejects(() => contentDecider.decide({ kind: 'trash', id: 7, postType: 'post', revisionId: null, ...ctx }, after), { code: 'invalid_transition', subject: 'post', from: 'trash', to: 'trash' });
+  rejects(() => contentDecider.decide({ kind: 'delete', id: 7, postType: 'page' }, state), { code: 'not_found', subject: 'post' });
+  rejects(() => contentDecider.decide({ kind: 'delete', id: 9, postType: 'post' }, initialContentState()), { code: 'not_found', subject: 'post' });
 });
 
 test('an existing stream cannot be created again', () => {
   const state = given(create({ title: 'One' }));
-  rejects(() => contentDecider.decide({ kind: 'create', id: 7, postType: 'post', input: { title: 'x' }, slug: '', ...ctx }, state), 'rest_post_exists', 400);
+  rejects(() => contentDecider.decide({ kind: 'create', id: 7, postType: 'post', input: { title: 'x' }, slug: '', ...ctx }, state), { code: 'already_exists', subject: 'post', by: 'id' });
 });
 
 test.run();

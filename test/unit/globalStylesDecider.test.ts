@@ -5,7 +5,7 @@ import { evolveGlobalStyles, globalStylesDecider, initialGlobalStylesState } fro
 import type { GlobalStylesCommand, GlobalStylesState } from '../../src/resources/globalStyles/decider';
 import type { GlobalStylesEvent } from '../../src/resources/globalStyles/events';
 import { sanitizeSettings, sanitizeStyles } from '../../src/resources/globalStyles/sanitize';
-import { RestError } from '../../src/rest/errors';
+import { rejectsWith } from '../support/domainErrors';
 
 const test = suite('global styles decider');
 
@@ -20,13 +20,7 @@ test('made once: a second making is nothing', () => {
 });
 
 test('changing a record that does not exist is WordPress\'s 404', () => {
-  try {
-    globalStylesDecider.decide(change({ styles: {} }), given([]));
-    assert.unreachable();
-  } catch (error) {
-    assert.instance(error, RestError);
-    assert.equal([(error as RestError).code, (error as RestError).status], ['rest_global_styles_not_found', 404]);
-  }
+  rejectsWith(() => globalStylesDecider.decide(change({ styles: {} }), given([])), { code: 'not_found', subject: 'globalStyles' });
 });
 
 test('only what changed is recorded; styles and settings replace the stored ones whole, sanitized', () => {

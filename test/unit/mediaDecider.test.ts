@@ -6,6 +6,7 @@ import type { MediaCommand, MediaState } from '../../src/resources/media/decider
 import type { MediaEvent } from '../../src/resources/media/events';
 import media from '../../projections/media';
 import type { RecordedEvent } from '../../src/ports/eventStore';
+import { rejectsWith } from '../support/domainErrors';
 
 const test = suite('media decider and projection');
 const ctx = { actorId: 3, now: Date.parse('2024-05-01T12:00:00Z'), timezone: 'Europe/Berlin' };
@@ -23,8 +24,8 @@ test('create: WordPress defaults, site-local and UTC dates, inherit status', () 
 
 test('create twice is refused; update of a missing item is 404', () => {
   const state = fold(mediaDecider.decide(create, mediaDecider.initialState()));
-  assert.throws(() => mediaDecider.decide(create, state), (error: { code?: string }) => error.code === 'rest_post_exists');
-  assert.throws(() => mediaDecider.decide({ kind: 'update', id: 7, input: {}, slug: 'a', ...ctx }, mediaDecider.initialState()), (error: { code?: string }) => error.code === 'rest_post_invalid_id');
+  rejectsWith(() => mediaDecider.decide(create, state), { code: 'already_exists', subject: 'attachment', by: 'id' });
+  rejectsWith(() => mediaDecider.decide({ kind: 'update', id: 7, input: {}, slug: 'a', ...ctx }, mediaDecider.initialState()), { code: 'not_found', subject: 'attachment' });
 });
 
 test('update: only changed fields; a status other than private becomes inherit', () => {

@@ -1,7 +1,8 @@
 /** The menu and menu-item deciders and the menu-items projection, as pure functions. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { RestError } from '../../src/rest/errors';
+import { DomainError } from '../../src/core/errors';
+import { rejectsWith } from '../support/domainErrors';
 import { menuDecider, menuItemDecider, menuItemNeedsSlug, menuItemSlugBase } from '../../src/resources/menus/decider';
 import type { MenuItemState } from '../../src/resources/menus/decider';
 import type { MenuItemEvent } from '../../src/resources/menus/events';
@@ -11,15 +12,6 @@ import type { RecordedEvent } from '../../src/ports/eventStore';
 
 const facts = { menuExists: true, archiveTypeExists: true, linkedTitle: null };
 const now = '2024-05-01T12:00:00';
-const codeOf = (fn: () => unknown): string => {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof RestError) return error.code;
-    throw error;
-  }
-  return 'none';
-};
 const fold = (events: MenuItemEvent[]): MenuItemState => events.reduce(menuItemDecider.evolve, menuItemDecider.initialState());
 
 test('a custom link is its own object, with WordPress defaults; other statuses become drafts', () => {
@@ -35,18 +27,14 @@ test('a custom link is its own object, with WordPress defaults; other statuses b
 
 test('refusals: title and url of custom links (both reported), unknown menu, unknown archive type, missing item', () => {
   const create = (input: object, f = facts) => () => menuItemDecider.decide({ kind: 'create', id: 1, input, facts: f, slug: 'x', actorId: 1, now }, menuItemDecider.initialState());
-  try {
-    create({})();
-    assert.unreachable();
-  } catch (error) {
-    assert.is((error as RestError).code, 'rest_title_required');
-    assert.equal((error as RestError).additionalErrors.map((e) => e.code), ['rest_url_required']);
-  }
-  assert.is(codeOf(create({ title: 'x' })), 'rest_url_required');
-  assert.is(codeOf(create({ title: 'x', url: 'u', menu: 3 }, { ...facts, menuExists: false })), 'invalid_menu_id');
-  assert.is(codeOf(create({ type: 'post_type_archive', object: 'nope' }, { ...facts, archiveTypeExists: false })), 'rest_post_invalid_type');
-  assert.is(codeOf(create({ type: 'post_type', object: 'page', object_id: 5 })), 'none');
-  assert.is(codeOf(() => menuItemDecider.decide({ kind: 'delete', id: 1 }, menuItemDecider.initialState())), 'rest_post_invalid_id');
+  const invalid = (fields: [string, ...string[]], rule: string) => ({ code: 'invalid_value', subject: 'menuItem', fields, rule }) as const;
+  rejectsWith(create({}), invalid(['title', 'url'], 'required'));
+  rejectsWith(create({ title: 'x' }), invalid(['url'], 'required'));
+  rejectsWith(create({ url: 'u' }), invalid(['title'], 'required'));
+  rejectsWith(create({ title: 'x', url: 'u', menu: 3 }, { ...facts, menuExists: false }), invalid(['menu'], 'unknownReference'));
+  rejectsWith(create({ type: 'post_type_archive', object: 'nope' }, { ...facts, archiveTypeExists: false }), invalid(['object'], 'unknownReference'));
+  assert.is(create({ type: 'post_type', object: 'page', object_id: 5 })().length, 1);
+  rejectsWith(() => menuItemDecider.decide({ kind: 'delete', id: 1 }, menuItemDecider.initialState()), { code: 'not_found', subject: 'menuItem' });
 });
 
 test('an update records only what changed, and the modification time', () => {
@@ -60,8 +48,18 @@ test('an update records only what changed, and the modification time', () => {
 
 test('menus: duplicate names and empty names are refused; an unchanged update appends nothing', () => {
   const fields = { name: 'Main', slug: 'main', description: '', autoAdd: false, locations: [] };
-  assert.is(codeOf(() => menuDecider.decide({ kind: 'create', id: 3, fields, nameConflict: 2 }, menuDecider.initialState())), 'menu_exists');
-  assert.is(codeOf(() => menuDecider.decide({ kind: 'create', id: 3, fields: { ...fields, name: ' ' }, nameConflict: null }, menuDecider.initialState())), 'empty_term_name');
+  rejectsWith(() => menuDecider.decide({ kind: 'create', id: 3, fields, nameConflict: 2 }, menuDecider.initialState()), {
+    code: 'already_exists',
+    subject: 'menu',
+    by: 'name',
+    details: { value: 'Main', existingId: 2 },
+  });
+  rejectsWith(() => menuDecider.decide({ kind: 'create', id: 3, fields: { ...fields, name: ' ' }, nameConflict: null }, menuDecider.initialState()), {
+    code: 'invalid_value',
+    subject: 'menu',
+    fields: ['name'],
+    rule: 'empty',
+  });
   const created = menuDecider.decide({ kind: 'create', id: 3, fields, nameConflict: null }, menuDecider.initialState());
   const state = created.reduce(menuDecider.evolve, menuDecider.initialState());
   assert.equal(menuDecider.decide({ kind: 'update', id: 3, input: { name: 'Main' }, nameConflict: 3 }, state), []);
@@ -70,7 +68,7 @@ test('menus: duplicate names and empty names are refused; an unchanged update ap
 
 test("autosaves: the author's own draft is saved in place; otherwise one empty autosave per user, the next one discarding it", () => {
   const autosave = (actorId: number, autosaveId: number) => ({ kind: 'autosave' as const, id: 5, actorId, autosaveId, now: '2024-05-03T11:00:00', nowGmt: '2024-05-03T09:00:00' });
-  assert.is(codeOf(() => menuItemDecider.decide(autosave(1, 50), menuItemDecider.initialState())), 'rest_post_invalid_id');
+  rejectsWith(() => menuItemDecider.decide(autosave(1, 50), menuItemDecider.initialState()), { code: 'not_found', subject: 'menuItem' });
 
   const draft = fold(menuItemDecider.decide({ kind: 'create', id: 5, input: { title: 'D', url: 'u', status: 'draft' }, facts, slug: '', actorId: 1, now }, menuItemDecider.initialState()));
   const savedInPlace = menuItemDecider.decide(autosave(1, 50), draft);
@@ -139,7 +137,7 @@ test('slugs: named at first publication (given by the operations), kept after; t
   assert.equal(fold([...create(4, { title: 'Later', url: 'u', status: 'draft' }, ''), publishing!]).item!.guid, '/?p=4');
 
   // A write that publishes without a claimed name is a bug in the caller, not a client's error.
-  assert.throws(() => create(5, { title: 'X', url: 'u' }, ''), (error: unknown) => !(error instanceof RestError));
+  assert.throws(() => create(5, { title: 'X', url: 'u' }, ''), (error: unknown) => !(error instanceof DomainError));
   // What the operations ask for: the item's own title made a slug, else its id.
   assert.is(menuItemSlugBase(6, 'Ça & va? <b>x</b> 日本 -- a_b  C.D'), 'ca-va-x-%e6%97%a5%e6%9c%ac-a_b-c-d');
   assert.is(menuItemSlugBase(6, '!!!'), '6');

@@ -5,7 +5,7 @@ import { initialSettingsState, isKnownTimeZone, settingsDecider } from '../../sr
 import type { SettingsState } from '../../src/resources/settings/decider';
 import type { SettingChanges, SettingsEvent, StoredSettings } from '../../src/resources/settings/events';
 import { escapeHtmlOnce } from '../../src/resources/settings/sanitize';
-import { RestError } from '../../src/rest/errors';
+import { rejectsWith } from '../support/domainErrors';
 
 const test = suite('settings decider');
 
@@ -36,17 +36,7 @@ const given = (events: SettingsEvent[]): SettingsState => events.reduce(settings
 const when = (input: Record<string, unknown>, events: SettingsEvent[] = []) =>
   settingsDecider.decide({ kind: 'change', input, defaults, deployment }, given(events));
 
-function rejects(fn: () => unknown, code: string, inner: string): void {
-  try {
-    fn();
-  } catch (error) {
-    assert.instance(error, RestError);
-    assert.is((error as RestError).code, code);
-    assert.is(((error as RestError).data as any).details[Object.keys(((error as RestError).data as any).details)[0]!].code, inner);
-    return;
-  }
-  assert.unreachable(`expected ${code}`);
-}
+const rejects = rejectsWith;
 
 test('a change records only the settings whose values change', () => {
   assert.equal(when({ title: 'News', posts_per_page: 10, use_smilies: false }), [changed({ title: 'News', use_smilies: false })]);
@@ -89,9 +79,10 @@ test('null puts a stored setting back to its default; for a setting at its defau
 
 test('the deployment owns url and timezone: the same value passes, another is refused', () => {
   assert.equal(when({ url: deployment.url, timezone: 'Europe/Berlin' }), []);
-  rejects(() => when({ url: 'http://example.org' }), 'rest_invalid_param', 'rest_setting_read_only');
-  rejects(() => when({ timezone: 'America/New_York' }), 'rest_invalid_param', 'rest_setting_read_only');
-  rejects(() => when({ timezone: '' }), 'rest_invalid_param', 'rest_setting_read_only');
+  const owned = (field: string) => ({ code: 'forbidden', subject: 'settings', rule: 'ownedByDeployment', field }) as const;
+  rejects(() => when({ url: 'http://example.org' }), owned('url'));
+  rejects(() => when({ timezone: 'America/New_York' }), owned('timezone'));
+  rejects(() => when({ timezone: '' }), owned('timezone'));
 });
 
 test('an unknown time zone is dropped silently, as WordPress does, and nothing else is refused for it', () => {

@@ -5,7 +5,7 @@ import { DEFAULT_CATEGORY_ID, findNameConflict, initialTermState, termDecider } 
 import type { NameConflictQuery, TermCommand, TermState } from '../../src/resources/terms/decider';
 import type { TermCreated, TermEvent, TermFields, TermUpdated } from '../../src/resources/terms/events';
 import { termSlugCandidates } from '../../src/resources/terms/operations';
-import { RestError } from '../../src/rest/errors';
+import { rejectsWith } from '../support/domainErrors';
 
 const test = suite('terms decider');
 
@@ -18,17 +18,7 @@ const created = (id: number, fields: Partial<TermFields> = {}, taxonomy: 'catego
   data: { id, taxonomy, name: 'News', slug: 'news', description: '', parent: 0, ...fields },
 });
 
-function rejects(fn: () => unknown, code: string, status: number): RestError {
-  try {
-    fn();
-  } catch (error) {
-    assert.instance(error, RestError);
-    assert.is((error as RestError).code, code);
-    assert.is((error as RestError).status, status);
-    return error as RestError;
-  }
-  return assert.unreachable(`expected ${code}`) as never;
-}
+const rejects = rejectsWith;
 
 const decide = (command: TermCommand, events: TermEvent[] = []) => termDecider.decide(command, given(events));
 const fields = (extra: Partial<TermFields> = {}): TermFields => ({ name: 'News', slug: 'news', description: '', parent: 0, ...extra });
@@ -43,22 +33,24 @@ test('a tag never has a parent', () => {
   assert.is((event!.data as TermCreated).parent, 0);
 });
 
-test('an empty or blank name is a 400 (WordPress: a 500 with null data)', () => {
-  const error = rejects(() => decide({ kind: 'create', id: 5, taxonomy: 'post_tag', fields: fields({ name: ' \t' }), nameConflict: null }), 'empty_term_name', 400);
-  assert.equal(error.toJSON(), { code: 'empty_term_name', message: 'A name is required for this term.', data: { status: 400 } });
-  rejects(() => decide({ kind: 'update', id: 4, taxonomy: 'category', input: { name: '' }, parentAncestors: [] }, [created(4)]), 'empty_term_name', 400);
+test('an empty or blank name is refused', () => {
+  rejects(() => decide({ kind: 'create', id: 5, taxonomy: 'post_tag', fields: fields({ name: ' \t' }), nameConflict: null }), { code: 'invalid_value', subject: 'term', fields: ['name'], rule: 'empty' });
+  rejects(() => decide({ kind: 'update', id: 4, taxonomy: 'category', input: { name: '' }, parentAncestors: [] }, [created(4)]), { code: 'invalid_value', subject: 'term', fields: ['name'], rule: 'empty' });
 });
 
-test('a duplicate name is term_exists with the existing id in data and additional_data, worded per taxonomy', () => {
-  const category = rejects(() => decide({ kind: 'create', id: 5, taxonomy: 'category', fields: fields(), nameConflict: 3 }), 'term_exists', 400);
-  assert.equal(category.toJSON(), {
-    code: 'term_exists',
-    message: 'A term with the name provided already exists with this parent.',
-    data: { status: 400, term_id: 3 },
-    additional_data: [3, 3],
+test('a duplicate name names the existing term, unique among siblings for categories and in the taxonomy for tags', () => {
+  rejects(() => decide({ kind: 'create', id: 5, taxonomy: 'category', fields: fields(), nameConflict: 3 }), {
+    code: 'already_exists',
+    subject: 'term',
+    by: 'name',
+    details: { existingId: 3, scope: 'parent' },
   });
-  const tag = rejects(() => decide({ kind: 'create', id: 5, taxonomy: 'post_tag', fields: fields(), nameConflict: 9 }), 'term_exists', 400);
-  assert.is(tag.message, 'A term with the name provided already exists in this taxonomy.');
+  rejects(() => decide({ kind: 'create', id: 5, taxonomy: 'post_tag', fields: fields(), nameConflict: 9 }), {
+    code: 'already_exists',
+    subject: 'term',
+    by: 'name',
+    details: { existingId: 9, scope: 'taxonomy' },
+  });
 });
 
 test('an update records only the fields that changed; an update changing nothing records nothing', () => {
@@ -79,16 +71,16 @@ test('a parent that would make a loop makes the term top-level instead', () => {
 });
 
 test('updating or deleting a missing, deleted or other-taxonomy term is rest_term_invalid 404', () => {
-  rejects(() => decide({ kind: 'update', id: 4, taxonomy: 'category', input: { name: 'x' }, parentAncestors: [] }), 'rest_term_invalid', 404);
-  rejects(() => decide({ kind: 'delete', id: 4, taxonomy: 'category' }, [created(4), { type: 'TermDeleted', data: { id: 4, taxonomy: 'category', parent: 0 } }]), 'rest_term_invalid', 404);
-  rejects(() => decide({ kind: 'delete', id: 4, taxonomy: 'category' }, [created(4, {}, 'post_tag')]), 'rest_term_invalid', 404);
+  rejects(() => decide({ kind: 'update', id: 4, taxonomy: 'category', input: { name: 'x' }, parentAncestors: [] }), { code: 'not_found', subject: 'term' });
+  rejects(() => decide({ kind: 'delete', id: 4, taxonomy: 'category' }, [created(4), { type: 'TermDeleted', data: { id: 4, taxonomy: 'category', parent: 0 } }]), { code: 'not_found', subject: 'term' });
+  rejects(() => decide({ kind: 'delete', id: 4, taxonomy: 'category' }, [created(4, {}, 'post_tag')]), { code: 'not_found', subject: 'term' });
 });
 
 test('deleting records the parent the children move to; the default category cannot be deleted', () => {
   assert.equal(decide({ kind: 'delete', id: 4, taxonomy: 'category' }, [created(4, { parent: 2 })]), [
     { type: 'TermDeleted', data: { id: 4, taxonomy: 'category', parent: 2 } },
   ]);
-  rejects(() => decide({ kind: 'delete', id: DEFAULT_CATEGORY_ID, taxonomy: 'category' }, [created(DEFAULT_CATEGORY_ID)]), 'rest_cannot_delete', 403);
+  rejects(() => decide({ kind: 'delete', id: DEFAULT_CATEGORY_ID, taxonomy: 'category' }, [created(DEFAULT_CATEGORY_ID)]), { code: 'forbidden', subject: 'term', rule: 'defaultTerm' });
 });
 
 test('a child moves up only while it is still under the deleted term', () => {
@@ -99,7 +91,7 @@ test('a child moves up only while it is still under the deleted term', () => {
 });
 
 test('creating over an existing stream is refused', () => {
-  rejects(() => decide({ kind: 'create', id: 4, taxonomy: 'category', fields: fields(), nameConflict: null }, [created(4)]), 'rest_term_exists', 400);
+  rejects(() => decide({ kind: 'create', id: 4, taxonomy: 'category', fields: fields(), nameConflict: null }, [created(4)]), { code: 'already_exists', subject: 'term', by: 'id' });
 });
 
 const query = (extra: Partial<NameConflictQuery>): NameConflictQuery => ({

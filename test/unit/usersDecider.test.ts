@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { userDecider, USAGE_RECORD_INTERVAL_MS } from '../../src/resources/users/decider';
 import type { UserCommand, UserState } from '../../src/resources/users/decider';
 import type { UserEvent, UserRegistered } from '../../src/resources/users/events';
-import { RestError } from '../../src/rest/errors';
+import { rejectsWith } from '../support/domainErrors';
 import usersProjection from '../../projections/users';
 import type { UserDoc } from '../../projections/users';
 import type { RecordedEvent } from '../../src/ports/eventStore';
@@ -29,23 +29,13 @@ const password = (uuid: string, name: string): UserEvent => ({
   data: { userId: 7, uuid, appId: '', name, passwordHash: 'h', created: '2024-05-01T12:00:00.000Z' },
 });
 
-function rejects(command: UserCommand, state: UserState, code: string, status: number): void {
-  try {
-    userDecider.decide(command, state);
-  } catch (error) {
-    assert.instance(error, RestError);
-    assert.is((error as RestError).code, code);
-    assert.is((error as RestError).status, status);
-    return;
-  }
-  assert.unreachable(`expected ${code}`);
-}
+const rejects = (command: UserCommand, state: UserState, expected: Parameters<typeof rejectsWith>[1]) => rejectsWith(() => userDecider.decide(command, state), expected);
 
 const test = suite('users: decider');
 
 test('registering: once; old events without profile fields fold to WordPress’s defaults', () => {
   assert.equal(userDecider.decide({ kind: 'register', user: registered }, fold([])), [{ type: 'UserRegistered', data: registered }]);
-  rejects({ kind: 'register', user: registered }, withUser(), 'existing_user_login', 400);
+  rejects({ kind: 'register', user: registered }, withUser(), { code: 'already_exists', subject: 'user', by: 'id' });
   const state = withUser();
   assert.is(state.user!.nickname, 'ada');
   assert.is(state.user!.firstName, '');
@@ -62,26 +52,26 @@ test('update: only changed fields, roles and a new hash, in one decision; nothin
     { type: 'UserRolesChanged', data: { id: 7, roles: ['editor'], previous: ['author'] } },
     { type: 'UserPasswordChanged', data: { id: 7, passwordHash: 'scrypt$x' } },
   ]);
-  rejects({ kind: 'update', id: 7, changes: { displayName: 'x' } }, fold([]), 'rest_user_invalid_id', 404);
+  rejects({ kind: 'update', id: 7, changes: { displayName: 'x' } }, fold([]), { code: 'not_found', subject: 'user' });
 });
 
 test('a deleted user: gone with their application passwords; nothing more can be decided, not even registering again', () => {
   const state = withUser(password('p1', 'Phone'), { type: 'UserDeleted', data: { id: 7, reassignedTo: null } });
   assert.is(state.user, null);
   assert.equal(state.applicationPasswords, []);
-  rejects({ kind: 'update', id: 7, changes: { displayName: 'x' } }, state, 'rest_user_invalid_id', 404);
-  rejects({ kind: 'register', user: registered }, state, 'existing_user_login', 400);
+  rejects({ kind: 'update', id: 7, changes: { displayName: 'x' } }, state, { code: 'not_found', subject: 'user' });
+  rejects({ kind: 'register', user: registered }, state, { code: 'already_exists', subject: 'user', by: 'id' });
 });
 
 test('application passwords: unique names regardless of case on creation only; rename, revoke, revoke all', () => {
   const state = withUser(password('p1', 'Phone'), password('p2', 'Laptop'));
-  rejects({ kind: 'createApplicationPassword', password: { userId: 7, uuid: 'p3', appId: '', name: 'PHONE', passwordHash: 'h', created: '' } }, state, 'application_password_duplicate_name', 409);
+  rejects({ kind: 'createApplicationPassword', password: { userId: 7, uuid: 'p3', appId: '', name: 'PHONE', passwordHash: 'h', created: '' } }, state, { code: 'already_exists', subject: 'applicationPassword', by: 'name', details: { value: 'PHONE' } });
   assert.equal(userDecider.decide({ kind: 'renameApplicationPassword', userId: 7, uuid: 'p2', name: 'phone' }, state), [
     { type: 'ApplicationPasswordRenamed', data: { userId: 7, uuid: 'p2', name: 'phone' } },
   ]);
   assert.equal(userDecider.decide({ kind: 'renameApplicationPassword', userId: 7, uuid: 'p2', name: 'Laptop' }, state), []);
-  rejects({ kind: 'renameApplicationPassword', userId: 7, uuid: 'nope', name: 'x' }, state, 'rest_application_password_not_found', 404);
-  rejects({ kind: 'revokeApplicationPassword', userId: 7, uuid: 'nope' }, state, 'rest_application_password_not_found', 404);
+  rejects({ kind: 'renameApplicationPassword', userId: 7, uuid: 'nope', name: 'x' }, state, { code: 'not_found', subject: 'applicationPassword' });
+  rejects({ kind: 'revokeApplicationPassword', userId: 7, uuid: 'nope' }, state, { code: 'not_found', subject: 'applicationPassword' });
   assert.equal(
     userDecider.decide({ kind: 'revokeAllApplicationPasswords', userId: 7 }, state).map((e) => e.data),
     [{ userId: 7, uuid: 'p1' }, { userId: 7, uuid: 'p2' }],

@@ -32,7 +32,7 @@ import { contentStreamId } from '../../resources/content/events';
 import type { ContentEvent } from '../../resources/content/events';
 import { createAttachment, updateAttachment } from '../../resources/media/operations';
 import { attachmentStreamId } from '../../resources/media/events';
-import { RestError } from '../../rest/errors';
+import { answerableError } from '../../rest/domainErrors';
 import { WordPressImportError, WordPressSource } from './source';
 import type { WpMedia, WpPost, WpTerm, WpUser } from './source';
 import { floatingDate, gmtMs, parentsFirst, timelineOf } from './timeline';
@@ -322,7 +322,7 @@ export async function importWordPress(site: Site, options: LiveImportOptions): P
       say(`attachment ${attachment.id}: ${target}`);
     } catch (error) {
       // A file this site does not take (its type, its size) leaves the attachment out; anything else stops.
-      if (!(error instanceof RestError)) throw new WordPressImportError(`attachment ${attachment.id} "${title}": ${messageOf(error)}`);
+      if (answerableError(error) === null) throw new WordPressImportError(`attachment ${attachment.id} "${title}": ${messageOf(error)}`);
       counts.attachment.skipped++;
       report.skipped.push({ kind: 'attachment', id: attachment.id, title, reason: `refused here: ${messageOf(error)}` });
     }
@@ -546,4 +546,7 @@ const importedSourceId = (event: RecordedEvent): string | null => {
   return imported?.format === 'wordpress' && typeof imported.sourceId === 'string' ? imported.sourceId : null;
 };
 
-const messageOf = (error: unknown): string => (error instanceof RestError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error));
+function messageOf(error: unknown): string {
+  const refusal = answerableError(error);
+  return refusal !== null ? `${refusal.code}: ${refusal.message}` : error instanceof Error ? error.message : String(error);
+}

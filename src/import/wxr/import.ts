@@ -38,13 +38,13 @@ import type { StatusRequest } from '../../resources/comments/decider';
 import { commentStreamId } from '../../resources/comments/events';
 import type { PostInput } from '../../resources/content/decider';
 import { contentStreamId } from '../../resources/content/events';
-import { RestError } from '../../rest/errors';
 import { createMenu, createMenuItem } from '../../resources/menus/operations';
-import { MenuExistsError } from '../../resources/menus/decider';
 import { menuItemStreamId, menuStreamId } from '../../resources/menus/events';
 import { nextTermId } from '../../resources/terms/operations';
 import { POST_FORMATS } from '../../resources/content/schema';
 import { formatGmt, formatLocal, localToInstant } from '../../text/dates';
+import { AlreadyExists } from '../../core/errors';
+import { answerableError } from '../../rest/domainErrors';
 import { readWxr } from './read';
 import { MENU_ITEM_STATUSES, menuItemPlan } from './menus';
 import type { WxrAuthor, WxrComment, WxrItem, WxrTerm } from './read';
@@ -317,11 +317,12 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
       if (target !== menu.id) report.changedIds.push({ kind: 'menu', from: menu.id, to: target, reason: 'id taken' });
       if (outcome.state.menu && outcome.state.menu.slug !== menu.slug) report.skipped.push({ kind: 'menu slug', id: menu.id, title: menu.name, reason: `slug "${menu.slug}" became "${outcome.state.menu.slug}": a menu's slug is made from its name` });
     } catch (error) {
-      if (!(error instanceof MenuExistsError)) throw new WxrImportError(`menu ${menu.id} "${menu.slug}": ${messageOf(error)}`);
+      const existing = error instanceof AlreadyExists && error.subject === 'menu' && error.by === 'name' ? error.details.existingId : undefined;
+      if (existing === undefined) throw new WxrImportError(`menu ${menu.id} "${menu.slug}": ${messageOf(error)}`);
       // Menu names are unique: the site's menu of that name (under another slug) is the file's menu.
-      menuIds.set(menu.slug, error.menuId);
+      menuIds.set(menu.slug, existing);
       report.counts.menu.existing++;
-      report.skipped.push({ kind: 'menu', id: menu.id, title: menu.name, reason: `the site's menu ${error.menuId} has that name: its items join it` });
+      report.skipped.push({ kind: 'menu', id: menu.id, title: menu.name, reason: `the site's menu ${existing} has that name: its items join it` });
     }
   }
 
@@ -407,7 +408,7 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
         report.counts.comment.created++;
         if (target !== comment.id) report.changedIds.push({ kind: 'comment', from: comment.id, to: target, reason: 'id taken' });
       } catch (error) {
-        if (error instanceof RestError && error.code === 'comment_duplicate') {
+        if (error instanceof AlreadyExists && error.subject === 'comment' && error.by === 'content') {
           report.counts.comment.skipped++;
           report.skipped.push({ kind: 'comment', id: comment.id, title: record.title, reason: 'the same comment by the same author is already on the item' });
           continue;
@@ -763,5 +764,8 @@ async function reserveThrough(site: Site, sequence: string, seen: { last: number
   }
 }
 
-const messageOf = (error: unknown): string => (error instanceof RestError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error));
+function messageOf(error: unknown): string {
+  const refusal = answerableError(error);
+  return refusal !== null ? `${refusal.code}: ${refusal.message}` : error instanceof Error ? error.message : String(error);
+}
 

@@ -5,7 +5,7 @@
  * the command; the operations gather it.
  */
 import type { Decider } from '../../core/commandHandler';
-import { type RestError, restError } from '../../rest/errors';
+import { AlreadyExists, ForbiddenByRule, InvalidTransition, InvalidValue, NotFound } from '../../core/errors';
 import type { CommentEvent, CommentFields, CommentStatus } from './events';
 
 export interface CommentState {
@@ -67,28 +67,24 @@ export type CommentCommand =
   /** The comment's post left the trash. */
   | { kind: 'postRestored'; id: number };
 
-export const commentNotFound = (): RestError => restError('rest_comment_invalid_id', 'Invalid comment ID.', 404);
-const contentInvalid = (): RestError => restError('rest_comment_content_invalid', 'Invalid comment content.', 400);
+const contentInvalid = (): InvalidValue => new InvalidValue('comment', ['content'], 'empty');
 /** Stricter than WordPress, which keeps any parent id (see docs/compatibility.md). */
-const parentInvalid = (): RestError => restError('rest_comment_invalid_parent', 'The parent comment must exist on the same post.', 400);
+const parentInvalid = (): InvalidValue => new InvalidValue('comment', ['parent'], 'unknownReference');
 
-/**
- * The longest values WordPress's comments table takes, in UTF-8 bytes (wp_get_comment_fields_max_lengths): a
- * longer one is refused with `comment_{column}_column_length`.
- */
-export const COMMENT_FIELD_MAX_BYTES = [
-  ['author_name', 'comment_author', 245],
-  ['author_email', 'comment_author_email', 100],
-  ['author_url', 'comment_author_url', 200],
-  ['content', 'comment_content', 65_525],
+/** The longest values WordPress's comments table takes, in UTF-8 bytes (wp_get_comment_fields_max_lengths). */
+const COMMENT_FIELD_MAX_BYTES = [
+  ['author_name', 245],
+  ['author_email', 100],
+  ['author_url', 200],
+  ['content', 65_525],
 ] as const;
 
-/** Refuses a value longer than its column (COMMENT_FIELD_MAX_BYTES) with WordPress's error. */
+/** Refuses a value longer than its column (COMMENT_FIELD_MAX_BYTES). */
 export function checkCommentLengths(fields: Partial<CommentFields>): void {
-  for (const [field, column, max] of COMMENT_FIELD_MAX_BYTES) {
+  for (const [field, max] of COMMENT_FIELD_MAX_BYTES) {
     const value = fields[field];
     if (typeof value === 'string' && Buffer.byteLength(value, 'utf8') > max) {
-      throw restError(`${column}_column_length`, 'Comment field exceeds maximum length allowed.', 400);
+      throw new InvalidValue('comment', [field], 'tooLong');
     }
   }
 }
@@ -176,22 +172,20 @@ function changed(id: number, before: CommentFields, after: CommentFields): Comme
 function decideComment(command: CommentCommand, state: CommentState): CommentEvent[] {
   const { id } = command;
   if (command.kind === 'create') {
-    if (state.exists) throw restError('rest_comment_exists', 'Cannot create existing comment.', 400);
+    if (state.exists) throw new AlreadyExists('comment', 'id');
     const { fields, facts } = command;
     const sent = command.sent ?? fields;
     // Text the filters leave empty is no text either (WordPress would store an empty comment).
     if (blank(sent.content ?? '') || blank(fields.content)) throw contentInvalid();
     if (facts.requireNameEmail && (!sent.author_name || !sent.author_email)) {
-      throw restError('rest_comment_author_data_required', 'Creating a comment requires valid author name and email values.', 400);
+      throw new InvalidValue('comment', ['author_name', 'author_email'], 'required');
     }
     // What was sent, as WordPress measures it; then what is stored, which the filters may have made longer.
     checkCommentLengths(sent);
     checkCommentLengths(fields);
     if (fields.parent !== 0 && !facts.parentOnPost) throw parentInvalid();
-    if (facts.duplicateOf !== null) {
-      throw restError('comment_duplicate', 'Duplicate comment detected; it looks as though you&#8217;ve already said that!', 409);
-    }
-    if (isFlood(facts.flood, fields.date_gmt)) throw restError('comment_flood', 'You are posting comments too quickly. Slow down.', 400);
+    if (facts.duplicateOf !== null) throw new AlreadyExists('comment', 'content', { existingId: facts.duplicateOf });
+    if (isFlood(facts.flood, fields.date_gmt)) throw new ForbiddenByRule('comment', 'flood');
     const approved = facts.trusted || (facts.previouslyApproved && linkCount(fields.content) < MAX_LINKS);
     const initial: CommentFields = { ...fields, status: approved ? 'approved' : 'hold', status_before: null };
     return [{ type: 'CommentCreated', data: { id, comment: { ...initial, ...applyStatus(initial, command.status) } } }];
@@ -200,7 +194,7 @@ function decideComment(command: CommentCommand, state: CommentState): CommentEve
   if (!state.exists || !current) {
     // What goes with a post may have gone on its own meanwhile.
     if ((command.kind === 'delete' && command.withPost) || command.kind === 'postTrashed' || command.kind === 'postRestored') return [];
-    throw commentNotFound();
+    throw new NotFound('comment');
   }
   switch (command.kind) {
     case 'delete':
@@ -213,7 +207,7 @@ function decideComment(command: CommentCommand, state: CommentState): CommentEve
       if (state.postTrashedFrom === null) return [];
       return [{ type: 'CommentPostRestored', data: { id, post: current.post, status: state.postTrashedFrom } }];
     case 'trash':
-      if (current.status === 'trash') throw restError('rest_already_trashed', 'The comment has already been trashed.', 410);
+      if (current.status === 'trash') throw new InvalidTransition('comment', 'trash', 'trash');
       return changed(id, current, { ...current, ...applyStatus(current, 'trash') });
     case 'update': {
       if ((command.sent?.content !== undefined && blank(command.sent.content)) || (command.changes.content !== undefined && blank(command.changes.content))) throw contentInvalid();

@@ -27,7 +27,9 @@ import type { ContentDoc } from '../../../projections/content';
 import { COMMENT_COLLECTION } from '../../../projections/comments';
 import type { CommentDoc } from '../../../projections/comments';
 import type { Filter, Order, QueryPlan } from '../../ports/readModel';
-import { commentNotFound, statusRequest } from './decider';
+import { NotFound } from '../../core/errors';
+import { restErrorOf } from '../../rest/domainErrors';
+import { statusRequest } from './decider';
 import { commentStreamId } from './events';
 import { readCurrent, readWritten } from '../../projection/written';
 import { commentedPost, createComment, deleteComment, trashComment, updateComment } from './operations';
@@ -181,7 +183,7 @@ export function commentRoutes(site: Site): RouteDefinition[] {
   /** The comment of an item route, or WordPress's 404 (its post gone: `rest_post_invalid_id`). */
   const found = async (ctx: HandlerContext): Promise<{ comment: CommentDoc; post: ContentDoc | null } | RestError> => {
     const comment = await existing(ctx);
-    if (!comment) return commentNotFound();
+    if (!comment) return restErrorOf(new NotFound('comment'));
     const post = comment.post !== 0 ? await postOf(ctx, comment.post) : null;
     if (comment.post !== 0 && !post) return restError('rest_post_invalid_id', 'Invalid post ID.', 404);
     return { comment, post };
@@ -203,7 +205,7 @@ export function commentRoutes(site: Site): RouteDefinition[] {
 
   const written = async (id: number, position: number): Promise<CommentDoc> => {
     const doc = await readWritten<CommentDoc>(site, { projection: 'comments', collection: COMMENT_COLLECTION, id, stream: commentStreamId(id), position });
-    if (!doc) throw commentNotFound();
+    if (!doc) throw restErrorOf(new NotFound('comment'));
     return doc;
   };
 

@@ -4,8 +4,7 @@
  * is worked out before (feedback.ts and the operation) and only recorded here.
  */
 import type { Decider } from '../../core/commandHandler';
-import { restError } from '../../rest/errors';
-import type { RestError } from '../../rest/errors';
+import { AlreadyExists, NotFound } from '../../core/errors';
 import type { ContactFormEvent, ContactFormFields, ContactFormSubmitted, SubmissionEvent } from './events';
 import { applyInput } from './properties';
 import type { ContactFormInput } from './properties';
@@ -21,7 +20,6 @@ export type ContactFormCommand =
   | { kind: 'update'; id: number; input: ContactFormInput; now: string }
   | { kind: 'delete'; id: number };
 
-export const contactFormNotFound = (): RestError => restError('wpcf7_not_found', 'The requested contact form was not found.', 404);
 
 export const initialContactFormState = (): ContactFormState => ({ exists: false, deleted: false, form: null });
 
@@ -48,13 +46,13 @@ export function mergeContactForm(current: Omit<ContactFormFields, 'slug' | 'auth
 function decideContactForm(command: ContactFormCommand, state: ContactFormState): ContactFormEvent[] {
   const { id } = command;
   if (command.kind === 'create') {
-    if (state.exists || state.deleted) throw restError('wpcf7_post_exists', 'Cannot create existing contact form.', 400);
+    if (state.exists || state.deleted) throw new AlreadyExists('contactForm', 'id');
     const merged = mergeContactForm(command.defaults, command.input);
     const form: ContactFormFields = { ...merged, slug: command.slug, author: command.actorId, date: command.now, modified: command.now };
     return [{ type: 'ContactFormCreated', data: { id, form } }];
   }
   const current = state.form;
-  if (!state.exists || !current) throw contactFormNotFound();
+  if (!state.exists || !current) throw new NotFound('contactForm');
   if (command.kind === 'delete') return [{ type: 'ContactFormDeleted', data: { id, slug: current.slug } }];
 
   const next = mergeContactForm(current, command.input);
@@ -88,7 +86,7 @@ export const submissionDecider: Decider<SubmissionState, SubmissionCommand, Subm
   initialState: () => ({ recorded: false }),
   evolve: () => ({ recorded: true }),
   decide(command, state) {
-    if (state.recorded) throw restError('wpcf7_submission_exists', 'This submission has already been recorded.', 409);
+    if (state.recorded) throw new AlreadyExists('submission', 'id');
     return [{ type: 'ContactFormSubmitted', data: command.submission }];
   },
 };

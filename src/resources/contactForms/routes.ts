@@ -18,7 +18,8 @@ import { CONTACT_FORM_COLLECTION } from '../../../projections/contactForms';
 import type { ContactFormDoc } from '../../../projections/contactForms';
 import { contactFormStreamId } from './events';
 import { readWritten } from '../../projection/written';
-import { contactFormNotFound } from './decider';
+import { NotFound } from '../../core/errors';
+import { restErrorOf } from '../../rest/domainErrors';
 import { sanitizeUnitTag } from './feedback';
 import {
   createContactForm,
@@ -66,7 +67,7 @@ export function contactFormRoutes(site: Site): RouteDefinition[] {
   const editRule = (ctx: HandlerContext) => (canEditContactForms(ctx.actor) ? true : forbidden(NOT_ALLOWED_ITEM));
   const existing = async (ctx: HandlerContext): Promise<ContactFormDoc> => {
     const doc = await readContactFormDoc(site, phpInt(ctx.params.id));
-    if (!doc) throw contactFormNotFound();
+    if (!doc) throw restErrorOf(new NotFound('contactForm'));
     return doc;
   };
   const saving = (ctx: HandlerContext) => ctx.params.context === 'save';
@@ -123,7 +124,7 @@ export function contactFormRoutes(site: Site): RouteDefinition[] {
             const outcome = await updateContactForm(site, doc.id, input, ctx.actor as Actor, ctx.request.requestId);
             await site.settle(outcome.position);
             const saved = await writtenContactForm(site, doc.id, outcome.position);
-            if (!saved) throw contactFormNotFound();
+            if (!saved) throw restErrorOf(new NotFound('contactForm'));
             return ok(present(saved, 'config'));
           },
         },

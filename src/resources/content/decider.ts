@@ -3,7 +3,7 @@
  * Time, ids, the resolved slug and the acting user arrive in the command; nothing here reads a clock.
  */
 import type { Decider } from '../../core/commandHandler';
-import { restError } from '../../rest/errors';
+import { AlreadyExists, InvalidTransition, InvalidValue, NotFound } from '../../core/errors';
 import { formatGmt, formatLocal, isBeforeYearOne, parseRestDate, parseRestDateGmt } from '../../text/dates';
 import { asInt32Column } from '../../core/columnBounds';
 import type { ContentEvent, PostFields, PostType } from './events';
@@ -153,11 +153,7 @@ function requestedTime(input: PostInput, timezone: string): number | null | unde
   return undefined;
 }
 
-const invalidDate = (param: string) =>
-  restError('rest_invalid_param', `Invalid parameter(s): ${param}`, 400, {
-    params: { [param]: 'Invalid date.' },
-    details: { [param]: { code: 'rest_invalid_date', message: 'Invalid date.', data: null } },
-  });
+const invalidDate = (param: 'date' | 'date_gmt') => new InvalidValue('post', [param], 'unparsable');
 
 /**
  * WordPress's status/date rules: a draft without a fixed date floats (its date follows its modification);
@@ -174,7 +170,7 @@ export function resolveSchedule(input: PostInput, current: PostFields | null, ct
   let gmtMs: number;
   if (typeof requested === 'number') {
     date = formatLocal(requested, ctx.timezone);
-    if (isBeforeYearOne(date)) throw restError('invalid_date', 'Invalid date.', 400);
+    if (isBeforeYearOne(date)) throw new InvalidValue('post', ['date'], 'outOfRange');
     dateGmt = formatGmt(requested);
     gmtMs = requested;
   } else if (requested === null || !current || current.date_gmt === null) {
@@ -226,20 +222,20 @@ export function updateMakesRevision(state: ContentState, after: PostFields): boo
 function assertStickyRules(input: PostInput, current: PostFields | null): void {
   const sendsPassword = input.password !== undefined && input.password !== '';
   if (sendsPassword && input.sticky === true) {
-    throw restError('rest_invalid_field', 'A post can not be sticky and have a password.', 400);
+    throw new InvalidValue('post', ['sticky', 'password'], 'conflicting');
   }
   if (sendsPassword && current?.sticky && input.sticky !== false) {
-    throw restError('rest_invalid_field', 'A sticky post can not be password protected.', 400);
+    throw new InvalidValue('post', ['password'], 'conflictsWithCurrent');
   }
   if (input.sticky === true && current && current.password !== '') {
-    throw restError('rest_invalid_field', 'A password protected post can not be set to sticky.', 400);
+    throw new InvalidValue('post', ['sticky'], 'conflictsWithCurrent');
   }
 }
 
 function assertNotEmpty(postType: PostType, post: PostFields): void {
   // Pages do not support excerpts, so WordPress's emptiness check does not apply to them.
   if (postType === 'post' && post.title === '' && post.content === '' && post.excerpt === '') {
-    throw restError('empty_content', 'Content, title, and excerpt are empty.', 400);
+    throw new InvalidValue('post', ['title', 'content', 'excerpt'], 'empty');
   }
 }
 
@@ -288,7 +284,7 @@ function changedFields(before: PostFields, after: PostFields): Partial<PostField
 function decide(command: ContentCommand, state: ContentState): ContentEvent[] {
   const { id, postType } = command;
   if (command.kind === 'create') {
-    if (state.exists || state.deleted) throw restError('rest_post_exists', 'Cannot create existing post.', 400);
+    if (state.exists || state.deleted) throw new AlreadyExists('post', 'id');
     const schedule = resolveSchedule(command.input, null, command);
     const base: PostFields = {
       ...defaults(postType, command.actorId),
@@ -310,7 +306,7 @@ function decide(command: ContentCommand, state: ContentState): ContentEvent[] {
   }
 
   if (!state.exists || !state.post || state.postType !== postType) {
-    throw restError('rest_post_invalid_id', 'Invalid post ID.', 404);
+    throw new NotFound('post');
   }
   const current = state.post;
 
@@ -320,7 +316,7 @@ function decide(command: ContentCommand, state: ContentState): ContentEvent[] {
   const modifiedGmt = formatGmt(command.now);
 
   if (command.kind === 'trash') {
-    if (current.status === 'trash') throw restError('rest_already_trashed', 'The post has already been deleted.', 410);
+    if (current.status === 'trash') throw new InvalidTransition('post', 'trash', 'trash');
     // WordPress appends the suffix to an empty slug too: a trashed draft without one is `__trashed`.
     const slug = current.slug.endsWith('__trashed') ? current.slug : `${current.slug}__trashed`;
     const events: ContentEvent[] = [

@@ -3,7 +3,7 @@
  * (command, state). The id arrives in the command.
  */
 import type { Decider } from '../../core/commandHandler';
-import { restError } from '../../rest/errors';
+import { NotFound } from '../../core/errors';
 import type { GlobalStylesEvent, ThemeJsonObject } from './events';
 import { sanitizeSettings, sanitizeStyles } from './sanitize';
 
@@ -52,7 +52,7 @@ function decide(command: GlobalStylesCommand, state: GlobalStylesState): GlobalS
     if (state.exists) return [];
     return [{ type: 'GlobalStylesCreated', data: { id: command.id, stylesheet: command.stylesheet, title: command.title } }];
   }
-  if (!state.exists) throw restError('rest_global_styles_not_found', 'No global styles config exist with that id.', 404);
+  if (!state.exists) throw new NotFound('globalStyles');
   const changes: { title?: string; styles?: ThemeJsonObject; settings?: ThemeJsonObject } = {};
   const { input } = command;
   const sentStyles = asObject(input.styles);

@@ -3,7 +3,7 @@
  * is already stored when a command arrives; time, ids, the claimed slug and the user come in the command.
  */
 import type { Decider } from '../../core/commandHandler';
-import { restError } from '../../rest/errors';
+import { AlreadyExists, InvalidValue, NotFound } from '../../core/errors';
 import { formatGmt, formatLocal, isBeforeYearOne, parseRestDate, parseRestDateGmt } from '../../text/dates';
 import type { AttachmentFields, MediaDetails, MediaEvent } from './events';
 import { attachmentFiles } from './events';
@@ -63,11 +63,7 @@ export function evolveMedia(state: MediaState, event: MediaEvent): MediaState {
 export const attachmentStatus = (requested: string | undefined, current: string): string =>
   requested === undefined ? current : requested === 'private' ? 'private' : 'inherit';
 
-const invalidDate = (param: string) =>
-  restError('rest_invalid_param', `Invalid parameter(s): ${param}`, 400, {
-    params: { [param]: 'Invalid date.' },
-    details: { [param]: { code: 'rest_invalid_date', message: 'Invalid date.', data: null } },
-  });
+const invalidDate = (param: 'date' | 'date_gmt') => new InvalidValue('attachment', [param], 'unparsable');
 
 /** The dates a write asks for: an explicit date (local or UTC), null/absent for "now" on create, unchanged on update. */
 function requestedDates(input: AttachmentInput, ctx: MediaWriteContext): { date: string; date_gmt: string } | null {
@@ -83,7 +79,7 @@ function requestedDates(input: AttachmentInput, ctx: MediaWriteContext): { date:
   }
   if (ms === null) return null;
   const date = formatLocal(ms, ctx.timezone);
-  if (isBeforeYearOne(date)) throw restError('invalid_date', 'Invalid date.', 400);
+  if (isBeforeYearOne(date)) throw new InvalidValue('attachment', ['date'], 'outOfRange');
   return { date, date_gmt: formatGmt(ms) };
 }
 
@@ -107,7 +103,7 @@ function changedFields(before: AttachmentFields, after: AttachmentFields): Parti
 function decide(command: MediaCommand, state: MediaState): MediaEvent[] {
   const { id } = command;
   if (command.kind === 'create') {
-    if (state.exists || state.deleted) throw restError('rest_post_exists', 'Cannot create existing post.', 400);
+    if (state.exists || state.deleted) throw new AlreadyExists('attachment', 'id');
     const now = { date: formatLocal(command.now, command.timezone), date_gmt: formatGmt(command.now) };
     const dates = requestedDates(command.input, command) ?? now;
     const base: AttachmentFields = {
@@ -132,7 +128,7 @@ function decide(command: MediaCommand, state: MediaState): MediaEvent[] {
     };
     return [{ type: 'AttachmentCreated', data: { id, attachment: applyInput(base, command.input) } }];
   }
-  if (!state.exists || !state.attachment) throw restError('rest_post_invalid_id', 'Invalid post ID.', 404);
+  if (!state.exists || !state.attachment) throw new NotFound('attachment');
   const current = state.attachment;
   if (command.kind === 'delete') return [{ type: 'AttachmentDeleted', data: { id, files: attachmentFiles(current.media_details) } }];
 

@@ -4,7 +4,7 @@
  * exists) arrives in the command; the operations gather it.
  */
 import type { Decider } from '../../core/commandHandler';
-import { RestError, restError } from '../../rest/errors';
+import { AlreadyExists, InvalidValue, NotFound } from '../../core/errors';
 import { sanitizeSlug } from '../../text/slug';
 import { withRecordedSlug } from './events';
 import { asInt32Column } from '../../core/columnBounds';
@@ -24,24 +24,11 @@ export type MenuCommand =
   | { kind: 'update'; id: number; input: Partial<MenuFields>; nameConflict: number | null }
   | { kind: 'delete'; id: number };
 
-/** WordPress refuses a second menu of the same name, naming the existing one as `additional_data` too. */
-export class MenuExistsError extends RestError {
-  constructor(
-    name: string,
-    readonly menuId: number,
-  ) {
-    super('menu_exists', `The menu name <strong>${name}</strong> conflicts with another menu name. Please try another.`, { status: 400, term_id: menuId });
-  }
-
-  override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), additional_data: [this.menuId] };
-  }
-}
-
-export const menuNotFound = (): RestError => restError('rest_term_invalid', 'Term does not exist.', 404);
+/** Menu names are unique, ignoring case. */
+const menuExists = (name: string, existingId: number): AlreadyExists => new AlreadyExists('menu', 'name', { value: name, existingId });
 
 function assertMenuName(name: string): void {
-  if (/^[ \t\n\r\0\x0B]*$/.test(name)) throw restError('empty_term_name', 'A name is required for this term.', 400);
+  if (/^[ \t\n\r\0\x0B]*$/.test(name)) throw new InvalidValue('menu', ['name'], 'empty');
 }
 
 export const initialMenuState = (): MenuState => ({ exists: false, deleted: false, menu: null });
@@ -62,19 +49,19 @@ export function evolveMenu(state: MenuState, event: MenuEvent): MenuState {
 function decideMenu(command: MenuCommand, state: MenuState): MenuEvent[] {
   const { id } = command;
   if (command.kind === 'create') {
-    if (state.exists || state.deleted) throw restError('rest_term_exists', 'Cannot create existing term.', 400);
+    if (state.exists || state.deleted) throw new AlreadyExists('menu', 'id');
     assertMenuName(command.fields.name);
-    if (command.nameConflict !== null) throw new MenuExistsError(command.fields.name, command.nameConflict);
+    if (command.nameConflict !== null) throw menuExists(command.fields.name, command.nameConflict);
     return [{ type: 'MenuCreated', data: { id, ...command.fields } }];
   }
   const current = state.menu;
-  if (!state.exists || !current) throw menuNotFound();
+  if (!state.exists || !current) throw new NotFound('menu');
   if (command.kind === 'delete') return [{ type: 'MenuDeleted', data: { id } }];
 
   const next: MenuFields = { ...current, ...stripUndefined(command.input) };
   if (command.input.name !== undefined) {
     assertMenuName(next.name);
-    if (command.nameConflict !== null && command.nameConflict !== id) throw new MenuExistsError(next.name, command.nameConflict);
+    if (command.nameConflict !== null && command.nameConflict !== id) throw menuExists(next.name, command.nameConflict);
   }
   const changes: Partial<MenuFields> = {};
   for (const key of Object.keys(next) as (keyof MenuFields)[]) {
@@ -138,8 +125,6 @@ export type MenuItemCommand =
    */
   | { kind: 'autosave'; id: number; actorId: number; autosaveId: number; now: string; nowGmt: string };
 
-export const menuItemNotFound = (): RestError => restError('rest_post_invalid_id', 'Invalid post ID.', 404);
-
 export const MENU_ITEM_DEFAULTS: MenuItemWritable = {
   title: '',
   status: 'publish',
@@ -183,17 +168,15 @@ export function withOwnTitle<Item extends MenuItemWritable>(item: Item, facts: M
 
 /** WordPress's checks of an item, in its order; a custom link missing both title and url reports both. */
 function assertValidItem(item: MenuItemWritable, facts: MenuItemFacts): void {
-  if (item.type === 'post_type_archive' && !facts.archiveTypeExists) throw restError('rest_post_invalid_type', 'Invalid post type.', 400);
+  if (item.type === 'post_type_archive' && !facts.archiveTypeExists) throw new InvalidValue('menuItem', ['object'], 'unknownReference');
   if (item.type === 'custom') {
     const titleMissing = item.title === '';
     const urlMissing = item.url === '';
-    const titleError = () => restError('rest_title_required', 'The title is required when using a custom menu item type.', 400);
-    const urlMessage = 'The url is required when using a custom menu item type.';
-    if (titleMissing && urlMissing) throw titleError().also('rest_url_required', urlMessage, { status: 400 });
-    if (titleMissing) throw titleError();
-    if (urlMissing) throw restError('rest_url_required', urlMessage, 400);
+    if (titleMissing && urlMissing) throw new InvalidValue('menuItem', ['title', 'url'], 'required');
+    if (titleMissing) throw new InvalidValue('menuItem', ['title'], 'required');
+    if (urlMissing) throw new InvalidValue('menuItem', ['url'], 'required');
   }
-  if (item.menu !== 0 && !facts.menuExists) throw restError('invalid_menu_id', 'Invalid menu ID.', 400);
+  if (item.menu !== 0 && !facts.menuExists) throw new InvalidValue('menuItem', ['menu'], 'unknownReference');
 }
 
 /**
@@ -245,7 +228,7 @@ export function autosaveSavesMenuItem(state: MenuItemState, actorId: number): bo
 function decideMenuItem(command: MenuItemCommand, state: MenuItemState): MenuItemEvent[] {
   const { id } = command;
   if (command.kind === 'create') {
-    if (state.exists || state.deleted) throw restError('rest_post_exists', 'Cannot create existing post.', 400);
+    if (state.exists || state.deleted) throw new AlreadyExists('menuItem', 'id');
     const next = withOwnTitle(mergeMenuItem(id, MENU_ITEM_DEFAULTS, command.input), command.facts);
     assertValidItem(next, command.facts);
     const slug = menuItemNeedsSlug('', next) ? requireSlug(command.slug) : '';
@@ -255,7 +238,7 @@ function decideMenuItem(command: MenuItemCommand, state: MenuItemState): MenuIte
     return [{ type: 'MenuItemCreated', data: { id, item } }];
   }
   const current = state.item;
-  if (!state.exists || !current) throw menuItemNotFound();
+  if (!state.exists || !current) throw new NotFound('menuItem');
   if (command.kind === 'delete') return [{ type: 'MenuItemDeleted', data: { id, menu: current.menu } }];
   if (command.kind === 'autosave') return decideAutosave(command, state);
 

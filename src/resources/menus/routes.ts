@@ -27,7 +27,8 @@ import { MENU_COLLECTION } from '../../../projections/menus';
 import type { MenuDoc } from '../../../projections/menus';
 import { MENU_ITEM_COLLECTION } from '../../../projections/menuItems';
 import type { MenuItemDoc } from '../../../projections/menuItems';
-import { menuItemNotFound, menuNotFound } from './decider';
+import { NotFound } from '../../core/errors';
+import { restErrorOf } from '../../rest/domainErrors';
 import { menuItemStreamId, menuStreamId } from './events';
 import { readCurrent, readWritten } from '../../projection/written';
 import type { MenuItemInput } from './decider';
@@ -70,7 +71,7 @@ function menuItemRoutes(site: Site): RouteDefinition[] {
   };
   const existing = async (ctx: HandlerContext) => memo(ctx, 'item', () => currentMenuItem(site, ctx.params.id as number));
   const writeRule = async (ctx: HandlerContext, code: string, message: string): Promise<true | RestError> => {
-    if (!(await existing(ctx))) return menuItemNotFound();
+    if (!(await existing(ctx))) return restErrorOf(new NotFound('menuItem'));
     return canManageMenus(ctx.actor) ? true : restError(code, message, status(ctx));
   };
   const answer = async (ctx: HandlerContext, doc: MenuItemDoc, context: Context) => presentItem(site, ctx.actor, doc, context);
@@ -123,7 +124,7 @@ function menuItemRoutes(site: Site): RouteDefinition[] {
           permission: async (ctx) => {
             const allowed = readRule(ctx, 'Sorry, you are not allowed to edit this post.');
             if (allowed !== true) return allowed;
-            return (await existing(ctx)) ? true : menuItemNotFound();
+            return (await existing(ctx)) ? true : restErrorOf(new NotFound('menuItem'));
           },
           handle: async (ctx) => ok(await answer(ctx, (await existing(ctx))!, ctx.params.context as Context)),
         },
@@ -217,7 +218,7 @@ function menuTermRoutes(site: Site): RouteDefinition[] {
   const existing = (ctx: HandlerContext) => memo(ctx, 'menu', () => currentMenu(site, ctx.params.id as number));
   const cannotView = (ctx: HandlerContext) => restError('rest_cannot_view', 'Sorry, you are not allowed to view menus.', status(ctx));
   const writeRule = async (ctx: HandlerContext, code: string, message: string): Promise<true | RestError> => {
-    if (!(await existing(ctx))) return menuNotFound();
+    if (!(await existing(ctx))) return restErrorOf(new NotFound('menu'));
     return canManageMenus(ctx.actor) ? true : restError(code, message, status(ctx));
   };
 
@@ -292,7 +293,7 @@ function menuTermRoutes(site: Site): RouteDefinition[] {
               return restError('rest_forbidden_context', 'Sorry, you are not allowed to edit this term.', status(ctx));
             }
             if (!canReadMenus(ctx.actor)) return cannotView(ctx);
-            return (await existing(ctx)) ? true : menuNotFound();
+            return (await existing(ctx)) ? true : restErrorOf(new NotFound('menu'));
           },
           handle: async (ctx) => ok(presentMenu((await existing(ctx))!, { context: ctx.params.context as Context, apiRoot: site.apiRoot })),
         },
@@ -449,13 +450,13 @@ async function currentMenu(site: Site, id: number): Promise<MenuDoc | null> {
 /** The menu item as the write at `position` left it, for the write's answer (also while its projection rebuilds). */
 async function writtenMenuItem(site: Site, id: number, position: number): Promise<MenuItemDoc> {
   const doc = await readWritten<MenuItemDoc>(site, { projection: 'menu-items', collection: MENU_ITEM_COLLECTION, id, stream: menuItemStreamId(id), position });
-  if (!doc) throw menuItemNotFound();
+  if (!doc) throw restErrorOf(new NotFound('menuItem'));
   return doc;
 }
 
 /** The menu as the write at `position` left it, for the write's answer (also while its projection rebuilds). */
 async function writtenMenu(site: Site, id: number, position: number): Promise<MenuDoc> {
   const doc = await readWritten<MenuDoc>(site, { projection: 'menus', collection: MENU_COLLECTION, id, stream: menuStreamId(id), position });
-  if (!doc) throw menuNotFound();
+  if (!doc) throw restErrorOf(new NotFound('menu'));
   return doc;
 }

@@ -3,8 +3,7 @@
  * defaults (from the deployment's environment) and the deployment's own settings arrive in the command.
  */
 import type { Decider } from '../../core/commandHandler';
-import { restError } from '../../rest/errors';
-import type { RestError } from '../../rest/errors';
+import { ForbiddenByRule } from '../../core/errors';
 import type { DiscussionOptionName, DiscussionOptions, SettingChanges, SettingsEvent, StoredSettings } from './events';
 import { KEEP, SANITIZERS } from './sanitize';
 
@@ -88,15 +87,8 @@ export function isKnownTimeZone(zone: string): boolean {
   }
 }
 
-/** Refusal of a change to a setting the deployment owns, reported as WordPress reports an invalid parameter. */
-export function deploymentSettingError(name: 'url' | 'timezone'): RestError {
-  const variable = name === 'url' ? 'SITE_URL' : 'SITE_TIMEZONE';
-  const message = `${name} is set by the deployment (${variable}) and cannot be changed here.`;
-  return restError('rest_invalid_param', `Invalid parameter(s): ${name}`, 400, {
-    params: { [name]: message },
-    details: { [name]: { code: 'rest_setting_read_only', message, data: null } },
-  });
-}
+/** Refusal of a change to a setting the deployment owns. */
+const deploymentSettingError = (name: 'url' | 'timezone'): ForbiddenByRule => new ForbiddenByRule('settings', 'ownedByDeployment', name);
 
 function checkDeploymentSettings(input: Record<string, unknown>, deployment: DeploymentSettings): void {
   const url = input.url;

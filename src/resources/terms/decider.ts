@@ -4,7 +4,7 @@
  * claimed slug arrive in the command; the operations gather them.
  */
 import type { Decider } from '../../core/commandHandler';
-import { RestError, restError } from '../../rest/errors';
+import { AlreadyExists, ForbiddenByRule, InvalidValue, NotFound } from '../../core/errors';
 import type { Taxonomy, TermEvent, TermFields } from './events';
 
 /** "Uncategorized": it exists on every site, posts without a category are in it, and it cannot be deleted. */
@@ -32,45 +32,16 @@ export type TermCommand =
   /** A child of a deleted term moves up to that term's parent (only if it is still under `from`). */
   | { kind: 'reparent'; id: number; taxonomy: Taxonomy; from: number; to: number };
 
-/**
- * A failure WordPress's term insertion reports without a status, which its REST server answers as a 500 with `data`
- * null. It is bad input, never a server error here: 400, with WordPress's code and message.
- */
-export class TermInsertError extends RestError {
-  constructor(code: string, message: string) {
-    super(code, message, { status: 400 });
-  }
+/** Names are unique among a category's siblings, and in a whole taxonomy of tags. */
+export function termExistsError(taxonomy: Taxonomy, termId: number): AlreadyExists {
+  return new AlreadyExists('term', 'name', { existingId: termId, scope: isHierarchical(taxonomy) ? 'parent' : 'taxonomy' });
 }
 
-/** `term_exists` carries the existing term's id twice more, as WordPress's `additional_data`. */
-export class TermExistsError extends RestError {
-  constructor(
-    message: string,
-    readonly termId: number,
-  ) {
-    super('term_exists', message, { status: 400, term_id: termId });
-  }
-
-  override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), additional_data: [this.termId, this.termId] };
-  }
-}
-
-export function termExistsError(taxonomy: Taxonomy, termId: number): TermExistsError {
-  const where = isHierarchical(taxonomy) ? 'with this parent' : 'in this taxonomy';
-  return new TermExistsError(`A term with the name provided already exists ${where}.`, termId);
-}
-
-export const termNotFound = (): RestError => restError('rest_term_invalid', 'Term does not exist.', 404);
-
-export const emptyNameError = (): RestError => new TermInsertError('empty_term_name', 'A name is required for this term.');
-
-export const duplicateSlugError = (slug: string): RestError =>
-  new TermInsertError('duplicate_term_slug', `The slug &#8220;${slug}&#8221; is already in use by another term.`);
+export const duplicateSlugError = (slug: string): AlreadyExists => new AlreadyExists('term', 'slug', { value: slug });
 
 /** A name is required: after sanitising, something other than whitespace must be left. */
 export function assertTermName(name: string): void {
-  if (/^[ \t\n\r\0\x0B]*$/.test(name)) throw emptyNameError();
+  if (/^[ \t\n\r\0\x0B]*$/.test(name)) throw new InvalidValue('term', ['name'], 'empty');
 }
 
 export interface NameConflictQuery {
@@ -123,7 +94,7 @@ export function evolveTerm(state: TermState, event: TermEvent): TermState {
 function decide(command: TermCommand, state: TermState): TermEvent[] {
   const { id, taxonomy } = command;
   if (command.kind === 'create') {
-    if (state.exists || state.deleted) throw restError('rest_term_exists', 'Cannot create existing term.', 400);
+    if (state.exists || state.deleted) throw new AlreadyExists('term', 'id');
     const fields = { ...command.fields };
     assertTermName(fields.name);
     if (command.nameConflict !== null) throw termExistsError(taxonomy, command.nameConflict);
@@ -137,11 +108,11 @@ function decide(command: TermCommand, state: TermState): TermEvent[] {
     return [{ type: 'TermUpdated', data: { id, taxonomy, changes: { parent: command.to } } }];
   }
 
-  if (!state.exists || !current || state.taxonomy !== taxonomy) throw termNotFound();
+  if (!state.exists || !current || state.taxonomy !== taxonomy) throw new NotFound('term');
 
   if (command.kind === 'delete') {
     if (taxonomy === 'category' && id === DEFAULT_CATEGORY_ID) {
-      throw restError('rest_cannot_delete', 'Sorry, you are not allowed to delete this term.', 403);
+      throw new ForbiddenByRule('term', 'defaultTerm');
     }
     return [{ type: 'TermDeleted', data: { id, taxonomy, parent: current.parent } }];
   }

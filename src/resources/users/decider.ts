@@ -1,7 +1,7 @@
 /** The user decider: registration, profile, roles, login password, deletion and application passwords, pure. */
 import type { Decider } from '../../core/commandHandler';
 import type { Role } from '../../access/capabilities';
-import { restError } from '../../rest/errors';
+import { AlreadyExists, NotFound } from '../../core/errors';
 import { profileOf } from './events';
 import type { ApplicationPasswordCreated, UserChanges, UserEvent, UserProfileFields, UserRegistered } from './events';
 
@@ -33,8 +33,8 @@ export interface UserState {
   applicationPasswords: StoredApplicationPassword[];
 }
 
-const invalidUser = () => restError('rest_user_invalid_id', 'Invalid user ID.', 404);
-const passwordNotFound = () => restError('rest_application_password_not_found', 'Application password not found.', 404);
+const invalidUser = () => new NotFound('user');
+const passwordNotFound = () => new NotFound('applicationPassword');
 
 /** WordPress compares application names case-insensitively. */
 export const sameApplicationName = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
@@ -73,7 +73,7 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
   },
   decide(command, state) {
     if (command.kind === 'register') {
-      if (state.user || state.deleted) throw restError('existing_user_login', 'Sorry, that username already exists!', 400);
+      if (state.user || state.deleted) throw new AlreadyExists('user', 'id');
       return [{ type: 'UserRegistered', data: command.user }];
     }
     const user = state.user;
@@ -97,7 +97,7 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
         return [{ type: 'UserDeleted', data: { id: command.id, reassignedTo: command.reassignedTo } }];
       case 'createApplicationPassword':
         if (state.applicationPasswords.some((p) => sameApplicationName(p.name, command.password.name))) {
-          throw restError('application_password_duplicate_name', 'Each application name should be unique.', 409);
+          throw new AlreadyExists('applicationPassword', 'name', { value: command.password.name });
         }
         return [{ type: 'ApplicationPasswordCreated', data: command.password }];
       case 'renameApplicationPassword': {

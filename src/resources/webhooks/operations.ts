@@ -8,7 +8,8 @@ import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
 import { PositionNotInLogError } from '../../ports/eventStore';
 import { restError } from '../../rest/errors';
-import { webhookNotFound, webhooksDecider } from '../../webhooks/decider';
+import { webhooksDecider } from '../../webhooks/decider';
+import { NotFound } from '../../core/errors';
 import type { Webhook, WebhookChanges } from '../../webhooks/decider';
 import { WEBHOOKS_STREAM, deliveriesStreamId } from '../../webhooks/events';
 import type { WebhookSubscription } from '../../webhooks/events';
@@ -25,7 +26,7 @@ export async function listWebhooks(site: Site): Promise<Webhook[]> {
 
 export async function readWebhook(site: Site, id: number): Promise<Webhook> {
   const webhook = (await readWebhooks(site.store)).webhooks.get(id);
-  if (!webhook) throw webhookNotFound();
+  if (!webhook) throw new NotFound('webhook');
   return webhook;
 }
 
@@ -49,8 +50,11 @@ export async function createWebhook(site: Site, input: CreateWebhookInput, actor
   const secret = newWebhookSecret();
   const result = await site.commands.handle(WEBHOOKS_STREAM, webhooksDecider, async () => {
     const head = await site.store.headPosition();
+    if (input.fromPosition !== undefined && input.fromPosition > head) {
+      throw restError('rest_invalid_param', 'Invalid parameter(s): from_position', 400, { params: { from_position: `from_position is beyond the end of the log (${head}).` } });
+    }
     if (input.fromPosition !== undefined && input.fromPosition > 0 && input.fromPosition <= head) await mustBeAPosition(site, input.fromPosition);
-    return { kind: 'create' as const, subscription: input.subscription, active: input.active, fromPosition: input.fromPosition ?? head, head, secret, now: now(site) };
+    return { kind: 'create' as const, subscription: input.subscription, active: input.active, fromPosition: input.fromPosition ?? head, secret, now: now(site) };
   }, metadata);
   const created = result.events[0]!.data as { id: number };
   return result.state.webhooks.get(created.id)!;
