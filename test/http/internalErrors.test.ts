@@ -7,14 +7,15 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 import type { DocId, ReadModel } from '../../src/ports/readModel';
+import { logger } from '../../src/logger';
 import { startTestSite } from '../support/testSite';
 import type { TestSite } from '../support/testSite';
 
 const test = suite('internal errors');
 const BROKEN = 4242;
 let t: TestSite;
-let logged: unknown[][];
-const consoleError = console.error;
+let logged: unknown[];
+const logError = logger.error;
 
 /** The memory read model, failing to read post BROKEN: `peek` throws at once, `get` rejects. */
 function brokenReadModel(): ReadModel {
@@ -39,11 +40,12 @@ function brokenReadModel(): ReadModel {
 
 test.before.each(async () => {
   logged = [];
-  console.error = (...args: unknown[]) => void logged.push(args);
+  // What the app logs as failed requests (pino's error level), kept instead of written.
+  logger.error = ((entry: unknown) => void logged.push(entry)) as typeof logger.error;
   t = await startTestSite({ readModel: brokenReadModel(), responseCache: { entries: 0 } });
 });
 test.after.each(async () => {
-  console.error = consoleError;
+  logger.error = logError;
   await t.close();
 });
 
@@ -57,7 +59,7 @@ test('a read that fails at once or later is a WordPress 500, logged, with the AP
     assert.is(answer.headers.get('content-type'), 'application/json; charset=UTF-8', when);
     assert.is(answer.headers.get('x-content-type-options'), 'nosniff', when);
   }
-  assert.equal(logged.map((args) => String((args[1] as Error).message)), ['the read model failed later', 'the read model failed at once']);
+  assert.equal(logged.map((entry) => String((entry as { err: Error }).err.message)), ['the read model failed later', 'the read model failed at once']);
   // Other posts are read as ever.
   assert.is((await t.request('GET', '/core/v2/posts/1')).status, 404);
 });
