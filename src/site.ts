@@ -26,7 +26,7 @@ import { ProjectorService } from './projection/service';
 import { PerVersion, ReadModelVersion } from './projection/readModelVersion';
 import { cacheDocuments } from './projection/documentCache';
 import type { MaybeAsync } from './core/maybeAsync';
-import type { AppliedProgress, Lease } from './projection/service';
+import type { AppliedProgress, Lease } from './ports/coordination';
 import type { Projection } from './projection/projection';
 import { collectProjectorLag, createSiteMetrics, timedStore } from './metrics/siteMetrics';
 import type { SiteMetrics } from './metrics/siteMetrics';
