@@ -17,6 +17,8 @@ import { createMemoryReadModel } from './readModel/memory/readModel';
 import type { MemoryReadModel } from './readModel/memory/readModel';
 import { loadSnapshot, writeSnapshot } from './readModel/memory/snapshot';
 import { createFileBlobStore } from './adapters/files/blobStore';
+import { createOutboundHttp } from './adapters/http/outboundClient';
+import { createLoggingMailer } from './adapters/mail/loggingMailer';
 import type { BlobStore } from './ports/blobStore';
 import { preparePrivateDir, tightenIfPresent } from './adapters/files/privateFiles';
 import type { Projection } from './projection/projection';
@@ -162,7 +164,6 @@ export async function openSite(config: Config): Promise<Site> {
       instance: config.instance,
       responseCacheEntries: config.responseCacheEntries,
       responseCacheBytes: config.responseCacheBytes,
-      outboundAllowedHosts: config.outboundAllowedHosts,
       apiDialect: config.apiDialect,
       corsAllowedOrigins: config.corsAllowedOrigins,
       trustedProxies: config.trustedProxies,
@@ -181,7 +182,17 @@ export async function openSite(config: Config): Promise<Site> {
       // the default: every batch is a round trip.
       projectorBatchSize: memory ? MEMORY_PROJECTOR_BATCH : undefined,
     },
-    { store, readModel, clock: systemClock, projections, coordination, blobs },
+    {
+      store,
+      readModel,
+      clock: systemClock,
+      projections,
+      coordination,
+      blobs,
+      http: createOutboundHttp({ allowedHosts: config.outboundAllowedHosts }),
+      // Sends nothing: one line per message in the log (docs/second-instance.md, Mail).
+      mailer: createLoggingMailer((line) => logger.info(line)),
+    },
   );
   const { registry } = site.metrics;
   drops = registry.counter('palimpsest_event_store_subscription_drops_total', 'Subscriptions to the event log that dropped and were made again.');

@@ -12,12 +12,8 @@ import type { ReadModel } from './ports/readModel';
 import type { BlobStore } from './ports/blobStore';
 import type { HttpFetcher } from './ports/httpFetcher';
 import type { Mailer } from './ports/mailer';
-import { createLoggingMailer } from './adapters/mail/loggingMailer';
 import type { SiteInstance } from './config';
-import { createOutboundHttp } from './adapters/http/outboundClient';
-import type { AllowedHost } from './adapters/http/destinations';
 import type { ApiDialect } from './http/dialect';
-import { createMemoryBlobStore } from './adapters/memory/blobStore';
 import { CommandHandler } from './core/commandHandler';
 import { IdSequence } from './core/ids';
 import { NameClaims } from './core/claims';
@@ -71,8 +67,6 @@ export interface SiteSettings {
   imageMaxPixels?: number;
   /** Most events the projector folds per batch (default 1,000; the in-memory read model replays faster in smaller ones). */
   projectorBatchSize?: number;
-  /** Destinations outgoing HTTP may reach besides public addresses (OUTBOUND_ALLOWED_HOSTS; default none). */
-  outboundAllowedHosts?: readonly AllowedHost[];
   /** Seconds between two comments of a writer without moderate_comments (default 15, as WordPress); 0: no flood check. */
   commentFloodSeconds?: number;
   /** How long an Idempotency-Key is kept after the request that claimed it (IDEMPOTENCY_KEY_TTL_SECONDS; default 24 h). */
@@ -118,7 +112,7 @@ export interface Site {
   blobs: BlobStore;
   /** Outgoing HTTP (oEmbed's proxy asking other sites), to public addresses and the allowed hosts only. */
   http: HttpFetcher;
-  /** Outgoing mail (contact-form feedback); the default adapter only logs. */
+  /** Outgoing mail (contact-form feedback); the production adapter only logs. */
   mailer: Mailer;
   commands: CommandHandler;
   ids: { content: IdSequence; users: IdSequence };
@@ -175,12 +169,12 @@ export interface SiteAdapters {
   store: EventStore;
   readModel: ReadModel;
   clock: Clock;
-  /** Where uploads live, closed with the site; in memory when not given (tests). */
-  blobs?: BlobStore;
-  /** Outgoing HTTP; the outbound client (src/adapters/http/outboundClient.ts) when not given. */
-  http?: HttpFetcher;
-  /** Outgoing mail; a logging adapter that sends nothing when not given. */
-  mailer?: Mailer;
+  /** Where uploads live, closed with the site. */
+  blobs: BlobStore;
+  /** Outgoing HTTP (in production the outbound client, src/adapters/http/outboundClient.ts). */
+  http: HttpFetcher;
+  /** Outgoing mail (in production a logging adapter that sends nothing). */
+  mailer: Mailer;
   projections?: readonly Projection[];
   coordination?: Coordination;
 }
@@ -199,7 +193,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     return keyed === null ? { userId, requestId, at } : { userId, requestId, at, ...keyed };
   };
   const system = () => metadata(null, `system-${randomUUID()}`);
-  const blobs = adapters.blobs ?? createMemoryBlobStore();
+  const { blobs } = adapters;
   const checkMs = settings.readinessCheckMs ?? DEFAULT_READINESS_CHECK_MS;
   // Judged on the adapter itself: a document cache in front of it would answer from before a wipe.
   const readModelWatch = new ReadModelWatch(() => judgeReadModel(store, readModel), checkMs);
@@ -249,8 +243,8 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     // reads cost no round trip. In process, reading is already that cheap.
     readModel: coordination ? cacheDocuments(readModel, readModelVersion) : readModel,
     blobs,
-    http: adapters.http ?? createOutboundHttp({ allowedHosts: settings.outboundAllowedHosts }),
-    mailer: adapters.mailer ?? createLoggingMailer((line) => logger.info(line)),
+    http: adapters.http,
+    mailer: adapters.mailer,
     commands: new CommandHandler(store),
     ids: {
       content: new IdSequence(store, 'content', settings.idBlockSize, system),

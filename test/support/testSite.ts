@@ -5,11 +5,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSite } from '../../src/site';
-import type { Coordination, Site, SiteSettings } from '../../src/site';
+import type { Coordination, Site, SiteAdapters, SiteSettings } from '../../src/site';
 import type { BlobStore } from '../../src/ports/blobStore';
 import { createApp } from '../../src/app';
 import { answerClientErrors } from '../../src/http/clientErrors';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
+import { createMemoryBlobStore } from '../../src/adapters/memory/blobStore';
 import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 import { manualClock } from '../../src/ports/clock';
 import type { EventStore } from '../../src/ports/eventStore';
@@ -68,7 +69,7 @@ export interface TestSiteOptions {
   http?: HttpFetcher;
   /** Which described site to be (default `first`); `second` adds the contact-form namespace and `ext-disabled`. */
   instance?: SiteInstance;
-  /** Outgoing mail (default: the site's logging mailer, which sends nothing). */
+  /** Outgoing mail (default: a mailer that accepts and sends nothing). */
   mailer?: Mailer;
   /** The shared response cache's bounds (default: the site's, 2,000 answers and 64 MiB); 0 disables it. */
   responseCache?: { entries?: number; bytes?: number };
@@ -106,6 +107,14 @@ export interface TestSiteOptions {
 
 /** The default outgoing HTTP of test sites: no network. */
 const offline: HttpFetcher = { request: async (url) => Promise.reject(new Error(`no network in tests: ${url}`)) };
+
+/**
+ * The adapters a test site gets unless it is given others: uploads in memory, outgoing HTTP that refuses (no test
+ * reaches the network), and a mailer that accepts and sends nothing.
+ */
+export function testAdapters(): Pick<SiteAdapters, 'blobs' | 'http' | 'mailer'> {
+  return { blobs: createMemoryBlobStore(), http: offline, mailer: { send: async () => undefined } };
+}
 
 export async function startTestSite(options: TestSiteOptions = {}): Promise<TestSite> {
   const clock = manualClock(options.now ?? Date.parse('2024-05-01T12:00:00Z'));
@@ -146,8 +155,9 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       readModel: options.readModel ?? createMemoryReadModel(),
       clock,
       projections: options.projections,
-      http: options.http ?? offline,
-      mailer: options.mailer ?? { send: async () => undefined },
+      ...testAdapters(),
+      ...(options.http ? { http: options.http } : {}),
+      ...(options.mailer ? { mailer: options.mailer } : {}),
       ...(options.blobs ? { blobs: options.blobs } : {}),
       ...(options.coordination ? { coordination: options.coordination } : {}),
     },
