@@ -24,6 +24,7 @@ import { preparePrivateDir, tightenIfPresent } from './adapters/files/privateFil
 import type { Projection } from './projection/projection';
 import { BUILT_IN_PROJECTIONS_DIR, loadProjections } from './projection/loader';
 import { loadBlockPatterns } from './resources/blockPatterns/load';
+import { userAccounts } from './resources/users/accounts';
 import builtInProjections from '../projections/index';
 import type { RedisConnections, RedisTimeouts } from './adapters/redis/connections';
 import type { Counter } from 'prom-client';
@@ -192,6 +193,7 @@ export async function openSite(config: Config): Promise<Site> {
       http: createOutboundHttp({ allowedHosts: config.outboundAllowedHosts }),
       // Sends nothing: one line per message in the log (docs/second-instance.md, Mail).
       mailer: createLoggingMailer((line) => logger.info(line)),
+      accounts: userAccounts,
     },
   );
   const { registry } = site.metrics;

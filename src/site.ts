@@ -12,6 +12,7 @@ import type { ReadModel } from './ports/readModel';
 import type { BlobStore } from './ports/blobStore';
 import type { HttpFetcher } from './ports/httpFetcher';
 import type { Mailer } from './ports/mailer';
+import type { Accounts } from './ports/accounts';
 import type { SiteInstance } from './config';
 import type { ApiDialect } from './http/dialect';
 import { CommandHandler } from './core/commandHandler';
@@ -114,6 +115,8 @@ export interface Site {
   http: HttpFetcher;
   /** Outgoing mail (contact-form feedback); the production adapter only logs. */
   mailer: Mailer;
+  /** The users slice's accounts, as authentication needs them (src/ports/accounts.ts). */
+  accounts: Accounts;
   commands: CommandHandler;
   ids: { content: IdSequence; users: IdSequence };
   claims: NameClaims;
@@ -175,6 +178,8 @@ export interface SiteAdapters {
   http: HttpFetcher;
   /** Outgoing mail (in production a logging adapter that sends nothing). */
   mailer: Mailer;
+  /** The accounts sign-ins are judged by: the users slice's (src/resources/users/accounts.ts). */
+  accounts: Accounts;
   projections?: readonly Projection[];
   coordination?: Coordination;
 }
@@ -245,6 +250,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     blobs,
     http: adapters.http,
     mailer: adapters.mailer,
+    accounts: adapters.accounts,
     commands: new CommandHandler(store),
     ids: {
       content: new IdSequence(store, 'content', settings.idBlockSize, system),

@@ -21,6 +21,7 @@ import type { HttpFetcher } from '../../src/ports/httpFetcher';
 import type { Mailer } from '../../src/ports/mailer';
 import type { SiteInstance } from '../../src/config';
 import { createApplicationPassword, registerUser } from '../../src/resources/users/operations';
+import { userAccounts } from '../../src/resources/users/accounts';
 
 export interface TestUser {
   id: number;
@@ -110,10 +111,10 @@ const offline: HttpFetcher = { request: async (url) => Promise.reject(new Error(
 
 /**
  * The adapters a test site gets unless it is given others: uploads in memory, outgoing HTTP that refuses (no test
- * reaches the network), and a mailer that accepts and sends nothing.
+ * reaches the network), a mailer that accepts and sends nothing, and the users slice's accounts.
  */
-export function testAdapters(): Pick<SiteAdapters, 'blobs' | 'http' | 'mailer'> {
-  return { blobs: createMemoryBlobStore(), http: offline, mailer: { send: async () => undefined } };
+export function testAdapters(): Pick<SiteAdapters, 'blobs' | 'http' | 'mailer' | 'accounts'> {
+  return { blobs: createMemoryBlobStore(), http: offline, mailer: { send: async () => undefined }, accounts: userAccounts };
 }
 
 export async function startTestSite(options: TestSiteOptions = {}): Promise<TestSite> {
