@@ -12,6 +12,7 @@ import { sanitizeSlug } from '../../text/slug';
 import { filterHtml } from '../../text/sanitizeHtml';
 import { contentDecider, needsGeneratedSlug, resolveSchedule } from './decider';
 import type { ContentCommand, ContentState, PostInput, WriteContext } from './decider';
+import { slugCandidates } from './slugCandidates';
 import { contentStreamId } from './events';
 import type { PostFields, PostType } from './events';
 import type { ContentDoc } from '../../../projections/content';
@@ -25,18 +26,6 @@ export interface WriteOutcome {
 
 /** Slugs are unique per post type; pages (hierarchical) only among siblings. */
 export const slugScope = (postType: PostType, parent: number): string => (postType === 'page' ? `page-${parent}` : postType);
-
-const FEED_SLUGS = new Set(['feed', 'rdf', 'rss', 'rss2', 'atom', 'embed']);
-
-/**
- * base, base-2, base-3, …; a slug that would clash with feed or pagination URLs starts at -2. Any post type's
- * (menu items' too); only pages have the pagination rule.
- */
-export function* slugCandidates(base: string, postType: PostType | 'nav_menu_item'): Iterable<string> {
-  const reserved = FEED_SLUGS.has(base) || (postType === 'page' && /^(page)?\d+$/.test(base));
-  if (!reserved) yield base;
-  for (let n = 2; ; n++) yield `${base}-${n}`;
-}
 
 function writeContext(site: Site, actor: Actor): WriteContext {
   return { actorId: actor.id, now: site.clock.now(), timezone: site.settings.timezone };
