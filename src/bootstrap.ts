@@ -25,6 +25,7 @@ import type { Projection } from './projection/projection';
 import { BUILT_IN_PROJECTIONS_DIR, loadProjections } from './projection/loader';
 import { loadBlockPatterns } from './resources/blockPatterns/load';
 import { userAccounts } from './resources/users/accounts';
+import { instanceNamed } from './instances/index';
 import builtInProjections from '../projections/index';
 import type { RedisConnections, RedisTimeouts } from './adapters/redis/connections';
 import type { Counter } from 'prom-client';
@@ -162,7 +163,7 @@ export async function openSite(config: Config): Promise<Site> {
       readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
       readyMaxLagSeconds: config.readyMaxLagSeconds,
       readinessCheckMs: config.readinessCheckMs,
-      instance: config.instance,
+      instance: instanceNamed(config.instance),
       responseCacheEntries: config.responseCacheEntries,
       responseCacheBytes: config.responseCacheBytes,
       apiDialect: config.apiDialect,

@@ -13,7 +13,8 @@ import type { BlobStore } from './ports/blobStore';
 import type { HttpFetcher } from './ports/httpFetcher';
 import type { Mailer } from './ports/mailer';
 import type { Accounts } from './ports/accounts';
-import type { SiteInstance } from './config';
+import { FIRST_INSTANCE } from './instances/instance';
+import type { InstanceProfile } from './instances/instance';
 import type { ApiDialect } from './http/dialect';
 import { CommandHandler } from './core/commandHandler';
 import { IdSequence } from './core/ids';
@@ -48,8 +49,11 @@ export interface SiteSettings {
   readyMaxLagSeconds?: number;
   /** How often the read model is judged against the event store (its epoch: src/projection/epoch.ts), in ms (default 1,000). */
   readinessCheckMs?: number;
-  /** `second` adds the contact-form namespace and the `ext-disabled` status (default `first`). */
-  instance?: SiteInstance;
+  /**
+   * Which of the interface's sites this is, as what it adds to the base site (src/instances/): the second adds the
+   * contact-form namespace and the `ext-disabled` status. Default: the first, which adds nothing.
+   */
+  instance?: InstanceProfile;
   /** Most answers the shared response cache keeps (src/http/responseCache.ts); 0 disables it. Default 2,000. */
   responseCacheEntries?: number;
   /** Most bytes of answers it keeps; 0 disables it. Default 64 MiB. */
@@ -106,6 +110,8 @@ export interface Site {
   settings: SiteSettings;
   /** `{siteUrl}/`: every route path is appended to it. */
   apiRoot: string;
+  /** What this instance adds to the base site: `settings.instance`, or the first instance's nothing. */
+  instance: InstanceProfile;
   clock: Clock;
   store: EventStore;
   readModel: ReadModel;
@@ -242,6 +248,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
   return {
     settings,
     apiRoot: `${settings.siteUrl}/`,
+    instance: settings.instance ?? FIRST_INSTANCE,
     clock,
     store,
     // A read model in another process (Redis): documents read by id are kept while the version stands, so repeated

@@ -22,6 +22,7 @@ import type { Mailer } from '../../src/ports/mailer';
 import type { SiteInstance } from '../../src/config';
 import { createApplicationPassword, registerUser } from '../../src/resources/users/operations';
 import { userAccounts } from '../../src/resources/users/accounts';
+import { instanceNamed } from '../../src/instances/index';
 
 export interface TestUser {
   id: number;
@@ -136,7 +137,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       authSecret: 'test-secret',
       idBlockSize: 5,
       readYourWritesTimeoutMs: options.readYourWritesTimeoutMs ?? 5000,
-      instance: options.instance,
+      instance: options.instance && instanceNamed(options.instance),
       responseCacheEntries: options.responseCache?.entries,
       responseCacheBytes: options.responseCache?.bytes,
       apiDialect: options.apiDialect,

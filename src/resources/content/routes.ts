@@ -63,7 +63,7 @@ export function contentRoutes(site: Site, presenter: ContentPresenter, deps: Con
   const itemPath = `/${type.restBase}/(?P<id>[\\d]+)`;
 
   const listArgs = contentListArgs(postType, {
-    statuses: listStatuses(site.settings.instance),
+    statuses: listStatuses(site.instance.statuses),
     statusRule: (value, arg) => forbiddenStatus(value as string[], (arg.request as RestRequest | undefined)?.actor ?? null, type) ?? true,
   });
 
@@ -285,7 +285,7 @@ async function listItems(site: Site, ctx: HandlerContext, type: TypeInfo, deps: 
     timezone: site.settings.timezone,
     signedIn: ctx.actor !== null,
     descendants: (ids) => deps.categoryDescendants(ids),
-    anyStatuses: anyStatuses(site.settings.instance),
+    anyStatuses: anyStatuses(site.instance.statuses),
   });
   const { items, total } = await site.readModel.query(type.postType, plan);
   const paging = listPaging(p, total, items.length);

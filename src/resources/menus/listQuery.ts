@@ -12,9 +12,9 @@ const ORDERBY = ['author', 'date', 'id', 'include', 'modified', 'parent', 'relev
 
 /**
  * The collection args in WordPress's order; as for posts, all but context, paging and search are checked late.
- * `status` takes the post list's values on this instance (the second instance adds `ext-disabled`).
+ * `status` takes the post list's values, with the statuses the instance registers (src/instances/).
  */
-export function menuItemListArgs(instance?: string): Record<string, ArgSchema> {
+export function menuItemListArgs(registeredStatuses: readonly string[]): Record<string, ArgSchema> {
   const args: Record<string, ArgSchema> = {
     context: contextParam('view'),
     page: { description: 'Page of the collection to return.', type: 'integer', default: 1, minimum: 1 },
@@ -31,7 +31,7 @@ export function menuItemListArgs(instance?: string): Record<string, ArgSchema> {
     orderby: { description: 'Attribute to sort by.', type: 'string', default: 'menu_order', enum: [...ORDERBY] },
     search_columns: searchColumnsArg(),
     slug: { description: 'Only items with these slugs.', type: 'array', items: { type: 'string' } },
-    status: { default: 'publish', description: 'Only items with one of these statuses.', type: 'array', items: { enum: [...listStatuses(instance)], type: 'string' } },
+    status: { default: 'publish', description: 'Only items with one of these statuses.', type: 'array', items: { enum: [...listStatuses(registeredStatuses)], type: 'string' } },
     tax_relation: { description: 'How the menu filters combine.', type: 'string', enum: ['AND', 'OR'] },
     menus: termQueryArg('Only items in these menus.', { children: false, operator: true, noun: 'menu' }),
     menus_exclude: termQueryArg('No items in these menus.', { children: false, operator: false, noun: 'menu' }),
