@@ -4,6 +4,8 @@
  */
 import type { Site } from './site';
 import type { RouteDefinition } from './rest/route';
+import { asOfArg, itemAsOf } from './resources/history/operations';
+import { featuredMediaToKeep } from './resources/media/featuredMedia';
 import { Dispatcher } from './rest/dispatch';
 import { discoveryRoutes } from './rest/discovery';
 import { gmtOffsetHours } from './text/dates';
@@ -64,6 +66,8 @@ export function buildDispatcher(site: Site): Dispatcher {
       defaultCategory.catch(() => (defaultCategory = null));
       return defaultCategory;
     },
+    asOf: { arg: asOfArg, item: (ctx, current, schema) => itemAsOf(site, ctx, current, schema) },
+    featuredMediaToKeep: (requested) => featuredMediaToKeep(site.readModel, requested),
   };
   // One presentation per post type, for every route that answers with a live item.
   // Every route, filled in below: the index and the type descriptions read it once it is complete.
