@@ -25,6 +25,7 @@ import type { Projection } from './projection/projection';
 import { BUILT_IN_PROJECTIONS_DIR, loadProjections } from './projection/loader';
 import { loadBlockPatterns } from './resources/blockPatterns/load';
 import { userAccounts } from './resources/users/accounts';
+import { contentReactions } from './resources/contentReactions';
 import { instanceNamed } from './instances/index';
 import builtInProjections from '../projections/index';
 import type { RedisConnections, RedisTimeouts } from './adapters/redis/connections';
@@ -195,6 +196,7 @@ export async function openSite(config: Config): Promise<Site> {
       // Sends nothing: one line per message in the log (docs/second-instance.md, Mail).
       mailer: createLoggingMailer((line) => logger.info(line)),
       accounts: userAccounts,
+      contentReactions,
     },
   );
   const { registry } = site.metrics;

@@ -15,6 +15,7 @@ import type { Mailer } from './ports/mailer';
 import type { Accounts } from './ports/accounts';
 import { FIRST_INSTANCE } from './instances/instance';
 import type { InstanceProfile } from './instances/instance';
+import type { Actor } from './access/capabilities';
 import type { ApiDialect } from './http/dialect';
 import { CommandHandler } from './core/commandHandler';
 import { IdSequence } from './core/ids';
@@ -101,6 +102,19 @@ export interface Coordination {
   close(): Promise<void>;
 }
 
+/**
+ * What other slices do when a content item changes, after its own event (at `after`): its comments are hidden,
+ * restored or deleted with it, and a top-level page just published joins the auto-add menus. The composition root
+ * hands in src/resources/contentReactions.ts, so the content slice does not depend on the comments and menus slices
+ * (which depend on it). Each gives the last log position it wrote (0 when none).
+ */
+export interface ContentReactions {
+  pagePublished(site: Site, pageId: number, actor: Actor, requestId: string): Promise<number>;
+  trashed(site: Site, postId: number, after: number, actor: Actor, requestId: string): Promise<number>;
+  restored(site: Site, postId: number, after: number, actor: Actor, requestId: string): Promise<number>;
+  deleted(site: Site, postId: number, after: number, actor: Actor, requestId: string): Promise<number>;
+}
+
 const DEFAULT_READINESS_CHECK_MS = 1_000;
 
 /** How often a process sharing its read model reads the applied position, in case a change notice was lost. */
@@ -123,6 +137,8 @@ export interface Site {
   mailer: Mailer;
   /** The users slice's accounts, as authentication needs them (src/ports/accounts.ts). */
   accounts: Accounts;
+  /** What other slices do when a content item changes (ContentReactions). */
+  contentReactions: ContentReactions;
   commands: CommandHandler;
   ids: { content: IdSequence; users: IdSequence };
   claims: NameClaims;
@@ -186,6 +202,8 @@ export interface SiteAdapters {
   mailer: Mailer;
   /** The accounts sign-ins are judged by: the users slice's (src/resources/users/accounts.ts). */
   accounts: Accounts;
+  /** What other slices do when a content item changes: src/resources/contentReactions.ts. */
+  contentReactions: ContentReactions;
   projections?: readonly Projection[];
   coordination?: Coordination;
 }
@@ -258,6 +276,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     http: adapters.http,
     mailer: adapters.mailer,
     accounts: adapters.accounts,
+    contentReactions: adapters.contentReactions,
     commands: new CommandHandler(store),
     ids: {
       content: new IdSequence(store, 'content', settings.idBlockSize, system),

@@ -22,6 +22,7 @@ import type { Mailer } from '../../src/ports/mailer';
 import type { SiteInstance } from '../../src/config';
 import { createApplicationPassword, registerUser } from '../../src/resources/users/operations';
 import { userAccounts } from '../../src/resources/users/accounts';
+import { contentReactions } from '../../src/resources/contentReactions';
 import { instanceNamed } from '../../src/instances/index';
 
 export interface TestUser {
@@ -112,10 +113,10 @@ const offline: HttpFetcher = { request: async (url) => Promise.reject(new Error(
 
 /**
  * The adapters a test site gets unless it is given others: uploads in memory, outgoing HTTP that refuses (no test
- * reaches the network), a mailer that accepts and sends nothing, and the users slice's accounts.
+ * reaches the network), a mailer that accepts and sends nothing; and the slices' own accounts and content reactions.
  */
-export function testAdapters(): Pick<SiteAdapters, 'blobs' | 'http' | 'mailer' | 'accounts'> {
-  return { blobs: createMemoryBlobStore(), http: offline, mailer: { send: async () => undefined }, accounts: userAccounts };
+export function testAdapters(): Pick<SiteAdapters, 'blobs' | 'http' | 'mailer' | 'accounts' | 'contentReactions'> {
+  return { blobs: createMemoryBlobStore(), http: offline, mailer: { send: async () => undefined }, accounts: userAccounts, contentReactions };
 }
 
 export async function startTestSite(options: TestSiteOptions = {}): Promise<TestSite> {
