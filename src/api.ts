@@ -4,6 +4,8 @@
  */
 import type { Site } from './site';
 import type { RouteDefinition } from './rest/route';
+import { asOfArg, itemAsOf } from './resources/history/operations';
+import { featuredMediaToKeep } from './resources/media/featuredMedia';
 import { Dispatcher } from './rest/dispatch';
 import { discoveryRoutes } from './rest/discovery';
 import { gmtOffsetHours } from './text/dates';
@@ -25,7 +27,6 @@ import { createRemoteEmbeds } from './resources/oembed/remote';
 import { auditRoutes } from './resources/audit/routes';
 import { webhookRoutes } from './resources/webhooks/routes';
 import { customProjections, projectionRoutes } from './resources/projections/routes';
-import { CONTACT_FORM_NAMESPACE, contactFormRoutes } from './resources/contactForms/routes';
 import { typeRoutes } from './resources/types/routes';
 import { settingsRoutes } from './resources/settings/routes';
 import { readSettings } from './resources/settings/operations';
@@ -43,9 +44,12 @@ import { logLine } from './logger';
 
 /** Namespaces with routes of ours, in the order the index lists them. */
 const NAMESPACES = ['oembed/1.0', 'core/v2', 'projections/v1', 'audit/v1', 'hooks/v1'];
-/** The second instance's form plug-in registers its namespace after oEmbed's and before the core one. */
-const namespacesOf = (site: Site): string[] =>
-  site.settings.instance === 'second' ? [NAMESPACES[0]!, CONTACT_FORM_NAMESPACE, ...NAMESPACES.slice(1)] : NAMESPACES;
+/** With those the instance adds (src/instances/), each right after the one it names. */
+function namespacesOf(site: Site): string[] {
+  const namespaces = [...NAMESPACES];
+  for (const { name, after } of site.instance.namespaces) namespaces.splice(namespaces.indexOf(after) + 1, 0, name);
+  return namespaces;
+}
 /** Listed by every WordPress site; of their routes (not part of this interface) only the namespace index is served. */
 const LISTED_ONLY = ['site-health/v1', 'block-editor/v1'];
 
@@ -63,6 +67,8 @@ export function buildDispatcher(site: Site): Dispatcher {
       defaultCategory.catch(() => (defaultCategory = null));
       return defaultCategory;
     },
+    asOf: { arg: asOfArg, item: (ctx, current, schema) => itemAsOf(site, ctx, current, schema) },
+    featuredMediaToKeep: (requested) => featuredMediaToKeep(site.readModel, requested),
   };
   // One presentation per post type, for every route that answers with a live item.
   // Every route, filled in below: the index and the type descriptions read it once it is complete.
@@ -90,7 +96,7 @@ export function buildDispatcher(site: Site): Dispatcher {
   resourceRoutes.push(...themeRoutes(site, ACTIVE_THEME), ...globalStylesRoutes(site, ACTIVE_THEME), ...blockPatternRoutes(site.settings.blockPatterns ?? EMPTY_LIBRARY));
   resourceRoutes.push(...settingsRoutes(site), ...searchRoutes(site));
   resourceRoutes.push(...oembedRoutes(site, createRemoteEmbeds({ fetcher: site.http, clock: site.clock })));
-  if (site.settings.instance === 'second') resourceRoutes.push(...contactFormRoutes(site));
+  resourceRoutes.push(...site.instance.routes(site));
   resourceRoutes.push(...userRoutes(site), ...applicationPasswordRoutes(site), ...commentRoutes(site));
   resourceRoutes.push(...historyRoutes(site, 'post'), ...historyRoutes(site, 'page'), ...historyRoutes(site, 'wp_block'), ...auditRoutes(site), ...projectionRoutes(site, customProjections(site)));
   resourceRoutes.push(...webhookRoutes(site));

@@ -17,11 +17,17 @@ import { createMemoryReadModel } from './readModel/memory/readModel';
 import type { MemoryReadModel } from './readModel/memory/readModel';
 import { loadSnapshot, writeSnapshot } from './readModel/memory/snapshot';
 import { createFileBlobStore } from './adapters/files/blobStore';
+import { createOutboundHttp } from './adapters/http/outboundClient';
+import { DEFAULT_WEBHOOK_SETTINGS, createWebhookHttp } from './webhooks/settings';
+import { createLoggingMailer } from './adapters/mail/loggingMailer';
 import type { BlobStore } from './ports/blobStore';
 import { preparePrivateDir, tightenIfPresent } from './adapters/files/privateFiles';
 import type { Projection } from './projection/projection';
 import { BUILT_IN_PROJECTIONS_DIR, loadProjections } from './projection/loader';
 import { loadBlockPatterns } from './resources/blockPatterns/load';
+import { userAccounts } from './resources/users/accounts';
+import { contentReactions } from './resources/contentReactions';
+import { instanceNamed } from './instances/index';
 import builtInProjections from '../projections/index';
 import type { RedisConnections, RedisTimeouts } from './adapters/redis/connections';
 import type { Counter } from 'prom-client';
@@ -159,10 +165,9 @@ export async function openSite(config: Config): Promise<Site> {
       readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
       readyMaxLagSeconds: config.readyMaxLagSeconds,
       readinessCheckMs: config.readinessCheckMs,
-      instance: config.instance,
+      instance: instanceNamed(config.instance),
       responseCacheEntries: config.responseCacheEntries,
       responseCacheBytes: config.responseCacheBytes,
-      outboundAllowedHosts: config.outboundAllowedHosts,
       apiDialect: config.apiDialect,
       corsAllowedOrigins: config.corsAllowedOrigins,
       trustedProxies: config.trustedProxies,
@@ -182,7 +187,20 @@ export async function openSite(config: Config): Promise<Site> {
       // the default: every batch is a round trip.
       projectorBatchSize: memory ? MEMORY_PROJECTOR_BATCH : undefined,
     },
-    { store, readModel, clock: systemClock, projections, coordination, blobs },
+    {
+      store,
+      readModel,
+      clock: systemClock,
+      projections,
+      coordination,
+      blobs,
+      http: createOutboundHttp({ allowedHosts: config.outboundAllowedHosts }),
+      // Sends nothing: one line per message in the log (docs/second-instance.md, Mail).
+      mailer: createLoggingMailer((line) => logger.info(line)),
+      accounts: userAccounts,
+      contentReactions,
+      webhookHttp: createWebhookHttp({ ...DEFAULT_WEBHOOK_SETTINGS, allowedHosts: config.webhooks.allowedHosts }),
+    },
   );
   const { registry } = site.metrics;
   drops = registry.counter('palimpsest_event_store_subscription_drops_total', 'Subscriptions to the event log that dropped and were made again.');

@@ -12,12 +12,11 @@ import type { ReadModel } from './ports/readModel';
 import type { BlobStore } from './ports/blobStore';
 import type { HttpFetcher } from './ports/httpFetcher';
 import type { Mailer } from './ports/mailer';
-import { createLoggingMailer } from './adapters/mail/loggingMailer';
-import type { SiteInstance } from './config';
-import { createOutboundHttp } from './adapters/http/outboundClient';
-import type { AllowedHost } from './adapters/http/destinations';
+import type { Accounts } from './ports/accounts';
+import { FIRST_INSTANCE } from './instances/instance';
+import type { InstanceProfile } from './instances/instance';
+import type { Actor } from './access/capabilities';
 import type { ApiDialect } from './http/dialect';
-import { createMemoryBlobStore } from './adapters/memory/blobStore';
 import { CommandHandler } from './core/commandHandler';
 import { IdSequence } from './core/ids';
 import { NameClaims } from './core/claims';
@@ -26,7 +25,7 @@ import { ProjectorService } from './projection/service';
 import { PerVersion, ReadModelVersion } from './projection/readModelVersion';
 import { cacheDocuments } from './projection/documentCache';
 import type { MaybeAsync } from './core/maybeAsync';
-import type { AppliedProgress, Lease } from './projection/service';
+import type { AppliedProgress, Lease } from './ports/coordination';
 import type { Projection } from './projection/projection';
 import { collectProjectorLag, createSiteMetrics, timedStore } from './metrics/siteMetrics';
 import type { SiteMetrics } from './metrics/siteMetrics';
@@ -54,8 +53,11 @@ export interface SiteSettings {
   readyMaxLagSeconds?: number;
   /** How often the read model is judged against the event store (its epoch: src/projection/epoch.ts), in ms (default 1,000). */
   readinessCheckMs?: number;
-  /** `second` adds the contact-form namespace and the `ext-disabled` status (default `first`). */
-  instance?: SiteInstance;
+  /**
+   * Which of the interface's sites this is, as what it adds to the base site (src/instances/): the second adds the
+   * contact-form namespace and the `ext-disabled` status. Default: the first, which adds nothing.
+   */
+  instance?: InstanceProfile;
   /** Most answers the shared response cache keeps (src/http/responseCache.ts); 0 disables it. Default 2,000. */
   responseCacheEntries?: number;
   /** Most bytes of answers it keeps; 0 disables it. Default 64 MiB. */
@@ -74,8 +76,6 @@ export interface SiteSettings {
   imageMaxPixels?: number;
   /** Most events the projector folds per batch (default 1,000; the in-memory read model replays faster in smaller ones). */
   projectorBatchSize?: number;
-  /** Destinations outgoing HTTP may reach besides public addresses (OUTBOUND_ALLOWED_HOSTS; default none). */
-  outboundAllowedHosts?: readonly AllowedHost[];
   /** Seconds between two comments of a writer without moderate_comments (default 15, as WordPress); 0: no flood check. */
   commentFloodSeconds?: number;
   /** How long an Idempotency-Key is kept after the request that claimed it (IDEMPOTENCY_KEY_TTL_SECONDS; default 24 h). */
@@ -107,6 +107,19 @@ export interface Coordination {
   close(): Promise<void>;
 }
 
+/**
+ * What other slices do when a content item changes, after its own event (at `after`): its comments are hidden,
+ * restored or deleted with it, and a top-level page just published joins the auto-add menus. The composition root
+ * hands in src/resources/contentReactions.ts, so the content slice does not depend on the comments and menus slices
+ * (which depend on it). Each gives the last log position it wrote (0 when none).
+ */
+export interface ContentReactions {
+  pagePublished(site: Site, pageId: number, actor: Actor, requestId: string): Promise<number>;
+  trashed(site: Site, postId: number, after: number, actor: Actor, requestId: string): Promise<number>;
+  restored(site: Site, postId: number, after: number, actor: Actor, requestId: string): Promise<number>;
+  deleted(site: Site, postId: number, after: number, actor: Actor, requestId: string): Promise<number>;
+}
+
 const DEFAULT_READINESS_CHECK_MS = 1_000;
 
 /** How often a process sharing its read model reads the applied position, in case a change notice was lost. */
@@ -116,6 +129,8 @@ export interface Site {
   settings: SiteSettings;
   /** `{siteUrl}/`: every route path is appended to it. */
   apiRoot: string;
+  /** What this instance adds to the base site: `settings.instance`, or the first instance's nothing. */
+  instance: InstanceProfile;
   clock: Clock;
   store: EventStore;
   readModel: ReadModel;
@@ -123,8 +138,12 @@ export interface Site {
   blobs: BlobStore;
   /** Outgoing HTTP (oEmbed's proxy asking other sites), to public addresses and the allowed hosts only. */
   http: HttpFetcher;
-  /** Outgoing mail (contact-form feedback); the default adapter only logs. */
+  /** Outgoing mail (contact-form feedback); the production adapter only logs. */
   mailer: Mailer;
+  /** The users slice's accounts, as authentication needs them (src/ports/accounts.ts). */
+  accounts: Accounts;
+  /** What other slices do when a content item changes (ContentReactions). */
+  contentReactions: ContentReactions;
   commands: CommandHandler;
   ids: { content: IdSequence; users: IdSequence };
   claims: NameClaims;
@@ -182,14 +201,18 @@ export interface SiteAdapters {
   store: EventStore;
   readModel: ReadModel;
   clock: Clock;
-  /** Where uploads live, closed with the site; in memory when not given (tests). */
-  blobs?: BlobStore;
-  /** Outgoing HTTP; the outbound client (src/adapters/http/outboundClient.ts) when not given. */
-  http?: HttpFetcher;
-  /** Outgoing mail; a logging adapter that sends nothing when not given. */
-  mailer?: Mailer;
-  /** Outgoing HTTP of webhook deliveries; the outbound client with WEBHOOK_ALLOWED_HOSTS, following no redirect, when not given. */
-  webhookHttp?: HttpFetcher;
+  /** Where uploads live, closed with the site. */
+  blobs: BlobStore;
+  /** Outgoing HTTP (in production the outbound client, src/adapters/http/outboundClient.ts). */
+  http: HttpFetcher;
+  /** Outgoing mail (in production a logging adapter that sends nothing). */
+  mailer: Mailer;
+  /** The accounts sign-ins are judged by: the users slice's (src/resources/users/accounts.ts). */
+  accounts: Accounts;
+  /** What other slices do when a content item changes: src/resources/contentReactions.ts. */
+  contentReactions: ContentReactions;
+  /** Outgoing HTTP of webhook deliveries (in production createWebhookHttp, src/webhooks/settings.ts). */
+  webhookHttp: HttpFetcher;
   projections?: readonly Projection[];
   coordination?: Coordination;
 }
@@ -208,7 +231,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     return keyed === null ? { userId, requestId, at } : { userId, requestId, at, ...keyed };
   };
   const system = () => metadata(null, `system-${randomUUID()}`);
-  const blobs = adapters.blobs ?? createMemoryBlobStore();
+  const { blobs } = adapters;
   const checkMs = settings.readinessCheckMs ?? DEFAULT_READINESS_CHECK_MS;
   // Judged on the adapter itself: a document cache in front of it would answer from before a wipe.
   const readModelWatch = new ReadModelWatch(() => judgeReadModel(store, readModel), checkMs);
@@ -235,7 +258,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
   const deliverer = new WebhookDeliverer({
     store,
     clock,
-    http: adapters.webhookHttp ?? createOutboundHttp({ allowedHosts: webhooks.allowedHosts, maxRedirects: 0, timeoutMs: webhooks.timeoutMs, userAgent: 'palimpsest-webhooks' }),
+    http: adapters.webhookHttp,
     commands,
     metadata: () => metadata(null, `webhooks-${randomUUID()}`),
     backoff: webhooks.backoff,
@@ -270,14 +293,17 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
   return {
     settings,
     apiRoot: `${settings.siteUrl}/`,
+    instance: settings.instance ?? FIRST_INSTANCE,
     clock,
     store,
     // A read model in another process (Redis): documents read by id are kept while the version stands, so repeated
     // reads cost no round trip. In process, reading is already that cheap.
     readModel: coordination ? cacheDocuments(readModel, readModelVersion) : readModel,
     blobs,
-    http: adapters.http ?? createOutboundHttp({ allowedHosts: settings.outboundAllowedHosts }),
-    mailer: adapters.mailer ?? createLoggingMailer((line) => logger.info(line)),
+    http: adapters.http,
+    mailer: adapters.mailer,
+    accounts: adapters.accounts,
+    contentReactions: adapters.contentReactions,
     commands,
     ids: {
       content: new IdSequence(store, 'content', settings.idBlockSize, system),

@@ -7,6 +7,9 @@ import { createHmac, randomInt } from 'node:crypto';
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 export const APPLICATION_PASSWORD_LENGTH = 24;
 
+/** WordPress records application-password use at most once a day. */
+export const USAGE_RECORD_INTERVAL_MS = 24 * 60 * 60 * 1000;
+
 export function generateApplicationPassword(): string {
   let password = '';
   for (let i = 0; i < APPLICATION_PASSWORD_LENGTH; i++) password += ALPHABET[randomInt(ALPHABET.length)];

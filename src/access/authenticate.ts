@@ -8,14 +8,11 @@ import type { ReadModel } from '../ports/readModel';
 import type { Site } from '../site';
 import type { Actor } from './capabilities';
 import { isRole } from './capabilities';
-import { hashApplicationPassword } from './applicationPasswords';
+import { USAGE_RECORD_INTERVAL_MS, hashApplicationPassword } from './applicationPasswords';
 import { timingSafeEqual } from 'node:crypto';
 import { retryAfterSeconds, throttleFor } from './throttle';
 import { RestError, restError } from '../rest/errors';
 import type { UserDoc } from '../../projections/users';
-import { recordApplicationPasswordUse } from '../resources/users/operations';
-import { USAGE_RECORD_INTERVAL_MS } from '../resources/users/decider';
-import { userStreamId } from '../resources/users/events';
 import { readCurrent } from '../projection/written';
 import type { MaybeAsync } from '../core/maybeAsync';
 import { logger } from '../logger';
@@ -74,7 +71,7 @@ export class SignInUnavailable extends Error {
  * read model has applied everything the event store holds now (read-your-writes up to its head: an account another
  * process just created, such as the CLI, is found), and the sign-in is not judged when it cannot get there in time.
  */
-export async function findSignInUser(site: Pick<Site, 'readModel' | 'store' | 'projector' | 'projectionBehind' | 'catchUp' | 'settings'>, name: string): Promise<FoundUser> {
+export async function findSignInUser(site: Pick<Site, 'readModel' | 'store' | 'projector' | 'projectionBehind' | 'catchUp' | 'settings' | 'accounts'>, name: string): Promise<FoundUser> {
   const usersBehind = async () => site.projector.names.includes(USERS_PROJECTION) && (await site.projectionBehind(USERS_PROJECTION));
   if (await usersBehind()) return foldedSignInUser(site, name);
   const found = await findUserByLoginOrEmail(site.readModel, name);
@@ -87,11 +84,11 @@ export async function findSignInUser(site: Pick<Site, 'readModel' | 'store' | 'p
 }
 
 /** While the users projection is behind: the account by name from its documents, as its own stream has it now. */
-async function foldedSignInUser(site: Pick<Site, 'readModel' | 'store' | 'projector' | 'projectionBehind'>, name: string): Promise<FoundUser> {
+async function foldedSignInUser(site: Pick<Site, 'readModel' | 'store' | 'projector' | 'projectionBehind' | 'accounts'>, name: string): Promise<FoundUser> {
   const found = await findUserByLoginOrEmail(site.readModel, name);
   if (!found.user) throw new SignInUnavailable('the site\'s accounts are being rebuilt');
   const { id } = found.user;
-  const current = await readCurrent<UserDoc>(site, { projection: USERS_PROJECTION, collection: 'user', id, stream: userStreamId(id) });
+  const current = await readCurrent<UserDoc>(site, { projection: USERS_PROJECTION, collection: 'user', id, stream: site.accounts.streamOf(id) });
   const named = name.toLowerCase();
   if (!current || (found.byEmail ? current.email?.toLowerCase() !== named : current.login.toLowerCase() !== named)) {
     throw new SignInUnavailable('the site\'s accounts are being rebuilt');
@@ -219,7 +216,7 @@ function noteUse(site: Site, authenticated: Authenticated, address: string, requ
   if (!pending) recording.set(site, (pending = new Set()));
   if (pending.has(password.uuid)) return;
   pending.add(password.uuid);
-  void recordApplicationPasswordUse(site, authenticated.user.id, password.uuid, address || null, requestId)
+  void site.accounts.recordApplicationPasswordUse(site, authenticated.user.id, password.uuid, address || null, requestId)
     .catch((error: unknown) => logger.warn({ requestId, err: error }, 'could not record the use of an application password'))
     .finally(() => pending.delete(password.uuid));
 }

@@ -1,12 +1,12 @@
 /**
  * Login-password checks of sign-ins, bounded per site (and so per process). Each check is a deliberately slow
- * bcrypt run on libuv's thread pool (src/resources/users/loginPassword.ts), which file reads, zlib and DNS share:
+ * bcrypt run on libuv's thread pool (loginPassword.ts), which file reads, zlib and DNS share:
  * only a few run at once, a few more wait their turn, and beyond that a sign-in is refused at once
  * (`SignInChecksBusy`, answered 503 with Retry-After) rather than queued without limit.
  */
 import pLimit from 'p-limit';
 import type { LimitFunction } from 'p-limit';
-import { hashLoginPassword, loginPasswordMatches } from '../resources/users/loginPassword';
+import { hashLoginPassword, loginPasswordMatches } from './loginPassword';
 
 export interface LoginCheckBounds {
   /** Checks running at once; libuv's pool has 4 threads unless UV_THREADPOOL_SIZE says otherwise. */

@@ -15,7 +15,7 @@ import { retryAfterSeconds, throttleFor } from '../access/throttle';
 import { answerableError } from '../rest/domainErrors';
 import { parseQuery } from '../rest/query';
 import { createApplicationPassword, loadUserState, updateUser } from '../resources/users/operations';
-import { loginPasswordNeedsRehash } from '../resources/users/loginPassword';
+import { loginPasswordNeedsRehash } from '../access/loginPassword';
 import { renderForm, renderMessage, renderPassword, renderRejected } from './page';
 import { readAuthorizationRequest, requestProblems, withQuery } from './request';
 import type { AuthorizationRequest } from './request';

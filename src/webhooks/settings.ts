@@ -1,5 +1,7 @@
 /** How webhooks are delivered (WEBHOOK_* in src/config.ts; tests shorten the waits). */
 import type { AllowedHost } from '../adapters/http/destinations';
+import { createOutboundHttp } from '../adapters/http/outboundClient';
+import type { HttpFetcher } from '../ports/httpFetcher';
 import { DEFAULT_BACKOFF } from './deliveries';
 import type { BackoffPolicy } from './deliveries';
 
@@ -25,3 +27,8 @@ export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
   timeoutMs: 5_000,
   pollMs: 1_000,
 };
+
+/** The outbound client deliveries go through: the allow-list, no redirect followed, a delivery's time bound. */
+export function createWebhookHttp(settings: Pick<WebhookSettings, 'allowedHosts' | 'timeoutMs'>): HttpFetcher {
+  return createOutboundHttp({ allowedHosts: settings.allowedHosts, maxRedirects: 0, timeoutMs: settings.timeoutMs, userAgent: 'palimpsest-webhooks' });
+}

@@ -14,7 +14,7 @@ import { createRedisAppliedProgress, createRedisLease } from '../../src/adapters
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
 import { Projector } from '../../src/projection/runner';
 import { ProjectorService } from '../../src/projection/service';
-import type { Lease } from '../../src/projection/service';
+import type { Lease } from '../../src/ports/coordination';
 import { defineProjection } from '../../src/projection/projection';
 import { REDIS_URL, deleteKeysUnder } from '../support/redis';
 import { holdRebuild, until } from '../support/rebuildGate';

@@ -19,7 +19,7 @@ import type { ReadModel } from '../../src/ports/readModel';
 import { DependencyUnavailableError } from '../../src/ports/unavailable';
 import { createApplicationPassword, registerUser } from '../../src/resources/users/operations';
 import { ensureDefaultCategory } from '../../src/resources/terms/operations';
-import { requestsTo } from '../support/testSite';
+import { requestsTo, testAdapters } from '../support/testSite';
 import type { TestUser } from '../support/testSite';
 
 const test = suite('outages at the HTTP edge');
@@ -102,7 +102,7 @@ async function harness(readYourWritesTimeoutMs = 5000): Promise<Harness> {
   };
   site = createSite(
     { siteUrl: 'http://127.0.0.1', name: 't', description: '', timezone: 'UTC', authSecret: 's', idBlockSize: 5, readYourWritesTimeoutMs },
-    { store: faultyStore(store, faults), readModel: faultyReadModel(createMemoryReadModel(), faults), clock, coordination },
+    { store: faultyStore(store, faults), readModel: faultyReadModel(createMemoryReadModel(), faults), clock, coordination, ...testAdapters() },
   );
   await site.projector.start();
   const server = http.createServer(createApp(site).callback());

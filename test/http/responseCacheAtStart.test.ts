@@ -16,6 +16,7 @@ import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 import { manualClock } from '../../src/ports/clock';
 import { CHANGING } from '../../src/projection/readModelVersion';
 import { until } from '../support/rebuildGate';
+import { testAdapters } from '../support/testSite';
 
 const test = suite('response cache right after start, with a shared read model');
 
@@ -41,7 +42,7 @@ test('an answer kept just after start is still served after the first poll of an
   };
   const site = createSite(
     { siteUrl: 'http://palimpsest.test', name: 'Test site', description: '', timezone: 'UTC', authSecret: 'test-secret', idBlockSize: 5, readYourWritesTimeoutMs: 5_000 },
-    { store: createMemoryEventStore(), readModel: createMemoryReadModel(), clock: manualClock(Date.parse('2024-05-01T12:00:00Z')), coordination },
+    { store: createMemoryEventStore(), readModel: createMemoryReadModel(), clock: manualClock(Date.parse('2024-05-01T12:00:00Z')), coordination, ...testAdapters() },
   );
   const server = http.createServer(createApp(site).callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

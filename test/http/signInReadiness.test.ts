@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestSite } from '../support/testSite';
+import { startTestSite, testAdapters } from '../support/testSite';
 import type { TestSite } from '../support/testSite';
 import { until } from '../support/rebuildGate';
 import type { EventStore, SubscribeToAllOptions } from '../../src/ports/eventStore';
@@ -119,7 +119,7 @@ test('an account the CLI has just created, before the server\'s projector polled
   // The CLI: a site of its own on the same file, which appends and projects nothing.
   const cli = createSite(
     { siteUrl: t.url, name: 'CLI', description: '', timezone: 'UTC', authSecret: 'test-secret', idBlockSize: 5, readYourWritesTimeoutMs: 5_000 },
-    { store: openSqliteEventStore({ file }), readModel: createMemoryReadModel(), clock: manualClock(Date.parse('2024-05-01T12:00:00Z')) },
+    { store: openSqliteEventStore({ file }), readModel: createMemoryReadModel(), clock: manualClock(Date.parse('2024-05-01T12:00:00Z')), ...testAdapters() },
   );
   try {
     for (const login of ['grace', 'linus']) {

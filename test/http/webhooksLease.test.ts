@@ -11,7 +11,7 @@ import { startReceiver } from '../support/webhookReceiver';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
 import { parseAllowedHosts } from '../../src/adapters/http/destinations';
 import type { Coordination } from '../../src/site';
-import type { AppliedProgress, Lease } from '../../src/projection/service';
+import type { AppliedProgress, Lease } from '../../src/ports/coordination';
 import type { EventStore } from '../../src/ports/eventStore';
 
 const test = suite('webhooks: one deliverer, the lease holder');

@@ -5,11 +5,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSite } from '../../src/site';
-import type { Coordination, Site, SiteSettings } from '../../src/site';
+import type { Coordination, Site, SiteAdapters, SiteSettings } from '../../src/site';
 import type { BlobStore } from '../../src/ports/blobStore';
 import { createApp } from '../../src/app';
 import { answerClientErrors } from '../../src/http/clientErrors';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
+import { createMemoryBlobStore } from '../../src/adapters/memory/blobStore';
 import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 import { manualClock } from '../../src/ports/clock';
 import type { EventStore } from '../../src/ports/eventStore';
@@ -20,6 +21,10 @@ import type { HttpFetcher } from '../../src/ports/httpFetcher';
 import type { Mailer } from '../../src/ports/mailer';
 import type { SiteInstance } from '../../src/config';
 import { createApplicationPassword, registerUser } from '../../src/resources/users/operations';
+import { userAccounts } from '../../src/resources/users/accounts';
+import { contentReactions } from '../../src/resources/contentReactions';
+import { instanceNamed } from '../../src/instances/index';
+import { DEFAULT_WEBHOOK_SETTINGS, createWebhookHttp } from '../../src/webhooks/settings';
 
 export interface TestUser {
   id: number;
@@ -68,7 +73,7 @@ export interface TestSiteOptions {
   http?: HttpFetcher;
   /** Which described site to be (default `first`); `second` adds the contact-form namespace and `ext-disabled`. */
   instance?: SiteInstance;
-  /** Outgoing mail (default: the site's logging mailer, which sends nothing). */
+  /** Outgoing mail (default: a mailer that accepts and sends nothing). */
   mailer?: Mailer;
   /** The shared response cache's bounds (default: the site's, 2,000 answers and 64 MiB); 0 disables it. */
   responseCache?: { entries?: number; bytes?: number };
@@ -109,6 +114,14 @@ export interface TestSiteOptions {
 /** The default outgoing HTTP of test sites: no network. */
 const offline: HttpFetcher = { request: async (url) => Promise.reject(new Error(`no network in tests: ${url}`)) };
 
+/**
+ * The adapters a test site gets unless it is given others: uploads in memory, outgoing HTTP that refuses (no test
+ * reaches the network), a mailer that accepts and sends nothing; and the slices' own accounts and content reactions.
+ */
+export function testAdapters(): Pick<SiteAdapters, 'blobs' | 'http' | 'mailer' | 'accounts' | 'contentReactions' | 'webhookHttp'> {
+  return { blobs: createMemoryBlobStore(), http: offline, mailer: { send: async () => undefined }, accounts: userAccounts, contentReactions, webhookHttp: offline };
+}
+
 export async function startTestSite(options: TestSiteOptions = {}): Promise<TestSite> {
   const clock = manualClock(options.now ?? Date.parse('2024-05-01T12:00:00Z'));
   const server = http.createServer();
@@ -128,7 +141,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       authSecret: 'test-secret',
       idBlockSize: 5,
       readYourWritesTimeoutMs: options.readYourWritesTimeoutMs ?? 5000,
-      instance: options.instance,
+      instance: options.instance && instanceNamed(options.instance),
       responseCacheEntries: options.responseCache?.entries,
       responseCacheBytes: options.responseCache?.bytes,
       apiDialect: options.apiDialect,
@@ -149,8 +162,11 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       readModel: options.readModel ?? createMemoryReadModel(),
       clock,
       projections: options.projections,
-      http: options.http ?? offline,
-      mailer: options.mailer ?? { send: async () => undefined },
+      ...testAdapters(),
+      // Deliveries reach the tests' receivers on loopback through the real client, as the server's do.
+      ...(options.webhooks ? { webhookHttp: createWebhookHttp({ ...DEFAULT_WEBHOOK_SETTINGS, ...options.webhooks }) } : {}),
+      ...(options.http ? { http: options.http } : {}),
+      ...(options.mailer ? { mailer: options.mailer } : {}),
       ...(options.blobs ? { blobs: options.blobs } : {}),
       ...(options.coordination ? { coordination: options.coordination } : {}),
     },

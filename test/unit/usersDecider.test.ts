@@ -3,7 +3,8 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { userDecider, USAGE_RECORD_INTERVAL_MS } from '../../src/resources/users/decider';
+import { userDecider } from '../../src/resources/users/decider';
+import { USAGE_RECORD_INTERVAL_MS } from '../../src/access/applicationPasswords';
 import type { UserCommand, UserState } from '../../src/resources/users/decider';
 import type { UserEvent, UserRegistered } from '../../src/resources/users/events';
 import { rejectsWith } from '../support/domainErrors';

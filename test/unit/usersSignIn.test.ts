@@ -9,7 +9,7 @@ import { createHmac, randomBytes, scryptSync } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import bcryptjs from 'bcryptjs';
-import { hashLoginPassword, loginPasswordMatches, loginPasswordNeedsRehash } from '../../src/resources/users/loginPassword';
+import { hashLoginPassword, loginPasswordMatches, loginPasswordNeedsRehash } from '../../src/access/loginPassword';
 import { defaultDisplayName, isValidUsername, nicenameCandidates, nicenameFor } from '../../src/resources/users/names';
 import { SignInThrottle } from '../../src/access/throttle';
 import { LoginChecks, SignInChecksBusy, checkLoginPassword } from '../../src/access/loginChecks';

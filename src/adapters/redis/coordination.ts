@@ -15,7 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { AppliedProgress, Lease } from '../../projection/service';
+import type { AppliedProgress, Lease } from '../../ports/coordination';
 
 const ACQUIRE = String.raw`
 local leaseKey, fenceKey, owner, ttl = KEYS[1], KEYS[2], ARGV[1], ARGV[2]

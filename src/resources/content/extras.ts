@@ -9,7 +9,8 @@ import { capsOfPostType, hasCap } from '../../access/capabilities';
 import type { HandlerContext } from '../../rest/route';
 import type { ContentDoc } from '../../../projections/content';
 import { sanitizeSlug } from '../../text/slug';
-import { ancestorPath, slugCandidates } from './operations';
+import { ancestorPath } from './operations';
+import { slugCandidates } from './slugCandidates';
 import type { PresentOptions } from './present';
 
 export type ItemExtras = Pick<PresentOptions, 'parentPath' | 'generatedSlug' | 'actions' | 'withoutLinks'>;

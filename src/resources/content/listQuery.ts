@@ -34,12 +34,11 @@ export const LIST_STATUSES = [
 /** `status=any` means every status that shows in searches: not trash, not auto-draft. */
 export const ANY_STATUSES = ['publish', 'future', 'draft', 'pending', 'private', 'inherit', 'request-pending', 'request-confirmed', 'request-failed', 'request-completed'];
 
-/** The list filter values on this instance: the second one's registered status comes before `any`. */
-export const listStatuses = (instance: string | undefined): readonly string[] =>
-  instance === 'second' ? [...LIST_STATUSES.slice(0, -1), 'ext-disabled', 'any'] : LIST_STATUSES;
+/** The list filter values with the statuses the instance registers (src/instances/): they come before `any`. */
+export const listStatuses = (registered: readonly string[]): readonly string[] => [...LIST_STATUSES.slice(0, -1), ...registered, 'any'];
 
-/** What `any` covers on this instance: a registered status shows in searches unless it says otherwise. */
-export const anyStatuses = (instance: string | undefined): readonly string[] => (instance === 'second' ? [...ANY_STATUSES, 'ext-disabled'] : ANY_STATUSES);
+/** What `any` covers with the statuses the instance registers: a registered status shows in searches unless it says otherwise. */
+export const anyStatuses = (registered: readonly string[]): readonly string[] => [...ANY_STATUSES, ...registered];
 
 const SEARCH_COLUMNS = { post_title: 'title', post_content: 'content', post_excerpt: 'excerpt' } as const;
 

@@ -4,14 +4,13 @@
  * reservation, slug claims in the event store, and releasing what a failed or superseded write held.
  */
 import type { Site } from '../../site';
-import { addPageToAutoAddMenus } from '../menus/operations';
-import { deleteCommentsOfPost, restoreCommentsOfPost, trashCommentsOfPost } from '../comments/operations';
 import type { Actor } from '../../access/capabilities';
 import { canSaveUnfilteredHtml } from '../../access/capabilities';
 import { sanitizeSlug } from '../../text/slug';
 import { filterHtml } from '../../text/sanitizeHtml';
 import { contentDecider, needsGeneratedSlug, resolveSchedule } from './decider';
 import type { ContentCommand, ContentState, PostInput, WriteContext } from './decider';
+import { slugCandidates } from './slugCandidates';
 import { contentStreamId } from './events';
 import type { PostFields, PostType } from './events';
 import type { ContentDoc } from '../../../projections/content';
@@ -25,18 +24,6 @@ export interface WriteOutcome {
 
 /** Slugs are unique per post type; pages (hierarchical) only among siblings. */
 export const slugScope = (postType: PostType, parent: number): string => (postType === 'page' ? `page-${parent}` : postType);
-
-const FEED_SLUGS = new Set(['feed', 'rdf', 'rss', 'rss2', 'atom', 'embed']);
-
-/**
- * base, base-2, base-3, …; a slug that would clash with feed or pagination URLs starts at -2. Any post type's
- * (menu items' too); only pages have the pagination rule.
- */
-export function* slugCandidates(base: string, postType: PostType | 'nav_menu_item'): Iterable<string> {
-  const reserved = FEED_SLUGS.has(base) || (postType === 'page' && /^(page)?\d+$/.test(base));
-  if (!reserved) yield base;
-  for (let n = 2; ; n++) yield `${base}-${n}`;
-}
 
 function writeContext(site: Site, actor: Actor): WriteContext {
   return { actorId: actor.id, now: site.clock.now(), timezone: site.settings.timezone };
@@ -144,14 +131,14 @@ export async function updateItem(site: Site, postType: PostType, id: number, sen
   // Out of the trash: the comments hidden with the item come back (docs/events.md, comment streams).
   const after = outcome.state.post;
   if (previous?.status !== 'trash' || !after || after.status === 'trash') return outcome;
-  const restored = await restoreCommentsOfPost(site, id, outcome.position, actor, requestId);
+  const restored = await site.contentReactions.restored(site, id, outcome.position, actor, requestId);
   return { ...outcome, position: Math.max(outcome.position, restored) };
 }
 
-/** A top-level page that has just been published joins the menus with auto_add on (src/resources/menus). */
+/** A top-level page that has just been published joins the menus with auto_add on (site.contentReactions). */
 async function joinAutoAddMenus(site: Site, postType: PostType, id: number, before: PostFields | null, after: PostFields | null, actor: Actor, requestId: string): Promise<number> {
   if (postType !== 'page' || !after || after.status !== 'publish' || before?.status === 'publish' || after.parent !== 0) return 0;
-  return addPageToAutoAddMenus(site, id, actor, requestId);
+  return site.contentReactions.pagePublished(site, id, actor, requestId);
 }
 
 export async function trashItem(site: Site, postType: PostType, id: number, actor: Actor, requestId: string): Promise<WriteOutcome> {
@@ -169,7 +156,7 @@ export async function trashItem(site: Site, postType: PostType, id: number, acto
   // The trashed item is renamed `slug__trashed`, which frees its slug for others.
   if (previous && previous.slug !== '') await site.claims.release(slugScope(postType, previous.parent), previous.slug, id, metadata);
   // Its comments are hidden with it (docs/events.md, comment streams).
-  const hidden = await trashCommentsOfPost(site, id, result.position, actor, requestId);
+  const hidden = await site.contentReactions.trashed(site, id, result.position, actor, requestId);
   return { id, state: result.state, position: Math.max(result.position, hidden) };
 }
 
@@ -189,7 +176,7 @@ export async function deleteItem(site: Site, postType: PostType, id: number, act
   if (!last) throw new Error('deleted an item without state');
   if (last.slug !== '' && last.status !== 'trash') await site.claims.release(slugScope(postType, last.parent), last.slug, id, metadata);
   // Its comments go with it (docs/events.md, comment streams).
-  const gone = await deleteCommentsOfPost(site, id, result.position, actor, requestId);
+  const gone = await site.contentReactions.deleted(site, id, result.position, actor, requestId);
   return { id, state: result.state, position: Math.max(result.position, gone), previous: last };
 }
 

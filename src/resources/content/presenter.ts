@@ -32,7 +32,7 @@ export interface ContentPresenter {
 }
 
 export function contentPresenter(site: Site, postType: PostType): ContentPresenter {
-  const schema = contentSchema(postType, { statuses: writableStatuses(site.settings.instance) });
+  const schema = contentSchema(postType, { statuses: writableStatuses(site.instance.statuses) });
   const restBase = restBaseOf(postType);
   const presented = new PresentationCache(schema, {}, (doc) => site.readModel.keepIdentity?.(doc));
   const presentWith = (doc: ContentDoc, context: 'view' | 'edit' | 'embed', accepted: boolean, extras: ItemExtras) =>

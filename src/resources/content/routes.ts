@@ -25,9 +25,7 @@ import { createItem, deleteItem, trashItem, updateItem } from './operations';
 import type { ContentPresenter } from './presenter';
 import type { PostInput } from './decider';
 import type { PostType } from './events';
-import { asOfArg, itemAsOf } from '../history/operations';
 import { currentItem, writtenItem } from './written';
-import { featuredMediaToKeep } from '../media/featuredMedia';
 
 interface TypeInfo {
   postType: PostType;
@@ -51,6 +49,10 @@ export interface ContentRouteDeps {
   existingTerms(taxonomy: 'category' | 'post_tag', ids: readonly number[]): Promise<number[]>;
   /** Makes sure the default category ("Uncategorized") exists, and gives its id. */
   defaultCategory(): Promise<number>;
+  /** Time travel (`as_of`, an extension; from the history slice): its arg, and the item as it was then. */
+  asOf: { arg: ArgSchema; item(ctx: HandlerContext, current: ContentDoc, schema: ContentPresenter['schema']): Promise<RestResult> };
+  /** The featured image a write keeps, or undefined to leave it as it is (from the media slice). */
+  featuredMediaToKeep(requested: number): Promise<number | undefined>;
 }
 
 export function contentRoutes(site: Site, presenter: ContentPresenter, deps: ContentRouteDeps): RouteDefinition[] {
@@ -64,7 +66,7 @@ export function contentRoutes(site: Site, presenter: ContentPresenter, deps: Con
   const itemPath = `/${type.restBase}/(?P<id>[\\d]+)`;
 
   const listArgs = contentListArgs(postType, {
-    statuses: listStatuses(site.settings.instance),
+    statuses: listStatuses(site.instance.statuses),
     statusRule: (value, arg) => forbiddenStatus(value as string[], (arg.request as RestRequest | undefined)?.actor ?? null, type) ?? true,
   });
 
@@ -111,13 +113,13 @@ export function contentRoutes(site: Site, presenter: ContentPresenter, deps: Con
       endpoints: [
         {
           methods: ['GET'],
-          args: { ...itemArgs, context: contextParam('view'), password: { description: 'The password of a protected item.', type: 'string' }, as_of: asOfArg },
+          args: { ...itemArgs, context: contextParam('view'), password: { description: 'The password of a protected item.', type: 'string' }, as_of: deps.asOf.arg },
           allowBatch: true,
           cacheable: true,
           permission: (ctx) => readPermission(site, ctx, type),
           handle: (ctx) => {
             const loaded = loadDoc(site, ctx, type);
-            return isPromise(loaded) ? loaded.then((doc) => readItem(site, ctx, type, schema, doc!)) : readItem(site, ctx, type, schema, loaded!);
+            return isPromise(loaded) ? loaded.then((doc) => readItem(ctx, type, schema, doc!, deps)) : readItem(ctx, type, schema, loaded!, deps);
           },
         },
         {
@@ -202,9 +204,9 @@ function createPermission(ctx: HandlerContext, type: TypeInfo): true | RestError
 }
 
 /** The item read (its rule passed): at once when the item presents without waiting. */
-function readItem(site: Site, ctx: HandlerContext, type: TypeInfo, schema: ContentPresenter['schema'], doc: ContentDoc): MaybeAsync<RestResult> {
+function readItem(ctx: HandlerContext, type: TypeInfo, schema: ContentPresenter['schema'], doc: ContentDoc, deps: ContentRouteDeps): MaybeAsync<RestResult> {
   // Time travel (an extension): the item folded from its stream up to `as_of` (read from the log: not cached).
-  if (ctx.params.as_of !== undefined) return itemAsOf(site, ctx, doc, schema).then(uncacheable);
+  if (ctx.params.as_of !== undefined) return deps.asOf.item(ctx, doc, schema).then(uncacheable);
   const context = ctx.params.context as 'view' | 'edit' | 'embed';
   const accepted = passwordAccepted(ctx, type, doc);
   const item = type.presenter.present(ctx, doc, context, accepted);
@@ -286,7 +288,7 @@ async function listItems(site: Site, ctx: HandlerContext, type: TypeInfo, deps: 
     timezone: site.settings.timezone,
     signedIn: ctx.actor !== null,
     descendants: (ids) => deps.categoryDescendants(ids),
-    anyStatuses: anyStatuses(site.settings.instance),
+    anyStatuses: anyStatuses(site.instance.statuses),
   });
   const { items, total } = await site.readModel.query(type.postType, plan);
   const paging = listPaging(p, total, items.length);
@@ -326,7 +328,7 @@ async function writeInput(site: Site, ctx: HandlerContext, type: TypeInfo, curre
   const copy = ['slug', 'status', 'password', 'featured_media', 'comment_status', 'ping_status', 'sticky', 'template', 'format', 'categories', 'tags', 'parent', 'menu_order'] as const;
   for (const field of copy) if (sent(field) && p[field] !== undefined) (input as Record<string, unknown>)[field] = p[field];
   if (input.featured_media !== undefined) {
-    const kept = await featuredMediaToKeep(site.readModel, input.featured_media);
+    const kept = await deps.featuredMediaToKeep(input.featured_media);
     if (kept === undefined) delete input.featured_media;
     else input.featured_media = kept;
   }

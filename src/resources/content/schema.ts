@@ -8,15 +8,8 @@ import type { PostType } from './events';
 import { ALL, EDIT, VIEW_EDIT, postTypeFields, renderedText } from './fields';
 
 export const WRITABLE_STATUSES = ['publish', 'future', 'draft', 'pending', 'private'] as const;
-/**
- * The status a plug-in of the second instance registers (its brand written as `ext`): writable and listable
- * there, and otherwise like a draft: not public, not private, readable by those who may edit the item.
- */
-export const EXT_DISABLED = 'ext-disabled';
-
-/** The statuses a write accepts on this instance (a registered status comes after the built-in ones). */
-export const writableStatuses = (instance: string | undefined): readonly string[] =>
-  instance === 'second' ? [...WRITABLE_STATUSES, EXT_DISABLED] : WRITABLE_STATUSES;
+/** The statuses a write accepts with those the instance registers (src/instances/), which come after the built-in ones. */
+export const writableStatuses = (registered: readonly string[]): readonly string[] => [...WRITABLE_STATUSES, ...registered];
 export const POST_FORMATS = ['standard', 'aside', 'chat', 'gallery', 'link', 'image', 'quote', 'status', 'video', 'audio'] as const;
 
 export function contentSchema(postType: PostType, options: { statuses?: readonly string[] } = {}): ResourceSchema {

@@ -16,7 +16,6 @@ import { isPromise } from '../../core/maybeAsync';
 import type { MaybeAsync } from '../../core/maybeAsync';
 import { renderTitle } from '../../text/render';
 import type { GlobalStylesDoc } from '../../../projections/globalStyles';
-import type { ThemeRecord } from '../themes/theme';
 import { changeGlobalStyles, readGlobalStyles, writtenGlobalStyles } from './operations';
 
 const ALL = ['embed', 'view', 'edit'];
@@ -75,7 +74,15 @@ const recordId = (value: unknown): number => {
   return digits ? Math.min(Number(digits[0]), Number.MAX_SAFE_INTEGER) : 0;
 };
 
-export function globalStylesRoutes(site: Site, theme: ThemeRecord): RouteDefinition[] {
+/** What these routes read of the active theme: a theme record (src/resources/themes/theme.ts) has it. */
+export interface StyledTheme {
+  stylesheet: string;
+  baseSettings: Readonly<Record<string, unknown>>;
+  baseStyles: Readonly<Record<string, unknown>>;
+  variations: readonly Record<string, unknown>[];
+}
+
+export function globalStylesRoutes(site: Site, theme: StyledTheme): RouteDefinition[] {
   const themeNotFound = () => restError('rest_theme_not_found', 'Theme not found.', 404);
   const notFound = () => restError('rest_global_styles_not_found', 'No global styles config exist with that id.', 404);
   // Reading takes read_post and changing edit_post of the record: both edit_theme_options.

@@ -10,7 +10,7 @@ import { restError } from '../../rest/errors';
 import { formatLocal } from '../../text/dates';
 import { sanitizeSlug } from '../../text/slug';
 import { filterHtml } from '../../text/sanitizeHtml';
-import { slugCandidates } from '../content/operations';
+import { slugCandidates } from '../content/slugCandidates';
 import { mediaDecider } from './decider';
 import type { AttachmentInput, MediaCommand, MediaState } from './decider';
 import { attachmentStreamId } from './events';

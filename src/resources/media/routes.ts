@@ -43,7 +43,7 @@ const MEDIA_STATUSES = ['inherit', 'private', 'trash'];
 const MEDIA_TYPES = ['image', 'video', 'text', 'application', 'audio'];
 
 export function mediaRoutes(site: Site): RouteDefinition[] {
-  const schema = mediaSchema(writableStatuses(site.settings.instance), { featuredMedia: site.settings.instance !== 'second' });
+  const schema = mediaSchema(writableStatuses(site.instance.statuses), { featuredMedia: site.instance.media.featuredMedia });
   const shownSchema = publicSchema(schema, mediaActionLinks(site.apiRoot));
   const itemArgs: Record<string, ArgSchema> = { id: { description: 'Unique identifier of the item.', type: 'integer' } };
   const writeArgs = (kind: 'create' | 'update') => {
@@ -173,8 +173,8 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
         {
           methods: ['POST'],
           args: editArgs(),
-          // The second instance's interface lists `src` alone; the others are still accepted and validated.
-          ...(site.settings.instance === 'second' ? { listedArgs: ['src'] } : {}),
+          // An instance may list fewer (the second lists `src` alone); the others are still accepted and validated.
+          ...(site.instance.media.editListedArgs ? { listedArgs: [...site.instance.media.editListedArgs] } : {}),
           permission: (ctx) => editImagePermission(site, ctx),
           signedInOnly: true,
           handle: async (ctx) => {

@@ -13,9 +13,9 @@ const ORDERBY = ['author', 'date', 'id', 'include', 'modified', 'parent', 'relev
 
 /**
  * The collection args in WordPress's order; as for posts, all but context, paging and search are checked late.
- * `status` takes the post list's values on this instance (the second instance adds `ext-disabled`).
+ * `status` takes the post list's values, with the statuses the instance registers (src/instances/).
  */
-export function menuItemListArgs(instance?: string): Record<string, ArgSchema> {
+export function menuItemListArgs(registeredStatuses: readonly string[]): Record<string, ArgSchema> {
   const args: Record<string, ArgSchema> = {
     ...collectionParams({ context: contextParam('view'), perPageDefault: 100, search: 'Only items matching this search.' }),
     after: { description: 'Only items created after this date.', type: 'string', format: 'date-time' },
@@ -28,7 +28,7 @@ export function menuItemListArgs(instance?: string): Record<string, ArgSchema> {
     ...sortArgs('asc', 'menu_order', ORDERBY),
     search_columns: searchColumnsArg(),
     slug: { description: 'Only items with these slugs.', type: 'array', items: { type: 'string' } },
-    status: { default: 'publish', description: 'Only items with one of these statuses.', type: 'array', items: { enum: [...listStatuses(instance)], type: 'string' } },
+    status: { default: 'publish', description: 'Only items with one of these statuses.', type: 'array', items: { enum: [...listStatuses(registeredStatuses)], type: 'string' } },
     tax_relation: { description: 'How the menu filters combine.', type: 'string', enum: ['AND', 'OR'] },
     menus: termQueryArg('Only items in these menus.', { children: false, operator: true, noun: 'menu' }),
     menus_exclude: termQueryArg('No items in these menus.', { children: false, operator: false, noun: 'menu' }),

@@ -15,7 +15,7 @@ import type { MenuDoc } from '../../../projections/menus';
 import { MENU_ITEM_COLLECTION } from '../../../projections/menuItems';
 import type { MenuItemDoc } from '../../../projections/menuItems';
 import { nextTermId, termSlugCandidates } from '../terms/operations';
-import { slugCandidates } from '../content/operations';
+import { slugCandidates } from '../content/slugCandidates';
 import { sanitizeTermDescription, sanitizeTermName } from '../terms/sanitize';
 import { MENU_ITEM_DEFAULTS, autosaveSavesMenuItem, menuDecider, menuItemDecider, menuItemNeedsSlug, menuItemSlugBase, mergeMenuItem, withOwnTitle } from './decider';
 import { archiveTitle } from './present';

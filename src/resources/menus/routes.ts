@@ -84,7 +84,7 @@ function menuItemRoutes(site: Site): RouteDefinition[] {
       endpoints: [
         {
           methods: ['GET'],
-          args: menuItemListArgs(site.settings.instance),
+          args: menuItemListArgs(site.instance.statuses),
           allowBatch: true,
           cacheable: true,
           permission: (ctx) => readRule(ctx, 'Sorry, you are not allowed to edit posts in this post type.'),

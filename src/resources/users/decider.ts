@@ -2,11 +2,9 @@
 import type { Decider } from '../../core/commandHandler';
 import type { Role } from '../../access/capabilities';
 import { AlreadyExists, NotFound } from '../../core/errors';
+import { USAGE_RECORD_INTERVAL_MS } from '../../access/applicationPasswords';
 import { profileOf } from './events';
 import type { ApplicationPasswordCreated, UserChanges, UserEvent, UserProfileFields, UserRegistered } from './events';
-
-/** WordPress records application-password use at most once a day. */
-export const USAGE_RECORD_INTERVAL_MS = 24 * 60 * 60 * 1000;
 
 export type UserCommand =
   | { kind: 'register'; user: UserRegistered }

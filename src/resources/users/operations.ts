@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Site } from '../../site';
+import type { CommandContext } from '../../ports/accounts';
 import type { Actor, Role } from '../../access/capabilities';
 import { generateApplicationPassword, hashApplicationPassword } from '../../access/applicationPasswords';
 import { RestError, restError } from '../../rest/errors';
@@ -13,7 +14,7 @@ import { userDecider } from './decider';
 import type { UserAccount, UserState } from './decider';
 import { userStreamId } from './events';
 import type { UserChanges, UserProfileFields } from './events';
-import { hashLoginPassword } from './loginPassword';
+import { hashLoginPassword } from '../../access/loginPassword';
 import { MAX_LOGIN_LENGTH, MAX_NICENAME_LENGTH, MAX_URL_LENGTH, defaultDisplayName, isValidUsername, nicenameCandidates, nicenameFor } from './names';
 
 /**
@@ -267,7 +268,7 @@ export async function revokeAllApplicationPasswords(site: Site, userId: number, 
 }
 
 /** Records that a password was used now from `ip`, unless that was already recorded within the last day. */
-export async function recordApplicationPasswordUse(site: Site, userId: number, uuid: string, ip: string | null, requestId: string): Promise<{ position: number }> {
+export async function recordApplicationPasswordUse(site: CommandContext, userId: number, uuid: string, ip: string | null, requestId: string): Promise<{ position: number }> {
   const metadata = site.metadata(userId, requestId);
   const result = await site.commands.handle(
     userStreamId(userId),
