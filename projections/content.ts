@@ -2,7 +2,7 @@
  * Posts, pages and reusable blocks as the REST API lists them: one document per item in the collection named by its post
  * type, with the indexes list queries filter and order by. Revisions are counted here for `_links`.
  */
-import { defineProjection, withFields } from '../src/projection/projection';
+import { defineProjection } from '../src/projection/projection';
 import type { AutosaveDiscarded, PostAutosaved, PostCreated, PostDeleted, PostFields, PostRevised, PostTrashed, PostUpdated, PostType } from '../src/resources/content/events';
 import { CONTENT_EVENT_TYPES } from '../src/resources/content/events';
 import type { RecordedEvent } from '../src/ports/eventStore';
@@ -96,7 +96,7 @@ export default defineProjection<ContentDoc>({
     switch (event.type) {
       case 'PostCreated': {
         const data = event.data as PostCreated;
-        return withFields(data.post, { id: data.id, type: data.postType, trashed_from: null, revision_count: 0, latest_revision_id: null, last_revision_id: null, autosaves: {} });
+        return { ...data.post, id: data.id, type: data.postType, trashed_from: null, revision_count: 0, latest_revision_id: null, last_revision_id: null, autosaves: {} };
       }
       case 'PostUpdated': {
         if (!doc) return null;

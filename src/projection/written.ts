@@ -7,7 +7,6 @@
  */
 import type { Site } from '../site';
 import type { Doc, DocId } from '../ports/readModel';
-import { withFields } from './projection';
 import type { Projection } from './projection';
 import type { MaybeAsync } from '../core/maybeAsync';
 
@@ -64,7 +63,7 @@ function foldStream(projection: Projection, target: Omit<Written, 'position'>, e
     if (collection !== target.collection || id !== target.id) throw new Error(`projection ${projection.name} read ${collection}/${String(id)}, which the event does not change`);
     return doc;
   };
-  const context = withFields({ collection: target.collection, id: target.id }, { read });
+  const context = { collection: target.collection, id: target.id, read };
   for (const event of events) {
     if (!handled.has(event.type)) continue;
     const located = projection.locate(event);
