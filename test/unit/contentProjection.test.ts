@@ -90,37 +90,48 @@ test('localTimeKey reads years outside 0000-9999 (a NaN sort key would stop the 
   assert.is(localTimeKey('2024-05-01T12:00:00'), Date.parse('2024-05-01T12:00:00Z'));
 });
 
-test('localTimeKey gives what Date.parse reads of the form, day overflow and leap years included, and reads the rest as before', () => {
-  const pad = (n: number, width: number) => String(n).padStart(width, '0');
-  // What it gave before it read the digits itself: Date.parse, then the regular expression for other years.
-  const before = (local: string): number => {
-    const key = Date.parse(`${local}Z`);
-    if (!Number.isNaN(key)) return key;
-    const m = /^(-?\d+)-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/.exec(local);
-    if (!m) return 0;
+test('localTimeKey reads every wall clock of the form as the calendar does, fields past their range rolling over', () => {
+  const pad = (n: number, width: number) => (n < 0 ? `-${String(-n).padStart(width, '0')}` : String(n).padStart(width, '0'));
+  // The proleptic Gregorian calendar as Date keeps it (setUTCFullYear takes years 0-99 as they are, unlike Date.UTC).
+  const calendar = (year: number, month: number, day: number, hour: number, minute: number, second: number): number => {
     const date = new Date(0);
-    date.setUTCFullYear(+m[1]!, +m[2]! - 1, +m[3]!);
-    date.setUTCHours(+m[4]!, +m[5]!, +m[6]!, 0);
-    return Number.isNaN(date.getTime()) ? 0 : date.getTime();
+    date.setUTCFullYear(year, month - 1, day);
+    date.setUTCHours(hour, minute, second, 0);
+    return date.getTime();
   };
-  const years = [0, 1, 4, 99, 100, 399, 400, 1582, 1600, 1899, 1900, 1969, 1970, 1971, 1999, 2000, 2023, 2024, 2100, 2400, 9999];
-  const times = [[0, 0, 0], [23, 59, 59], [12, 34, 56], [24, 0, 0], [23, 60, 0], [23, 59, 60]];
+  const years = [-1, 0, 1, 4, 99, 100, 399, 400, 1582, 1600, 1899, 1900, 1969, 1970, 1971, 1999, 2000, 2023, 2024, 2100, 2400, 9999, 10000];
+  const times = [[0, 0, 0], [23, 59, 59], [12, 34, 56], [24, 0, 0], [24, 0, 1], [23, 60, 0], [23, 59, 60], [99, 99, 99]];
   let checked = 0;
   for (const year of years) {
     for (let month = 0; month <= 13; month++) {
-      for (const day of [0, 1, 28, 29, 30, 31, 32]) {
+      for (const day of [0, 1, 28, 29, 30, 31, 32, 99]) {
         for (const [hour, minute, second] of times) {
           const local = `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(hour!, 2)}:${pad(minute!, 2)}:${pad(second!, 2)}`;
-          assert.is(localTimeKey(local), before(local), local);
+          assert.is(localTimeKey(local), calendar(year, month, day, hour!, minute!, second!), local);
           checked++;
         }
       }
     }
   }
-  for (const local of ['2024-05-01 12:00:00', '2024-05-01T12:00', '2024-05-01T12:00:00.5', '2024-5-01T12:00:00', '2024-05-01T12:0a:00', '+02024-05-01T12:00:00', '', '1970-01-01T00:00:00']) {
-    assert.is(localTimeKey(local), before(local), local);
+  assert.is(checked, years.length * 14 * 8 * times.length);
+  // Known instants, and the leap days the calendar has and has not.
+  assert.is(localTimeKey('1970-01-01T00:00:00'), 0);
+  assert.is(localTimeKey('2024-05-01T12:00:00'), 1_714_564_800_000);
+  assert.is(localTimeKey('2024-02-30T00:00:00'), localTimeKey('2024-03-01T00:00:00'));
+  assert.is(localTimeKey('2023-02-29T00:00:00'), localTimeKey('2023-03-01T00:00:00'));
+  assert.is(localTimeKey('2000-02-29T00:00:00') + 86_400_000, localTimeKey('2000-03-01T00:00:00'));
+  assert.is(localTimeKey('1900-02-29T00:00:00'), localTimeKey('1900-03-01T00:00:00'));
+  assert.is(localTimeKey('0000-01-01T00:00:00'), -62_167_219_200_000);
+});
+
+test('localTimeKey reads the other forms Date.parse reads, and anything else as 0', () => {
+  const noon = Date.UTC(2024, 4, 1, 12, 0, 0);
+  assert.is(localTimeKey('2024-05-01T12:00'), noon);
+  assert.is(localTimeKey('2024-05-01T12:00:00.5'), noon + 500);
+  assert.is(localTimeKey('2024-05-01 12:00:00'), noon);
+  for (const local of ['', 'garbage', '2024-5-01T12:00:00', '2024-05-01T12:0a:00', '2024-05-01T12:00:00Z', '+02024-05-01T12:00:00', '99999999-01-01T00:00:00']) {
+    assert.is(localTimeKey(local), 0, local);
   }
-  assert.is(checked, years.length * 14 * 7 * times.length);
 });
 
 test.run();
