@@ -8,6 +8,7 @@
 import type { Site } from '../site';
 import type { Doc, DocId } from '../ports/readModel';
 import type { Projection } from './projection';
+import { deepFreeze } from '../core/deepFreeze';
 import type { MaybeAsync } from '../core/maybeAsync';
 
 export interface Written {
@@ -66,6 +67,8 @@ function foldStream(projection: Projection, target: Omit<Written, 'position'>, e
   const context = { collection: target.collection, id: target.id, read };
   for (const event of events) {
     if (!handled.has(event.type)) continue;
+    // As the projector gives events to every projection: frozen throughout (src/projection/projectorCore.ts).
+    deepFreeze(event.data);
     const located = projection.locate(event);
     if (located === null || located.collection !== target.collection || located.id !== target.id) continue;
     doc = projection.evolve(doc, event, context);
