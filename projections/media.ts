@@ -2,7 +2,7 @@
  * Attachments as the media collection lists them: one document per attachment in the `attachment`
  * collection, with the indexes the media list query filters and orders by.
  */
-import { defineProjection, withFields } from '../src/projection/projection';
+import { defineProjection } from '../src/projection/projection';
 import type { AttachmentCreated, AttachmentFields, AttachmentUpdated } from '../src/resources/media/events';
 import { MEDIA_EVENT_TYPES } from '../src/resources/media/events';
 import type { RecordedEvent } from '../src/ports/eventStore';
@@ -29,7 +29,7 @@ export default defineProjection<MediaDoc>({
     switch (event.type) {
       case 'AttachmentCreated': {
         const data = event.data as AttachmentCreated;
-        return withFields(data.attachment, { id: data.id, type: 'attachment' as const });
+        return { ...data.attachment, id: data.id, type: 'attachment' };
       }
       case 'AttachmentUpdated':
         return doc ? { ...doc, ...(event.data as AttachmentUpdated).changes } : null;

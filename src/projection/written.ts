@@ -7,8 +7,8 @@
  */
 import type { Site } from '../site';
 import type { Doc, DocId } from '../ports/readModel';
-import { withFields } from './projection';
 import type { Projection } from './projection';
+import { deepFreeze } from '../core/deepFreeze';
 import type { MaybeAsync } from '../core/maybeAsync';
 
 export interface Written {
@@ -64,9 +64,11 @@ function foldStream(projection: Projection, target: Omit<Written, 'position'>, e
     if (collection !== target.collection || id !== target.id) throw new Error(`projection ${projection.name} read ${collection}/${String(id)}, which the event does not change`);
     return doc;
   };
-  const context = withFields({ collection: target.collection, id: target.id }, { read });
+  const context = { collection: target.collection, id: target.id, read };
   for (const event of events) {
     if (!handled.has(event.type)) continue;
+    // As the projector gives events to every projection: frozen throughout (src/projection/projectorCore.ts).
+    deepFreeze(event.data);
     const located = projection.locate(event);
     if (located === null || located.collection !== target.collection || located.id !== target.id) continue;
     doc = projection.evolve(doc, event, context);

@@ -146,4 +146,44 @@ test('a batch folds documents 1 and "1" apart and writes each once, in the order
   await projector.stop();
 });
 
+test('every projection gets the event data frozen throughout; a fold that mutates it fails instead of changing what others read', async () => {
+  const store = createMemoryEventStore();
+  const noted: NewEvent = { type: 'Noted', data: { id: 1, post: { title: 't', tags: [1, 2], meta: { footnotes: '' } } }, metadata };
+  type Frozen = Doc & { frozen: boolean[] };
+  const reader = defineProjection<Frozen>({
+    name: 'reader',
+    version: 1,
+    collections: ['reader'],
+    handles: ['Noted'],
+    locate: () => ({ collection: 'reader', id: 1 }),
+    evolve: (_doc, event) => {
+      const data = event.data as { post: { title: string; tags: number[]; meta: object } };
+      return { id: 1, title: data.post.title, frozen: [data, data.post, data.post.tags, data.post.meta].map((part) => Object.isFrozen(part)) };
+    },
+  });
+  const mutating = defineProjection<Doc>({
+    name: 'mutating',
+    version: 1,
+    collections: ['mutating'],
+    handles: ['Noted'],
+    locate: () => ({ collection: 'mutating', id: 1 }),
+    evolve: (_doc, event) => {
+      (event.data as { post: { title: string } }).post.title = 'changed';
+      return { id: 1 };
+    },
+  });
+  const readModel = createMemoryReadModel();
+  // The mutating one first: the reader still sees the data as the log has it.
+  const projector = new Projector({ store, readModel, projections: [mutating, reader], log: () => {} });
+  await projector.start();
+  const position = await append(store, 'a', [noted]);
+  assert.is(await projector.waitFor(position, 200), false);
+  assert.equal(await readModel.get('reader', 1), { id: 1, title: 't', frozen: [true, true, true, true] });
+  assert.is(await readModel.get('mutating', 1), null);
+  assert.is(projector.failures.length, 1);
+  assert.is(projector.failures[0]!.projection, 'mutating');
+  assert.match(String(projector.failures[0]!.error), /read.only|frozen|Cannot assign/);
+  await projector.stop();
+});
+
 test.run();
