@@ -89,6 +89,8 @@ test.before(async () => {
     uuid: [...(passwords.body as { uuid: string }[]).map((p) => p.uuid), 'no-such-password'],
     location: ['primary'],
     stylesheet: ['palimpsest', 'twentytwentythree'],
+    // A webhook delivery's id: what is judged is the caller, before any delivery is looked up.
+    delivery: ['msg_no-such-delivery'],
   };
 });
 test.after(async () => t.close());
@@ -204,6 +206,8 @@ test('every write rule declared signed-in-only refuses anonymous callers, whatev
     'GET /core/v2/global-styles/(?P<id>[\\/\\w-]+)', 'POST,PUT,PATCH /core/v2/global-styles/(?P<id>[\\/\\w-]+)',
     'GET /core/v2/block-patterns/patterns', 'GET /core/v2/block-patterns/categories',
     'GET /core/v2/templates', 'GET /core/v2/templates/lookup', `GET /core/v2/templates/(?P<id>${TEMPLATE_ID})`,
+    'POST /hooks/v1/webhooks', 'POST,PUT,PATCH /hooks/v1/webhooks/(?P<id>[\\d]+)', 'DELETE /hooks/v1/webhooks/(?P<id>[\\d]+)',
+    'POST /hooks/v1/webhooks/(?P<id>[\\d]+)/deliveries/(?P<delivery>msg_[\\w-]{1,64})/redeliver',
   ];
   assert.equal([...declared].sort(), [...expected].sort());
   assert.ok(judged > 10_000, `judged ${judged}`);
