@@ -339,6 +339,7 @@ async function withBody(ctx: Koa.Context, request: RestRequest, bodies: BodyEdge
       if (file.size > 0) request.rawFile = file;
       return request;
     }
+    // Bytes, not koa-body's UTF-8 text and qs names: WordPress's JSON and form readings need them (requestBodies.ts).
     const rawBody = await readSmallBody(ctx.req, limit, kind);
     request.rawBody = rawBody;
     if (rawBody.length > 0 && kind === 'json') {
