@@ -2,11 +2,11 @@
  * createApp(site): the HTTP edge. Koa turns requests into RestRequests (body parsing, method override,
  * authentication before routing) and RestResults into responses with WordPress's headers. Anonymous GETs of
  * cacheable routes are answered from the shared response cache when it holds them (src/http/responseCache.ts),
- * first thing in the chain. Tests drive it through `app.callback()`; main.ts listens with it.
+ * before koa makes a context. Tests drive it through `app.callback()`; main.ts listens with it.
  */
 import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Site } from './site';
 import { buildDispatcher } from './api';
@@ -24,7 +24,7 @@ import type { Judgement } from './health/readModelWatch';
 import { BodyGate, DEFAULT_BODY_LIMITS, bodyKind, bodyTooLarge, bodyToFile, busy, declaredOver, discardUnread, defaultBodyDir, hasBody, limitFor, parseMultipartToDisk, readSmallBody, removeBodyFiles } from './http/requestBodies';
 import type { BodyLimits } from './http/requestBodies';
 import { DEFAULT_RESPONSE_CACHE_LIMITS, createResponseCache } from './http/responseCache';
-import { operationalRoutes, sitePages } from './http/pages';
+import { OPERATIONAL_PATHS, operationalRoutes, sitePages } from './http/pages';
 import { compileTrustedProxies, serveClientAddress } from './http/clientAddress';
 import type { ResponseCache, WrittenAnswer } from './http/responseCache';
 import type { Authenticated } from './access/authenticate';
@@ -91,9 +91,39 @@ export function createApp(site: Site): App {
     site.metrics.observeRequest(ctx.method, ctx.path, status, (performance.now() - started) / 1000);
 
   /** The origin's CORS headers, on the response before any API answer (cached ones too) is written over them. */
-  const allowOrigin = (ctx: Koa.Context): void => {
-    const lines = cors.originHeaders(ctx.headers.origin);
-    if (lines !== null) for (let i = 0; i < lines.length; i += 2) ctx.res.setHeader(lines[i]!, lines[i + 1]!);
+  const allowOriginOf = (req: IncomingMessage, res: ServerResponse): void => {
+    const lines = cors.originHeaders(req.headers.origin);
+    if (lines !== null) for (let i = 0; i < lines.length; i += 2) res.setHeader(lines[i]!, lines[i + 1]!);
+  };
+  const allowOrigin = (ctx: Koa.Context): void => allowOriginOf(ctx.req, ctx.res);
+
+  /** Requests the response cache was asked for before koa (answeredFromCache) and did not hold: not asked again. */
+  const cacheAsked = new WeakSet<IncomingMessage>();
+  /**
+   * An anonymous GET or HEAD the response cache holds is answered before koa makes a context for it (the cache
+   * writes the whole answer itself), when the read model is trusted and koa would read the request target as this
+   * plain path and query (parseurl's fast case). The operational paths never reach the cache. Anything else, and
+   * every miss, is koa's.
+   */
+  const answeredFromCache = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const url = req.url!;
+    if (!PLAIN_TARGET.test(url)) return false;
+    const judgement = site.readModelWatch.current();
+    if (isPromise(judgement) || refusalOf(judgement) !== null) return false;
+    const started = performance.now();
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    if (OPERATIONAL_PATHS.includes(path)) return false;
+    if (!pages.isPage(path)) allowOriginOf(req, res);
+    cacheAsked.add(req);
+    if (!responseCache!.serve(req, res)) return false;
+    site.metrics.observeRequest(req.method!, path, res.statusCode, (performance.now() - started) / 1000);
+    return true;
+  };
+  const callback = (): ReturnType<Koa['callback']> => {
+    const handle = koa.callback();
+    if (responseCache === null) return handle;
+    return (req, res) => (answeredFromCache(req as IncomingMessage, res as ServerResponse) ? ANSWERED : handle(req, res));
   };
 
   const served = (ctx: Koa.Context, started: number, next: Koa.Next): MaybeAsync<void> => {
@@ -123,8 +153,9 @@ export function createApp(site: Site): App {
 
   const servedNow = (ctx: Koa.Context, started: number, next: Koa.Next): MaybeAsync<void> => {
     const outside = pages.isPage(ctx.path);
-    if (!outside) allowOrigin(ctx);
-    if (responseCache?.serve(ctx.req, ctx.res)) {
+    const asked = cacheAsked.has(ctx.req);
+    if (!outside && !asked) allowOrigin(ctx);
+    if (!asked && responseCache?.serve(ctx.req, ctx.res)) {
       ctx.respond = false;
       observe(ctx, started, ctx.res.statusCode);
       return;
@@ -205,8 +236,12 @@ export function createApp(site: Site): App {
     answer(result);
   };
 
-  return { koa, dispatcher, responseCache, callback: () => koa.callback() };
+  return { koa, dispatcher, responseCache, callback };
 }
+
+/** A request target koa reads at once as path and query (parseurl's fast case): no `#`, no white space. */
+const PLAIN_TARGET = /^\/[^#\s\u00a0\ufeff]*$/;
+const ANSWERED: Promise<void> = Promise.resolve();
 
 /** Hits and misses of the response cache, and what it holds, on /metrics. */
 function countCacheUse(site: Site, cache: ResponseCache): void {

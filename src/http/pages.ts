@@ -21,10 +21,12 @@ const EMBED_SUFFIX = '/embed/';
 /** A path as a regular expression that matches it literally (the site's path may hold `.`, `(`, `+`…). */
 const literal = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
+export const OPERATIONAL_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics'];
+
 /** GET and HEAD of /healthz, /readyz and /metrics; every other request goes on. */
 export function operationalRoutes(site: Site): Koa.Middleware {
   const router = new Router(ROUTER_OPTIONS);
-  router.get(['/healthz', '/readyz', '/metrics'], async (ctx, next) => {
+  router.get([...OPERATIONAL_PATHS], async (ctx, next) => {
     const answer = await operationalResponse(site, ctx.method, ctx.path);
     if (!answer) return next();
     ctx.status = answer.status;
