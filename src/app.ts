@@ -24,7 +24,7 @@ import type { Judgement } from './health/readModelWatch';
 import { BodyGate, DEFAULT_BODY_LIMITS, bodyKind, bodyTooLarge, bodyToFile, busy, declaredOver, discardUnread, defaultBodyDir, hasBody, limitFor, parseMultipartToDisk, readSmallBody, removeBodyFiles } from './http/requestBodies';
 import type { BodyLimits } from './http/requestBodies';
 import { DEFAULT_RESPONSE_CACHE_LIMITS, createResponseCache } from './http/responseCache';
-import { OPERATIONAL_PATHS, operationalRoutes, sitePages } from './http/pages';
+import { OPERATIONAL_PATHS, operationalRoutes, sitePages } from './http/outsideRoutes';
 import { compileTrustedProxies, serveClientAddress } from './http/clientAddress';
 import type { ResponseCache, WrittenAnswer } from './http/responseCache';
 import type { Authenticated } from './access/authenticate';
@@ -64,7 +64,7 @@ export function createApp(site: Site): App {
   const namespaces = namespacesOfPaths(dispatcher.routes.map((route) => route.path));
   const dialects = new Dialects({ siteUrl: site.settings.siteUrl, advertised: site.settings.apiDialect ?? 'core' }, namespaces);
   const cors = corsPolicy(site.settings.corsAllowedOrigins ?? null);
-  // The pages outside the API (authorization, audit, uploads, embeds): src/http/pages.ts.
+  // The pages outside the API (authorization, audit, uploads, embeds): src/http/outsideRoutes.ts.
   const pages = sitePages(site, namespaces);
   const fixedHeaders = apiHeaders(dialects.advertisedRoot);
   const responseCache = createResponseCache(site.readModelVersion, {

@@ -24,7 +24,7 @@ import { NONCE_COOKIE, TOKEN_LIFETIME_MS, isNonce, issueToken, newNonce, readCoo
 export const AUTHORIZE_PATH = '/wp-admin/authorize-application.php';
 const MAX_FORM_BYTES = 64 * 1024;
 
-/** Serves the page (src/http/pages.ts routes its path here). */
+/** Serves the page (src/http/outsideRoutes.ts routes its path here). */
 export async function serveAuthorizationPage(site: Site, ctx: Koa.Context): Promise<void> {
   const path = `${new URL(site.settings.siteUrl).pathname.replace(/\/$/, '')}${AUTHORIZE_PATH}`;
   const page = new AuthorizationPage(site, ctx, path);
