@@ -97,8 +97,8 @@ export function createApp(site: Site): App {
   };
   const allowOrigin = (ctx: Koa.Context): void => allowOriginOf(ctx.req, ctx.res);
 
-  /** Requests the response cache was asked for before koa (answeredFromCache) and did not hold: not asked again. */
-  const cacheAsked = new WeakSet<IncomingMessage>();
+  /** Whether answeredFromCache asked the cache for this request (it did not hold it): koa does not ask again. */
+  const cacheAsked = (url: string, path: string): boolean => responseCache !== null && PLAIN_TARGET.test(url) && !OPERATIONAL_PATHS.includes(path);
   /**
    * An anonymous GET or HEAD the response cache holds is answered before koa makes a context for it (the cache
    * writes the whole answer itself), when the read model is trusted and koa would read the request target as this
@@ -115,7 +115,6 @@ export function createApp(site: Site): App {
     const path = query === -1 ? url : url.slice(0, query);
     if (OPERATIONAL_PATHS.includes(path)) return false;
     if (!pages.isPage(path)) allowOriginOf(req, res);
-    cacheAsked.add(req);
     if (!responseCache!.serve(req, res)) return false;
     site.metrics.observeRequest(req.method!, path, res.statusCode, (performance.now() - started) / 1000);
     return true;
@@ -130,9 +129,10 @@ export function createApp(site: Site): App {
     // Nothing is answered from a read model that cannot be trusted (unbuilt, wiped, another log's, ahead of the
     // store): not even a cached answer, which may be from before a wipe. Known at once after the first judgement.
     const judgement = site.readModelWatch.current();
-    if (isPromise(judgement)) return judgement.then((known) => (refusalOf(known) === null ? servedNow(ctx, started, next) : refuse(ctx, started, known)));
+    // Judged at once, the judgement was the same before koa: answeredFromCache asked the cache when it could.
+    if (isPromise(judgement)) return judgement.then((known) => (refusalOf(known) === null ? servedNow(ctx, started, next, false) : refuse(ctx, started, known)));
     if (refusalOf(judgement) !== null) return refuse(ctx, started, judgement);
-    return servedNow(ctx, started, next);
+    return servedNow(ctx, started, next, cacheAsked(ctx.url, ctx.path));
   };
 
   const refuse = (ctx: Koa.Context, started: number, judgement: Judgement): void => {
@@ -151,9 +151,8 @@ export function createApp(site: Site): App {
     observe(ctx, started, 503);
   };
 
-  const servedNow = (ctx: Koa.Context, started: number, next: Koa.Next): MaybeAsync<void> => {
+  const servedNow = (ctx: Koa.Context, started: number, next: Koa.Next, asked: boolean): MaybeAsync<void> => {
     const outside = pages.isPage(ctx.path);
-    const asked = cacheAsked.has(ctx.req);
     if (!outside && !asked) allowOrigin(ctx);
     if (!asked && responseCache?.serve(ctx.req, ctx.res)) {
       ctx.respond = false;
