@@ -2,17 +2,15 @@
  * createApp(site): the HTTP edge. Koa turns requests into RestRequests (body parsing, method override,
  * authentication before routing) and RestResults into responses with WordPress's headers. Anonymous GETs of
  * cacheable routes are answered from the shared response cache when it holds them (src/http/responseCache.ts),
- * first thing in the chain. Tests drive it through `app.callback()`; main.ts listens with it.
+ * before koa makes a context. Tests drive it through `app.callback()`; main.ts listens with it.
  */
-import type Koa from 'koa';
+import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Site } from './site';
 import { buildDispatcher } from './api';
 import { authenticateRequest, parseBasic } from './access/authenticate';
-import { AUTHORIZE_PATH, serveAuthorizationPage } from './authorize/handler';
-import { auditPagePaths, serveAuditPage } from './auditPage/handler';
 import { RestError, restError } from './rest/errors';
 import { answerableError } from './rest/domainErrors';
 import { errorResult } from './rest/dispatch';
@@ -22,16 +20,12 @@ import { parseJsonBody } from './rest/jsonBody';
 import { serializeBody } from './rest/serialized';
 import type { RestRequest, RestResult } from './rest/route';
 import { invalidJsonpCallback, jsonpBody, jsonpCallback } from './rest/jsonp';
-import { operationalResponse } from './health/endpoints';
 import { refusalOf } from './health/readModelWatch';
 import type { Judgement } from './health/readModelWatch';
-import { serveUpload } from './resources/media/http';
 import { BodyGate, DEFAULT_BODY_LIMITS, bodyKind, bodyTooLarge, bodyToFile, busy, declaredOver, discardUnread, defaultBodyDir, hasBody, limitFor, parseMultipartToDisk, readSmallBody, removeBodyFiles } from './http/requestBodies';
 import type { BodyLimits } from './http/requestBodies';
-import { UPLOADS_PATH } from './resources/media/present';
-import { serveEmbedPage } from './resources/oembed/local';
 import { DEFAULT_RESPONSE_CACHE_LIMITS, createResponseCache } from './http/responseCache';
-import { ServingKoa } from './http/servingKoa';
+import { OPERATIONAL_PATHS, operationalRoutes, sitePages } from './http/outsideRoutes';
 import { compileTrustedProxies, serveClientAddress } from './http/clientAddress';
 import type { ResponseCache, WrittenAnswer } from './http/responseCache';
 import type { Authenticated } from './access/authenticate';
@@ -44,7 +38,6 @@ import { OUTAGE_HEADERS, outageError } from './http/outage';
 import type { ApiDialect } from './http/dialect';
 import { logger } from './logger';
 
-const OPERATIONAL_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 /** Retry-After while the read model is rebuilt from the log, and while it does not match the log (an operator's matter). */
 const REBUILDING_RETRY_AFTER_SECONDS = 5;
 const MISMATCH_RETRY_AFTER_SECONDS = 30;
@@ -59,7 +52,7 @@ export interface App {
 
 export function createApp(site: Site): App {
   // Koa never reads X-Forwarded-For itself: ctx.ip believes it only through the trusted proxies.
-  const koa = new ServingKoa({ proxy: false });
+  const koa = new Koa({ proxy: false });
   serveClientAddress(koa, compileTrustedProxies(site.settings.trustedProxies ?? []));
   // A client that leaves a streamed answer (an upload, a live feed) before its end is no fault here: not logged.
   // Every other error goes to koa's own handler, as without this listener.
@@ -72,12 +65,8 @@ export function createApp(site: Site): App {
   const namespaces = namespacesOfPaths(dispatcher.routes.map((route) => route.path));
   const dialects = new Dialects({ siteUrl: site.settings.siteUrl, advertised: site.settings.apiDialect ?? 'core' }, namespaces);
   const cors = corsPolicy(site.settings.corsAllowedOrigins ?? null);
-  // Paths outside the API, worked out once.
-  const sitePath = new URL(site.settings.siteUrl).pathname.replace(/\/$/, '');
-  const authorizePath = `${sitePath}${AUTHORIZE_PATH}`;
-  const uploadsPrefix = `${sitePath}${UPLOADS_PATH}`;
-  // The audit page (src/auditPage): every path under /audit/ but the API's own audit/v1 routes.
-  const isAuditPage = auditPagePaths(sitePath, namespaces);
+  // The pages outside the API (authorization, audit, uploads, embeds): src/http/outsideRoutes.ts.
+  const pages = sitePages(site, namespaces);
   const fixedHeaders = apiHeaders(dialects.advertisedRoot);
   const responseCache = createResponseCache(site.readModelVersion, {
     entries: site.settings.responseCacheEntries ?? DEFAULT_RESPONSE_CACHE_LIMITS.entries,
@@ -87,43 +76,68 @@ export function createApp(site: Site): App {
   const limits: BodyLimits = { ...DEFAULT_BODY_LIMITS, ...site.settings.bodyLimits };
   const bodies: BodyEdge = { site, dispatcher, limits, gate: new BodyGate(limits), dir: site.settings.bodyDir ?? defaultBodyDir() };
 
-  // Operational endpoints (/healthz, /readyz, /metrics) outside the API, the response cache, and request durations by route.
-  // The pages outside the API (authorization, uploads, embeds) and the API itself follow. One middleware, and no
-  // promise on the common path of an API read answered from memory (every step returns at once when it can).
+  // The operational endpoints (/healthz, /readyz, /metrics) first: answered whatever the read model's state, untimed.
+  // Their router is consulted for their paths only: its dispatch on every API request cost several µs of CPU each.
+  // Then the read-model gate, the response cache and request durations by route; an API request is answered here,
+  // with no promise on the common path of a read answered from memory (every step returns at once when it can). A
+  // request for a page outside the API goes on to the pages' router, and one no page answers to the API.
+  const operational = operationalRoutes(site);
+  koa.use((ctx, next) => {
+    if (OPERATIONAL_PATHS.includes(ctx.path)) return operational(ctx, async () => served(ctx, performance.now(), next));
+    return served(ctx, performance.now(), next);
+  });
+  koa.use(pages.routes);
   koa.use((ctx) => {
-    const started = performance.now();
-    const path = ctx.path;
-    if (OPERATIONAL_PATHS.has(path)) return serveOperational(ctx, started);
-    return served(ctx, started);
+    allowOrigin(ctx);
+    return serveApi(ctx);
   });
 
   const observe = (ctx: Koa.Context, started: number, status: number) =>
     site.metrics.observeRequest(ctx.method, ctx.path, status, (performance.now() - started) / 1000);
 
-  const serveOperational = async (ctx: Koa.Context, started: number): Promise<void> => {
-    const answer = await operationalResponse(site, ctx.method, ctx.path);
-    if (answer) {
-      ctx.status = answer.status;
-      ctx.type = answer.type;
-      ctx.body = answer.body;
-      return;
-    }
-    await served(ctx, started);
-  };
-
   /** The origin's CORS headers, on the response before any API answer (cached ones too) is written over them. */
-  const allowOrigin = (ctx: Koa.Context): void => {
-    const lines = cors.originHeaders(ctx.headers.origin);
-    if (lines !== null) for (let i = 0; i < lines.length; i += 2) ctx.res.setHeader(lines[i]!, lines[i + 1]!);
+  const allowOriginOf = (req: IncomingMessage, res: ServerResponse): void => {
+    const lines = cors.originHeaders(req.headers.origin);
+    if (lines !== null) for (let i = 0; i < lines.length; i += 2) res.setHeader(lines[i]!, lines[i + 1]!);
+  };
+  const allowOrigin = (ctx: Koa.Context): void => allowOriginOf(ctx.req, ctx.res);
+
+  /** Whether answeredFromCache asked the cache for this request (it did not hold it): koa does not ask again. */
+  const cacheAsked = (url: string, path: string): boolean => responseCache !== null && PLAIN_TARGET.test(url) && !OPERATIONAL_PATHS.includes(path);
+  /**
+   * An anonymous GET or HEAD the response cache holds is answered before koa makes a context for it (the cache
+   * writes the whole answer itself), when the read model is trusted and koa would read the request target as this
+   * plain path and query (parseurl's fast case). The operational paths never reach the cache. Anything else, and
+   * every miss, is koa's.
+   */
+  const answeredFromCache = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const url = req.url!;
+    if (!PLAIN_TARGET.test(url)) return false;
+    const judgement = site.readModelWatch.current();
+    if (isPromise(judgement) || refusalOf(judgement) !== null) return false;
+    const started = performance.now();
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    if (OPERATIONAL_PATHS.includes(path)) return false;
+    if (!pages.isPage(path)) allowOriginOf(req, res);
+    if (!responseCache!.serve(req, res)) return false;
+    site.metrics.observeRequest(req.method!, path, res.statusCode, (performance.now() - started) / 1000);
+    return true;
+  };
+  const callback = (): ReturnType<Koa['callback']> => {
+    const handle = koa.callback();
+    if (responseCache === null) return handle;
+    return (req, res) => (answeredFromCache(req as IncomingMessage, res as ServerResponse) ? ANSWERED : handle(req, res));
   };
 
-  const served = (ctx: Koa.Context, started: number): MaybeAsync<void> => {
+  const served = (ctx: Koa.Context, started: number, next: Koa.Next): MaybeAsync<void> => {
     // Nothing is answered from a read model that cannot be trusted (unbuilt, wiped, another log's, ahead of the
     // store): not even a cached answer, which may be from before a wipe. Known at once after the first judgement.
     const judgement = site.readModelWatch.current();
-    if (isPromise(judgement)) return judgement.then((known) => (refusalOf(known) === null ? servedNow(ctx, started) : refuse(ctx, started, known)));
+    // Judged at once, the judgement was the same before koa: answeredFromCache asked the cache when it could.
+    if (isPromise(judgement)) return judgement.then((known) => (refusalOf(known) === null ? servedNow(ctx, started, next, false) : refuse(ctx, started, known)));
     if (refusalOf(judgement) !== null) return refuse(ctx, started, judgement);
-    return servedNow(ctx, started);
+    return servedNow(ctx, started, next, cacheAsked(ctx.url, ctx.path));
   };
 
   const refuse = (ctx: Koa.Context, started: number, judgement: Judgement): void => {
@@ -142,51 +156,17 @@ export function createApp(site: Site): App {
     observe(ctx, started, 503);
   };
 
-  const servedNow = (ctx: Koa.Context, started: number): MaybeAsync<void> => {
-    const path = ctx.path;
-    // Only these paths can be a page outside the API (serveEmbedPage answers only paths ending so).
-    const outside = path === authorizePath || path.startsWith(uploadsPrefix) || path.endsWith('/embed/') || isAuditPage(path);
-    if (!outside) allowOrigin(ctx);
-    if (responseCache?.serve(ctx.req, ctx.res)) {
+  const servedNow = (ctx: Koa.Context, started: number, next: Koa.Next, asked: boolean): MaybeAsync<void> => {
+    const outside = pages.isPage(ctx.path);
+    if (!outside && !asked) allowOrigin(ctx);
+    if (!asked && responseCache?.serve(ctx.req, ctx.res)) {
       ctx.respond = false;
       observe(ctx, started, ctx.res.statusCode);
       return;
     }
-    const api = (): MaybeAsync<void> => {
-      if (outside) allowOrigin(ctx);
-      return serveApi(ctx);
-    };
-    const answered = outside ? serveOutside(ctx).then((done) => (done ? undefined : api()), (error: unknown) => outsideFailed(ctx, error)) : serveApi(ctx);
+    const answered = outside ? next().catch((error: unknown) => outsideFailed(ctx, error)) : serveApi(ctx);
     if (isPromise(answered)) return answered.then(() => observe(ctx, started, ctx.status));
     observe(ctx, started, ctx.status);
-  };
-
-  /** The authorization page, the audit page, uploaded files and embed views; false when the request is none of them. */
-  const serveOutside = async (ctx: Koa.Context): Promise<boolean> => {
-    if (ctx.path === authorizePath && (await serveAuthorizationPage(site, ctx))) return true;
-    if (isAuditPage(ctx.path)) {
-      serveAuditPage(ctx, sitePath);
-      return true;
-    }
-    // Uploaded files, read-only (src/resources/media/http.ts).
-    const upload = ctx.path.startsWith(uploadsPrefix) ? await serveUpload(site, ctx.method, ctx.path, ctx.headers) : null;
-    if (upload) {
-      ctx.status = upload.status;
-      ctx.set(upload.headers);
-      // Koa streams the file and destroys the stream when the answer ends or the client goes; a HEAD sends no body.
-      if (upload.body !== null) ctx.body = upload.body;
-      return true;
-    }
-    // The embed view an oEmbed frame shows (src/resources/oembed/local.ts).
-    const embed = await serveEmbedPage(site, ctx.method, ctx.path);
-    if (embed) {
-      ctx.status = embed.status;
-      ctx.type = embed.type;
-      ctx.set(embed.headers);
-      ctx.body = embed.body;
-      return true;
-    }
-    return false;
   };
 
   /** A page outside the API that failed: an outage answers 503 with Retry-After; anything else is koa's 500. */
@@ -261,8 +241,12 @@ export function createApp(site: Site): App {
     answer(result);
   };
 
-  return { koa, dispatcher, responseCache, callback: () => koa.callback() };
+  return { koa, dispatcher, responseCache, callback };
 }
+
+/** A request target koa reads at once as path and query (parseurl's fast case): no `#`, no white space. */
+const PLAIN_TARGET = /^\/[^#\s\u00a0\ufeff]*$/;
+const ANSWERED: Promise<void> = Promise.resolve();
 
 /** Hits and misses of the response cache, and what it holds, on /metrics. */
 function countCacheUse(site: Site, cache: ResponseCache): void {
@@ -395,6 +379,7 @@ async function withBody(ctx: Koa.Context, request: RestRequest, bodies: BodyEdge
       if (file.size > 0) request.rawFile = file;
       return request;
     }
+    // Bytes, not koa-body's UTF-8 text and qs names: WordPress's JSON and form readings need them (requestBodies.ts).
     const rawBody = await readSmallBody(ctx.req, limit, kind);
     request.rawBody = rawBody;
     if (rawBody.length > 0 && kind === 'json') {

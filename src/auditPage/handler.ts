@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type Koa from 'koa';
 
 /** The page's path under the site URL, without its final slash. */
-const PAGE = '/audit';
+export const AUDIT_PAGE_PATH = '/audit';
 
 const MODULE_DIR = path.dirname(fileURLToPath(import.meta.url));
 /** Compiled (bin/build.js, under dist/<build>/src/auditPage/), the static files are still read from the sources. */
@@ -80,7 +80,7 @@ function loadAssets(): Map<string, Asset> {
  * API namespace under `audit/` (`/audit/v1`, `/audit/v1/…`). `apiNamespaces` are the API's namespace names.
  */
 export function auditPagePaths(sitePath: string, apiNamespaces: readonly string[]): (path: string) => boolean {
-  const bare = `${sitePath}${PAGE}`;
+  const bare = `${sitePath}${AUDIT_PAGE_PATH}`;
   const prefix = `${bare}/`;
   const apiVersions = new Set(apiNamespaces.filter((name) => name.startsWith('audit/')).map((name) => name.slice('audit/'.length)));
   return (requestPath) => {
@@ -94,7 +94,7 @@ export function auditPagePaths(sitePath: string, apiNamespaces: readonly string[
 
 /** Answers a request `auditPagePaths` found to be the page's. */
 export function serveAuditPage(ctx: Koa.Context, sitePath: string): void {
-  const bare = `${sitePath}${PAGE}`;
+  const bare = `${sitePath}${AUDIT_PAGE_PATH}`;
   const method = ctx.method;
   ctx.set(PAGE_HEADERS);
   if (method !== 'GET' && method !== 'HEAD') {

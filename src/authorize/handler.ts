@@ -24,10 +24,9 @@ import { NONCE_COOKIE, TOKEN_LIFETIME_MS, isNonce, issueToken, newNonce, readCoo
 export const AUTHORIZE_PATH = '/wp-admin/authorize-application.php';
 const MAX_FORM_BYTES = 64 * 1024;
 
-/** Serves the page when the request is for it; false lets the API handle the request. */
-export async function serveAuthorizationPage(site: Site, ctx: Koa.Context): Promise<boolean> {
+/** Serves the page (src/http/outsideRoutes.ts routes its path here). */
+export async function serveAuthorizationPage(site: Site, ctx: Koa.Context): Promise<void> {
   const path = `${new URL(site.settings.siteUrl).pathname.replace(/\/$/, '')}${AUTHORIZE_PATH}`;
-  if (ctx.path !== path) return false;
   const page = new AuthorizationPage(site, ctx, path);
   if (ctx.method === 'GET' || ctx.method === 'HEAD') page.show(parseQuery(ctx.querystring));
   else if (ctx.method === 'POST') await page.submit();
@@ -35,7 +34,6 @@ export async function serveAuthorizationPage(site: Site, ctx: Koa.Context): Prom
     ctx.set('Allow', 'GET, HEAD, POST');
     page.send(405, renderMessage(site.settings.name, 'Method not allowed', ['This page only answers GET and POST.']));
   }
-  return true;
 }
 
 class AuthorizationPage {

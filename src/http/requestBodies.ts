@@ -3,6 +3,14 @@
  * a byte is read, a chunked body is counted as it arrives, and only small bodies (JSON, urlencoded forms) are kept
  * in memory. Uploads (multipart bodies, through koa-body's formidable, and raw file bodies) are streamed to private
  * temporary files, removed once the request is answered. A gate bounds the bodies being read or held at once.
+ *
+ * koa-body parses the multipart bodies. JSON and form bodies are read as bytes here (readSmallBody) and parsed as
+ * WordPress reads them (src/rest/jsonBody.ts, src/rest/query.ts): koa-body (co-body) gives only the body decoded as
+ * UTF-8, where WordPress keeps the bytes (get_body; media and contact forms read them) and json_decode refuses
+ * malformed UTF-8 with an error code worked out from the bytes; it inflates gzip/deflate/br bodies, which PHP
+ * does not; and it reads form names with qs, not as PHP does (`a.b` and `a b` as `a_b`, max_input_vars,
+ * max_input_nesting_level). Raw file bodies are streamed to disk with their MD5 on the way (bodyToFile), which
+ * koa-body has no reader for.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
