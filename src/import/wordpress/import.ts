@@ -10,7 +10,7 @@
  * answer, a reference to something missing, parents that loop: an error naming the item, nothing written). Writes
  * go through the ordinary operations and deciders, so the events are the ones the API appends.
  *
- * Ids are kept where free (src/import/wordpress/ids.ts), else new ones with every reference rewritten and listed.
+ * Ids are kept where free (src/import/ids.ts), else new ones with every reference rewritten and listed.
  * Rerunning is safe, also after a run killed half-way: users are found again by login, terms by slug, items,
  * revisions and autosaves by an import record (a name claim `wordpress-import` keyed by the source site and the id
  * there, owned by the id given here) made before anything of them is written, and an item's steps already in its
@@ -37,7 +37,7 @@ import { WordPressImportError, WordPressSource } from './source';
 import type { WpMedia, WpPost, WpTerm, WpUser } from './source';
 import { floatingDate, gmtMs, parentsFirst, timelineOf } from './timeline';
 import type { Step } from './timeline';
-import { blocksOf, lastReserved, reserveThrough } from './ids';
+import { blocksOf, lastReserved, reserveThrough } from '../ids';
 
 export { WordPressImportError } from './source';
 

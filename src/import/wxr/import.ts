@@ -22,9 +22,7 @@ import path from 'node:path';
 import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
 import type { EventMetadata } from '../../ports/eventStore';
-import { WrongExpectedRevisionError } from '../../ports/eventStore';
-import { ID_BLOCK_RESERVED } from '../../core/ids';
-import type { IdBlockReserved } from '../../core/ids';
+import { lastReserved, reserveThrough } from '../ids';
 import { createUser } from '../../resources/users/operations';
 import { createTerm, ensureDefaultCategory, termSlugScope } from '../../resources/terms/operations';
 import { termStreamId } from '../../resources/terms/events';
@@ -212,13 +210,15 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
   // Id 1 is the default category's, whatever the sequence says (the sequence starts past it).
   const keptTerms = [...newTerms, ...newMenus].filter((term) => term.id > Math.max(termsLast.last, DEFAULT_CATEGORY_ID)).map((term) => term.id);
   const keptItems = newItems.filter((item) => carried(item) && item.id > contentLast.last).map((item) => item.id);
-  if (!dryRun) {
-    await reserveThrough(site, 'users', usersLast, keptUsers);
-    await reserveThrough(site, 'terms', termsLast, keptTerms);
-    await reserveThrough(site, 'content', contentLast, keptItems);
-    await reserveThrough(site, 'comments', commentsLast, keptComments);
-  }
   const kept = { users: new Set(keptUsers), terms: new Set(keptTerms), items: new Set(keptItems), comments: new Set(keptComments) };
+  if (!dryRun) {
+    // Each set keeps only the ids still free once reserved (another process may have reserved meanwhile).
+    const imported = { format: 'wxr', source: plan.baseSiteUrl };
+    await reserveThrough(site, 'users', usersLast, kept.users, imported);
+    await reserveThrough(site, 'terms', termsLast, kept.terms, imported);
+    await reserveThrough(site, 'content', contentLast, kept.items, imported);
+    await reserveThrough(site, 'comments', commentsLast, kept.comments, imported);
+  }
 
   // --- authors ---------------------------------------------------------------------------------------------------
   for (const author of plan.authors) {
@@ -735,35 +735,6 @@ function itemInput(item: WxrItem, ids: { users: Map<string, number>; terms: Map<
 }
 
 /** The last id a sequence has handed out or reserved, and its stream's revision. */
-async function lastReserved(site: Site, sequence: string): Promise<{ last: number; revision: number | 'no_stream' }> {
-  const [latest] = await site.store.readStream(`ids-${sequence}`, { direction: 'backwards', maxCount: 1 });
-  return latest ? { last: (latest.data as IdBlockReserved).last, revision: latest.revision } : { last: 0, revision: 'no_stream' };
-}
-
-/**
- * Reserves every id from past the sequence's last block through the highest kept one. If another process
- * reserved meanwhile, only the ids still past its block stay kept (the others get new ids).
- */
-async function reserveThrough(site: Site, sequence: string, seen: { last: number; revision: number | 'no_stream' }, kept: number[]): Promise<void> {
-  if (kept.length === 0) return;
-  let current = seen;
-  for (;;) {
-    const still = kept.filter((id) => id > current.last);
-    if (still.length < kept.length) {
-      kept.splice(0, kept.length, ...still);
-      if (still.length === 0) return;
-    }
-    const block: IdBlockReserved = { sequence, first: current.last + 1, last: Math.max(...still) };
-    try {
-      await site.store.appendToStream(`ids-${sequence}`, [{ type: ID_BLOCK_RESERVED, data: block, metadata: site.metadata(null, `import-${randomUUID()}`) }], { expectedRevision: current.revision });
-      return;
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      current = await lastReserved(site, sequence);
-    }
-  }
-}
-
 function messageOf(error: unknown): string {
   const refusal = answerableError(error);
   return refusal !== null ? `${refusal.code}: ${refusal.message}` : error instanceof Error ? error.message : String(error);

@@ -1,13 +1,13 @@
 /**
- * Keeping the source's ids: an id is free when the site's sequence has never handed it out (it lies past the
+ * Keeping the source's ids, for both imports: an id is free when the site's sequence has never handed it out (it lies past the
  * sequence's last reserved block). The kept ids are reserved in one `IdBlockReserved` append per sequence, which
  * moves the sequence past them, so the server cannot hand them out meanwhile.
  */
 import { randomUUID } from 'node:crypto';
-import type { Site } from '../../site';
-import { WrongExpectedRevisionError } from '../../ports/eventStore';
-import { ID_BLOCK_RESERVED } from '../../core/ids';
-import type { IdBlockReserved } from '../../core/ids';
+import type { Site } from '../site';
+import { WrongExpectedRevisionError } from '../ports/eventStore';
+import { ID_BLOCK_RESERVED } from '../core/ids';
+import type { IdBlockReserved } from '../core/ids';
 
 export interface SequenceMark {
   last: number;
