@@ -221,14 +221,16 @@ test('a read model built from another log: not served nor overwritten; once an o
     const first = await node(createMemoryEventStore(), s.prefix, 'projector');
     const admin = await first.createUser('admin', 'administrator');
     await publishPosts(first, admin, 3, 'First log');
+    // Built from that log once its epoch names it (recorded within a readiness check of the writes).
+    await until(async () => (await first.request('GET', '/readyz')).body.checks.readModel.epoch?.log != null, 'the epoch names the first log');
     await first.close();
 
     const other = createMemoryEventStore();
     await other.appendToStream('elsewhere', [{ type: 'Nothing', data: {}, metadata: { userId: null, requestId: 'w', at: new Date(0).toISOString() } }], { expectedRevision: 'no_stream' });
     const second = await node(other, s.prefix, 'projector');
     s.sites.push(second);
-    assert.match(second.site.projector.refusal ?? '', /another log/);
     const ready = await second.request('GET', '/readyz');
+    assert.match(second.site.projector.refusal ?? '', /another log/, `refusal ${second.site.projector.refusal}; /readyz ${ready.text}`);
     assert.is(ready.status, 503);
     assert.is(ready.body.checks.readModel.state, 'foreign');
     assert.is((await second.request('GET', '/core/v2/posts')).status, 503);
