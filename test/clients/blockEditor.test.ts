@@ -275,10 +275,19 @@ async function editAPost(person: TestUser, role: string, refusedTo: string[]): P
     assert.is(revisions[0].id, autosaves[0].id);
 
     // An image: an Image block from the inserter, its file uploaded through the block's Upload.
-    await openInserter(page);
-    await page.locator('.block-editor-inserter__search input').fill('Image');
-    await page.locator('.block-editor-block-types-list__item.editor-block-list-item-image').first().click();
     const imageBlock = frame.locator('[data-type="core/image"]').first();
+    // The inserter filters its list as the search is typed; a click that lands while it redraws is lost, so the
+    // item is clicked again (three tries at most) until the block is there.
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      await openInserter(page);
+      await page.locator('.block-editor-inserter__search input').fill('Image');
+      await page.locator('.block-editor-block-types-list__item.editor-block-list-item-image').first().click();
+      const inserted = await imageBlock.waitFor({ timeout: 15_000 }).then(
+        () => true,
+        () => false,
+      );
+      if (inserted) break;
+    }
     await imageBlock.waitFor();
     const uploading = page.waitForResponse((response) => response.url().startsWith(`${t.url}/wp-json/wp/v2/media`) && response.request().method() === 'POST');
     await imageBlock.locator('input[type="file"]').setInputFiles({ name: 'drawn.png', mimeType: 'image/png', buffer: await png() });
