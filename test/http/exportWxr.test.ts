@@ -16,7 +16,7 @@ import { startTestSite } from '../support/testSite';
 import type { TestSite, TestUser } from '../support/testSite';
 import { importWxr } from '../../src/import/wxr/import';
 import { exportWxr } from '../../src/export/wxr';
-import { main } from '../../src/cli/index';
+import { runCli as cli } from '../support/cli';
 import type { MediaDoc } from '../../projections/media';
 import { commentedPost, createComment } from '../../src/resources/comments/operations';
 import { createMenuItem } from '../../src/resources/menus/operations';
@@ -308,34 +308,6 @@ test('the writer waits for a slow reader, and fails on a broken one', async () =
     await site.close();
   }
 });
-
-/** Runs the CLI with DATA_DIR set, returning its exit code, what it printed and what it wrote to stdout. */
-async function cli(dataDir: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const env = { DATA_DIR: process.env.DATA_DIR, REDIS_URL: process.env.REDIS_URL, EVENTSTORE_URL: process.env.EVENTSTORE_URL };
-  const [log, error, write] = [console.log, console.error, process.stdout.write];
-  const out: string[] = [];
-  const err: string[] = [];
-  console.log = (...parts: unknown[]) => void out.push(`${parts.join(' ')}\n`);
-  console.error = (...parts: unknown[]) => void err.push(parts.join(' '));
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    out.push(String(chunk));
-    const done = rest.find((part) => typeof part === 'function') as (() => void) | undefined;
-    done?.();
-    return true;
-  }) as typeof process.stdout.write;
-  process.env.DATA_DIR = dataDir;
-  delete process.env.REDIS_URL;
-  delete process.env.EVENTSTORE_URL;
-  try {
-    return { code: await main(args), out: out.join(''), err: err.join('\n') };
-  } finally {
-    [console.log, console.error, process.stdout.write] = [log, error, write];
-    for (const [key, value] of Object.entries(env)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  }
-}
 
 test('export wxr: to stdout and to --out; an --out it cannot write is refused, naming why', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-wxr-export-'));

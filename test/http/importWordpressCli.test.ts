@@ -11,29 +11,7 @@ import path from 'node:path';
 import { startTestSite } from '../support/testSite';
 import { STAND_IN_LOGIN, STAND_IN_PASSWORD, startStandIn } from '../support/wordpressStandIn';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore';
-import { main } from '../../src/cli/index';
-
-/** Runs the CLI with DATA_DIR set, returning its exit code and what it printed. */
-async function cli(dataDir: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const env = { DATA_DIR: process.env.DATA_DIR, REDIS_URL: process.env.REDIS_URL, EVENTSTORE_URL: process.env.EVENTSTORE_URL };
-  const [log, error] = [console.log, console.error];
-  const out: string[] = [];
-  const err: string[] = [];
-  console.log = (...parts: unknown[]) => void out.push(parts.join(' '));
-  console.error = (...parts: unknown[]) => void err.push(parts.join(' '));
-  process.env.DATA_DIR = dataDir;
-  delete process.env.REDIS_URL;
-  delete process.env.EVENTSTORE_URL;
-  try {
-    return { code: await main(args), out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    [console.log, console.error] = [log, error];
-    for (const [key, value] of Object.entries(env)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  }
-}
+import { runCli as cli } from '../support/cli';
 
 test('import wordpress into DATA_DIR: progress, report, a server on the same log sees the revisions, a rerun changes nothing', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-wp-'));

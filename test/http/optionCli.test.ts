@@ -9,30 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestSite } from '../support/testSite';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore';
-import { main } from '../../src/cli/index';
+import { runCli as cli } from '../support/cli';
 import { parseOptionValue } from '../../src/cli/option';
-
-/** Runs the CLI with DATA_DIR set, returning its exit code and what it printed. */
-async function cli(dataDir: string, args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const env = { DATA_DIR: process.env.DATA_DIR, REDIS_URL: process.env.REDIS_URL, EVENTSTORE_URL: process.env.EVENTSTORE_URL };
-  const [log, error] = [console.log, console.error];
-  const out: string[] = [];
-  const err: string[] = [];
-  console.log = (...parts: unknown[]) => void out.push(parts.join(' '));
-  console.error = (...parts: unknown[]) => void err.push(parts.join(' '));
-  process.env.DATA_DIR = dataDir;
-  delete process.env.REDIS_URL;
-  delete process.env.EVENTSTORE_URL;
-  try {
-    return { code: await main(args), out, err };
-  } finally {
-    [console.log, console.error] = [log, error];
-    for (const [key, value] of Object.entries(env)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  }
-}
 
 test('option values: 1/0 and their words, or default', () => {
   assert.equal(['1', 'true', 'ON', ' yes ', '0', 'false', 'off', 'no', 'default'].map(parseOptionValue), [true, true, true, true, false, false, false, false, null]);
@@ -44,13 +22,13 @@ test('option set writes the site-settings stream; the site reads it; get and err
   const file = path.join(dataDir, 'events.sqlite');
   try {
     const get = await cli(dataDir, ['option', 'get', 'require_name_email']);
-    assert.equal([get.code, get.out], [0, ['require_name_email 1']]);
+    assert.equal([get.code, get.out], [0, 'require_name_email 1\n']);
     // Every command says on stderr which site it acts on.
-    assert.match(get.err.join('\n'), `DATA_DIR ${dataDir}`);
+    assert.match(get.err, `DATA_DIR ${dataDir}`);
     const set = await cli(dataDir, ['option', 'set', 'require_name_email', 'off']);
-    assert.equal([set.code, set.out], [0, ['require_name_email 0']]);
+    assert.equal([set.code, set.out], [0, 'require_name_email 0\n']);
     const unknown = await cli(dataDir, ['option', 'set', 'comment_registration', '1']);
-    assert.equal([unknown.code, unknown.err], [2, ['palimpsest option set: unknown option "comment_registration"; the options are: require_name_email\nusage: palimpsest option set NAME VALUE']]);
+    assert.equal([unknown.code, unknown.err], [2, 'palimpsest option set: unknown option "comment_registration"; the options are: require_name_email\nusage: palimpsest option set NAME VALUE']);
     assert.is((await cli(dataDir, ['option', 'set', 'require_name_email'])).code, 2);
     assert.is((await cli(dataDir, ['option', 'set', 'require_name_email', 'maybe'])).code, 2);
 
@@ -66,7 +44,7 @@ test('option set writes the site-settings stream; the site reads it; get and err
     } finally {
       await site.close();
     }
-    assert.equal((await cli(dataDir, ['option', 'set', 'require_name_email', 'default'])).out, ['require_name_email 1']);
+    assert.equal((await cli(dataDir, ['option', 'set', 'require_name_email', 'default'])).out, 'require_name_email 1\n');
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
