@@ -41,14 +41,29 @@ process.on('exit', () => {
 process.on('SIGINT', () => process.exit(130));
 
 const port = await freePort();
-const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', SITE_INSTANCE: 'second' };
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  DATA_DIR: dataDir,
+  PORT: String(port),
+  HOST: '127.0.0.1',
+  SITE_INSTANCE: 'second',
+};
 delete env.REDIS_URL;
 delete env.EVENTSTORE_URL;
 const base = `http://127.0.0.1:${port}`;
 
 const createUser = async (login: string, role: string): Promise<TestUser> => {
-  const out = await runNode('palimpsest user create', 'bin/palimpsest.js', ['user', 'create', '--login', login, '--role', role, '--json'], env, 60_000);
-  const { id, app_password: password } = JSON.parse(out.trim().split('\n').pop()!) as { id: number; app_password: string };
+  const out = await runNode(
+    'palimpsest user create',
+    'bin/palimpsest.js',
+    ['user', 'create', '--login', login, '--role', role, '--json'],
+    env,
+    60_000,
+  );
+  const { id, app_password: password } = JSON.parse(out.trim().split('\n').pop()!) as {
+    id: number;
+    app_password: string;
+  };
   const user = { id, login, password, auth: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}` };
   // The server learns of a user made by another process through the log: wait until it signs in.
   const deadline = Date.now() + 30_000;
@@ -62,7 +77,10 @@ const createUser = async (login: string, role: string): Promise<TestUser> => {
 const server = startNode('palimpsest serve', 'bin/palimpsest.js', { args: ['serve'], env });
 await waitForLine(server, /palimpsest serving/, 120_000);
 const pid = server.proc.pid;
-const fixtures = await createRouteFixtures({ request: requestsTo(base), createUser: (login, role) => createUser(login, role) });
+const fixtures = await createRouteFixtures({
+  request: requestsTo(base),
+  createUser: (login, role) => createUser(login, role),
+});
 const author = await createUser('fuzzauthor', 'author');
 const auth: Record<Identity, string | undefined> = {
   anonymous: undefined,
@@ -77,10 +95,13 @@ pairs.sort((a, b) => Number(a[1] === 'DELETE') - Number(b[1] === 'DELETE'));
 const perPair = Math.ceil(total / pairs.length);
 const queue: FuzzRequest[] = [];
 pairs.forEach(([endpoint, method], i) => {
-  for (const request of fc.sample(requestsFor(endpoint, method, fixtures.values), { seed: seed + i, numRuns: perPair })) queue.push(request);
+  for (const request of fc.sample(requestsFor(endpoint, method, fixtures.values), { seed: seed + i, numRuns: perPair }))
+    queue.push(request);
 });
 // Interleaved, so that deletions do not all come at the end of the run but their routes are still reached last per round.
-const ordered = Array.from({ length: perPair }, (_, round) => pairs.map((_, i) => queue[i * perPair + round]!)).flat().slice(0, total);
+const ordered = Array.from({ length: perPair }, (_, round) => pairs.map((_, i) => queue[i * perPair + round]!))
+  .flat()
+  .slice(0, total);
 
 const failures: string[] = [];
 let sent = 0;
@@ -100,12 +121,14 @@ const run = async (requests: FuzzRequest[]) => {
         const answer = await sendFuzz(base, request, auth);
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
         const problems = problemsWith(answer.status, answer.headers, answer.text);
-        if (problems.length > 0) failures.push(`${describeRequest(request)}\n  -> ${answer.status} ${problems.join('; ')}`);
+        if (problems.length > 0)
+          failures.push(`${describeRequest(request)}\n  -> ${answer.status} ${problems.join('; ')}`);
       } catch (error) {
         failures.push(`${describeRequest(request)}\n  -> no answer: ${(error as Error).message}`);
       }
       sent++;
-      if (sent % 1_000 === 0) console.log(`${sent} requests, ${failures.length} failures, rss ${rssMb(pid)?.toFixed(0)} MB`);
+      if (sent % 1_000 === 0)
+        console.log(`${sent} requests, ${failures.length} failures, rss ${rssMb(pid)?.toFixed(0)} MB`);
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
@@ -119,11 +142,23 @@ const rssBefore = rssMb(pid);
 await run(ordered.slice(warmup));
 await sleep(5_000);
 const rssAfter = rssMb(pid);
-const alive = server.proc.exitCode === null && (await fetch(`${base}/`).then((r) => r.status === 200, () => false));
+const alive =
+  server.proc.exitCode === null &&
+  (await fetch(`${base}/`).then(
+    (r) => r.status === 200,
+    () => false,
+  ));
 
 console.log(`\n${sent} requests to ${pairs.length} routes and methods (seed ${seed}, concurrency ${concurrency})`);
-console.log(`statuses: ${[...statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(' ')}`);
-console.log(`server resident memory: ${rssBefore?.toFixed(0)} MB after warm-up, ${rssAfter?.toFixed(0)} MB after the run`);
+console.log(
+  `statuses: ${[...statuses]
+    .sort((a, b) => a[0] - b[0])
+    .map(([s, n]) => `${s}×${n}`)
+    .join(' ')}`,
+);
+console.log(
+  `server resident memory: ${rssBefore?.toFixed(0)} MB after warm-up, ${rssAfter?.toFixed(0)} MB after the run`,
+);
 console.log(`server ${alive ? 'still answering' : 'NOT answering'}; ${failures.length} failures`);
 for (const failure of failures.slice(0, 30)) console.log(failure);
 const grewTooMuch = rssBefore !== null && rssAfter !== null && rssAfter - rssBefore > marginMb;

@@ -19,7 +19,8 @@ if (!Number.isSafeInteger(POSTS) || POSTS < 1) throw new Error('--posts must be 
 
 const cdata = (text: string) => `<![CDATA[${text.replaceAll(']]>', ']]]]><![CDATA[>')}]]>`;
 const pad = (n: number) => String(n).padStart(2, '0');
-const localDate = (d: Date) => `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+const localDate = (d: Date) =>
+  `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
 
 function* exportLines(): Generator<string> {
   const site = 'https://old.example.org';
@@ -45,7 +46,12 @@ function* exportLines(): Generator<string> {
     const date = localDate(new Date(start + n * 3_600_000));
     const category = (n % 20) + 1;
     const tags = [(n % 30) + 1, ((n * 7) % 30) + 1];
-    const content = [1, 2, 3].map((p) => `<!-- wp:paragraph -->\n<p>Paragraph ${p} of post ${n}: words about the subject, with <em>some</em> markup &amp; an entity.</p>\n<!-- /wp:paragraph -->`).join('\n\n');
+    const content = [1, 2, 3]
+      .map(
+        (p) =>
+          `<!-- wp:paragraph -->\n<p>Paragraph ${p} of post ${n}: words about the subject, with <em>some</em> markup &amp; an entity.</p>\n<!-- /wp:paragraph -->`,
+      )
+      .join('\n\n');
     yield '<item>';
     yield `<title>${cdata(`Post number ${n}`)}</title><link>${site}/?p=${id}</link><dc:creator>${cdata(authors[n % 3]!)}</dc:creator><guid isPermaLink="false">${site}/?p=${id}</guid><description></description>`;
     yield `<content:encoded>${cdata(content)}</content:encoded><excerpt:encoded>${cdata('')}</excerpt:encoded>`;
@@ -69,7 +75,11 @@ try {
   const env = { ...process.env, DATA_DIR: path.join(dir, 'data'), REDIS_URL: '', EVENTSTORE_URL: '' };
   const run = async () => {
     const started = performance.now();
-    const { stdout } = await promisify(execFile)(process.execPath, ['bin/palimpsest.js', 'import', 'wxr', file], { cwd: ROOT, env, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['bin/palimpsest.js', 'import', 'wxr', file], {
+      cwd: ROOT,
+      env,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { seconds: (performance.now() - started) / 1000, report: stdout.trim().split('\n').slice(-12).join('\n') };
   };
   console.log(`WXR of ${POSTS} posts: ${(fs.statSync(file).size / 1024 / 1024).toFixed(1)} MB`);

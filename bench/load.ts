@@ -50,10 +50,16 @@ interface AutocannonResult {
 }
 
 interface AutocannonInstance {
-  on(event: 'response', listener: (client: unknown, statusCode: number, bytes: number, responseTime: number) => void): void;
+  on(
+    event: 'response',
+    listener: (client: unknown, statusCode: number, bytes: number, responseTime: number) => void,
+  ): void;
 }
 
-type Autocannon = (options: Record<string, unknown>, done: (error: Error | null, result: AutocannonResult) => void) => AutocannonInstance;
+type Autocannon = (
+  options: Record<string, unknown>,
+  done: (error: Error | null, result: AutocannonResult) => void,
+) => AutocannonInstance;
 
 // autocannon is CommonJS without type declarations: required, and typed by the interfaces above.
 const require = createRequire(import.meta.url);
@@ -75,7 +81,13 @@ function once(spec: LoadSpec, seconds: number, times: number[] | null): Promise<
   };
   return new Promise((resolve, reject) => {
     const instance = autocannon(
-      { url: `http://127.0.0.1:${spec.port}`, connections: spec.connections, duration: seconds, requests: [request], timeout: 30 },
+      {
+        url: `http://127.0.0.1:${spec.port}`,
+        connections: spec.connections,
+        duration: seconds,
+        requests: [request],
+        timeout: 30,
+      },
       (error, result) => (error ? reject(error) : resolve(result)),
     );
     if (times) {

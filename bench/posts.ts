@@ -9,6 +9,7 @@ export const PARAGRAPH =
 /** Title and block content of seeded post i (0-based): three paragraph blocks, the search word in one post in 100. */
 export function seedPostText(i: number): { title: string; content: string } {
   const marker = i % 100 === 0 ? ` This post mentions the ${SEARCH_WORD}.` : '';
-  const paragraph = (n: number) => `<!-- wp:paragraph -->\n<p>${PARAGRAPH.repeat(2)}Paragraph ${n} of post ${i + 1}.${n === 2 ? marker : ''}</p>\n<!-- /wp:paragraph -->`;
+  const paragraph = (n: number) =>
+    `<!-- wp:paragraph -->\n<p>${PARAGRAPH.repeat(2)}Paragraph ${n} of post ${i + 1}.${n === 2 ? marker : ''}</p>\n<!-- /wp:paragraph -->`;
   return { title: `Benchmark post ${i + 1}`, content: [1, 2, 3].map(paragraph).join('\n\n') };
 }

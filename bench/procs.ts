@@ -28,7 +28,11 @@ const live = new Set<Started>();
  * Starts `node [nodeArgs] <script> [args]` from the repository root, with `--import tsx` before the script when it
  * is TypeScript (`bin/palimpsest.js` runs the build of the sources on plain node, as `npm start` does).
  */
-export function startNode(name: string, script: string, options: { args?: string[]; nodeArgs?: string[]; env?: NodeJS.ProcessEnv } = {}): Started {
+export function startNode(
+  name: string,
+  script: string,
+  options: { args?: string[]; nodeArgs?: string[]; env?: NodeJS.ProcessEnv } = {},
+): Started {
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
   const proc = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, script, ...(options.args ?? [])], {
     cwd: ROOT,
@@ -57,7 +61,11 @@ export function startNode(name: string, script: string, options: { args?: string
 }
 
 /** Resolves with the first line matching `pattern` and the milliseconds since spawn; rejects on exit or timeout. */
-export function waitForLine(started: Started, pattern: RegExp, timeoutMs: number): Promise<{ match: RegExpMatchArray; ms: number }> {
+export function waitForLine(
+  started: Started,
+  pattern: RegExp,
+  timeoutMs: number,
+): Promise<{ match: RegExpMatchArray; ms: number }> {
   return new Promise((resolve, reject) => {
     let buffered = '';
     const onData = (chunk: Buffer) => {
@@ -70,7 +78,9 @@ export function waitForLine(started: Started, pattern: RegExp, timeoutMs: number
     };
     const onExit = (code: number | null) => {
       finish();
-      reject(new Error(`${started.name} exited (code ${code}) before it was ready:\n${started.lines.slice(-20).join('\n')}`));
+      reject(
+        new Error(`${started.name} exited (code ${code}) before it was ready:\n${started.lines.slice(-20).join('\n')}`),
+      );
     };
     const timer = setTimeout(() => {
       finish();
@@ -107,7 +117,14 @@ export function killAllNow(): void {
 }
 
 /** Runs a node script to completion, returning its stdout (rejects on a non-zero exit). */
-export async function runNode(name: string, script: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number, nodeArgs: string[] = []): Promise<string> {
+export async function runNode(
+  name: string,
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+  nodeArgs: string[] = [],
+): Promise<string> {
   const started = startNode(name, script, { args, env, nodeArgs });
   let stdout = '';
   started.proc.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -149,7 +166,12 @@ export interface Reply {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-export function request(port: number, method: string, urlPath: string, options: { body?: unknown; auth?: string; timeoutMs?: number } = {}): Promise<Reply> {
+export function request(
+  port: number,
+  method: string,
+  urlPath: string,
+  options: { body?: unknown; auth?: string; timeoutMs?: number } = {},
+): Promise<Reply> {
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
   const headers: http.OutgoingHttpHeaders = {};
   if (payload !== undefined) {
@@ -158,15 +180,18 @@ export function request(port: number, method: string, urlPath: string, options: 
   }
   if (options.auth) headers.authorization = options.auth;
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path: urlPath, headers, agent, timeout: options.timeoutMs ?? 30_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const raw = Buffer.concat(chunks);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: raw.toString('utf8'), raw });
-      });
-      res.on('error', reject);
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, method, path: urlPath, headers, agent, timeout: options.timeoutMs ?? 30_000 },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const raw = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: raw.toString('utf8'), raw });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`${method} ${urlPath} timed out`)));
     req.on('error', reject);
     req.end(payload);

@@ -28,7 +28,8 @@ const print = console.log.bind(console);
 console.log = (...args: unknown[]) => {
   print(...args);
   const rebuilt = /^(\S+): \d+ events replayed at \d+ events\/s$/.exec(String(args[0]));
-  if (rebuilt) samples.push(redisCpuSeconds().then((now) => print(`redis-cpu ${rebuilt[1]} ${(now - start).toFixed(3)}`)));
+  if (rebuilt)
+    samples.push(redisCpuSeconds().then((now) => print(`redis-cpu ${rebuilt[1]} ${(now - start).toFixed(3)}`)));
 };
 
 const code = await main(['projections', 'rebuild']);

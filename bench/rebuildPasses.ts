@@ -62,7 +62,15 @@ async function child(names: string[]): Promise<void> {
   });
   const total = performance.now() - started;
   await site.close();
-  console.log(JSON.stringify({ projections: wanted.length, events, lastSwitchMs: Math.round(lastSwitch), totalMs: Math.round(total), cpuMs: Math.round(cpu) }));
+  console.log(
+    JSON.stringify({
+      projections: wanted.length,
+      events,
+      lastSwitchMs: Math.round(lastSwitch),
+      totalMs: Math.round(total),
+      cpuMs: Math.round(cpu),
+    }),
+  );
   // The CLI's Redis client keeps the process alive (bench/rebuild.ts).
   process.exit(0);
 }
@@ -88,7 +96,11 @@ async function redisCpuMs(redis: import('ioredis').Redis): Promise<number> {
 
 function runChild(which: string, env: NodeJS.ProcessEnv): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', SELF, '--child', which], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, ['--import', 'tsx', SELF, '--child', which], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     proc.stdout.on('data', (chunk) => (out += chunk));
@@ -111,25 +123,38 @@ async function seed(dataDir: string, posts: number): Promise<number> {
   const t = await startTestSite({ store });
   try {
     const admin = await t.createUser('admin', 'administrator');
-    for (const login of ['editor1', 'editor2', 'author1']) await t.createUser(login, login.startsWith('editor') ? 'editor' : 'author');
+    for (const login of ['editor1', 'editor2', 'author1'])
+      await t.createUser(login, login.startsWith('editor') ? 'editor' : 'author');
     const ok = async (method: string, url: string, body: Record<string, unknown>) => {
       const reply = await t.request(method, url, { as: admin, body });
-      if (reply.status >= 300) throw new Error(`${method} ${url}: ${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`);
+      if (reply.status >= 300)
+        throw new Error(`${method} ${url}: ${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`);
       return reply.body as { id: number };
     };
     const categories: number[] = [];
     const tags: number[] = [];
-    for (let i = 0; i < 20; i++) categories.push((await ok('POST', '/core/v2/categories', { name: `Category ${i}` })).id);
+    for (let i = 0; i < 20; i++)
+      categories.push((await ok('POST', '/core/v2/categories', { name: `Category ${i}` })).id);
     for (let i = 0; i < 50; i++) tags.push((await ok('POST', '/core/v2/tags', { name: `Tag ${i}` })).id);
     let next = 0;
     const started = performance.now();
     const worker = async () => {
       for (let i = next++; i < posts; i = next++) {
         const { title, content } = seedPostText(i);
-        const post = await ok('POST', '/core/v2/posts', { title, content, status: 'publish', categories: [categories[i % categories.length]], tags: [tags[i % tags.length], tags[(i * 7) % tags.length]] });
+        const post = await ok('POST', '/core/v2/posts', {
+          title,
+          content,
+          status: 'publish',
+          categories: [categories[i % categories.length]],
+          tags: [tags[i % tags.length], tags[(i * 7) % tags.length]],
+        });
         if (i % 3 === 0) await ok('POST', `/core/v2/posts/${post.id}`, { title: `${title} (revised)` });
-        if (i % 5 === 0) await ok('POST', '/core/v2/comments', { post: post.id, content: `A comment on post ${i + 1}` });
-        if ((i + 1) % 1000 === 0) process.stderr.write(`\r[bench] seeded ${i + 1} of ${posts} posts (${Math.round((i + 1) / ((performance.now() - started) / 1000))}/s)   `);
+        if (i % 5 === 0)
+          await ok('POST', '/core/v2/comments', { post: post.id, content: `A comment on post ${i + 1}` });
+        if ((i + 1) % 1000 === 0)
+          process.stderr.write(
+            `\r[bench] seeded ${i + 1} of ${posts} posts (${Math.round((i + 1) / ((performance.now() - started) / 1000))}/s)   `,
+          );
       }
     };
     await Promise.all(Array.from({ length: 8 }, worker));
@@ -166,11 +191,16 @@ async function parent(): Promise<void> {
   const redis = new Redis(url.toString(), { maxRetriesPerRequest: 2 });
   try {
     const first = await runChild('all', env);
-    console.log(`read model built: ${first.projections} projections, ${(first.lastSwitchMs / 1000).toFixed(1)} s to the last switch`);
+    console.log(
+      `read model built: ${first.projections} projections, ${(first.lastSwitchMs / 1000).toFixed(1)} s to the last switch`,
+    );
     const content: Run[] = [];
     const all: Run[] = [];
     for (let round = 1; round <= rounds; round++) {
-      for (const [which, runs] of [['content', content], ['all', all]] as const) {
+      for (const [which, runs] of [
+        ['content', content],
+        ['all', all],
+      ] as const) {
         const before = await redisCpuMs(redis);
         const run = await runChild(which, env);
         run.redisCpuMs = Math.round((await redisCpuMs(redis)) - before);
@@ -185,14 +215,19 @@ async function parent(): Promise<void> {
       return how === 'best' ? sorted[0]! : sorted[Math.floor(sorted.length / 2)]!;
     };
     const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-    console.log(`\n${events} events; best and median of ${rounds} alternated runs each (the machine's load moves wall times a lot; CPU times much less):`);
+    console.log(
+      `\n${events} events; best and median of ${rounds} alternated runs each (the machine's load moves wall times a lot; CPU times much less):`,
+    );
     for (const how of ['best', 'median'] as const) {
       const line = (runs: Run[]) =>
         `${seconds(pick(runs, 'lastSwitchMs', how))} to the last switch (${Math.round(events / (pick(runs, 'lastSwitchMs', how) / 1000))} events/s), ${seconds(pick(runs, 'totalMs', how))} in all, CPU ${seconds(pick(runs, 'cpuMs', how))}, Redis CPU ${seconds(pick(runs, 'redisCpuMs', how))}`;
       console.log(`  ${how}: content alone: ${line(content)}`);
       console.log(`  ${how}: all ${all[0]!.projections} projections: ${line(all)}`);
-      const ratio = (field: 'lastSwitchMs' | 'totalMs' | 'cpuMs') => (pick(all, field, how) / pick(content, field, how)).toFixed(2);
-      console.log(`  ${how}: ratio all / content: ${ratio('lastSwitchMs')} to the last switch, ${ratio('totalMs')} in all, ${ratio('cpuMs')} in CPU (target ≤ 1.5)`);
+      const ratio = (field: 'lastSwitchMs' | 'totalMs' | 'cpuMs') =>
+        (pick(all, field, how) / pick(content, field, how)).toFixed(2);
+      console.log(
+        `  ${how}: ratio all / content: ${ratio('lastSwitchMs')} to the last switch, ${ratio('totalMs')} in all, ${ratio('cpuMs')} in CPU (target ≤ 1.5)`,
+      );
     }
   } finally {
     let cursor = '0';

@@ -11,7 +11,9 @@ import { parseArgs } from 'node:util';
 import { renderContentAndExcerpt, renderTitle } from '../src/text/render';
 import { seedPostText } from './posts';
 
-const { values } = parseArgs({ options: { posts: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '7' } } });
+const { values } = parseArgs({
+  options: { posts: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '7' } },
+});
 const posts = Number(values.posts);
 const rounds = Number(values.rounds);
 const options = { siteUrl: 'http://127.0.0.1:8080' };
@@ -31,4 +33,6 @@ for (let round = 0; round < rounds; round++) {
 const sorted = [...perPost].sort((a, b) => a - b);
 const us = (n: number) => `${n.toFixed(2)} µs`;
 console.log(`rounds: ${perPost.map(us).join(', ')}`);
-console.log(`per post: best ${us(sorted[0]!)}, median ${us(sorted[Math.floor(sorted.length / 2)]!)} (${posts} posts a round, ${length} characters rendered)`);
+console.log(
+  `per post: best ${us(sorted[0]!)}, median ${us(sorted[Math.floor(sorted.length / 2)]!)} (${posts} posts a round, ${length} characters rendered)`,
+);

@@ -16,7 +16,10 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import builtIn from '../projections/index';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { passes: { type: 'string', default: '3' } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { passes: { type: 'string', default: '3' } },
+});
 const dataDir = positionals[0];
 if (!dataDir) throw new Error('usage: bench/replayFloor.ts DATA_DIR [--passes N]');
 const passes = Number(values.passes);
@@ -54,4 +57,13 @@ const passesMs: number[] = [];
 for (let i = 0; i < passes; i++) passesMs.push(pass());
 db.close();
 const bestMs = Math.min(...passesMs);
-console.log(JSON.stringify({ events: head, passesMs: passesMs.map(Math.round), firstMs: Math.round(passesMs[0]!), bestMs: Math.round(bestMs), eventsPerSecond: Math.round(head / (bestMs / 1000)), sink: sink > 0 }));
+console.log(
+  JSON.stringify({
+    events: head,
+    passesMs: passesMs.map(Math.round),
+    firstMs: Math.round(passesMs[0]!),
+    bestMs: Math.round(bestMs),
+    eventsPerSecond: Math.round(head / (bestMs / 1000)),
+    sink: sink > 0,
+  }),
+);

@@ -7,7 +7,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { LoadResult } from './load';
 
-export type ScenarioKey = 'list' | 'list100' | 'page500' | 'filtered' | 'search' | 'single' | 'embed' | 'create' | 'patch';
+export type ScenarioKey =
+  | 'list'
+  | 'list100'
+  | 'page500'
+  | 'filtered'
+  | 'search'
+  | 'single'
+  | 'embed'
+  | 'create'
+  | 'patch';
 
 /** A measured load (with the share of its requests the server's response cache answered, when it has one). */
 export type LoadedCell = LoadResult & { fromCache?: number };
@@ -36,7 +45,10 @@ export interface BackendFigures {
    * Events per second replayed into the read model, per number of posts; `bound`: the most this machine allows, as
    * measured in the same run (in memory: bench/replayFloor.ts; Redis: the events over Redis's own CPU seconds).
    */
-  rebuild: Map<number, { events: number; eventsPerSecond: number; how: string; bound?: { eventsPerSecond: number; what: string } }>;
+  rebuild: Map<
+    number,
+    { events: number; eventsPerSecond: number; how: string; bound?: { eventsPerSecond: number; what: string } }
+  >;
   readYourWrites: string | null;
 }
 
@@ -69,7 +81,17 @@ export const emptyFigures = (): BackendFigures => ({
   readYourWrites: null,
 });
 
-const SCENARIOS: ScenarioKey[] = ['list', 'list100', 'page500', 'filtered', 'search', 'single', 'embed', 'create', 'patch'];
+const SCENARIOS: ScenarioKey[] = [
+  'list',
+  'list100',
+  'page500',
+  'filtered',
+  'search',
+  'single',
+  'embed',
+  'create',
+  'patch',
+];
 
 /**
  * WordPress's creates per second that the create target is set against: the bench does not write to the shared
@@ -109,7 +131,16 @@ export function renderTable(r: RunResults): string {
   const redisNa = 'na' in r.redis ? `n/a (${r.redis.na})` : '–';
   const wpNa = 'na' in r.wordpress ? `n/a (${r.wordpress.na})` : '–';
   const rows: string[][] = [];
-  const header = ['measure', 'in-memory read model', '÷ ceiling', '× WordPress', 'Redis read model', '÷ ceiling', '× WordPress', 'WordPress'];
+  const header = [
+    'measure',
+    'in-memory read model',
+    '÷ ceiling',
+    '× WordPress',
+    'Redis read model',
+    '÷ ceiling',
+    '× WordPress',
+    'WordPress',
+  ];
   for (const key of SCENARIOS) {
     const m = memory.http[key];
     const d = redis?.http[key];
@@ -125,33 +156,60 @@ export function renderTable(r: RunResults): string {
       wp ? cellText(w) : wpNa,
     ]);
   }
-  rows.push(['ceiling: bare koa + @koa/router, same body', cellText(r.ceiling), '100%', '', '', '', '', `${int(r.ceilingBytes)}-byte body`]);
+  rows.push([
+    'ceiling: bare koa + @koa/router, same body',
+    cellText(r.ceiling),
+    '100%',
+    '',
+    '',
+    '',
+    '',
+    `${int(r.ceilingBytes)}-byte body`,
+  ]);
   if (r.scales.length > 1) {
     for (const scale of r.scales) {
       for (const key of ['list', 'single'] as const) {
         const m = memory.scaled.get(scale)?.[key];
         const d = redis?.scaled.get(scale)?.[key];
-        rows.push([`${r.labels[key]}, ${int(scale)} posts`, cellText(m), ratio(m, r.ceiling, 'percent'), '', redis ? cellText(d) : redisNa, ratio(d, r.ceiling, 'percent'), '', '']);
+        rows.push([
+          `${r.labels[key]}, ${int(scale)} posts`,
+          cellText(m),
+          ratio(m, r.ceiling, 'percent'),
+          '',
+          redis ? cellText(d) : redisNa,
+          ratio(d, r.ceiling, 'percent'),
+          '',
+          '',
+        ]);
       }
     }
   }
-  const nonHttp = (label: string, m: string, d: string) => rows.push([label, m, '', '', redis ? d : redisNa, '', '', '']);
+  const nonHttp = (label: string, m: string, d: string) =>
+    rows.push([label, m, '', '', redis ? d : redisNa, '', '', '']);
   if (r.seeding) {
     const rate = r.seeding.posts / r.seeding.seconds;
-    nonHttp(`seeding: POST /core/v2/posts, ${r.seeding.concurrency} concurrent`, `${int(rate)} posts/s (${int(r.seeding.posts)} in ${r.seeding.seconds.toFixed(1)} s)`, '');
+    nonHttp(
+      `seeding: POST /core/v2/posts, ${r.seeding.concurrency} concurrent`,
+      `${int(rate)} posts/s (${int(r.seeding.posts)} in ${r.seeding.seconds.toFixed(1)} s)`,
+      '',
+    );
   }
   for (const scale of r.scales) {
     const mStart = memory.startup.get(scale);
     const dStart = redis?.startup.get(scale);
     nonHttp(
       `start-up with ${int(scale)} posts (spawn → serving; server's own figure)`,
-      mStart ? `${seconds(mStart.ms)} (${seconds(mStart.readyMs)}), ${mStart.snapshot ? `loads its read-model snapshot (log of ${int(mStart.events)} events)` : `replays ${int(mStart.events)} events`}` : '–',
+      mStart
+        ? `${seconds(mStart.ms)} (${seconds(mStart.readyMs)}), ${mStart.snapshot ? `loads its read-model snapshot (log of ${int(mStart.events)} events)` : `replays ${int(mStart.events)} events`}`
+        : '–',
       dStart ? `${seconds(dStart.ms)} (${seconds(dStart.readyMs)}), resumes from its checkpoint` : '–',
     );
     const mRebuild = memory.rebuild.get(scale);
     const dRebuild = redis?.rebuild.get(scale);
     const rebuildCell = (rebuild: typeof mRebuild) =>
-      rebuild ? `${int(rebuild.eventsPerSecond)} events/s (${rebuild.how})${rebuild.bound ? `; at most ${int(rebuild.bound.eventsPerSecond)} events/s here (${rebuild.bound.what})` : ''}` : '–';
+      rebuild
+        ? `${int(rebuild.eventsPerSecond)} events/s (${rebuild.how})${rebuild.bound ? `; at most ${int(rebuild.bound.eventsPerSecond)} events/s here (${rebuild.bound.what})` : ''}`
+        : '–';
     nonHttp(`projection rebuild, ${int(scale)} posts`, rebuildCell(mRebuild), rebuildCell(dRebuild));
     nonHttp(
       `resident memory with ${int(scale)} posts: after seeding / after restart and reads`,
@@ -159,7 +217,12 @@ export function renderTable(r: RunResults): string {
       dStart ? `– / ${mb(redis?.rssAfterReads.get(scale))}` : '–',
     );
   }
-  if (memory.readYourWrites || redis?.readYourWrites) nonHttp('read-your-writes check (POST, then GET item and list at once)', memory.readYourWrites ?? '–', redis?.readYourWrites ?? '–');
+  if (memory.readYourWrites || redis?.readYourWrites)
+    nonHttp(
+      'read-your-writes check (POST, then GET item and list at once)',
+      memory.readYourWrites ?? '–',
+      redis?.readYourWrites ?? '–',
+    );
 
   const escapeCell = (text: string) => text.replaceAll('|', '\\|');
   const line = (cells: string[]) => `| ${cells.map(escapeCell).join(' | ')} |`;
@@ -183,8 +246,17 @@ interface Check {
 function verdict(target: string, checks: Check[]): Verdict {
   const measured = checks.filter((c) => c.value !== null);
   const failed = measured.filter((c) => !c.pass(c.value!));
-  const status = measured.length === 0 ? 'not measured' : failed.length > 0 ? 'not met' : measured.length < checks.length ? 'partly measured, met so far' : 'met';
-  const detail = checks.map((c) => (c.value === null ? `${c.label}: not measured` : `${c.label}: ${c.show(c.value)} ${c.pass(c.value) ? '✓' : '✗'}`));
+  const status =
+    measured.length === 0
+      ? 'not measured'
+      : failed.length > 0
+        ? 'not met'
+        : measured.length < checks.length
+          ? 'partly measured, met so far'
+          : 'met';
+  const detail = checks.map((c) =>
+    c.value === null ? `${c.label}: not measured` : `${c.label}: ${c.show(c.value)} ${c.pass(c.value) ? '✓' : '✗'}`,
+  );
   return { target, status, detail };
 }
 
@@ -194,7 +266,8 @@ export function evaluateTargets(r: RunResults): Verdict[] {
   const rps = (cell: Cell | undefined) => (isLoad(cell) && cell.ok > 0 ? cell.requestsPerSecond : null);
   const ceiling = rps(r.ceiling);
   const share = (cell: Cell | undefined) => (rps(cell) !== null && ceiling ? rps(cell)! / ceiling : null);
-  const times = (cell: Cell | undefined, reference: Cell | undefined) => (rps(cell) !== null && rps(reference) ? rps(cell)! / rps(reference)! : null);
+  const times = (cell: Cell | undefined, reference: Cell | undefined) =>
+    rps(cell) !== null && rps(reference) ? rps(cell)! / rps(reference)! : null;
   const pct = (v: number) => `${(v * 100).toFixed(0)}% of the ceiling`;
   const x = (v: number) => `${v.toFixed(0)}× WordPress`;
   const atLeast = (min: number) => (v: number) => v >= min;
@@ -203,14 +276,17 @@ export function evaluateTargets(r: RunResults): Verdict[] {
 
   const verdicts: Verdict[] = [];
   verdicts.push(
-    verdict(`Default post list with 10,000 posts${scaleNote}: ≥ 50% of the ceiling in memory, ≥ 35% on Redis, ≥ 100× WordPress, p99 < 10 ms`, [
-      { label: 'in memory', value: share(memory.http.list), pass: atLeast(0.5), show: pct },
-      { label: 'Redis', value: share(redis?.http.list), pass: atLeast(0.35), show: pct },
-      { label: 'in memory vs WordPress', value: times(memory.http.list, wp?.http.list), pass: atLeast(100), show: x },
-      { label: 'Redis vs WordPress', value: times(redis?.http.list, wp?.http.list), pass: atLeast(100), show: x },
-      { label: 'p99 in memory', value: p99(memory.http.list), pass: (v) => v < 10, show: (v) => `${ms(v)} ms` },
-      { label: 'p99 on Redis', value: p99(redis?.http.list), pass: (v) => v < 10, show: (v) => `${ms(v)} ms` },
-    ]),
+    verdict(
+      `Default post list with 10,000 posts${scaleNote}: ≥ 50% of the ceiling in memory, ≥ 35% on Redis, ≥ 100× WordPress, p99 < 10 ms`,
+      [
+        { label: 'in memory', value: share(memory.http.list), pass: atLeast(0.5), show: pct },
+        { label: 'Redis', value: share(redis?.http.list), pass: atLeast(0.35), show: pct },
+        { label: 'in memory vs WordPress', value: times(memory.http.list, wp?.http.list), pass: atLeast(100), show: x },
+        { label: 'Redis vs WordPress', value: times(redis?.http.list, wp?.http.list), pass: atLeast(100), show: x },
+        { label: 'p99 in memory', value: p99(memory.http.list), pass: (v) => v < 10, show: (v) => `${ms(v)} ms` },
+        { label: 'p99 on Redis', value: p99(redis?.http.list), pass: (v) => v < 10, show: (v) => `${ms(v)} ms` },
+      ],
+    ),
   );
   verdicts.push(
     verdict('Single post: ≥ 60% of the ceiling in memory, ≥ 45% on Redis', [
@@ -232,55 +308,97 @@ export function evaluateTargets(r: RunResults): Verdict[] {
   );
   const wpCreates = WORDPRESS_CREATES_PER_SECOND;
   verdicts.push(
-    verdict(`Creates with read-your-writes: ≥ 1,500/s embedded with the in-memory read model, ≥ 1,000/s with Redis (60× WordPress's ${wpCreates}/s; creates are not run against the shared reference)`, [
-      { label: 'in memory', value: rps(memory.http.create), pass: atLeast(1500), show: (v) => `${int(v)}/s (${(v / wpCreates).toFixed(0)}× WordPress)` },
-      { label: 'Redis', value: rps(redis?.http.create), pass: atLeast(1000), show: (v) => `${int(v)}/s (${(v / wpCreates).toFixed(0)}× WordPress)` },
-    ]),
+    verdict(
+      `Creates with read-your-writes: ≥ 1,500/s embedded with the in-memory read model, ≥ 1,000/s with Redis (60× WordPress's ${wpCreates}/s; creates are not run against the shared reference)`,
+      [
+        {
+          label: 'in memory',
+          value: rps(memory.http.create),
+          pass: atLeast(1500),
+          show: (v) => `${int(v)}/s (${(v / wpCreates).toFixed(0)}× WordPress)`,
+        },
+        {
+          label: 'Redis',
+          value: rps(redis?.http.create),
+          pass: atLeast(1000),
+          show: (v) => `${int(v)}/s (${(v / wpCreates).toFixed(0)}× WordPress)`,
+        },
+      ],
+    ),
   );
-  const rebuildAtN = (figures: BackendFigures | null | undefined) => figures?.rebuild.get(r.posts)?.eventsPerSecond ?? null;
+  const rebuildAtN = (figures: BackendFigures | null | undefined) =>
+    figures?.rebuild.get(r.posts)?.eventsPerSecond ?? null;
   // Beside each rate, the most this machine allows as measured in the run (the rebuild's `bound`).
   const rebuildShow = (figures: BackendFigures | null | undefined) => (v: number) => {
     const bound = figures?.rebuild.get(r.posts)?.bound;
-    return bound ? `${int(v)} events/s (${((v / bound.eventsPerSecond) * 100).toFixed(0)}% of the ${int(bound.eventsPerSecond)} events/s this machine allows: ${bound.what})` : `${int(v)} events/s`;
+    return bound
+      ? `${int(v)} events/s (${((v / bound.eventsPerSecond) * 100).toFixed(0)}% of the ${int(bound.eventsPerSecond)} events/s this machine allows: ${bound.what})`
+      : `${int(v)} events/s`;
   };
   verdicts.push(
     verdict('Rebuild: ≥ 200,000 events/s into memory, ≥ 50,000 into Redis', [
-      { label: 'memory (start-up replay)', value: rebuildAtN(memory), pass: atLeast(200_000), show: rebuildShow(memory) },
-      { label: 'Redis (projections rebuild)', value: rebuildAtN(redis), pass: atLeast(50_000), show: rebuildShow(redis) },
+      {
+        label: 'memory (start-up replay)',
+        value: rebuildAtN(memory),
+        pass: atLeast(200_000),
+        show: rebuildShow(memory),
+      },
+      {
+        label: 'Redis (projections rebuild)',
+        value: rebuildAtN(redis),
+        pass: atLeast(50_000),
+        show: rebuildShow(redis),
+      },
     ]),
   );
   const small = memory.scaled.get(1000);
   const large = memory.scaled.get(100_000);
   const smallRedis = redis?.scaled.get(1000);
   const largeRedis = redis?.scaled.get(100_000);
-  const kept = (a: Cell | undefined, b: Cell | undefined) => (rps(a) !== null && rps(b) !== null ? rps(b)! / rps(a)! : null);
+  const kept = (a: Cell | undefined, b: Cell | undefined) =>
+    rps(a) !== null && rps(b) !== null ? rps(b)! / rps(a)! : null;
   const within = (v: number) => v >= 0.8;
   const keptShow = (v: number) => `${(v * 100).toFixed(0)}% of the 1,000-post figure`;
   verdicts.push(
-    verdict('100,000 posts: list and single-post throughput within 20% of the 1,000-post figures; embedded start-up < 5 s; resident memory < 500 MB', [
-      { label: 'list in memory', value: kept(small?.list, large?.list), pass: within, show: keptShow },
-      { label: 'single in memory', value: kept(small?.single, large?.single), pass: within, show: keptShow },
-      { label: 'list on Redis', value: kept(smallRedis?.list, largeRedis?.list), pass: within, show: keptShow },
-      { label: 'single on Redis', value: kept(smallRedis?.single, largeRedis?.single), pass: within, show: keptShow },
-      { label: 'embedded start-up', value: memory.startup.get(100_000)?.ms ?? null, pass: (v) => v < 5000, show: seconds },
-      {
-        label: 'resident memory (larger of after seeding, after restart)',
-        value: memory.startup.has(100_000) ? Math.max(memory.rssAfterSeeding.get(100_000) ?? 0, memory.rssAfterReads.get(100_000) ?? 0) : null,
-        pass: (v) => v < 500,
-        show: (v) => mb(v),
-      },
-    ]),
+    verdict(
+      '100,000 posts: list and single-post throughput within 20% of the 1,000-post figures; embedded start-up < 5 s; resident memory < 500 MB',
+      [
+        { label: 'list in memory', value: kept(small?.list, large?.list), pass: within, show: keptShow },
+        { label: 'single in memory', value: kept(small?.single, large?.single), pass: within, show: keptShow },
+        { label: 'list on Redis', value: kept(smallRedis?.list, largeRedis?.list), pass: within, show: keptShow },
+        { label: 'single on Redis', value: kept(smallRedis?.single, largeRedis?.single), pass: within, show: keptShow },
+        {
+          label: 'embedded start-up',
+          value: memory.startup.get(100_000)?.ms ?? null,
+          pass: (v) => v < 5000,
+          show: seconds,
+        },
+        {
+          label: 'resident memory (larger of after seeding, after restart)',
+          value: memory.startup.has(100_000)
+            ? Math.max(memory.rssAfterSeeding.get(100_000) ?? 0, memory.rssAfterReads.get(100_000) ?? 0)
+            : null,
+          pass: (v) => v < 500,
+          show: (v) => mb(v),
+        },
+      ],
+    ),
   );
   return verdicts;
 }
 
 export function renderTargets(verdicts: Verdict[]): string {
-  return verdicts.map((v) => `- **${v.status}** — ${v.target}\n${v.detail.map((d) => `  - ${d}`).join('\n')}`).join('\n');
+  return verdicts
+    .map((v) => `- **${v.status}** — ${v.target}\n${v.detail.map((d) => `  - ${d}`).join('\n')}`)
+    .join('\n');
 }
 
 export function renderRun(r: RunResults): string {
   const scales = r.scales.length > 1 ? `, scales ${r.scales.map(int).join(' / ')}` : '';
-  const wp = 'na' in r.wordpress ? `WordPress: ${r.wordpress.na}.` : `WordPress: the reference instance on 127.0.0.1:8081 with ${int(r.wordpress.posts)} post${r.wordpress.posts === 1 ? '' : 's'} (reads only; its content is shared with other work and changes between runs).`;
+  const wp =
+    'na' in r.wordpress
+      ? `WordPress: ${r.wordpress.na}.`
+      : `WordPress: the reference instance on 127.0.0.1:8081 with ${int(r.wordpress.posts)} post${r.wordpress.posts === 1 ? '' : 's'} (reads only; its content is shared with other work and changes between runs).`;
   return [
     `## ${r.date.toISOString().slice(0, 16).replace('T', ' ')} UTC — ${int(r.posts)} posts${scales}`,
     '',
@@ -318,7 +436,8 @@ export function replaceLatest(doc: string, section: string): string {
   const start = doc.indexOf(LATEST_START);
   const end = doc.indexOf(LATEST_END);
   if (start < 0 || end < 0) throw new Error(`no "Latest result" markers (${LATEST_START} … ${LATEST_END})`);
-  if (doc.indexOf(LATEST_START, start + 1) >= 0 || doc.indexOf(LATEST_END, end + 1) >= 0) throw new Error('the "Latest result" markers appear more than once');
+  if (doc.indexOf(LATEST_START, start + 1) >= 0 || doc.indexOf(LATEST_END, end + 1) >= 0)
+    throw new Error('the "Latest result" markers appear more than once');
   if (end < start) throw new Error('the "Latest result" end marker comes before its start marker');
   return `${doc.slice(0, start + LATEST_START.length)}\n\n${demoteHeadings(section).trim()}\n\n${doc.slice(end)}`;
 }

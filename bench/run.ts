@@ -29,10 +29,31 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import Redis from 'ioredis';
-import { ROOT, closeHttpAgent, freePort, killAllNow, request, rssMb, runNode, sleep, startNode, stop, stopAll, waitForLine } from './procs';
+import {
+  ROOT,
+  closeHttpAgent,
+  freePort,
+  killAllNow,
+  request,
+  rssMb,
+  runNode,
+  sleep,
+  startNode,
+  stop,
+  stopAll,
+  waitForLine,
+} from './procs';
 import type { Reply, Started } from './procs';
 import type { LoadResult, LoadSpec } from './load';
-import { emptyFigures, renderRun, renderTable, renderTargets, evaluateTargets, updateLatestInDocs, writeResultFile } from './report';
+import {
+  emptyFigures,
+  renderRun,
+  renderTable,
+  renderTargets,
+  evaluateTargets,
+  updateLatestInDocs,
+  writeResultFile,
+} from './report';
 import type { BackendFigures, Cell, LoadedCell, RunResults, ScenarioKey } from './report';
 import { summarizeProfile } from './profile';
 import { PARAGRAPH, SEARCH_WORD, seedPostText } from './posts';
@@ -69,7 +90,9 @@ const DURATION = positive('duration', options.duration);
 const WARMUP = Number(options.warmup ?? 2);
 const CONNECTIONS = positive('connections', options.connections);
 const SEED_CONCURRENCY = positive('seed-concurrency', options['seed-concurrency']);
-const SCALES = [...new Set([...(options.scales ? options.scales.split(',').map((s) => positive('scales', s.trim())) : []), POSTS])].sort((a, b) => a - b);
+const SCALES = [
+  ...new Set([...(options.scales ? options.scales.split(',').map((s) => positive('scales', s.trim())) : []), POSTS]),
+].sort((a, b) => a - b);
 const REDIS_DB = Number(options['redis-db']);
 const REDIS_URL = `${options['redis-url']!.replace(/\/\d*$/, '')}/${REDIS_DB}`;
 /** The Redis read model's key prefix (src/bootstrap.ts). */
@@ -82,7 +105,10 @@ const READY = /palimpsest serving \S+ on \S+ \(ready in (\d+) ms(?:, (\d+) ms of
 /** Off: every server runs without the shared response cache (src/http/responseCache.ts). */
 const RESPONSE_CACHE = !options['no-response-cache'];
 
-const LOAD_AT_START = os.loadavg().map((n) => n.toFixed(1)).join(' ');
+const LOAD_AT_START = os
+  .loadavg()
+  .map((n) => n.toFixed(1))
+  .join(' ');
 /** Written by a clean stop in DATA_DIR, loaded at start-up (src/readModel/memory/snapshot.ts). */
 const READ_MODEL_SNAPSHOT = 'read-model.snapshot';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-bench-'));
@@ -99,9 +125,20 @@ interface Server {
   startup: { ms: number; readyMs: number; replayMs: number | null };
 }
 
-async function startServer(name: string, dataDir: string, readModel: 'memory' | 'redis', nodeArgs: string[] = []): Promise<Server> {
+async function startServer(
+  name: string,
+  dataDir: string,
+  readModel: 'memory' | 'redis',
+  nodeArgs: string[] = [],
+): Promise<Server> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', SITE_URL: `http://127.0.0.1:${port}` };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    SITE_URL: `http://127.0.0.1:${port}`,
+  };
   delete env.REDIS_URL;
   delete env.EVENTSTORE_URL;
   if (readModel === 'redis') env.REDIS_URL = REDIS_URL;
@@ -111,7 +148,11 @@ async function startServer(name: string, dataDir: string, readModel: 'memory' | 
   // As `npm start` runs it: the compiled sources on plain node (bin/build.js builds them when they changed).
   const started = startNode(name, 'bin/palimpsest.js', { args: ['serve'], env, nodeArgs });
   const { match, ms } = await waitForLine(started, READY, 600_000);
-  return { started, port, startup: { ms, readyMs: Number(match[1]), replayMs: match[2] === undefined ? null : Number(match[2]) } };
+  return {
+    started,
+    port,
+    startup: { ms, readyMs: Number(match[1]), replayMs: match[2] === undefined ? null : Number(match[2]) },
+  };
 }
 
 function cliEnv(dataDir: string, readModel: 'memory' | 'redis'): NodeJS.ProcessEnv {
@@ -123,8 +164,17 @@ function cliEnv(dataDir: string, readModel: 'memory' | 'redis'): NodeJS.ProcessE
 }
 
 async function createAdmin(dataDir: string): Promise<string> {
-  const out = await runNode('palimpsest user create', 'bin/palimpsest.js', ['user', 'create', '--login', 'admin', '--role', 'administrator', '--json'], cliEnv(dataDir, 'memory'), 60_000);
-  const { username, app_password } = JSON.parse(out.trim().split('\n').pop()!) as { username: string; app_password: string };
+  const out = await runNode(
+    'palimpsest user create',
+    'bin/palimpsest.js',
+    ['user', 'create', '--login', 'admin', '--role', 'administrator', '--json'],
+    cliEnv(dataDir, 'memory'),
+    60_000,
+  );
+  const { username, app_password } = JSON.parse(out.trim().split('\n').pop()!) as {
+    username: string;
+    app_password: string;
+  };
   return `Basic ${Buffer.from(`${username}:${app_password}`).toString('base64')}`;
 }
 
@@ -134,7 +184,8 @@ async function waitForAuth(port: number, auth: string): Promise<void> {
   for (;;) {
     const reply = await request(port, 'GET', '/core/v2/posts?context=edit&per_page=1', { auth });
     if (reply.status === 200) return;
-    if (Date.now() > deadline) throw new Error(`the administrator cannot authenticate: ${reply.status} ${reply.body.slice(0, 200)}`);
+    if (Date.now() > deadline)
+      throw new Error(`the administrator cannot authenticate: ${reply.status} ${reply.body.slice(0, 200)}`);
     await sleep(100);
   }
 }
@@ -167,7 +218,12 @@ interface Features {
 /** Which of the list parameters this build implements: the index must list them and the term routes exist. */
 async function probeFeatures(port: number, auth: string): Promise<Features> {
   const index = await request(port, 'GET', '/core/v2');
-  const routes = (JSON.parse(index.body) as { routes?: Record<string, { endpoints: { methods: string[]; args: Record<string, unknown> }[] }> }).routes ?? {};
+  const routes =
+    (
+      JSON.parse(index.body) as {
+        routes?: Record<string, { endpoints: { methods: string[]; args: Record<string, unknown> }[] }>;
+      }
+    ).routes ?? {};
   const listArgs = routes['/core/v2/posts']?.endpoints.find((e) => e.methods.includes('GET'))?.args ?? {};
   const features: Features = { categories: [], tags: [], filtered: null, search: null };
   features.search = 'search' in listArgs ? null : 'not implemented';
@@ -176,7 +232,10 @@ async function probeFeatures(port: number, auth: string): Promise<Features> {
     features.filtered = 'not implemented';
     return features;
   }
-  for (const [base, count, into] of [['categories', 10, features.categories], ['tags', 7, features.tags]] as const) {
+  for (const [base, count, into] of [
+    ['categories', 10, features.categories],
+    ['tags', 7, features.tags],
+  ] as const) {
     for (let k = 1; k <= count; k++) {
       const reply = await request(port, 'POST', `/core/v2/${base}`, { body: { name: `Bench ${base} ${k}` }, auth });
       if (reply.status !== 201) {
@@ -221,7 +280,10 @@ async function seed(port: number, auth: string, from: number, to: number, featur
         return;
       }
       ids[i - from] = (JSON.parse(reply.body) as { id: number }).id;
-      if (++done % 1000 === 0) process.stderr.write(`\r[bench] seeded ${int(from + done)} of ${int(to)} (${int(done / ((performance.now() - started) / 1000))}/s)   `);
+      if (++done % 1000 === 0)
+        process.stderr.write(
+          `\r[bench] seeded ${int(from + done)} of ${int(to)} (${int(done / ((performance.now() - started) / 1000))}/s)   `,
+        );
     }
   };
   await Promise.all(Array.from({ length: SEED_CONCURRENCY }, worker));
@@ -232,12 +294,21 @@ async function seed(port: number, auth: string, from: number, to: number, featur
 
 // --- load ----------------------------------------------------------------------------------------------------
 
-async function load(spec: Omit<LoadSpec, 'connections' | 'durationSeconds' | 'warmupSeconds'>, durationSeconds = DURATION): Promise<LoadResult> {
+async function load(
+  spec: Omit<LoadSpec, 'connections' | 'durationSeconds' | 'warmupSeconds'>,
+  durationSeconds = DURATION,
+): Promise<LoadResult> {
   const full: LoadSpec = { ...spec, connections: CONNECTIONS, durationSeconds, warmupSeconds: WARMUP };
   // Through a file: ten thousand paths do not fit in an argument list.
   const specFile = path.join(tmp, 'load-spec.json');
   fs.writeFileSync(specFile, JSON.stringify(full));
-  const out = await runNode('autocannon', 'bench/load.ts', [specFile], process.env, (durationSeconds + WARMUP) * 1000 + 120_000);
+  const out = await runNode(
+    'autocannon',
+    'bench/load.ts',
+    [specFile],
+    process.env,
+    (durationSeconds + WARMUP) * 1000 + 120_000,
+  );
   return JSON.parse(out.trim().split('\n').pop()!) as LoadResult;
 }
 
@@ -270,7 +341,10 @@ function labels(posts: number): Record<ScenarioKey, string> {
 }
 
 /** The request of a figure, or why it has none on this target. */
-async function requestFor(key: ScenarioKey, t: Target): Promise<Omit<LoadSpec, 'connections' | 'durationSeconds' | 'warmupSeconds'> | { na: string }> {
+async function requestFor(
+  key: ScenarioKey,
+  t: Target,
+): Promise<Omit<LoadSpec, 'connections' | 'durationSeconds' | 'warmupSeconds'> | { na: string }> {
   const get = (p: string) => ({ port: t.port, method: 'GET' as const, paths: [`${t.base}${p}`] });
   switch (key) {
     case 'list':
@@ -303,11 +377,21 @@ async function requestFor(key: ScenarioKey, t: Target): Promise<Omit<LoadSpec, '
         method: 'POST',
         paths: [`${t.base}/posts`],
         headers: { authorization: t.auth },
-        body: JSON.stringify({ title: 'Bench create {n}', content: `<!-- wp:paragraph -->\n<p>${PARAGRAPH}</p>\n<!-- /wp:paragraph -->`, status: 'publish' }),
+        body: JSON.stringify({
+          title: 'Bench create {n}',
+          content: `<!-- wp:paragraph -->\n<p>${PARAGRAPH}</p>\n<!-- /wp:paragraph -->`,
+          status: 'publish',
+        }),
       };
     case 'patch':
       if (!t.auth) return { na: 'not run against the shared reference' };
-      return { port: t.port, method: 'PATCH', paths: t.ids.map((id) => `${t.base}/posts/${id}`), headers: { authorization: t.auth }, body: JSON.stringify({ title: 'Bench edit {n}' }) };
+      return {
+        port: t.port,
+        method: 'PATCH',
+        paths: t.ids.map((id) => `${t.base}/posts/${id}`),
+        headers: { authorization: t.auth },
+        body: JSON.stringify({ title: 'Bench edit {n}' }),
+      };
   }
 }
 
@@ -319,7 +403,12 @@ async function expectTotal(t: Target, query: string, expected: number): Promise<
   return total === expected ? null : `answers ${total} posts where ${expected} match; not filtering`;
 }
 
-async function measure(keys: ScenarioKey[], t: Target, into: Partial<Record<ScenarioKey, Cell>>, who: string): Promise<void> {
+async function measure(
+  keys: ScenarioKey[],
+  t: Target,
+  into: Partial<Record<ScenarioKey, Cell>>,
+  who: string,
+): Promise<void> {
   for (const key of keys) {
     const spec = await requestFor(key, t);
     if ('na' in spec) {
@@ -343,8 +432,13 @@ async function measure(keys: ScenarioKey[], t: Target, into: Partial<Record<Scen
       result.fromCache = looked > 0 ? hits / looked : 0;
     }
     into[key] = result;
-    const cached = result.fromCache === undefined ? '' : `, ${(result.fromCache * 100).toFixed(0)}% from the response cache (warm-up included)`;
-    log(`  ${int(result.requestsPerSecond)}/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms${cached}${result.non2xx + result.errors > 0 ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ''}`);
+    const cached =
+      result.fromCache === undefined
+        ? ''
+        : `, ${(result.fromCache * 100).toFixed(0)}% from the response cache (warm-up included)`;
+    log(
+      `  ${int(result.requestsPerSecond)}/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms${cached}${result.non2xx + result.errors > 0 ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ''}`,
+    );
   }
 }
 
@@ -362,10 +456,17 @@ async function cacheCounts(port: number): Promise<{ hits: number; misses: number
 async function checkReadYourWrites(t: Target): Promise<string> {
   let failures = 0;
   for (let k = 0; k < 20; k++) {
-    const reply = await request(t.port, 'POST', `${t.base}/posts`, { body: { title: `Read back ${k}`, status: 'publish' }, auth: t.auth! });
+    const reply = await request(t.port, 'POST', `${t.base}/posts`, {
+      body: { title: `Read back ${k}`, status: 'publish' },
+      auth: t.auth!,
+    });
     const id = (JSON.parse(reply.body) as { id: number }).id;
-    const [item, list] = await Promise.all([request(t.port, 'GET', `${t.base}/posts/${id}`), request(t.port, 'GET', `${t.base}/posts?per_page=1`)]);
-    if (reply.status !== 201 || item.status !== 200 || (JSON.parse(list.body) as { id: number }[])[0]?.id !== id) failures++;
+    const [item, list] = await Promise.all([
+      request(t.port, 'GET', `${t.base}/posts/${id}`),
+      request(t.port, 'GET', `${t.base}/posts?per_page=1`),
+    ]);
+    if (reply.status !== 201 || item.status !== 200 || (JSON.parse(list.body) as { id: number }[])[0]?.id !== id)
+      failures++;
   }
   return failures === 0 ? '20 of 20 read back' : `${failures} of 20 NOT read back`;
 }
@@ -392,20 +493,35 @@ interface Seeded {
 }
 
 function targetAt(port: number, seeded: Pick<Seeded, 'auth' | 'features' | 'ids'>, posts: number): Target {
-  return { port, base: '/core/v2', ids: seeded.ids.slice(0, posts), auth: seeded.auth, posts, features: seeded.features, after: seedDate(Math.floor(posts / 2)) };
+  return {
+    port,
+    base: '/core/v2',
+    ids: seeded.ids.slice(0, posts),
+    auth: seeded.auth,
+    posts,
+    features: seeded.features,
+    after: seedDate(Math.floor(posts / 2)),
+  };
 }
 
 /** Checks search and filters really filter at this scale; turns their figures into n/a when they do not. */
 async function guardFilters(t: Target): Promise<Features> {
   const features = { ...t.features };
   const indices = Array.from({ length: t.posts }, (_, i) => i);
-  if (!features.search) features.search = await expectTotal(t, `?search=${SEARCH_WORD}`, indices.filter((i) => i % 100 === 0).length);
+  if (!features.search)
+    features.search = await expectTotal(t, `?search=${SEARCH_WORD}`, indices.filter((i) => i % 100 === 0).length);
   if (!features.filtered) {
     const c = 3 % features.categories.length;
     const g = 5 % features.tags.length;
     const half = Math.floor(t.posts / 2);
-    const expected = indices.filter((i) => i % features.categories.length === c && i % features.tags.length === g && i > half).length;
-    features.filtered = await expectTotal(t, `?categories=${features.categories[c]}&tags=${features.tags[g]}&after=${t.after}`, expected);
+    const expected = indices.filter(
+      (i) => i % features.categories.length === c && i % features.tags.length === g && i > half,
+    ).length;
+    features.filtered = await expectTotal(
+      t,
+      `?categories=${features.categories[c]}&tags=${features.tags[g]}&after=${t.after}`,
+      expected,
+    );
   }
   return features;
 }
@@ -439,7 +555,9 @@ async function memoryPhase(figures: BackendFigures): Promise<Seeded> {
     }
     const events = countEvents(dataDir);
     const floor = await replayFloor(dataDir);
-    log(`  replay floor: ${int(floor.eventsPerSecond)} events/s (best of ${floor.passesMs.length} passes, the first in ${int(floor.firstMs)} ms)`);
+    log(
+      `  replay floor: ${int(floor.eventsPerSecond)} events/s (best of ${floor.passesMs.length} passes, the first in ${int(floor.firstMs)} ms)`,
+    );
     // The rebuild figure is a start-up without the read-model snapshot the clean stop wrote: the whole log replayed.
     fs.rmSync(path.join(dataDir, READ_MODEL_SNAPSHOT), { force: true });
     server = await startServer('palimpsest (memory)', dataDir, 'memory');
@@ -449,19 +567,26 @@ async function memoryPhase(figures: BackendFigures): Promise<Seeded> {
     figures.rebuild.set(scale, {
       events,
       eventsPerSecond: events / (Math.max(rebuildMs, 1) / 1000),
-      how: replayMs === null ? `start-up replay of ${int(events)} events; ready in ${int(readyMs)} ms` : `start-up replay of ${int(events)} events in ${int(replayMs)} ms; ready in ${int(readyMs)} ms`,
+      how:
+        replayMs === null
+          ? `start-up replay of ${int(events)} events; ready in ${int(readyMs)} ms`
+          : `start-up replay of ${int(events)} events in ${int(replayMs)} ms; ready in ${int(readyMs)} ms`,
       bound: {
         eventsPerSecond: floor.eventsPerSecond,
         what: `floor: reading the log and a JSON round trip of each event, nothing else, best of ${floor.passesMs.length} passes (bench/replayFloor.ts; its first, cold pass ${int(events / (floor.firstMs / 1000))}/s)`,
       },
     });
-    log(`  restarted in ${int(server.startup.ms)} ms (server: ${readyMs} ms, replay ${replayMs ?? '?'} ms) replaying ${int(events)} events`);
+    log(
+      `  restarted in ${int(server.startup.ms)} ms (server: ${readyMs} ms, replay ${replayMs ?? '?'} ms) replaying ${int(events)} events`,
+    );
     // The start-up figure is the usual one: after a clean stop, from the snapshot it wrote, caught up from the log.
     await stop(server.started);
     const withSnapshot = fs.existsSync(path.join(dataDir, READ_MODEL_SNAPSHOT));
     server = await startServer('palimpsest (memory)', dataDir, 'memory');
     figures.startup.set(scale, { ...server.startup, events, snapshot: withSnapshot });
-    log(`  restarted in ${int(server.startup.ms)} ms (server: ${server.startup.readyMs} ms) ${withSnapshot ? 'from its read-model snapshot' : 'replaying the log'}`);
+    log(
+      `  restarted in ${int(server.startup.ms)} ms (server: ${server.startup.readyMs} ms) ${withSnapshot ? 'from its read-model snapshot' : 'replaying the log'}`,
+    );
     await waitForAuth(server.port, auth);
 
     const t = targetAt(server.port, seeded, scale);
@@ -495,12 +620,27 @@ async function ceilingPhase(body: string): Promise<Cell> {
   const file = path.join(tmp, 'ceiling-body.json');
   fs.writeFileSync(file, body);
   const port = await freePort();
-  const started = startNode('ceiling', 'bench/ceiling.ts', { env: { ...process.env, PORT: String(port), BODY_FILE: file } });
+  const started = startNode('ceiling', 'bench/ceiling.ts', {
+    env: { ...process.env, PORT: String(port), BODY_FILE: file },
+  });
   try {
     await waitForLine(started, /ceiling serving/, 60_000);
     const cells: Partial<Record<ScenarioKey, Cell>> = {};
     log('ceiling: bare koa');
-    await measure(['list'], { port, base: '/core/v2', ids: [], auth: null, posts: POSTS, features: { categories: [], tags: [], filtered: 'n/a', search: 'n/a' }, after: '' }, cells, 'ceiling');
+    await measure(
+      ['list'],
+      {
+        port,
+        base: '/core/v2',
+        ids: [],
+        auth: null,
+        posts: POSTS,
+        features: { categories: [], tags: [], filtered: 'n/a', search: 'n/a' },
+        after: '',
+      },
+      cells,
+      'ceiling',
+    );
     return cells.list!;
   } finally {
     await stop(started);
@@ -512,7 +652,8 @@ async function redisAvailable(): Promise<string | null> {
     redisClient = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
     await redisClient.connect();
     const [, keys] = await redisClient.scan('0', 'MATCH', `${REDIS_PREFIX}*`, 'COUNT', 1000);
-    if (keys.length > 0) return `Redis database ${REDIS_DB} already holds ${REDIS_PREFIX}* keys; pick another with --redis-db`;
+    if (keys.length > 0)
+      return `Redis database ${REDIS_DB} already holds ${REDIS_PREFIX}* keys; pick another with --redis-db`;
     return null;
   } catch (error) {
     redisClient?.disconnect();
@@ -538,7 +679,13 @@ async function redisPhase(figures: BackendFigures, seeded: Seeded): Promise<void
     await clearRedis();
     log(`Redis read model, ${int(scale)} posts: palimpsest projections rebuild`);
     const started = performance.now();
-    const out = await runNode('palimpsest projections rebuild', 'bench/rebuild.ts', [], cliEnv(dataDir, 'redis'), 1_800_000);
+    const out = await runNode(
+      'palimpsest projections rebuild',
+      'bench/rebuild.ts',
+      [],
+      cliEnv(dataDir, 'redis'),
+      1_800_000,
+    );
     const wall = (performance.now() - started) / 1000;
     const lines = [...out.matchAll(/^(\S+): (\d+) events replayed at (\d+) events\/s$/gm)];
     const content = lines.find((m) => m[1] === 'content') ?? lines[0];
@@ -597,7 +744,12 @@ async function wordpressPhase(): Promise<RunResults['wordpress']> {
   const ids = (JSON.parse(list.body) as { id: number }[]).map((p) => p.id);
   const http: Partial<Record<ScenarioKey, Cell>> = {};
   const features: Features = { categories: [1], tags: [1], filtered: null, search: null };
-  await measure([...READS, ...WRITES], { port: WORDPRESS_PORT, base: '/wp-json/wp/v2', ids, auth: null, posts, features, after: seedDate(0) }, http, 'WordPress');
+  await measure(
+    [...READS, ...WRITES],
+    { port: WORDPRESS_PORT, base: '/wp-json/wp/v2', ids, auth: null, posts, features, after: seedDate(0) },
+    http,
+    'WordPress',
+  );
   return { http, posts };
 }
 
@@ -605,7 +757,10 @@ function machine(): string {
   const cpus = os.cpus();
   const memory = `${(os.totalmem() / 2 ** 30).toFixed(1)} GB`;
   // The load average tells whether other work shared the machine during the run.
-  const load = os.loadavg().map((n) => n.toFixed(1)).join(' ');
+  const load = os
+    .loadavg()
+    .map((n) => n.toFixed(1))
+    .join(' ');
   return `${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${memory} memory, ${os.type()} ${os.release()}, node ${process.version}; load average ${LOAD_AT_START} at the start, ${load} at the end`;
 }
 
@@ -643,8 +798,17 @@ async function profileMode(): Promise<void> {
     const profiling = ['--cpu-prof', '--cpu-prof-dir', profileDir];
     if (key === 'rebuild') {
       const started = performance.now();
-      await runNode('palimpsest projections rebuild', 'bench/rebuild.ts', [], cliEnv(dataDir, readModel), 1_800_000, profiling);
-      console.log(`\n### rebuild (${readModel}): ${int(performance.now() - started)} ms\n${summarizeProfile(mainThreadProfile(profileDir), Number.POSITIVE_INFINITY)}`);
+      await runNode(
+        'palimpsest projections rebuild',
+        'bench/rebuild.ts',
+        [],
+        cliEnv(dataDir, readModel),
+        1_800_000,
+        profiling,
+      );
+      console.log(
+        `\n### rebuild (${readModel}): ${int(performance.now() - started)} ms\n${summarizeProfile(mainThreadProfile(profileDir), Number.POSITIVE_INFINITY)}`,
+      );
       continue;
     }
     // `startup` profiles the replay of the whole log, not the load of the snapshot the last clean stop wrote.
@@ -652,7 +816,9 @@ async function profileMode(): Promise<void> {
     const server = await startServer(`palimpsest (${readModel}, profiled)`, dataDir, readModel, profiling);
     if (key === 'startup') {
       await stop(server.started);
-      console.log(`\n### startup (${readModel}): ready in ${server.startup.readyMs} ms\n${summarizeProfile(mainThreadProfile(profileDir), Number.POSITIVE_INFINITY)}`);
+      console.log(
+        `\n### startup (${readModel}): ready in ${server.startup.readyMs} ms\n${summarizeProfile(mainThreadProfile(profileDir), Number.POSITIVE_INFINITY)}`,
+      );
       continue;
     }
     const cells: Partial<Record<ScenarioKey, Cell>> = {};
@@ -664,18 +830,27 @@ async function profileMode(): Promise<void> {
     } finally {
       await stop(server.started);
     }
-    console.log(`\n### ${key} (${readModel}): ${cellTextPlain(cells[key as ScenarioKey])}\n${summarizeProfile(mainThreadProfile(profileDir), DURATION)}`);
+    console.log(
+      `\n### ${key} (${readModel}): ${cellTextPlain(cells[key as ScenarioKey])}\n${summarizeProfile(mainThreadProfile(profileDir), DURATION)}`,
+    );
   }
   if (readModel === 'redis') await clearRedis();
   console.log(`\nprofiles kept in ${dir} (open them in Chrome DevTools or speedscope)`);
 }
 
-const cellTextPlain = (cell: Cell | undefined) => (!cell ? '–' : 'na' in cell ? `n/a (${cell.na})` : `${int(cell.requestsPerSecond)}/s, p50 ${cell.p50.toFixed(2)} ms, p99 ${cell.p99.toFixed(2)} ms`);
+const cellTextPlain = (cell: Cell | undefined) =>
+  !cell
+    ? '–'
+    : 'na' in cell
+      ? `n/a (${cell.na})`
+      : `${int(cell.requestsPerSecond)}/s, p50 ${cell.p50.toFixed(2)} ms, p99 ${cell.p99.toFixed(2)} ms`;
 
 async function main(): Promise<void> {
   if (options.profile) return profileMode();
   const date = new Date();
-  log(`${int(POSTS)} posts, scales ${SCALES.map(int).join(', ')}; ${DURATION} s per figure after ${WARMUP} s warm-up, ${CONNECTIONS} connections; work dir ${tmp}`);
+  log(
+    `${int(POSTS)} posts, scales ${SCALES.map(int).join(', ')}; ${DURATION} s per figure after ${WARMUP} s warm-up, ${CONNECTIONS} connections; work dir ${tmp}`,
+  );
   const memory = emptyFigures();
   const seeded = await memoryPhase(memory);
   const ceiling = await ceilingPhase(seeded.ceilingBody);
@@ -740,7 +915,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 main()
   .then(cleanup)
   .catch(async (error) => {
-    console.error(error instanceof Error ? error.stack ?? error.message : error);
+    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
     await cleanup();
     process.exitCode = 1;
   });

@@ -41,7 +41,11 @@ function sourceFiles(test = (name) => MODULE_FILE.test(name) && !NOT_BUILT.test(
 function buildName(files) {
   const hash = crypto.createHash('sha256');
   for (const file of [...files, 'bin/build.js', 'tsconfig.json']) {
-    hash.update(file).update('\0').update(fs.readFileSync(path.join(ROOT, file))).update('\0');
+    hash
+      .update(file)
+      .update('\0')
+      .update(fs.readFileSync(path.join(ROOT, file)))
+      .update('\0');
   }
   return hash.digest('hex').slice(0, 16);
 }

@@ -20,20 +20,86 @@ export interface SideView {
 
 /** Fields whose values must agree between the two sides (every other field: only its presence and type). */
 const VALUE_KEYS = new Set([
-  'status', 'type', 'slug', 'generated_slug', 'raw', 'rendered', 'protected', 'block_version', 'comment_status',
-  'ping_status', 'format', 'sticky', 'template', 'menu_order', 'password', 'code', 'message', 'deleted', 'id',
-  'author', 'parent', 'featured_media', 'categories', 'tags', 'href', 'link', 'permalink_template', 'taxonomy',
-  'embeddable', 'count', 'templated', 'date', 'date_gmt', 'modified', 'modified_gmt', 'failed', 'namespace',
-  'methods', 'namespaces', 'timezone_string', 'gmt_offset', 'v1', 'meta', 'footnotes',
+  'status',
+  'type',
+  'slug',
+  'generated_slug',
+  'raw',
+  'rendered',
+  'protected',
+  'block_version',
+  'comment_status',
+  'ping_status',
+  'format',
+  'sticky',
+  'template',
+  'menu_order',
+  'password',
+  'code',
+  'message',
+  'deleted',
+  'id',
+  'author',
+  'parent',
+  'featured_media',
+  'categories',
+  'tags',
+  'href',
+  'link',
+  'permalink_template',
+  'taxonomy',
+  'embeddable',
+  'count',
+  'templated',
+  'date',
+  'date_gmt',
+  'modified',
+  'modified_gmt',
+  'failed',
+  'namespace',
+  'methods',
+  'namespaces',
+  'timezone_string',
+  'gmt_offset',
+  'v1',
+  'meta',
+  'footnotes',
   // media: the kind of file, its dimensions, names and URLs (the sizes' names are their keys, compared as keys)
-  'mime_type', 'media_type', 'width', 'height', 'file', 'source_url', 'alt_text', 'post', 'missing_image_sizes',
+  'mime_type',
+  'media_type',
+  'width',
+  'height',
+  'file',
+  'source_url',
+  'alt_text',
+  'post',
+  'missing_image_sizes',
   // menu items
-  'url', 'object', 'object_id', 'type_label', 'attr_title', 'target', 'classes', 'xfn', 'invalid', 'menus', 'auto_add', 'locations',
+  'url',
+  'object',
+  'object_id',
+  'type_label',
+  'attr_title',
+  'target',
+  'classes',
+  'xfn',
+  'invalid',
+  'menus',
+  'auto_add',
+  'locations',
   // oEmbed answers (where `title` is a string; elsewhere it is an object of compared parts). Not the provider's
   // and authors' names: the site title and users' display names are not set alike on the two sites.
-  'version', 'title', 'provider_url', 'thumbnail_url', 'thumbnail_width', 'thumbnail_height',
+  'version',
+  'title',
+  'provider_url',
+  'thumbnail_url',
+  'thumbnail_width',
+  'thumbnail_height',
   // header values inside `_envelope` and batch responses
-  'Allow', 'Location', 'X-WP-Total', 'X-WP-TotalPages',
+  'Allow',
+  'Location',
+  'X-WP-Total',
+  'X-WP-TotalPages',
 ]);
 const DATE_KEYS = new Set(['date', 'date_gmt', 'modified', 'modified_gmt']);
 /** Dates set from "now" on each side agree within this margin; a time-zone mistake is a whole hour. */
@@ -67,28 +133,48 @@ export function canonicalString(value: string, view: SideView): string {
   let s = value;
   if (view.side === 'reference') {
     s = s.split(`${view.apiRoot}/wp/v2`).join('{api}/core/v2');
-    s = s.replace(new RegExp(`${escapeRegExp(view.apiRoot)}/wp-(site-health|block-editor)/v1(?=[/?"]|$)`, 'g'), '{api}/$1/v1');
+    s = s.replace(
+      new RegExp(`${escapeRegExp(view.apiRoot)}/wp-(site-health|block-editor)/v1(?=[/?"]|$)`, 'g'),
+      '{api}/$1/v1',
+    );
     s = s.split(view.apiRoot).join('{api}');
     s = s.split(view.siteUrl).join('{site}');
     if (s === 'wp/v2') s = 'core/v2';
     else if (s === 'wp-site-health/v1') s = 'site-health/v1';
     else if (s === 'wp-block-editor/v1') s = 'block-editor/v1';
-    s = s.replace(/^\/wp\/v2(?=[/?]|$)/, '/core/v2').replace(/^\/wp-(site-health|block-editor)\/v1(?=[/?]|$)/, '/$1/v1');
+    s = s
+      .replace(/^\/wp\/v2(?=[/?]|$)/, '/core/v2')
+      .replace(/^\/wp-(site-health|block-editor)\/v1(?=[/?]|$)/, '/$1/v1');
   } else {
     // The API root is the site root here, so a URL is the API's when its path is a namespace or `/` itself.
-    s = s.replace(new RegExp(`${escapeRegExp(view.siteUrl)}(/[^\\s"'<>,;]*)?`, 'g'), (_all, path: string | undefined) => {
-      const p = path ?? '';
-      // The bare site URL (no path) is the site's, as WordPress's home URL is.
-      return p === '/' || API_PREFIXES.test(p) ? `{api}${p}` : `{site}${p}`;
-    });
+    s = s.replace(
+      new RegExp(`${escapeRegExp(view.siteUrl)}(/[^\\s"'<>,;]*)?`, 'g'),
+      (_all, path: string | undefined) => {
+        const p = path ?? '';
+        // The bare site URL (no path) is the site's, as WordPress's home URL is.
+        return p === '/' || API_PREFIXES.test(p) ? `{api}${p}` : `{site}${p}`;
+      },
+    );
   }
   if (!s.includes('{api}') && !s.includes('{site}') && !s.startsWith('/core/v2')) return s;
   return s
-    .replace(/\/(posts|pages|blocks|global-styles|revisions|autosaves|media|comments|menu-items)\/(\d+)/g, (_a, seg: string, id: string) => `/${seg}/${symbol(view, 'content', Number(id))}`)
+    .replace(
+      /\/(posts|pages|blocks|global-styles|revisions|autosaves|media|comments|menu-items)\/(\d+)/g,
+      (_a, seg: string, id: string) => `/${seg}/${symbol(view, 'content', Number(id))}`,
+    )
     .replace(/\/users\/(\d+)/g, (_a, id: string) => `/users/${symbol(view, 'user', Number(id))}`)
-    .replace(/\/(categories|tags|menus)\/(\d+)/g, (_a, seg: string, id: string) => `/${seg}/${symbol(view, 'term', Number(id))}`)
-    .replace(/([?&](?:post|parent|p|page_id|preview_id|attachment_id)=)(\d+)/g, (_a, key: string, id: string) => `${key}${symbol(view, 'content', Number(id))}`)
-    .replace(/([?&](?:categories|tags|menus)=)(\d+)/g, (_a, key: string, id: string) => `${key}${symbol(view, 'term', Number(id))}`);
+    .replace(
+      /\/(categories|tags|menus)\/(\d+)/g,
+      (_a, seg: string, id: string) => `/${seg}/${symbol(view, 'term', Number(id))}`,
+    )
+    .replace(
+      /([?&](?:post|parent|p|page_id|preview_id|attachment_id)=)(\d+)/g,
+      (_a, key: string, id: string) => `${key}${symbol(view, 'content', Number(id))}`,
+    )
+    .replace(
+      /([?&](?:categories|tags|menus)=)(\d+)/g,
+      (_a, key: string, id: string) => `${key}${symbol(view, 'term', Number(id))}`,
+    );
 }
 
 function symbol(view: SideView, kind: IdKind, id: number): string {
@@ -100,7 +186,12 @@ function symbol(view: SideView, kind: IdKind, id: number): string {
 /** The kind of id a numeric field holds, judged from its key and the object around it. */
 function idKindOf(key: string, holder: Record<string, unknown>, collection: Collection): IdKind | null {
   // A menu is a term too (of nav_menu), though it does not name its taxonomy (nor, in embed context, its fields).
-  const isTerm = 'taxonomy' in holder || ('auto_add' in holder && 'locations' in holder) || collection === 'menus' || collection === 'categories' || collection === 'tags';
+  const isTerm =
+    'taxonomy' in holder ||
+    ('auto_add' in holder && 'locations' in holder) ||
+    collection === 'menus' ||
+    collection === 'categories' ||
+    collection === 'tags';
   // A menu item's object is a term when the item links a taxonomy, a post (or the item itself) otherwise.
   const isMenuItem = 'object_id' in holder && ('menus' in holder || collection === 'menu-items');
   const isUser = 'avatar_urls' in holder || 'roles' in holder || collection === 'users';
@@ -131,7 +222,8 @@ function idKindOf(key: string, holder: Record<string, unknown>, collection: Coll
 /** An untitled item's slug is its own id (`41`, or `41-2` for a page, where a number alone is reserved). */
 function canonicalSlug(value: string, view: SideView): string {
   const idSlug = /^(\d+)(-\d+)?$/.exec(value);
-  if (idSlug && view.symbolOf('content', Number(idSlug[1])) !== undefined) return `${symbol(view, 'content', Number(idSlug[1]))}${idSlug[2] ?? ''}`;
+  if (idSlug && view.symbolOf('content', Number(idSlug[1])) !== undefined)
+    return `${symbol(view, 'content', Number(idSlug[1]))}${idSlug[2] ?? ''}`;
   return canonicalString(value, view);
 }
 
@@ -145,7 +237,12 @@ export function collectionOf(step: Pick<Step, 'path' | 'root'>): Collection {
   return (/^\/(menus|menu-items|users|categories|tags)(?=\/|$)/.exec(step.path)?.[1] as Collection | undefined) ?? null;
 }
 
-export function canonicalBody(value: unknown, view: SideView, idKind: IdKind | null = null, collection: Collection = null): unknown {
+export function canonicalBody(
+  value: unknown,
+  view: SideView,
+  idKind: IdKind | null = null,
+  collection: Collection = null,
+): unknown {
   if (typeof value === 'string') return canonicalString(value, view);
   if (typeof value === 'number' && idKind !== null && Number.isInteger(value)) return symbol(view, idKind, value);
   if (Array.isArray(value)) return value.map((item) => canonicalBody(item, view, idKind, collection));
@@ -153,7 +250,10 @@ export function canonicalBody(value: unknown, view: SideView, idKind: IdKind | n
     const holder = value as Record<string, unknown>;
     const out: Record<string, unknown> = {};
     for (const [key, inner] of Object.entries(holder)) {
-      out[canonicalString(key, view)] = (key === 'slug' || key === 'generated_slug') && typeof inner === 'string' ? canonicalSlug(inner, view) : canonicalBody(inner, view, idKindOf(key, holder, collection), collection);
+      out[canonicalString(key, view)] =
+        (key === 'slug' || key === 'generated_slug') && typeof inner === 'string'
+          ? canonicalSlug(inner, view)
+          : canonicalBody(inner, view, idKindOf(key, holder, collection), collection);
     }
     return out;
   }
@@ -178,8 +278,13 @@ function brief(value: unknown): unknown {
 }
 
 function isError(value: unknown): boolean {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) &&
-    typeof (value as Record<string, unknown>).code === 'string' && typeof (value as Record<string, unknown>).message === 'string';
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    typeof (value as Record<string, unknown>).code === 'string' &&
+    typeof (value as Record<string, unknown>).message === 'string'
+  );
 }
 
 function valueCompared(key: string | null, mode: Mode, value: unknown): boolean {
@@ -228,13 +333,27 @@ function pairById(r: unknown[], p: unknown[]): Array<[number, number]> | null {
   return pairs;
 }
 
-const pathOf = (at: string, key: string) => (/^[A-Za-z_$][\w$]*$/.test(key) ? `${at}.${key}` : `${at}[${JSON.stringify(key)}]`);
+const pathOf = (at: string, key: string) =>
+  /^[A-Za-z_$][\w$]*$/.test(key) ? `${at}.${key}` : `${at}[${JSON.stringify(key)}]`;
 
-export function compareBodies(ref: unknown, pal: unknown, at: string, mode: Mode, out: Difference[], key: string | null = null, skipKeys: ReadonlySet<string> = new Set()): void {
+export function compareBodies(
+  ref: unknown,
+  pal: unknown,
+  at: string,
+  mode: Mode,
+  out: Difference[],
+  key: string | null = null,
+  skipKeys: ReadonlySet<string> = new Set(),
+): void {
   const tr = typeOf(ref);
   const tp = typeOf(pal);
   if (tr !== tp) {
-    out.push({ kind: 'type', at, reference: `${tr} ${JSON.stringify(brief(ref))}`, palimpsest: `${tp} ${JSON.stringify(brief(pal))}` });
+    out.push({
+      kind: 'type',
+      at,
+      reference: `${tr} ${JSON.stringify(brief(ref))}`,
+      palimpsest: `${tp} ${JSON.stringify(brief(pal))}`,
+    });
     return;
   }
   if (tr === 'object') {
@@ -243,12 +362,14 @@ export function compareBodies(ref: unknown, pal: unknown, at: string, mode: Mode
     const innerMode: Mode = mode === 'selected' && isError(r) ? 'all' : mode;
     const onlyRef = Object.keys(r).filter((k) => !(k in p) && !skipKeys.has(k));
     const onlyPal = Object.keys(p).filter((k) => !(k in r) && !skipKeys.has(k));
-    if (onlyRef.length > 0 || onlyPal.length > 0) out.push({ kind: 'keys', at, reference: onlyRef, palimpsest: onlyPal });
+    if (onlyRef.length > 0 || onlyPal.length > 0)
+      out.push({ kind: 'keys', at, reference: onlyRef, palimpsest: onlyPal });
     const extra = innerMode === 'selected' ? holderValueKeys(r) : NO_KEYS;
     for (const k of Object.keys(r)) {
       if (!(k in p) || skipKeys.has(k)) continue;
       if (extra.has(k) && typeOf(r[k]) !== 'object' && typeOf(r[k]) === typeOf(p[k])) {
-        if (JSON.stringify(r[k]) !== JSON.stringify(p[k])) out.push({ kind: 'value', at: pathOf(at, k), reference: r[k], palimpsest: p[k] });
+        if (JSON.stringify(r[k]) !== JSON.stringify(p[k]))
+          out.push({ kind: 'value', at: pathOf(at, k), reference: r[k], palimpsest: p[k] });
         continue;
       }
       compareBodies(r[k], p[k], pathOf(at, k), innerMode, out, k);
@@ -269,7 +390,8 @@ export function compareBodies(ref: unknown, pal: unknown, at: string, mode: Mode
       // A list of items: one difference for which items and in what order, then each item against its namesake,
       // so one extra or missing item does not make every later item differ.
       const ids = (items: unknown[]) => items.map((item) => (item as Record<string, unknown>).id);
-      if (JSON.stringify(ids(r)) !== JSON.stringify(ids(p))) out.push({ kind: 'value', at: `${at}[*].id`, reference: ids(r), palimpsest: ids(p) });
+      if (JSON.stringify(ids(r)) !== JSON.stringify(ids(p)))
+        out.push({ kind: 'value', at: `${at}[*].id`, reference: ids(r), palimpsest: ids(p) });
       for (const [i, j] of pairs) compareBodies(r[i], p[j], `${at}[${i}]`, mode, out, key);
       return;
     }
@@ -277,7 +399,8 @@ export function compareBodies(ref: unknown, pal: unknown, at: string, mode: Mode
     for (let i = 0; i < Math.min(r.length, p.length); i++) compareBodies(r[i], p[i], `${at}[${i}]`, mode, out, key);
     return;
   }
-  if (valueCompared(key, mode, ref) && !sameScalar(key, ref, pal)) out.push({ kind: 'value', at, reference: ref, palimpsest: pal });
+  if (valueCompared(key, mode, ref) && !sameScalar(key, ref, pal))
+    out.push({ kind: 'value', at, reference: ref, palimpsest: pal });
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -306,7 +429,13 @@ function compareIndex(ref: unknown, pal: unknown, out: Difference[]): void {
   const p = pal as Record<string, unknown>;
   compareBodies(r, p, '$', 'selected', out, null, new Set(['routes', '_links']));
   if ('_links' in r && '_links' in p) compareBodies(r._links, p._links, '$._links', 'keys', out);
-  else if ('_links' in r || '_links' in p) out.push({ kind: 'keys', at: '$', reference: '_links' in r ? ['_links'] : [], palimpsest: '_links' in p ? ['_links'] : [] });
+  else if ('_links' in r || '_links' in p)
+    out.push({
+      kind: 'keys',
+      at: '$',
+      reference: '_links' in r ? ['_links'] : [],
+      palimpsest: '_links' in p ? ['_links'] : [],
+    });
   const rr = (r.routes ?? {}) as Record<string, unknown>;
   const pr = (p.routes ?? {}) as Record<string, unknown>;
   const grouped = (keys: string[]) => {
@@ -321,7 +450,8 @@ function compareIndex(ref: unknown, pal: unknown, out: Difference[]): void {
     out.push({ kind: 'routes', at: `routes ${group}`, reference: [], palimpsest: routes });
   }
   for (const route of Object.keys(rr)) {
-    if (route in pr && FULLY_COMPARED_ROUTE.test(route)) compareBodies(rr[route], pr[route], `$.routes[${JSON.stringify(route)}]`, 'all', out);
+    if (route in pr && FULLY_COMPARED_ROUTE.test(route))
+      compareBodies(rr[route], pr[route], `$.routes[${JSON.stringify(route)}]`, 'all', out);
   }
 }
 
@@ -379,7 +509,13 @@ function compareHeaders(ref: Outcome, pal: Outcome, refView: SideView, palView: 
 
 // ---------------------------------------------------------------------------------------------------------
 
-export function compareOutcomes(step: Step, ref: Outcome, pal: Outcome, refView: SideView, palView: SideView): Difference[] {
+export function compareOutcomes(
+  step: Step,
+  ref: Outcome,
+  pal: Outcome,
+  refView: SideView,
+  palView: SideView,
+): Difference[] {
   const out: Difference[] = [];
   // Neither side could send it (an id it needs was never captured): nothing to compare.
   if (ref.skipped && pal.skipped) return out;
@@ -387,10 +523,12 @@ export function compareOutcomes(step: Step, ref: Outcome, pal: Outcome, refView:
     out.push({ kind: 'skipped', at: 'request', reference: ref.skipped ?? 'sent', palimpsest: pal.skipped ?? 'sent' });
     return out;
   }
-  if (ref.status !== pal.status) out.push({ kind: 'status', at: 'status', reference: ref.status, palimpsest: pal.status });
+  if (ref.status !== pal.status)
+    out.push({ kind: 'status', at: 'status', reference: ref.status, palimpsest: pal.status });
   const refCode = isError(ref.body) ? (ref.body as { code: string }).code : null;
   const palCode = isError(pal.body) ? (pal.body as { code: string }).code : null;
-  if ((refCode !== null || palCode !== null) && refCode !== palCode) out.push({ kind: 'code', at: 'code', reference: refCode, palimpsest: palCode });
+  if ((refCode !== null || palCode !== null) && refCode !== palCode)
+    out.push({ kind: 'code', at: 'code', reference: refCode, palimpsest: palCode });
   compareHeaders(ref, pal, refView, palView, out);
   // An error on one side and data on the other: the code says it all, the keys would only repeat it.
   if ((refCode === null) !== (palCode === null)) return out;
@@ -402,7 +540,8 @@ export function compareOutcomes(step: Step, ref: Outcome, pal: Outcome, refView:
     const before = out.length;
     compareBodies(rb, pb, '$', 'selected', out);
     // The code difference is already reported once.
-    if (refCode !== palCode) for (let i = out.length - 1; i >= before; i--) if (out[i]!.at === '$.code') out.splice(i, 1);
+    if (refCode !== palCode)
+      for (let i = out.length - 1; i >= before; i--) if (out[i]!.at === '$.code') out.splice(i, 1);
   }
   return out;
 }

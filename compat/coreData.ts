@@ -19,14 +19,16 @@ const checkout = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 /** Operations whose outcomes differ on purpose, and why (docs/compatibility.md has the details). */
 const DELIBERATE: Record<string, string> = {
   'types.list': 'types-not-served: wp_template_part and wp_navigation, whose routes are not served, are not listed.',
-  'theme.current': 'each site its own theme: twentytwentythree on the reference, the site defaults (`palimpsest`) here.',
+  'theme.current':
+    'each site its own theme: twentytwentythree on the reference, the site defaults (`palimpsest`) here.',
   'base.get': "the index's site fields: page_for_posts, page_on_front and show_on_front, as WordPress 6.7 gives them.",
   patterns: 'block patterns and their categories: none unless the deployment gives some (BLOCK_PATTERNS_DIR).',
   embedPreview:
     'outgoing requests: the reference fetches its own pages through the oEmbed proxy and refuses its port (8081); palimpsest answers its own URLs from its data.',
   'media.upload.sizes': 'attachment-featured-media: attachments have a featured_media field.',
   'media.featured': 'attachment-featured-media: attachments have a featured_media field.',
-  'user.create.duplicate': 'insert errors: a duplicate login is a 400 with data.status, where WordPress answers 500 with data null.',
+  'user.create.duplicate':
+    'insert errors: a duplicate login is a 400 with data.status, where WordPress answers 500 with data null.',
 };
 
 interface Outcome {
@@ -59,7 +61,9 @@ function byOperation(outcomes: Outcome[]): Map<string, unknown[]> {
 }
 
 function main(): void {
-  const { values } = parseArgs({ options: { credentials: { type: 'string', default: '/var/lib/wordpress-ref/credentials.json' } } });
+  const { values } = parseArgs({
+    options: { credentials: { type: 'string', default: '/var/lib/wordpress-ref/credentials.json' } },
+  });
   const directory = mkdtempSync(path.join(tmpdir(), 'core-data-compat-'));
   try {
     const palimpsest = byOperation(run('palimpsest', {}, directory));
@@ -82,7 +86,9 @@ function main(): void {
         else unexplained.push(line);
       }
     }
-    console.log(`core-data operations: ${total}; alike on both: ${alike}; deliberately different: ${deliberate.length}; unexplained: ${unexplained.length}`);
+    console.log(
+      `core-data operations: ${total}; alike on both: ${alike}; deliberately different: ${deliberate.length}; unexplained: ${unexplained.length}`,
+    );
     if (unexplained.length > 0) console.log(`\nUNEXPLAINED\n  ${unexplained.join('\n  ')}`);
     if (deliberate.length > 0) console.log(`\nDeliberate\n  ${deliberate.join('\n  ')}`);
   } finally {

@@ -41,7 +41,7 @@ export const EXPLANATIONS: readonly Explanation[] = [
   {
     id: 'attachment-featured-media',
     category: 'deliberate',
-    text: 'The interface lists featured_media (integer) among a media attachment\'s fields on the first instance; WordPress 6.1 gives attachments none (there only audio and video attachments may have a featured image).',
+    text: "The interface lists featured_media (integer) among a media attachment's fields on the first instance; WordPress 6.1 gives attachments none (there only audio and video attachments may have a featured image).",
     kind: 'keys',
     reference: /^\[\]$/,
     palimpsest: /^\["featured_media"\]$/,
@@ -55,7 +55,7 @@ export const EXPLANATIONS: readonly Explanation[] = [
   {
     id: 'upload-type-status',
     category: 'deliberate',
-    text: 'A file whose type is not allowed is refused with WordPress\'s code and message but status 400: bad input is never a 500 here, where WordPress answers 500.',
+    text: "A file whose type is not allowed is refused with WordPress's code and message but status 400: bad input is never a 500 here, where WordPress answers 500.",
     step: /^media\.upload\.disallowed-type(-multipart)?$/,
     at: /^(status|\$\.data\.status)$/,
   },
@@ -89,16 +89,17 @@ export const EXPLANATIONS: readonly Explanation[] = [
   {
     id: 'history-extensions',
     category: 'deliberate',
-    text: 'Extensions beyond WordPress, palimpsest\'s own (history, time travel, restore, audit log, projections): the routes /core/v2/{posts,pages,blocks,media}/{id}/history, .../revisions/{id}/restore, /audit/v1, /projections/v1, the as_of argument and the audit/v1 and projections/v1 namespaces.',
+    text: "Extensions beyond WordPress, palimpsest's own (history, time travel, restore, audit log, projections): the routes /core/v2/{posts,pages,blocks,media}/{id}/history, .../revisions/{id}/restore, /audit/v1, /projections/v1, the as_of argument and the audit/v1 and projections/v1 namespaces.",
     palimpsest: /history|restore|audit\/v1|projections\/v1|as_of/,
   },
   {
     id: 'route-patterns-for-clients',
     category: 'deliberate',
-    text: 'Two route patterns are written so that a client reading the index can parse them, matching the same paths: a template\'s id without the group inside its named group, the variations\' stylesheet with its parentheses as \\x28 and \\x29. WordPress 6.1\'s own patterns stop wpapi\'s discovery (it takes the first ")" for the end of a named group).',
+    text: "Two route patterns are written so that a client reading the index can parse them, matching the same paths: a template's id without the group inside its named group, the variations' stylesheet with its parentheses as \\x28 and \\x29. WordPress 6.1's own patterns stop wpapi's discovery (it takes the first \")\" for the end of a named group).",
     kind: 'routes',
     at: /^routes core\/v2\/(templates|global-styles)$/,
-    when: (d) => (Array.isArray(d.reference) && d.reference.length === 0) || /\/variations"\]$/.test(JSON.stringify(d.reference)),
+    when: (d) =>
+      (Array.isArray(d.reference) && d.reference.length === 0) || /\/variations"\]$/.test(JSON.stringify(d.reference)),
   },
   {
     id: 'routes-outside-interface',
@@ -113,7 +114,10 @@ export const EXPLANATIONS: readonly Explanation[] = [
     text: 'Post types whose routes are not served (wp_template_part, wp_navigation: template parts and navigation are outside the interface) are left out of /types, so no listed rest_base answers 404; /types/wp_template_part is then an unknown type (404 rest_type_invalid).',
     kind: 'keys',
     at: /^\$$/,
-    when: (d) => Array.isArray(d.reference) && d.reference.length > 0 && d.reference.every((k) => /^wp_(template_part|navigation)$/.test(String(k))),
+    when: (d) =>
+      Array.isArray(d.reference) &&
+      d.reference.length > 0 &&
+      d.reference.every((k) => /^wp_(template_part|navigation)$/.test(String(k))),
     step: /^types\.list\./,
   },
   {
@@ -133,26 +137,26 @@ export const EXPLANATIONS: readonly Explanation[] = [
   {
     id: 'classic-theme',
     category: 'deliberate',
-    text: 'The active theme is a record of palimpsest\'s defaults, a classic theme (no block templates), where the reference runs the block theme Twenty Twenty-Three: its name, texts, supports, base global styles and style variations (none here) differ, and so do the ids and stylesheets its links name.',
+    text: "The active theme is a record of palimpsest's defaults, a classic theme (no block templates), where the reference runs the block theme Twenty Twenty-Three: its name, texts, supports, base global styles and style variations (none here) differ, and so do the ids and stylesheets its links name.",
     step: /^editor\.(themes\.active|global-styles\.(theme|variations|record|save|restore))(\.author)?$/,
     when: (d) => d.kind !== 'status' && d.kind !== 'code',
   },
   {
     id: 'classic-theme-index-link',
     category: 'deliberate',
-    text: 'The index links the active theme by its stylesheet, which names palimpsest\'s own theme where the reference names Twenty Twenty-Three (see classic-theme).',
+    text: "The index links the active theme by its stylesheet, which names palimpsest's own theme where the reference names Twenty Twenty-Three (see classic-theme).",
     at: /^\$\._links\["wp:active-theme"\]\[0\]\.href$/,
   },
   {
     id: 'classic-theme-templates',
     category: 'deliberate',
-    text: 'Without a block theme there are no templates: the list is empty, a lookup finds nothing (WordPress\'s answer for a classic theme: every field of the template null, so no is_custom), and none can be made or changed here, so the template routes offer GET only (WordPress offers POST, PUT, PATCH and DELETE, and serves template revisions and autosaves).',
+    text: "Without a block theme there are no templates: the list is empty, a lookup finds nothing (WordPress's answer for a classic theme: every field of the template null, so no is_custom), and none can be made or changed here, so the template routes offer GET only (WordPress offers POST, PUT, PATCH and DELETE, and serves template revisions and autosaves).",
     step: /^editor\.(templates\.|options\.templates\.)/,
   },
   {
     id: 'block-patterns-none',
     category: 'deliberate',
-    text: 'No block patterns or pattern categories are registered unless the deployment gives some (BLOCK_PATTERNS_DIR); WordPress registers its own and the theme\'s, and loads more from wordpress.org.',
+    text: "No block patterns or pattern categories are registered unless the deployment gives some (BLOCK_PATTERNS_DIR); WordPress registers its own and the theme's, and loads more from wordpress.org.",
     step: /^editor\.block-patterns\.(patterns|categories)$/,
     kind: 'length',
   },
@@ -173,7 +177,7 @@ export const EXPLANATIONS: readonly Explanation[] = [
   {
     id: 'menu-order-ties',
     category: 'deliberate',
-    text: 'Menu items are listed by menu_order, and items of equal menu_order come in MySQL\'s undefined order on the reference; palimpsest breaks ties by id. The items agree; only the order among equal menu_order differs.',
+    text: "Menu items are listed by menu_order, and items of equal menu_order come in MySQL's undefined order on the reference; palimpsest breaks ties by id. The items agree; only the order among equal menu_order differs.",
     step: /^menuItems\.(list|roles)\./,
     kind: 'value',
     at: /^\$\[\*\]\.id$/,
@@ -182,7 +186,7 @@ export const EXPLANATIONS: readonly Explanation[] = [
   {
     id: 'upload-without-content-type',
     category: 'deliberate',
-    text: 'A raw upload without a Content-Type header is refused (400 rest_upload_no_content_type), as WordPress\'s own check does and the reference digest records; the reference behind nginx/php-fpm always receives a CONTENT_TYPE (empty), which that check lets through, so it stores the file.',
+    text: "A raw upload without a Content-Type header is refused (400 rest_upload_no_content_type), as WordPress's own check does and the reference digest records; the reference behind nginx/php-fpm always receives a CONTENT_TYPE (empty), which that check lets through, so it stores the file.",
     step: /^media\.upload\.no-content-type$/,
   },
   {
@@ -203,7 +207,7 @@ export const EXPLANATIONS: readonly Explanation[] = [
   {
     id: 'rotation-canvas',
     category: 'deliberate',
-    text: 'An image rotated by an angle that is not a right angle gets a canvas that holds it; the image libraries round its size differently (WordPress\'s 992x992 for the 800x600 image at 45 degrees, sharp\'s 990x990), and the description\'s srcset names that width.',
+    text: "An image rotated by an angle that is not a right angle gets a canvas that holds it; the image libraries round its size differently (WordPress's 992x992 for the 800x600 image at 45 degrees, sharp's 990x990), and the description's srcset names that width.",
     step: /^media\.edit\.rotate-45$/,
     at: /^\$\.(media_details\.(width|height|sizes\.full\.(width|height))|description\.rendered)$/,
   },
@@ -218,7 +222,11 @@ function sameMembers(a: unknown, b: unknown): boolean {
   return sorted(a) === sorted(b);
 }
 
-export function explain(stepName: string, difference: Difference, explanations: readonly Explanation[] = EXPLANATIONS): Explanation | null {
+export function explain(
+  stepName: string,
+  difference: Difference,
+  explanations: readonly Explanation[] = EXPLANATIONS,
+): Explanation | null {
   for (const e of explanations) {
     if (e.step && !e.step.test(stepName)) continue;
     if (e.kind && !(Array.isArray(e.kind) ? e.kind.includes(difference.kind) : e.kind === difference.kind)) continue;

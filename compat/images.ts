@@ -20,7 +20,11 @@ function pattern(width: number, height: number): Buffer {
 }
 
 export async function generateImages(): Promise<Record<ImageName, { bytes: Buffer; contentType: string }>> {
-  const jpeg = await sharp(pattern(800, 600), { raw: { width: 800, height: 600, channels: 3 } }).jpeg({ quality: 80 }).toBuffer();
-  const png = await sharp(pattern(200, 100), { raw: { width: 200, height: 100, channels: 3 } }).png().toBuffer();
+  const jpeg = await sharp(pattern(800, 600), { raw: { width: 800, height: 600, channels: 3 } })
+    .jpeg({ quality: 80 })
+    .toBuffer();
+  const png = await sharp(pattern(200, 100), { raw: { width: 200, height: 100, channels: 3 } })
+    .png()
+    .toBuffer();
   return { jpeg: { bytes: jpeg, contentType: 'image/jpeg' }, png: { bytes: png, contentType: 'image/png' } };
 }

@@ -105,9 +105,14 @@ async function main(): Promise<number> {
     if (!values.json) console.error(line);
   };
   const reference = await referenceTarget(values.reference);
-  const alive = await fetch(`${reference.apiRoot}/`).then((r) => r.ok, () => false);
+  const alive = await fetch(`${reference.apiRoot}/`).then(
+    (r) => r.ok,
+    () => false,
+  );
   if (!alive) {
-    console.error(`the reference WordPress does not answer at ${reference.apiRoot}/; start it with: sudo /work/shared/reference/wordpress.sh`);
+    console.error(
+      `the reference WordPress does not answer at ${reference.apiRoot}/; start it with: sudo /work/shared/reference/wordpress.sh`,
+    );
     return 1;
   }
   const running = await startPalimpsest(checkout, reference.timezone, log);
@@ -116,7 +121,8 @@ async function main(): Promise<number> {
   log(`reference WordPress ${reference.version} at ${reference.apiRoot}/; marker ${marker}`);
 
   const symbols = new Map<string, SymbolEntry>();
-  for (const role of ROLES) symbols.set(role, { kind: 'user', reference: reference.users[role].id, palimpsest: palimpsest.users[role].id });
+  for (const role of ROLES)
+    symbols.set(role, { kind: 'user', reference: reference.users[role].id, palimpsest: palimpsest.users[role].id });
   // Both sites start with the default category "Uncategorized" as term 1.
   symbols.set('uncategorized', { kind: 'term', reference: 1, palimpsest: 1 });
 
@@ -133,7 +139,9 @@ async function main(): Promise<number> {
 
   const texts = new Map<string, Partial<Record<Side, string>>>();
   // Names the sequence captures: one not captured yet (a step left out by --only, or that failed) is missing.
-  const capturedNames = new Set(SEQUENCE.flatMap((step) => [...Object.keys(step.capture ?? {}), ...Object.keys(step.captureUrlId ?? {})]));
+  const capturedNames = new Set(
+    SEQUENCE.flatMap((step) => [...Object.keys(step.capture ?? {}), ...Object.keys(step.captureUrlId ?? {})]),
+  );
   const capturedTexts = new Set(SEQUENCE.flatMap((step) => Object.keys(step.captureText ?? {})));
   const resolveString = (template: string, side: Side): string =>
     template.replace(/\{([A-Za-z][\w]*)\}/g, (whole, name: string) => {
@@ -159,16 +167,21 @@ async function main(): Promise<number> {
       return resolveString(value, side);
     }
     if (Array.isArray(value)) return value.map((v) => resolveValue(v, side));
-    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveValue(v, side)]));
+    if (value !== null && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveValue(v, side)]));
     return value;
   };
 
   const images = await generateImages();
-  const uploadBody = (upload: NonNullable<Step['upload']>, side: Side, headers: Record<string, string>): Buffer | FormData => {
+  const uploadBody = (
+    upload: NonNullable<Step['upload']>,
+    side: Side,
+    headers: Record<string, string>,
+  ): Buffer | FormData => {
     const image = upload.image ? images[upload.image] : null;
     const bytes = image?.bytes ?? Buffer.alloc(0);
     const filename = resolveString(upload.filename, side);
-    const contentType = upload.contentType === undefined ? image?.contentType ?? null : upload.contentType;
+    const contentType = upload.contentType === undefined ? (image?.contentType ?? null) : upload.contentType;
     if (upload.mode === 'multipart') {
       const form = new FormData();
       for (const [k, v] of Object.entries(upload.fields ?? {})) form.append(k, resolveString(v, side));
@@ -178,7 +191,10 @@ async function main(): Promise<number> {
     if (contentType !== null) headers['Content-Type'] = contentType;
     const disposition = upload.disposition === undefined ? `attachment; filename="${filename}"` : upload.disposition;
     if (disposition !== null) headers['Content-Disposition'] = resolveString(disposition, side);
-    if (upload.md5) headers['Content-MD5'] = createHash('md5').update(upload.md5 === 'right' ? bytes : Buffer.from('other bytes')).digest('hex');
+    if (upload.md5)
+      headers['Content-MD5'] = createHash('md5')
+        .update(upload.md5 === 'right' ? bytes : Buffer.from('other bytes'))
+        .digest('hex');
     return bytes;
   };
 
@@ -187,7 +203,10 @@ async function main(): Promise<number> {
     try {
       const base = step.root ? target.apiRoot : `${target.apiRoot}${target.namespace}`;
       // The reference names the namespaces WordPress lists on every site with a `wp-` prefix the interface drops.
-      const stepPath = side === 'reference' && step.root ? step.path.replace(/^\/(site-health|block-editor)\/v1(?=\/|$)/, '/wp-$1/v1') : step.path;
+      const stepPath =
+        side === 'reference' && step.root
+          ? step.path.replace(/^\/(site-health|block-editor)\/v1(?=\/|$)/, '/wp-$1/v1')
+          : step.path;
       let url = `${base}${resolveString(stepPath, side)}`;
       if (step.query) url += `?${encodeQuery(resolveValue(step.query, side) as Record<string, QueryValue>)}`;
       const headers: Record<string, string> = { ...(step.headers ?? {}) };
@@ -230,15 +249,23 @@ async function main(): Promise<number> {
       const [ref, pal] = await Promise.all([sendStep(step, 'reference'), sendStep(step, 'palimpsest')]);
       for (const [name, dotted] of Object.entries(step.capture ?? {})) {
         const entry: SymbolEntry = symbols.get(name) ?? { kind: step.captureKind ?? 'content' };
-        for (const [side, outcome] of [['reference', ref], ['palimpsest', pal]] as const) {
+        for (const [side, outcome] of [
+          ['reference', ref],
+          ['palimpsest', pal],
+        ] as const) {
           const id = at(outcome.body, dotted);
           if (typeof id === 'number' && outcome.status < 300 && !outcome.skipped) {
             entry[side] = id;
             if (side === 'reference') {
-              const holder = dotted.includes('.') ? at(outcome.body, dotted.slice(0, dotted.lastIndexOf('.'))) : outcome.body;
+              const holder = dotted.includes('.')
+                ? at(outcome.body, dotted.slice(0, dotted.lastIndexOf('.')))
+                : outcome.body;
               const h = (holder ?? {}) as Record<string, unknown>;
-              entry.referenceType = typeof h.taxonomy === 'string' ? h.taxonomy : typeof h.type === 'string' ? h.type : undefined;
-              const collection = /^\/(media|menus|menu-items)(?=\/|$)/.exec(step.path)?.[1] as SymbolEntry['referenceRoute'];
+              entry.referenceType =
+                typeof h.taxonomy === 'string' ? h.taxonomy : typeof h.type === 'string' ? h.type : undefined;
+              const collection = /^\/(media|menus|menu-items)(?=\/|$)/.exec(
+                step.path,
+              )?.[1] as SymbolEntry['referenceRoute'];
               if (collection && !dotted.includes('.') && step.method === 'POST') entry.referenceRoute = collection;
             }
           }
@@ -247,7 +274,10 @@ async function main(): Promise<number> {
       }
       for (const [name, dotted] of Object.entries(step.captureUrlId ?? {})) {
         const entry: SymbolEntry = { kind: 'content', referenceRoute: 'kept' };
-        for (const [side, outcome] of [['reference', ref], ['palimpsest', pal]] as const) {
+        for (const [side, outcome] of [
+          ['reference', ref],
+          ['palimpsest', pal],
+        ] as const) {
           const url = at(outcome.body, dotted);
           const id = typeof url === 'string' ? /\/(\d+)\/?$/.exec(url)?.[1] : undefined;
           if (id !== undefined && outcome.status < 300 && !outcome.skipped) entry[side] = Number(id);
@@ -255,9 +285,13 @@ async function main(): Promise<number> {
         if (entry.reference !== undefined || entry.palimpsest !== undefined) symbols.set(name, entry);
       }
       for (const [name, dotted] of Object.entries(step.captureText ?? {})) {
-        for (const [side, outcome] of [['reference', ref], ['palimpsest', pal]] as const) {
+        for (const [side, outcome] of [
+          ['reference', ref],
+          ['palimpsest', pal],
+        ] as const) {
           const text = at(outcome.body, dotted);
-          if (typeof text === 'string' && outcome.status < 300 && !outcome.skipped) texts.set(name, { ...texts.get(name), [side]: text });
+          if (typeof text === 'string' && outcome.status < 300 && !outcome.skipped)
+            texts.set(name, { ...texts.get(name), [side]: text });
         }
       }
       const differences = compareOutcomes(step, ref, pal, view('reference'), view('palimpsest')).map((d) => {
@@ -267,14 +301,19 @@ async function main(): Promise<number> {
       results.push({
         name: step.name,
         method: step.method,
-        path: (step.root ? '' : '/core/v2') + step.path + (step.query ? `?${decodeURIComponent(encodeQuery(step.query))}` : ''),
+        path:
+          (step.root ? '' : '/core/v2') +
+          step.path +
+          (step.query ? `?${decodeURIComponent(encodeQuery(step.query))}` : ''),
         as: step.as ?? 'anonymous',
         reference: { status: ref.status, ...(ref.skipped ? { skipped: ref.skipped } : {}) },
         palimpsest: { status: pal.status, ...(pal.skipped ? { skipped: pal.skipped } : {}) },
         differences,
         ...(differences.length > 0 ? { bodies: { reference: ref.body, palimpsest: pal.body } } : {}),
       });
-      log(`${ref.skipped && pal.skipped ? 'skip' : differences.length === 0 ? 'ok  ' : 'diff'} ${step.name} (${ref.status}/${pal.status})`);
+      log(
+        `${ref.skipped && pal.skipped ? 'skip' : differences.length === 0 ? 'ok  ' : 'diff'} ${step.name} (${ref.status}/${pal.status})`,
+      );
     }
   } finally {
     await cleanUpReference(reference, symbols, marker, log);
@@ -282,7 +321,12 @@ async function main(): Promise<number> {
   }
 
   const byKind: Record<string, number> = {};
-  const byCategory: Record<Category | 'unexplained', number> = { deliberate: 0, 'not-built': 0, bug: 0, unexplained: 0 };
+  const byCategory: Record<Category | 'unexplained', number> = {
+    deliberate: 0,
+    'not-built': 0,
+    bug: 0,
+    unexplained: 0,
+  };
   let count = 0;
   for (const r of results) {
     for (const d of r.differences) {
@@ -302,7 +346,8 @@ async function main(): Promise<number> {
     summary: {
       steps: results.length,
       skipped: results.filter((r) => r.reference.skipped && r.palimpsest.skipped).length,
-      identical: results.filter((r) => r.differences.length === 0 && !(r.reference.skipped && r.palimpsest.skipped)).length,
+      identical: results.filter((r) => r.differences.length === 0 && !(r.reference.skipped && r.palimpsest.skipped))
+        .length,
       withDifferences: results.filter((r) => r.differences.length > 0).length,
       differences: count,
       byKind,
@@ -324,7 +369,12 @@ function gitOutput(args: string[]): string {
 }
 
 /** Force-deletes on the reference everything the run created: captured items, then anything left with the marker. */
-async function cleanUpReference(reference: Target, symbols: Map<string, SymbolEntry>, marker: string, log: (line: string) => void): Promise<void> {
+async function cleanUpReference(
+  reference: Target,
+  symbols: Map<string, SymbolEntry>,
+  marker: string,
+  log: (line: string) => void,
+): Promise<void> {
   const headers = { Authorization: authorization(reference, 'administrator')! };
   const api = `${reference.apiRoot}${reference.namespace}`;
   const remove = async (route: string, id: number) => {
@@ -345,15 +395,21 @@ async function cleanUpReference(reference: Target, symbols: Map<string, SymbolEn
   }
   for (const item of await listed('media', `search=${marker}`)) if ((await remove('media', item.id)) === 200) removed++;
   for (const menu of await listed('menus', `search=${marker}`)) {
-    for (const item of await listed('menu-items', `menus=${menu.id}&status=any`)) if ((await remove('menu-items', item.id)) === 200) removed++;
+    for (const item of await listed('menu-items', `menus=${menu.id}&status=any`))
+      if ((await remove('menu-items', item.id)) === 200) removed++;
     if ((await remove('menus', menu.id)) === 200) removed++;
   }
-  for (const item of await listed('menu-items', `search=${marker}&status=any`)) if ((await remove('menu-items', item.id)) === 200) removed++;
+  for (const item of await listed('menu-items', `search=${marker}&status=any`))
+    if ((await remove('menu-items', item.id)) === 200) removed++;
   // A reusable block its maker may not delete unpublished (WordPress 6.1's block capabilities) is published first.
   const removeBlock = async (id: number) => {
     let status = await remove('blocks', id);
     if (status === 403) {
-      await fetch(`${api}/blocks/${id}`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: '{"status":"publish"}' }).catch(() => null);
+      await fetch(`${api}/blocks/${id}`, {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json' },
+        body: '{"status":"publish"}',
+      }).catch(() => null);
       status = await remove('blocks', id);
     }
     return status;
@@ -373,16 +429,20 @@ async function cleanUpReference(reference: Target, symbols: Map<string, SymbolEn
   // Anything the run made without capturing its id (a step that should have failed, a batch entry).
   for (const route of ['posts', 'pages']) {
     for (const status of ['any', 'trash']) {
-      const r = await fetch(`${api}/${route}?search=${marker}&status=${status}&per_page=100&_fields=id`, { headers }).catch(() => null);
+      const r = await fetch(`${api}/${route}?search=${marker}&status=${status}&per_page=100&_fields=id`, {
+        headers,
+      }).catch(() => null);
       const items = r?.ok ? ((await r.json()) as Array<{ id: number }>) : [];
       for (const item of items) if ((await remove(route, item.id)) === 200) removed++;
     }
   }
   for (const status of ['any', 'trash']) {
-    for (const item of await listed('blocks', `search=${marker}&status=${status}`)) if ((await removeBlock(item.id)) === 200) removed++;
+    for (const item of await listed('blocks', `search=${marker}&status=${status}`))
+      if ((await removeBlock(item.id)) === 200) removed++;
   }
   for (const [name, entry] of symbols) {
-    if (entry.kind !== 'term' || entry.reference === undefined || name === 'uncategorized' || entry.referenceRoute) continue;
+    if (entry.kind !== 'term' || entry.reference === undefined || name === 'uncategorized' || entry.referenceRoute)
+      continue;
     if ((await remove(entry.referenceType === 'post_tag' ? 'tags' : 'categories', entry.reference)) === 200) removed++;
   }
   for (const route of ['categories', 'tags']) {
@@ -398,7 +458,7 @@ main().then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    console.error(error instanceof Error ? error.stack ?? error.message : error);
+    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
     process.exitCode = 1;
   },
 );

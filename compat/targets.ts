@@ -33,9 +33,13 @@ export interface Target {
 
 export const REFERENCE_CREDENTIALS = '/var/lib/wordpress-ref/credentials.json';
 
-export async function referenceTarget(file = REFERENCE_CREDENTIALS): Promise<Target & { version: string; timezone: string }> {
+export async function referenceTarget(
+  file = REFERENCE_CREDENTIALS,
+): Promise<Target & { version: string; timezone: string }> {
   const text = await readFile(file, 'utf8').catch((error: Error) => {
-    throw new Error(`cannot read the reference credentials (${file}): ${error.message}; name another WordPress's file with --reference, or start the local reference with sudo /work/shared/reference/wordpress.sh`);
+    throw new Error(
+      `cannot read the reference credentials (${file}): ${error.message}; name another WordPress's file with --reference, or start the local reference with sudo /work/shared/reference/wordpress.sh`,
+    );
   });
   const credentials = JSON.parse(text) as {
     base: string;
@@ -79,28 +83,53 @@ export interface RunningPalimpsest {
 }
 
 /** Creates the users (the CLI, as a user would), then serves palimpsest from `checkout` until stop(). */
-export async function startPalimpsest(checkout: string, timezone: string, log: (line: string) => void): Promise<RunningPalimpsest> {
+export async function startPalimpsest(
+  checkout: string,
+  timezone: string,
+  log: (line: string) => void,
+): Promise<RunningPalimpsest> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'palimpsest-compat-'));
   const port = await freePort();
   const siteUrl = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', SITE_URL: siteUrl, SITE_TIMEZONE: timezone };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    SITE_URL: siteUrl,
+    SITE_TIMEZONE: timezone,
+  };
   delete env.REDIS_URL;
   delete env.EVENTSTORE_URL;
   const cli = path.join(checkout, 'bin', 'palimpsest.js');
   const users = {} as Record<Role, Account>;
   for (const role of ROLES) {
-    const { stdout } = await run(process.execPath, [cli, 'user', 'create', '--login', role, '--role', role, '--json'], { cwd: checkout, env });
-    const created = JSON.parse(stdout.trim().split('\n').pop()!) as { id: number; username: string; app_password: string };
+    const { stdout } = await run(process.execPath, [cli, 'user', 'create', '--login', role, '--role', role, '--json'], {
+      cwd: checkout,
+      env,
+    });
+    const created = JSON.parse(stdout.trim().split('\n').pop()!) as {
+      id: number;
+      username: string;
+      app_password: string;
+    };
     users[role] = { id: created.id, login: created.username, password: created.app_password };
   }
-  const child: ChildProcess = spawn(process.execPath, [cli, 'serve'], { cwd: checkout, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [cli, 'serve'], {
+    cwd: checkout,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const up = await fetch(`${siteUrl}/`).then((r) => r.ok, () => false);
+    const up = await fetch(`${siteUrl}/`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) break;
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGTERM');
@@ -143,7 +172,12 @@ export function authorization(target: Target, caller: Caller): string | undefine
 }
 
 export async function send(request: HttpRequest): Promise<Outcome> {
-  const response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual' });
+  const response = await fetch(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+    redirect: 'manual',
+  });
   const headers: Record<string, string> = {};
   response.headers.forEach((value, key) => {
     headers[key.toLowerCase()] = value;
@@ -154,7 +188,8 @@ export async function send(request: HttpRequest): Promise<Outcome> {
     try {
       body = JSON.parse(text);
     } catch {
-      body = (headers['content-type'] ?? '').includes('xml') || text.startsWith('<?xml') ? xmlFields(text) ?? text : text;
+      body =
+        (headers['content-type'] ?? '').includes('xml') || text.startsWith('<?xml') ? (xmlFields(text) ?? text) : text;
     }
   }
   return { status: response.status, headers, body };
@@ -168,8 +203,21 @@ export function xmlFields(text: string): Record<string, string> | null {
   const root = /^\s*(?:<\?xml[^>]*\?>)?\s*<([\w:-]+)>([\s\S]*)<\/\1>\s*$/.exec(text);
   if (!root) return null;
   const decode = (s: string) =>
-    s.replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, '$1').replace(/&(lt|gt|quot|apos|amp|#\d+|#x[0-9a-fA-F]+);/g, (_e, n: string) =>
-      n === 'lt' ? '<' : n === 'gt' ? '>' : n === 'quot' ? '"' : n === 'apos' ? "'" : n === 'amp' ? '&' : String.fromCodePoint(n[1] === 'x' ? parseInt(n.slice(2), 16) : Number(n.slice(1))));
+    s
+      .replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, '$1')
+      .replace(/&(lt|gt|quot|apos|amp|#\d+|#x[0-9a-fA-F]+);/g, (_e, n: string) =>
+        n === 'lt'
+          ? '<'
+          : n === 'gt'
+            ? '>'
+            : n === 'quot'
+              ? '"'
+              : n === 'apos'
+                ? "'"
+                : n === 'amp'
+                  ? '&'
+                  : String.fromCodePoint(n[1] === 'x' ? parseInt(n.slice(2), 16) : Number(n.slice(1))),
+      );
   const fields: Record<string, string> = { '#root': root[1]! };
   for (const m of root[2]!.matchAll(/<([\w:-]+)>([\s\S]*?)<\/\1>/g)) fields[m[1]!] = decode(m[2]!);
   return fields;

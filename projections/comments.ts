@@ -52,7 +52,13 @@ export default defineProjection<CommentDoc>({
   },
   index(doc) {
     return {
-      sort: { date: localTimeKey(doc.date), date_gmt: localTimeKey(doc.date_gmt), post: doc.post, parent: doc.parent, type: doc.type },
+      sort: {
+        date: localTimeKey(doc.date),
+        date_gmt: localTimeKey(doc.date_gmt),
+        post: doc.post,
+        parent: doc.parent,
+        type: doc.type,
+      },
       sets: {
         post: doc.post,
         parent: doc.parent,
@@ -63,7 +69,13 @@ export default defineProjection<CommentDoc>({
         type: doc.type,
         duplicate: duplicateKey(doc.post, doc.parent, doc.content),
       },
-      text: { author_name: doc.author_name, author_email: doc.author_email, author_url: doc.author_url, author_ip: doc.author_ip, content: doc.content },
+      text: {
+        author_name: doc.author_name,
+        author_email: doc.author_email,
+        author_url: doc.author_url,
+        author_ip: doc.author_ip,
+        content: doc.content,
+      },
       partitions: ['status'],
     };
   },

@@ -3,7 +3,11 @@
  * order (`orderby` id, title, slug, date, modified) and search (title and form template).
  */
 import { defineProjection } from '../src/projection/projection';
-import type { ContactFormCreated, ContactFormProperties, ContactFormUpdated } from '../src/resources/contactForms/events';
+import type {
+  ContactFormCreated,
+  ContactFormProperties,
+  ContactFormUpdated,
+} from '../src/resources/contactForms/events';
 import { CONTACT_FORM_EVENT_TYPES } from '../src/resources/contactForms/events';
 
 export const CONTACT_FORM_COLLECTION = 'contact_form';

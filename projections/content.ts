@@ -3,7 +3,17 @@
  * type, with the indexes list queries filter and order by. Revisions are counted here for `_links`.
  */
 import { defineProjection } from '../src/projection/projection';
-import type { AutosaveDiscarded, PostAutosaved, PostCreated, PostDeleted, PostFields, PostRevised, PostTrashed, PostUpdated, PostType } from '../src/resources/content/events';
+import type {
+  AutosaveDiscarded,
+  PostAutosaved,
+  PostCreated,
+  PostDeleted,
+  PostFields,
+  PostRevised,
+  PostTrashed,
+  PostUpdated,
+  PostType,
+} from '../src/resources/content/events';
 import { CONTENT_EVENT_TYPES } from '../src/resources/content/events';
 import type { RecordedEvent } from '../src/ports/eventStore';
 
@@ -56,7 +66,16 @@ export default defineProjection<ContentDoc>({
     switch (event.type) {
       case 'PostCreated': {
         const data = event.data as PostCreated;
-        return { ...data.post, id: data.id, type: data.postType, trashed_from: null, revision_count: 0, latest_revision_id: null, last_revision_id: null, autosaves: {} };
+        return {
+          ...data.post,
+          id: data.id,
+          type: data.postType,
+          trashed_from: null,
+          revision_count: 0,
+          latest_revision_id: null,
+          last_revision_id: null,
+          autosaves: {},
+        };
       }
       case 'PostUpdated': {
         if (!doc) return null;
@@ -67,7 +86,12 @@ export default defineProjection<ContentDoc>({
       case 'PostRevised': {
         if (!doc) return null;
         const data = event.data as PostRevised;
-        return { ...doc, revision_count: doc.revision_count + 1, latest_revision_id: data.revisionId, last_revision_id: data.revisionId };
+        return {
+          ...doc,
+          revision_count: doc.revision_count + 1,
+          latest_revision_id: data.revisionId,
+          last_revision_id: data.revisionId,
+        };
       }
       case 'PostAutosaved': {
         if (!doc) return null;
@@ -84,13 +108,23 @@ export default defineProjection<ContentDoc>({
         if (!doc) return null;
         const data = event.data as AutosaveDiscarded;
         const { [data.userId]: _gone, ...autosaves } = doc.autosaves;
-        const latest = doc.latest_revision_id === data.autosaveId ? (Object.values(autosaves).sort((a, b) => b - a)[0] ?? doc.last_revision_id) : doc.latest_revision_id;
+        const latest =
+          doc.latest_revision_id === data.autosaveId
+            ? (Object.values(autosaves).sort((a, b) => b - a)[0] ?? doc.last_revision_id)
+            : doc.latest_revision_id;
         return { ...doc, autosaves, revision_count: doc.revision_count - 1, latest_revision_id: latest };
       }
       case 'PostTrashed': {
         if (!doc) return null;
         const data = event.data as PostTrashed;
-        return { ...doc, status: 'trash', slug: data.slug, trashed_from: data.previousStatus, modified: data.modified, modified_gmt: data.modified_gmt };
+        return {
+          ...doc,
+          status: 'trash',
+          slug: data.slug,
+          trashed_from: data.previousStatus,
+          modified: data.modified,
+          modified_gmt: data.modified_gmt,
+        };
       }
       case 'PostDeleted':
         void (event.data as PostDeleted);

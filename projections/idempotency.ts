@@ -7,7 +7,12 @@
  */
 import { defineProjection } from '../src/projection/projection';
 import type { Doc } from '../src/ports/readModel';
-import { IDEMPOTENCY_COLLECTION, IDEMPOTENCY_EVENT_TYPES, RESOURCE_EVENT_TYPES, resourcePathOf } from '../src/resources/idempotency/keys';
+import {
+  IDEMPOTENCY_COLLECTION,
+  IDEMPOTENCY_EVENT_TYPES,
+  RESOURCE_EVENT_TYPES,
+  resourcePathOf,
+} from '../src/resources/idempotency/keys';
 import type { IdempotencyKeyClaimed, IdempotentResponseRecorded } from '../src/resources/idempotency/keys';
 
 export interface IdempotencyKeyDoc extends Doc {
@@ -38,7 +43,8 @@ export default defineProjection<IdempotencyKeyDoc>({
   collections: [IDEMPOTENCY_COLLECTION],
   handles: [...IDEMPOTENCY_EVENT_TYPES, ...RESOURCE_EVENT_TYPES],
   locate(event) {
-    if (OWN_TYPES.has(event.type)) return { collection: IDEMPOTENCY_COLLECTION, id: (event.data as { scope: string }).scope };
+    if (OWN_TYPES.has(event.type))
+      return { collection: IDEMPOTENCY_COLLECTION, id: (event.data as { scope: string }).scope };
     const scope = event.metadata.idempotencyScope;
     return typeof scope === 'string' ? { collection: IDEMPOTENCY_COLLECTION, id: scope } : null;
   },
@@ -72,8 +78,14 @@ export default defineProjection<IdempotencyKeyDoc>({
         return doc === null ? null : { ...doc, ended: 'appended' };
       default: {
         // A resource event of the request that holds the claim (not of an earlier one that lost it).
-        if (doc === null || doc.requestId !== event.metadata.requestId || doc.resources.length >= RESOURCES_KEPT) return doc;
-        const resource = { type: event.type, streamId: event.streamId, position: event.position, path: resourcePathOf(event) };
+        if (doc === null || doc.requestId !== event.metadata.requestId || doc.resources.length >= RESOURCES_KEPT)
+          return doc;
+        const resource = {
+          type: event.type,
+          streamId: event.streamId,
+          position: event.position,
+          path: resourcePathOf(event),
+        };
         return { ...doc, resources: [...doc.resources, resource] };
       }
     }

@@ -5,7 +5,13 @@
  * per user, `/core/v2/menu-items/{id}/autosaves`) fall out of its stream into the same document.
  */
 import { defineProjection } from '../src/projection/projection';
-import type { MenuItemAutosaveDiscarded, MenuItemAutosaved, MenuItemCreated, MenuItemFields, MenuItemUpdated } from '../src/resources/menus/events';
+import type {
+  MenuItemAutosaveDiscarded,
+  MenuItemAutosaved,
+  MenuItemCreated,
+  MenuItemFields,
+  MenuItemUpdated,
+} from '../src/resources/menus/events';
 import { MENU_ITEM_EVENT_TYPES, withRecordedSlug } from '../src/resources/menus/events';
 import { localTimeKey } from './content';
 
@@ -45,7 +51,12 @@ export default defineProjection<MenuItemDoc>({
       case 'MenuItemAutosaved': {
         if (!doc) return null;
         const data = event.data as MenuItemAutosaved;
-        const entry: MenuItemAutosaveEntry = { id: data.autosaveId, author: data.userId, date: data.date, date_gmt: data.date_gmt };
+        const entry: MenuItemAutosaveEntry = {
+          id: data.autosaveId,
+          author: data.userId,
+          date: data.date,
+          date_gmt: data.date_gmt,
+        };
         return { ...doc, autosaves: [...doc.autosaves.filter((a) => a.author !== data.userId), entry] };
       }
       case 'MenuItemAutosaveDiscarded': {

@@ -50,7 +50,13 @@ export default defineProjection<MenuDoc>({
     const name = doc.name.toLowerCase();
     const description = doc.description.toLowerCase();
     return {
-      sort: { name, name_desc: descendingKey(name, doc.id), slug: doc.slug, description, description_desc: descendingKey(description, doc.id) },
+      sort: {
+        name,
+        name_desc: descendingKey(name, doc.id),
+        slug: doc.slug,
+        description,
+        description_desc: descendingKey(description, doc.id),
+      },
       sets: { slug: doc.slug, name_lower: asciiLower(doc.name) },
       text: { name: doc.name, slug: doc.slug },
     };

@@ -4,7 +4,13 @@
  * sequence, so a set index finds the item a revision belongs to.
  */
 import { defineProjection } from '../src/projection/projection';
-import type { AutosaveDiscarded, PostAutosaved, PostCreated, PostRevised, PostType } from '../src/resources/content/events';
+import type {
+  AutosaveDiscarded,
+  PostAutosaved,
+  PostCreated,
+  PostRevised,
+  PostType,
+} from '../src/resources/content/events';
 import { CONTENT_EVENT_TYPES } from '../src/resources/content/events';
 
 export interface RevisionEntry {

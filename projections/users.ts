@@ -54,7 +54,11 @@ const FIELD_OF: Record<string, keyof UserDoc> = {
   meta: 'meta',
 };
 
-const updatePassword = (doc: UserDoc, uuid: string, change: (p: ApplicationPasswordDoc) => ApplicationPasswordDoc): UserDoc => ({
+const updatePassword = (
+  doc: UserDoc,
+  uuid: string,
+  change: (p: ApplicationPasswordDoc) => ApplicationPasswordDoc,
+): UserDoc => ({
   ...doc,
   application_passwords: doc.application_passwords.map((p) => (p.uuid === uuid ? change(p) : p)),
 });
@@ -107,7 +111,10 @@ export default defineProjection<UserDoc>({
       case 'ApplicationPasswordCreated': {
         if (!doc) return null;
         const { userId: _userId, ...password } = event.data as ApplicationPasswordCreated;
-        return { ...doc, application_passwords: [...doc.application_passwords, { ...password, last_used: null, last_ip: null }] };
+        return {
+          ...doc,
+          application_passwords: [...doc.application_passwords, { ...password, last_used: null, last_ip: null }],
+        };
       }
       case 'ApplicationPasswordRenamed': {
         if (!doc) return null;

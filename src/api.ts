@@ -12,7 +12,12 @@ import { gmtOffsetHours } from './text/dates';
 import { contentRoutes } from './resources/content/routes';
 import type { ContentRouteDeps } from './resources/content/routes';
 import { contentPresenter } from './resources/content/presenter';
-import { DEFAULT_CATEGORY_ID, descendantCategoryIds, ensureDefaultCategory, existingTermIds } from './resources/terms/operations';
+import {
+  DEFAULT_CATEGORY_ID,
+  descendantCategoryIds,
+  ensureDefaultCategory,
+  existingTermIds,
+} from './resources/terms/operations';
 import { applicationPasswordRoutes } from './resources/users/applicationPasswordRoutes';
 import { userRoutes } from './resources/users/routes';
 import { batchRoute } from './rest/batch';
@@ -89,24 +94,43 @@ export function buildDispatcher(site: Site): Dispatcher {
     ...termRoutes(site, {
       // A deleted term leaves its posts; a post left without a category goes to the default one.
       afterDelete: async (taxonomy, id, actor, requestId) =>
-        detachTermFromPosts(site, taxonomy, id, taxonomy === 'category' ? await content.defaultCategory() : null, actor, requestId),
+        detachTermFromPosts(
+          site,
+          taxonomy,
+          id,
+          taxonomy === 'category' ? await content.defaultCategory() : null,
+          actor,
+          requestId,
+        ),
     }),
   ];
   resourceRoutes.push(...menuRoutes(site));
-  resourceRoutes.push(...themeRoutes(site, ACTIVE_THEME), ...globalStylesRoutes(site, ACTIVE_THEME), ...blockPatternRoutes(site.settings.blockPatterns ?? EMPTY_LIBRARY));
+  resourceRoutes.push(
+    ...themeRoutes(site, ACTIVE_THEME),
+    ...globalStylesRoutes(site, ACTIVE_THEME),
+    ...blockPatternRoutes(site.settings.blockPatterns ?? EMPTY_LIBRARY),
+  );
   resourceRoutes.push(...settingsRoutes(site), ...searchRoutes(site));
   resourceRoutes.push(...oembedRoutes(site, createRemoteEmbeds({ fetcher: site.http, clock: site.clock })));
   resourceRoutes.push(...site.instance.routes(site));
   resourceRoutes.push(...userRoutes(site), ...applicationPasswordRoutes(site), ...commentRoutes(site));
-  resourceRoutes.push(...historyRoutes(site, 'post'), ...historyRoutes(site, 'page'), ...historyRoutes(site, 'wp_block'), ...auditRoutes(site), ...projectionRoutes(site, customProjections(site)));
+  resourceRoutes.push(
+    ...historyRoutes(site, 'post'),
+    ...historyRoutes(site, 'page'),
+    ...historyRoutes(site, 'wp_block'),
+    ...auditRoutes(site),
+    ...projectionRoutes(site, customProjections(site)),
+  );
   resourceRoutes.push(...webhookRoutes(site));
   const namespaces = namespacesOf(site);
   const [root, ...indexes] = discoveryRoutes(
     () => all,
     {
       current: async () => {
-        const { title, description, page_for_posts, page_on_front, show_on_front, site_logo, site_icon } = await readSettings(site);
-        const image = async (id: number) => (id > 0 ? ((await site.readModel.get('attachment', id)) as MediaDoc | null) : null);
+        const { title, description, page_for_posts, page_on_front, show_on_front, site_logo, site_icon } =
+          await readSettings(site);
+        const image = async (id: number) =>
+          id > 0 ? ((await site.readModel.get('attachment', id)) as MediaDoc | null) : null;
         const [logo, icon] = await Promise.all([image(site_logo ?? 0), image(site_icon)]);
         return {
           name: title,
@@ -116,10 +140,15 @@ export function buildDispatcher(site: Site): Dispatcher {
           show_on_front,
           logo: { id: site_logo ?? 0, exists: logo !== null },
           // The icon at 512 pixels, which WordPress takes as the full image.
-          icon: { id: site_icon, exists: icon !== null, url: icon ? uploadUrl(site.settings.siteUrl, icon.media_details.file) : site_icon > 0 ? false : '' },
+          icon: {
+            id: site_icon,
+            exists: icon !== null,
+            url: icon ? uploadUrl(site.settings.siteUrl, icon.media_details.file) : site_icon > 0 ? false : '',
+          },
         };
       },
-      activeTheme: (actor) => (mayReadActiveTheme(actor) ? `${site.apiRoot}core/v2/themes/${ACTIVE_THEME.stylesheet}` : null),
+      activeTheme: (actor) =>
+        mayReadActiveTheme(actor) ? `${site.apiRoot}core/v2/themes/${ACTIVE_THEME.stylesheet}` : null,
       url: site.settings.siteUrl,
       home: site.settings.siteUrl,
       gmtOffset: () => String(gmtOffsetHours(site.settings.timezone, site.clock.now())),
@@ -132,15 +161,42 @@ export function buildDispatcher(site: Site): Dispatcher {
   );
   let dispatcher: Dispatcher | null = null;
   // As WordPress registers them: the extra namespaces' indexes come after every route of ours.
-  all.push(root!, batchRoute(() => dispatcher!), ...indexes.slice(0, namespaces.length), ...resourceRoutes, ...indexes.slice(namespaces.length));
+  all.push(
+    root!,
+    batchRoute(() => dispatcher!),
+    ...indexes.slice(0, namespaces.length),
+    ...resourceRoutes,
+    ...indexes.slice(namespaces.length),
+  );
   // Safe retries: requests with an Idempotency-Key are carried out once (src/resources/idempotency/guard.ts).
   const idempotency = new IdempotencyGuard(
-    { store: site.store, readModel: site.readModel, clock: site.clock, metadata: site.metadata, settle: site.settle, apiRoot: site.apiRoot, log: logLine },
+    {
+      store: site.store,
+      readModel: site.readModel,
+      clock: site.clock,
+      metadata: site.metadata,
+      settle: site.settle,
+      apiRoot: site.apiRoot,
+      log: logLine,
+    },
     { ttlMs: site.settings.idempotencyTtlMs },
   );
-  dispatcher = new Dispatcher(all, { apiRoot: site.apiRoot, guard: (request, endpoint, serve) => idempotency.guard(request, endpoint, serve) });
+  dispatcher = new Dispatcher(all, {
+    apiRoot: site.apiRoot,
+    guard: (request, endpoint, serve) => idempotency.guard(request, endpoint, serve),
+  });
   // A lost answer is made again by reading what the request changed, as its caller, in the edit context.
   idempotency.present = (request, path) =>
-    dispatcher!.dispatch({ method: 'GET', path, query: { context: 'edit' }, json: null, form: null, headers: {}, actor: request.actor, requestId: request.requestId, ip: request.ip });
+    dispatcher!.dispatch({
+      method: 'GET',
+      path,
+      query: { context: 'edit' },
+      json: null,
+      form: null,
+      headers: {},
+      actor: request.actor,
+      requestId: request.requestId,
+      ip: request.ip,
+    });
   return dispatcher;
 }

@@ -22,7 +22,22 @@ import type { RestRequest, RestResult } from './rest/route';
 import { invalidJsonpCallback, jsonpBody, jsonpCallback } from './rest/jsonp';
 import { refusalOf } from './health/readModelWatch';
 import type { Judgement } from './health/readModelWatch';
-import { BodyGate, DEFAULT_BODY_LIMITS, bodyKind, bodyTooLarge, bodyToFile, busy, declaredOver, discardUnread, defaultBodyDir, hasBody, limitFor, parseMultipartToDisk, readSmallBody, removeBodyFiles } from './http/requestBodies';
+import {
+  BodyGate,
+  DEFAULT_BODY_LIMITS,
+  bodyKind,
+  bodyTooLarge,
+  bodyToFile,
+  busy,
+  declaredOver,
+  discardUnread,
+  defaultBodyDir,
+  hasBody,
+  limitFor,
+  parseMultipartToDisk,
+  readSmallBody,
+  removeBodyFiles,
+} from './http/requestBodies';
 import type { BodyLimits } from './http/requestBodies';
 import { DEFAULT_RESPONSE_CACHE_LIMITS, createResponseCache } from './http/responseCache';
 import { OPERATIONAL_PATHS, operationalRoutes, sitePages } from './http/outsideRoutes';
@@ -65,7 +80,10 @@ export function createApp(site: Site): App {
   const dispatcher = buildDispatcher(site);
   // The core and wordpress dialects of the API (src/http/dialect.ts) and CORS (src/http/cors.ts).
   const namespaces = namespacesOfPaths(dispatcher.routes.map((route) => route.path));
-  const dialects = new Dialects({ siteUrl: site.settings.siteUrl, advertised: site.settings.apiDialect ?? 'core' }, namespaces);
+  const dialects = new Dialects(
+    { siteUrl: site.settings.siteUrl, advertised: site.settings.apiDialect ?? 'core' },
+    namespaces,
+  );
   const cors = corsPolicy(site.settings.corsAllowedOrigins ?? null);
   // The pages outside the API (authorization, audit, uploads, embeds): src/http/outsideRoutes.ts.
   const pages = sitePages(site, namespaces);
@@ -76,7 +94,13 @@ export function createApp(site: Site): App {
   });
   if (responseCache) countCacheUse(site, responseCache);
   const limits: BodyLimits = { ...DEFAULT_BODY_LIMITS, ...site.settings.bodyLimits };
-  const bodies: BodyEdge = { site, dispatcher, limits, gate: new BodyGate(limits), dir: site.settings.bodyDir ?? defaultBodyDir() };
+  const bodies: BodyEdge = {
+    site,
+    dispatcher,
+    limits,
+    gate: new BodyGate(limits),
+    dir: site.settings.bodyDir ?? defaultBodyDir(),
+  };
 
   // The operational endpoints (/healthz, /readyz, /metrics) first: answered whatever the read model's state, untimed.
   // Their router is consulted for their paths only: its dispatch on every API request cost several µs of CPU each.
@@ -105,7 +129,8 @@ export function createApp(site: Site): App {
   const allowOrigin = (ctx: Koa.Context): void => allowOriginOf(ctx.req, ctx.res);
 
   /** Whether answeredFromCache asked the cache for this request (it did not hold it): koa does not ask again. */
-  const cacheAsked = (url: string, path: string): boolean => responseCache !== null && PLAIN_TARGET.test(url) && !OPERATIONAL_PATHS.includes(path);
+  const cacheAsked = (url: string, path: string): boolean =>
+    responseCache !== null && PLAIN_TARGET.test(url) && !OPERATIONAL_PATHS.includes(path);
   /**
    * An anonymous GET or HEAD the response cache holds is answered before koa makes a context for it (the cache
    * writes the whole answer itself), when the read model is trusted and koa would read the request target as this
@@ -129,7 +154,8 @@ export function createApp(site: Site): App {
   const callback = (): ReturnType<Koa['callback']> => {
     const handle = koa.callback();
     if (responseCache === null) return handle;
-    return (req, res) => (answeredFromCache(req as IncomingMessage, res as ServerResponse) ? ANSWERED : handle(req, res));
+    return (req, res) =>
+      answeredFromCache(req as IncomingMessage, res as ServerResponse) ? ANSWERED : handle(req, res);
   };
 
   const served = (ctx: Koa.Context, started: number, next: Koa.Next): MaybeAsync<void> => {
@@ -137,7 +163,10 @@ export function createApp(site: Site): App {
     // store): not even a cached answer, which may be from before a wipe. Known at once after the first judgement.
     const judgement = site.readModelWatch.current();
     // Judged at once, the judgement was the same before koa: answeredFromCache asked the cache when it could.
-    if (isPromise(judgement)) return judgement.then((known) => (refusalOf(known) === null ? servedNow(ctx, started, next, false) : refuse(ctx, started, known)));
+    if (isPromise(judgement))
+      return judgement.then((known) =>
+        refusalOf(known) === null ? servedNow(ctx, started, next, false) : refuse(ctx, started, known),
+      );
     if (refusalOf(judgement) !== null) return refuse(ctx, started, judgement);
     return servedNow(ctx, started, next, cacheAsked(ctx.url, ctx.path));
   };
@@ -152,7 +181,7 @@ export function createApp(site: Site): App {
       code: 'rest_read_model_unavailable',
       message: unbuilt
         ? 'The site is rebuilding its read model from its event log. Try again shortly.'
-        : 'The site\'s read model does not match its event log; it is not served until that is settled.',
+        : "The site's read model does not match its event log; it is not served until that is settled.",
       data: { status: 503 },
     });
     observe(ctx, started, 503);
@@ -215,7 +244,8 @@ export function createApp(site: Site): App {
         return null;
       }
       // A request with a body was authenticated before the body was read (withBody).
-      if (ctx.state.authenticated !== undefined) return authenticated(rest, ctx.state.authenticated as Authenticated | null);
+      if (ctx.state.authenticated !== undefined)
+        return authenticated(rest, ctx.state.authenticated as Authenticated | null);
       const found = authenticateRequest(site, ctx, requestId);
       return isPromise(found) ? found.then((actor) => authenticated(rest, actor)) : authenticated(rest, found);
     };
@@ -228,7 +258,13 @@ export function createApp(site: Site): App {
         return;
       }
       const written = respond(ctx, result, fixedHeaders, state.signedIn, state.jsonp);
-      if (cacheVersion !== null && state.method === 'GET' && !state.signedIn && result.cacheable === true && written.status === 200) {
+      if (
+        cacheVersion !== null &&
+        state.method === 'GET' &&
+        !state.signedIn &&
+        result.cacheable === true &&
+        written.status === 200
+      ) {
         responseCache!.keep(ctx.req, cacheVersion, written);
       }
     };
@@ -253,9 +289,18 @@ const ANSWERED: Promise<void> = Promise.resolve();
 /** Hits and misses of the response cache, and what it holds, on /metrics. */
 function countCacheUse(site: Site, cache: ResponseCache): void {
   const { registry } = site.metrics;
-  const hits = registry.counter('palimpsest_response_cache_hits_total', 'Anonymous GET and HEAD requests answered from the shared response cache.');
-  const misses = registry.counter('palimpsest_response_cache_misses_total', 'Anonymous GET and HEAD requests the shared response cache could not answer.');
-  const entries = registry.gauge('palimpsest_response_cache_entries', 'Answers the shared response cache holds (some may be of an older read-model version).');
+  const hits = registry.counter(
+    'palimpsest_response_cache_hits_total',
+    'Anonymous GET and HEAD requests answered from the shared response cache.',
+  );
+  const misses = registry.counter(
+    'palimpsest_response_cache_misses_total',
+    'Anonymous GET and HEAD requests the shared response cache could not answer.',
+  );
+  const entries = registry.gauge(
+    'palimpsest_response_cache_entries',
+    'Answers the shared response cache holds (some may be of an older read-model version).',
+  );
   const bytes = registry.gauge('palimpsest_response_cache_bytes', 'Bytes the shared response cache holds.');
   // Counted as plain numbers by the cache (no label lookup per request), carried over at each scrape.
   let counted = { hits: 0, misses: 0 };
@@ -282,7 +327,13 @@ interface ApiState {
 const NO_BODY = Buffer.alloc(0);
 
 /** The RestRequest of an API request (its actor still null): at once for a GET or HEAD, once its body is read otherwise. */
-function toRestRequest(ctx: Koa.Context, requestId: string, dialects: Dialects, state: ApiState, bodies: BodyEdge): MaybeAsync<RestRequest> {
+function toRestRequest(
+  ctx: Koa.Context,
+  requestId: string,
+  dialects: Dialects,
+  state: ApiState,
+  bodies: BodyEdge,
+): MaybeAsync<RestRequest> {
   const query = parseQuery(ctx.querystring);
   // Method override: `?_method=` or the header replace the real method, as WordPress allows.
   const override = (typeof query._method === 'string' ? query._method : '') || ctx.get('x-http-method-override');
@@ -399,16 +450,25 @@ async function withBody(ctx: Koa.Context, request: RestRequest, bodies: BodyEdge
 /** The header lines every API answer starts with, flat (name, value, …). */
 function apiHeaders(apiRoot: string): readonly string[] {
   return [
-    'Content-Type', 'application/json; charset=UTF-8',
-    'X-Robots-Tag', 'noindex',
-    'X-Content-Type-Options', 'nosniff',
+    'Content-Type',
+    'application/json; charset=UTF-8',
+    'X-Robots-Tag',
+    'noindex',
+    'X-Content-Type-Options',
+    'nosniff',
     ...CORS_FIXED_HEADERS,
     // A response's own Link header replaces the discovery link, as PHP's header() replaces by default.
-    'Link', `<${apiRoot}>; rel="https://api.w.org/"`,
+    'Link',
+    `<${apiRoot}>; rel="https://api.w.org/"`,
   ];
 }
 
-const SIGNED_IN_HEADERS = ['Expires', 'Wed, 11 Jan 1984 05:00:00 GMT', 'Cache-Control', 'no-cache, must-revalidate, max-age=0'];
+const SIGNED_IN_HEADERS = [
+  'Expires',
+  'Wed, 11 Jan 1984 05:00:00 GMT',
+  'Cache-Control',
+  'no-cache, must-revalidate, max-age=0',
+];
 /** Statuses whose answers have no body (and, as koa sends them, no Content-Type or Content-Length). */
 const EMPTY_STATUSES = new Set([204, 205, 304]);
 
@@ -418,12 +478,20 @@ const EMPTY_STATUSES = new Set([204, 205, 304]);
  * what was written, for the response cache. Koa's own response step is skipped; headers an earlier step set on the
  * response (Retry-After) stay first.
  */
-function respond(ctx: Koa.Context, result: RestResult, fixedHeaders: readonly string[], signedIn: boolean, jsonp: string | null): WrittenAnswer {
+function respond(
+  ctx: Koa.Context,
+  result: RestResult,
+  fixedHeaders: readonly string[],
+  signedIn: boolean,
+  jsonp: string | null,
+): WrittenAnswer {
   const status = result.status;
   const headers = [...fixedHeaders];
   if (signedIn) headers.push(...SIGNED_IN_HEADERS);
   // Own names only: nothing inherited becomes a header.
-  if (result.headers) for (const name in result.headers) if (Object.hasOwn(result.headers, name)) setHeader(headers, name, result.headers[name]!);
+  if (result.headers)
+    for (const name in result.headers)
+      if (Object.hasOwn(result.headers, name)) setHeader(headers, name, result.headers[name]!);
   let body: Buffer;
   if (EMPTY_STATUSES.has(status)) {
     removeHeader(headers, 'content-type');
@@ -452,10 +520,18 @@ function respond(ctx: Koa.Context, result: RestResult, fixedHeaders: readonly st
  * or the client goes. Such answers are never kept by the response cache nor compressed; the socket is not timed out
  * (the feed sends its own heartbeats). A HEAD answer has the headers only.
  */
-function respondStream(ctx: Koa.Context, result: RestResult, stream: Readable, fixedHeaders: readonly string[], signedIn: boolean): void {
+function respondStream(
+  ctx: Koa.Context,
+  result: RestResult,
+  stream: Readable,
+  fixedHeaders: readonly string[],
+  signedIn: boolean,
+): void {
   const headers = [...fixedHeaders];
   if (signedIn) headers.push(...SIGNED_IN_HEADERS);
-  if (result.headers) for (const name in result.headers) if (Object.hasOwn(result.headers, name)) setHeader(headers, name, result.headers[name]!);
+  if (result.headers)
+    for (const name in result.headers)
+      if (Object.hasOwn(result.headers, name)) setHeader(headers, name, result.headers[name]!);
   ctx.status = result.status;
   for (let i = 0; i < headers.length; i += 2) ctx.set(headers[i]!, headers[i + 1]!);
   if (ctx.method === 'HEAD') {

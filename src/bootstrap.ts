@@ -46,13 +46,18 @@ export async function openEventStore(config: Config, events: StoreEvents = {}): 
       connectionString: config.eventStoreUrl,
       timeoutMs: config.eventStoreTimeoutMs,
       onSubscriptionDropped: (error, attempt) => {
-        logger.warn(`event store: the subscription to the log dropped (${error instanceof Error ? error.message : String(error)}); resubscribing (attempt ${attempt})`);
+        logger.warn(
+          `event store: the subscription to the log dropped (${error instanceof Error ? error.message : String(error)}); resubscribing (attempt ${attempt})`,
+        );
         events.onSubscriptionDropped?.(error, attempt);
       },
     });
   }
   preparePrivateDir(config.dataDir);
-  return openSqliteEventStore({ file: path.join(config.dataDir, 'events.sqlite'), busyTimeoutMs: config.eventStoreTimeoutMs });
+  return openSqliteEventStore({
+    file: path.join(config.dataDir, 'events.sqlite'),
+    busyTimeoutMs: config.eventStoreTimeoutMs,
+  });
 }
 
 /** Where uploads are kept: a directory (DATA_DIR/uploads by default), or an S3 bucket (BLOB_STORE). */
@@ -68,12 +73,22 @@ export async function openBlobStore(config: Config): Promise<BlobStore> {
 export async function openReadModel(
   config: Config,
   onRedisState?: (up: boolean) => void,
-): Promise<{ readModel: ReadModel; memory?: MemoryReadModel; coordination?: Coordination; connections?: RedisConnections }> {
+): Promise<{
+  readModel: ReadModel;
+  memory?: MemoryReadModel;
+  coordination?: Coordination;
+  connections?: RedisConnections;
+}> {
   if (!config.redisUrl) {
     const memory = createMemoryReadModel();
     return { readModel: memory, memory };
   }
-  const [{ createRedisReadModel }, { createRedisLease, createRedisAppliedProgress }, { watchRedisChanges }, { openRedisConnections, unavailableOnOutage }] = await Promise.all([
+  const [
+    { createRedisReadModel },
+    { createRedisLease, createRedisAppliedProgress },
+    { watchRedisChanges },
+    { openRedisConnections, unavailableOnOutage },
+  ] = await Promise.all([
     import('./readModel/redis/readModel'),
     import('./adapters/redis/coordination'),
     import('./adapters/redis/changeNotices'),
@@ -81,7 +96,12 @@ export async function openReadModel(
   ]);
   // Commands, the API's reads (auto-pipelined), and subscriptions, each on a connection of its own, every command
   // bounded (src/adapters/redis/connections.ts).
-  const connections = openRedisConnections(config.redisUrl, redisTimeouts(config), (line) => logger.warn(line), onRedisState);
+  const connections = openRedisConnections(
+    config.redisUrl,
+    redisTimeouts(config),
+    (line) => logger.warn(line),
+    onRedisState,
+  );
   const { redis, reader, subscriber } = connections;
   const prefix = config.redisPrefix;
   // An outage fails a call with DependencyUnavailableError, which the HTTP edge answers with 503.
@@ -100,7 +120,10 @@ export async function openReadModel(
   return { readModel, coordination, connections };
 }
 
-export const redisTimeouts = (config: Config): RedisTimeouts => ({ commandTimeoutMs: config.redisCommandTimeoutMs, connectTimeoutMs: config.redisConnectTimeoutMs });
+export const redisTimeouts = (config: Config): RedisTimeouts => ({
+  commandTimeoutMs: config.redisCommandTimeoutMs,
+  connectTimeoutMs: config.redisConnectTimeoutMs,
+});
 
 /** The key application-password hashes are made with: AUTH_SECRET, or one generated once and kept in DATA_DIR. */
 export function authSecret(config: Config): string {
@@ -151,8 +174,11 @@ export async function openSite(config: Config): Promise<Site> {
     const outcome = await loadSnapshot(snapshotFile, memory, store, projections);
     if (outcome.loaded) {
       const rebuilt = outcome.rebuilt.length > 0 ? `; rebuilding ${outcome.rebuilt.join(', ')} from the log` : '';
-      logger.info(`read model snapshot loaded: ${outcome.rows} documents at log position ${outcome.position} in ${Date.now() - started} ms${rebuilt}`);
-    } else if (outcome.reason !== 'no snapshot') logger.warn(`read model snapshot ignored (${outcome.reason}): replaying the log`);
+      logger.info(
+        `read model snapshot loaded: ${outcome.rows} documents at log position ${outcome.position} in ${Date.now() - started} ms${rebuilt}`,
+      );
+    } else if (outcome.reason !== 'no snapshot')
+      logger.warn(`read model snapshot ignored (${outcome.reason}): replaying the log`);
   }
   const site = createSite(
     {
@@ -203,10 +229,16 @@ export async function openSite(config: Config): Promise<Site> {
     },
   );
   const { registry } = site.metrics;
-  drops = registry.counter('palimpsest_event_store_subscription_drops_total', 'Subscriptions to the event log that dropped and were made again.');
+  drops = registry.counter(
+    'palimpsest_event_store_subscription_drops_total',
+    'Subscriptions to the event log that dropped and were made again.',
+  );
   drops.inc(0);
   if (connections) {
-    const connected = registry.gauge('palimpsest_redis_connected', '1 while every connection of this process to Redis is ready.');
+    const connected = registry.gauge(
+      'palimpsest_redis_connected',
+      '1 while every connection of this process to Redis is ready.',
+    );
     registry.collect(() => connected.set(redisUp ? 1 : 0));
   }
   const opened = memory ? withSnapshotOnClose(site, memory, snapshotFile) : site;

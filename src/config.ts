@@ -152,19 +152,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       upload: integer(env.UPLOAD_MAX_BYTES, DEFAULT_BODY_LIMITS.upload, 'UPLOAD_MAX_BYTES'),
       anonymous: integer(env.ANONYMOUS_BODY_MAX_BYTES, DEFAULT_BODY_LIMITS.anonymous, 'ANONYMOUS_BODY_MAX_BYTES'),
       inFlight: Math.max(1, integer(env.BODIES_IN_FLIGHT, DEFAULT_BODY_LIMITS.inFlight, 'BODIES_IN_FLIGHT')),
-      anonymousInFlight: integer(env.ANONYMOUS_BODIES_IN_FLIGHT, DEFAULT_BODY_LIMITS.anonymousInFlight, 'ANONYMOUS_BODIES_IN_FLIGHT'),
+      anonymousInFlight: integer(
+        env.ANONYMOUS_BODIES_IN_FLIGHT,
+        DEFAULT_BODY_LIMITS.anonymousInFlight,
+        'ANONYMOUS_BODIES_IN_FLIGHT',
+      ),
     },
     imageMaxPixels: Math.max(1, integer(env.IMAGE_MAX_PIXELS, DEFAULT_IMAGE_MAX_PIXELS, 'IMAGE_MAX_PIXELS')),
     commentFloodSeconds: integer(env.COMMENT_FLOOD_SECONDS, DEFAULT_COMMENT_FLOOD_SECONDS, 'COMMENT_FLOOD_SECONDS'),
-    idempotencyTtlMs: Math.max(1, integer(env.IDEMPOTENCY_KEY_TTL_SECONDS, 86_400, 'IDEMPOTENCY_KEY_TTL_SECONDS')) * 1000,
+    idempotencyTtlMs:
+      Math.max(1, integer(env.IDEMPOTENCY_KEY_TTL_SECONDS, 86_400, 'IDEMPOTENCY_KEY_TTL_SECONDS')) * 1000,
     auditStreams: {
-      heartbeatMs: Math.max(1, integer(env.AUDIT_STREAM_HEARTBEAT_SECONDS, 15, 'AUDIT_STREAM_HEARTBEAT_SECONDS')) * 1000,
+      heartbeatMs:
+        Math.max(1, integer(env.AUDIT_STREAM_HEARTBEAT_SECONDS, 15, 'AUDIT_STREAM_HEARTBEAT_SECONDS')) * 1000,
       perUser: integer(env.AUDIT_STREAMS_PER_USER, 4, 'AUDIT_STREAMS_PER_USER'),
       total: integer(env.AUDIT_STREAMS_MAX, 100, 'AUDIT_STREAMS_MAX'),
     },
     webhooks: {
       allowedHosts: allowedHosts(env.WEBHOOK_ALLOWED_HOSTS, 'WEBHOOK_ALLOWED_HOSTS'),
-      deadLetterAfterMs: Math.max(1, integer(env.WEBHOOK_DEAD_LETTER_AFTER_SECONDS, 259_200, 'WEBHOOK_DEAD_LETTER_AFTER_SECONDS')) * 1000,
+      deadLetterAfterMs:
+        Math.max(1, integer(env.WEBHOOK_DEAD_LETTER_AFTER_SECONDS, 259_200, 'WEBHOOK_DEAD_LETTER_AFTER_SECONDS')) *
+        1000,
     },
     blobStore: blobStore(env, path.resolve(cwd, env.DATA_DIR || './data')),
     blockPatternsDir: env.BLOCK_PATTERNS_DIR ? path.resolve(cwd, env.BLOCK_PATTERNS_DIR) : null,
@@ -184,17 +192,23 @@ function blobStore(env: NodeJS.ProcessEnv, dataDir: string): BlobStoreConfig {
     throw new ConfigError(`BLOB_STORE must be file:///path or s3://bucket/prefix, got "${value}"`);
   }
   if (url.protocol === 'file:') {
-    if (url.host !== '' || url.search !== '' || url.hash !== '') throw new ConfigError(`BLOB_STORE: a file URL names a local directory, file:///path, got "${value}"`);
+    if (url.host !== '' || url.search !== '' || url.hash !== '')
+      throw new ConfigError(`BLOB_STORE: a file URL names a local directory, file:///path, got "${value}"`);
     return { kind: 'file', root: fileURLToPath(url) };
   }
   if (url.protocol === 's3:') {
     const bucket = url.hostname;
-    if (!BUCKET.test(bucket) || url.port !== '' || url.username !== '' || url.password !== '') throw new ConfigError(`BLOB_STORE: "${bucket}" is not an S3 bucket name (s3://bucket/prefix)`);
-    if (url.search !== '' || url.hash !== '') throw new ConfigError(`BLOB_STORE: s3://bucket/prefix takes no query or fragment, got "${value}"`);
+    if (!BUCKET.test(bucket) || url.port !== '' || url.username !== '' || url.password !== '')
+      throw new ConfigError(`BLOB_STORE: "${bucket}" is not an S3 bucket name (s3://bucket/prefix)`);
+    if (url.search !== '' || url.hash !== '')
+      throw new ConfigError(`BLOB_STORE: s3://bucket/prefix takes no query or fragment, got "${value}"`);
     // As written (the URL parser would resolve them away): a "." or ".." segment is a mistake, not a path to follow.
     const written = value.replace(/^s3:\/\/[^/]*/i, '').split('/');
-    const segments = decodeURIComponent(url.pathname).split('/').filter((segment) => segment !== '');
-    if (written.some((segment) => segment === '.' || segment === '..')) throw new ConfigError(`BLOB_STORE: the key prefix may not contain "." or ".." segments, got "${value}"`);
+    const segments = decodeURIComponent(url.pathname)
+      .split('/')
+      .filter((segment) => segment !== '');
+    if (written.some((segment) => segment === '.' || segment === '..'))
+      throw new ConfigError(`BLOB_STORE: the key prefix may not contain "." or ".." segments, got "${value}"`);
     const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || null;
     // An S3-compatible store mostly ignores the region, but the SDK needs one to sign with.
     const region = env.AWS_REGION || (endpoint ? 'us-east-1' : null);
@@ -230,19 +244,22 @@ function trustedProxies(value: string | undefined): string[] {
 
 function siteInstance(value: string | undefined): SiteInstance {
   if (value === undefined || value === '') return 'first';
-  if (!(SITE_INSTANCES as readonly string[]).includes(value)) throw new ConfigError(`SITE_INSTANCE must be "first" or "second", got "${value}"`);
+  if (!(SITE_INSTANCES as readonly string[]).includes(value))
+    throw new ConfigError(`SITE_INSTANCE must be "first" or "second", got "${value}"`);
   return value as SiteInstance;
 }
 
 function logLevel(value: string | undefined): LogLevel {
   if (value === undefined || value === '') return 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(value)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
+  if (!(LOG_LEVELS as readonly string[]).includes(value))
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
   return value as LogLevel;
 }
 
 function apiDialect(value: string | undefined): ApiDialect {
   if (value === undefined || value === '') return 'core';
-  if (!(API_DIALECTS as readonly string[]).includes(value)) throw new ConfigError(`API_DIALECT must be "core" or "wordpress", got "${value}"`);
+  if (!(API_DIALECTS as readonly string[]).includes(value))
+    throw new ConfigError(`API_DIALECT must be "core" or "wordpress", got "${value}"`);
   return value as ApiDialect;
 }
 

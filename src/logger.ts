@@ -9,7 +9,10 @@ import { pino } from 'pino';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export const logger = pino({ base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ fd: 2, sync: true }));
+export const logger = pino(
+  { base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime },
+  pino.destination({ fd: 2, sync: true }),
+);
 
 /**
  * The `(message, detail)` callback the projector, the lease service and the API are given: an Error in `detail` is

@@ -68,7 +68,8 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   const started = Date.now();
   limitHeapGrowth();
   // Without a shared read model an API node would have nothing to read.
-  if (options.projector === false && !config.redisUrl) throw new StartError('serve --no-projector needs REDIS_URL: API nodes read the projector\'s read model from Redis');
+  if (options.projector === false && !config.redisUrl)
+    throw new StartError("serve --no-projector needs REDIS_URL: API nodes read the projector's read model from Redis");
   const site = await openSite(config);
   try {
     return await serveSite(site, config, options, started);
@@ -101,7 +102,9 @@ async function serveSite(site: Site, config: Config, options: ServeOptions, star
   const app = createApp(site);
   const server = await listen(config, app.callback());
   const role = options.projector === false ? 'API node without projector; ' : '';
-  logger.info(`palimpsest serving ${config.siteUrl}/ on ${config.host}:${config.port} (${role}ready in ${Date.now() - started} ms${replay}; data in ${config.dataDir})`);
+  logger.info(
+    `palimpsest serving ${config.siteUrl}/ on ${config.host}:${config.port} (${role}ready in ${Date.now() - started} ms${replay}; data in ${config.dataDir})`,
+  );
   return { close: closer(server, site), server };
 }
 
@@ -112,7 +115,8 @@ async function closeWithin(closing: Promise<void>, ms: number): Promise<void> {
     timer = setTimeout(() => resolve('late'), ms);
   });
   try {
-    if ((await Promise.race([closing, late])) === 'late') logger.error(`palimpsest: closing did not finish within ${ms} ms`);
+    if ((await Promise.race([closing, late])) === 'late')
+      logger.error(`palimpsest: closing did not finish within ${ms} ms`);
   } catch (error) {
     logger.error({ err: error }, 'palimpsest: closing failed');
   } finally {
@@ -127,7 +131,10 @@ async function closeWithin(closing: Promise<void>, ms: number): Promise<void> {
 export async function runProjector(config: Config): Promise<Running> {
   limitHeapGrowth();
   // Without a shared read model the projector would project into its own memory, for nobody.
-  if (!config.redisUrl) throw new StartError('projector needs REDIS_URL: it applies the log to the Redis read model the API nodes read; without Redis, `serve` runs the projector in the server itself');
+  if (!config.redisUrl)
+    throw new StartError(
+      'projector needs REDIS_URL: it applies the log to the Redis read model the API nodes read; without Redis, `serve` runs the projector in the server itself',
+    );
   const site = await openSite(config);
   // Listening before the start: a start may rebuild a projection for a long time, and /healthz and /metrics (the
   // rebuild's progress) must answer meanwhile.
@@ -182,11 +189,17 @@ export function listenFailure(error: NodeJS.ErrnoException, config: Pick<Config,
   const where = `${config.host}:${config.port}`;
   switch (error.code) {
     case 'EADDRINUSE':
-      return new StartError(`cannot listen on ${where}: the port is already in use (EADDRINUSE); stop what listens there or set PORT to a free port`);
+      return new StartError(
+        `cannot listen on ${where}: the port is already in use (EADDRINUSE); stop what listens there or set PORT to a free port`,
+      );
     case 'EACCES':
-      return new StartError(`cannot listen on ${where}: not allowed (EACCES); ports below 1024 need privileges, set PORT to a higher one`);
+      return new StartError(
+        `cannot listen on ${where}: not allowed (EACCES); ports below 1024 need privileges, set PORT to a higher one`,
+      );
     case 'EADDRNOTAVAIL':
-      return new StartError(`cannot listen on ${where}: ${config.host} is not an address of this machine (EADDRNOTAVAIL); set HOST`);
+      return new StartError(
+        `cannot listen on ${where}: ${config.host} is not an address of this machine (EADDRNOTAVAIL); set HOST`,
+      );
     default:
       return new StartError(`cannot listen on ${where}: ${error.message}`);
   }
@@ -223,7 +236,9 @@ export function runUntilStopped(start: () => Promise<Running>, shutdownTimeoutMs
       }
       stopping = true;
       const hard = setTimeout(() => {
-        logger.error(`palimpsest: did not stop within ${shutdownTimeoutMs} ms of ${signal} (SHUTDOWN_TIMEOUT_MS); exiting`);
+        logger.error(
+          `palimpsest: did not stop within ${shutdownTimeoutMs} ms of ${signal} (SHUTDOWN_TIMEOUT_MS); exiting`,
+        );
         process.exit(1);
       }, shutdownTimeoutMs);
       started

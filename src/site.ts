@@ -271,7 +271,13 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
   let delivering = false;
   const alongside = { start: () => (delivering ? deliverer.start() : undefined), stop: () => deliverer.stop() };
   const service = coordination
-    ? new ProjectorService({ projector, lease: coordination.lease, progress: coordination.progress, alongside, log: logLine })
+    ? new ProjectorService({
+        projector,
+        lease: coordination.lease,
+        progress: coordination.progress,
+        alongside,
+        log: logLine,
+      })
     : null;
   let projecting = false;
   const appliedPosition = async () => (coordination ? coordination.progress.applied() : projector.appliedPosition);
@@ -337,9 +343,15 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
       if (position <= 0) return;
       // What is left of the bound once the request got here (its appends took their time too); at least one look.
       const started = requests.settling(position);
-      const budget = Math.max(0, settings.readYourWritesTimeoutMs - (started === undefined ? 0 : clock.now() - started));
+      const budget = Math.max(
+        0,
+        settings.readYourWritesTimeoutMs - (started === undefined ? 0 : clock.now() - started),
+      );
       const reached = await waitForApplied(position, budget);
-      if (!reached) logger.warn(`read model did not reach position ${position} within READ_YOUR_WRITES_TIMEOUT_MS (${settings.readYourWritesTimeoutMs} ms) of the request's start`);
+      if (!reached)
+        logger.warn(
+          `read model did not reach position ${position} within READ_YOUR_WRITES_TIMEOUT_MS (${settings.readYourWritesTimeoutMs} ms) of the request's start`,
+        );
       // Before the write answers: no cached answer from before it is served to anyone after it (read-your-writes).
       readModelVersion.changed();
     },
@@ -396,7 +408,10 @@ function watchOtherProcesses(coordination: Coordination | undefined, version: Re
 }
 
 /** `compute` memoised per read-model version (PerVersion); a kept answer is given at once, without a promise. */
-function knownPerVersion<T>(version: ReadModelVersion, compute: (key: string) => Promise<T>): (key: string) => MaybeAsync<T> {
+function knownPerVersion<T>(
+  version: ReadModelVersion,
+  compute: (key: string) => Promise<T>,
+): (key: string) => MaybeAsync<T> {
   const memo = new PerVersion<T>(version);
   const computed = async (key: string, at: number): Promise<T> => {
     const value = await compute(key);

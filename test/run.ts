@@ -38,9 +38,11 @@ if (files.length === 0) {
 const batches = cut(files, Math.min(files.length, workers * BATCHES_PER_WORKER));
 const outcomes: Outcome[] = [];
 const queue = [...batches];
-await Promise.all(Array.from({ length: Math.min(workers, batches.length) }, async () => {
-  for (let batch = queue.shift(); batch; batch = queue.shift()) outcomes.push(await runBatch(batch));
-}));
+await Promise.all(
+  Array.from({ length: Math.min(workers, batches.length) }, async () => {
+    for (let batch = queue.shift(); batch; batch = queue.shift()) outcomes.push(await runBatch(batch));
+  }),
+);
 
 const sum = (key: 'total' | 'passed' | 'skipped') => outcomes.reduce((n, o) => n + o[key], 0);
 const broken = outcomes.filter((o) => o.broken).length;
@@ -60,8 +62,12 @@ function runBatch(batch: string[]): Promise<Outcome> {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
     child.on('close', (code, signal) => {
       process.stdout.write(`\n── ${batch.length} file(s): ${batch[0]} … ${batch[batch.length - 1]}\n${output}`);
       // uvu's summary: "Total: N", "Passed: N", "Skipped: N". Colour codes are stripped in case a terminal forced them.

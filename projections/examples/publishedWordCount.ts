@@ -47,7 +47,13 @@ function evolvePost(post: PostWordsDoc | null, event: RecordedEvent): PostWordsD
   switch (event.type) {
     case 'PostCreated': {
       const { id, post: fields } = event.data as PostCreated;
-      return { id, author: fields.author, status: fields.status, month: monthOf(fields.date), words: wordCount(fields.content) };
+      return {
+        id,
+        author: fields.author,
+        status: fields.status,
+        month: monthOf(fields.date),
+        words: wordCount(fields.content),
+      };
     }
     case 'PostUpdated': {
       if (!post) return null;
@@ -88,7 +94,13 @@ export default defineProjection<PostWordsDoc | AuthorMonthDoc>({
     if (!context || context.collection === POSTS) return evolvePost(doc as PostWordsDoc | null, event);
     const before = context.read(POSTS, postId(event)) as PostWordsDoc | null;
     const after = evolvePost(before, event);
-    const totals = (doc as AuthorMonthDoc | null) ?? { id: String(context.id), author: 0, month: '', words: 0, posts: 0 };
+    const totals = (doc as AuthorMonthDoc | null) ?? {
+      id: String(context.id),
+      author: 0,
+      month: '',
+      words: 0,
+      posts: 0,
+    };
     let { words, posts } = totals;
     if (counts(before) && totalsId(before) === context.id) {
       words -= before.words;
@@ -107,6 +119,9 @@ export default defineProjection<PostWordsDoc | AuthorMonthDoc>({
       return { sort: { words: post.words }, sets: { author: post.author, status: post.status, month: post.month } };
     }
     const totals = doc as AuthorMonthDoc;
-    return { sort: { month: totals.month, words: totals.words, author: totals.author }, sets: { author: totals.author, month: totals.month } };
+    return {
+      sort: { month: totals.month, words: totals.words, author: totals.author },
+      sets: { author: totals.author, month: totals.month },
+    };
   },
 });

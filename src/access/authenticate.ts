@@ -71,27 +71,39 @@ export class SignInUnavailable extends Error {
  * read model has applied everything the event store holds now (read-your-writes up to its head: an account another
  * process just created, such as the CLI, is found), and the sign-in is not judged when it cannot get there in time.
  */
-export async function findSignInUser(site: Pick<Site, 'readModel' | 'store' | 'projector' | 'projectionBehind' | 'catchUp' | 'settings' | 'accounts'>, name: string): Promise<FoundUser> {
-  const usersBehind = async () => site.projector.names.includes(USERS_PROJECTION) && (await site.projectionBehind(USERS_PROJECTION));
+export async function findSignInUser(
+  site: Pick<Site, 'readModel' | 'store' | 'projector' | 'projectionBehind' | 'catchUp' | 'settings' | 'accounts'>,
+  name: string,
+): Promise<FoundUser> {
+  const usersBehind = async () =>
+    site.projector.names.includes(USERS_PROJECTION) && (await site.projectionBehind(USERS_PROJECTION));
   if (await usersBehind()) return foldedSignInUser(site, name);
   const found = await findUserByLoginOrEmail(site.readModel, name);
   if (found.user) return found;
   if (!(await site.catchUp(Math.min(SIGN_IN_CATCH_UP_MS, site.settings.readYourWritesTimeoutMs)))) {
-    throw new SignInUnavailable('the site\'s accounts are behind the log');
+    throw new SignInUnavailable("the site's accounts are behind the log");
   }
   if (await usersBehind()) return foldedSignInUser(site, name);
   return findUserByLoginOrEmail(site.readModel, name);
 }
 
 /** While the users projection is behind: the account by name from its documents, as its own stream has it now. */
-async function foldedSignInUser(site: Pick<Site, 'readModel' | 'store' | 'projector' | 'projectionBehind' | 'accounts'>, name: string): Promise<FoundUser> {
+async function foldedSignInUser(
+  site: Pick<Site, 'readModel' | 'store' | 'projector' | 'projectionBehind' | 'accounts'>,
+  name: string,
+): Promise<FoundUser> {
   const found = await findUserByLoginOrEmail(site.readModel, name);
-  if (!found.user) throw new SignInUnavailable('the site\'s accounts are being rebuilt');
+  if (!found.user) throw new SignInUnavailable("the site's accounts are being rebuilt");
   const { id } = found.user;
-  const current = await readCurrent<UserDoc>(site, { projection: USERS_PROJECTION, collection: 'user', id, stream: site.accounts.streamOf(id) });
+  const current = await readCurrent<UserDoc>(site, {
+    projection: USERS_PROJECTION,
+    collection: 'user',
+    id,
+    stream: site.accounts.streamOf(id),
+  });
   const named = name.toLowerCase();
   if (!current || (found.byEmail ? current.email?.toLowerCase() !== named : current.login.toLowerCase() !== named)) {
-    throw new SignInUnavailable('the site\'s accounts are being rebuilt');
+    throw new SignInUnavailable("the site's accounts are being rebuilt");
   }
   return { user: current, byEmail: found.byEmail };
 }
@@ -138,12 +150,26 @@ const hashMatches = (presented: Buffer, storedHash: string): boolean => {
 };
 
 /** Whether the password is one of the named user's application passwords; throws a 401 RestError when not. */
-function checkBasic(readModel: ReadModel, secret: string, password: string | null, { user, byEmail }: FoundUser): Authenticated {
-  if (password === null) throw restError('incorrect_password', 'The provided password is an invalid application password.', 401);
+function checkBasic(
+  readModel: ReadModel,
+  secret: string,
+  password: string | null,
+  { user, byEmail }: FoundUser,
+): Authenticated {
+  if (password === null)
+    throw restError('incorrect_password', 'The provided password is an invalid application password.', 401);
   if (!user) {
     throw byEmail
-      ? restError('invalid_email', '<strong>Error:</strong> Unknown email address. Check again or try your username.', 401)
-      : restError('invalid_username', '<strong>Error:</strong> Unknown username. Check again or try your email address.', 401);
+      ? restError(
+          'invalid_email',
+          '<strong>Error:</strong> Unknown email address. Check again or try your username.',
+          401,
+        )
+      : restError(
+          'invalid_username',
+          '<strong>Error:</strong> Unknown username. Check again or try your email address.',
+          401,
+        );
   }
   const presented = presentedHash(readModel, secret, password);
   const match = user.application_passwords.find((p) => hashMatches(presented, p.passwordHash));
@@ -165,7 +191,11 @@ export interface HttpExchange {
  * Authenticates a request as the app does it: throttled (429 with Retry-After, before any password is
  * checked), then HTTP Basic, then the password's use recorded in the background.
  */
-export function authenticateRequest(site: Site, http: HttpExchange, requestId: string): MaybeAsync<Authenticated | null> {
+export function authenticateRequest(
+  site: Site,
+  http: HttpExchange,
+  requestId: string,
+): MaybeAsync<Authenticated | null> {
   const authorization = http.get('authorization') || undefined;
   const credentials = parseBasic(authorization);
   // Anonymous: known at once.
@@ -173,7 +203,12 @@ export function authenticateRequest(site: Site, http: HttpExchange, requestId: s
   return authenticateCredentials(site, http, requestId, credentials);
 }
 
-async function authenticateCredentials(site: Site, http: HttpExchange, requestId: string, credentials: BasicCredentials): Promise<Authenticated> {
+async function authenticateCredentials(
+  site: Site,
+  http: HttpExchange,
+  requestId: string,
+  credentials: BasicCredentials,
+): Promise<Authenticated> {
   const address = http.ip;
   let found: FoundUser;
   try {
@@ -181,14 +216,22 @@ async function authenticateCredentials(site: Site, http: HttpExchange, requestId
   } catch (error) {
     if (!(error instanceof SignInUnavailable)) throw error;
     http.set('Retry-After', String(SIGN_IN_UNAVAILABLE_RETRY_AFTER_SECONDS));
-    throw restError('rest_sign_in_unavailable', 'Sign-ins cannot be checked right now: the site\'s accounts are being brought up to date. Try again shortly.', 503);
+    throw restError(
+      'rest_sign_in_unavailable',
+      "Sign-ins cannot be checked right now: the site's accounts are being brought up to date. Try again shortly.",
+      503,
+    );
   }
   // Counted per account, whichever of its names (login or email) is given.
   const admission = throttleFor(site).admit(found.user?.login ?? credentials.name, address);
   if (!admission.admitted) {
     const seconds = retryAfterSeconds(admission.retryAfterMs);
     http.set('Retry-After', String(seconds));
-    throw restError('rest_too_many_requests', `Too many failed sign-in attempts. Try again in ${seconds} seconds.`, 429);
+    throw restError(
+      'rest_too_many_requests',
+      `Too many failed sign-in attempts. Try again in ${seconds} seconds.`,
+      429,
+    );
   }
   const { attempt } = admission;
   let authenticated: Authenticated;
@@ -211,12 +254,16 @@ const recording = new WeakMap<Site, Set<string>>();
 function noteUse(site: Site, authenticated: Authenticated, address: string, requestId: string): void {
   const password = authenticated.user.application_passwords.find((p) => p.uuid === authenticated.applicationPassword);
   if (!password) return;
-  if (password.last_used !== null && Date.parse(password.last_used) + USAGE_RECORD_INTERVAL_MS > site.clock.now()) return;
+  if (password.last_used !== null && Date.parse(password.last_used) + USAGE_RECORD_INTERVAL_MS > site.clock.now())
+    return;
   let pending = recording.get(site);
   if (!pending) recording.set(site, (pending = new Set()));
   if (pending.has(password.uuid)) return;
   pending.add(password.uuid);
-  void site.accounts.recordApplicationPasswordUse(site, authenticated.user.id, password.uuid, address || null, requestId)
-    .catch((error: unknown) => logger.warn({ requestId, err: error }, 'could not record the use of an application password'))
+  void site.accounts
+    .recordApplicationPasswordUse(site, authenticated.user.id, password.uuid, address || null, requestId)
+    .catch((error: unknown) =>
+      logger.warn({ requestId, err: error }, 'could not record the use of an application password'),
+    )
     .finally(() => pending.delete(password.uuid));
 }

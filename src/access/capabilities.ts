@@ -14,24 +14,97 @@ const levels = (highest: number): string[] => Array.from({ length: highest + 1 }
 
 const ROLE_CAPABILITY_LISTS: Record<Role, readonly string[]> = {
   administrator: [
-    'switch_themes', 'edit_themes', 'activate_plugins', 'edit_plugins', 'edit_users', 'edit_files', 'manage_options',
-    'moderate_comments', 'manage_categories', 'manage_links', 'upload_files', 'import', 'unfiltered_html', 'edit_posts',
-    'edit_others_posts', 'edit_published_posts', 'publish_posts', 'edit_pages', 'read', ...levels(10),
-    'edit_others_pages', 'edit_published_pages', 'publish_pages', 'delete_pages', 'delete_others_pages',
-    'delete_published_pages', 'delete_posts', 'delete_others_posts', 'delete_published_posts', 'delete_private_posts',
-    'edit_private_posts', 'read_private_posts', 'delete_private_pages', 'edit_private_pages', 'read_private_pages',
-    'delete_users', 'create_users', 'unfiltered_upload', 'edit_dashboard', 'update_plugins', 'delete_plugins',
-    'install_plugins', 'update_themes', 'install_themes', 'update_core', 'list_users', 'remove_users', 'promote_users',
-    'edit_theme_options', 'delete_themes', 'export',
+    'switch_themes',
+    'edit_themes',
+    'activate_plugins',
+    'edit_plugins',
+    'edit_users',
+    'edit_files',
+    'manage_options',
+    'moderate_comments',
+    'manage_categories',
+    'manage_links',
+    'upload_files',
+    'import',
+    'unfiltered_html',
+    'edit_posts',
+    'edit_others_posts',
+    'edit_published_posts',
+    'publish_posts',
+    'edit_pages',
+    'read',
+    ...levels(10),
+    'edit_others_pages',
+    'edit_published_pages',
+    'publish_pages',
+    'delete_pages',
+    'delete_others_pages',
+    'delete_published_pages',
+    'delete_posts',
+    'delete_others_posts',
+    'delete_published_posts',
+    'delete_private_posts',
+    'edit_private_posts',
+    'read_private_posts',
+    'delete_private_pages',
+    'edit_private_pages',
+    'read_private_pages',
+    'delete_users',
+    'create_users',
+    'unfiltered_upload',
+    'edit_dashboard',
+    'update_plugins',
+    'delete_plugins',
+    'install_plugins',
+    'update_themes',
+    'install_themes',
+    'update_core',
+    'list_users',
+    'remove_users',
+    'promote_users',
+    'edit_theme_options',
+    'delete_themes',
+    'export',
   ],
   editor: [
-    'moderate_comments', 'manage_categories', 'manage_links', 'upload_files', 'unfiltered_html', 'edit_posts',
-    'edit_others_posts', 'edit_published_posts', 'publish_posts', 'edit_pages', 'read', ...levels(7),
-    'edit_others_pages', 'edit_published_pages', 'publish_pages', 'delete_pages', 'delete_others_pages',
-    'delete_published_pages', 'delete_posts', 'delete_others_posts', 'delete_published_posts', 'delete_private_posts',
-    'edit_private_posts', 'read_private_posts', 'delete_private_pages', 'edit_private_pages', 'read_private_pages',
+    'moderate_comments',
+    'manage_categories',
+    'manage_links',
+    'upload_files',
+    'unfiltered_html',
+    'edit_posts',
+    'edit_others_posts',
+    'edit_published_posts',
+    'publish_posts',
+    'edit_pages',
+    'read',
+    ...levels(7),
+    'edit_others_pages',
+    'edit_published_pages',
+    'publish_pages',
+    'delete_pages',
+    'delete_others_pages',
+    'delete_published_pages',
+    'delete_posts',
+    'delete_others_posts',
+    'delete_published_posts',
+    'delete_private_posts',
+    'edit_private_posts',
+    'read_private_posts',
+    'delete_private_pages',
+    'edit_private_pages',
+    'read_private_pages',
   ],
-  author: ['upload_files', 'edit_posts', 'edit_published_posts', 'publish_posts', 'read', ...levels(2), 'delete_posts', 'delete_published_posts'],
+  author: [
+    'upload_files',
+    'edit_posts',
+    'edit_published_posts',
+    'publish_posts',
+    'read',
+    ...levels(2),
+    'delete_posts',
+    'delete_published_posts',
+  ],
   contributor: ['edit_posts', 'read', ...levels(1), 'delete_posts'],
   subscriber: ['read', ...levels(0)],
 };
@@ -44,7 +117,8 @@ export const ROLE_CAPABILITIES: Record<Role, ReadonlySet<string>> = {
   subscriber: new Set(ROLE_CAPABILITY_LISTS.subscriber),
 };
 
-export const isRole = (value: unknown): value is Role => typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+export const isRole = (value: unknown): value is Role =>
+  typeof value === 'string' && (ROLES as readonly string[]).includes(value);
 
 /** The signed-in user as the access rules see them. Anonymous requests have no Actor (null). */
 export interface Actor {
@@ -186,10 +260,12 @@ export function userCan(actor: Actor | null, cap: MetaCapability, caps: PostType
 }
 
 /** edit_post: may this actor edit this item? */
-export const canEditItem = (actor: Actor | null, caps: PostTypeCaps, item: OwnedItem): boolean => userCan(actor, 'edit_post', caps, item);
+export const canEditItem = (actor: Actor | null, caps: PostTypeCaps, item: OwnedItem): boolean =>
+  userCan(actor, 'edit_post', caps, item);
 
 /** delete_post: may this actor delete (or trash) this item? */
-export const canDeleteItem = (actor: Actor | null, caps: PostTypeCaps, item: OwnedItem): boolean => userCan(actor, 'delete_post', caps, item);
+export const canDeleteItem = (actor: Actor | null, caps: PostTypeCaps, item: OwnedItem): boolean =>
+  userCan(actor, 'delete_post', caps, item);
 
 /**
  * May this actor see this item through the REST API? Published items are public (anonymous readers

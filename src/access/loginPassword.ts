@@ -60,12 +60,23 @@ function bcryptCost(hash: string): number | null {
 async function legacyScryptMatches(password: string, stored: string): Promise<boolean> {
   const [, n, r, p, salt, hash] = stored.split('$');
   const options: ScryptOptions = { N: Number(n), r: Number(r), p: Number(p) };
-  if (!Number.isInteger(options.N) || !Number.isInteger(options.r) || !Number.isInteger(options.p) || salt === undefined || hash === undefined) return false;
+  if (
+    !Number.isInteger(options.N) ||
+    !Number.isInteger(options.r) ||
+    !Number.isInteger(options.p) ||
+    salt === undefined ||
+    hash === undefined
+  )
+    return false;
   const expected = Buffer.from(hash, 'base64url');
   if (expected.length === 0) return false;
   const key = await new Promise<Buffer | null>((resolve) => {
-    scrypt(password.normalize('NFC'), Buffer.from(salt, 'base64url'), expected.length, { ...options, maxmem: 256 * options.N! * options.r! }, (error, derived) =>
-      resolve(error ? null : derived),
+    scrypt(
+      password.normalize('NFC'),
+      Buffer.from(salt, 'base64url'),
+      expected.length,
+      { ...options, maxmem: 256 * options.N! * options.r! },
+      (error, derived) => resolve(error ? null : derived),
     );
   });
   return key !== null && key.length === expected.length && timingSafeEqual(key, expected);

@@ -93,7 +93,8 @@ export class SignInThrottle {
     const now = this.clock.now();
     const name = normalise(login);
     let wait = this.wait(this.byAddress, address, this.options.perAddress, now);
-    if (!this.isTrusted(name, address, now)) wait = Math.max(wait, this.wait(this.byLogin, name, this.options.perLogin, now));
+    if (!this.isTrusted(name, address, now))
+      wait = Math.max(wait, this.wait(this.byLogin, name, this.options.perLogin, now));
     return wait;
   }
 

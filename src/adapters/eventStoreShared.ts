@@ -14,10 +14,14 @@ import type {
 /** `currentRevision` is the stream's last revision, or -1 when the stream does not exist. */
 export function satisfiesExpectedRevision(expected: ExpectedRevision, currentRevision: number): boolean {
   switch (expected) {
-    case 'any': return true;
-    case 'no_stream': return currentRevision === -1;
-    case 'stream_exists': return currentRevision >= 0;
-    default: return expected === currentRevision;
+    case 'any':
+      return true;
+    case 'no_stream':
+      return currentRevision === -1;
+    case 'stream_exists':
+      return currentRevision >= 0;
+    default:
+      return expected === currentRevision;
   }
 }
 
@@ -26,11 +30,16 @@ export function satisfiesExpectedRevision(expected: ExpectedRevision, currentRev
  * `fromPosition`, or the position after its exclusive `after`; undefined for the log's own end (start forwards, end
  * backwards). Rejects options that contradict each other.
  */
-export function startOfRead(direction: 'forwards' | 'backwards', fromPosition: number | undefined, after: number | undefined): number | undefined {
+export function startOfRead(
+  direction: 'forwards' | 'backwards',
+  fromPosition: number | undefined,
+  after: number | undefined,
+): number | undefined {
   if (after === undefined) return fromPosition;
   if (direction !== 'forwards') throw new RangeError('readAll: `after` reads forwards only');
   if (fromPosition !== undefined) throw new RangeError('readAll: give `fromPosition` or `after`, not both');
-  if (!Number.isSafeInteger(after) || after < 0) throw new RangeError(`readAll: \`after\` is a non-negative integer; got ${after}`);
+  if (!Number.isSafeInteger(after) || after < 0)
+    throw new RangeError(`readAll: \`after\` is a non-negative integer; got ${after}`);
   return after + 1;
 }
 
@@ -53,7 +62,8 @@ export function resultOfRetriedAppend(
   if (expected !== 'no_stream' && typeof expected !== 'number') return undefined;
   if (events.some((event) => event.id === undefined)) return undefined;
   const existing = eventsAfterRevision(expected === 'no_stream' ? -1 : expected, events.length);
-  if (existing.length !== events.length || existing.some((recorded, i) => recorded.id !== events[i]!.id)) return undefined;
+  if (existing.length !== events.length || existing.some((recorded, i) => recorded.id !== events[i]!.id))
+    return undefined;
   const last = existing[existing.length - 1]!;
   return { nextExpectedRevision: last.revision, position: last.position };
 }
@@ -92,15 +102,16 @@ export function startCatchUpSubscription(
   let notified = false;
   let wakeUp: (() => void) | undefined;
 
-  const nextWakeUp = () => new Promise<void>((resolve) => {
-    const timer = pollIntervalMs === undefined ? undefined : setTimeout(wake, pollIntervalMs);
-    function wake() {
-      clearTimeout(timer);
-      wakeUp = undefined;
-      resolve();
-    }
-    wakeUp = wake;
-  });
+  const nextWakeUp = () =>
+    new Promise<void>((resolve) => {
+      const timer = pollIntervalMs === undefined ? undefined : setTimeout(wake, pollIntervalMs);
+      function wake() {
+        clearTimeout(timer);
+        wakeUp = undefined;
+        resolve();
+      }
+      wakeUp = wake;
+    });
 
   // "Caught up" means everything that existed at subscription time was delivered.
   const headAtStart = log.headPosition();
@@ -125,11 +136,16 @@ export function startCatchUpSubscription(
     }
   }
 
-  const finished = deliver().catch((error: unknown) => {
-    closed = true;
-    if (options.onError) options.onError(error);
-    else queueMicrotask(() => { throw error; });
-  }).finally(onClosed);
+  const finished = deliver()
+    .catch((error: unknown) => {
+      closed = true;
+      if (options.onError) options.onError(error);
+      else
+        queueMicrotask(() => {
+          throw error;
+        });
+    })
+    .finally(onClosed);
 
   return {
     notify() {

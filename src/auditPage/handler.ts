@@ -21,7 +21,9 @@ export const AUDIT_PAGE_PATH = '/audit';
 const MODULE_DIR = path.dirname(fileURLToPath(import.meta.url));
 /** Compiled (bin/build.js, under dist/<build>/src/auditPage/), the static files are still read from the sources. */
 const COMPILED = import.meta.url.endsWith('.js');
-const STATIC_DIR = COMPILED ? path.resolve(MODULE_DIR, '../../../../src/auditPage/static') : path.join(MODULE_DIR, 'static');
+const STATIC_DIR = COMPILED
+  ? path.resolve(MODULE_DIR, '../../../../src/auditPage/static')
+  : path.join(MODULE_DIR, 'static');
 
 /** The files of the page by the name they are served under ('' is the page itself), and their types. */
 const FILES: Readonly<Record<string, { file: string; type: string }>> = {
@@ -82,7 +84,9 @@ function loadAssets(): Map<string, Asset> {
 export function auditPagePaths(sitePath: string, apiNamespaces: readonly string[]): (path: string) => boolean {
   const bare = `${sitePath}${AUDIT_PAGE_PATH}`;
   const prefix = `${bare}/`;
-  const apiVersions = new Set(apiNamespaces.filter((name) => name.startsWith('audit/')).map((name) => name.slice('audit/'.length)));
+  const apiVersions = new Set(
+    apiNamespaces.filter((name) => name.startsWith('audit/')).map((name) => name.slice('audit/'.length)),
+  );
   return (requestPath) => {
     if (requestPath === bare) return true;
     if (!requestPath.startsWith(prefix)) return false;

@@ -62,7 +62,15 @@ class AuthorizationPage {
     const token = typeof form.token === 'string' ? form.token : '';
     if (!tokenIsValid(this.site.settings.authSecret, nonce, token, this.site.clock.now(), bound(request))) {
       const retry = `${this.path}?${new URLSearchParams(Object.entries({ app_name: request.appName, app_id: request.appId, success_url: request.successUrl, reject_url: request.rejectUrl }).filter(([, v]) => v !== '')).toString()}`;
-      this.send(403, renderMessage(this.siteName, 'Please try again', ['This form has expired or was not sent from this site, so nothing was done.'], { href: retry, text: 'Load the authorization page again' }));
+      this.send(
+        403,
+        renderMessage(
+          this.siteName,
+          'Please try again',
+          ['This form has expired or was not sent from this site, so nothing was done.'],
+          { href: retry, text: 'Load the authorization page again' },
+        ),
+      );
       return;
     }
     if (form.reject !== undefined) {
@@ -88,7 +96,9 @@ class AuthorizationPage {
       // Not judged, and not counted by the throttle.
       if (!(error instanceof SignInUnavailable)) throw error;
       this.ctx.set('Retry-After', String(SIGN_IN_UNAVAILABLE_RETRY_AFTER_SECONDS));
-      this.form(503, request, passwordName, login, ['Sign-ins cannot be checked right now. Wait a few seconds, then try again.']);
+      this.form(503, request, passwordName, login, [
+        'Sign-ins cannot be checked right now. Wait a few seconds, then try again.',
+      ]);
       return;
     }
     // Counted per account, whichever of its names (login or email) is given.
@@ -96,7 +106,9 @@ class AuthorizationPage {
     if (!admission.admitted) {
       const seconds = retryAfterSeconds(admission.retryAfterMs);
       this.ctx.set('Retry-After', String(seconds));
-      this.form(429, request, passwordName, login, [`Too many failed sign-in attempts. Wait ${seconds} seconds, then try again.`]);
+      this.form(429, request, passwordName, login, [
+        `Too many failed sign-in attempts. Wait ${seconds} seconds, then try again.`,
+      ]);
       return;
     }
     const { attempt } = admission;
@@ -110,7 +122,9 @@ class AuthorizationPage {
       attempt.abandoned();
       if (!(error instanceof SignInChecksBusy)) throw error;
       this.ctx.set('Retry-After', String(CHECKS_BUSY_RETRY_AFTER_SECONDS));
-      this.form(503, request, passwordName, login, ['Too many sign-ins are being checked right now. Wait a second, then try again.']);
+      this.form(503, request, passwordName, login, [
+        'Too many sign-ins are being checked right now. Wait a second, then try again.',
+      ]);
       return;
     }
     if (!user || !hash || !matches) {
@@ -120,24 +134,40 @@ class AuthorizationPage {
     attempt.succeeded();
     const requestId = (this.ctx.get('x-request-id') || `authorize-${randomUUID()}`).slice(0, 100);
     // A hash of an older scheme or cost is replaced now, while the password is at hand.
-    if (loginPasswordNeedsRehash(hash)) await updateUser(this.site, user.id, { password }, { id: user.id, roles: user.roles }, requestId);
+    if (loginPasswordNeedsRehash(hash))
+      await updateUser(this.site, user.id, { password }, { id: user.id, roles: user.roles }, requestId);
     if (passwordName === '') {
       this.form(400, request, passwordName, login, ['Give the new application password a name.']);
       return;
     }
     let created: Awaited<ReturnType<typeof createApplicationPassword>>;
     try {
-      created = await createApplicationPassword(this.site, user.id, { name: passwordName, appId: request.appId }, user.id, requestId);
+      created = await createApplicationPassword(
+        this.site,
+        user.id,
+        { name: passwordName, appId: request.appId },
+        user.id,
+        requestId,
+      );
     } catch (error) {
       const refusal = answerableError(error);
       if (refusal === null) throw error;
-      const message = refusal.code === 'application_password_duplicate_name' ? 'You already have an application password with this name. Choose another name.' : refusal.message;
+      const message =
+        refusal.code === 'application_password_duplicate_name'
+          ? 'You already have an application password with this name. Choose another name.'
+          : refusal.message;
       this.form(Math.min(refusal.status, 500), request, passwordName, login, [message]);
       return;
     }
     await this.site.settle(created.position);
     if (request.successUrl !== '') {
-      this.redirect(withQuery(request.successUrl, { site_url: this.site.settings.siteUrl, user_login: user.login, password: created.password }));
+      this.redirect(
+        withQuery(request.successUrl, {
+          site_url: this.site.settings.siteUrl,
+          user_login: user.login,
+          password: created.password,
+        }),
+      );
     } else {
       this.send(200, renderPassword(this.siteName, passwordName, user.login, chunkPassword(created.password)));
     }
@@ -151,14 +181,35 @@ class AuthorizationPage {
     return false;
   }
 
-  private form(status: number, request: AuthorizationRequest, passwordName: string, login: string, errors: readonly string[]): void {
+  private form(
+    status: number,
+    request: AuthorizationRequest,
+    passwordName: string,
+    login: string,
+    errors: readonly string[],
+  ): void {
     // Reuse the browser's nonce so several open tabs stay valid.
     const existing = readCookie(this.ctx.get('cookie'), NONCE_COOKIE);
     const nonce = isNonce(existing) ? existing : newNonce();
     const secure = this.site.settings.siteUrl.startsWith('https:') ? '; Secure' : '';
-    this.ctx.set('Set-Cookie', `${NONCE_COOKIE}=${nonce}; Path=${this.path}; Max-Age=${TOKEN_LIFETIME_MS / 1000}; HttpOnly; SameSite=Strict${secure}`);
+    this.ctx.set(
+      'Set-Cookie',
+      `${NONCE_COOKIE}=${nonce}; Path=${this.path}; Max-Age=${TOKEN_LIFETIME_MS / 1000}; HttpOnly; SameSite=Strict${secure}`,
+    );
     const token = issueToken(this.site.settings.authSecret, nonce, this.site.clock.now(), bound(request));
-    this.send(status, renderForm({ siteName: this.siteName, siteUrl: this.site.settings.siteUrl, action: this.path, request, token, passwordName, login, errors }));
+    this.send(
+      status,
+      renderForm({
+        siteName: this.siteName,
+        siteUrl: this.site.settings.siteUrl,
+        action: this.path,
+        request,
+        token,
+        passwordName,
+        login,
+        errors,
+      }),
+    );
   }
 
   private async readForm(): Promise<Record<string, unknown> | null> {
@@ -174,7 +225,12 @@ class AuthorizationPage {
       chunks.push(chunk);
     }
     if (!type.startsWith('application/x-www-form-urlencoded')) {
-      this.send(415, renderMessage(this.siteName, 'Unsupported form', ['The form must be sent as application/x-www-form-urlencoded.']));
+      this.send(
+        415,
+        renderMessage(this.siteName, 'Unsupported form', [
+          'The form must be sent as application/x-www-form-urlencoded.',
+        ]),
+      );
       return null;
     }
     return parseQuery(Buffer.concat(chunks).toString('utf8'));
@@ -199,7 +255,10 @@ class AuthorizationPage {
     this.ctx.set('X-Content-Type-Options', 'nosniff');
     this.ctx.set('X-Frame-Options', 'DENY');
     this.ctx.set('Referrer-Policy', 'no-referrer');
-    this.ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'");
+    this.ctx.set(
+      'Content-Security-Policy',
+      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'",
+    );
   }
 }
 

@@ -5,7 +5,12 @@
 import type { AuthorizationRequest } from './request';
 
 export const escapeHtml = (value: string): string =>
-  value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 
 const STYLE = `
   :root { color-scheme: light dark; font-family: system-ui, sans-serif; line-height: 1.5; }
@@ -49,7 +54,9 @@ ${body}
 }
 
 const alert = (messages: readonly string[]): string =>
-  messages.length === 0 ? '' : `<div class="alert" role="alert">${messages.map((m) => `<p>${escapeHtml(m)}</p>`).join('')}</div>`;
+  messages.length === 0
+    ? ''
+    : `<div class="alert" role="alert">${messages.map((m) => `<p>${escapeHtml(m)}</p>`).join('')}</div>`;
 
 export interface FormPage {
   siteName: string;
@@ -72,7 +79,9 @@ export function renderForm(page: FormPage): string {
       ? `If you approve, you will be sent back to <code>${escapeHtml(request.successUrl)}</code> with a new application password.`
       : 'If you approve, a new application password is shown on the next page, for you to copy into the application.';
   const rejectNote =
-    request.rejectUrl !== '' ? `If you reject, you will be sent to <code>${escapeHtml(request.rejectUrl)}</code> and nothing changes.` : 'If you reject, nothing changes.';
+    request.rejectUrl !== ''
+      ? `If you reject, you will be sent to <code>${escapeHtml(request.rejectUrl)}</code> and nothing changes.`
+      : 'If you reject, nothing changes.';
   const hidden = (name: string, value: string) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
   const body = `${alert(page.errors)}
 <p>${who} asks to use your account on this site through the API. Approve it only if you trust the application: it will be able to do everything you can do.</p>
@@ -111,11 +120,20 @@ export function renderPassword(siteName: string, appName: string, login: string,
   return document('Authorize an application', siteName, body);
 }
 
-export function renderMessage(siteName: string, title: string, messages: readonly string[], link?: { href: string; text: string }): string {
+export function renderMessage(
+  siteName: string,
+  title: string,
+  messages: readonly string[],
+  link?: { href: string; text: string },
+): string {
   const body = `${alert(messages)}${link ? `<p><a href="${escapeHtml(link.href)}">${escapeHtml(link.text)}</a></p>` : ''}`;
   return document(title, siteName, body);
 }
 
 export function renderRejected(siteName: string): string {
-  return document('Authorize an application', siteName, '<p role="status">You rejected the request. The application was given no access.</p>');
+  return document(
+    'Authorize an application',
+    siteName,
+    '<p role="status">You rejected the request. The application was given no access.</p>',
+  );
 }

@@ -23,7 +23,12 @@ export function readAuthorizationRequest(params: Record<string, unknown>): Autho
     appName: text(params.app_name).trim(),
     appId: text(params.app_id).trim(),
     successUrl,
-    rejectUrl: explicitReject !== '' ? explicitReject : successUrl !== '' && URL.canParse(successUrl) ? withQuery(successUrl, { success: 'false' }) : '',
+    rejectUrl:
+      explicitReject !== ''
+        ? explicitReject
+        : successUrl !== '' && URL.canParse(successUrl)
+          ? withQuery(successUrl, { success: 'false' })
+          : '',
   };
 }
 

@@ -15,7 +15,9 @@ export const isNonce = (value: string | undefined): value is string => value !==
 
 function mac(secret: string, nonce: string, expires: number, bound: readonly string[]): Buffer {
   // JSON keeps the parts apart whatever characters they hold.
-  return createHmac('sha256', secret).update(JSON.stringify(['authorize-application', nonce, expires, ...bound])).digest();
+  return createHmac('sha256', secret)
+    .update(JSON.stringify(['authorize-application', nonce, expires, ...bound]))
+    .digest();
 }
 
 export function issueToken(secret: string, nonce: string, now: number, bound: readonly string[]): string {
@@ -23,7 +25,13 @@ export function issueToken(secret: string, nonce: string, now: number, bound: re
   return `${expires}.${mac(secret, nonce, expires, bound).toString('base64url')}`;
 }
 
-export function tokenIsValid(secret: string, nonce: string | undefined, token: string, now: number, bound: readonly string[]): boolean {
+export function tokenIsValid(
+  secret: string,
+  nonce: string | undefined,
+  token: string,
+  now: number,
+  bound: readonly string[],
+): boolean {
   if (!isNonce(nonce)) return false;
   const match = /^(\d{1,16})\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (!match) return false;

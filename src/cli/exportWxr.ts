@@ -23,30 +23,40 @@ function checkOut(out: string): string {
   const stat = fs.statSync(folder, { throwIfNoEntry: false });
   if (!stat) throw new UsageError(`--out: no folder "${folder}"`, 'export wxr');
   if (!stat.isDirectory()) throw new UsageError(`--out: "${folder}" is not a folder`, 'export wxr');
-  if (fs.statSync(file, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--out: "${out}" is a folder`, 'export wxr');
+  if (fs.statSync(file, { throwIfNoEntry: false })?.isDirectory())
+    throw new UsageError(`--out: "${out}" is a folder`, 'export wxr');
   return file;
 }
 
-export async function exportWxrCommand(args: string[], values: { out?: string }, siteConfig: () => Config): Promise<number> {
+export async function exportWxrCommand(
+  args: string[],
+  values: { out?: string },
+  siteConfig: () => Config,
+): Promise<number> {
   if (args.length > 0) throw new UsageError(`unexpected argument "${args[0]}"`, 'export wxr');
   const file = values.out === undefined ? null : checkOut(values.out);
   const config = siteConfig();
   // The file is opened before the site, so that a folder it cannot be written in is said at once.
-  const partial = file === null ? null : path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.partial`);
+  const partial =
+    file === null ? null : path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.partial`);
   const stream = partial === null ? null : await openPartial(partial);
   try {
     const site = await openSite(config);
     try {
       await site.startProjector();
-      if (!(await site.catchUp(CATCH_UP_MS))) throw new Error(`the read model did not catch up with the event log within ${CATCH_UP_MS / 1000} s`);
+      if (!(await site.catchUp(CATCH_UP_MS)))
+        throw new Error(`the read model did not catch up with the event log within ${CATCH_UP_MS / 1000} s`);
       const report = await exportWxr(site, stream ?? process.stdout);
       if (stream !== null) {
         stream.end();
         await finished(stream);
         fs.renameSync(partial!, file!);
       }
-      const counts = Object.entries(report.counts).map(([kind, count]) => `${kind}: ${count}`).join(', ');
-      const dropped = report.droppedCharacters > 0 ? `; ${report.droppedCharacters} characters XML cannot hold left out` : '';
+      const counts = Object.entries(report.counts)
+        .map(([kind, count]) => `${kind}: ${count}`)
+        .join(', ');
+      const dropped =
+        report.droppedCharacters > 0 ? `; ${report.droppedCharacters} characters XML cannot hold left out` : '';
       console.error(`exported ${file ?? 'to stdout'} (${counts}${dropped})`);
       return 0;
     } finally {

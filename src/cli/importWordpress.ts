@@ -9,13 +9,19 @@ import { UsageError } from './index';
 import { importWordPress } from '../import/wordpress/import';
 import type { LiveImportReport } from '../import/wordpress/import';
 
-export async function importWordpressCommand(args: string[], values: { 'dry-run'?: boolean; user?: string; 'app-password'?: string }, siteConfig: () => Config): Promise<number> {
+export async function importWordpressCommand(
+  args: string[],
+  values: { 'dry-run'?: boolean; user?: string; 'app-password'?: string },
+  siteConfig: () => Config,
+): Promise<number> {
   const [url, ...extra] = args;
   if (url === undefined) throw new UsageError('needs the URL of the WordPress site', 'import wordpress');
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`, 'import wordpress');
   if (!/^https?:\/\//i.test(url)) throw new UsageError(`"${url}" is not an http(s) URL`, 'import wordpress');
-  if (!values.user) throw new UsageError('--user is required (an administrator of the WordPress site)', 'import wordpress');
-  if (!values['app-password']) throw new UsageError('--app-password is required (an application password of that user)', 'import wordpress');
+  if (!values.user)
+    throw new UsageError('--user is required (an administrator of the WordPress site)', 'import wordpress');
+  if (!values['app-password'])
+    throw new UsageError('--app-password is required (an application password of that user)', 'import wordpress');
   const config = siteConfig();
   const site = await openSite(config);
   try {
@@ -39,11 +45,14 @@ export function formatLiveReport(report: LiveImportReport): string {
   const lines = [`${report.dryRun ? 'would import' : 'imported'} ${report.source}:`];
   for (const [kind, count] of Object.entries(report.counts)) {
     if (count.created + count.existing + count.skipped === 0) continue;
-    lines.push(`  ${kind}: ${count.created} ${report.dryRun ? 'to create' : 'created'}, ${count.existing} already there, ${count.skipped} skipped`);
+    lines.push(
+      `  ${kind}: ${count.created} ${report.dryRun ? 'to create' : 'created'}, ${count.existing} already there, ${count.skipped} skipped`,
+    );
   }
   if (report.changedIds.length > 0) {
     lines.push('changed ids:');
-    for (const change of report.changedIds) lines.push(`  ${change.kind} ${change.from} -> ${change.to || '(new)'} (${change.reason})`);
+    for (const change of report.changedIds)
+      lines.push(`  ${change.kind} ${change.from} -> ${change.to || '(new)'} (${change.reason})`);
   }
   if (report.skipped.length > 0) {
     lines.push('skipped:');

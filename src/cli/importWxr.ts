@@ -10,7 +10,11 @@ import { UsageError } from './index';
 import { importWxr } from '../import/wxr/import';
 import type { ImportReport } from '../import/wxr/import';
 
-export async function importWxrCommand(args: string[], values: { 'dry-run'?: boolean; uploads?: string }, siteConfig: () => Config): Promise<number> {
+export async function importWxrCommand(
+  args: string[],
+  values: { 'dry-run'?: boolean; uploads?: string },
+  siteConfig: () => Config,
+): Promise<number> {
   const [file, ...extra] = args;
   if (file === undefined) throw new UsageError('needs the FILE to import', 'import wxr');
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`, 'import wxr');
@@ -24,7 +28,11 @@ export async function importWxrCommand(args: string[], values: { 'dry-run'?: boo
     // Later writes read earlier ones back (a parent term, a parent page): the read model has to follow the import.
     // With a shared read model and a server running, its projector applies the events and this one stands by.
     await site.startProjector();
-    const report = await importWxr(site, file, { dryRun: values['dry-run'] === true, uploads: values.uploads, progress: (line) => console.error(`import: ${line}`) });
+    const report = await importWxr(site, file, {
+      dryRun: values['dry-run'] === true,
+      uploads: values.uploads,
+      progress: (line) => console.error(`import: ${line}`),
+    });
     console.log(formatReport(report));
     return 0;
   } finally {
@@ -36,11 +44,14 @@ export function formatReport(report: ImportReport): string {
   const lines = [`${report.dryRun ? 'would import' : 'imported'} ${report.file}:`];
   for (const [kind, count] of Object.entries(report.counts)) {
     if (count.created + count.existing + count.skipped === 0) continue;
-    lines.push(`  ${kind}: ${count.created} ${report.dryRun ? 'to create' : 'created'}, ${count.existing} already there, ${count.skipped} not carried`);
+    lines.push(
+      `  ${kind}: ${count.created} ${report.dryRun ? 'to create' : 'created'}, ${count.existing} already there, ${count.skipped} not carried`,
+    );
   }
   if (report.changedIds.length > 0) {
     lines.push('changed ids:');
-    for (const change of report.changedIds) lines.push(`  ${change.kind} ${change.from} -> ${change.to || '(new)'} (${change.reason})`);
+    for (const change of report.changedIds)
+      lines.push(`  ${change.kind} ${change.from} -> ${change.to || '(new)'} (${change.reason})`);
   }
   if (report.skipped.length > 0) {
     lines.push('not carried:');
@@ -48,7 +59,8 @@ export function formatReport(report: ImportReport): string {
   }
   if (report.missingFiles.length > 0) {
     lines.push('attachments not carried, their files missing:');
-    for (const entry of report.missingFiles) lines.push(`  attachment ${entry.id}: ${entry.file || '(no file named)'} (${entry.url})`);
+    for (const entry of report.missingFiles)
+      lines.push(`  attachment ${entry.id}: ${entry.file || '(no file named)'} (${entry.url})`);
   }
   return lines.join('\n');
 }

@@ -32,11 +32,13 @@ import { DEFAULT_SWEEP_GRACE_MS, sweepOrphanedFiles } from '../resources/media/s
 const COMMANDS = {
   serve: {
     usage: 'palimpsest serve [--no-projector]',
-    about: 'start the API server (same as npm start); --no-projector: an API node only, for several nodes sharing EventStoreDB and Redis',
+    about:
+      'start the API server (same as npm start); --no-projector: an API node only, for several nodes sharing EventStoreDB and Redis',
   },
   projector: {
     usage: 'palimpsest projector',
-    about: 'run the projector alone, on the Redis read model (REDIS_URL); one at a time applies events, others stand by; serves /healthz, /readyz and /metrics on PORT',
+    about:
+      'run the projector alone, on the Redis read model (REDIS_URL); one at a time applies events, others stand by; serves /healthz, /readyz and /metrics on PORT',
   },
   'user create': {
     usage: 'palimpsest user create --login NAME [--role ROLE] [--email EMAIL] [--app-name NAME] [--json]',
@@ -48,7 +50,8 @@ const COMMANDS = {
   },
   'projections sweep': {
     usage: 'palimpsest projections sweep [--dry-run]',
-    about: 'delete the Redis keys of generations nobody uses (a rebuild that died part-way, a retired generation not deleted); --dry-run: only report',
+    about:
+      'delete the Redis keys of generations nobody uses (a rebuild that died part-way, a retired generation not deleted); --dry-run: only report',
   },
   'media sweep': {
     usage: 'palimpsest media sweep [--dry-run] [--older-than SECONDS]',
@@ -64,19 +67,23 @@ const COMMANDS = {
   },
   replay: {
     usage: 'palimpsest replay --until DATE|DATE-TIME|POSITION [--out FILE]',
-    about: "the site's read models as they were at that point, as JSON: a log position, a date-time (2024-05-01T12:00:00, site time zone unless it carries an offset) or a date (2024-05-01: midnight at its start, site time zone)",
+    about:
+      "the site's read models as they were at that point, as JSON: a log position, a date-time (2024-05-01T12:00:00, site time zone unless it carries an offset) or a date (2024-05-01: midnight at its start, site time zone)",
   },
   'import wxr': {
     usage: 'palimpsest import wxr FILE [--uploads DIR] [--dry-run]',
-    about: 'bring a WordPress export (Tools > Export, WXR) into the site: authors, categories, tags, menus, posts, pages, comments and attachments (their files from DIR, the old wp-content/uploads), ids kept where free; a rerun changes nothing; --dry-run: only report (docs/migration.md)',
+    about:
+      'bring a WordPress export (Tools > Export, WXR) into the site: authors, categories, tags, menus, posts, pages, comments and attachments (their files from DIR, the old wp-content/uploads), ids kept where free; a rerun changes nothing; --dry-run: only report (docs/migration.md)',
   },
   'export wxr': {
     usage: 'palimpsest export wxr [--out FILE]',
-    about: "the site as a WordPress export (WXR 1.2) that WordPress's importer reads, on stdout or into FILE (docs/migration.md)",
+    about:
+      "the site as a WordPress export (WXR 1.2) that WordPress's importer reads, on stdout or into FILE (docs/migration.md)",
   },
   'import wordpress': {
     usage: 'palimpsest import wordpress URL --user LOGIN --app-password PASSWORD [--dry-run]',
-    about: "bring a live WordPress site in over its REST API, with each post's and page's revisions as its past: users, categories, tags, media (files fetched), posts and pages; ids kept where free; a rerun changes nothing; --dry-run: only report (docs/migration.md)",
+    about:
+      "bring a live WordPress site in over its REST API, with each post's and page's revisions as its past: users, categories, tags, media (files fetched), posts and pages; ids kept where free; a rerun changes nothing; --dry-run: only report (docs/migration.md)",
   },
 } as const;
 
@@ -90,7 +97,10 @@ configuration comes from the environment: DATA_DIR, SITE_URL, REDIS_URL, EVENTST
 
 /** A command line that cannot be run as given: exit status 2, with the command's usage. */
 export class UsageError extends Error {
-  constructor(message: string, readonly command?: CommandName) {
+  constructor(
+    message: string,
+    readonly command?: CommandName,
+  ) {
     super(message);
   }
 }
@@ -126,11 +136,20 @@ export async function main(argv: string[]): Promise<number> {
       case 'replay':
         return await replay(args);
       case 'import wxr': {
-        const { values, positionals } = parse(command, args, { 'dry-run': { type: 'boolean', default: false }, uploads: { type: 'string' } }, true);
+        const { values, positionals } = parse(
+          command,
+          args,
+          { 'dry-run': { type: 'boolean', default: false }, uploads: { type: 'string' } },
+          true,
+        );
         return await (await import('./importWxr')).importWxrCommand(positionals, values, siteConfig);
       }
       case 'import wordpress': {
-        const options = { 'dry-run': { type: 'boolean', default: false }, user: { type: 'string' }, 'app-password': { type: 'string' } } as const;
+        const options = {
+          'dry-run': { type: 'boolean', default: false },
+          user: { type: 'string' },
+          'app-password': { type: 'string' },
+        } as const;
         const { values, positionals } = parse(command, args, options, true);
         return await (await import('./importWordpress')).importWordpressCommand(positionals, values, siteConfig);
       }
@@ -145,7 +164,11 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
       const which = error instanceof UsageError ? (error.command ?? command) : command;
-      console.error(which ? `palimpsest ${which}: ${error.message}\nusage: ${COMMANDS[which].usage}` : `palimpsest: ${error.message}`);
+      console.error(
+        which
+          ? `palimpsest ${which}: ${error.message}\nusage: ${COMMANDS[which].usage}`
+          : `palimpsest: ${error.message}`,
+      );
       return 2;
     }
     if (error instanceof ConfigError) {
@@ -157,7 +180,9 @@ export async function main(argv: string[]): Promise<number> {
       return 1;
     }
     const refusal = answerableError(error);
-    console.error(refusal !== null ? `${refusal.code}: ${refusal.message}` : error instanceof Error ? error.message : String(error));
+    console.error(
+      refusal !== null ? `${refusal.code}: ${refusal.message}` : error instanceof Error ? error.message : String(error),
+    );
     return 1;
   }
 }
@@ -167,13 +192,16 @@ function commandOf(argv: string[]): { command: CommandName; args: string[] } {
   const [first, second] = argv;
   const two = `${first} ${second}`;
   if ((COMMAND_NAMES as string[]).includes(two)) return { command: two as CommandName, args: argv.slice(2) };
-  if ((COMMAND_NAMES as string[]).includes(first!) && !first!.includes(' ')) return { command: first as CommandName, args: argv.slice(1) };
+  if ((COMMAND_NAMES as string[]).includes(first!) && !first!.includes(' '))
+    return { command: first as CommandName, args: argv.slice(1) };
   const subcommands = COMMAND_NAMES.filter((name) => name.startsWith(`${first} `));
   if (subcommands.length > 0) {
     const given = second === undefined ? `"${first}" needs a subcommand` : `unknown command "${two}"`;
     throw new UsageError(`${given}; it is one of: ${subcommands.join(', ')}`);
   }
-  throw new UsageError(`unknown command "${first}"; the commands are: ${COMMAND_NAMES.join(', ')} (palimpsest help for more)`);
+  throw new UsageError(
+    `unknown command "${first}"; the commands are: ${COMMAND_NAMES.join(', ')} (palimpsest help for more)`,
+  );
 }
 
 const isParseArgsError = (error: unknown): error is Error => {
@@ -182,7 +210,12 @@ const isParseArgsError = (error: unknown): error is Error => {
 };
 
 /** parseArgs, strict, for `command`: its errors are usage errors of that command. */
-function parse<T extends NonNullable<ParseArgsConfig['options']>>(command: CommandName, args: string[], options: T, positionals = false) {
+function parse<T extends NonNullable<ParseArgsConfig['options']>>(
+  command: CommandName,
+  args: string[],
+  options: T,
+  positionals = false,
+) {
   try {
     return parseArgs({ args, options, allowPositionals: positionals, strict: true });
   } catch (error) {
@@ -197,8 +230,12 @@ function parse<T extends NonNullable<ParseArgsConfig['options']>>(command: Comma
  */
 export function describeSite(config: Config): string {
   const log = path.join(config.dataDir, 'events.sqlite');
-  const store = config.eventStoreUrl ? `EventStoreDB ${withoutCredentials(config.eventStoreUrl)}` : `SQLite ${log}${fs.existsSync(log) ? '' : ' (no log there yet: a new site)'}`;
-  const readModel = config.redisUrl ? `Redis ${withoutCredentials(config.redisUrl)} (prefix ${config.redisPrefix})` : 'in process';
+  const store = config.eventStoreUrl
+    ? `EventStoreDB ${withoutCredentials(config.eventStoreUrl)}`
+    : `SQLite ${log}${fs.existsSync(log) ? '' : ' (no log there yet: a new site)'}`;
+  const readModel = config.redisUrl
+    ? `Redis ${withoutCredentials(config.redisUrl)} (prefix ${config.redisPrefix})`
+    : 'in process';
   return `palimpsest: site ${config.siteUrl}; DATA_DIR ${config.dataDir}; event store ${store}; read model ${readModel}`;
 }
 
@@ -222,7 +259,10 @@ function siteConfig(): Config {
 
 /** `serve` and `projector`: run until stopped, then end the process (a failed start may leave connections behind). */
 async function run(command: 'serve' | 'projector', args: string[]): Promise<number> {
-  const flags = command === 'serve' ? parse(command, args, { 'no-projector': { type: 'boolean', default: false } }).values : parse(command, args, {}).values;
+  const flags =
+    command === 'serve'
+      ? parse(command, args, { 'no-projector': { type: 'boolean', default: false } }).values
+      : parse(command, args, {}).values;
   const projector = !(flags as { 'no-projector'?: boolean })['no-projector'];
   const config = loadConfig();
   const { serve, runProjector, runUntilStopped } = await import('../main');
@@ -250,7 +290,13 @@ async function userCreate(args: string[]): Promise<number> {
   try {
     const requestId = `cli-${randomUUID()}`;
     const { id } = await registerUser(site, { login: values.login, email: values.email, role }, null, requestId);
-    const { password, position } = await createApplicationPassword(site, id, { name: values['app-name'] ?? 'palimpsest-cli' }, null, requestId);
+    const { password, position } = await createApplicationPassword(
+      site,
+      id,
+      { name: values['app-name'] ?? 'palimpsest-cli' },
+      null,
+      requestId,
+    );
     // With a shared read model, answer once the projector has applied the user, so it can sign in at once. (The
     // embedded read model lives in the server, which applies the events on its own.)
     if (config.redisUrl) await site.settle(position);
@@ -270,10 +316,15 @@ async function rebuild(args: string[]): Promise<number> {
   const unknown = positionals.filter((name) => !known.includes(name));
   if (unknown.length > 0) {
     const names = unknown.map((name) => `"${name}"`).join(', ');
-    throw new UsageError(`unknown projection${unknown.length > 1 ? 's' : ''} ${names}; the projections are: ${known.join(', ')}`, 'projections rebuild');
+    throw new UsageError(
+      `unknown projection${unknown.length > 1 ? 's' : ''} ${names}; the projections are: ${known.join(', ')}`,
+      'projections rebuild',
+    );
   }
   if (!config.redisUrl) {
-    console.log('The embedded read model lives in the server process and is rebuilt from the log at every start; nothing to do.');
+    console.log(
+      'The embedded read model lives in the server process and is rebuilt from the log at every start; nothing to do.',
+    );
     return 0;
   }
   const site = await openSite(config);
@@ -293,7 +344,11 @@ async function sweep(args: string[]): Promise<number> {
     console.log('The embedded read model keeps no generations; nothing to sweep.');
     return 0;
   }
-  const [{ Redis }, { sweepGenerations }, { redisOptions }] = await Promise.all([import('ioredis'), import('../readModel/redis/sweep'), import('../adapters/redis/connections')]);
+  const [{ Redis }, { sweepGenerations }, { redisOptions }] = await Promise.all([
+    import('ioredis'),
+    import('../readModel/redis/sweep'),
+    import('../adapters/redis/connections'),
+  ]);
   const redis = new Redis(config.redisUrl, redisOptions('command', redisTimeouts(config)));
   // Connection errors come back as the failed command's; the event itself is not left unhandled.
   redis.on('error', () => undefined);
@@ -301,9 +356,14 @@ async function sweep(args: string[]): Promise<number> {
     const dryRun = values['dry-run'] === true;
     const report = await sweepGenerations({ redis, prefix: config.redisPrefix, dryRun });
     for (const { projection, generation } of report.unstaged) {
-      console.log(`${projection}: staged generation ${generation} has no builder${dryRun ? ' (would be un-staged)' : ', un-staged'}`);
+      console.log(
+        `${projection}: staged generation ${generation} has no builder${dryRun ? ' (would be un-staged)' : ', un-staged'}`,
+      );
     }
-    const which = report.generations.length > 0 ? ` of generation${report.generations.length > 1 ? 's' : ''} ${report.generations.join(', ')}` : '';
+    const which =
+      report.generations.length > 0
+        ? ` of generation${report.generations.length > 1 ? 's' : ''} ${report.generations.join(', ')}`
+        : '';
     console.log(`${report.keys} key${report.keys === 1 ? '' : 's'}${which} ${dryRun ? 'would be deleted' : 'deleted'}`);
     return 0;
   } finally {
@@ -313,14 +373,21 @@ async function sweep(args: string[]): Promise<number> {
 }
 
 async function mediaSweep(args: string[]): Promise<number> {
-  const { values } = parse('media sweep', args, { 'dry-run': { type: 'boolean', default: false }, 'older-than': { type: 'string' } });
+  const { values } = parse('media sweep', args, {
+    'dry-run': { type: 'boolean', default: false },
+    'older-than': { type: 'string' },
+  });
   const olderThan = values['older-than'] ?? String(DEFAULT_SWEEP_GRACE_MS / 1000);
-  if (!/^\d+$/.test(olderThan)) throw new UsageError(`--older-than must be a whole number of seconds, got "${olderThan}"`, 'media sweep');
+  if (!/^\d+$/.test(olderThan))
+    throw new UsageError(`--older-than must be a whole number of seconds, got "${olderThan}"`, 'media sweep');
   const config = siteConfig();
   const dryRun = values['dry-run'] === true;
   const [store, blobs] = await Promise.all([openEventStore(config), openBlobStore(config)]);
   try {
-    const outcome = await sweepOrphanedFiles({ store, blobs }, { olderThanMs: Number(olderThan) * 1000, now: Date.now(), dryRun });
+    const outcome = await sweepOrphanedFiles(
+      { store, blobs },
+      { olderThanMs: Number(olderThan) * 1000, now: Date.now(), dryRun },
+    );
     for (const key of outcome.orphans) console.log(`${dryRun ? 'would remove' : 'removed'} ${key}`);
     const files = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
     console.log(
@@ -353,7 +420,11 @@ export function replayPoint(until: string, timezone: string): ReplayPoint {
     return { time: localToInstant(wall, timezone) };
   }
   const time = parseRestDate(until, timezone);
-  if (time === null) throw new UsageError(`--until must be a log position, a date (2024-05-01) or a date-time (2024-05-01T12:00:00Z), got "${until}"`, 'replay');
+  if (time === null)
+    throw new UsageError(
+      `--until must be a log position, a date (2024-05-01) or a date-time (2024-05-01T12:00:00Z), got "${until}"`,
+      'replay',
+    );
   return { time };
 }
 
@@ -365,14 +436,23 @@ async function replay(args: string[]): Promise<number> {
   const [projections, store] = await Promise.all([siteProjections(config), openEventStore(config)]);
   try {
     const printer = progressPrinter();
-    const result = await replayLog({ store, projections, point, onProgress: printer.onProgress }).finally(() => printer.end());
+    const result = await replayLog({ store, projections, point, onProgress: printer.onProgress }).finally(() =>
+      printer.end(),
+    );
     // Secrets (password hashes) stay out of exports, as they stay out of the audit log.
-    const state = { until: { position: result.cutoff.position, time: result.cutoff.time }, collections: redact(result.collections) };
+    const state = {
+      until: { position: result.cutoff.position, time: result.cutoff.time },
+      collections: redact(result.collections),
+    };
     const json = JSON.stringify(state, null, 2);
     if (values.out) {
       fs.writeFileSync(values.out, `${json}\n`);
-      const counts = Object.entries(result.collections).map(([name, docs]) => `${name}: ${docs.length}`).join(', ');
-      console.log(`state at position ${result.cutoff.position} (${result.cutoff.time ?? 'empty log'}) written to ${values.out} (${counts})`);
+      const counts = Object.entries(result.collections)
+        .map(([name, docs]) => `${name}: ${docs.length}`)
+        .join(', ');
+      console.log(
+        `state at position ${result.cutoff.position} (${result.cutoff.time ?? 'empty log'}) written to ${values.out} (${counts})`,
+      );
     } else {
       console.log(json);
     }

@@ -22,12 +22,22 @@ export function parseOptionValue(text: string): boolean | null {
   throw new UsageError(`option values are 1 or 0 (true/false, on/off, yes/no), or "default"; got "${text}"`);
 }
 
-export async function optionCommand(command: 'option get' | 'option set', args: string[], siteConfig: () => Config): Promise<number> {
+export async function optionCommand(
+  command: 'option get' | 'option set',
+  args: string[],
+  siteConfig: () => Config,
+): Promise<number> {
   const [name, value, ...extra] = args;
   const setting = command === 'option set';
-  if (name === undefined || (setting && value === undefined)) throw new UsageError(setting ? 'needs NAME and VALUE' : 'needs NAME', command);
-  if (extra.length > 0 || (!setting && value !== undefined)) throw new UsageError(`unexpected argument "${extra[0] ?? value}"`, command);
-  if (!isDiscussionOption(name)) throw new UsageError(`unknown option "${name}"; the options are: ${Object.keys(DISCUSSION_OPTION_DEFAULTS).join(', ')}`, command);
+  if (name === undefined || (setting && value === undefined))
+    throw new UsageError(setting ? 'needs NAME and VALUE' : 'needs NAME', command);
+  if (extra.length > 0 || (!setting && value !== undefined))
+    throw new UsageError(`unexpected argument "${extra[0] ?? value}"`, command);
+  if (!isDiscussionOption(name))
+    throw new UsageError(
+      `unknown option "${name}"; the options are: ${Object.keys(DISCUSSION_OPTION_DEFAULTS).join(', ')}`,
+      command,
+    );
   const parsed = setting ? parseOptionValue(value!) : undefined;
   const config = siteConfig();
   const site = await openSite(config);

@@ -24,7 +24,12 @@ export function duration(seconds: number): string {
 export function progressLine(p: RebuildProgress, width = 30): string {
   const done = p.head > 0 ? Math.min(1, p.applied / p.head) : 1;
   const bar = '#'.repeat(Math.round(done * width)).padEnd(width, '.');
-  const left = p.secondsLeft === undefined ? '' : p.secondsLeft === null ? ', time left unknown' : `, ${duration(p.secondsLeft)} left`;
+  const left =
+    p.secondsLeft === undefined
+      ? ''
+      : p.secondsLeft === null
+        ? ', time left unknown'
+        : `, ${duration(p.secondsLeft)} left`;
   return `${label(p)} [${bar}] ${Math.round(done * 100)}% ${p.applied} events, ${p.eventsPerSecond} events/s${left}`;
 }
 
@@ -33,7 +38,10 @@ export function progressLine(p: RebuildProgress, width = 30): string {
  * each projection's progress after every batch, all at the same position), and always once the head is reached.
  * `end()` ends the line.
  */
-export function progressPrinter(write: (text: string) => void = (text) => void process.stderr.write(text), everyMs = 100) {
+export function progressPrinter(
+  write: (text: string) => void = (text) => void process.stderr.write(text),
+  everyMs = 100,
+) {
   let last = 0;
   let drawn = false;
   return {
@@ -55,7 +63,11 @@ export function progressPrinter(write: (text: string) => void = (text) => void p
  * Rebuilds the named projections (every one when `names` is empty) in one pass, printing progress on stderr and a
  * line per projection as it is switched in: `NAME: N events replayed at R events/s` (bench/rebuild.ts reads these).
  */
-export async function rebuildProjections(site: Site, names: readonly string[], print: (line: string) => void = console.log): Promise<void> {
+export async function rebuildProjections(
+  site: Site,
+  names: readonly string[],
+  print: (line: string) => void = console.log,
+): Promise<void> {
   const wanted = names.length > 0 ? names : site.projector.names;
   const printer = progressPrinter();
   const started = Date.now();
@@ -68,5 +80,7 @@ export async function rebuildProjections(site: Site, names: readonly string[], p
     printer.end();
   }
   const seconds = (Date.now() - started) / 1000;
-  print(`rebuilt ${wanted.length} projection${wanted.length === 1 ? '' : 's'} in one pass over the log in ${duration(seconds)} (${seconds.toFixed(1)} s, the old generations' deletion included)`);
+  print(
+    `rebuilt ${wanted.length} projection${wanted.length === 1 ? '' : 's'} in one pass over the log in ${duration(seconds)} (${seconds.toFixed(1)} s, the old generations' deletion included)`,
+  );
 }

@@ -46,7 +46,9 @@ export class NameClaims {
       const [latest] = await this.store.readStream(streamId, { direction: 'backwards', maxCount: 1 });
       if (latest && latest.type === NAME_CLAIMED) return (latest.data as NameClaimEvent).owner === owner;
       try {
-        await this.store.appendToStream(streamId, claimed, { expectedRevision: latest ? latest.revision : 'no_stream' });
+        await this.store.appendToStream(streamId, claimed, {
+          expectedRevision: latest ? latest.revision : 'no_stream',
+        });
         return true;
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError)) throw error;
@@ -56,7 +58,12 @@ export class NameClaims {
   }
 
   /** Claims the first free name among `candidates` (e.g. slug, slug-2, slug-3, …) and returns it. */
-  async claimFirstFree(scope: string, candidates: Iterable<string>, owner: number, metadata: EventMetadata): Promise<string> {
+  async claimFirstFree(
+    scope: string,
+    candidates: Iterable<string>,
+    owner: number,
+    metadata: EventMetadata,
+  ): Promise<string> {
     for (const candidate of candidates) {
       if (await this.claimExact(scope, candidate, owner, metadata)) return candidate;
     }
@@ -67,7 +74,13 @@ export class NameClaims {
    * Releases every name of `claimed` but `kept`: the names a write claimed while preparing its command (a retry
    * claims again) and did not keep, after it succeeded (`kept` is the name it recorded) or failed (`kept` null).
    */
-  async releaseAllBut(scope: string, claimed: readonly string[], kept: string | null, owner: number, metadata: EventMetadata): Promise<void> {
+  async releaseAllBut(
+    scope: string,
+    claimed: readonly string[],
+    kept: string | null,
+    owner: number,
+    metadata: EventMetadata,
+  ): Promise<void> {
     for (const name of claimed) if (name !== kept) await this.release(scope, name, owner, metadata);
   }
 

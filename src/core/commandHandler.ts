@@ -84,7 +84,8 @@ export class CommandHandler {
     const maxRetries = this.options.maxRetries ?? 8;
     for (let attempt = 0; ; attempt++) {
       const { state, revision } = await this.load(streamId, decider);
-      const prepared = typeof command === 'function' ? await (command as (state: State) => Promise<Command>)(state) : command;
+      const prepared =
+        typeof command === 'function' ? await (command as (state: State) => Promise<Command>)(state) : command;
       const decided = decider.decide(prepared, state);
       if (decided.length === 0) return { events: [], state, position: 0 };
       const expectedRevision: ExpectedRevision = revision;

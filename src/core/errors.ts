@@ -22,7 +22,13 @@ export type Subject =
   | 'webhookDelivery';
 
 /** The rule a refused command broke: stable, so the edge and the tests can rely on it. */
-export type DomainErrorCode = 'not_found' | 'already_exists' | 'invalid_transition' | 'forbidden' | 'invalid_value' | 'concurrent_change';
+export type DomainErrorCode =
+  | 'not_found'
+  | 'already_exists'
+  | 'invalid_transition'
+  | 'forbidden'
+  | 'invalid_value'
+  | 'concurrent_change';
 
 export abstract class DomainError extends Error {
   abstract readonly code: DomainErrorCode;
@@ -115,7 +121,15 @@ export class InvalidValue extends DomainError {
   constructor(
     readonly subject: Subject,
     readonly fields: readonly [string, ...string[]],
-    readonly rule: 'required' | 'empty' | 'tooLong' | 'unparsable' | 'outOfRange' | 'unknownReference' | 'conflicting' | 'conflictsWithCurrent',
+    readonly rule:
+      | 'required'
+      | 'empty'
+      | 'tooLong'
+      | 'unparsable'
+      | 'outOfRange'
+      | 'unknownReference'
+      | 'conflicting'
+      | 'conflictsWithCurrent',
   ) {
     super(`invalid ${subject} ${fields.join(', ')}: ${rule}`);
   }

@@ -49,7 +49,11 @@ export class IdSequence {
     for (;;) {
       const [latest] = await this.store.readStream(this.streamId, { direction: 'backwards', maxCount: 1 });
       const previousLast = latest ? (latest.data as IdBlockReserved).last : 0;
-      const block: IdBlockReserved = { sequence: this.sequence, first: previousLast + 1, last: previousLast + this.blockSize };
+      const block: IdBlockReserved = {
+        sequence: this.sequence,
+        first: previousLast + 1,
+        last: previousLast + this.blockSize,
+      };
       try {
         await this.store.appendToStream(
           this.streamId,

@@ -35,7 +35,16 @@ export interface ExportOptions {
   pageSize?: number;
 }
 
-export type ExportKind = 'author' | 'category' | 'tag' | 'menu' | 'attachment' | 'post' | 'page' | 'menu_item' | 'comment';
+export type ExportKind =
+  | 'author'
+  | 'category'
+  | 'tag'
+  | 'menu'
+  | 'attachment'
+  | 'post'
+  | 'page'
+  | 'menu_item'
+  | 'comment';
 
 export interface ExportReport {
   counts: Record<ExportKind, number>;
@@ -44,7 +53,13 @@ export interface ExportReport {
 }
 
 /** WXR's comment_approved for each comment status. */
-const APPROVED: Record<string, string> = { approved: '1', hold: '0', spam: 'spam', trash: 'trash', 'post-trashed': 'post-trashed' };
+const APPROVED: Record<string, string> = {
+  approved: '1',
+  hold: '0',
+  spam: 'spam',
+  trash: 'trash',
+  'post-trashed': 'post-trashed',
+};
 
 const NAMESPACES = [
   'xmlns:excerpt="http://wordpress.org/export/1.2/excerpt/"',
@@ -55,7 +70,12 @@ const NAMESPACES = [
 ];
 
 /** Every document of a collection matching `filters`, by ascending id, a page at a time. */
-async function* documentsOf<T extends Doc>(site: Site, collection: string, filters: readonly Filter[], page: number): AsyncGenerator<T> {
+async function* documentsOf<T extends Doc>(
+  site: Site,
+  collection: string,
+  filters: readonly Filter[],
+  page: number,
+): AsyncGenerator<T> {
   let after = 0;
   for (;;) {
     const { items } = await site.readModel.query(collection, {
@@ -74,7 +94,11 @@ async function* documentsOf<T extends Doc>(site: Site, collection: string, filte
  * The documents with each one after its parent: one whose parent is not written yet waits (by id) until it is.
  * Those whose parent never comes (it is gone, or parents loop) come at the end.
  */
-async function* parentsFirst<T extends Doc & { id: number }>(docs: AsyncIterable<T>, parentOf: (doc: T) => number, load: (ids: number[]) => Promise<T[]>): AsyncGenerator<T> {
+async function* parentsFirst<T extends Doc & { id: number }>(
+  docs: AsyncIterable<T>,
+  parentOf: (doc: T) => number,
+  load: (ids: number[]) => Promise<T[]>,
+): AsyncGenerator<T> {
   const written = new Set<number>();
   const waiting = new Map<number, number[]>();
   const release = async function* (doc: T): AsyncGenerator<T> {
@@ -97,11 +121,14 @@ async function* parentsFirst<T extends Doc & { id: number }>(docs: AsyncIterable
     }
     yield* release(doc);
   }
-  for (const ids of [...waiting.values()]) for (const doc of await load(ids)) if (!written.has(doc.id)) yield* release(doc);
+  for (const ids of [...waiting.values()])
+    for (const doc of await load(ids)) if (!written.has(doc.id)) yield* release(doc);
 }
 
-const loader = <T extends Doc>(site: Site, collection: string) => async (ids: number[]): Promise<T[]> =>
-  (await site.readModel.getMany(collection, ids)).filter((doc): doc is T => doc !== null);
+const loader =
+  <T extends Doc>(site: Site, collection: string) =>
+  async (ids: number[]): Promise<T[]> =>
+    (await site.readModel.getMany(collection, ids)).filter((doc): doc is T => doc !== null);
 
 /** "YYYY-MM-DDTHH:MM:SS" as WXR writes dates; null (a floating draft's UTC date) as WordPress's zero date. */
 const mysql = (date: string | null | undefined): string => (date ? date.replace('T', ' ') : '0000-00-00 00:00:00');
@@ -112,10 +139,21 @@ const rssDate = (gmt: string): string => new Date(`${gmt}Z`).toUTCString().repla
 /** Writes the export of `site` to `out` (which it does not end). */
 export async function exportWxr(site: Site, out: Writable, options: ExportOptions = {}): Promise<ExportReport> {
   const page = options.pageSize ?? PAGE;
-  const documents = <T extends Doc>(collection: string, filters: readonly Filter[] = []) => documentsOf<T>(site, collection, filters, page);
+  const documents = <T extends Doc>(collection: string, filters: readonly Filter[] = []) =>
+    documentsOf<T>(site, collection, filters, page);
   const sink = new Sink(out);
   const xml = new XmlText();
-  const counts: ExportReport['counts'] = { author: 0, category: 0, tag: 0, menu: 0, attachment: 0, post: 0, page: 0, menu_item: 0, comment: 0 };
+  const counts: ExportReport['counts'] = {
+    author: 0,
+    category: 0,
+    tag: 0,
+    menu: 0,
+    attachment: 0,
+    post: 0,
+    page: 0,
+    menu_item: 0,
+    comment: 0,
+  };
   const siteUrl = site.settings.siteUrl;
   const timezone = site.settings.timezone;
   const settings = await readSettings(site);
@@ -132,9 +170,18 @@ export async function exportWxr(site: Site, out: Writable, options: ExportOption
   // --- authors: the users who wrote something, as WordPress exports them ------------------------------------------
   const logins = new Map<number, string>();
   for await (const user of documents<UserDoc>('user')) {
-    const wrote = async (collection: string) => (await site.readModel.query(collection, { filters: [{ kind: 'any', field: 'author', values: [user.id] }], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: 1 })).total > 0;
+    const wrote = async (collection: string) =>
+      (
+        await site.readModel.query(collection, {
+          filters: [{ kind: 'any', field: 'author', values: [user.id] }],
+          order: { kind: 'field', field: 'id', direction: 'asc' },
+          offset: 0,
+          limit: 1,
+        })
+      ).total > 0;
     let author = false;
-    for (const collection of ['post', 'page', 'attachment', MENU_ITEM_COLLECTION, COMMENT_COLLECTION]) if (!author && (await wrote(collection))) author = true;
+    for (const collection of ['post', 'page', 'attachment', MENU_ITEM_COLLECTION, COMMENT_COLLECTION])
+      if (!author && (await wrote(collection))) author = true;
     if (!author) continue;
     logins.set(user.id, user.login);
     counts.author++;
@@ -148,7 +195,11 @@ export async function exportWxr(site: Site, out: Writable, options: ExportOption
   // --- terms ----------------------------------------------------------------------------------------------------
   const terms = loader<TermDoc>(site, TERM_COLLECTION);
   const slugOf = new Map<number, string>();
-  for await (const term of parentsFirst(documents<TermDoc>(TERM_COLLECTION, [{ kind: 'any', field: 'taxonomy', values: ['category'] }]), (term) => term.parent, terms)) {
+  for await (const term of parentsFirst(
+    documents<TermDoc>(TERM_COLLECTION, [{ kind: 'any', field: 'taxonomy', values: ['category'] }]),
+    (term) => term.parent,
+    terms,
+  )) {
     slugOf.set(term.id, term.slug);
     counts.category++;
     await sink.write(
@@ -157,7 +208,9 @@ export async function exportWxr(site: Site, out: Writable, options: ExportOption
     );
   }
   slugOf.clear();
-  for await (const term of documents<TermDoc>(TERM_COLLECTION, [{ kind: 'any', field: 'taxonomy', values: ['post_tag'] }])) {
+  for await (const term of documents<TermDoc>(TERM_COLLECTION, [
+    { kind: 'any', field: 'taxonomy', values: ['post_tag'] },
+  ])) {
     counts.tag++;
     await sink.write(
       `\t<wp:tag>\n\t\t<wp:term_id>${term.id}</wp:term_id>\n\t\t<wp:tag_slug>${c(term.slug)}</wp:tag_slug>\n\t\t<wp:tag_name>${c(term.name)}</wp:tag_name>\n` +
@@ -210,8 +263,18 @@ export async function exportWxr(site: Site, out: Writable, options: ExportOption
         `\t\t<wp:post_name>${c(fields.slug)}</wp:post_name>\n\t\t<wp:status>${c(fields.status)}</wp:status>\n\t\t<wp:post_parent>${fields.parent}</wp:post_parent>\n` +
         `\t\t<wp:menu_order>${fields.menuOrder}</wp:menu_order>\n\t\t<wp:post_type>${c(fields.type)}</wp:post_type>\n\t\t<wp:post_password>${c(fields.password)}</wp:post_password>\n` +
         `\t\t<wp:is_sticky>${fields.sticky ? 1 : 0}</wp:is_sticky>\n${fields.attachmentUrl !== undefined ? `\t\t<wp:attachment_url>${c(fields.attachmentUrl)}</wp:attachment_url>\n` : ''}` +
-        fields.categories.map((term) => `\t\t<category domain="${e(term.domain)}" nicename="${e(term.slug)}">${c(term.name)}</category>\n`).join('') +
-        fields.meta.map(([key, value]) => `\t\t<wp:postmeta>\n\t\t\t<wp:meta_key>${c(key)}</wp:meta_key>\n\t\t\t<wp:meta_value>${c(value)}</wp:meta_value>\n\t\t</wp:postmeta>\n`).join(''),
+        fields.categories
+          .map(
+            (term) =>
+              `\t\t<category domain="${e(term.domain)}" nicename="${e(term.slug)}">${c(term.name)}</category>\n`,
+          )
+          .join('') +
+        fields.meta
+          .map(
+            ([key, value]) =>
+              `\t\t<wp:postmeta>\n\t\t\t<wp:meta_key>${c(key)}</wp:meta_key>\n\t\t\t<wp:meta_value>${c(value)}</wp:meta_value>\n\t\t</wp:postmeta>\n`,
+          )
+          .join(''),
     );
     await comments();
     await sink.write('\t</item>\n');
@@ -219,7 +282,11 @@ export async function exportWxr(site: Site, out: Writable, options: ExportOption
   const noComments = async () => undefined;
   const commentsOf = (postId: number) => async () => {
     const load = loader<CommentDoc>(site, COMMENT_COLLECTION);
-    for await (const comment of parentsFirst(documents<CommentDoc>(COMMENT_COLLECTION, [{ kind: 'any', field: 'post', values: [postId] }]), (doc) => doc.parent, load)) {
+    for await (const comment of parentsFirst(
+      documents<CommentDoc>(COMMENT_COLLECTION, [{ kind: 'any', field: 'post', values: [postId] }]),
+      (doc) => doc.parent,
+      load,
+    )) {
       counts.comment++;
       await sink.write(
         `\t\t<wp:comment>\n\t\t\t<wp:comment_id>${comment.id}</wp:comment_id>\n\t\t\t<wp:comment_author>${c(comment.author_name)}</wp:comment_author>\n` +
@@ -239,10 +306,29 @@ export async function exportWxr(site: Site, out: Writable, options: ExportOption
     if (media.alt_text) meta.push(['_wp_attachment_image_alt', media.alt_text]);
     await item(
       {
-        id: media.id, title: media.title, link: url, guid: url, author: media.author, content: media.description, excerpt: media.caption,
-        date: media.date, dateGmt: media.date_gmt, modified: media.modified, modifiedGmt: media.modified_gmt, commentStatus: media.comment_status,
-        pingStatus: media.ping_status, slug: media.slug, status: media.status, parent: media.post, menuOrder: 0, type: 'attachment', password: '',
-        sticky: false, attachmentUrl: url, categories: [], meta,
+        id: media.id,
+        title: media.title,
+        link: url,
+        guid: url,
+        author: media.author,
+        content: media.description,
+        excerpt: media.caption,
+        date: media.date,
+        dateGmt: media.date_gmt,
+        modified: media.modified,
+        modifiedGmt: media.modified_gmt,
+        commentStatus: media.comment_status,
+        pingStatus: media.ping_status,
+        slug: media.slug,
+        status: media.status,
+        parent: media.post,
+        menuOrder: 0,
+        type: 'attachment',
+        password: '',
+        sticky: false,
+        attachmentUrl: url,
+        categories: [],
+        meta,
       },
       noComments,
     );
@@ -254,7 +340,12 @@ export async function exportWxr(site: Site, out: Writable, options: ExportOption
     if (ids.length > 0) {
       for (const term of await terms(ids)) categories.push({ domain: term.taxonomy, slug: term.slug, name: term.name });
     }
-    if (doc.format && doc.format !== 'standard') categories.push({ domain: 'post_format', slug: `post-format-${doc.format}`, name: doc.format[0]!.toUpperCase() + doc.format.slice(1) });
+    if (doc.format && doc.format !== 'standard')
+      categories.push({
+        domain: 'post_format',
+        slug: `post-format-${doc.format}`,
+        name: doc.format[0]!.toUpperCase() + doc.format.slice(1),
+      });
     const meta: [string, string][] = [];
     if (doc.featured_media > 0) meta.push(['_thumbnail_id', String(doc.featured_media)]);
     if (doc.type === 'page') meta.push(['_wp_page_template', doc.template || 'default']);
@@ -262,10 +353,28 @@ export async function exportWxr(site: Site, out: Writable, options: ExportOption
     if (doc.meta?.footnotes) meta.push(['footnotes', doc.meta.footnotes]);
     await item(
       {
-        id: doc.id, title: doc.title, link: `${siteUrl}${doc.guid}`, guid: `${siteUrl}${doc.guid}`, author: doc.author, content: doc.content, excerpt: doc.excerpt,
-        date: doc.date, dateGmt: doc.date_gmt, modified: doc.modified, modifiedGmt: doc.modified_gmt, commentStatus: doc.comment_status,
-        pingStatus: doc.ping_status, slug: doc.slug, status: doc.status, parent: doc.parent, menuOrder: doc.menu_order, type: doc.type,
-        password: doc.password, sticky: doc.sticky, categories, meta,
+        id: doc.id,
+        title: doc.title,
+        link: `${siteUrl}${doc.guid}`,
+        guid: `${siteUrl}${doc.guid}`,
+        author: doc.author,
+        content: doc.content,
+        excerpt: doc.excerpt,
+        date: doc.date,
+        dateGmt: doc.date_gmt,
+        modified: doc.modified,
+        modifiedGmt: doc.modified_gmt,
+        commentStatus: doc.comment_status,
+        pingStatus: doc.ping_status,
+        slug: doc.slug,
+        status: doc.status,
+        parent: doc.parent,
+        menuOrder: doc.menu_order,
+        type: doc.type,
+        password: doc.password,
+        sticky: doc.sticky,
+        categories,
+        meta,
       },
       commentsOf(doc.id),
     );
@@ -273,19 +382,44 @@ export async function exportWxr(site: Site, out: Writable, options: ExportOption
   };
   const notAutoDraft: Filter = { kind: 'none', field: 'status', values: ['auto-draft'] };
   for await (const doc of documents<ContentDoc>('post', [notAutoDraft])) await contentItem(doc);
-  for await (const doc of parentsFirst(documents<ContentDoc>('page', [notAutoDraft]), (doc) => doc.parent, loader<ContentDoc>(site, 'page'))) await contentItem(doc);
+  for await (const doc of parentsFirst(
+    documents<ContentDoc>('page', [notAutoDraft]),
+    (doc) => doc.parent,
+    loader<ContentDoc>(site, 'page'),
+  ))
+    await contentItem(doc);
 
   const menus = loader<MenuDoc>(site, MENU_COLLECTION);
-  for await (const menuItem of parentsFirst(documents<MenuItemDoc>(MENU_ITEM_COLLECTION), (doc) => doc.parent, loader<MenuItemDoc>(site, MENU_ITEM_COLLECTION))) {
+  for await (const menuItem of parentsFirst(
+    documents<MenuItemDoc>(MENU_ITEM_COLLECTION),
+    (doc) => doc.parent,
+    loader<MenuItemDoc>(site, MENU_ITEM_COLLECTION),
+  )) {
     const [menu] = menuItem.menu > 0 ? await menus([menuItem.menu]) : [];
     const gmt = (local: string) => formatGmt(localToInstant(Date.parse(`${local}Z`), timezone));
     const classes = menuItem.classes.split(' ').filter((name) => name !== '');
     await item(
       {
-        id: menuItem.id, title: menuItem.title, link: `${siteUrl}${menuItem.guid}`, guid: `${siteUrl}${menuItem.guid}`, author: menuItem.author,
-        content: menuItem.description, excerpt: menuItem.attr_title, date: menuItem.date, dateGmt: gmt(menuItem.date), modified: menuItem.modified,
-        modifiedGmt: gmt(menuItem.modified), commentStatus: 'closed', pingStatus: 'closed', slug: menuItem.slug, status: menuItem.status, parent: 0,
-        menuOrder: menuItem.menu_order, type: 'nav_menu_item', password: '', sticky: false,
+        id: menuItem.id,
+        title: menuItem.title,
+        link: `${siteUrl}${menuItem.guid}`,
+        guid: `${siteUrl}${menuItem.guid}`,
+        author: menuItem.author,
+        content: menuItem.description,
+        excerpt: menuItem.attr_title,
+        date: menuItem.date,
+        dateGmt: gmt(menuItem.date),
+        modified: menuItem.modified,
+        modifiedGmt: gmt(menuItem.modified),
+        commentStatus: 'closed',
+        pingStatus: 'closed',
+        slug: menuItem.slug,
+        status: menuItem.status,
+        parent: 0,
+        menuOrder: menuItem.menu_order,
+        type: 'nav_menu_item',
+        password: '',
+        sticky: false,
         categories: menu ? [{ domain: 'nav_menu', slug: menu.slug, name: menu.name }] : [],
         meta: [
           ['_menu_item_type', menuItem.type],

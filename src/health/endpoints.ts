@@ -17,12 +17,19 @@ const CHECK_TIMEOUT_MS = 2_000;
 function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)),
+      CHECK_TIMEOUT_MS,
+    );
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
-const json = (status: number, body: unknown): OperationalResponse => ({ status, type: 'application/json; charset=UTF-8', body: JSON.stringify(body) });
+const json = (status: number, body: unknown): OperationalResponse => ({
+  status,
+  type: 'application/json; charset=UTF-8',
+  body: JSON.stringify(body),
+});
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export interface Readiness {
@@ -36,15 +43,24 @@ export async function readiness(site: Site): Promise<Readiness> {
     withTimeout(site.store.headPosition(), 'the event store'),
     // Judged afresh (and the judgement requests are gated on with it).
     withTimeout(site.readModelWatch.refresh(), 'the read model'),
-    withTimeout(projectorLag({ store: site.store, clock: site.clock, applied: () => site.appliedNow() }), 'the projector lag'),
+    withTimeout(
+      projectorLag({ store: site.store, clock: site.clock, applied: () => site.appliedNow() }),
+      'the projector lag',
+    ),
   ]);
-  checks.eventStore = store.status === 'fulfilled' ? { ok: true, head: store.value } : { ok: false, error: message(store.reason) };
+  checks.eventStore =
+    store.status === 'fulfilled' ? { ok: true, head: store.value } : { ok: false, error: message(store.reason) };
   if (judged.status === 'rejected') checks.readModel = { ok: false, error: message(judged.reason) };
   else if (judged.value.error !== undefined) checks.readModel = { ok: false, error: judged.value.error };
   else {
     const { verdict } = judged.value;
-    const epoch = verdict.epoch ? { log: verdict.epoch.log, position: verdict.epoch.position, at: verdict.epoch.at } : null;
-    checks.readModel = verdict.state === 'trusted' ? { ok: true, state: verdict.state, epoch } : { ok: false, state: verdict.state, epoch, error: verdict.reason };
+    const epoch = verdict.epoch
+      ? { log: verdict.epoch.log, position: verdict.epoch.position, at: verdict.epoch.at }
+      : null;
+    checks.readModel =
+      verdict.state === 'trusted'
+        ? { ok: true, state: verdict.state, epoch }
+        : { ok: false, state: verdict.state, epoch, error: verdict.reason };
   }
   const bound = site.settings.readyMaxLagSeconds ?? 30;
   const problems = site.projector.failures.map((f) => `stopped projection ${f.projection}: ${message(f.error)}`);
@@ -52,8 +68,12 @@ export async function readiness(site: Site): Promise<Readiness> {
   if (lag.status === 'rejected') checks.projector = { ok: false, error: message(lag.reason) };
   else {
     const { events, seconds, applied, head, ahead } = lag.value;
-    if (ahead) problems.unshift(`the read model's applied position ${applied} is not a position of the event store's log (head ${head}): the store is behind the read model, or holds another log`);
-    else if (seconds > bound) problems.unshift(`the read model is ${seconds.toFixed(1)} s behind the log (bound ${bound} s)`);
+    if (ahead)
+      problems.unshift(
+        `the read model's applied position ${applied} is not a position of the event store's log (head ${head}): the store is behind the read model, or holds another log`,
+      );
+    else if (seconds > bound)
+      problems.unshift(`the read model is ${seconds.toFixed(1)} s behind the log (bound ${bound} s)`);
     checks.projector = {
       ok: problems.length === 0,
       applied,
@@ -68,7 +88,11 @@ export async function readiness(site: Site): Promise<Readiness> {
 }
 
 /** The answer for an operational path, or null when the path is not one (the REST API serves it). */
-export async function operationalResponse(site: Site, method: string, path: string): Promise<OperationalResponse | null> {
+export async function operationalResponse(
+  site: Site,
+  method: string,
+  path: string,
+): Promise<OperationalResponse | null> {
   if (method !== 'GET' && method !== 'HEAD') return null;
   switch (path) {
     case '/healthz':

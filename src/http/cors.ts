@@ -19,9 +19,12 @@
 
 /** The header lines every API answer carries, flat (name, value, …). */
 export const CORS_FIXED_HEADERS: readonly string[] = [
-  'Access-Control-Expose-Headers', 'X-WP-Total, X-WP-TotalPages, Link, Allow, Retry-After, Idempotent-Replayed',
-  'Access-Control-Allow-Headers', 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override, Idempotency-Key',
-  'Vary', 'Origin',
+  'Access-Control-Expose-Headers',
+  'X-WP-Total, X-WP-TotalPages, Link, Allow, Retry-After, Idempotent-Replayed',
+  'Access-Control-Allow-Headers',
+  'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override, Idempotency-Key',
+  'Vary',
+  'Origin',
 ];
 
 const ALLOWED_METHODS = 'OPTIONS, GET, POST, PUT, PATCH, DELETE';
@@ -44,7 +47,14 @@ export function corsPolicy(allowed: readonly string[] | null): CorsPolicy {
     originHeaders(origin) {
       if (origin === undefined || origin === '' || !WRITABLE.test(origin)) return null;
       if (allowedSet !== null && !allowedSet.has(origin.toLowerCase())) return null;
-      return ['Access-Control-Allow-Origin', origin, 'Access-Control-Allow-Methods', ALLOWED_METHODS, 'Access-Control-Allow-Credentials', 'true'];
+      return [
+        'Access-Control-Allow-Origin',
+        origin,
+        'Access-Control-Allow-Methods',
+        ALLOWED_METHODS,
+        'Access-Control-Allow-Credentials',
+        'true',
+      ];
     },
   };
 }
@@ -64,7 +74,13 @@ export function parseAllowedOrigins(value: string | undefined): { origins: strin
     } catch {
       return { error: `"${item}" is not an origin (scheme://host[:port])` };
     }
-    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '') {
+    if (
+      (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+      url.pathname !== '/' ||
+      url.search !== '' ||
+      url.hash !== '' ||
+      url.username !== ''
+    ) {
       return { error: `"${item}" is not an origin (scheme://host[:port], without a path)` };
     }
     origins.push(url.origin);

@@ -103,7 +103,7 @@ export class Dialects {
   routed(requestPath: string, restRoute: unknown): Routed {
     const urlPath = this.endsTrimmed(requestPath);
     const wp = this.wordpressPathRoot;
-    if (urlPath.startsWith(wp) && (urlPath.length === wp.length || urlPath.charCodeAt(wp.length) === 47 /* / */)) {
+    if (urlPath.startsWith(wp) && (urlPath.length === wp.length || urlPath.charCodeAt(wp.length) === 47) /* / */) {
       return { path: this.toInterface(urlPath.slice(wp.length) || '/'), dialect: 'wordpress' };
     }
     let path = urlPath;
@@ -128,7 +128,8 @@ export class Dialects {
     let path = urlPath;
     if (path.charCodeAt(1) === 47 /* / */) path = path.replace(/^\/+/, '/');
     const root = this.corePathRoot;
-    if (root !== '/' && path.charCodeAt(root.length) === 47 && path.startsWith(root)) path = root + path.slice(root.length).replace(/^\/+/, '');
+    if (root !== '/' && path.charCodeAt(root.length) === 47 && path.startsWith(root))
+      path = root + path.slice(root.length).replace(/^\/+/, '');
     const end = path.length - 1;
     if (end > 1 && path.charCodeAt(end) === 47 && path.charCodeAt(end - 1) === 47) path = path.replace(/\/+$/, '/');
     return path;
@@ -153,14 +154,24 @@ export class Dialects {
     const headers = result.headers ? this.mappedHeaders(result.headers) : result.headers;
     let body = result.body;
     if (body === null || body === undefined || typeof body !== 'object') return { ...result, headers };
-    const discovery = request.method === 'OPTIONS' || ((request.method === 'GET' || request.method === 'HEAD') && this.isIndex(request.path));
+    const discovery =
+      request.method === 'OPTIONS' ||
+      ((request.method === 'GET' || request.method === 'HEAD') && this.isIndex(request.path));
     if (request.query._envelope !== undefined) {
       const envelope = body as { body: unknown; headers: Record<string, unknown> | [] };
-      body = { ...envelope, body: discovery ? this.mappedDiscovery(envelope.body) : envelope.body, headers: this.mappedHeaders(envelope.headers) };
+      body = {
+        ...envelope,
+        body: discovery ? this.mappedDiscovery(envelope.body) : envelope.body,
+        headers: this.mappedHeaders(envelope.headers),
+      };
     } else if (discovery) body = this.mappedDiscovery(body);
     else body = this.mappedBatch(body, request);
     const json = serializeBody(body);
-    return { ...result, headers, body: rawBody(mappedNamespaceNames(this.mappedHrefs(typeof json === 'string' ? Buffer.from(json) : json))) };
+    return {
+      ...result,
+      headers,
+      body: rawBody(mappedNamespaceNames(this.mappedHrefs(typeof json === 'string' ? Buffer.from(json) : json))),
+    };
   }
 
   /**
@@ -256,13 +267,17 @@ export class Dialects {
     const source = body as Record<string, unknown>;
     const out: Record<string, unknown> = { ...source };
     if (typeof source.namespace === 'string') out.namespace = wordpressName(source.namespace);
-    if (Array.isArray(source.namespaces)) out.namespaces = source.namespaces.map((name) => (typeof name === 'string' ? wordpressName(name) : name));
+    if (Array.isArray(source.namespaces))
+      out.namespaces = source.namespaces.map((name) => (typeof name === 'string' ? wordpressName(name) : name));
     if (source.routes !== null && typeof source.routes === 'object' && !Array.isArray(source.routes)) {
       const routes: Record<string, unknown> = {};
       for (const [path, route] of Object.entries(source.routes as Record<string, unknown>)) {
-        routes[wordpressPath(path)] = route !== null && typeof route === 'object' && typeof (route as { namespace?: unknown }).namespace === 'string'
-          ? { ...(route as object), namespace: wordpressName((route as { namespace: string }).namespace) }
-          : route;
+        routes[wordpressPath(path)] =
+          route !== null &&
+          typeof route === 'object' &&
+          typeof (route as { namespace?: unknown }).namespace === 'string'
+            ? { ...(route as object), namespace: wordpressName((route as { namespace: string }).namespace) }
+            : route;
       }
       out.routes = routes;
     }
@@ -276,7 +291,10 @@ export class Dialects {
     return {
       ...body,
       responses: responses.map((sub) =>
-        sub !== null && typeof sub === 'object' && (sub as { headers?: unknown }).headers !== null && typeof (sub as { headers?: unknown }).headers === 'object'
+        sub !== null &&
+        typeof sub === 'object' &&
+        (sub as { headers?: unknown }).headers !== null &&
+        typeof (sub as { headers?: unknown }).headers === 'object'
           ? { ...sub, headers: this.mappedHeaders((sub as { headers: Record<string, unknown> | [] }).headers) }
           : sub,
       ),
@@ -297,7 +315,10 @@ function mappedNamespaceNames(json: Buffer): Buffer {
   let text = json.toString('utf8');
   for (const [core, wordpress] of WORDPRESS_NAMES) {
     // A member name opens after `{` or `,` only; the value is the whole name, closed by its quote.
-    text = text.replace(new RegExp(`([{,])"rest_namespace":"${escapeRegExp(core)}"`, 'g'), `$1"rest_namespace":"${wordpress}"`);
+    text = text.replace(
+      new RegExp(`([{,])"rest_namespace":"${escapeRegExp(core)}"`, 'g'),
+      `$1"rest_namespace":"${wordpress}"`,
+    );
   }
   return Buffer.from(text, 'utf8');
 }

@@ -50,7 +50,12 @@ export function outageError(error: DependencyUnavailableError, write: WriteProgr
       { ...data, outcome },
     );
   }
-  return restError('rest_service_unavailable', `${what.charAt(0).toUpperCase()}${what.slice(1)} is unavailable. Please try again shortly.`, 503, data);
+  return restError(
+    'rest_service_unavailable',
+    `${what.charAt(0).toUpperCase()}${what.slice(1)} is unavailable. Please try again shortly.`,
+    503,
+    data,
+  );
 }
 
 /** Unknown: an append of its own had no answer. Committed: it got to wait for its last append to be seen. */

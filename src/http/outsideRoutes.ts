@@ -75,7 +75,8 @@ export function sitePages(site: Site, apiNamespaces: readonly string[]): Pages {
     ctx.body = embed.body;
   });
   return {
-    isPage: (path) => path === authorizePath || path.startsWith(uploadsPrefix) || path.endsWith(EMBED_SUFFIX) || isAuditPage(path),
+    isPage: (path) =>
+      path === authorizePath || path.startsWith(uploadsPrefix) || path.endsWith(EMBED_SUFFIX) || isAuditPage(path),
     routes: router.routes() as Koa.Middleware,
   };
 }

@@ -43,7 +43,14 @@ export interface BodyLimits {
 const MiB = 1024 * 1024;
 
 /** JSON and forms as PHP's default post_max_size (8M); uploads as large as the edge allowed before. */
-export const DEFAULT_BODY_LIMITS: BodyLimits = { json: 8 * MiB, form: 8 * MiB, upload: 64 * MiB, anonymous: 1 * MiB, inFlight: 32, anonymousInFlight: 8 };
+export const DEFAULT_BODY_LIMITS: BodyLimits = {
+  json: 8 * MiB,
+  form: 8 * MiB,
+  upload: 64 * MiB,
+  anonymous: 1 * MiB,
+  inFlight: 32,
+  anonymousInFlight: 8,
+};
 
 export type BodyKind = 'json' | 'form' | 'multipart' | 'raw';
 
@@ -73,10 +80,24 @@ export function hasBody(req: IncomingMessage): boolean {
  * for a body over post_max_size.
  */
 export function bodyTooLarge(kind: BodyKind, limit: number, length: number | null): RestError {
-  if (kind === 'multipart') return restError('rest_upload_unknown_error', 'The uploaded file exceeds the upload_max_filesize directive in php.ini.', 413);
-  if (kind === 'raw') return restError('rest_upload_sideload_error', 'The uploaded file exceeds the upload_max_filesize directive in php.ini.', 413);
+  if (kind === 'multipart')
+    return restError(
+      'rest_upload_unknown_error',
+      'The uploaded file exceeds the upload_max_filesize directive in php.ini.',
+      413,
+    );
+  if (kind === 'raw')
+    return restError(
+      'rest_upload_sideload_error',
+      'The uploaded file exceeds the upload_max_filesize directive in php.ini.',
+      413,
+    );
   const received = length === null ? 'more than' : `${length}`;
-  return restError('rest_request_too_large', `POST Content-Length of ${received} bytes exceeds the limit of ${limit} bytes`, 413);
+  return restError(
+    'rest_request_too_large',
+    `POST Content-Length of ${received} bytes exceeds the limit of ${limit} bytes`,
+    413,
+  );
 }
 
 /** The declared length when the request declares one beyond `limit`, else null (nothing read yet). */
@@ -90,7 +111,12 @@ export function declaredOver(req: IncomingMessage, limit: number): number | null
  * rather than a stream pipeline or async iteration: those destroy the request on failure, and with it the socket the
  * answer is still to be written to (the unread rest is left to discardUnread).
  */
-function readCounted(req: IncomingMessage, limit: number, kind: BodyKind, take: (chunk: Buffer) => void): Promise<number> {
+function readCounted(
+  req: IncomingMessage,
+  limit: number,
+  kind: BodyKind,
+  take: (chunk: Buffer) => void,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     let size = 0;
     const done = (error: unknown) => {
@@ -120,7 +146,11 @@ export async function readSmallBody(req: IncomingMessage, limit: number, kind: B
 }
 
 /** A raw (non-form) body streamed to a new private file under `dir`, counted as it goes; the file is gone on failure. */
-export async function bodyToFile(req: IncomingMessage, limit: number, dir: string): Promise<UploadedFile & { md5: string }> {
+export async function bodyToFile(
+  req: IncomingMessage,
+  limit: number,
+  dir: string,
+): Promise<UploadedFile & { md5: string }> {
   await ensurePrivateDir(dir);
   const filepath = path.join(dir, `raw-${randomBytes(9).toString('hex')}`);
   const md5 = createHash('md5');
@@ -176,7 +206,11 @@ export interface MultipartBody {
  * to private files under `dir` with their MD5 computed on the way, the whole body counted against `limit`. An
  * unreadable body gives null (WordPress then sees no fields and no files); one over the limit throws the 413.
  */
-export async function parseMultipartToDisk(ctx: Koa.Context, limit: number, dir: string): Promise<MultipartBody | null> {
+export async function parseMultipartToDisk(
+  ctx: Koa.Context,
+  limit: number,
+  dir: string,
+): Promise<MultipartBody | null> {
   await ensurePrivateDir(dir);
   let failure: Error | null = null;
   const parse = koaBody({
@@ -209,7 +243,10 @@ export async function parseMultipartToDisk(ctx: Koa.Context, limit: number, dir:
     if ((failure as { httpCode?: number }).httpCode === 413) throw bodyTooLarge('multipart', limit, null);
     return null;
   }
-  const raw = ((ctx.request as { body?: Record<string, string | string[]> }).body ?? {}) as Record<string, string | string[]>;
+  const raw = ((ctx.request as { body?: Record<string, string | string[]> }).body ?? {}) as Record<
+    string,
+    string | string[]
+  >;
   // No prototype, and no name that could name one (a field or file called `__proto__` is neither).
   const fieldLists: Record<string, string[]> = Object.create(null);
   const texts: [string, string][] = [];
@@ -224,7 +261,13 @@ export async function parseMultipartToDisk(ctx: Koa.Context, limit: number, dir:
     if (isUnsafeKey(name)) continue;
     // As PHP keeps one file per plain field name: the last.
     const file = Array.isArray(value) ? value[value.length - 1]! : value;
-    uploaded[name] = { filepath: file.filepath, originalFilename: file.originalFilename ?? null, mimetype: file.mimetype ?? null, size: file.size, md5: file.hash ?? undefined };
+    uploaded[name] = {
+      filepath: file.filepath,
+      originalFilename: file.originalFilename ?? null,
+      mimetype: file.mimetype ?? null,
+      size: file.size,
+      md5: file.hash ?? undefined,
+    };
   }
   // Field names read as PHP reads them (`meta[key]`), as WordPress receives them in $_POST.
   return { fields: parseFields(texts), fieldLists, files: uploaded };
@@ -240,7 +283,11 @@ interface FormidableFile {
 
 /** Every temporary file of a request's body, removed (after its answer). */
 export async function removeBodyFiles(files: Iterable<{ filepath: string }>): Promise<void> {
-  await Promise.all([...files].filter((file) => file.filepath !== '').map((file) => fsp.rm(file.filepath, { force: true }).catch(() => undefined)));
+  await Promise.all(
+    [...files]
+      .filter((file) => file.filepath !== '')
+      .map((file) => fsp.rm(file.filepath, { force: true }).catch(() => undefined)),
+  );
 }
 
 const ensured = new Set<string>();
@@ -285,4 +332,5 @@ export class BodyGate {
   }
 }
 
-export const busy = (): RestError => restError('rest_server_busy', 'The server is busy with other requests. Try again shortly.', 503);
+export const busy = (): RestError =>
+  restError('rest_server_busy', 'The server is busy with other requests. Try again shortly.', 503);

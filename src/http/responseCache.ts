@@ -123,7 +123,10 @@ export class ResponseCache {
     if (size > this.limits.bytes / 4) return;
     const previous = this.kept.get(key);
     if (previous) this.drop(key, previous);
-    else if ((this.kept.size >= this.limits.entries || this.keptBytes + size > this.limits.bytes) && this.oldestIsCurrent(version)) {
+    else if (
+      (this.kept.size >= this.limits.entries || this.keptBytes + size > this.limits.bytes) &&
+      this.oldestIsCurrent(version)
+    ) {
       // Pushing out an answer of an older version costs nothing; pushing out a current one waits for a second request.
       if (!this.seenOnce.admits(key)) return;
     }

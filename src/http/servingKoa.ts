@@ -18,7 +18,9 @@ import Koa from 'koa';
 
 type Middleware = (ctx: Koa.Context) => Promise<void>;
 /** Koa's own request handling: the default status, `on-finished`, its response step. */
-const koaHandleRequest = (Koa.prototype as unknown as { handleRequest(this: Koa, ctx: Koa.Context, middleware: Middleware): Promise<void> }).handleRequest;
+const koaHandleRequest = (
+  Koa.prototype as unknown as { handleRequest(this: Koa, ctx: Koa.Context, middleware: Middleware): Promise<void> }
+).handleRequest;
 
 export class ServingKoa extends Koa {
   handleRequest(ctx: Koa.Context, middleware: Middleware): Promise<void> {

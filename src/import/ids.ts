@@ -17,7 +17,9 @@ export interface SequenceMark {
 /** The last id a sequence has handed out or reserved, and its stream's revision. */
 export async function lastReserved(site: Site, sequence: string): Promise<SequenceMark> {
   const [latest] = await site.store.readStream(`ids-${sequence}`, { direction: 'backwards', maxCount: 1 });
-  return latest ? { last: (latest.data as IdBlockReserved).last, revision: latest.revision } : { last: 0, revision: 'no_stream' };
+  return latest
+    ? { last: (latest.data as IdBlockReserved).last, revision: latest.revision }
+    : { last: 0, revision: 'no_stream' };
 }
 
 /**
@@ -28,7 +30,8 @@ export async function blocksOf(site: Site, sequence: string, source: string): Pr
   const blocks: [number, number][] = [];
   for (const event of await site.store.readStream(`ids-${sequence}`)) {
     const imported = event.metadata.imported as { source?: unknown } | undefined;
-    if (imported?.source === source) blocks.push([(event.data as IdBlockReserved).first, (event.data as IdBlockReserved).last]);
+    if (imported?.source === source)
+      blocks.push([(event.data as IdBlockReserved).first, (event.data as IdBlockReserved).last]);
   }
   return (id) => blocks.some(([first, last]) => id >= first && id <= last);
 }
@@ -38,14 +41,34 @@ export async function blocksOf(site: Site, sequence: string, source: string): Pr
  * (`imported` in its metadata). If another process reserved meanwhile, only the ids still past its block stay kept:
  * the set is changed in place, the others get new ids.
  */
-export async function reserveThrough(site: Site, sequence: string, seen: SequenceMark, kept: Set<number>, imported: Record<string, unknown>): Promise<void> {
+export async function reserveThrough(
+  site: Site,
+  sequence: string,
+  seen: SequenceMark,
+  kept: Set<number>,
+  imported: Record<string, unknown>,
+): Promise<void> {
   let current = seen;
   for (;;) {
     for (const id of kept) if (id <= current.last) kept.delete(id);
     if (kept.size === 0) return;
-    const block: IdBlockReserved = { sequence, first: current.last + 1, last: [...kept].reduce((a, b) => Math.max(a, b), 0) };
+    const block: IdBlockReserved = {
+      sequence,
+      first: current.last + 1,
+      last: [...kept].reduce((a, b) => Math.max(a, b), 0),
+    };
     try {
-      await site.store.appendToStream(`ids-${sequence}`, [{ type: ID_BLOCK_RESERVED, data: block, metadata: { ...site.metadata(null, `import-${randomUUID()}`), imported } }], { expectedRevision: current.revision });
+      await site.store.appendToStream(
+        `ids-${sequence}`,
+        [
+          {
+            type: ID_BLOCK_RESERVED,
+            data: block,
+            metadata: { ...site.metadata(null, `import-${randomUUID()}`), imported },
+          },
+        ],
+        { expectedRevision: current.revision },
+      );
       return;
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;

@@ -25,7 +25,12 @@ export class MetricsRegistry {
     return new Gauge({ name, help, labelNames, registers: [this.prometheus] });
   }
 
-  histogram<L extends string = never>(name: string, help: string, labelNames: readonly L[] = [], buckets: readonly number[] = DEFAULT_BUCKETS): Histogram<L> {
+  histogram<L extends string = never>(
+    name: string,
+    help: string,
+    labelNames: readonly L[] = [],
+    buckets: readonly number[] = DEFAULT_BUCKETS,
+  ): Histogram<L> {
     return new Histogram({ name, help, labelNames, buckets: [...buckets], registers: [this.prometheus] });
   }
 

@@ -25,11 +25,29 @@ export interface SiteMetrics {
 
 export function createSiteMetrics(): SiteMetrics {
   const registry = new MetricsRegistry();
-  const requests = registry.histogram('palimpsest_http_request_duration_seconds', 'HTTP request durations by method, route and status.', ['method', 'route', 'status']);
-  const appendDuration = registry.histogram('palimpsest_event_store_append_duration_seconds', 'Time an append to the event store takes.');
-  const rebuildApplied = registry.gauge('palimpsest_projection_rebuild_applied_events', 'Events a running or last projection rebuild has applied.', ['projection']);
-  const rebuildHead = registry.gauge('palimpsest_projection_rebuild_head_position', 'Log head the rebuild is replaying up to.', ['projection']);
-  const projectorActive = registry.gauge('palimpsest_projector_active', '1 while this process holds the projector lease (or runs the embedded projector).');
+  const requests = registry.histogram(
+    'palimpsest_http_request_duration_seconds',
+    'HTTP request durations by method, route and status.',
+    ['method', 'route', 'status'],
+  );
+  const appendDuration = registry.histogram(
+    'palimpsest_event_store_append_duration_seconds',
+    'Time an append to the event store takes.',
+  );
+  const rebuildApplied = registry.gauge(
+    'palimpsest_projection_rebuild_applied_events',
+    'Events a running or last projection rebuild has applied.',
+    ['projection'],
+  );
+  const rebuildHead = registry.gauge(
+    'palimpsest_projection_rebuild_head_position',
+    'Log head the rebuild is replaying up to.',
+    ['projection'],
+  );
+  const projectorActive = registry.gauge(
+    'palimpsest_projector_active',
+    '1 while this process holds the projector lease (or runs the embedded projector).',
+  );
 
   // The labels given out so far (bounded); a path is not kept: every item has its own.
   const labels = new Set<string>();
@@ -50,7 +68,11 @@ export function createSiteMetrics(): SiteMetrics {
       const key = `${method} ${status} ${route}`;
       let s = series.get(key);
       if (!s) {
-        s = requests.labels({ method, route: series.size < MAX_ROUTE_LABELS * 4 ? route : 'other', status: String(status) });
+        s = requests.labels({
+          method,
+          route: series.size < MAX_ROUTE_LABELS * 4 ? route : 'other',
+          status: String(status),
+        });
         series.set(key, s);
       }
       s.observe(seconds);
@@ -75,8 +97,14 @@ export function collectProjectorLag(
   registry: MetricsRegistry,
   source: { store: EventStore; clock: Clock; applied(): Promise<number> },
 ): void {
-  const events = registry.gauge('palimpsest_projector_lag_events', `Events in the log that the read model has not applied yet (counted up to ${LAG_COUNT_LIMIT}).`);
-  const seconds = registry.gauge('palimpsest_projector_lag_seconds', 'Age of the oldest event the read model has not applied yet (0 when caught up).');
+  const events = registry.gauge(
+    'palimpsest_projector_lag_events',
+    `Events in the log that the read model has not applied yet (counted up to ${LAG_COUNT_LIMIT}).`,
+  );
+  const seconds = registry.gauge(
+    'palimpsest_projector_lag_seconds',
+    'Age of the oldest event the read model has not applied yet (0 when caught up).',
+  );
   registry.collect(async () => {
     const lag = await projectorLag(source);
     events.set(lag.events);
@@ -104,7 +132,11 @@ export interface ProjectorLag {
  * How far the applied position trails the log, measured in the store's own positions: what follows the applied
  * position is read through the port (never `applied + 1`, which names no event on EventStoreDB).
  */
-export async function projectorLag(source: { store: EventStore; clock: Clock; applied(): Promise<number> }): Promise<ProjectorLag> {
+export async function projectorLag(source: {
+  store: EventStore;
+  clock: Clock;
+  applied(): Promise<number>;
+}): Promise<ProjectorLag> {
   const [head, applied] = await Promise.all([source.store.headPosition(), source.applied()]);
   if (applied >= head) return { head, applied, events: 0, seconds: 0, ahead: applied > head };
   let unapplied: RecordedEvent[];

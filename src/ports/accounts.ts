@@ -21,5 +21,11 @@ export interface Accounts {
    * Records that the account's application password `uuid` was used now, from `ip`; nothing when its use was
    * recorded less than USAGE_RECORD_INTERVAL_MS ago.
    */
-  recordApplicationPasswordUse(site: CommandContext, userId: number, uuid: string, ip: string | null, requestId: string): Promise<unknown>;
+  recordApplicationPasswordUse(
+    site: CommandContext,
+    userId: number,
+    uuid: string,
+    ip: string | null,
+    requestId: string,
+  ): Promise<unknown>;
 }

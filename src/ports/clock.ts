@@ -11,7 +11,11 @@ export function manualClock(start: number): Clock & { set(ms: number): void; adv
   let current = start;
   return {
     now: () => current,
-    set: (ms) => { current = ms; },
-    advance: (ms) => { current += ms; },
+    set: (ms) => {
+      current = ms;
+    },
+    advance: (ms) => {
+      current += ms;
+    },
   };
 }

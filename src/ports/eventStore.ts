@@ -99,7 +99,10 @@ export interface ReadAllOptions {
  */
 export class PositionNotInLogError extends Error {
   override readonly name = 'PositionNotInLogError';
-  constructor(readonly position: number, detail?: string) {
+  constructor(
+    readonly position: number,
+    detail?: string,
+  ) {
     super(`Position ${position} is not the position of an event of this log${detail ? ` (${detail})` : ''}`);
   }
 }
@@ -128,7 +131,11 @@ export interface Subscription {
 }
 
 export interface EventStore {
-  appendToStream(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
+  appendToStream(
+    streamId: string,
+    events: NewEvent[],
+    options: { expectedRevision: ExpectedRevision },
+  ): Promise<AppendResult>;
   /** Reads a stream; an absent stream reads as an empty array. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Reads the global log. Throws PositionNotInLogError for a start position that names no event of the log. */

@@ -161,7 +161,10 @@ export interface Commit {
  */
 export class StaleCommitError extends Error {
   override readonly name = 'StaleCommitError';
-  constructor(readonly reason: 'fence' | 'generation' | 'checkpoint', message: string) {
+  constructor(
+    readonly reason: 'fence' | 'generation' | 'checkpoint',
+    message: string,
+  ) {
     super(message);
   }
 }

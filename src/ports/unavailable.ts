@@ -23,7 +23,8 @@ export class DependencyUnavailableError extends Error {
   }
 }
 
-export const isDependencyUnavailable = (error: unknown): error is DependencyUnavailableError => error instanceof DependencyUnavailableError;
+export const isDependencyUnavailable = (error: unknown): error is DependencyUnavailableError =>
+  error instanceof DependencyUnavailableError;
 
 /**
  * `work`, or a DependencyUnavailableError made by `onTimeout` once `ms` have passed without an answer (the work

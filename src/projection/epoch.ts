@@ -45,13 +45,21 @@ export async function readEpoch(readModel: ReadModel): Promise<Epoch | 'damaged'
     (event === null || typeof event === 'string') &&
     ((position as number) === 0) === (event === null) &&
     typeof at === 'string';
-  return sound ? { log: log as string | null, position: position as number, event: event as string | null, at: at as string } : 'damaged';
+  return sound
+    ? { log: log as string | null, position: position as number, event: event as string | null, at: at as string }
+    : 'damaged';
 }
 
 /** Whether a read epoch is the one given (null: none). */
 export function sameEpoch(found: Epoch | 'damaged' | null, epoch: Epoch | null): boolean {
   if (found === null || epoch === null) return found === epoch;
-  return found !== 'damaged' && found.log === epoch.log && found.position === epoch.position && found.event === epoch.event && found.at === epoch.at;
+  return (
+    found !== 'damaged' &&
+    found.log === epoch.log &&
+    found.position === epoch.position &&
+    found.event === epoch.event &&
+    found.at === epoch.at
+  );
 }
 
 /** The commit that records `epoch` (fenced like the projector's other commits). */
@@ -83,9 +91,13 @@ export async function logIdentity(store: EventStore): Promise<string | null> {
 
 /** The epoch of a read model that has applied the log up to `position`, as the store has it now. */
 export async function epochAt(store: EventStore, position: number, now: number): Promise<Epoch> {
-  const [log, at] = await Promise.all([logIdentity(store), position > 0 ? store.readAll({ fromPosition: position, maxCount: 1 }) : Promise.resolve([])]);
+  const [log, at] = await Promise.all([
+    logIdentity(store),
+    position > 0 ? store.readAll({ fromPosition: position, maxCount: 1 }) : Promise.resolve([]),
+  ]);
   const event = at[0];
-  if (position > 0 && (!event || event.position !== position)) throw new PositionNotInLogError(position, 'no event there to record an epoch at');
+  if (position > 0 && (!event || event.position !== position))
+    throw new PositionNotInLogError(position, 'no event there to record an epoch at');
   return { log, position: event ? position : 0, event: event?.id ?? null, at: new Date(now).toISOString() };
 }
 
@@ -110,20 +122,47 @@ export const isRefused = (verdict: ReadModelVerdict): verdict is ReadModelVerdic
 export async function judgeReadModel(store: EventStore, readModel: ReadModel): Promise<ReadModelVerdict> {
   const [found, log, head] = await Promise.all([readEpoch(readModel), logIdentity(store), store.headPosition()]);
   const epoch = found === 'damaged' ? null : found;
-  if (found === 'damaged') return { state: 'unbuilt', reason: 'the read model\'s epoch is damaged: the read model is rebuilt from the log', epoch, head };
+  if (found === 'damaged')
+    return {
+      state: 'unbuilt',
+      reason: "the read model's epoch is damaged: the read model is rebuilt from the log",
+      epoch,
+      head,
+    };
   if (epoch === null) {
     if (log === null) return { state: 'trusted', epoch: null, head };
-    return { state: 'unbuilt', reason: 'the read model holds no epoch (it is empty, was wiped, or was never built to the end): it is rebuilt from the log', epoch, head };
+    return {
+      state: 'unbuilt',
+      reason:
+        'the read model holds no epoch (it is empty, was wiped, or was never built to the end): it is rebuilt from the log',
+      epoch,
+      head,
+    };
   }
   if (epoch.log !== null && log === null) {
-    return { state: 'ahead', reason: `the event store is empty, but the read model was built from a log whose first event is ${epoch.log}`, epoch, head };
+    return {
+      state: 'ahead',
+      reason: `the event store is empty, but the read model was built from a log whose first event is ${epoch.log}`,
+      epoch,
+      head,
+    };
   }
   if (epoch.log !== null && epoch.log !== log) {
-    return { state: 'foreign', reason: `the read model was built from another log (first event ${epoch.log}; this event store's first event is ${log})`, epoch, head };
+    return {
+      state: 'foreign',
+      reason: `the read model was built from another log (first event ${epoch.log}; this event store's first event is ${log})`,
+      epoch,
+      head,
+    };
   }
   if (epoch.position > 0) {
     if (epoch.position > head) {
-      return { state: 'ahead', reason: `the read model has applied position ${epoch.position}, past the event store's head ${head}: the store is behind it (restored from an older backup?)`, epoch, head };
+      return {
+        state: 'ahead',
+        reason: `the read model has applied position ${epoch.position}, past the event store's head ${head}: the store is behind it (restored from an older backup?)`,
+        epoch,
+        head,
+      };
     }
     let there: string | null = null;
     try {

@@ -17,7 +17,9 @@ const COMPILED = import.meta.url.endsWith('.js');
 export const BUILT_IN_PROJECTIONS_DIR = path.resolve(MODULE_DIR, '../../projections');
 
 /** The repository's own `projections/` sources (a build is dist/<build>/ in the repository). */
-const BUILT_IN_PROJECTION_SOURCES = COMPILED ? path.resolve(MODULE_DIR, '../../../../projections') : BUILT_IN_PROJECTIONS_DIR;
+const BUILT_IN_PROJECTION_SOURCES = COMPILED
+  ? path.resolve(MODULE_DIR, '../../../../projections')
+  : BUILT_IN_PROJECTIONS_DIR;
 
 /**
  * The file to import for a projection module. Compiled, a source under the repository's `projections/` (such as
@@ -75,23 +77,33 @@ function loadTypeScript(): Promise<void> {
  */
 function defaultExport(module: { default?: unknown }): unknown {
   const value = module.default as { __esModule?: unknown; default?: unknown } | undefined;
-  return typeof value === 'object' && value !== null && value.__esModule === true && 'default' in value ? value.default : value;
+  return typeof value === 'object' && value !== null && value.__esModule === true && 'default' in value
+    ? value.default
+    : value;
 }
 
 /** Whether a default export means to be a projection (it then has to be a valid one). */
 const claimsToBeProjection = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && ('evolve' in value || 'locate' in value || 'handles' in value);
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  ('evolve' in value || 'locate' in value || 'handles' in value);
 
 /** The problems of a would-be projection, as sentences; empty when valid. */
 export function projectionProblems(value: Record<string, unknown>): string[] {
   const problems: string[] = [];
-  const stringList = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((s) => typeof s === 'string' && s !== '');
-  if (typeof value.name !== 'string' || !NAME.test(value.name)) problems.push('`name` must be lower-case letters, digits, "-" or "_"');
+  const stringList = (v: unknown) =>
+    Array.isArray(v) && v.length > 0 && v.every((s) => typeof s === 'string' && s !== '');
+  if (typeof value.name !== 'string' || !NAME.test(value.name))
+    problems.push('`name` must be lower-case letters, digits, "-" or "_"');
   if (!Number.isInteger(value.version)) problems.push('`version` must be an integer');
   if (!stringList(value.collections)) problems.push('`collections` must list at least one collection name');
   if (!stringList(value.handles)) problems.push('`handles` must list at least one event type');
-  for (const fn of ['locate', 'evolve'] as const) if (typeof value[fn] !== 'function') problems.push(`\`${fn}\` must be a function`);
-  for (const fn of ['related', 'index'] as const) if (value[fn] !== undefined && typeof value[fn] !== 'function') problems.push(`\`${fn}\` must be a function when present`);
+  for (const fn of ['locate', 'evolve'] as const)
+    if (typeof value[fn] !== 'function') problems.push(`\`${fn}\` must be a function`);
+  for (const fn of ['related', 'index'] as const)
+    if (value[fn] !== undefined && typeof value[fn] !== 'function')
+      problems.push(`\`${fn}\` must be a function when present`);
   return problems;
 }
 
@@ -104,7 +116,9 @@ export async function loadProjections(dirs: readonly string[], builtIn: readonly
   const known = new Set(builtIn);
   const names = new Map<string, string>(builtIn.map((p) => [p.name, 'built in']));
   // A rebuild clears a projection's collections, so two projections must never share one.
-  const owners = new Map<string, string>(builtIn.flatMap((p) => p.collections.map((c) => [c, `projection ${p.name}`] as const)));
+  const owners = new Map<string, string>(
+    builtIn.flatMap((p) => p.collections.map((c) => [c, `projection ${p.name}`] as const)),
+  );
   const loaded: Projection[] = [];
   const seenFiles = new Set<string>();
   for (const dir of dirs) {
@@ -115,12 +129,15 @@ export async function loadProjections(dirs: readonly string[], builtIn: readonly
       const candidate = defaultExport((await import(pathToFileURL(file).href)) as { default?: unknown });
       if (known.has(candidate as Projection) || !claimsToBeProjection(candidate)) continue;
       const problems = projectionProblems(candidate);
-      if (problems.length > 0) throw new ProjectionModuleError(`${file}: not a valid projection: ${problems.join('; ')}`);
+      if (problems.length > 0)
+        throw new ProjectionModuleError(`${file}: not a valid projection: ${problems.join('; ')}`);
       const projection = candidate as unknown as Projection;
       const taken = names.get(projection.name);
-      if (taken) throw new ProjectionModuleError(`${file}: a projection named "${projection.name}" already exists (${taken})`);
+      if (taken)
+        throw new ProjectionModuleError(`${file}: a projection named "${projection.name}" already exists (${taken})`);
       const shared = projection.collections.find((c) => owners.has(c));
-      if (shared !== undefined) throw new ProjectionModuleError(`${file}: collection "${shared}" already belongs to ${owners.get(shared)}`);
+      if (shared !== undefined)
+        throw new ProjectionModuleError(`${file}: collection "${shared}" already belongs to ${owners.get(shared)}`);
       names.set(projection.name, file);
       for (const c of projection.collections) owners.set(c, `projection ${projection.name}`);
       known.add(projection);

@@ -123,7 +123,9 @@ export abstract class ProjectorCore {
 
   /** Projections that stopped on an error (a read model that cannot be trusted until fixed and rebuilt). */
   get failures(): { projection: string; error: unknown }[] {
-    return [...this.running.values()].filter((e) => e.failed !== null).map((e) => ({ projection: e.projection.name, error: e.failed }));
+    return [...this.running.values()]
+      .filter((e) => e.failed !== null)
+      .map((e) => ({ projection: e.projection.name, error: e.failed }));
   }
 
   /** Resolves true once every projection has applied `position`, or false after `timeoutMs`. */
@@ -195,12 +197,16 @@ export abstract class ProjectorCore {
     let after = 0;
     if (checkpoint && checkpoint.version > projection.version && readModel.generations) {
       // A newer deployment rebuilt it: going back would fight it. Serve nothing from here; /readyz reports it.
-      entry.failed = new Error(`projection ${projection.name}: version ${checkpoint.version} is live, this projector has ${projection.version}`);
+      entry.failed = new Error(
+        `projection ${projection.name}: version ${checkpoint.version} is live, this projector has ${projection.version}`,
+      );
       this.options.log?.((entry.failed as Error).message);
       return 'stopped';
     }
     if (checkpoint && checkpoint.version !== projection.version) {
-      this.options.log?.(`projection ${projection.name}: version ${checkpoint.version} -> ${projection.version}, rebuilding`);
+      this.options.log?.(
+        `projection ${projection.name}: version ${checkpoint.version} -> ${projection.version}, rebuilding`,
+      );
       if (readModel.generations) {
         // Set before anything is awaited, so no settle counts it from here on.
         entry.rebuilding = true;
@@ -214,7 +220,6 @@ export abstract class ProjectorCore {
     entry.applied = after;
     return 'ready';
   }
-
 
   /**
    * One subscription for every projection, from the lowest checkpoint: each batch is read and parsed once, and
@@ -238,7 +243,8 @@ export abstract class ProjectorCore {
         const first = events[0]!.position;
         const last = events[events.length - 1]!.position;
         const takers = [...this.running.values()].filter((entry) => entry.shared && entry.applied < last);
-        const ownEvents = (entry: Running) => (entry.applied < first ? events : events.filter((event) => event.position > entry.applied));
+        const ownEvents = (entry: Running) =>
+          entry.applied < first ? events : events.filter((event) => event.position > entry.applied);
         const { readModel } = this.options;
         if (readModel.commitsAlongside !== true || takers.length < 2) {
           await Promise.all(
@@ -316,7 +322,12 @@ export abstract class ProjectorCore {
   }
 
   /** Subscribes after `after`; resolves when caught up with the log as it was at subscription time. */
-  protected subscribe(entry: Running, after: number, onApplied?: (applied: number) => void, live = true): Promise<void> {
+  protected subscribe(
+    entry: Running,
+    after: number,
+    onApplied?: (applied: number) => void,
+    live = true,
+  ): Promise<void> {
     return new Promise((resolve, reject) => {
       let caughtUp = false;
       let appliedEvents = 0;
@@ -358,7 +369,9 @@ export abstract class ProjectorCore {
     const writes: DocWrite[] = [];
     for (const { target, doc, json } of entry.bulk!.values()) {
       const { collection, id } = target;
-      writes.push(doc ? { collection, id, doc, json, index: projection.index?.(doc, collection) } : { collection, id, doc: null });
+      writes.push(
+        doc ? { collection, id, doc, json, index: projection.index?.(doc, collection) } : { collection, id, doc: null },
+      );
     }
     entry.bulk!.clear();
     await this.options.readModel.commit({
@@ -387,7 +400,9 @@ export abstract class ProjectorCore {
         void this.stop().then(() => this.term.onFenced?.(error));
       } else {
         // A rebuild switched readers to a new generation: carry on from its checkpoint.
-        this.options.log?.(`projection ${entry.projection.name}: switched to a rebuilt generation, resuming from its checkpoint`);
+        this.options.log?.(
+          `projection ${entry.projection.name}: switched to a rebuilt generation, resuming from its checkpoint`,
+        );
         this.startOne(entry).catch((failure) => {
           entry.failed = failure;
           this.options.log?.(`projection ${entry.projection.name} stopped`, failure);
@@ -407,32 +422,38 @@ export abstract class ProjectorCore {
    */
   private resumeAfterOutage(entry: Running, error: DependencyUnavailableError, attempt = 1): void {
     const { projection } = entry;
-    if (attempt === 1) this.options.log?.(`projection ${projection.name}: ${error.message}; resuming from its checkpoint once it answers`);
+    if (attempt === 1)
+      this.options.log?.(
+        `projection ${projection.name}: ${error.message}; resuming from its checkpoint once it answers`,
+      );
     const cancel = () => {
       clearTimeout(timer);
       this.resuming.delete(cancel);
     };
-    const timer = setTimeout(() => {
-      cancel();
-      if (this.stopped) return;
-      const before = this.appliedPosition;
-      // An outage once it has resumed is a new one (failed calls this again); one before is this one, still going.
-      this.startOne(entry).then(
-        () => {
-          // The checkpoint may be ahead of what this process knew (a commit that landed without an answer): waiters
-          // and the applied position hear of it even when nothing is left to apply.
-          if (this.stopped) return;
-          this.release();
-          const after = this.appliedPosition;
-          if (after > before) this.term.onApplied?.(after);
-        },
-        (failure: unknown) => {
-          if (this.stopped) return;
-          if (isDependencyUnavailable(failure)) this.resumeAfterOutage(entry, failure, attempt + 1);
-          else this.failed(entry, failure, false);
-        },
-      );
-    }, Math.min(OUTAGE_FIRST_PAUSE_MS * 2 ** (attempt - 1), OUTAGE_LONGEST_PAUSE_MS));
+    const timer = setTimeout(
+      () => {
+        cancel();
+        if (this.stopped) return;
+        const before = this.appliedPosition;
+        // An outage once it has resumed is a new one (failed calls this again); one before is this one, still going.
+        this.startOne(entry).then(
+          () => {
+            // The checkpoint may be ahead of what this process knew (a commit that landed without an answer): waiters
+            // and the applied position hear of it even when nothing is left to apply.
+            if (this.stopped) return;
+            this.release();
+            const after = this.appliedPosition;
+            if (after > before) this.term.onApplied?.(after);
+          },
+          (failure: unknown) => {
+            if (this.stopped) return;
+            if (isDependencyUnavailable(failure)) this.resumeAfterOutage(entry, failure, attempt + 1);
+            else this.failed(entry, failure, false);
+          },
+        );
+      },
+      Math.min(OUTAGE_FIRST_PAUSE_MS * 2 ** (attempt - 1), OUTAGE_LONGEST_PAUSE_MS),
+    );
     this.resuming.add(cancel);
   }
 
@@ -530,7 +551,11 @@ export abstract class ProjectorCore {
       if (!projection.related) {
         // One document: folded against its own state, reading nothing else.
         const read = ownReader(projection.name, current, [target]);
-        const next = projection.evolve(current.get(target.collection, target.id) ?? null, event, { collection: target.collection, id: target.id, read });
+        const next = projection.evolve(current.get(target.collection, target.id) ?? null, event, {
+          collection: target.collection,
+          id: target.id,
+          read,
+        });
         current.set(target.collection, target.id, next ?? null);
         touch(target);
         continue;
@@ -541,7 +566,9 @@ export abstract class ProjectorCore {
       if (all.length > 1) await load(all);
       // Every document of this event is folded against the others' state from before it.
       const read = ownReader(projection.name, current, all);
-      const next = all.map((t) => projection.evolve(current.get(t.collection, t.id) ?? null, event, { collection: t.collection, id: t.id, read }));
+      const next = all.map((t) =>
+        projection.evolve(current.get(t.collection, t.id) ?? null, event, { collection: t.collection, id: t.id, read }),
+      );
       all.forEach((t, i) => {
         current.set(t.collection, t.id, next[i] ?? null);
         touch(t);
@@ -552,7 +579,10 @@ export abstract class ProjectorCore {
       // Serialised once here: the flush commits this JSON, and a later batch folds onto its parse (see BulkDoc).
       for (const target of written) {
         const doc = current.get(target.collection, target.id) ?? null;
-        entry.bulk.set(key(target.collection, target.id), doc === null ? { target, doc: null } : { target, doc, json: JSON.stringify(doc) });
+        entry.bulk.set(
+          key(target.collection, target.id),
+          doc === null ? { target, doc: null } : { target, doc, json: JSON.stringify(doc) },
+        );
       }
       entry.bulkPosition = position;
       entry.applied = position;
@@ -593,7 +623,8 @@ const key = (collection: string, id: DocId) => `${collection}\u0000${typeof id}\
 
 function uniqueTargets(targets: readonly DocTarget[]): DocTarget[] {
   const unique = new Map<string, DocTarget>();
-  for (const target of targets) if (!unique.has(key(target.collection, target.id))) unique.set(key(target.collection, target.id), target);
+  for (const target of targets)
+    if (!unique.has(key(target.collection, target.id))) unique.set(key(target.collection, target.id), target);
   return [...unique.values()];
 }
 
@@ -607,7 +638,8 @@ function ownReader(name: string, current: DocMap<Doc | null>, targets: readonly 
   const allowed = only ? null : new Set(targets.map((t) => key(t.collection, t.id)));
   return (collection, id) => {
     const k = key(collection, id);
-    if (only ? k !== key(only.collection, only.id) : !allowed!.has(k)) throw new Error(`projection ${name} read ${collection}/${String(id)}, which the event does not change`);
+    if (only ? k !== key(only.collection, only.id) : !allowed!.has(k))
+      throw new Error(`projection ${name} read ${collection}/${String(id)}, which the event does not change`);
     return current.get(collection, id) ?? null;
   };
 }
@@ -633,4 +665,3 @@ class DocMap<V> {
     ids.set(id, value);
   }
 }
-

@@ -4,7 +4,16 @@
  */
 import { StaleCommitError } from '../ports/readModel';
 import type { ReadModel } from '../ports/readModel';
-import { EPOCH_CHECKPOINT, EPOCH_COLLECTION, epochAt, epochCommit, isRefused, judgeReadModel, readEpoch, sameEpoch } from './epoch';
+import {
+  EPOCH_CHECKPOINT,
+  EPOCH_COLLECTION,
+  epochAt,
+  epochCommit,
+  isRefused,
+  judgeReadModel,
+  readEpoch,
+  sameEpoch,
+} from './epoch';
 import type { Epoch } from './epoch';
 import { RebuildingProjector } from './rebuildPass';
 
@@ -20,7 +29,6 @@ export abstract class EpochKeepingProjector extends RebuildingProjector {
   get refusal(): string | null {
     return this.refused;
   }
-
 
   /**
    * Judges the read model before a run: a wiped one is cleared (the projections then replay the whole log), and one
@@ -42,7 +50,8 @@ export abstract class EpochKeepingProjector extends RebuildingProjector {
       const stale = [...this.running.values()];
       const checkpoints = await Promise.all(stale.map((entry) => readModel.checkpoint(entry.projection.name)));
       const built = stale.filter((_, i) => checkpoints[i] !== null);
-      if (built.length > 0) log?.(`projector: ${verdict.reason}; clearing ${built.map((entry) => entry.projection.name).join(', ')}`);
+      if (built.length > 0)
+        log?.(`projector: ${verdict.reason}; clearing ${built.map((entry) => entry.projection.name).join(', ')}`);
       for (const entry of built) await readModel.reset(entry.projection.name, entry.projection.collections);
       for (const entry of stale) entry.applied = 0;
       return { epoch: null };
@@ -65,12 +74,15 @@ export abstract class EpochKeepingProjector extends RebuildingProjector {
       const epoch = await epochAt(store, position, keeping.now());
       if (this.stopped) return;
       if (!sameEpoch(await readEpoch(readModel), judged)) return;
-      await readModel.commit({ ...epochCommit(epoch, this.term.fence), expectedPosition: judged === null ? null : judged.position });
+      await readModel.commit({
+        ...epochCommit(epoch, this.term.fence),
+        expectedPosition: judged === null ? null : judged.position,
+      });
     } catch (error) {
       // Removed since it was read: the next judgement finds it gone.
       if (error instanceof StaleCommitError && error.reason === 'checkpoint') return;
       // A newer lease (fence), or the store gone: the next judgement, or the next term, sees to it.
-      log?.('projector: the read model\'s epoch was not recorded', error instanceof Error ? error.message : error);
+      log?.("projector: the read model's epoch was not recorded", error instanceof Error ? error.message : error);
       return;
     }
     await keeping.onRecorded?.();
@@ -114,7 +126,8 @@ export abstract class EpochKeepingProjector extends RebuildingProjector {
       if (verdict.epoch === null || verdict.epoch.position !== applied) await this.recordEpoch(verdict.epoch);
     } catch (error) {
       // A judgement cut short by a stop is no news.
-      if (this.active) log?.('projector: could not judge the read model', error instanceof Error ? error.message : error);
+      if (this.active)
+        log?.('projector: could not judge the read model', error instanceof Error ? error.message : error);
     } finally {
       this.judging = false;
     }

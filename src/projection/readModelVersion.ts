@@ -48,7 +48,8 @@ export class ReadModelVersion {
   track(readModel: ReadModel): ReadModel {
     const generations = readModel.generations ? this.counting(readModel.generations, GENERATION_READS) : undefined;
     const counted = this.counting(readModel, READS);
-    const commit = (commit: Commit) => (commit.bulk === true ? readModel.commit(commit) : this.during(() => readModel.commit(commit)));
+    const commit = (commit: Commit) =>
+      commit.bulk === true ? readModel.commit(commit) : this.during(() => readModel.commit(commit));
     return new Proxy(readModel, {
       get(_target, property) {
         if (property === 'generations') return generations;
@@ -135,4 +136,9 @@ export class PerVersion<V> {
 /** ReadModel methods that change nothing. */
 const READS: ReadonlySet<string> = new Set(['get', 'peek', 'getMany', 'query', 'checkpoint', 'close']);
 /** GenerationalReadModel methods that change nothing anyone reads (a staged generation is read by nobody). */
-const GENERATION_READS: ReadonlySet<string> = new Set(['liveGeneration', 'getManyIn', 'stageGeneration', 'stagedCheckpoint']);
+const GENERATION_READS: ReadonlySet<string> = new Set([
+  'liveGeneration',
+  'getManyIn',
+  'stageGeneration',
+  'stagedCheckpoint',
+]);

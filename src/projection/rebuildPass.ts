@@ -37,7 +37,14 @@ class PassProgress {
     const seconds = (Date.now() - this.started) / 1000;
     const eventsPerSecond = seconds > 0 ? Math.round(this.applied / seconds) : 0;
     const secondsLeft = eventsPerSecond > 0 ? Math.max(0, this.head - this.applied) / eventsPerSecond : null;
-    return { projection, applied: this.applied, head: this.head, eventsPerSecond, projections: this.names, secondsLeft };
+    return {
+      projection,
+      applied: this.applied,
+      head: this.head,
+      eventsPerSecond,
+      projections: this.names,
+      secondsLeft,
+    };
   }
 }
 
@@ -60,7 +67,11 @@ export abstract class RebuildingProjector extends ProjectorCore {
    * generations, their collections are cleared and refolded together. A projection whose fold fails is left as it was
    * (its staged generation abandoned) while the others carry on; the failure is thrown once they are done.
    */
-  async rebuildAll(names: readonly string[], onProgress?: (progress: RebuildProgress) => void, onRebuilt?: (progress: RebuildProgress) => void): Promise<RebuildProgress[]> {
+  async rebuildAll(
+    names: readonly string[],
+    onProgress?: (progress: RebuildProgress) => void,
+    onRebuilt?: (progress: RebuildProgress) => void,
+  ): Promise<RebuildProgress[]> {
     const entries = [...new Set(names)].map((name) => {
       const entry = this.running.get(name);
       if (!entry) throw new Error(`no projection named "${name}"`);
@@ -95,7 +106,11 @@ export abstract class RebuildingProjector extends ProjectorCore {
    * A rebuild on a read model without generations: the projections' documents are cleared, then folded anew from one
    * subscription, which goes on feeding them afterwards.
    */
-  private async rebuildInPlace(entries: Running[], onProgress?: (progress: RebuildProgress) => void, onRebuilt?: (progress: RebuildProgress) => void): Promise<RebuildProgress[]> {
+  private async rebuildInPlace(
+    entries: Running[],
+    onProgress?: (progress: RebuildProgress) => void,
+    onRebuilt?: (progress: RebuildProgress) => void,
+  ): Promise<RebuildProgress[]> {
     const { readModel, store } = this.options;
     for (const entry of entries) {
       await this.leaveShared(entry);
@@ -107,10 +122,14 @@ export abstract class RebuildingProjector extends ProjectorCore {
       entry.failed = null;
       await readModel.reset(entry.projection.name, entry.projection.collections);
     }
-    const pass = new PassProgress(entries.map((entry) => entry.projection.name), await store.headPosition(), (progress) => {
-      onProgress?.(progress);
-      this.options.onRebuildProgress?.(progress);
-    });
+    const pass = new PassProgress(
+      entries.map((entry) => entry.projection.name),
+      await store.headPosition(),
+      (progress) => {
+        onProgress?.(progress);
+        this.options.onRebuildProgress?.(progress);
+      },
+    );
     for (const entry of entries) readModel.beginBulkLoad?.(entry.projection.collections);
     try {
       await this.subscribePass(entries, true, (applied) => pass.report(applied));
@@ -144,7 +163,10 @@ export abstract class RebuildingProjector extends ProjectorCore {
         if (this.stopped) return;
         const state = await this.prepare(entry);
         if (state === 'ready') await this.subscribe(entry, entry.applied);
-        else if (state === 'rebuild') throw new Error(`projection ${projection.name}: the rebuilt generation was replaced by one of another version`);
+        else if (state === 'rebuild')
+          throw new Error(
+            `projection ${projection.name}: the rebuilt generation was replaced by one of another version`,
+          );
       } catch (error) {
         stopped(entry, error);
         throw error;
@@ -159,7 +181,9 @@ export abstract class RebuildingProjector extends ProjectorCore {
         undefined,
         (progress, generation) => {
           const entry = this.running.get(progress.projection)!;
-          this.retire([{ projection: entry.projection, generation }]).catch((error) => this.options.log?.(`projection ${progress.projection}: old documents not deleted`, error));
+          this.retire([{ projection: entry.projection, generation }]).catch((error) =>
+            this.options.log?.(`projection ${progress.projection}: old documents not deleted`, error),
+          );
           joins.push(join(entry));
         },
       );
@@ -205,13 +229,28 @@ export abstract class RebuildingProjector extends ProjectorCore {
     try {
       for (const projection of projections) {
         const generation = await generations.stageGeneration(projection.name, projection.collections);
-        builds.push({ staged: { projection, applied: 0, subscription: null, shared: false, failed: null, generation, bulk: new Map() }, promoted: false });
+        builds.push({
+          staged: {
+            projection,
+            applied: 0,
+            subscription: null,
+            shared: false,
+            failed: null,
+            generation,
+            bulk: new Map(),
+          },
+          promoted: false,
+        });
       }
       const staged = builds.map((build) => build.staged);
-      const pass = new PassProgress(projections.map((projection) => projection.name), await store.headPosition(), (progress) => {
-        onProgress?.(progress);
-        this.options.onRebuildProgress?.(progress);
-      });
+      const pass = new PassProgress(
+        projections.map((projection) => projection.name),
+        await store.headPosition(),
+        (progress) => {
+          onProgress?.(progress);
+          this.options.onRebuildProgress?.(progress);
+        },
+      );
       await this.subscribePass(staged, false, (applied) => pass.report(applied));
       endIfStopped();
       // Caught up: what is folded is committed, and the rest of the log is followed batch by batch.
@@ -253,7 +292,8 @@ export abstract class RebuildingProjector extends ProjectorCore {
           }
           // The live projector is ahead: follow the log a little longer, then try again.
           const live = (await readModel.checkpoint(projection.name))?.position ?? 0;
-          while (entry.applied < live && entry.failed === null && !stopped()) await new Promise((resolve) => setTimeout(resolve, 20));
+          while (entry.applied < live && entry.failed === null && !stopped())
+            await new Promise((resolve) => setTimeout(resolve, 20));
         }
         if (entry.failed !== null) failure ??= entry.failed;
       }
@@ -264,7 +304,13 @@ export abstract class RebuildingProjector extends ProjectorCore {
       const closing = builds[0]?.staged.subscription?.close();
       if (stopped()) closing?.catch(() => undefined);
       else await closing;
-      await Promise.all(builds.filter((build) => !build.promoted).map(({ staged }) => generations.abandonGeneration?.(staged.projection.name, staged.generation!).catch(() => undefined)));
+      await Promise.all(
+        builds
+          .filter((build) => !build.promoted)
+          .map(({ staged }) =>
+            generations.abandonGeneration?.(staged.projection.name, staged.generation!).catch(() => undefined),
+          ),
+      );
     }
   }
 
@@ -283,7 +329,11 @@ export abstract class RebuildingProjector extends ProjectorCore {
    * Each projection of a staged pass flushes on its own once it holds BULK_FLUSH_DOCS documents (a flush of documents
    * already flushed once rewrites them through the commit script, slower than a first write).
    */
-  private subscribePass(entries: readonly Running[], live: boolean, onApplied: (applied: number) => void): Promise<void> {
+  private subscribePass(
+    entries: readonly Running[],
+    live: boolean,
+    onApplied: (applied: number) => void,
+  ): Promise<void> {
     return new Promise((resolve, reject) => {
       let caughtUp = false;
       // A stop ends a staged pass's wait (the caller sees it stopped) and closes its subscription. A live pass feeds
@@ -307,7 +357,11 @@ export abstract class RebuildingProjector extends ProjectorCore {
           };
           // A projection switched in while this batch waited behind the switch is not fed it.
           await Promise.all(
-            feeding.map((entry) => this.serially(entry, () => (entry.retired === true ? Promise.resolve() : this.apply(entry, events, live))).catch((error) => failed(entry, error))),
+            feeding.map((entry) =>
+              this.serially(entry, () =>
+                entry.retired === true ? Promise.resolve() : this.apply(entry, events, live),
+              ).catch((error) => failed(entry, error)),
+            ),
           );
           onApplied(events[events.length - 1]!.position);
           // A pass into staged generations folds in memory, mostly without I/O, and a store that reads synchronously
@@ -344,7 +398,9 @@ export abstract class RebuildingProjector extends ProjectorCore {
    */
   private async retire(retired: readonly { projection: Projection; generation: number }[]): Promise<void> {
     if (retired.length === 0 || !(await this.graceOver())) return;
-    await this.options.readModel.generations?.dropGenerations(retired.map(({ projection, generation }) => ({ collections: projection.collections, generation })));
+    await this.options.readModel.generations?.dropGenerations(
+      retired.map(({ projection, generation }) => ({ collections: projection.collections, generation })),
+    );
   }
 
   /** Resolves true once a switch's grace is over, false when the projector stops first (or has stopped). */

@@ -103,9 +103,16 @@ export async function replayLog(options: {
 }): Promise<ReplayResult> {
   const cutoff = await cutoffOf(options.store, options.point);
   const readModel = options.readModel ?? createMemoryReadModel();
-  const projector = new Projector({ store: logPrefix(options.store, cutoff.position), readModel, projections: options.projections });
+  const projector = new Projector({
+    store: logPrefix(options.store, cutoff.position),
+    readModel,
+    projections: options.projections,
+  });
   try {
-    await projector.rebuildAll(options.projections.map((projection) => projection.name), options.onProgress);
+    await projector.rebuildAll(
+      options.projections.map((projection) => projection.name),
+      options.onProgress,
+    );
   } finally {
     await projector.stop();
   }
@@ -113,11 +120,19 @@ export async function replayLog(options: {
 }
 
 /** Every document of the projections' collections, ordered by id. */
-export async function dumpCollections(readModel: ReadModel, projections: readonly Projection[]): Promise<Record<string, Doc[]>> {
+export async function dumpCollections(
+  readModel: ReadModel,
+  projections: readonly Projection[],
+): Promise<Record<string, Doc[]>> {
   const collections: Record<string, Doc[]> = {};
   for (const projection of projections) {
     for (const collection of projection.collections) {
-      const { items } = await readModel.query(collection, { filters: [], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null });
+      const { items } = await readModel.query(collection, {
+        filters: [],
+        order: { kind: 'field', field: 'id', direction: 'asc' },
+        offset: 0,
+        limit: null,
+      });
       collections[collection] = items;
     }
   }

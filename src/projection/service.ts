@@ -64,7 +64,8 @@ export class ProjectorService {
       fence = await lease.acquire();
     } catch (error) {
       // Redis unreachable: commits cannot land either, and the fence guards them when it comes back.
-      if (!this.leaseUnreachable) log?.('projector: could not renew the lease', error instanceof Error ? error.message : error);
+      if (!this.leaseUnreachable)
+        log?.('projector: could not renew the lease', error instanceof Error ? error.message : error);
       this.leaseUnreachable = true;
       return;
     }
@@ -103,26 +104,33 @@ export class ProjectorService {
       await projector.start({
         fence,
         onApplied: (position) => {
-          this.options.progress.publish(position, fence).catch((error) => log?.('projector: could not publish the applied position', error));
+          this.options.progress
+            .publish(position, fence)
+            .catch((error) => log?.('projector: could not publish the applied position', error));
         },
         onFenced: (error: StaleCommitError) => {
           if (this.fence === fence) {
             this.fence = null;
             this.state = 'standby';
-            this.options.alongside?.stop().catch((error) => log?.('projector: could not stop what runs beside it', error));
+            this.options.alongside
+              ?.stop()
+              .catch((error) => log?.('projector: could not stop what runs beside it', error));
           }
           log?.(`projector: term ${fence} fenced off`, error.message);
         },
         onCaughtUp: () => {
           // Nothing may have been applied yet in this term (caught up already): publish where it stands.
           if (this.fence === fence && projector.failures.length === 0 && projector.refusal === null) {
-            this.options.progress.publish(projector.appliedPosition, fence).catch((error) => log?.('projector: could not publish the applied position', error));
+            this.options.progress
+              .publish(projector.appliedPosition, fence)
+              .catch((error) => log?.('projector: could not publish the applied position', error));
           }
           this.caughtUp();
         },
       });
       // Nothing may have been applied in this term (caught up already): publish where it stands.
-      if (this.fence === fence && projector.failures.length === 0 && projector.refusal === null) await this.options.progress.publish(projector.appliedPosition, fence);
+      if (this.fence === fence && projector.failures.length === 0 && projector.refusal === null)
+        await this.options.progress.publish(projector.appliedPosition, fence);
     } catch (error) {
       log?.('projector: failed to start', error);
     }

@@ -22,8 +22,14 @@ export interface Written {
   position: number;
 }
 
-export async function readWritten<D extends Doc>(site: Pick<Site, 'readModel' | 'store' | 'projector'>, written: Written): Promise<D | null> {
-  const [stored, checkpoint] = await Promise.all([site.readModel.get(written.collection, written.id), site.readModel.checkpoint(written.projection)]);
+export async function readWritten<D extends Doc>(
+  site: Pick<Site, 'readModel' | 'store' | 'projector'>,
+  written: Written,
+): Promise<D | null> {
+  const [stored, checkpoint] = await Promise.all([
+    site.readModel.get(written.collection, written.id),
+    site.readModel.checkpoint(written.projection),
+  ]);
   if (checkpoint !== null && checkpoint.position >= written.position) return stored as D | null;
   return foldedOr<D>(site, written, async () => stored);
 }
@@ -34,7 +40,10 @@ export async function readWritten<D extends Doc>(site: Pick<Site, 'readModel' | 
  * missing), it is folded from its own stream with the projection's own fold, as for a write's answer, so an item
  * created or changed during the rebuild is found as it is; otherwise it is read from the read model.
  */
-export function readCurrent<D extends Doc>(site: Pick<Site, 'readModel' | 'store' | 'projector' | 'projectionBehind'>, target: Omit<Written, 'position'>): MaybeAsync<D | null> {
+export function readCurrent<D extends Doc>(
+  site: Pick<Site, 'readModel' | 'store' | 'projector' | 'projectionBehind'>,
+  target: Omit<Written, 'position'>,
+): MaybeAsync<D | null> {
   const behind = site.projectionBehind(target.projection);
   // Known at once not to be behind, and the document at hand (in process, or kept): no promise.
   if (behind === false) {
@@ -44,24 +53,39 @@ export function readCurrent<D extends Doc>(site: Pick<Site, 'readModel' | 'store
   return readCurrentLater<D>(site, target, behind);
 }
 
-async function readCurrentLater<D extends Doc>(site: Pick<Site, 'readModel' | 'store' | 'projector'>, target: Omit<Written, 'position'>, behind: MaybeAsync<boolean>): Promise<D | null> {
+async function readCurrentLater<D extends Doc>(
+  site: Pick<Site, 'readModel' | 'store' | 'projector'>,
+  target: Omit<Written, 'position'>,
+  behind: MaybeAsync<boolean>,
+): Promise<D | null> {
   if (!(await behind)) return (await site.readModel.get(target.collection, target.id)) as D | null;
   return foldedOr<D>(site, target, () => site.readModel.get(target.collection, target.id));
 }
 
 /** The document folded from its stream, or the stored one for a projection whose documents are not one stream's fold. */
-async function foldedOr<D extends Doc>(site: Pick<Site, 'store' | 'projector'>, target: Omit<Written, 'position'>, stored: () => Promise<Doc | null>): Promise<D | null> {
+async function foldedOr<D extends Doc>(
+  site: Pick<Site, 'store' | 'projector'>,
+  target: Omit<Written, 'position'>,
+  stored: () => Promise<Doc | null>,
+): Promise<D | null> {
   const projection = site.projector.projections.find((p) => p.name === target.projection);
   // A projection that folds documents found through others (`related`) is not the fold of one stream.
   if (!projection || projection.related) return (await stored()) as D | null;
   return foldStream(projection, target, await site.store.readStream(target.stream)) as D | null;
 }
 
-function foldStream(projection: Projection, target: Omit<Written, 'position'>, events: Awaited<ReturnType<Site['store']['readStream']>>): Doc | null {
+function foldStream(
+  projection: Projection,
+  target: Omit<Written, 'position'>,
+  events: Awaited<ReturnType<Site['store']['readStream']>>,
+): Doc | null {
   const handled = new Set(projection.handles);
   let doc: Doc | null = null;
   const read = (collection: string, id: DocId) => {
-    if (collection !== target.collection || id !== target.id) throw new Error(`projection ${projection.name} read ${collection}/${String(id)}, which the event does not change`);
+    if (collection !== target.collection || id !== target.id)
+      throw new Error(
+        `projection ${projection.name} read ${collection}/${String(id)}, which the event does not change`,
+      );
     return doc;
   };
   const context = { collection: target.collection, id: target.id, read };

@@ -43,7 +43,8 @@ export class FieldMap<V> implements ReadonlyMap<string, V> {
   }
 
   forEach(visit: (value: V, name: string, map: ReadonlyMap<string, V>) => void, thisArg?: unknown): void {
-    for (let i = 0; i < this.pairs.length; i += 2) visit.call(thisArg, this.pairs[i + 1] as V, this.pairs[i] as string, this);
+    for (let i = 0; i < this.pairs.length; i += 2)
+      visit.call(thisArg, this.pairs[i + 1] as V, this.pairs[i] as string, this);
   }
 
   *entries(): MapIterator<[string, V]> {
@@ -110,7 +111,8 @@ function addPartitions(declared: unknown, partitions: string[]): void {
 }
 
 function prepareEntry(index: unknown): PreparedEntry {
-  if (index === undefined || index === null) return { sort: NO_FIELDS, sets: NO_FIELDS, text: NO_FIELDS, partitions: [] };
+  if (index === undefined || index === null)
+    return { sort: NO_FIELDS, sets: NO_FIELDS, text: NO_FIELDS, partitions: [] };
   if (!isRecord(index)) invalid('index entry must be an object');
   const sort: unknown[] = [];
   const sets: unknown[] = [];
@@ -130,13 +132,15 @@ function prepareEntry(index: unknown): PreparedEntry {
     if (value === undefined || value === null) continue;
     if (field === 'id') invalid('`id` is implicitly a set field and must not be declared');
     if (!Array.isArray(value)) {
-      if (!isScalar(value)) invalid(`set field ${JSON.stringify(field)} holds a value that is not a finite number or a string`);
+      if (!isScalar(value))
+        invalid(`set field ${JSON.stringify(field)} holds a value that is not a finite number or a string`);
       sets.push(field, [norm(value)]);
       continue;
     }
     const distinct: Scalar[] = [];
     for (const v of value) {
-      if (!isScalar(v)) invalid(`set field ${JSON.stringify(field)} holds a value that is not a finite number or a string`);
+      if (!isScalar(v))
+        invalid(`set field ${JSON.stringify(field)} holds a value that is not a finite number or a string`);
       const n = norm(v);
       if (!distinct.includes(n)) distinct.push(n);
     }
@@ -151,7 +155,12 @@ function prepareEntry(index: unknown): PreparedEntry {
   }
   addPartitions(index.partitions, partitions);
   // The maps are made last: FieldMap copies its array.
-  return { sort: new FieldMap(sort), sets: new FieldMap(sets), text: new FieldMap(text), partitions: partitions.length === 0 ? [] : partitions.slice() };
+  return {
+    sort: new FieldMap(sort),
+    sets: new FieldMap(sets),
+    text: new FieldMap(text),
+    partitions: partitions.length === 0 ? [] : partitions.slice(),
+  };
 }
 
 /** Validates a commit's shape and checkpoint; throws a TypeError naming the first problem. */
@@ -164,12 +173,16 @@ export function checkCommit(commit: Commit): { name: string; checkpoint: Checkpo
   if (!Number.isSafeInteger(position) || position < 0) invalid('checkpoint position must be a non-negative integer');
   if (!Number.isSafeInteger(version)) invalid('checkpoint version must be an integer');
   const expected = commit.expectedPosition;
-  if (expected !== undefined && expected !== null && !(Number.isSafeInteger(expected) && expected >= 0)) invalid('expectedPosition must be null or a non-negative integer');
+  if (expected !== undefined && expected !== null && !(Number.isSafeInteger(expected) && expected >= 0))
+    invalid('expectedPosition must be null or a non-negative integer');
   return { name, checkpoint: { position, version } };
 }
 
 /** Validates one write's collection, id and document shape (not yet its serialisation). */
-export function checkWrite(write: unknown, n: number): { collection: string; id: Scalar; doc: Record<string, unknown> | null; json?: string } {
+export function checkWrite(
+  write: unknown,
+  n: number,
+): { collection: string; id: Scalar; doc: Record<string, unknown> | null; json?: string } {
   if (!isRecord(write)) invalid(`write ${n} is not an object`);
   const { collection, doc, json } = write;
   if (json !== undefined && typeof json !== 'string') invalid(`write ${n}: json must be a string`);
@@ -195,12 +208,20 @@ export function prepareCommit(commit: Commit, copies = true): PreparedCommit {
     let copy: unknown;
     try {
       json = given ?? JSON.stringify(doc);
-      copy = typeof json !== 'string' ? undefined : copies ? JSON.parse(json) : json.charCodeAt(0) === 0x7b ? doc : undefined;
+      copy =
+        typeof json !== 'string'
+          ? undefined
+          : copies
+            ? JSON.parse(json)
+            : json.charCodeAt(0) === 0x7b
+              ? doc
+              : undefined;
     } catch (error) {
       invalid(`write ${n}: doc cannot be serialised (${(error as Error).message})`);
     }
     if (!isRecord(copy)) invalid(`write ${n}: doc does not serialise to a JSON object`);
-    if (copy.id !== id) invalid(`write ${n}: doc.id ${JSON.stringify(copy.id)} is not the write's id ${JSON.stringify(id)}`);
+    if (copy.id !== id)
+      invalid(`write ${n}: doc.id ${JSON.stringify(copy.id)} is not the write's id ${JSON.stringify(id)}`);
     return { collection, id, json, doc: copy as Doc, entry: prepareEntry(write.index) };
   });
   return { writes, name, checkpoint };

@@ -97,7 +97,8 @@ export function checkPlan(plan: QueryPlan): void {
       checkStrings(order.terms, 'relevance terms');
       if (!isRecord(order.columns)) invalid('relevance order needs columns');
       checkStrings([order.columns.title, order.columns.excerpt, order.columns.content], 'relevance columns');
-      if (!isRecord(order.tieBreak) || typeof order.tieBreak.field !== 'string') invalid('relevance order needs `tieBreak`');
+      if (!isRecord(order.tieBreak) || typeof order.tieBreak.field !== 'string')
+        invalid('relevance order needs `tieBreak`');
       checkDirection(order.tieBreak.direction);
       return;
     default:

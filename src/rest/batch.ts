@@ -25,7 +25,11 @@ interface SubRequest {
 type Envelope = { body: unknown; status: number; headers: Record<string, string> | [] };
 
 /** A sub-response as WordPress lists it; headers as a PHP array (`[]` when there are none). */
-const envelope = (result: RestResult): Envelope => ({ body: result.body, status: result.status, headers: phpMap(result.headers ?? {}) });
+const envelope = (result: RestResult): Envelope => ({
+  body: result.body,
+  status: result.status,
+  headers: phpMap(result.headers ?? {}),
+});
 
 export function batchRoute(dispatcher: () => Dispatcher): RouteDefinition {
   return {
@@ -47,7 +51,11 @@ export function batchRoute(dispatcher: () => Dispatcher): RouteDefinition {
                 path: { type: 'string', required: true },
                 // Empty property maps, which WordPress (PHP) lists as [].
                 body: { type: 'object', properties: [] as never, additionalProperties: true },
-                headers: { type: 'object', properties: [] as never, additionalProperties: { type: ['string', 'array'], items: { type: 'string' } } },
+                headers: {
+                  type: 'object',
+                  properties: [] as never,
+                  additionalProperties: { type: ['string', 'array'], items: { type: 'string' } },
+                },
               },
             },
           },
@@ -86,7 +94,11 @@ export function batchRoute(dispatcher: () => Dispatcher): RouteDefinition {
 }
 
 /** A refusal's envelope as the result it was made from (enveloping it again gives the same envelope). */
-const unenveloped = (refusal: Envelope): RestResult => ({ status: refusal.status, body: refusal.body, headers: Array.isArray(refusal.headers) ? {} : refusal.headers });
+const unenveloped = (refusal: Envelope): RestResult => ({
+  status: refusal.status,
+  body: refusal.body,
+  headers: Array.isArray(refusal.headers) ? {} : refusal.headers,
+});
 
 function toRequest(sub: SubRequest, parent: RestRequest): RestRequest {
   const questionMark = sub.path.indexOf('?');
@@ -94,7 +106,8 @@ function toRequest(sub: SubRequest, parent: RestRequest): RestRequest {
   const query = questionMark === -1 ? {} : parseQuery(sub.path.slice(questionMark + 1));
   // Lower-casing can make a name (`__PROTO__`) that would set a prototype: no prototype, and no such name.
   const headers: Record<string, string | string[] | undefined> = Object.create(null);
-  for (const [name, value] of Object.entries(sub.headers ?? {})) if (!isUnsafeKey(name.toLowerCase())) headers[name.toLowerCase()] = value;
+  for (const [name, value] of Object.entries(sub.headers ?? {}))
+    if (!isUnsafeKey(name.toLowerCase())) headers[name.toLowerCase()] = value;
   return {
     method: (sub.method ?? 'POST').toUpperCase(),
     path,
@@ -133,7 +146,12 @@ function failsValidation(d: Dispatcher, request: RestRequest): boolean {
   const path = request.path.length > 1 && request.path.endsWith('/') ? request.path.slice(0, -1) : request.path;
   const found = d.match(path, request.method);
   if (!found?.endpoint?.allowBatch || request.invalidJson) return true;
-  const input: Record<string, unknown> = { ...found.captures, ...request.query, ...(request.form ?? {}), ...(request.json ?? {}) };
+  const input: Record<string, unknown> = {
+    ...found.captures,
+    ...request.query,
+    ...(request.form ?? {}),
+    ...(request.json ?? {}),
+  };
   return 'error' in validateArgs(found.endpoint.args, input, { request });
 }
 

@@ -64,7 +64,11 @@ export interface ListAccess<T> {
  * may see (raw fields, the password). The page's totals stay the query's, counted before this, as WordPress's do.
  * Synchronous when every answer is.
  */
-export function listableItems<T>(items: readonly T[], context: unknown, access: { mayRead(item: T): boolean; mayEdit(item: T): boolean }): T[];
+export function listableItems<T>(
+  items: readonly T[],
+  context: unknown,
+  access: { mayRead(item: T): boolean; mayEdit(item: T): boolean },
+): T[];
 export function listableItems<T>(items: readonly T[], context: unknown, access: ListAccess<T>): MaybeAsync<T[]>;
 export function listableItems<T>(items: readonly T[], context: unknown, access: ListAccess<T>): MaybeAsync<T[]> {
   const edit = context === 'edit';
@@ -78,7 +82,12 @@ export function listableItems<T>(items: readonly T[], context: unknown, access: 
   return verdicts.some(isPromise) ? Promise.all(verdicts).then(keep) : keep(verdicts as boolean[]);
 }
 
-export function collectionResult(items: unknown[], page: Page, collectionUrl: string, query: Record<string, unknown>): RestResult {
+export function collectionResult(
+  items: unknown[],
+  page: Page,
+  collectionUrl: string,
+  query: Record<string, unknown>,
+): RestResult {
   const pages = pageCount(page);
   const headers: Record<string, string> = {
     'X-WP-Total': String(page.total),
@@ -104,8 +113,14 @@ export function collectionResult(items: unknown[], page: Page, collectionUrl: st
  */
 export function linkQuery(ctx: Pick<HandlerContext, 'request' | 'params'>): Record<string, unknown> {
   const { query, json, form } = ctx.request;
-  const overridden = (key: string) => (json !== null && Object.hasOwn(json, key)) || (form !== null && Object.hasOwn(form, key));
-  return Object.fromEntries(Object.entries(query).map(([key, value]) => [key, ctx.params[key] !== undefined && !overridden(key) ? ctx.params[key] : value]));
+  const overridden = (key: string) =>
+    (json !== null && Object.hasOwn(json, key)) || (form !== null && Object.hasOwn(form, key));
+  return Object.fromEntries(
+    Object.entries(query).map(([key, value]) => [
+      key,
+      ctx.params[key] !== undefined && !overridden(key) ? ctx.params[key] : value,
+    ]),
+  );
 }
 
 /**
@@ -128,11 +143,23 @@ function pageUrlOf(base: string, query: Record<string, unknown>): (page: number)
 }
 
 function appendParam(params: string[], key: string, value: unknown): void {
-  if (Array.isArray(value)) value.forEach((v, i) => { appendParam(params, `${key}[${i}]`, v); });
-  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) appendParam(params, `${key}[${k}]`, v);
+  if (Array.isArray(value))
+    value.forEach((v, i) => {
+      appendParam(params, `${key}[${i}]`, v);
+    });
+  else if (value !== null && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) appendParam(params, `${key}[${k}]`, v);
   else {
     // PHP's urlencode() writes true as 1, and false and null as nothing; an empty value is written bare.
-    const text = formEncode(typeof value === 'boolean' ? (value ? '1' : '') : typeof value === 'number' ? phpIntegerText(value) : String(value ?? ''));
+    const text = formEncode(
+      typeof value === 'boolean'
+        ? value
+          ? '1'
+          : ''
+        : typeof value === 'number'
+          ? phpIntegerText(value)
+          : String(value ?? ''),
+    );
     params.push(text === '' ? formEncode(key) : `${formEncode(key)}=${text}`);
   }
 }

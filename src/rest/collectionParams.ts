@@ -38,7 +38,11 @@ export function offsetArg(description = 'Skip this many matches (instead of pagi
 }
 
 /** `order` (asc or desc, by default `direction`) and `orderby` (one of `keys`, by default `key`). */
-export function sortArgs(direction: 'asc' | 'desc', key: string, keys: readonly string[]): { order: ArgSchema; orderby: ArgSchema } {
+export function sortArgs(
+  direction: 'asc' | 'desc',
+  key: string,
+  keys: readonly string[],
+): { order: ArgSchema; orderby: ArgSchema } {
   return {
     order: { description: 'Sort direction.', type: 'string', default: direction, enum: ['asc', 'desc'] },
     orderby: { description: 'Attribute to sort by.', type: 'string', default: key, enum: [...keys] },

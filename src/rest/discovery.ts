@@ -62,7 +62,11 @@ export function describeRoute(route: RouteDefinition, apiRoot: string): Record<s
 const listedArgs = (e: Endpoint): Endpoint['args'] =>
   e.listedArgs ? Object.fromEntries(Object.entries(e.args).filter(([name]) => e.listedArgs!.includes(name))) : e.args;
 
-function describeRoutes(routes: readonly RouteDefinition[], apiRoot: string, namespace?: string): Record<string, unknown> {
+function describeRoutes(
+  routes: readonly RouteDefinition[],
+  apiRoot: string,
+  namespace?: string,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const route of routes) {
     if (namespace !== undefined && route.namespace !== namespace) continue;
@@ -75,7 +79,12 @@ function describeRoutes(routes: readonly RouteDefinition[], apiRoot: string, nam
  * The index routes: the root, then the index of each namespace (those with routes of ours first, then the
  * extra ones). `allRoutes` is read lazily because the index lists itself and every route registered after it.
  */
-export function discoveryRoutes(allRoutes: () => readonly RouteDefinition[], site: SiteDescription, apiRoot: string, namespaces: readonly string[]): RouteDefinition[] {
+export function discoveryRoutes(
+  allRoutes: () => readonly RouteDefinition[],
+  site: SiteDescription,
+  apiRoot: string,
+  namespaces: readonly string[],
+): RouteDefinition[] {
   const listedNamespaces = () => [...namespaces, ...site.extraNamespaces];
   const root: RouteDefinition = {
     namespace: '',
@@ -99,8 +108,14 @@ export function discoveryRoutes(allRoutes: () => readonly RouteDefinition[], sit
               ['site_icon', icon],
             ] as const
           ).filter(([, image]) => image.id > 0);
-          if (images.length > 0) links['wp:featuredmedia'] = images.map(([type, image]) => ({ embeddable: true, type, href: image.exists ? `${apiRoot}core/v2/media/${image.id}` : apiRoot }));
-          if (theme !== null || images.length > 0) links.curies = [{ name: 'wp', href: 'https://api.w.org/{rel}', templated: true }];
+          if (images.length > 0)
+            links['wp:featuredmedia'] = images.map(([type, image]) => ({
+              embeddable: true,
+              type,
+              href: image.exists ? `${apiRoot}core/v2/media/${image.id}` : apiRoot,
+            }));
+          if (theme !== null || images.length > 0)
+            links.curies = [{ name: 'wp', href: 'https://api.w.org/{rel}', templated: true }];
           return ok({
             name,
             description,

@@ -25,7 +25,11 @@ import { deepFreeze } from '../core/deepFreeze';
  * for it: how safe retries wrap requests. `endpoint`: the one the request matched, null when none (or none the guard
  * may wrap).
  */
-export type RequestGuard = (request: RestRequest, endpoint: Endpoint | null, serve: (request: RestRequest) => MaybeAsync<RestResult>) => MaybeAsync<RestResult>;
+export type RequestGuard = (
+  request: RestRequest,
+  endpoint: Endpoint | null,
+  serve: (request: RestRequest) => MaybeAsync<RestResult>,
+) => MaybeAsync<RestResult>;
 
 interface CompiledRoute {
   definition: RouteDefinition;
@@ -112,11 +116,18 @@ export class Dispatcher {
     readonly routes: readonly RouteDefinition[],
     private readonly options: { apiRoot: string; guard?: RequestGuard },
   ) {
-    this.compiled = routes.map((definition) => ({ definition, pattern: compileRoutePattern(definition.path), prefix: literalPrefix(definition.path) }));
+    this.compiled = routes.map((definition) => ({
+      definition,
+      pattern: compileRoutePattern(definition.path),
+      prefix: literalPrefix(definition.path),
+    }));
   }
 
   /** Finds the route whose pattern matches the path, and the endpoint serving the method (HEAD uses GET). */
-  match(path: string, method: string): { route: RouteDefinition; captures: Record<string, string>; endpoint: Endpoint | null } | null {
+  match(
+    path: string,
+    method: string,
+  ): { route: RouteDefinition; captures: Record<string, string>; endpoint: Endpoint | null } | null {
     const wanted = (method === 'HEAD' ? 'GET' : method) as Method;
     let firstPathMatch: { route: RouteDefinition; captures: Record<string, string> } | null = null;
     // Routes whose literal start the path lacks are passed over without running their pattern.
@@ -162,7 +173,8 @@ export class Dispatcher {
     const allowed = this.permit(endpoint, ctx);
     const prepared: Prepared = { matched: found as Matched, ctx, input };
     // A rule marked signedInOnly never lets an anonymous caller through; were it to, the handler still gets no unread body.
-    const outcome = (verdict: true | RestError) => (verdict !== true ? verdict : request.bodyWithheld ? withheldBodyRefusal() : prepared);
+    const outcome = (verdict: true | RestError) =>
+      verdict !== true ? verdict : request.bodyWithheld ? withheldBodyRefusal() : prepared;
     if (isPromise(allowed)) return allowed.then(outcome);
     return outcome(allowed);
   }
@@ -195,7 +207,11 @@ export class Dispatcher {
 
   private executed(prepared: Prepared, result: RestResult): MaybeAsync<RestResult> {
     const { route, endpoint } = prepared.matched;
-    return this.withAllow(result, route, prepared.input, prepared.ctx.request, { endpoint, params: prepared.ctx.params, memo: prepared.ctx.memo });
+    return this.withAllow(result, route, prepared.input, prepared.ctx.request, {
+      endpoint,
+      params: prepared.ctx.params,
+      memo: prepared.ctx.memo,
+    });
   }
 
   /** A request refused before its handler. Once a route matched, WordPress still says which methods are allowed. */
@@ -227,7 +243,11 @@ export class Dispatcher {
    * retries: src/resources/idempotency/guard.ts); batch sub-requests pass through it one by one. `batch`: only
    * endpoints that allow batches are guarded.
    */
-  guarded(request: RestRequest, serve: (request: RestRequest) => MaybeAsync<RestResult>, batch = false): MaybeAsync<RestResult> {
+  guarded(
+    request: RestRequest,
+    serve: (request: RestRequest) => MaybeAsync<RestResult>,
+    batch = false,
+  ): MaybeAsync<RestResult> {
     const guard = this.options.guard;
     if (guard === undefined || request.headers['idempotency-key'] === undefined) return serve(request);
     const endpoint = this.match(normalisePath(request.path), request.method)?.endpoint ?? null;
@@ -240,35 +260,63 @@ export class Dispatcher {
     return this.answerPrepared(request, prepared, options);
   }
 
-  private answerPrepared(request: RestRequest, prepared: Prepared | RestError, options: { embed?: boolean }): MaybeAsync<RestResult> {
+  private answerPrepared(
+    request: RestRequest,
+    prepared: Prepared | RestError,
+    options: { embed?: boolean },
+  ): MaybeAsync<RestResult> {
     const result = prepared instanceof RestError ? this.refused(request, prepared) : this.execute(prepared);
     if (isPromise(result)) return result.then((answered) => this.shaped(request, prepared, answered, options));
     return this.shaped(request, prepared, result, options);
   }
 
   /** The response-shaping globals applied to an answer; waits only for an `_embed`. */
-  private shaped(request: RestRequest, prepared: Prepared | RestError, result: RestResult, options: { embed?: boolean }): MaybeAsync<RestResult> {
-    const tally: EmbedTally = { cacheable: !(prepared instanceof RestError) && prepared.matched.endpoint.cacheable === true && result.cacheable !== false };
+  private shaped(
+    request: RestRequest,
+    prepared: Prepared | RestError,
+    result: RestResult,
+    options: { embed?: boolean },
+  ): MaybeAsync<RestResult> {
+    const tally: EmbedTally = {
+      cacheable:
+        !(prepared instanceof RestError) && prepared.matched.endpoint.cacheable === true && result.cacheable !== false,
+    };
     const isError = result.status >= 400;
     // A streamed answer is sent as it is made: nothing to embed, pick or wrap.
     if (result.stream) return result;
     const linksBesideFields = !(prepared instanceof RestError) && prepared.matched.endpoint.linksBesideFields === true;
     if (!isError && options.embed !== false && request.query._embed !== undefined) {
-      return this.embed(result.body, request, tally).then((body) => this.finished(request, { ...result, body }, tally, isError, linksBesideFields));
+      return this.embed(result.body, request, tally).then((body) =>
+        this.finished(request, { ...result, body }, tally, isError, linksBesideFields),
+      );
     }
     return this.finished(request, result, tally, isError, linksBesideFields);
   }
 
-  private finished(request: RestRequest, result: RestResult, tally: EmbedTally, isError: boolean, linksBesideFields = false): RestResult {
+  private finished(
+    request: RestRequest,
+    result: RestResult,
+    tally: EmbedTally,
+    isError: boolean,
+    linksBesideFields = false,
+  ): RestResult {
     if (!isError && request.query._fields !== undefined) {
       const body = applyFields(result.body, fieldList(request.query._fields));
       const links = linksBesideFields ? linksOf(result.body) : undefined;
       result = { ...result, body: links === undefined ? body : { ...(body as object), _links: links } };
     }
     if (request.query._envelope !== undefined) {
-      result = { status: 200, body: { body: result.body, status: result.status, headers: phpMap(envelopeHeaders(result.headers ?? {})) }, headers: {} };
+      result = {
+        status: 200,
+        body: { body: result.body, status: result.status, headers: phpMap(envelopeHeaders(result.headers ?? {})) },
+        headers: {},
+      };
     }
-    return tally.cacheable ? { ...result, cacheable: true } : result.cacheable === true ? { ...result, cacheable: false } : result;
+    return tally.cacheable
+      ? { ...result, cacheable: true }
+      : result.cacheable === true
+        ? { ...result, cacheable: false }
+        : result;
   }
 
   /**
@@ -306,12 +354,22 @@ export class Dispatcher {
    * Only successes are kept (deeply frozen, so no handler can change them for the next request).
    */
   private validate(endpoint: Endpoint, input: Record<string, unknown>, request: RestRequest): ArgsResult {
-    if (request.rawQuery === undefined || request.actor !== null || request.json !== null || request.form !== null || !this.argsReusable(endpoint.args)) {
+    if (
+      request.rawQuery === undefined ||
+      request.actor !== null ||
+      request.json !== null ||
+      request.form !== null ||
+      !this.argsReusable(endpoint.args)
+    ) {
       return validateArgs(endpoint.args, input, { request });
     }
     const key = `${request.path}?${request.rawQuery}`;
     let kept = this.validatedArgs.get(endpoint);
-    if (kept === undefined) this.validatedArgs.set(endpoint, (kept = { byUrl: new Map(), full: false, seenOnce: new AdmissionWindow(VALIDATED_KEPT) }));
+    if (kept === undefined)
+      this.validatedArgs.set(
+        endpoint,
+        (kept = { byUrl: new Map(), full: false, seenOnce: new AdmissionWindow(VALIDATED_KEPT) }),
+      );
     const hit = kept.byUrl.get(key);
     if (hit !== undefined) return { values: hit };
     const validated = validateArgs(endpoint.args, input, { request });
@@ -328,7 +386,9 @@ export class Dispatcher {
   private argsReusable(args: Record<string, ArgSchema>): boolean {
     let reusable = this.reusableArgs.get(args);
     if (reusable === undefined) {
-      reusable = Object.values(args).every((arg) => arg.validate === undefined || arg.validateDependsOnCallerOnly === true);
+      reusable = Object.values(args).every(
+        (arg) => arg.validate === undefined || arg.validateDependsOnCallerOnly === true,
+      );
       this.reusableArgs.set(args, reusable);
     }
     return reusable;
@@ -365,7 +425,12 @@ export class Dispatcher {
     } catch {
       return false;
     }
-    return isPromise(verdict) ? verdict.then((judged) => judged === true, () => false) : verdict === true;
+    return isPromise(verdict)
+      ? verdict.then(
+          (judged) => judged === true,
+          () => false,
+        )
+      : verdict === true;
   }
 
   private withAllow(
@@ -423,7 +488,8 @@ export class Dispatcher {
         // request WordPress judges carries the write's defaults, not this endpoint's (a comments list's rule then
         // finds no `status=approve` and refuses those who may not choose one).
         const validated = this.validate(endpoint, input, request);
-        params = 'error' in validated ? input : { ...input, ...(safe ? validated.values : sentOnly(validated.values, input)) };
+        params =
+          'error' in validated ? input : { ...input, ...(safe ? validated.values : sentOnly(validated.values, input)) };
       }
       const ctx: HandlerContext = { request, params, actor: request.actor, memo };
       const verdict = this.permitOrFalse(endpoint, ctx);
@@ -441,7 +507,8 @@ export class Dispatcher {
   /** `_embed`: dispatches each embeddable link of this API in the embed context, as the same caller. */
   private async embed(body: unknown, request: RestRequest, tally: EmbedTally): Promise<unknown> {
     const wanted = request.query._embed;
-    const rels = typeof wanted === 'string' && wanted !== '' && wanted !== '1' && wanted !== 'true' ? fieldList(wanted) : null;
+    const rels =
+      typeof wanted === 'string' && wanted !== '' && wanted !== '1' && wanted !== 'true' ? fieldList(wanted) : null;
     const cache = new Map<string, Promise<unknown>>();
     const shared = new Map<string, unknown>();
     const embedOne = async (item: unknown): Promise<unknown> => {
@@ -469,19 +536,37 @@ export class Dispatcher {
       chosen.forEach(([rel], i) => {
         const results = fetched[i]!;
         // As WordPress: a rel is left out when every one of its embeds is empty (no link of ours, or an empty list).
-        if (results.some((r) => r !== null && !(Array.isArray(r) && r.length === 0))) embedded[rel] = results.map((r) => r ?? []);
+        if (results.some((r) => r !== null && !(Array.isArray(r) && r.length === 0)))
+          embedded[rel] = results.map((r) => r ?? []);
       });
       return Object.keys(embedded).length > 0 ? { ...item, _embedded: embedded } : item;
     };
     return Array.isArray(body) ? Promise.all(body.map(embedOne)) : embedOne(body);
   }
 
-  private async fetchEmbedded(href: string, parent: RestRequest, shared: Map<string, unknown>, tally: EmbedTally): Promise<unknown> {
+  private async fetchEmbedded(
+    href: string,
+    parent: RestRequest,
+    shared: Map<string, unknown>,
+    tally: EmbedTally,
+  ): Promise<unknown> {
     const url = new URL(href);
     const path = decodeURIComponent(url.pathname.slice(new URL(this.options.apiRoot).pathname.length - 1));
     const query = { ...parseQuery(url.search.slice(1)), context: 'embed' };
     const rawQuery = `${url.search.slice(1)}\u0000context=embed`;
-    const request: RestRequest = { ...parent, method: 'GET', path, query, rawQuery, shared, json: null, form: null, invalidJson: false, rawBody: undefined, files: undefined };
+    const request: RestRequest = {
+      ...parent,
+      method: 'GET',
+      path,
+      query,
+      rawQuery,
+      shared,
+      json: null,
+      form: null,
+      invalidJson: false,
+      rawBody: undefined,
+      files: undefined,
+    };
     const result = await this.answerEmbedded(request, tally);
     // A link to a route this API does not have (comments, media) embeds nothing, as an empty collection would.
     if (result.status === 404 && (result.body as { code?: unknown } | null)?.code === 'rest_no_route') return null;
@@ -532,18 +617,25 @@ export function phpMap<T extends Record<string, unknown>>(map: T): T | [] {
 function verdictOf(verdict: boolean | RestError, ctx: HandlerContext): true | RestError {
   if (verdict === true) return true;
   if (verdict instanceof RestError) return verdict;
-  return restError('rest_forbidden', 'Sorry, you are not allowed to do that.', authorizationStatus(ctx.actor?.id ?? null));
+  return restError(
+    'rest_forbidden',
+    'Sorry, you are not allowed to do that.',
+    authorizationStatus(ctx.actor?.id ?? null),
+  );
 }
 
 /** The `_links` of an answer's body, when it is an object that has them. */
 function linksOf(body: unknown): unknown {
-  return body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as { _links?: unknown })._links : undefined;
+  return body !== null && typeof body === 'object' && !Array.isArray(body)
+    ? (body as { _links?: unknown })._links
+    : undefined;
 }
 
 /** The validated values of the args the request sent (without the defaults of those it did not). */
 function sentOnly(values: Record<string, unknown>, input: Record<string, unknown>): Record<string, unknown> {
   const sent: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(values)) if (input[key] !== undefined && input[key] !== null) sent[key] = value;
+  for (const [key, value] of Object.entries(values))
+    if (input[key] !== undefined && input[key] !== null) sent[key] = value;
   return sent;
 }
 

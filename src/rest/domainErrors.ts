@@ -51,7 +51,11 @@ const ALREADY_IN: Partial<Record<Subject, Partial<Record<string, Answer>>>> = {
 
 /** Other refused transitions, `subject.from>to`. */
 const TRANSITIONS: Partial<Record<string, Answer>> = {
-  'webhookDelivery.notDeadLettered>redelivered': ['rest_webhook_delivery_not_dead_lettered', 'Only the delivery that stopped the webhook can be redelivered.', 409],
+  'webhookDelivery.notDeadLettered>redelivered': [
+    'rest_webhook_delivery_not_dead_lettered',
+    'Only the delivery that stopped the webhook can be redelivered.',
+    409,
+  ],
 };
 
 /** `subject.rule`. */
@@ -63,13 +67,25 @@ const FORBIDDEN: Partial<Record<string, Answer>> = {
 /** `subject.fields.rule`, the fields joined with commas. Posts and attachments share theirs. */
 const INVALID_VALUE: Partial<Record<string, Answer>> = {
   'comment.content.empty': ['rest_comment_content_invalid', 'Invalid comment content.', 400],
-  'comment.author_name,author_email.required': ['rest_comment_author_data_required', 'Creating a comment requires valid author name and email values.', 400],
+  'comment.author_name,author_email.required': [
+    'rest_comment_author_data_required',
+    'Creating a comment requires valid author name and email values.',
+    400,
+  ],
   // Stricter than WordPress, which keeps any parent id (see docs/compatibility.md).
-  'comment.parent.unknownReference': ['rest_comment_invalid_parent', 'The parent comment must exist on the same post.', 400],
+  'comment.parent.unknownReference': [
+    'rest_comment_invalid_parent',
+    'The parent comment must exist on the same post.',
+    400,
+  ],
   'post.date.outOfRange': ['invalid_date', 'Invalid date.', 400],
   'post.sticky,password.conflicting': ['rest_invalid_field', 'A post can not be sticky and have a password.', 400],
   'post.password.conflictsWithCurrent': ['rest_invalid_field', 'A sticky post can not be password protected.', 400],
-  'post.sticky.conflictsWithCurrent': ['rest_invalid_field', 'A password protected post can not be set to sticky.', 400],
+  'post.sticky.conflictsWithCurrent': [
+    'rest_invalid_field',
+    'A password protected post can not be set to sticky.',
+    400,
+  ],
   'post.title,content,excerpt.empty': ['empty_content', 'Content, title, and excerpt are empty.', 400],
   // WordPress's term insertion reports this without a status (a 500 with `data` null): bad input here, a 400.
   'term.name.empty': ['empty_term_name', 'A name is required for this term.', 400],
@@ -108,7 +124,11 @@ class MenuExistsError extends RestError {
     name: string,
     readonly menuId: number,
   ) {
-    super('menu_exists', `The menu name <strong>${name}</strong> conflicts with another menu name. Please try another.`, { status: 400, term_id: menuId });
+    super(
+      'menu_exists',
+      `The menu name <strong>${name}</strong> conflicts with another menu name. Please try another.`,
+      { status: 400, term_id: menuId },
+    );
   }
 
   override toJSON(): Record<string, unknown> {
@@ -134,12 +154,22 @@ function alreadyExists(error: AlreadyExists): RestError | null {
     return new TermExistsError(`A term with the name provided already exists ${where}.`, details.existingId);
   }
   if (subject === 'term' && by === 'slug') {
-    return restError('duplicate_term_slug', `The slug &#8220;${details.value ?? ''}&#8221; is already in use by another term.`, 400);
+    return restError(
+      'duplicate_term_slug',
+      `The slug &#8220;${details.value ?? ''}&#8221; is already in use by another term.`,
+      400,
+    );
   }
-  if (subject === 'menu' && by === 'name' && details.existingId !== undefined) return new MenuExistsError(details.value ?? '', details.existingId);
-  if (subject === 'applicationPassword' && by === 'name') return restError('application_password_duplicate_name', 'Each application name should be unique.', 409);
+  if (subject === 'menu' && by === 'name' && details.existingId !== undefined)
+    return new MenuExistsError(details.value ?? '', details.existingId);
+  if (subject === 'applicationPassword' && by === 'name')
+    return restError('application_password_duplicate_name', 'Each application name should be unique.', 409);
   if (subject === 'comment' && by === 'content') {
-    return restError('comment_duplicate', 'Duplicate comment detected; it looks as though you&#8217;ve already said that!', 409);
+    return restError(
+      'comment_duplicate',
+      'Duplicate comment detected; it looks as though you&#8217;ve already said that!',
+      409,
+    );
   }
   return null;
 }
@@ -147,7 +177,11 @@ function alreadyExists(error: AlreadyExists): RestError | null {
 function forbidden(error: ForbiddenByRule): RestError | null {
   if (error.subject === 'settings' && error.rule === 'ownedByDeployment' && error.field !== undefined) {
     const variable = error.field === 'url' ? 'SITE_URL' : 'SITE_TIMEZONE';
-    return invalidParam(error.field, 'rest_setting_read_only', `${error.field} is set by the deployment (${variable}) and cannot be changed here.`);
+    return invalidParam(
+      error.field,
+      'rest_setting_read_only',
+      `${error.field} is set by the deployment (${variable}) and cannot be changed here.`,
+    );
   }
   return answered(FORBIDDEN[`${error.subject}.${error.rule}`]);
 }
@@ -155,7 +189,8 @@ function forbidden(error: ForbiddenByRule): RestError | null {
 function invalidValue(error: InvalidValue): RestError | null {
   const subject = error.subject === 'attachment' ? 'post' : error.subject;
   const [field] = error.fields;
-  if (subject === 'post' && error.rule === 'unparsable' && error.fields.length === 1) return invalidParam(field, 'rest_invalid_date', 'Invalid date.');
+  if (subject === 'post' && error.rule === 'unparsable' && error.fields.length === 1)
+    return invalidParam(field, 'rest_invalid_date', 'Invalid date.');
   if (subject === 'comment' && error.rule === 'tooLong' && COMMENT_COLUMNS[field] !== undefined) {
     return restError(`${COMMENT_COLUMNS[field]}_column_length`, 'Comment field exceeds maximum length allowed.', 400);
   }
@@ -175,12 +210,18 @@ export function restErrorOf(error: DomainError): RestError {
   if (error instanceof NotFound) refusal = answered(NOT_FOUND[error.subject]);
   else if (error instanceof AlreadyExists) refusal = alreadyExists(error);
   else if (error instanceof InvalidTransition) {
-    refusal = answered(ALREADY_IN[error.subject]?.[error.from === error.to ? error.to : ''] ?? TRANSITIONS[`${error.subject}.${error.from}>${error.to}`]);
-  }
-  else if (error instanceof ForbiddenByRule) refusal = forbidden(error);
+    refusal = answered(
+      ALREADY_IN[error.subject]?.[error.from === error.to ? error.to : ''] ??
+        TRANSITIONS[`${error.subject}.${error.from}>${error.to}`],
+    );
+  } else if (error instanceof ForbiddenByRule) refusal = forbidden(error);
   else if (error instanceof InvalidValue) refusal = invalidValue(error);
   else if (error instanceof ConcurrentChange) {
-    refusal = restError('rest_conflict', 'The item was changed by another request at the same time. Please try again.', 409);
+    refusal = restError(
+      'rest_conflict',
+      'The item was changed by another request at the same time. Please try again.',
+      409,
+    );
   }
   if (refusal === null) throw new Error(`no REST answer for the domain error ${error.name}: ${error.message}`);
   return refusal;

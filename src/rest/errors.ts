@@ -44,8 +44,12 @@ export class RestError extends Error {
   }
 }
 
-export const restError = (code: string, message: string, status: number, extra: Record<string, unknown> = {}): RestError =>
-  new RestError(code, message, { status, ...extra });
+export const restError = (
+  code: string,
+  message: string,
+  status: number,
+  extra: Record<string, unknown> = {},
+): RestError => new RestError(code, message, { status, ...extra });
 
 /** 401 for anonymous callers, 403 for signed-in ones, as rest_authorization_required_code() decides. */
 export const authorizationStatus = (userId: number | null): 401 | 403 => (userId === null ? 401 : 403);

@@ -30,7 +30,12 @@ export function parseJsonBody(raw: Buffer): JsonBody {
   }
   if (!withinDepthAndCleaned(parsed)) return { invalid: true };
   // A JSON body that is not an object carries no parameters (WordPress reads only objects).
-  return { params: parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {} };
+  return {
+    params:
+      parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+        ? (parsed as Record<string, unknown>)
+        : {},
+  };
 }
 
 /** Whether a parsed value nests no deeper than PHP reads; drops the unsafe keys on the way (in place). */

@@ -10,9 +10,15 @@ import { MAX_JSON_CONTAINER_DEPTH } from './jsonBody';
 const DEPTH = { json_error_code: 1, json_error_message: 'Maximum stack depth exceeded' };
 
 const SYNTAX = { json_error_code: 4, json_error_message: 'Syntax error' };
-const CONTROL_CHARACTER = { json_error_code: 3, json_error_message: 'Control character error, possibly incorrectly encoded' };
+const CONTROL_CHARACTER = {
+  json_error_code: 3,
+  json_error_message: 'Control character error, possibly incorrectly encoded',
+};
 
-const MALFORMED_UTF8 = { json_error_code: 5, json_error_message: 'Malformed UTF-8 characters, possibly incorrectly encoded' };
+const MALFORMED_UTF8 = {
+  json_error_code: 5,
+  json_error_message: 'Malformed UTF-8 characters, possibly incorrectly encoded',
+};
 
 export function jsonErrorOf(raw: Uint8Array | undefined): { json_error_code: number; json_error_message: string } {
   if (!raw) return SYNTAX;
@@ -49,7 +55,16 @@ function firstMalformedByte(bytes: Buffer): number {
   let i = 0;
   while (i < bytes.length) {
     const lead = bytes[i]!;
-    const length = lead < 0x80 ? 1 : lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+    const length =
+      lead < 0x80
+        ? 1
+        : lead >= 0xc2 && lead <= 0xdf
+          ? 2
+          : lead >= 0xe0 && lead <= 0xef
+            ? 3
+            : lead >= 0xf0 && lead <= 0xf4
+              ? 4
+              : 0;
     // isUtf8 on the one sequence also rules out overlong forms, surrogates and truncation.
     if (length === 0 || !isUtf8(bytes.subarray(i, i + length)) || i + length > bytes.length) return i;
     i += length;

@@ -17,7 +17,11 @@ export function invalidJsonpCallback(query: Record<string, unknown>): RestResult
   const value = query._jsonp;
   if (value === undefined) return null;
   if (typeof value === 'string' && /^[\w.]*$/.test(value)) return null;
-  return { status: 400, body: { code: 'rest_callback_invalid', message: 'Invalid JSONP callback function.' }, headers: {} };
+  return {
+    status: 400,
+    body: { code: 'rest_callback_invalid', message: 'Invalid JSONP callback function.' },
+    headers: {},
+  };
 }
 
 /** The JavaScript body of a JSONP answer. */

@@ -149,6 +149,10 @@ export interface RouteDefinition {
 export const ok = (body: unknown, headers?: Record<string, string>): RestResult => ({ status: 200, body, headers });
 /** A result not to be kept by the shared response cache, though its endpoint is cacheable. */
 export const uncacheable = (result: RestResult): RestResult => ({ ...result, cacheable: false });
-export const created = (body: unknown, location: string): RestResult => ({ status: 201, body, headers: { Location: location } });
+export const created = (body: unknown, location: string): RestResult => ({
+  status: 201,
+  body,
+  headers: { Location: location },
+});
 
 export const allowEveryone: PermissionRule = () => true;

@@ -37,7 +37,9 @@ const CONTEXT_DESCRIPTION = 'Scope under which the request is made; determines f
  * WordPress derives it); without, view / embed / edit.
  */
 export function contextParam(defaultContext: Context = 'view', schema?: ResourceSchema): ArgSchema {
-  const contexts = schema ? [...new Set(Object.values(schema.properties).flatMap((p) => p.context ?? []))] : ['view', 'embed', 'edit'];
+  const contexts = schema
+    ? [...new Set(Object.values(schema.properties).flatMap((p) => p.context ?? []))]
+    : ['view', 'embed', 'edit'];
   // WordPress lists them in reverse alphabetical order: view, embed, edit.
   contexts.sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
   const param: ArgSchema = { description: CONTEXT_DESCRIPTION, type: 'string' };
@@ -59,7 +61,8 @@ export function argsFromSchema(schema: ResourceSchema, kind: 'create' | 'update'
   for (const [name, property] of Object.entries(schema.properties)) {
     if (property.readonly) continue;
     const arg: Record<string, unknown> = {};
-    if (kind === 'create' && property.default !== undefined && property.default !== null) arg.default = property.default;
+    if (kind === 'create' && property.default !== undefined && property.default !== null)
+      arg.default = property.default;
     if (kind === 'create' && isTruthy(property.required)) arg.required = true;
     for (const keyword of ALLOWED_KEYWORDS) {
       if (keyword === 'default') continue;
@@ -106,7 +109,9 @@ function filterValue(data: unknown, schema: JsonSchema, context: Context): unkno
   const additional = asObject && isSchema(schema.additionalProperties) ? schema.additionalProperties : undefined;
 
   const isList = Array.isArray(data);
-  const out: Record<string, unknown> | unknown[] = isList ? [...(data as unknown[])] : { ...(data as Record<string, unknown>) };
+  const out: Record<string, unknown> | unknown[] = isList
+    ? [...(data as unknown[])]
+    : { ...(data as Record<string, unknown>) };
   const target = out as Record<string, unknown>;
   for (const key of Object.keys(out)) {
     let check: JsonSchema | undefined;

@@ -47,7 +47,12 @@ function rebuilt(standIn: StandIn): object {
 }
 
 const STAND_IN: ProxyHandler<StandIn> = {
-  get: (standIn, key) => (key === SERIALIZED ? standIn.json : Object.hasOwn(standIn.eager, key) ? standIn.eager[key as string] : Reflect.get(rebuilt(standIn), key)),
+  get: (standIn, key) =>
+    key === SERIALIZED
+      ? standIn.json
+      : Object.hasOwn(standIn.eager, key)
+        ? standIn.eager[key as string]
+        : Reflect.get(rebuilt(standIn), key),
   has: (standIn, key) => key === SERIALIZED || Reflect.has(rebuilt(standIn), key),
   ownKeys: (standIn) => Reflect.ownKeys(rebuilt(standIn)),
   // Reported configurable: a proxy may not report a non-configurable property its target lacks.
@@ -107,6 +112,9 @@ export function serializeBody(body: unknown): string | Buffer {
 /** A body sent as these bytes rather than as JSON (oEmbed's XML format); pair it with its Content-Type header. */
 export function rawBody(text: string | Buffer): object {
   const value = {};
-  Object.defineProperty(value, SERIALIZED, { value: typeof text === 'string' ? Buffer.from(text) : text, enumerable: false });
+  Object.defineProperty(value, SERIALIZED, {
+    value: typeof text === 'string' ? Buffer.from(text) : text,
+    enumerable: false,
+  });
   return Object.freeze(value);
 }

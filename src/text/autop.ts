@@ -12,7 +12,10 @@ const RE_BLOCK_TAG_ALONE_IN_P = new RegExp(`<p>${WS}*(<\\/?${BLOCK_TAGS}[^>]*>)$
 const RE_P_BEFORE_BLOCK_TAG = new RegExp(`<p>${WS}*(<\\/?${BLOCK_TAGS}[^>]*>)`, 'g');
 const RE_END_P_AFTER_BLOCK_TAG = new RegExp(`(<\\/?${BLOCK_TAGS}[^>]*>)${WS}*<\\/p>`, 'g');
 const RE_BR_AFTER_BLOCK_TAG = new RegExp(`(<\\/?${BLOCK_TAGS}[^>]*>)${WS}*<br \\/>`, 'g');
-const RE_BR_BEFORE_SOME_BLOCK_TAGS = new RegExp(`<br \\/>(${WS}*<\\/?(?:p|li|div|dl|dd|dt|th|pre|td|ul|ol)[^>]*>)`, 'g');
+const RE_BR_BEFORE_SOME_BLOCK_TAGS = new RegExp(
+  `<br \\/>(${WS}*<\\/?(?:p|li|div|dl|dd|dt|th|pre|td|ul|ol)[^>]*>)`,
+  'g',
+);
 
 /**
  * End (exclusive) of the HTML token that starts with the "<" at `lt`: a comment (to "-->" or the end), a CDATA
@@ -131,7 +134,34 @@ export function autop(input: string, br = true): string {
  * and none is `br`, `pre`, `script`, `style`, `svg`, `option`, `object`, `param`, `embed`, `source`, `track`,
  * `audio`, `video` or `figcaption`).
  */
-const PLAIN_INLINE_TAGS = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'del', 'dfn', 'em', 'i', 'img', 'ins', 'kbd', 'mark', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'u', 'var']);
+const PLAIN_INLINE_TAGS = new Set([
+  'a',
+  'abbr',
+  'b',
+  'bdi',
+  'bdo',
+  'cite',
+  'code',
+  'del',
+  'dfn',
+  'em',
+  'i',
+  'img',
+  'ins',
+  'kbd',
+  'mark',
+  'q',
+  's',
+  'samp',
+  'small',
+  'span',
+  'strong',
+  'sub',
+  'sup',
+  'time',
+  'u',
+  'var',
+]);
 
 /**
  * What autop gives, worked out without its passes, for the two forms most texts it sees take: one line of text
@@ -245,7 +275,8 @@ export function autopPasses(input: string, br = true): string {
   text = wrapped;
 
   text = text.replace(RE_EMPTY_P, '');
-  if (text.includes('</div>') || text.includes('</address>') || text.includes('</form>')) text = text.replace(RE_P_CLOSED_BY_DIV, '<p>$1</p></$2>');
+  if (text.includes('</div>') || text.includes('</address>') || text.includes('</form>'))
+    text = text.replace(RE_P_CLOSED_BY_DIV, '<p>$1</p></$2>');
   text = text.replace(RE_BLOCK_TAG_ALONE_IN_P, '$1');
   if (text.includes('<p><li')) text = text.replace(RE_P_AROUND_LI, '$1');
   text = text.replace(RE_P_BEFORE_BLOCKQUOTE, '<blockquote$1><p>');

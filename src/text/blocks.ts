@@ -36,7 +36,12 @@ function freeformBlock(html: string): ParsedBlock {
 }
 
 function newBlock(ns: string | undefined, name: string, attrs: string | undefined): ParsedBlock {
-  return { name: (ns ?? 'core/') + name, attrs: attrs ? attrs.replace(TRAILING_WS, '') : null, innerBlocks: [], innerContent: [] };
+  return {
+    name: (ns ?? 'core/') + name,
+    attrs: attrs ? attrs.replace(TRAILING_WS, '') : null,
+    innerBlocks: [],
+    innerContent: [],
+  };
 }
 
 const TRAILING_WS = new RegExp(`${WS}+$`);
@@ -66,8 +71,12 @@ class BlockParser {
   closeTop(endOffset: number | null): void {
     const top = this.stack.pop()!;
     const document = this.document;
-    this.appendHtml(top.block, endOffset === null ? document.slice(top.prevOffset) : document.slice(top.prevOffset, endOffset));
-    if (top.leadingHtmlStart !== null) this.output.push(freeformBlock(document.slice(top.leadingHtmlStart, top.tokenStart)));
+    this.appendHtml(
+      top.block,
+      endOffset === null ? document.slice(top.prevOffset) : document.slice(top.prevOffset, endOffset),
+    );
+    if (top.leadingHtmlStart !== null)
+      this.output.push(freeformBlock(document.slice(top.leadingHtmlStart, top.tokenStart)));
     this.output.push(top.block);
   }
 }
@@ -113,7 +122,13 @@ export function parseBlocks(document: string): ParsedBlock[] {
         output.push(block);
       } else parser.addInner(block, start, end);
     } else {
-      stack.push({ block: newBlock(ns, name!, attrs), tokenStart: start, tokenEnd: end, prevOffset: end, leadingHtmlStart });
+      stack.push({
+        block: newBlock(ns, name!, attrs),
+        tokenStart: start,
+        tokenEnd: end,
+        prevOffset: end,
+        leadingHtmlStart,
+      });
     }
     offset = end;
   }
@@ -145,11 +160,22 @@ export function stripBlockDelimiters(content: string): string {
 // Blocks whose text may appear in a generated excerpt (WordPress 6.1: core/list-item is not among them, so a
 // list in the 6.1 inner-block format is left out).
 const EXCERPT_INNER_BLOCKS = new Set<string | null>([
-  null, 'core/freeform', 'core/heading', 'core/html', 'core/list', 'core/media-text', 'core/paragraph',
-  'core/preformatted', 'core/pullquote', 'core/quote', 'core/table', 'core/verse',
+  null,
+  'core/freeform',
+  'core/heading',
+  'core/html',
+  'core/list',
+  'core/media-text',
+  'core/paragraph',
+  'core/preformatted',
+  'core/pullquote',
+  'core/quote',
+  'core/table',
+  'core/verse',
 ]);
 const EXCERPT_WRAPPER_BLOCKS = new Set<string | null>(['core/columns', 'core/column', 'core/group']);
-export const isExcerptBlock = (name: string | null) => EXCERPT_INNER_BLOCKS.has(name) || EXCERPT_WRAPPER_BLOCKS.has(name);
+export const isExcerptBlock = (name: string | null) =>
+  EXCERPT_INNER_BLOCKS.has(name) || EXCERPT_WRAPPER_BLOCKS.has(name);
 
 function excerptInnerBlocks(block: ParsedBlock): string {
   let html = '';

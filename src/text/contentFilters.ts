@@ -20,15 +20,49 @@ export function convertChars(text: string): string {
 
 // Smilies WordPress replaces by default: emoji, except two that are images.
 const SMILIES: Readonly<Record<string, string>> = {
-  ':mrgreen:': 'mrgreen.png', ':roll:': '\u{1F644}', ':neutral:': '\u{1F610}', ':twisted:': '\u{1F608}',
-  ':arrow:': '\u27A1', ':shock:': '\u{1F62F}', ':smile:': '\u{1F642}', ':???:': '\u{1F615}', ':cool:': '\u{1F60E}',
-  ':evil:': '\u{1F47F}', ':grin:': '\u{1F600}', ':idea:': '\u{1F4A1}', ':oops:': '\u{1F633}', ':razz:': '\u{1F61B}',
-  ':wink:': '\u{1F609}', ':cry:': '\u{1F625}', ':eek:': '\u{1F62E}', ':lol:': '\u{1F606}', ':mad:': '\u{1F621}',
-  ':sad:': '\u{1F641}', '8-)': '\u{1F60E}', '8-O': '\u{1F62F}', ':-(': '\u{1F641}', ':-)': '\u{1F642}',
-  ':-?': '\u{1F615}', ':-D': '\u{1F600}', ':-P': '\u{1F61B}', ':-o': '\u{1F62E}', ':-x': '\u{1F621}',
-  ':-|': '\u{1F610}', ';-)': '\u{1F609}', '8O': '\u{1F62F}', ':(': '\u{1F641}', ':)': '\u{1F642}', ':?': '\u{1F615}',
-  ':D': '\u{1F600}', ':P': '\u{1F61B}', ':o': '\u{1F62E}', ':x': '\u{1F621}', ':|': '\u{1F610}', ';)': '\u{1F609}',
-  ':!:': '\u2757', ':?:': '\u2753',
+  ':mrgreen:': 'mrgreen.png',
+  ':roll:': '\u{1F644}',
+  ':neutral:': '\u{1F610}',
+  ':twisted:': '\u{1F608}',
+  ':arrow:': '\u27A1',
+  ':shock:': '\u{1F62F}',
+  ':smile:': '\u{1F642}',
+  ':???:': '\u{1F615}',
+  ':cool:': '\u{1F60E}',
+  ':evil:': '\u{1F47F}',
+  ':grin:': '\u{1F600}',
+  ':idea:': '\u{1F4A1}',
+  ':oops:': '\u{1F633}',
+  ':razz:': '\u{1F61B}',
+  ':wink:': '\u{1F609}',
+  ':cry:': '\u{1F625}',
+  ':eek:': '\u{1F62E}',
+  ':lol:': '\u{1F606}',
+  ':mad:': '\u{1F621}',
+  ':sad:': '\u{1F641}',
+  '8-)': '\u{1F60E}',
+  '8-O': '\u{1F62F}',
+  ':-(': '\u{1F641}',
+  ':-)': '\u{1F642}',
+  ':-?': '\u{1F615}',
+  ':-D': '\u{1F600}',
+  ':-P': '\u{1F61B}',
+  ':-o': '\u{1F62E}',
+  ':-x': '\u{1F621}',
+  ':-|': '\u{1F610}',
+  ';-)': '\u{1F609}',
+  '8O': '\u{1F62F}',
+  ':(': '\u{1F641}',
+  ':)': '\u{1F642}',
+  ':?': '\u{1F615}',
+  ':D': '\u{1F600}',
+  ':P': '\u{1F61B}',
+  ':o': '\u{1F62E}',
+  ':x': '\u{1F621}',
+  ':|': '\u{1F610}',
+  ';)': '\u{1F609}',
+  ':!:': '\u2757',
+  ':?:': '\u2753',
 };
 // A smiley stands alone: a space (newlines included) or the start before it, a space or the end after it.
 const SMILEY_ALTERNATIVES = Object.keys(SMILIES)
@@ -47,7 +81,16 @@ export function maySmile(text: string): boolean {
     for (let at = text.indexOf(first); at >= 0; at = text.indexOf(first, at + 1)) {
       if (at > 0) {
         const before = text.charCodeAt(at - 1);
-        if (before !== 32 && before !== 10 && before !== 9 && before !== 13 && before !== 0xa0 && before !== 59 && before !== 62) continue;
+        if (
+          before !== 32 &&
+          before !== 10 &&
+          before !== 9 &&
+          before !== 13 &&
+          before !== 0xa0 &&
+          before !== 59 &&
+          before !== 62
+        )
+          continue;
       }
       if (smileyStartsAt(text, at)) return true;
     }
@@ -65,7 +108,12 @@ function smileyStartsAt(text: string, at: number): boolean {
 const SMILEY_IGNORED = /^<(code|pre|style|script|textarea)[^>]*>/;
 
 function escAttr(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#039;');
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#039;');
 }
 
 /** convert_smilies: smileys outside tags (and outside code, pre, style, script, textarea) → emoji or image. */

@@ -101,11 +101,21 @@ function intlOffset(zone: string, instant: number): number {
   let y: number, mo: number, d: number, h: number, mi: number, s: number;
   const m = FAST_FORMAT_OK ? NUMBERS.exec(f.format(t)) : null;
   if (m) {
-    mo = +m[1]!; d = +m[2]!; y = +m[3]!; h = +m[4]!; mi = +m[5]!; s = +m[6]!;
+    mo = +m[1]!;
+    d = +m[2]!;
+    y = +m[3]!;
+    h = +m[4]!;
+    mi = +m[5]!;
+    s = +m[6]!;
   } else {
     const parts: Record<string, string> = {};
     for (const p of f.formatToParts(t)) parts[p.type] = p.value;
-    y = +parts.year!; mo = +parts.month!; d = +parts.day!; h = +parts.hour!; mi = +parts.minute!; s = +parts.second!;
+    y = +parts.year!;
+    mo = +parts.month!;
+    d = +parts.day!;
+    h = +parts.hour!;
+    mi = +parts.minute!;
+    s = +parts.second!;
   }
   return utcFields(y, mo, d, h % 24, mi, s) - t;
 }

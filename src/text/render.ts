@@ -94,7 +94,7 @@ export interface RenderContentOptions extends RenderOptions {
    * Full-post view of a theme (not what the REST API does): the first `<!--more-->` becomes
    * `<span id="more-ID"></span>` (and `<!--noteaser-->` drops the part before it).
    */
-  more?: { postId: number; /** 1-based page of a paginated post (default 1). */ page?: number };
+  more?: { postId: number /** 1-based page of a paginated post (default 1). */; page?: number };
 }
 
 const MORE_TAG = /<!--more(.*?)?-->/;
@@ -143,7 +143,9 @@ function afterTexturize(texturized: string, paragraphs: boolean, options: Render
 
 /** content.rendered of a post whose stored content is `raw` (as the REST API returns it). */
 export function renderContent(raw: string, options: RenderContentOptions = {}): string {
-  const table = memoTable(`c${options.more ? `${options.more.postId}|${options.more.page ?? 1}` : ''}|${optionsKey(options)}`);
+  const table = memoTable(
+    `c${options.more ? `${options.more.postId}|${options.more.page ?? 1}` : ''}|${optionsKey(options)}`,
+  );
   return table.get(raw) ?? table.put(raw, renderContentUncached(raw, options));
 }
 

@@ -39,7 +39,9 @@ const cssGradientProperties = new Set(CSS_GRADIENT_PROPERTIES);
 /** Named and numeric character references, decoded only as far as telling a URL's scheme needs. */
 function decodeForScheme(text: string): string {
   return text
-    .replace(/&#x0*([0-9a-f]+);?/gi, (_, hex: string) => String.fromCodePoint(Math.min(Number.parseInt(hex, 16), 0x10ffff)))
+    .replace(/&#x0*([0-9a-f]+);?/gi, (_, hex: string) =>
+      String.fromCodePoint(Math.min(Number.parseInt(hex, 16), 0x10ffff)),
+    )
     .replace(/&#0*([0-9]+);?/g, (_, dec: string) => String.fromCodePoint(Math.min(Number(dec), 0x10ffff)))
     .replace(/&colon;/gi, ':')
     .replace(/&tab;/gi, '\t')

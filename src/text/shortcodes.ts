@@ -6,7 +6,15 @@
 import { escapeRegExp, SPACE } from './textPatterns';
 
 /** Shortcodes a stock WordPress 6.1 registers. */
-export const DEFAULT_SHORTCODES: readonly string[] = ['wp_caption', 'caption', 'gallery', 'playlist', 'audio', 'video', 'embed'];
+export const DEFAULT_SHORTCODES: readonly string[] = [
+  'wp_caption',
+  'caption',
+  'gallery',
+  'playlist',
+  'audio',
+  'video',
+  'embed',
+];
 
 /**
  * Registered shortcode names that occur as "[name" (or also "[/name" when `closers`) in the text, in the order

@@ -14,10 +14,40 @@ export const MAX_SLUG_LENGTH = 200;
 
 // Letters with no canonical decomposition that WordPress still transliterates (default, non-German locale).
 const SPECIAL_LETTERS: Readonly<Record<string, string>> = {
-  'ª': 'a', 'º': 'o', 'Æ': 'AE', 'æ': 'ae', 'Ð': 'D', 'ð': 'd', 'Ø': 'O', 'ø': 'o', 'Þ': 'TH', 'þ': 'th',
-  'ß': 's', 'Đ': 'D', 'đ': 'd', 'Ħ': 'H', 'ħ': 'h', 'ı': 'i', 'Ĳ': 'IJ', 'ĳ': 'ij', 'ĸ': 'k', 'Ŀ': 'L',
-  'ŀ': 'l', 'Ł': 'L', 'ł': 'l', 'ŉ': 'n', 'Ŋ': 'N', 'ŋ': 'n', 'Œ': 'OE', 'œ': 'oe', 'Ŧ': 'T', 'ŧ': 't',
-  'ſ': 's', 'ɑ': 'a', '€': 'E', '£': '',
+  ª: 'a',
+  º: 'o',
+  Æ: 'AE',
+  æ: 'ae',
+  Ð: 'D',
+  ð: 'd',
+  Ø: 'O',
+  ø: 'o',
+  Þ: 'TH',
+  þ: 'th',
+  ß: 's',
+  Đ: 'D',
+  đ: 'd',
+  Ħ: 'H',
+  ħ: 'h',
+  ı: 'i',
+  Ĳ: 'IJ',
+  ĳ: 'ij',
+  ĸ: 'k',
+  Ŀ: 'L',
+  ŀ: 'l',
+  Ł: 'L',
+  ł: 'l',
+  ŉ: 'n',
+  Ŋ: 'N',
+  ŋ: 'n',
+  Œ: 'OE',
+  œ: 'oe',
+  Ŧ: 'T',
+  ŧ: 't',
+  ſ: 's',
+  ɑ: 'a',
+  '€': 'E',
+  '£': '',
 };
 
 // Code point ranges whose letters lose their diacritics (decompose, drop the marks). Outside these ranges
@@ -80,7 +110,8 @@ export function stripTagsLikePhp(input: string): string {
         const d = input.charCodeAt(j);
         if (quote !== 0) {
           if (d === quote) quote = 0;
-        } else if (d === 34 || d === 39) quote = d; // " or '
+        } else if (d === 34 || d === 39)
+          quote = d; // " or '
         else if (d === 62) break; // >
       }
       next = j + 1;
@@ -124,18 +155,57 @@ function encodeNonAscii(input: string, budget: number): string {
 
 // Characters WordPress turns into hyphens, then characters it removes, both matched on the encoded string
 // (so literal "%e2%80%93" typed by a user behaves like "–"). Applied one after another, like PHP str_replace.
-const TO_HYPHEN = ['%c2%a0', '%e2%80%93', '%e2%80%94', '&nbsp;', '&#160;', '&ndash;', '&#8211;', '&mdash;', '&#8212;', '/'];
+const TO_HYPHEN = [
+  '%c2%a0',
+  '%e2%80%93',
+  '%e2%80%94',
+  '&nbsp;',
+  '&#160;',
+  '&ndash;',
+  '&#8211;',
+  '&mdash;',
+  '&#8212;',
+  '/',
+];
 const REMOVED = [
   '%c2%ad', // soft hyphen
-  '%c2%a1', '%c2%bf', // ¡ ¿
-  '%c2%ab', '%c2%bb', '%e2%80%b9', '%e2%80%ba', // « » ‹ ›
-  '%e2%80%98', '%e2%80%99', '%e2%80%9c', '%e2%80%9d', '%e2%80%9a', '%e2%80%9b', '%e2%80%9e', '%e2%80%9f', // curly quotes
+  '%c2%a1',
+  '%c2%bf', // ¡ ¿
+  '%c2%ab',
+  '%c2%bb',
+  '%e2%80%b9',
+  '%e2%80%ba', // « » ‹ ›
+  '%e2%80%98',
+  '%e2%80%99',
+  '%e2%80%9c',
+  '%e2%80%9d',
+  '%e2%80%9a',
+  '%e2%80%9b',
+  '%e2%80%9e',
+  '%e2%80%9f', // curly quotes
   '%e2%80%a2', // •
-  '%c2%a9', '%c2%ae', '%c2%b0', '%e2%80%a6', '%e2%84%a2', // © ® ° … ™
-  '%c2%b4', '%cb%8a', '%cc%81', '%cd%81', // acute accents
-  '%cc%80', '%cc%84', '%cc%8c', // grave, macron, caron
-  '%e2%80%8b', '%e2%80%8c', '%e2%80%8d', '%e2%80%8e', '%e2%80%8f', // zero-width and direction marks
-  '%e2%80%aa', '%e2%80%ab', '%e2%80%ac', '%e2%80%ad', '%e2%80%ae', // bidi embeddings
+  '%c2%a9',
+  '%c2%ae',
+  '%c2%b0',
+  '%e2%80%a6',
+  '%e2%84%a2', // © ® ° … ™
+  '%c2%b4',
+  '%cb%8a',
+  '%cc%81',
+  '%cd%81', // acute accents
+  '%cc%80',
+  '%cc%84',
+  '%cc%8c', // grave, macron, caron
+  '%e2%80%8b',
+  '%e2%80%8c',
+  '%e2%80%8d',
+  '%e2%80%8e',
+  '%e2%80%8f', // zero-width and direction marks
+  '%e2%80%aa',
+  '%e2%80%ab',
+  '%e2%80%ac',
+  '%e2%80%ad',
+  '%e2%80%ae', // bidi embeddings
   '%ef%bb%bf', // BOM
 ];
 
@@ -153,7 +223,10 @@ export function sanitizeSlug(input: string): string {
   // Keep well-formed %XX octets, drop every other "%". The marker form is what WordPress uses internally,
   // so a literal "---41---" in a title also becomes "%41" — observed behaviour, kept on purpose.
   if (s.includes('%')) {
-    s = s.replace(/%([0-9a-fA-F]{2})/g, '---$1---').replace(/%/g, '').replace(/---([0-9a-fA-F]{2})---/g, '%$1');
+    s = s
+      .replace(/%([0-9a-fA-F]{2})/g, '---$1---')
+      .replace(/%/g, '')
+      .replace(/---([0-9a-fA-F]{2})---/g, '%$1');
   } else if (s.includes('---')) {
     s = s.replace(/---([0-9a-fA-F]{2})---/g, '%$1');
   }

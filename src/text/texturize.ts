@@ -32,7 +32,17 @@ const STATIC_REPLACEMENTS: ReadonlyArray<readonly [string, string]> = [
 ];
 // Elisions that start with an apostrophe rather than an opening quote.
 const ELISIONS: ReadonlyArray<readonly [string, string]> = [
-  "'tain't", "'twere", "'twas", "'tis", "'twill", "'til", "'bout", "'nuff", "'round", "'cause", "'em",
+  "'tain't",
+  "'twere",
+  "'twas",
+  "'tis",
+  "'twill",
+  "'til",
+  "'bout",
+  "'nuff",
+  "'round",
+  "'cause",
+  "'em",
 ].map((w) => [w, w.replace(/'/g, APOSTROPHE)] as const);
 
 // Rules test what precedes a quote or dash with a lookbehind placed after the literal (`'(?<=X')` rather than
@@ -91,7 +101,13 @@ const FLAG_NOT_AFTER_DIGIT = new RegExp(`${PRIME_OR_QUOTE}(?<!\\d${PRIME_OR_QUOT
  * closing quote, among several the one not after a digit (or the last one before a period, or the last one)
  * closes it and the rest after digits are primes. Outside quotations, after a digit means prime.
  */
-function primesAndClosingQuotes(text: string, needle: "'" | '"', prime: string, openFlag: string, close: string): string {
+function primesAndClosingQuotes(
+  text: string,
+  needle: "'" | '"',
+  prime: string,
+  openFlag: string,
+  close: string,
+): string {
   const rules = PRIME_RULES[needle];
   const pieces = text.split(openFlag);
   for (let i = 0; i < pieces.length; i++) {
@@ -141,7 +157,8 @@ const TIMES = /\b(0[\d.,]+|[1-9][\d.,]*)x(\d[\d.,]*)\b/g;
 /** Typography of one text chunk that is outside tags and outside no-texturize elements. */
 function texturizeText(chunk: string): string {
   let s = chunk;
-  for (let i = 0; i < STATIC_REPLACEMENTS.length; i++) s = replaceAll(s, STATIC_REPLACEMENTS[i]![0], STATIC_REPLACEMENTS[i]![1]);
+  for (let i = 0; i < STATIC_REPLACEMENTS.length; i++)
+    s = replaceAll(s, STATIC_REPLACEMENTS[i]![0], STATIC_REPLACEMENTS[i]![1]);
   // " (tm)" is looked for only where "(tm)" is: V8 finds a needle that starts with a space far more slowly.
   if (s.includes('(tm)')) s = replaceAll(s, ' (tm)', ' &#8482;');
   // Every elision starts with an apostrophe; most text has none.

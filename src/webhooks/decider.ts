@@ -29,7 +29,14 @@ export interface WebhooksState {
 export type WebhookChanges = WebhookUpdated['changes'];
 
 export type WebhookCommand =
-  | { kind: 'create'; subscription: WebhookSubscription; active: boolean; fromPosition: number; secret: string; now: string }
+  | {
+      kind: 'create';
+      subscription: WebhookSubscription;
+      active: boolean;
+      fromPosition: number;
+      secret: string;
+      now: string;
+    }
   | { kind: 'update'; id: number; changes: WebhookChanges; now: string }
   | { kind: 'delete'; id: number }
   | { kind: 'disable'; id: number; delivery: string }
@@ -44,7 +51,20 @@ export function evolveWebhooks(state: WebhooksState, event: WebhookEvent): Webho
   switch (event.type) {
     case 'WebhookCreated': {
       const { id, url, events, streams, description, active, fromPosition, secret, created } = event.data;
-      webhooks.set(id, { id, url, events, streams, description, active, fromPosition, secret, created, modified: created, disabledReason: null, deadLetter: null });
+      webhooks.set(id, {
+        id,
+        url,
+        events,
+        streams,
+        description,
+        active,
+        fromPosition,
+        secret,
+        created,
+        modified: created,
+        disabledReason: null,
+        deadLetter: null,
+      });
       return { webhooks, lastId: Math.max(state.lastId, id) };
     }
     case 'WebhookUpdated': {
@@ -62,7 +82,12 @@ export function evolveWebhooks(state: WebhooksState, event: WebhookEvent): Webho
     case 'WebhookDisabled': {
       const current = webhooks.get(event.data.id);
       if (!current) return state;
-      webhooks.set(current.id, { ...current, active: false, disabledReason: event.data.reason, deadLetter: event.data.delivery });
+      webhooks.set(current.id, {
+        ...current,
+        active: false,
+        disabledReason: event.data.reason,
+        deadLetter: event.data.delivery,
+      });
       return { ...state, webhooks };
     }
     case 'WebhookRedeliveryRequested': {
@@ -77,7 +102,19 @@ export function evolveWebhooks(state: WebhooksState, event: WebhookEvent): Webho
 function decideWebhooks(command: WebhookCommand, state: WebhooksState): WebhookEvent[] {
   if (command.kind === 'create') {
     const id = state.lastId + 1;
-    return [{ type: 'WebhookCreated', data: { id, ...command.subscription, active: command.active, fromPosition: command.fromPosition, secret: command.secret, created: command.now } }];
+    return [
+      {
+        type: 'WebhookCreated',
+        data: {
+          id,
+          ...command.subscription,
+          active: command.active,
+          fromPosition: command.fromPosition,
+          secret: command.secret,
+          created: command.now,
+        },
+      },
+    ];
   }
   const current = state.webhooks.get(command.id);
   switch (command.kind) {
@@ -85,7 +122,8 @@ function decideWebhooks(command: WebhookCommand, state: WebhooksState): WebhookE
       if (!current) throw webhookNotFound();
       const changes: WebhookChanges = {};
       for (const [key, value] of Object.entries(command.changes) as [keyof WebhookChanges, unknown][]) {
-        if (value !== undefined && JSON.stringify(value) !== JSON.stringify(current[key])) (changes as Record<string, unknown>)[key] = value;
+        if (value !== undefined && JSON.stringify(value) !== JSON.stringify(current[key]))
+          (changes as Record<string, unknown>)[key] = value;
       }
       if (Object.keys(changes).length === 0) return [];
       return [{ type: 'WebhookUpdated', data: { id: current.id, changes, modified: command.now } }];

@@ -171,7 +171,8 @@ export class WebhookDeliverer {
         await this.deliverFromRecords(worker);
       } catch (error) {
         if (worker.stopped) return;
-        if (!(error instanceof RecordsMoved)) this.options.log?.(`webhooks: webhook ${worker.webhook.id} stopped on an error; starting over`, error);
+        if (!(error instanceof RecordsMoved))
+          this.options.log?.(`webhooks: webhook ${worker.webhook.id} stopped on an error; starting over`, error);
         await worker.pause(this.options.pollMs ?? 1_000);
       }
     }
@@ -187,7 +188,11 @@ export class WebhookDeliverer {
     let pending = resume.pending;
     const record = async (event: DeliveryRecordEvent): Promise<void> => {
       try {
-        const result = await store.appendToStream(stream, [{ type: event.type, data: event.data, metadata: this.options.metadata() }], { expectedRevision: revision });
+        const result = await store.appendToStream(
+          stream,
+          [{ type: event.type, data: event.data, metadata: this.options.metadata() }],
+          { expectedRevision: revision },
+        );
         revision = result.nextExpectedRevision;
       } catch (error) {
         if (error instanceof WrongExpectedRevisionError) throw new RecordsMoved();
@@ -257,7 +262,12 @@ export class WebhookDeliverer {
         // Recorded: the webhook must now be disabled, or a start over from the records would take it up again.
         for (;;) {
           try {
-            await this.options.commands.handle(WEBHOOKS_STREAM, webhooksDecider, { kind: 'disable', id: webhook.id, delivery }, this.options.metadata());
+            await this.options.commands.handle(
+              WEBHOOKS_STREAM,
+              webhooksDecider,
+              { kind: 'disable', id: webhook.id, delivery },
+              this.options.metadata(),
+            );
             break;
           } catch (error) {
             if (worker.stopped) return false;
@@ -265,18 +275,27 @@ export class WebhookDeliverer {
             await worker.pause(this.options.pollMs ?? 1_000);
           }
         }
-        this.options.log?.(`webhooks: delivery ${delivery} to webhook ${webhook.id} dead-lettered after ${attempt} attempts; webhook disabled`);
+        this.options.log?.(
+          `webhooks: delivery ${delivery} to webhook ${webhook.id} dead-lettered after ${attempt} attempts; webhook disabled`,
+        );
         return false;
       }
       const wait = backoffDelay(attempt, backoff, random);
-      await record({ type: 'WebhookDeliveryFailed', data: { ...base, checkpoint: before, nextAttemptAt: new Date(now + wait).toISOString() } });
+      await record({
+        type: 'WebhookDeliveryFailed',
+        data: { ...base, checkpoint: before, nextAttemptAt: new Date(now + wait).toISOString() },
+      });
       await worker.pause(wait);
       attempt++;
     }
   }
 
   /** One signed POST; `error` is null for a 2xx answer. */
-  private async send(webhook: Webhook, delivery: string, body: string): Promise<{ status: number | null; latencyMs: number; error: string | null }> {
+  private async send(
+    webhook: Webhook,
+    delivery: string,
+    body: string,
+  ): Promise<{ status: number | null; latencyMs: number; error: string | null }> {
     const { clock, http, timeoutMs } = this.options;
     const at = new Date(clock.now());
     const started = performance.now();
@@ -298,7 +317,11 @@ export class WebhookDeliverer {
       const ok = response.status >= 200 && response.status < 300;
       return { status: response.status, latencyMs, error: ok ? null : `the receiver answered ${response.status}` };
     } catch (error) {
-      return { status: null, latencyMs: Math.round(performance.now() - started), error: error instanceof Error ? error.message : String(error) };
+      return {
+        status: null,
+        latencyMs: Math.round(performance.now() - started),
+        error: error instanceof Error ? error.message : String(error),
+      };
     }
   }
 }

@@ -8,7 +8,10 @@ import { DELIVERIES_STREAM_PREFIX } from './events';
 import type { DeliveryRecordEvent, WebhookDeliveryFailed } from './events';
 
 /** True when the webhook delivers this event: its type and stream are subscribed to, and it is no delivery record. */
-export function takesEvent(webhook: Pick<Webhook, 'events' | 'streams'>, event: Pick<RecordedEvent, 'type' | 'streamId'>): boolean {
+export function takesEvent(
+  webhook: Pick<Webhook, 'events' | 'streams'>,
+  event: Pick<RecordedEvent, 'type' | 'streamId'>,
+): boolean {
   if (event.streamId.startsWith(DELIVERIES_STREAM_PREFIX)) return false;
   if (!webhook.events.includes('*') && !webhook.events.includes(event.type)) return false;
   return webhook.streams.length === 0 || webhook.streams.some((prefix) => event.streamId.startsWith(prefix));
@@ -42,7 +45,11 @@ export interface ResumePoint {
   pending: { eventId: string; attempt: number; firstAttemptAt: number; notBefore: number } | null;
 }
 
-export function resumePoint(webhook: Pick<Webhook, 'fromPosition'>, latest: RecordedEvent | undefined, now: number): ResumePoint {
+export function resumePoint(
+  webhook: Pick<Webhook, 'fromPosition'>,
+  latest: RecordedEvent | undefined,
+  now: number,
+): ResumePoint {
   if (!latest) return { checkpoint: webhook.fromPosition, pending: null };
   const record = latest as unknown as DeliveryRecordEvent;
   const { checkpoint, event } = record.data;
@@ -51,7 +58,15 @@ export function resumePoint(webhook: Pick<Webhook, 'fromPosition'>, latest: Reco
       return { checkpoint, pending: null };
     case 'WebhookDeliveryFailed': {
       const data = record.data as WebhookDeliveryFailed;
-      return { checkpoint, pending: { eventId: event.id, attempt: data.attempt + 1, firstAttemptAt: Date.parse(data.firstAttemptAt), notBefore: Date.parse(data.nextAttemptAt) } };
+      return {
+        checkpoint,
+        pending: {
+          eventId: event.id,
+          attempt: data.attempt + 1,
+          firstAttemptAt: Date.parse(data.firstAttemptAt),
+          notBefore: Date.parse(data.nextAttemptAt),
+        },
+      };
     }
     case 'WebhookDeliveryDeadLettered':
       // The webhook runs again (redelivered, or switched on): a new round of attempts for the same delivery.
@@ -88,7 +103,16 @@ export function summarize(latest: RecordedEvent): DeliverySummary | null {
   const record = latest as unknown as DeliveryRecordEvent;
   const status = STATUS[record.type];
   if (status === undefined) return null;
-  const { delivery, event, attempt, status: responseStatus, latencyMs, error, firstAttemptAt, attemptedAt } = record.data;
+  const {
+    delivery,
+    event,
+    attempt,
+    status: responseStatus,
+    latencyMs,
+    error,
+    firstAttemptAt,
+    attemptedAt,
+  } = record.data;
   return {
     id: delivery,
     event: { ...event },

@@ -7,6 +7,7 @@ import { WEBHOOKS_STREAM } from './events';
 
 export async function readWebhooks(store: EventStore): Promise<WebhooksState> {
   let state = webhooksDecider.initialState();
-  for (const event of await store.readStream(WEBHOOKS_STREAM)) state = webhooksDecider.evolve(state, event as unknown as WebhookEvent);
+  for (const event of await store.readStream(WEBHOOKS_STREAM))
+    state = webhooksDecider.evolve(state, event as unknown as WebhookEvent);
   return state;
 }

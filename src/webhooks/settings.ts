@@ -30,5 +30,10 @@ export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
 
 /** The outbound client deliveries go through: the allow-list, no redirect followed, a delivery's time bound. */
 export function createWebhookHttp(settings: Pick<WebhookSettings, 'allowedHosts' | 'timeoutMs'>): HttpFetcher {
-  return createOutboundHttp({ allowedHosts: settings.allowedHosts, maxRedirects: 0, timeoutMs: settings.timeoutMs, userAgent: 'palimpsest-webhooks' });
+  return createOutboundHttp({
+    allowedHosts: settings.allowedHosts,
+    maxRedirects: 0,
+    timeoutMs: settings.timeoutMs,
+    userAgent: 'palimpsest-webhooks',
+  });
 }

@@ -52,9 +52,25 @@ const notes = defineProjection<Note>({
 /** A deterministic workload: writes, rewrites (changing every indexed field), deletes and re-creations. */
 function workload(): NewEvent[] {
   let seed = 7;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   // With words under three bytes (no posting sets of their own) and a three-byte one.
-  const words = ['zephyr', 'Alpha', 'beta', 'Gamma', 'delta', 'ÉCLAIR', 'kiwi', 'lemon', 'mango', 'nectar', 'olive', 'pear', 'ox', 'é', '日'];
+  const words = [
+    'zephyr',
+    'Alpha',
+    'beta',
+    'Gamma',
+    'delta',
+    'ÉCLAIR',
+    'kiwi',
+    'lemon',
+    'mango',
+    'nectar',
+    'olive',
+    'pear',
+    'ox',
+    'é',
+    '日',
+  ];
   const pick = () => words[Math.floor(random() * words.length)]!;
   const events: NewEvent[] = [];
   for (let n = 0; n < 900; n++) {
@@ -87,20 +103,80 @@ const plans: QueryPlan[] = [
   { filters: [], order: field('id', 'asc'), offset: 0, limit: null },
   { filters: [], order: field('rank', 'desc'), offset: 5, limit: 40 },
   { filters: [], order: field('title', 'asc'), offset: 0, limit: null },
-  { filters: [{ kind: 'any', field: 'status', values: ['publish'] }], order: field('rank', 'desc'), offset: 0, limit: 25 },
-  { filters: [{ kind: 'any', field: 'status', values: ['draft'] }, { kind: 'range', field: 'rank', gte: 10, lt: 30 }], order: field('rank', 'asc'), offset: 2, limit: 10 },
-  { filters: [{ kind: 'any', field: 'tags', values: ['kiwi', 'zephyr'] }], order: field('id', 'desc'), offset: 0, limit: null },
-  { filters: [{ kind: 'all', field: 'tags', values: ['beta', 'delta'] }], order: field('title', 'desc'), offset: 0, limit: null },
-  { filters: [{ kind: 'none', field: 'tags', values: ['mango'] }, { kind: 'any', field: 'status', values: ['private', 'draft'] }], order: field('rank', 'asc'), offset: 0, limit: null },
-  { filters: [{ kind: 'text', fields: ['title', 'body'], includes: ['zephyr'], excludes: [] }], order: field('id', 'asc'), offset: 0, limit: null },
-  { filters: [{ kind: 'text', fields: ['body'], includes: ['éclair', 'ive'], excludes: ['lemon'] }], order: field('rank', 'desc'), offset: 0, limit: null },
-  { filters: [{ kind: 'text', fields: ['title'], includes: ['alpha'], excludes: [] }], order: { kind: 'relevance', phrase: 'alpha beta', terms: ['alpha', 'beta'], columns: { title: 'title', excerpt: 'body', content: 'body' }, tieBreak: field('rank', 'desc') }, offset: 0, limit: 30 },
+  {
+    filters: [{ kind: 'any', field: 'status', values: ['publish'] }],
+    order: field('rank', 'desc'),
+    offset: 0,
+    limit: 25,
+  },
+  {
+    filters: [
+      { kind: 'any', field: 'status', values: ['draft'] },
+      { kind: 'range', field: 'rank', gte: 10, lt: 30 },
+    ],
+    order: field('rank', 'asc'),
+    offset: 2,
+    limit: 10,
+  },
+  {
+    filters: [{ kind: 'any', field: 'tags', values: ['kiwi', 'zephyr'] }],
+    order: field('id', 'desc'),
+    offset: 0,
+    limit: null,
+  },
+  {
+    filters: [{ kind: 'all', field: 'tags', values: ['beta', 'delta'] }],
+    order: field('title', 'desc'),
+    offset: 0,
+    limit: null,
+  },
+  {
+    filters: [
+      { kind: 'none', field: 'tags', values: ['mango'] },
+      { kind: 'any', field: 'status', values: ['private', 'draft'] },
+    ],
+    order: field('rank', 'asc'),
+    offset: 0,
+    limit: null,
+  },
+  {
+    filters: [{ kind: 'text', fields: ['title', 'body'], includes: ['zephyr'], excludes: [] }],
+    order: field('id', 'asc'),
+    offset: 0,
+    limit: null,
+  },
+  {
+    filters: [{ kind: 'text', fields: ['body'], includes: ['éclair', 'ive'], excludes: ['lemon'] }],
+    order: field('rank', 'desc'),
+    offset: 0,
+    limit: null,
+  },
+  {
+    filters: [{ kind: 'text', fields: ['title'], includes: ['alpha'], excludes: [] }],
+    order: {
+      kind: 'relevance',
+      phrase: 'alpha beta',
+      terms: ['alpha', 'beta'],
+      columns: { title: 'title', excerpt: 'body', content: 'body' },
+      tieBreak: field('rank', 'desc'),
+    },
+    offset: 0,
+    limit: 30,
+  },
   { filters: [], order: { kind: 'list', field: 'tags', values: ['pear', 'kiwi'] }, offset: 0, limit: 50 },
-  { filters: [{ kind: 'text', fields: ['title', 'body'], includes: ['ox', '日'], excludes: ['é'] }], order: field('id', 'asc'), offset: 0, limit: null },
+  {
+    filters: [{ kind: 'text', fields: ['title', 'body'], includes: ['ox', '日'], excludes: ['é'] }],
+    order: field('id', 'asc'),
+    offset: 0,
+    limit: null,
+  },
 ];
 
 async function state(readModel: ReadModel) {
-  const docs = await readModel.getMany('notes', Array.from({ length: 262 }, (_, i) => i));
+  const docs = await readModel.getMany(
+    'notes',
+    Array.from({ length: 262 }, (_, i) => i),
+  );
   const results = [];
   for (const plan of plans) results.push(await readModel.query('notes', plan));
   return { docs, results, checkpoint: await readModel.checkpoint('notes') };
@@ -109,7 +185,8 @@ async function state(readModel: ReadModel) {
 async function seeded(): Promise<EventStore> {
   const store = createMemoryEventStore();
   const events = workload();
-  for (let i = 0; i < events.length; i += 37) await store.appendToStream('notes', events.slice(i, i + 37), { expectedRevision: 'any' });
+  for (let i = 0; i < events.length; i += 37)
+    await store.appendToStream('notes', events.slice(i, i + 37), { expectedRevision: 'any' });
   return store;
 }
 
@@ -123,16 +200,24 @@ async function keyShapes(redis: Redis, prefix: string): Promise<Record<string, s
     for (const key of keys) {
       const type = await redis.type(key);
       const size =
-        type === 'set' ? await redis.scard(key) : type === 'zset' ? await redis.zcard(key) : type === 'hash' ? await redis.hlen(key) : await redis.strlen(key);
+        type === 'set'
+          ? await redis.scard(key)
+          : type === 'zset'
+            ? await redis.zcard(key)
+            : type === 'hash'
+              ? await redis.hlen(key)
+              : await redis.strlen(key);
       shapes[key.slice(prefix.length)] = `${type} ${size}`;
     }
   } while (cursor !== '0');
   return shapes;
 }
 
-
 /** The generation a rebuild made live, polled for up to 4 s (0 if none went live). */
-async function liveGenerationOf(readModel: { generations?: { liveGeneration(name: string): Promise<number> } }, name: string): Promise<number> {
+async function liveGenerationOf(
+  readModel: { generations?: { liveGeneration(name: string): Promise<number> } },
+  name: string,
+): Promise<number> {
   let generation = 0;
   for (let tries = 0; generation === 0 && tries < 400; tries++) {
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -149,7 +234,14 @@ test('Redis: a rebuild in bulk (several flushes) gives the documents, indexes an
   try {
     // `idle` handles none of the events: its bulk flush commits a checkpoint without documents.
     const idle = defineProjection<Note>({ ...notes, name: 'idle', collections: ['idle'], handles: ['NeverAppended'] });
-    const projector = new Projector({ store, readModel, projections: [notes, idle], maxBatchSize: 50, bulkFlushDocs: 60, retireGraceMs: 10_000 });
+    const projector = new Projector({
+      store,
+      readModel,
+      projections: [notes, idle],
+      maxBatchSize: 50,
+      bulkFlushDocs: 60,
+      retireGraceMs: 10_000,
+    });
     await projector.start();
     const incremental = await state(readModel);
     assert.ok(incremental.results[0]!.total > 150, 'the workload leaves many notes');
@@ -168,14 +260,18 @@ test('Redis: a rebuild in bulk (several flushes) gives the documents, indexes an
     assert.equal(await state(readModel), incremental);
     const bulkShapes = await keyShapes(redis, `${prefix}g${generation}:c:notes:`);
     const incrementalShapes = await keyShapes(redis, `${prefix}c:notes:`);
-    for (const kind of ['w:', 'v:', 'y:']) assert.ok(Object.keys(bulkShapes).some((key) => key.startsWith(kind)), `${kind} keys (the token index) were written`);
+    for (const kind of ['w:', 'v:', 'y:'])
+      assert.ok(
+        Object.keys(bulkShapes).some((key) => key.startsWith(kind)),
+        `${kind} keys (the token index) were written`,
+      );
     // The handle counter may differ (a note created and deleted within one flush never takes a handle in bulk).
     delete bulkShapes.seq;
     delete incrementalShapes.seq;
     assert.equal(bulkShapes, incrementalShapes);
     await rebuilt;
     const idleRebuilt = await projector.rebuild('idle');
-    assert.is(idleRebuilt.applied, (await store.headPosition()));
+    assert.is(idleRebuilt.applied, await store.headPosition());
     assert.equal(await readModel.checkpoint('idle'), { position: await store.headPosition(), version: 1 });
     await projector.stop();
   } finally {
@@ -205,7 +301,8 @@ function unpack(bytes: Buffer): unknown {
       const n = length(first, 0x1f, 0xd9, 0xda, 0xdb);
       return bytes.subarray(at, (at += n)).toString('hex');
     }
-    if ((first & 0xf0) === 0x90 || first === 0xdc || first === 0xdd) return Array.from({ length: length(first, 0x0f, -1, 0xdc, 0xdd) }, value);
+    if ((first & 0xf0) === 0x90 || first === 0xdc || first === 0xdd)
+      return Array.from({ length: length(first, 0x0f, -1, 0xdc, 0xdd) }, value);
     if ((first & 0xf0) === 0x80 || first === 0xde || first === 0xdf) {
       const n = length(first, 0x0f, -1, 0xde, 0xdf);
       const map: Record<string, unknown> = {};
@@ -239,7 +336,8 @@ async function keyValues(redis: Redis, prefix: string): Promise<Record<string, u
         const flat = (await redis.callBuffer('HGETALL', key)) as Buffer[];
         const isEntries = key.subarray(prefix.length).toString() === 'm';
         const pairs: [string, unknown][] = [];
-        for (let i = 0; i < flat.length; i += 2) pairs.push([flat[i]!.toString('hex'), isEntries ? unpack(flat[i + 1]!) : flat[i + 1]!.toString('hex')]);
+        for (let i = 0; i < flat.length; i += 2)
+          pairs.push([flat[i]!.toString('hex'), isEntries ? unpack(flat[i + 1]!) : flat[i + 1]!.toString('hex')]);
         values[name] = pairs.sort(([a], [b]) => (a < b ? -1 : 1));
       } else values[name] = type;
     }
@@ -252,12 +350,20 @@ test('Redis: without deletions, a rebuild in bulk writes exactly the keys and va
   // none), so this workload only writes and rewrites; rewrites after a flush go through COMMIT, new notes do not.
   const store = createMemoryEventStore();
   const events = workload().filter((event) => event.type !== 'NoteDeleted');
-  for (let i = 0; i < events.length; i += 37) await store.appendToStream('notes', events.slice(i, i + 37), { expectedRevision: 'any' });
+  for (let i = 0; i < events.length; i += 37)
+    await store.appendToStream('notes', events.slice(i, i + 37), { expectedRevision: 'any' });
   const redis = new Redis(REDIS_URL);
   const prefix = `test:${randomUUID()}:`;
   const readModel = createRedisReadModel({ redis, prefix });
   try {
-    const projector = new Projector({ store, readModel, projections: [notes], maxBatchSize: 50, bulkFlushDocs: 60, retireGraceMs: 60_000 });
+    const projector = new Projector({
+      store,
+      readModel,
+      projections: [notes],
+      maxBatchSize: 50,
+      bulkFlushDocs: 60,
+      retireGraceMs: 60_000,
+    });
     await projector.start();
     const rebuilt = projector.rebuild('notes');
     const generation = await liveGenerationOf(readModel, 'notes');
@@ -265,8 +371,14 @@ test('Redis: without deletions, a rebuild in bulk writes exactly the keys and va
     const incremental = await keyValues(redis, `${prefix}c:notes:`);
     assert.ok(Object.keys(incremental).length > 100, 'the notes have many index keys');
     const bulk = await keyValues(redis, `${prefix}g${generation}:c:notes:`);
-    const differing = [...new Set([...Object.keys(bulk), ...Object.keys(incremental)])].filter((k) => JSON.stringify(bulk[k]) !== JSON.stringify(incremental[k]));
-    assert.equal(differing.map((k) => Buffer.from(k, 'hex').toString()), [], 'keys whose values differ');
+    const differing = [...new Set([...Object.keys(bulk), ...Object.keys(incremental)])].filter(
+      (k) => JSON.stringify(bulk[k]) !== JSON.stringify(incremental[k]),
+    );
+    assert.equal(
+      differing.map((k) => Buffer.from(k, 'hex').toString()),
+      [],
+      'keys whose values differ',
+    );
     assert.equal(bulk, incremental);
     await projector.stop();
     void rebuilt.catch(() => undefined);
@@ -277,7 +389,11 @@ test('Redis: without deletions, a rebuild in bulk writes exactly the keys and va
 });
 
 /** The memory read model without its bulk-load hint: every commit keeps the indexes up to date. */
-const incrementalMemory = (): ReadModel => ({ ...createMemoryReadModel(), beginBulkLoad: undefined, endBulkLoad: undefined });
+const incrementalMemory = (): ReadModel => ({
+  ...createMemoryReadModel(),
+  beginBulkLoad: undefined,
+  endBulkLoad: undefined,
+});
 
 test('memory: a start-up replay and a rebuild with deferred indexes give the documents and query results of commits indexed one by one', async () => {
   const store = await seeded();
@@ -314,9 +430,20 @@ test('memory: a query during a bulk load builds the indexes first, and later com
     const writes: DocWrite[] = [];
     for (const event of events.slice(from, from + 50)) {
       const id = (event.data as { id: number }).id;
-      const doc = notes.evolve(docs.get(id) ?? null, { ...event, id: '', streamId: 'notes', revision: 0, position, recordedAt: '' } as unknown as RecordedEvent);
+      const doc = notes.evolve(docs.get(id) ?? null, {
+        ...event,
+        id: '',
+        streamId: 'notes',
+        revision: 0,
+        position,
+        recordedAt: '',
+      } as unknown as RecordedEvent);
       docs.set(id, doc);
-      writes.push(doc ? { collection: 'notes', id, doc, index: notes.index!(doc, 'notes') } : { collection: 'notes', id, doc: null });
+      writes.push(
+        doc
+          ? { collection: 'notes', id, doc, index: notes.index!(doc, 'notes') }
+          : { collection: 'notes', id, doc: null },
+      );
     }
     const checkpoint = { name: 'notes', position, version: 1 };
     await Promise.all([reference, readModel].map((rm) => rm.commit({ writes, checkpoint })));

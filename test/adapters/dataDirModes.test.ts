@@ -32,16 +32,31 @@ test('a new DATA_DIR and everything in it are for the owner only', async () => {
   const dataDir = path.join(scratch, 'fresh', 'data');
   const config = loadConfig({ DATA_DIR: dataDir }, scratch);
   const store = await openEventStore(config);
-  await store.appendToStream('probe-1', [{ type: 'probed', data: {}, metadata: {} }] as never, { expectedRevision: 'any' } as never);
+  await store.appendToStream(
+    'probe-1',
+    [{ type: 'probed', data: {}, metadata: {} }] as never,
+    { expectedRevision: 'any' } as never,
+  );
   authSecret(config);
   const blobs = createFileBlobStore(path.join(dataDir, 'uploads'));
   await blobs.putNew('2024/05/a.png', Buffer.from('x'));
-  const raw = await bodyToFile(Readable.from([Buffer.from('body')]) as unknown as IncomingMessage, 1024, path.join(dataDir, 'tmp'));
+  const raw = await bodyToFile(
+    Readable.from([Buffer.from('body')]) as unknown as IncomingMessage,
+    1024,
+    path.join(dataDir, 'tmp'),
+  );
   assert.is(modeOf(dataDir), '700');
-  for (const file of ['events.sqlite', 'events.sqlite-wal', 'events.sqlite-shm', 'auth-secret', 'uploads/2024/05/a.png']) {
+  for (const file of [
+    'events.sqlite',
+    'events.sqlite-wal',
+    'events.sqlite-shm',
+    'auth-secret',
+    'uploads/2024/05/a.png',
+  ]) {
     assert.is(modeOf(path.join(dataDir, file)), '600', file);
   }
-  for (const dir of ['uploads', 'uploads/2024', 'uploads/2024/05', 'tmp']) assert.is(modeOf(path.join(dataDir, dir)), '700', dir);
+  for (const dir of ['uploads', 'uploads/2024', 'uploads/2024/05', 'tmp'])
+    assert.is(modeOf(path.join(dataDir, dir)), '700', dir);
   assert.is(modeOf(raw.filepath), '600');
   await store.close();
 });

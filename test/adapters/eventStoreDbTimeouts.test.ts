@@ -28,7 +28,10 @@ const TIMEOUT_MS = 500;
 test.before.each(async (context) => {
   context.server = await startFakeEventStoreDb();
   context.proxy = await startStallingProxy(context.server.port);
-  context.store = createEventStoreDbEventStore({ connectionString: `esdb://127.0.0.1:${context.proxy.port}?tls=false`, timeoutMs: TIMEOUT_MS });
+  context.store = createEventStoreDbEventStore({
+    connectionString: `esdb://127.0.0.1:${context.proxy.port}?tls=false`,
+    timeoutMs: TIMEOUT_MS,
+  });
 });
 
 test.after.each(async ({ server, proxy, store }) => {
@@ -38,15 +41,27 @@ test.after.each(async ({ server, proxy, store }) => {
   await server.close();
 });
 
-const event = (n: number): NewEvent => ({ type: 'Noted', data: { n }, metadata: { userId: null, requestId: `r-${n}`, at: '2024-05-01T12:00:00.000Z' } });
+const event = (n: number): NewEvent => ({
+  type: 'Noted',
+  data: { n },
+  metadata: { userId: null, requestId: `r-${n}`, at: '2024-05-01T12:00:00.000Z' },
+});
 
 /** The call's failure, which must come (the test's own bound is far above the adapter's). */
 async function failureOf(call: Promise<unknown>): Promise<unknown> {
-  const bound = new Promise((_, reject) => setTimeout(() => reject(new Error('the call did not fail within 20 s')), 20_000));
-  return Promise.race([call.then(() => assert.unreachable('the call succeeded')), bound]).catch((error: unknown) => error);
+  const bound = new Promise((_, reject) =>
+    setTimeout(() => reject(new Error('the call did not fail within 20 s')), 20_000),
+  );
+  return Promise.race([call.then(() => assert.unreachable('the call succeeded')), bound]).catch(
+    (error: unknown) => error,
+  );
 }
 
-test('with the node hanging, an append fails as an outage whose outcome is unknown, and is written once it answers', async ({ server, proxy, store }) => {
+test('with the node hanging, an append fails as an outage whose outcome is unknown, and is written once it answers', async ({
+  server,
+  proxy,
+  store,
+}) => {
   await store.appendToStream('notes-1', [event(1)], { expectedRevision: 'no_stream' });
   proxy.stall();
   const error = await failureOf(store.appendToStream('notes-1', [event(2)], { expectedRevision: 0 }));
@@ -59,7 +74,10 @@ test('with the node hanging, an append fails as an outage whose outcome is unkno
   const notes = () => server.log.events.filter((e) => e.streamId === 'notes-1').length;
   for (let i = 0; i < 200 && notes() < 2; i++) await new Promise((resolve) => setTimeout(resolve, 25));
   assert.is(notes(), 2);
-  assert.equal((await store.readStream('notes-1')).map((e) => (e.data as { n: number }).n), [1, 2]);
+  assert.equal(
+    (await store.readStream('notes-1')).map((e) => (e.data as { n: number }).n),
+    [1, 2],
+  );
 });
 
 test('with the node hanging, reads and the head fail as outages that wrote nothing', async ({ proxy, store }) => {
@@ -85,12 +103,19 @@ test('closing with the node hanging ends within the bound', async ({ proxy, stor
   await store.appendToStream('notes-1', [event(1)], { expectedRevision: 'no_stream' });
   for (let i = 0; i < 200 && received.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
   proxy.stall();
-  const closed = await Promise.race([store.close().then(() => 'closed'), new Promise((resolve) => setTimeout(() => resolve('still closing'), 20_000))]);
+  const closed = await Promise.race([
+    store.close().then(() => 'closed'),
+    new Promise((resolve) => setTimeout(() => resolve('still closing'), 20_000)),
+  ]);
   assert.is(closed, 'closed');
 });
 
 test('a node nobody listens for fails appends as an outage', async () => {
-  const store = createEventStoreDbEventStore({ connectionString: `esdb://127.0.0.1:${await freePort()}?tls=false`, timeoutMs: TIMEOUT_MS, appendRetries: 1 });
+  const store = createEventStoreDbEventStore({
+    connectionString: `esdb://127.0.0.1:${await freePort()}?tls=false`,
+    timeoutMs: TIMEOUT_MS,
+    appendRetries: 1,
+  });
   try {
     const error = await failureOf(store.appendToStream('notes-1', [event(1)], { expectedRevision: 'no_stream' }));
     assert.instance(error, DependencyUnavailableError);

@@ -6,5 +6,8 @@ import { blobStoreContract } from '../contracts/blobStore.contract';
 
 blobStoreContract('local files', async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-blobs-'));
-  return { blobs: createFileBlobStore(path.join(root, 'uploads')), cleanup: async () => fs.rmSync(root, { recursive: true, force: true }) };
+  return {
+    blobs: createFileBlobStore(path.join(root, 'uploads')),
+    cleanup: async () => fs.rmSync(root, { recursive: true, force: true }),
+  };
 });

@@ -59,10 +59,12 @@ async function loopback(handler: Handler, host = '127.0.0.1'): Promise<Loopback>
   return made;
 }
 
-const plain = (text: string): Handler => (_request, response) => {
-  response.setHeader('content-type', 'text/plain');
-  response.end(text);
-};
+const plain =
+  (text: string): Handler =>
+  (_request, response) => {
+    response.setHeader('content-type', 'text/plain');
+    response.end(text);
+  };
 
 /** A resolver for test names only: each name answers its list of results in turn (the last one repeats). */
 function testResolver(names: Record<string, string[][]>) {
@@ -88,7 +90,8 @@ async function outcome(promise: Promise<{ status: number }>): Promise<OutboundFa
   }
 }
 
-const client = (options: OutboundClientOptions = {}) => createOutboundHttp({ resolve: testResolver({}).resolve, ...options });
+const client = (options: OutboundClientOptions = {}) =>
+  createOutboundHttp({ resolve: testResolver({}).resolve, ...options });
 
 const test = suite('outbound HTTP client');
 test.after.each(async () => {
@@ -100,10 +103,32 @@ test('every way of writing 127.0.0.1 is refused before any connection', async ()
   const names = testResolver({});
   const get = createOutboundHttp({ resolve: names.resolve });
   const forms = [
-    '127.0.0.1', '2130706433', '0x7f000001', '0X7F000001', '0x7f.0.0.1', '0x7f.1', '0177.0.0.1', '0177.0000.0000.0001', '017700000001',
-    '127.1', '127.0.1', '127.0.0.1.', '%31%32%37.0.0.1', '１２７.０.０.１', '127.255.255.254', '0', '0.0.0.0',
-    '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[0:0:0:0:0:ffff:127.0.0.1]', '[::127.0.0.1]', '[::7f00:1]', '[::ffff:0:127.0.0.1]',
-    '[64:ff9b::127.0.0.1]', '[64:ff9b::7f00:1]', '[2002:7f00:1::]',
+    '127.0.0.1',
+    '2130706433',
+    '0x7f000001',
+    '0X7F000001',
+    '0x7f.0.0.1',
+    '0x7f.1',
+    '0177.0.0.1',
+    '0177.0000.0000.0001',
+    '017700000001',
+    '127.1',
+    '127.0.1',
+    '127.0.0.1.',
+    '%31%32%37.0.0.1',
+    '１２７.０.０.１',
+    '127.255.255.254',
+    '0',
+    '0.0.0.0',
+    '[::ffff:127.0.0.1]',
+    '[::ffff:7f00:1]',
+    '[0:0:0:0:0:ffff:127.0.0.1]',
+    '[::127.0.0.1]',
+    '[::7f00:1]',
+    '[::ffff:0:127.0.0.1]',
+    '[64:ff9b::127.0.0.1]',
+    '[64:ff9b::7f00:1]',
+    '[2002:7f00:1::]',
   ];
   for (const host of forms) {
     assert.is(await outcome(get.request(`http://${host}:${target.port}/`)), 'address', host);
@@ -147,7 +172,7 @@ test('a name that resolves to a public address at the check and to loopback at c
   const names = testResolver({ 'rebind.test': [['93.184.216.34'], ['127.0.0.1']] });
   const get = createOutboundHttp({ resolve: names.resolve });
   assert.is(await outcome(get.request(`http://rebind.test:${target.port}/`)), 'address');
-  assert.equal(names.asked, ['rebind.test', 'rebind.test'], 'the second look-up was the connection\'s own');
+  assert.equal(names.asked, ['rebind.test', 'rebind.test'], "the second look-up was the connection's own");
   assert.equal(target.seen, []);
 });
 
@@ -155,7 +180,10 @@ test('the allow-list lets an address and port through, and the connection uses t
   const target = await loopback(plain('allowed'));
   const other = await loopback(plain('other'));
   const names = testResolver({ 'app.test': [['127.0.0.1']] });
-  const get = createOutboundHttp({ resolve: names.resolve, allowedHosts: parseAllowedHosts(`127.0.0.1:${target.port}`) });
+  const get = createOutboundHttp({
+    resolve: names.resolve,
+    allowedHosts: parseAllowedHosts(`127.0.0.1:${target.port}`),
+  });
   const answer = await get.request(`${target.base}/a?b=c`);
   assert.is(answer.status, 200);
   assert.is(answer.body, 'allowed');
@@ -203,10 +231,23 @@ test('redirects to other schemes and URLs with credentials are refused', async (
     response.end();
   });
   const get = client({ allowedHosts: parseAllowedHosts('127.0.0.1') });
-  for (const to of ['file:///etc/passwd', 'ftp://127.0.0.1/', 'gopher://127.0.0.1:6379/_INFO', `http://user:secret@127.0.0.1:${server.port}/`]) {
+  for (const to of [
+    'file:///etc/passwd',
+    'ftp://127.0.0.1/',
+    'gopher://127.0.0.1:6379/_INFO',
+    `http://user:secret@127.0.0.1:${server.port}/`,
+  ]) {
     assert.is(await outcome(get.request(`${server.base}/${encodeURIComponent(to)}`)), 'url', to);
   }
-  for (const url of ['file:///etc/passwd', 'ftp://127.0.0.1/', 'javascript:alert(1)', 'data:text/plain,x', `http://user:secret@127.0.0.1:${server.port}/`, `http://:secret@127.0.0.1:${server.port}/`, 'not a url']) {
+  for (const url of [
+    'file:///etc/passwd',
+    'ftp://127.0.0.1/',
+    'javascript:alert(1)',
+    'data:text/plain,x',
+    `http://user:secret@127.0.0.1:${server.port}/`,
+    `http://:secret@127.0.0.1:${server.port}/`,
+    'not a url',
+  ]) {
     assert.is(await outcome(get.request(url)), 'url', url);
   }
   assert.is(server.seen.length, 4, 'only the first requests of the redirects reached the server');
@@ -282,9 +323,21 @@ test('POST sends its body; a 303 asks the next place with a GET; a 307 repeats t
   });
   const get = client({ allowedHosts: parseAllowedHosts(`127.0.0.1:${server.port}`) });
   const init = { method: 'POST' as const, headers: { 'Content-Type': 'application/json' }, body: '{"a":1}' };
-  assert.equal(JSON.parse((await get.request(`${server.base}/echo`, init)).body), { method: 'POST', body: '{"a":1}', type: 'application/json' });
-  assert.equal(JSON.parse((await get.request(`${server.base}/see-other`, init)).body), { method: 'GET', body: '', type: null });
-  assert.equal(JSON.parse((await get.request(`${server.base}/temporary`, init)).body), { method: 'POST', body: '{"a":1}', type: 'application/json' });
+  assert.equal(JSON.parse((await get.request(`${server.base}/echo`, init)).body), {
+    method: 'POST',
+    body: '{"a":1}',
+    type: 'application/json',
+  });
+  assert.equal(JSON.parse((await get.request(`${server.base}/see-other`, init)).body), {
+    method: 'GET',
+    body: '',
+    type: null,
+  });
+  assert.equal(JSON.parse((await get.request(`${server.base}/temporary`, init)).body), {
+    method: 'POST',
+    body: '{"a":1}',
+    type: 'application/json',
+  });
 });
 
 test('credentials go to the origin they were meant for only, and no cookie is ever sent', async () => {
@@ -307,7 +360,10 @@ test('credentials go to the origin they were meant for only, and no cookie is ev
   for (const seen of [...first.seen, ...second.seen]) {
     assert.is(seen.headers.cookie, undefined);
     // The host and the framing are the client's own, whatever the caller sent.
-    assert.ok(seen.headers.host === `127.0.0.1:${first.port}` || seen.headers.host === `127.0.0.1:${second.port}`, seen.headers.host);
+    assert.ok(
+      seen.headers.host === `127.0.0.1:${first.port}` || seen.headers.host === `127.0.0.1:${second.port}`,
+      seen.headers.host,
+    );
     assert.is(seen.headers['content-length'], undefined);
   }
 });

@@ -30,12 +30,18 @@ const notes = (version: number) =>
     locate: (event) => ({ collection: 'notes', id: (event.data as { id: number }).id }),
     evolve: (_doc, event) => ({ id: (event.data as { id: number }).id, version }),
   });
-const noted = (id: number) => ({ type: 'Noted', data: { id }, metadata: { userId: null, requestId: 'r', at: '2024-05-01T12:00:00.000Z' } });
+const noted = (id: number) => ({
+  type: 'Noted',
+  data: { id },
+  metadata: { userId: null, requestId: 'r', at: '2024-05-01T12:00:00.000Z' },
+});
 
 /** Resolves with `promise`; fails after `limitMs`, which only a broken behaviour reaches. */
 async function within<T>(promise: Promise<T>, what: string, limitMs = 10_000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`never: ${what}`)), limitMs)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`never: ${what}`)), limitMs)),
+  );
   try {
     return await Promise.race([promise, late]);
   } finally {
@@ -51,7 +57,8 @@ test('the holder renews its lease while it rebuilds; the standby stays on standb
   let release = () => {};
   try {
     const store = createMemoryEventStore();
-    for (let id = 1; id <= 3; id++) await store.appendToStream(`n-${id}`, [noted(id)], { expectedRevision: 'no_stream' });
+    for (let id = 1; id <= 3; id++)
+      await store.appendToStream(`n-${id}`, [noted(id)], { expectedRevision: 'no_stream' });
     const v1 = new Projector({ store, readModel: createRedisReadModel({ redis, prefix }), projections: [notes(1)] });
     await v1.start();
     await v1.stop();
@@ -68,8 +75,17 @@ test('the holder renews its lease while it rebuilds; the standby stays on standb
         return lease.acquire();
       };
       const counted: Lease = { ...lease, acquire };
-      const projector = new Projector({ store: gated, readModel: createRedisReadModel({ redis: connection, prefix }), projections: [notes(2)], retireGraceMs: 0 });
-      const service = new ProjectorService({ projector, lease: counted, progress: createRedisAppliedProgress({ redis: connection, prefix }) });
+      const projector = new Projector({
+        store: gated,
+        readModel: createRedisReadModel({ redis: connection, prefix }),
+        projections: [notes(2)],
+        retireGraceMs: 0,
+      });
+      const service = new ProjectorService({
+        projector,
+        lease: counted,
+        progress: createRedisAppliedProgress({ redis: connection, prefix }),
+      });
       services.push(service);
       return service;
     };
@@ -85,9 +101,12 @@ test('the holder renews its lease while it rebuilds; the standby stays on standb
     assert.is(holder.state, 'active');
     assert.is(standby.state, 'standby');
     // The start is over for the service once there is nothing but the rebuild to wait for (nothing else here).
-    await within(holderStarted, 'the holder\'s start ended while the rebuild was held');
+    await within(holderStarted, "the holder's start ended while the rebuild was held");
     release();
-    await until(async () => Number(await redis.hget(`${prefix}gen:live`, 'notes')) === 1, 'the rebuilt generation is live');
+    await until(
+      async () => Number(await redis.hget(`${prefix}gen:live`, 'notes')) === 1,
+      'the rebuilt generation is live',
+    );
     assert.equal(await createRedisReadModel({ redis, prefix }).get('notes', 3), { id: 3, version: 2 });
     // Then it applies the log as usual.
     const { position } = await store.appendToStream('n-4', [noted(4)], { expectedRevision: 'no_stream' });
@@ -119,8 +138,13 @@ test('while the holder rebuilds one projection, it applies the others and publis
       locate: (event) => ({ collection: 'tags', id: (event.data as { id: number }).id }),
       evolve: (_doc, event) => ({ id: (event.data as { id: number }).id, tagged: true }),
     });
-    for (let id = 1; id <= 3; id++) await store.appendToStream(`n-${id}`, [noted(id)], { expectedRevision: 'no_stream' });
-    const v1 = new Projector({ store, readModel: createRedisReadModel({ redis, prefix }), projections: [notes(1), tags] });
+    for (let id = 1; id <= 3; id++)
+      await store.appendToStream(`n-${id}`, [noted(id)], { expectedRevision: 'no_stream' });
+    const v1 = new Projector({
+      store,
+      readModel: createRedisReadModel({ redis, prefix }),
+      projections: [notes(1), tags],
+    });
     await v1.start();
     await v1.stop();
 
@@ -129,7 +153,11 @@ test('while the holder rebuilds one projection, it applies the others and publis
     const gated = gate.store;
     const readModel = createRedisReadModel({ redis, prefix });
     const projector = new Projector({ store: gated, readModel, projections: [notes(2), tags], retireGraceMs: 0 });
-    service = new ProjectorService({ projector, lease: createRedisLease({ redis, prefix, owner: 'holder', ttlMs: 1_000 }), progress });
+    service = new ProjectorService({
+      projector,
+      lease: createRedisLease({ redis, prefix, owner: 'holder', ttlMs: 1_000 }),
+      progress,
+    });
     const started = service.start();
     await until(() => gate.state.held, 'the rebuild began');
     // The service's start is over once the other projections have caught up: a process serving the API beside its
@@ -137,14 +165,25 @@ test('while the holder rebuilds one projection, it applies the others and publis
     await within(started, 'the start ended while the rebuild was held');
     assert.equal(projector.rebuilding, ['notes']);
     const { position } = await store.appendToStream('n-4', [noted(4)], { expectedRevision: 'no_stream' });
-    assert.ok(await progress.waitFor(position, 10_000), 'the published position passed the new event while the rebuild is held');
+    assert.ok(
+      await progress.waitFor(position, 10_000),
+      'the published position passed the new event while the rebuild is held',
+    );
     assert.equal(projector.rebuilding, ['notes'], 'still rebuilding');
     assert.equal(await readModel.get('tags', 4), { id: 4, tagged: true }, 'the other projection applied it');
-    assert.equal(await readModel.get('notes', 3), { id: 3, version: 1 }, 'the rebuilding one still answers from its old generation');
+    assert.equal(
+      await readModel.get('notes', 3),
+      { id: 3, version: 1 },
+      'the rebuilding one still answers from its old generation',
+    );
     assert.is(await readModel.get('notes', 4), null);
     release();
     await until(() => projector.rebuilding.length === 0, 'the rebuild joined the others');
-    assert.equal(await readModel.get('notes', 4), { id: 4, version: 2 }, 'switched in, with the event written during the rebuild');
+    assert.equal(
+      await readModel.get('notes', 4),
+      { id: 4, version: 2 },
+      'switched in, with the event written during the rebuild',
+    );
     const next = await store.appendToStream('n-5', [noted(5)], { expectedRevision: 'no_stream' });
     assert.ok(await progress.waitFor(next.position, 10_000));
     assert.equal(await readModel.get('notes', 5), { id: 5, version: 2 });
@@ -173,8 +212,13 @@ test('a holder whose lease term ends during a rebuild ends that rebuild: the nex
       locate: (event) => ({ collection: 'tags', id: (event.data as { id: number }).id }),
       evolve: (_doc, event) => ({ id: (event.data as { id: number }).id, tagged: true }),
     });
-    for (let id = 1; id <= 3; id++) await store.appendToStream(`n-${id}`, [noted(id)], { expectedRevision: 'no_stream' });
-    const v1 = new Projector({ store, readModel: createRedisReadModel({ redis, prefix }), projections: [notes(1), tags] });
+    for (let id = 1; id <= 3; id++)
+      await store.appendToStream(`n-${id}`, [noted(id)], { expectedRevision: 'no_stream' });
+    const v1 = new Projector({
+      store,
+      readModel: createRedisReadModel({ redis, prefix }),
+      projections: [notes(1), tags],
+    });
     await v1.start();
     await v1.stop();
 
@@ -183,7 +227,11 @@ test('a holder whose lease term ends during a rebuild ends that rebuild: the nex
     release = gate.release;
     const readModel = createRedisReadModel({ redis, prefix });
     const projector = new Projector({ store: gate.store, readModel, projections: [notes(2), tags], retireGraceMs: 0 });
-    service = new ProjectorService({ projector, lease: createRedisLease({ redis, prefix, owner: 'holder', ttlMs: 300 }), progress });
+    service = new ProjectorService({
+      projector,
+      lease: createRedisLease({ redis, prefix, owner: 'holder', ttlMs: 300 }),
+      progress,
+    });
     await within(service.start(), 'the start ended while the rebuild was held');
     const fence = service.currentFence;
     // The lease expires under the holder (a process stalled past its lifetime): its next renewal takes a new term,
@@ -191,7 +239,10 @@ test('a holder whose lease term ends during a rebuild ends that rebuild: the nex
     await redis.del(`${prefix}projector:lease`);
     await until(() => service!.currentFence !== null && service!.currentFence !== fence, 'a new lease term');
     const { position } = await store.appendToStream('n-4', [noted(4)], { expectedRevision: 'no_stream' });
-    assert.ok(await progress.waitFor(position, 10_000), 'the new term published the position of the new event while the rebuild is held');
+    assert.ok(
+      await progress.waitFor(position, 10_000),
+      'the new term published the position of the new event while the rebuild is held',
+    );
     assert.equal(await readModel.get('tags', 4), { id: 4, tagged: true });
     assert.equal(await readModel.get('notes', 3), { id: 3, version: 1 }, 'the old documents still answer');
     release();

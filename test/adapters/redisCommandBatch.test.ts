@@ -23,13 +23,16 @@ function fill(batch: CommandBatch, prefix: string): void {
   const many = batch.command('many', 'SADD', `${prefix}many`);
   for (let i = 1; i <= 4; i++) many.integer(i * 10);
   // Binary members, as the ord() encodings of the index are.
-  batch.command('binary', 'SADD', [Buffer.from(prefix), Buffer.from([0x3a, 0x00, 0xff])]).piece(Buffer.from([0x02, 0x00, 0x0d, 0x0a]));
+  batch
+    .command('binary', 'SADD', [Buffer.from(prefix), Buffer.from([0x3a, 0x00, 0xff])])
+    .piece(Buffer.from([0x02, 0x00, 0x0d, 0x0a]));
   batch.command('hash', 'HSET', `${prefix}hash`).piece('a').piece('1').piece('b').piece('2');
   batch.command('zset', 'ZADD', `${prefix}zset`).piece('0').piece('x').piece('0').piece('y');
 }
 
 async function expectWritten(redis: Redis, prefix: string): Promise<void> {
-  for (let i = 1; i <= 5; i++) assert.equal(await redis.smembers(`${prefix}one:${i}`), [String(i)], `one-member set ${i}`);
+  for (let i = 1; i <= 5; i++)
+    assert.equal(await redis.smembers(`${prefix}one:${i}`), [String(i)], `one-member set ${i}`);
   assert.equal((await redis.smembers(`${prefix}many`)).sort(), ['10', '20', '30', '40']);
   const binaryKey = Buffer.concat([Buffer.from(prefix), Buffer.from([0x3a, 0x00, 0xff])]);
   assert.equal(await redis.smembersBuffer(binaryKey as unknown as string), [Buffer.from([0x02, 0x00, 0x0d, 0x0a])]);
@@ -121,7 +124,10 @@ test('batches sharing a pool: buffers go back once Redis answered, and batches i
     };
     const check = async (at: string, base: number) => {
       await expectWritten(redis, at);
-      assert.equal((await redis.smembers(`${at}large`)).map(Number).sort((a, b) => a - b), Array.from({ length: 3000 }, (_, i) => base + i));
+      assert.equal(
+        (await redis.smembers(`${at}large`)).map(Number).sort((a, b) => a - b),
+        Array.from({ length: 3000 }, (_, i) => base + i),
+      );
       const texts = await redis.hgetall(`${at}texts`);
       for (let i = 0; i < 50; i++) assert.is(texts[i], `${at}${'x'.repeat(400)}${base + i}`);
     };

@@ -39,11 +39,19 @@ const notes = defineProjection({
   collections: ['notes'],
   handles: ['Noted'],
   locate: (event) => ({ collection: 'notes', id: (event.data as { id: number }).id }),
-  evolve: (doc, event) => ({ id: (event.data as { id: number }).id, text: (event.data as { text: string }).text, times: ((doc?.times as number) ?? 0) + 1 }),
+  evolve: (doc, event) => ({
+    id: (event.data as { id: number }).id,
+    text: (event.data as { text: string }).text,
+    times: ((doc?.times as number) ?? 0) + 1,
+  }),
   index: (doc) => ({ sort: { times: doc.times as number } }),
 });
 
-const note = (id: number, text: string) => ({ type: 'Noted', data: { id, text }, metadata: { userId: null, requestId: 'r', at: '2024-05-01T12:00:00.000Z' } });
+const note = (id: number, text: string) => ({
+  type: 'Noted',
+  data: { id, text },
+  metadata: { userId: null, requestId: 'r', at: '2024-05-01T12:00:00.000Z' },
+});
 
 const commitOf = (text: string, position: number, extra: { fence?: number; generation?: number } = {}) => ({
   writes: [{ collection: 'notes', id: 1, doc: { id: 1, text } }],
@@ -51,7 +59,10 @@ const commitOf = (text: string, position: number, extra: { fence?: number; gener
   ...extra,
 });
 
-test('one holder at a time; a takeover gets a newer token and the old holder\'s commits are refused', async ({ redis, prefix }) => {
+test("one holder at a time; a takeover gets a newer token and the old holder's commits are refused", async ({
+  redis,
+  prefix,
+}) => {
   const readModel = createRedisReadModel({ redis, prefix });
   const first = createRedisLease({ redis, prefix, owner: 'first', ttlMs: 60_000 });
   const second = createRedisLease({ redis, prefix, owner: 'second', ttlMs: 60_000 });
@@ -73,7 +84,11 @@ test('one holder at a time; a takeover gets a newer token and the old holder\'s 
     assert.instance(error, StaleCommitError);
     assert.is((error as StaleCommitError).reason, 'fence');
   }
-  assert.equal(await readModel.get('notes', 1), { id: 1, text: 'from the first' }, 'nothing of the refused commit was written');
+  assert.equal(
+    await readModel.get('notes', 1),
+    { id: 1, text: 'from the first' },
+    'nothing of the refused commit was written',
+  );
   assert.equal(await readModel.checkpoint('notes'), { position: 1, version: 1 });
   await readModel.commit(commitOf('from the second', 2, { fence: fence2! }));
   assert.equal(await readModel.get('notes', 1), { id: 1, text: 'from the second' });
@@ -98,11 +113,20 @@ test('a running projector whose lease was taken over stops at its next commit', 
   await Promise.all([old.stop(), current.stop()]);
 });
 
-test('a projector fenced off with several projections stops without counting the refused commits as failures', async ({ redis, prefix }) => {
+test('a projector fenced off with several projections stops without counting the refused commits as failures', async ({
+  redis,
+  prefix,
+}) => {
   const store = createMemoryEventStore();
   const readModel = createRedisReadModel({ redis, prefix });
   // Several projections fed by one subscription: their commits go together, and one at a time once that is refused.
-  const tagged = (name: string) => defineProjection({ ...notes, name, collections: [name], locate: (event) => ({ collection: name, id: (event.data as { id: number }).id }) });
+  const tagged = (name: string) =>
+    defineProjection({
+      ...notes,
+      name,
+      collections: [name],
+      locate: (event) => ({ collection: name, id: (event.data as { id: number }).id }),
+    });
   const projections = [tagged('notes-a'), tagged('notes-b'), tagged('notes-c')];
   const old = new Projector({ store, readModel, projections, log: () => undefined });
   let fenced: StaleCommitError | null = null;
@@ -114,7 +138,8 @@ test('a projector fenced off with several projections stops without counting the
   await old.stop();
   // A projector back on standby is healthy (/readyz reads these): none of its projections stopped on an error.
   assert.equal(old.failures, []);
-  for (const projection of projections) assert.is(await readModel.checkpoint(projection.name), null, `${projection.name}: nothing committed`);
+  for (const projection of projections)
+    assert.is(await readModel.checkpoint(projection.name), null, `${projection.name}: nothing committed`);
 });
 
 test('the applied position only rises, only for the newest token, and wakes waiters', async ({ redis, prefix }) => {
@@ -135,7 +160,10 @@ test('the applied position only rises, only for the newest token, and wakes wait
   }
 });
 
-test("the publishing process's own waiters are released without waiting for the shared position", async ({ redis, prefix }) => {
+test("the publishing process's own waiters are released without waiting for the shared position", async ({
+  redis,
+  prefix,
+}) => {
   // No subscriber and a poll far beyond the test: only the publish itself can release the waiter.
   const progress = createRedisAppliedProgress({ redis, prefix, pollMs: 3_600_000 });
   const other = createRedisAppliedProgress({ redis, prefix, pollMs: 3_600_000 });
@@ -160,14 +188,18 @@ test("the publishing process's own waiters are released without waiting for the 
   }
 });
 
-test('a wait is not lost when the position is reached between its read of the shared value and its registration', async ({ redis, prefix }) => {
+test('a wait is not lost when the position is reached between its read of the shared value and its registration', async ({
+  redis,
+  prefix,
+}) => {
   const progress = createRedisAppliedProgress({ redis, prefix, pollMs: 20 });
   const get = redis.get.bind(redis);
   try {
     await redis.set(`${prefix}projector:fence`, '3');
     // The wait's read of the shared value is answered when the test says; right after it, the publish lands.
     let answer!: () => void;
-    redis.get = (() => new Promise<string | null>((resolve) => (answer = () => resolve('0')))) as unknown as typeof redis.get;
+    redis.get = (() =>
+      new Promise<string | null>((resolve) => (answer = () => resolve('0')))) as unknown as typeof redis.get;
     const waiting = progress.waitFor(7, 3_000);
     await new Promise((resolve) => setImmediate(resolve));
     redis.get = get;
@@ -181,7 +213,10 @@ test('a wait is not lost when the position is reached between its read of the sh
   }
 });
 
-test('a staged generation is invisible until promoted, promotion waits for it to catch up, the old one is refused and dropped', async ({ redis, prefix }) => {
+test('a staged generation is invisible until promoted, promotion waits for it to catch up, the old one is refused and dropped', async ({
+  redis,
+  prefix,
+}) => {
   const readModel: ReadModel = createRedisReadModel({ redis, prefix });
   const generations = readModel.generations!;
   await readModel.commit(commitOf('old', 5));
@@ -191,12 +226,26 @@ test('a staged generation is invisible until promoted, promotion waits for it to
   assert.equal(await readModel.get('notes', 1), { id: 1, text: 'old' }, 'readers still see the live generation');
   assert.equal(await readModel.checkpoint('notes'), { position: 5, version: 1 });
   assert.equal(await generations.stagedCheckpoint('notes', staged), { position: 3, version: 1 });
-  assert.is(await generations.promote('notes', staged, ['notes']), 'behind', 'not before it has caught up with the live one');
+  assert.is(
+    await generations.promote('notes', staged, ['notes']),
+    'behind',
+    'not before it has caught up with the live one',
+  );
   await readModel.commit(commitOf('new', 6, { generation: staged }));
   assert.equal(await generations.promote('notes', staged, ['notes']), { retired: 0 });
   assert.equal(await readModel.get('notes', 1), { id: 1, text: 'new' });
   assert.equal(await readModel.checkpoint('notes'), { position: 6, version: 1 });
-  assert.is((await readModel.query('notes', { filters: [], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null })).total, 1);
+  assert.is(
+    (
+      await readModel.query('notes', {
+        filters: [],
+        order: { kind: 'field', field: 'id', direction: 'asc' },
+        offset: 0,
+        limit: null,
+      })
+    ).total,
+    1,
+  );
   try {
     await readModel.commit(commitOf('stale', 7, { generation: 0 }));
     assert.unreachable('a commit into the replaced generation was accepted');
@@ -214,7 +263,10 @@ test('a staged generation is invisible until promoted, promotion waits for it to
   await subscriber.quit();
 });
 
-test('a projector rebuild on Redis swaps generations under a live projector, which carries on in the new one', async ({ redis, prefix }) => {
+test('a projector rebuild on Redis swaps generations under a live projector, which carries on in the new one', async ({
+  redis,
+  prefix,
+}) => {
   const store = createMemoryEventStore();
   const readModel = createRedisReadModel({ redis, prefix });
   await store.appendToStream('note-1', [note(1, 'a'), note(1, 'b')], { expectedRevision: 'no_stream' });
@@ -227,15 +279,28 @@ test('a projector rebuild on Redis swaps generations under a live projector, whi
   assert.is(await readModel.generations!.liveGeneration('notes'), 1);
   assert.is((await readModel.get('notes', 1))?.times, 2, 'the rebuilt documents equal the old ones');
   const { position } = await store.appendToStream('note-1', [note(1, 'c')], { expectedRevision: 1 });
-  for (let i = 0; i < 600 && (await readModel.checkpoint('notes'))!.position < position; i++) await new Promise((r) => setTimeout(r, 50));
-  assert.equal(await readModel.get('notes', 1), { id: 1, text: 'c', times: 3 }, 'the live projector moved to the new generation');
+  for (let i = 0; i < 600 && (await readModel.checkpoint('notes'))!.position < position; i++)
+    await new Promise((r) => setTimeout(r, 50));
+  assert.equal(
+    await readModel.get('notes', 1),
+    { id: 1, text: 'c', times: 3 },
+    'the live projector moved to the new generation',
+  );
   await Promise.all([live.stop(), rebuilder.stop()]);
 });
 
-test('rebuilding several projections waits for one grace: the old generations are deleted together after the last switch, before the rebuild answers', async ({ redis, prefix }) => {
+test('rebuilding several projections waits for one grace: the old generations are deleted together after the last switch, before the rebuild answers', async ({
+  redis,
+  prefix,
+}) => {
   const store = createMemoryEventStore();
   await store.appendToStream('note-1', [note(1, 'a'), note(1, 'b')], { expectedRevision: 'no_stream' });
-  const others = defineProjection({ ...notes, name: 'others', collections: ['others'], locate: (event) => ({ collection: 'others', id: (event.data as { id: number }).id }) });
+  const others = defineProjection({
+    ...notes,
+    name: 'others',
+    collections: ['others'],
+    locate: (event) => ({ collection: 'others', id: (event.data as { id: number }).id }),
+  });
   const base = createRedisReadModel({ redis, prefix });
   const events: string[] = [];
   const GRACE_MS = 300;
@@ -250,7 +315,9 @@ test('rebuilding several projections waits for one grace: the old generations ar
       return base.generations!.stageGeneration(name, collections);
     },
     dropGenerations: async (retired: readonly { collections: readonly string[]; generation: number }[]) => {
-      events.push(`dropped ${retired.map(({ collections, generation }) => `${collections.join()} ${generation}`).join(' and ')}`);
+      events.push(
+        `dropped ${retired.map(({ collections, generation }) => `${collections.join()} ${generation}`).join(' and ')}`,
+      );
       dropsAt.push(performance.now());
       await base.generations!.dropGenerations(retired);
     },
@@ -274,16 +341,37 @@ test('rebuilding several projections waits for one grace: the old generations ar
   );
   // Built together in one pass over the log, switched in one after the other, then both old generations deleted, asked
   // for together once the grace after the last switch was over, both before the rebuild answered.
-  assert.equal(events, ['building notes', 'building others', 'switched notes', 'switched others', 'dropped notes 0 and others 0']);
-  assert.ok(dropsAt[0]! - switchedOthersAt >= GRACE_MS - 5, `deleted ${dropsAt[0]! - switchedOthersAt} ms after the last switch`);
+  assert.equal(events, [
+    'building notes',
+    'building others',
+    'switched notes',
+    'switched others',
+    'dropped notes 0 and others 0',
+  ]);
+  assert.ok(
+    dropsAt[0]! - switchedOthersAt >= GRACE_MS - 5,
+    `deleted ${dropsAt[0]! - switchedOthersAt} ms after the last switch`,
+  );
   assert.equal(await redis.keys(`${prefix}c:*`), [], 'generation 0 of both is gone');
-  assert.equal(results.map((result) => [result.projection, result.applied]), [['notes', 2], ['others', 2]]);
-  assert.ok((await generations.liveGeneration('notes')) > 0 && (await generations.liveGeneration('others')) > 0, 'both switched to new generations');
+  assert.equal(
+    results.map((result) => [result.projection, result.applied]),
+    [
+      ['notes', 2],
+      ['others', 2],
+    ],
+  );
+  assert.ok(
+    (await generations.liveGeneration('notes')) > 0 && (await generations.liveGeneration('others')) > 0,
+    'both switched to new generations',
+  );
   assert.is((await readModel.get('others', 1))?.times, 2);
   await rebuilder.stop();
 });
 
-test('a projector stopped within the grace after a start-up rebuild leaves the retired generation to the sweep; one running deletes it', async ({ redis, prefix }) => {
+test('a projector stopped within the grace after a start-up rebuild leaves the retired generation to the sweep; one running deletes it', async ({
+  redis,
+  prefix,
+}) => {
   const store = createMemoryEventStore();
   await store.appendToStream('note-1', [note(1, 'a')], { expectedRevision: 'no_stream' });
   const base = createRedisReadModel({ redis, prefix });
@@ -304,7 +392,8 @@ test('a projector stopped within the grace after a start-up rebuild leaves the r
     const projector = new Projector({ store, readModel, projections: [{ ...notes, version }], retireGraceMs: 150 });
     const live = await generations.liveGeneration('notes');
     await projector.start();
-    for (let i = 0; i < 200 && (await generations.liveGeneration('notes')) === live; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 200 && (await generations.liveGeneration('notes')) === live; i++)
+      await new Promise((r) => setTimeout(r, 10));
     assert.is.not(await generations.liveGeneration('notes'), live, 'switched');
     return projector;
   };

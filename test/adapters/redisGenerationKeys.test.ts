@@ -23,7 +23,10 @@ interface Context {
   failNextWalk: boolean;
 }
 
-const test = suite<Context>('redis generation keys: deletion in shared walks, new generations without one', {} as Context);
+const test = suite<Context>(
+  'redis generation keys: deletion in shared walks, new generations without one',
+  {} as Context,
+);
 
 test.before.each(async (context) => {
   context.redis = new Redis(REDIS_URL);
@@ -32,7 +35,9 @@ test.before.each(async (context) => {
   context.gate = null;
   context.failNextWalk = false;
   const scan = context.redis.scanBuffer.bind(context.redis) as (...args: unknown[]) => Promise<[Buffer, Buffer[]]>;
-  (context.redis as unknown as { scanBuffer: (...args: unknown[]) => Promise<[Buffer, Buffer[]]> }).scanBuffer = async (...args: unknown[]) => {
+  (context.redis as unknown as { scanBuffer: (...args: unknown[]) => Promise<[Buffer, Buffer[]]> }).scanBuffer = async (
+    ...args: unknown[]
+  ) => {
     if (String(args[0]) === '0') {
       context.walks++;
       if (context.gate) await context.gate;
@@ -53,10 +58,17 @@ test.after.each(async ({ redis, prefix }) => {
 /** Generation 0 of `post`, `page` and `user`, generation 3 of `post` and `page`, generation 4 of `user`, and other keys. */
 async function seed(redis: Redis, prefix: string): Promise<void> {
   const keys = [
-    'c:post:d', 'c:post:z:date', 'c:page:d', 'c:user:d',
-    'g3:c:post:d', 'g3:c:post:s:status:x', 'g3:c:page:d',
+    'c:post:d',
+    'c:post:z:date',
+    'c:page:d',
+    'c:user:d',
+    'g3:c:post:d',
+    'g3:c:post:s:status:x',
+    'g3:c:page:d',
     'g4:c:user:d',
-    'c:postscript:d', 'gen:live', 'checkpoints',
+    'c:postscript:d',
+    'gen:live',
+    'checkpoints',
   ];
   for (const key of keys) await redis.set(`${prefix}${key}`, '1');
 }
@@ -65,16 +77,37 @@ async function remaining(redis: Redis, prefix: string): Promise<string[]> {
   return (await redis.keys(`${prefix}*`)).map((key) => key.slice(prefix.length)).sort();
 }
 
-const deleterFor = ({ redis, prefix }: Context, count = 1000) => new GenerationKeyDeleter(redis, Buffer.from(prefix), globEscape(Buffer.from(prefix)), count);
+const deleterFor = ({ redis, prefix }: Context, count = 1000) =>
+  new GenerationKeyDeleter(redis, Buffer.from(prefix), globEscape(Buffer.from(prefix)), count);
 
 test('exactly the keys of the collections in the generations asked for are deleted', async (context) => {
   const { redis, prefix } = context;
   await seed(redis, prefix);
   const deleter = deleterFor(context, 2);
-  await deleter.delete([{ collection: 'post', generation: 0 }, { collection: 'page', generation: 3 }]);
-  assert.equal(await remaining(redis, prefix), ['c:page:d', 'c:postscript:d', 'c:user:d', 'checkpoints', 'g3:c:post:d', 'g3:c:post:s:status:x', 'g4:c:user:d', 'gen:live']);
+  await deleter.delete([
+    { collection: 'post', generation: 0 },
+    { collection: 'page', generation: 3 },
+  ]);
+  assert.equal(await remaining(redis, prefix), [
+    'c:page:d',
+    'c:postscript:d',
+    'c:user:d',
+    'checkpoints',
+    'g3:c:post:d',
+    'g3:c:post:s:status:x',
+    'g4:c:user:d',
+    'gen:live',
+  ]);
   await deleter.delete([{ collection: 'user', generation: 4 }]);
-  assert.equal(await remaining(redis, prefix), ['c:page:d', 'c:postscript:d', 'c:user:d', 'checkpoints', 'g3:c:post:d', 'g3:c:post:s:status:x', 'gen:live']);
+  assert.equal(await remaining(redis, prefix), [
+    'c:page:d',
+    'c:postscript:d',
+    'c:user:d',
+    'checkpoints',
+    'g3:c:post:d',
+    'g3:c:post:s:status:x',
+    'gen:live',
+  ]);
   await deleter.delete([]);
   assert.is(context.walks, 2, 'one walk per deletion, none for nothing to delete');
 });
@@ -84,12 +117,22 @@ test('deletions asked for in one turn share one walk', async (context) => {
   await seed(redis, prefix);
   const deleter = deleterFor(context);
   await Promise.all([
-    deleter.delete([{ collection: 'post', generation: 3 }, { collection: 'page', generation: 3 }]),
+    deleter.delete([
+      { collection: 'post', generation: 3 },
+      { collection: 'page', generation: 3 },
+    ]),
     deleter.delete([{ collection: 'user', generation: 4 }]),
     deleter.delete([{ collection: 'user', generation: 0 }]),
   ]);
   assert.is(context.walks, 1);
-  assert.equal(await remaining(redis, prefix), ['c:page:d', 'c:post:d', 'c:post:z:date', 'c:postscript:d', 'checkpoints', 'gen:live']);
+  assert.equal(await remaining(redis, prefix), [
+    'c:page:d',
+    'c:post:d',
+    'c:post:z:date',
+    'c:postscript:d',
+    'checkpoints',
+    'gen:live',
+  ]);
 });
 
 test('deletions asked for during a walk wait for the next one, which they share', async (context) => {
@@ -101,14 +144,25 @@ test('deletions asked for during a walk wait for the next one, which they share'
   const first = deleter.delete([{ collection: 'post', generation: 0 }]);
   // The first walk has started and is held at its first SCAN.
   while (context.walks === 0) await new Promise((resolve) => setImmediate(resolve));
-  const later = [deleter.delete([{ collection: 'page', generation: 0 }]), deleter.delete([{ collection: 'user', generation: 4 }])];
+  const later = [
+    deleter.delete([{ collection: 'page', generation: 0 }]),
+    deleter.delete([{ collection: 'user', generation: 4 }]),
+  ];
   await new Promise((resolve) => setImmediate(resolve));
   assert.is(context.walks, 1, 'nothing else walks while the first is under way');
   context.gate = null;
   open();
   await Promise.all([first, ...later]);
   assert.is(context.walks, 2);
-  assert.equal(await remaining(redis, prefix), ['c:postscript:d', 'c:user:d', 'checkpoints', 'g3:c:page:d', 'g3:c:post:d', 'g3:c:post:s:status:x', 'gen:live']);
+  assert.equal(await remaining(redis, prefix), [
+    'c:postscript:d',
+    'c:user:d',
+    'checkpoints',
+    'g3:c:page:d',
+    'g3:c:post:d',
+    'g3:c:post:s:status:x',
+    'gen:live',
+  ]);
 });
 
 test('a walk that fails rejects only its own deletions; the next walk still runs', async (context) => {
@@ -123,7 +177,18 @@ test('a walk that fails rejects only its own deletions; the next walk still runs
     assert.match((error as Error).message, 'scan failed');
   }
   await deleter.delete([{ collection: 'page', generation: 0 }]);
-  assert.equal(await remaining(redis, prefix), ['c:post:d', 'c:post:z:date', 'c:postscript:d', 'c:user:d', 'checkpoints', 'g3:c:page:d', 'g3:c:post:d', 'g3:c:post:s:status:x', 'g4:c:user:d', 'gen:live']);
+  assert.equal(await remaining(redis, prefix), [
+    'c:post:d',
+    'c:post:z:date',
+    'c:postscript:d',
+    'c:user:d',
+    'checkpoints',
+    'g3:c:page:d',
+    'g3:c:post:d',
+    'g3:c:post:s:status:x',
+    'g4:c:user:d',
+    'gen:live',
+  ]);
 });
 
 test('a new generation is staged without walking the keyspace; replacing an abandoned build walks once', async (context) => {
@@ -147,7 +212,11 @@ test('retired generations dropped together take one walk; one of them live refus
   const readModel = createRedisReadModel({ redis, prefix });
   const generations = readModel.generations!;
   const commitInto = (collection: string, generation: number) =>
-    readModel.commit({ checkpoint: { name: collection, position: 1, version: 1 }, writes: [{ collection, id: 1, doc: { id: 1 } }], generation });
+    readModel.commit({
+      checkpoint: { name: collection, position: 1, version: 1 },
+      writes: [{ collection, id: 1, doc: { id: 1 } }],
+      generation,
+    });
   await commitInto('notes', 0);
   await commitInto('tags', 0);
   const rebuilt: Record<string, number> = {};
@@ -158,14 +227,20 @@ test('retired generations dropped together take one walk; one of them live refus
   }
   context.walks = 0;
   try {
-    await generations.dropGenerations([{ collections: ['notes'], generation: 0 }, { collections: ['tags'], generation: rebuilt.tags! }]);
+    await generations.dropGenerations([
+      { collections: ['notes'], generation: 0 },
+      { collections: ['tags'], generation: rebuilt.tags! },
+    ]);
     assert.unreachable('a live generation was dropped');
   } catch (error) {
     assert.match((error as Error).message, `generation ${rebuilt.tags} of tags is live`);
   }
   assert.is(context.walks, 0);
   assert.ok((await redis.keys(`${prefix}c:notes:*`)).length > 0, 'nothing deleted');
-  await generations.dropGenerations([{ collections: ['notes'], generation: 0 }, { collections: ['tags'], generation: 0 }]);
+  await generations.dropGenerations([
+    { collections: ['notes'], generation: 0 },
+    { collections: ['tags'], generation: 0 },
+  ]);
   assert.is(context.walks, 1);
   assert.equal(await redis.keys(`${prefix}c:*`), []);
   assert.equal(await readModel.get('tags', 1), { id: 1 }, 'the live generations are untouched');
@@ -178,7 +253,11 @@ test('a lost generation counter does not hand out a recorded generation again', 
   const readModel = createRedisReadModel({ redis, prefix });
   const generations = readModel.generations!;
   const notes = await generations.stageGeneration('notes', ['notes']);
-  await readModel.commit({ checkpoint: { name: 'notes', position: 1, version: 1 }, writes: [{ collection: 'notes', id: 1, doc: { id: 1 } }], generation: notes });
+  await readModel.commit({
+    checkpoint: { name: 'notes', position: 1, version: 1 },
+    writes: [{ collection: 'notes', id: 1, doc: { id: 1 } }],
+    generation: notes,
+  });
   assert.equal(await generations.promote('notes', notes, ['notes']), { retired: 0 });
   const tags = await generations.stageGeneration('tags', ['tags']);
   await redis.del(`${prefix}gen:seq`);

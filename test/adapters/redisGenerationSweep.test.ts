@@ -45,7 +45,11 @@ const commitOf = (collection: string, count: number, position: number, generatio
     collection,
     id: i + 1,
     doc: { id: i + 1, title: `${collection} ${i + 1} at ${position}` },
-    index: { sort: { title: `${collection} ${i + 1}` }, sets: { kind: [collection] }, text: { title: `${collection} words ${i + 1}` } },
+    index: {
+      sort: { title: `${collection} ${i + 1}` },
+      sets: { kind: [collection] },
+      text: { title: `${collection} words ${i + 1}` },
+    },
   })),
   checkpoint: { name: collection, position, version: 1 },
   ...(generation === undefined ? {} : { generation }),
@@ -72,13 +76,30 @@ async function keysByGeneration(redis: Redis, prefix: string): Promise<Map<strin
 test('collection keys are told apart by generation; other keys are not collection keys', () => {
   const prefix = Buffer.from('p:');
   assert.equal(generationOfKey(Buffer.from('p:c:post:d'), prefix), { generation: 0, collection: 'post' });
-  assert.equal(generationOfKey(Buffer.from('p:g12:c:menu%3Aitem:z:title'), prefix), { generation: 12, collection: 'menu%3Aitem' });
-  for (const other of ['p:gen:live', 'p:gen:seq', 'p:checkpoints', 'p:g:c:x:d', 'p:g012:c:x:d', 'p:g3:x:d', 'p:c:nocolon', 'q:c:post:d', 'p:']) {
+  assert.equal(generationOfKey(Buffer.from('p:g12:c:menu%3Aitem:z:title'), prefix), {
+    generation: 12,
+    collection: 'menu%3Aitem',
+  });
+  for (const other of [
+    'p:gen:live',
+    'p:gen:seq',
+    'p:checkpoints',
+    'p:g:c:x:d',
+    'p:g012:c:x:d',
+    'p:g3:x:d',
+    'p:c:nocolon',
+    'q:c:post:d',
+    'p:',
+  ]) {
     assert.is(generationOfKey(Buffer.from(other), prefix), null, other);
   }
 });
 
-test('an abandoned build and retired generations are swept; live generations and a build under way keep every key', async ({ redis, prefix, others }) => {
+test('an abandoned build and retired generations are swept; live generations and a build under way keep every key', async ({
+  redis,
+  prefix,
+  others,
+}) => {
   const readModel = createRedisReadModel({ redis, prefix });
   const generations = readModel.generations!;
   // notes: rebuilt twice, neither retired generation dropped (the process died within the grace, say).
@@ -97,7 +118,11 @@ test('an abandoned build and retired generations are swept; live generations and
   const abandoned = await dying.generations!.stageGeneration('tasks', ['tasks']);
   await dying.commit({ ...commitOf('tasks', 4, 6, abandoned), bulk: true });
   await dying.close();
-  assert.is(await redis.exists(buildLeaseKey(Buffer.from(prefix), abandoned) as unknown as string), 1, 'the lease outlives its builder for a while');
+  assert.is(
+    await redis.exists(buildLeaseKey(Buffer.from(prefix), abandoned) as unknown as string),
+    1,
+    'the lease outlives its builder for a while',
+  );
   await redis.del(buildLeaseKey(Buffer.from(prefix), abandoned) as unknown as string);
   // logs: live in generation 0, and a rebuild under way in this process.
   await readModel.commit(commitOf('logs', 3, 10));
@@ -105,7 +130,15 @@ test('an abandoned build and retired generations are swept; live generations and
   await readModel.commit({ ...commitOf('logs', 3, 8, building), bulk: true });
 
   const before = await keysByGeneration(redis, prefix);
-  for (const label of ['0 notes', `${notes1} notes`, `${notes2} notes`, '0 tasks', `${abandoned} tasks`, '0 logs', `${building} logs`]) {
+  for (const label of [
+    '0 notes',
+    `${notes1} notes`,
+    `${notes2} notes`,
+    '0 tasks',
+    `${abandoned} tasks`,
+    '0 logs',
+    `${building} logs`,
+  ]) {
     assert.ok((before.get(label)?.length ?? 0) > 3, `${label} has keys`);
   }
 
@@ -119,7 +152,11 @@ test('an abandoned build and retired generations are swept; live generations and
 
   // Within their grace, retired generations stay (readers may not have heard of the switch yet).
   const first = await sweepGenerations({ redis, prefix });
-  assert.equal(first, { unstaged: [{ projection: 'tasks', generation: abandoned }], generations: [abandoned], keys: before.get(`${abandoned} tasks`)!.length });
+  assert.equal(first, {
+    unstaged: [{ projection: 'tasks', generation: abandoned }],
+    generations: [abandoned],
+    keys: before.get(`${abandoned} tasks`)!.length,
+  });
   const afterFirst = await keysByGeneration(redis, prefix);
   assert.is(afterFirst.get(`${abandoned} tasks`), undefined);
   assert.equal(afterFirst, new Map([...before].filter(([label]) => label !== `${abandoned} tasks`)));
@@ -130,28 +167,57 @@ test('an abandoned build and retired generations are swept; live generations and
   } catch (error) {
     assert.instance(error, StaleCommitError);
   }
-  assert.is((await keysByGeneration(redis, prefix)).get(`${abandoned} tasks`), undefined, 'what its refused commit wrote was deleted');
+  assert.is(
+    (await keysByGeneration(redis, prefix)).get(`${abandoned} tasks`),
+    undefined,
+    'what its refused commit wrote was deleted',
+  );
 
   // Past the grace, the retired generations go: notes' generation 0 and first rebuild.
   const second = await sweepGenerations({ redis, prefix, retiredGraceMs: 0 });
-  assert.equal(second, { unstaged: [], generations: [0, notes1], keys: before.get('0 notes')!.length + before.get(`${notes1} notes`)!.length });
+  assert.equal(second, {
+    unstaged: [],
+    generations: [0, notes1],
+    keys: before.get('0 notes')!.length + before.get(`${notes1} notes`)!.length,
+  });
   const afterSecond = await keysByGeneration(redis, prefix);
   assert.equal([...afterSecond.keys()].sort(), [`${building} logs`, `${notes2} notes`, '0 logs', '0 tasks'].sort());
   for (const [label, keys] of afterSecond) assert.equal(keys, before.get(label), `${label} kept every key`);
   assert.is(await redis.hlen(`${prefix}gen:retired`), 0, 'the retirements are done with');
-  assert.equal(await sweepGenerations({ redis, prefix, retiredGraceMs: 0 }), { unstaged: [], generations: [], keys: 0 }, 'nothing left');
+  assert.equal(
+    await sweepGenerations({ redis, prefix, retiredGraceMs: 0 }),
+    { unstaged: [], generations: [], keys: 0 },
+    'nothing left',
+  );
 
   // Everything live still reads, and the build under way finishes.
   assert.equal(await readModel.get('notes', 5), { id: 5, title: 'notes 5 at 10' });
-  assert.is((await readModel.query('tasks', { filters: [{ kind: 'text', fields: ['title'], includes: ['words'], excludes: [] }], order: { kind: 'field', field: 'title', direction: 'asc' }, offset: 0, limit: null })).total, 4);
+  assert.is(
+    (
+      await readModel.query('tasks', {
+        filters: [{ kind: 'text', fields: ['title'], includes: ['words'], excludes: [] }],
+        order: { kind: 'field', field: 'title', direction: 'asc' },
+        offset: 0,
+        limit: null,
+      })
+    ).total,
+    4,
+  );
   await readModel.commit({ ...commitOf('logs', 3, 10, building), bulk: true });
   assert.equal(await generations.promote('logs', building, ['logs']), { retired: 0 });
   assert.equal(await readModel.get('logs', 3), { id: 3, title: 'logs 3 at 10' });
-  assert.is(await redis.exists(buildLeaseKey(Buffer.from(prefix), building) as unknown as string), 0, 'a promoted build gives its lease up');
+  assert.is(
+    await redis.exists(buildLeaseKey(Buffer.from(prefix), building) as unknown as string),
+    0,
+    'a promoted build gives its lease up',
+  );
   await readModel.close();
 });
 
-test('a generation numbered past the counter the sweep read is kept: staged meanwhile, by a build it could not see', async ({ redis, prefix }) => {
+test('a generation numbered past the counter the sweep read is kept: staged meanwhile, by a build it could not see', async ({
+  redis,
+  prefix,
+}) => {
   const readModel = createRedisReadModel({ redis, prefix });
   const staged = await readModel.generations!.stageGeneration('notes', ['notes']);
   await readModel.commit({ ...commitOf('notes', 2, 4, staged), bulk: true });
@@ -180,7 +246,11 @@ test('a rebuild that fails gives up its build lease, so its generation is swept'
       return { id: (event.data as { id: number }).id };
     },
   });
-  const noted = (id: number) => ({ type: 'Noted', data: { id }, metadata: { userId: null, requestId: 'r', at: '2024-05-01T12:00:00.000Z' } });
+  const noted = (id: number) => ({
+    type: 'Noted',
+    data: { id },
+    metadata: { userId: null, requestId: 'r', at: '2024-05-01T12:00:00.000Z' },
+  });
   await store.appendToStream('n-1', [noted(1), noted(2)], { expectedRevision: 'no_stream' });
   await store.appendToStream('n-3', [noted(3)], { expectedRevision: 'no_stream' });
   const rebuilder = new Projector({ store, readModel, projections: [fragile], bulkFlushDocs: 1, maxBatchSize: 1 });
@@ -189,7 +259,11 @@ test('a rebuild that fails gives up its build lease, so its generation is swept'
   assert.instance(failure, Error);
   const generation = Number(await redis.hget(`${prefix}gen:staged`, 'fragile'));
   assert.ok(generation > 0, 'left staged');
-  assert.is(await redis.exists(buildLeaseKey(Buffer.from(prefix), generation) as unknown as string), 0, 'without its lease');
+  assert.is(
+    await redis.exists(buildLeaseKey(Buffer.from(prefix), generation) as unknown as string),
+    0,
+    'without its lease',
+  );
   const report = await sweepGenerations({ redis, prefix });
   assert.equal(report.unstaged, [{ projection: 'fragile', generation }]);
   assert.equal((await keysByGeneration(redis, prefix)).size, 0, 'nothing of it is left');

@@ -85,11 +85,20 @@ test('while the server is down every operation fails as unavailable, and works a
 });
 
 test('a store that refuses the credentials is unavailable, not a fault of the request', async () => {
-  const client = createS3Client({ endpoint: server.endpoint, region: 'us-east-1' }, { credentials: { accessKeyId: 'NOT-AN-ACCOUNT', secretAccessKey: 'S3RVER' }, maxAttempts: 1 });
+  const client = createS3Client(
+    { endpoint: server.endpoint, region: 'us-east-1' },
+    { credentials: { accessKeyId: 'NOT-AN-ACCOUNT', secretAccessKey: 'S3RVER' }, maxAttempts: 1 },
+  );
   const blobs = createS3BlobStore({ client, bucket: server.bucket, prefix: 'refused/' });
   try {
-    for (const operation of [() => blobs.stat('2024/05/a.jpg'), () => blobs.putNew('2024/05/a.jpg', Buffer.from('x'))]) {
-      const error = await operation().then(() => null, (e: unknown) => e);
+    for (const operation of [
+      () => blobs.stat('2024/05/a.jpg'),
+      () => blobs.putNew('2024/05/a.jpg', Buffer.from('x')),
+    ]) {
+      const error = await operation().then(
+        () => null,
+        (e: unknown) => e,
+      );
       assert.instance(error, DependencyUnavailableError, String(error));
     }
   } finally {
@@ -113,9 +122,14 @@ test('prefixes keep sites apart in one bucket', async () => {
   }
 });
 
-test('BLOB_STORE=s3://… opens the bucket with the SDK\'s standard settings from the environment', async () => {
+test("BLOB_STORE=s3://… opens the bucket with the SDK's standard settings from the environment", async () => {
   const saved = { ...process.env };
-  const env = { BLOB_STORE: `s3://${server.bucket}/configured/site`, AWS_ENDPOINT_URL_S3: server.endpoint, AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
+  const env = {
+    BLOB_STORE: `s3://${server.bucket}/configured/site`,
+    AWS_ENDPOINT_URL_S3: server.endpoint,
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+  };
   // The SDK reads the credentials itself, from the process's environment.
   Object.assign(process.env, env);
   delete process.env.AWS_REGION;
@@ -124,7 +138,11 @@ test('BLOB_STORE=s3://… opens the bucket with the SDK\'s standard settings fro
   try {
     assert.is(await blobs.putNew('2024/05/configured.txt', Buffer.from('configured')), true);
     const direct = createS3BlobStore({ client: server.client(), bucket: server.bucket, prefix: 'configured/site/' });
-    assert.is((await direct.get('2024/05/configured.txt'))!.toString(), 'configured', 'under the prefix, path-style at the endpoint');
+    assert.is(
+      (await direct.get('2024/05/configured.txt'))!.toString(),
+      'configured',
+      'under the prefix, path-style at the endpoint',
+    );
     await direct.close?.();
   } finally {
     await blobs.close?.();
@@ -134,7 +152,10 @@ test('BLOB_STORE=s3://… opens the bucket with the SDK\'s standard settings fro
 });
 
 test('a prefix must end in a slash', () => {
-  assert.throws(() => createS3BlobStore({ client: server.client(), bucket: server.bucket, prefix: 'site' }), /end in "\/"/);
+  assert.throws(
+    () => createS3BlobStore({ client: server.client(), bucket: server.bucket, prefix: 'site' }),
+    /end in "\/"/,
+  );
 });
 
 test.run();

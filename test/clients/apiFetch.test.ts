@@ -17,13 +17,16 @@ let admin: TestUser;
 /** Every request api-fetch put on the wire: its method, URL and method-override header. */
 const sent: { method: string; url: string; override: string | undefined }[] = [];
 const nodeFetch = globalThis.fetch;
-const root: APIFetchMiddleware = (options, next) => apiFetch.createRootURLMiddleware(`${t.url}/wp-json/`)(options, next);
-const credentials: APIFetchMiddleware = (options, next) => next({ ...options, headers: { ...options.headers, Authorization: admin.auth } });
+const root: APIFetchMiddleware = (options, next) =>
+  apiFetch.createRootURLMiddleware(`${t.url}/wp-json/`)(options, next);
+const credentials: APIFetchMiddleware = (options, next) =>
+  next({ ...options, headers: { ...options.headers, Authorization: admin.auth } });
 
 client.before(async () => {
   t = await startTestSite({ apiDialect: 'wordpress' });
   admin = await t.createUser('editor', 'administrator');
-  for (let i = 1; i <= 3; i++) await t.request('POST', '/core/v2/posts', { as: admin, body: { title: `Post ${i}`, status: 'publish' } });
+  for (let i = 1; i <= 3; i++)
+    await t.request('POST', '/core/v2/posts', { as: admin, body: { title: `Post ${i}`, status: 'publish' } });
   // api-fetch calls the global fetch: node's own, wrapped to record what goes on the wire.
   globalThis.fetch = (url: string | URL | Request, init: RequestInit = {}) => {
     const headers = (init.headers ?? {}) as Record<string, string>;
@@ -54,17 +57,27 @@ client('lists with its paging headers, and fetches every page for per_page=-1', 
 });
 
 client('creates, updates with the method override, and deletes', async () => {
-  const created = (await apiFetch({ path: '/wp/v2/posts', method: 'POST', data: { title: 'From api-fetch', status: 'draft' } })) as { id: number; title: { raw: string }; status: string };
+  const created = (await apiFetch({
+    path: '/wp/v2/posts',
+    method: 'POST',
+    data: { title: 'From api-fetch', status: 'draft' },
+  })) as { id: number; title: { raw: string }; status: string };
   assert.is(created.title.raw, 'From api-fetch');
   assert.is(created.status, 'draft');
-  const updated = (await apiFetch({ path: `/wp/v2/posts/${created.id}`, method: 'PUT', data: { title: 'Renamed' } })) as { title: { raw: string } };
+  const updated = (await apiFetch({
+    path: `/wp/v2/posts/${created.id}`,
+    method: 'PUT',
+    data: { title: 'Renamed' },
+  })) as { title: { raw: string } };
   assert.is(updated.title.raw, 'Renamed');
   // api-fetch sent the update as a POST with the override header, and asked for the user's locale.
   const update = sent.find((request) => request.override === 'PUT');
   assert.ok(update, JSON.stringify(sent));
   assert.is(update!.method, 'POST');
   assert.match(update!.url, new RegExp(`/wp-json/wp/v2/posts/${created.id}\\?_locale=user$`));
-  const deleted = (await apiFetch({ path: `/wp/v2/posts/${created.id}?force=true`, method: 'DELETE' })) as { deleted: boolean };
+  const deleted = (await apiFetch({ path: `/wp/v2/posts/${created.id}?force=true`, method: 'DELETE' })) as {
+    deleted: boolean;
+  };
   assert.is(deleted.deleted, true);
   const gone = await t.request('GET', `/core/v2/posts/${created.id}`, { as: admin });
   assert.is(gone.status, 404);

@@ -57,8 +57,10 @@ async function editorServer(bundle: EditorBundle, site: string): Promise<EditorS
   const css = fs.readFileSync(bundle.css);
   const server = http.createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://page');
-    if (url.pathname === '/editor.js') response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(js);
-    else if (url.pathname === '/editor.css') response.writeHead(200, { 'content-type': 'text/css; charset=utf-8' }).end(css);
+    if (url.pathname === '/editor.js')
+      response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(js);
+    else if (url.pathname === '/editor.css')
+      response.writeHead(200, { 'content-type': 'text/css; charset=utf-8' }).end(css);
     else if (url.pathname === '/' && url.searchParams.has('post')) {
       const config = {
         root: `${site}/wp-json/`,
@@ -67,15 +69,17 @@ async function editorServer(bundle: EditorBundle, site: string): Promise<EditorS
         postId: Number(url.searchParams.get('post')),
         settings: EDITOR_SETTINGS,
       };
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(
-        [
-          '<!doctype html><html><head><meta charset="utf-8"><title>Edit Post</title>',
-          '<link rel="stylesheet" href="/editor.css"></head>',
-          '<body class="wp-admin block-editor-page"><div id="editor" class="block-editor"></div>',
-          `<script type="application/json" id="editor-config">${JSON.stringify(config).replace(/</g, '\\u003c')}</script>`,
-          '<script src="/editor.js"></script></body></html>',
-        ].join('\n'),
-      );
+      response
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(
+          [
+            '<!doctype html><html><head><meta charset="utf-8"><title>Edit Post</title>',
+            '<link rel="stylesheet" href="/editor.css"></head>',
+            '<body class="wp-admin block-editor-page"><div id="editor" class="block-editor"></div>',
+            `<script type="application/json" id="editor-config">${JSON.stringify(config).replace(/</g, '\\u003c')}</script>`,
+            '<script src="/editor.js"></script></body></html>',
+          ].join('\n'),
+        );
     } else response.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -114,10 +118,14 @@ async function openInserter(page: Page): Promise<void> {
   await page.locator('.block-editor-inserter__menu').waitFor();
 }
 
-const png = () => sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 200, g: 60, b: 20 } } }).png().toBuffer();
+const png = () =>
+  sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 200, g: 60, b: 20 } } })
+    .png()
+    .toBuffer();
 
 const haveChromium = fs.existsSync(CHROMIUM);
-if (!haveChromium) console.log(`NOTICE: ${CHROMIUM} is missing: the block editor tests are skipped (apt-get install -y chromium).`);
+if (!haveChromium)
+  console.log(`NOTICE: ${CHROMIUM} is missing: the block editor tests are skipped (apt-get install -y chromium).`);
 
 const editor = suite('the WordPress post editor (edit-post) in headless Chromium');
 let browser: Browser;
@@ -130,7 +138,16 @@ editor.before(async () => {
   bundle = await buildEditorBundle();
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 editor.after(async () => {
@@ -155,7 +172,13 @@ async function onItsOwnSite(login: string, role: Role, refusedTo: string[]): Pro
 }
 
 /** A page in a fresh browser context, with what goes wrong on it collected as it happens. */
-async function watchedPage(): Promise<{ context: BrowserContext; page: Page; problems: string[]; refused: string[]; writes: Request[] }> {
+async function watchedPage(): Promise<{
+  context: BrowserContext;
+  page: Page;
+  problems: string[];
+  refused: string[];
+  writes: Request[];
+}> {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   context.setDefaultTimeout(STEP_TIMEOUT);
   const page = await context.newPage();
@@ -163,16 +186,19 @@ async function watchedPage(): Promise<{ context: BrowserContext; page: Page; pro
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   // Errors the editor logs (a refused request's own line aside: those are judged by their answers below).
   page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`);
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+      problems.push(`console: ${message.text()}`);
   });
   const refused: string[] = [];
   page.on('response', (response) => {
     if (!response.url().startsWith(t.url) || response.status() < 400) return;
-    if (response.request().method() === 'GET' && response.status() === 403) refused.push(new URL(response.url()).pathname);
+    if (response.request().method() === 'GET' && response.status() === 403)
+      refused.push(new URL(response.url()).pathname);
     else problems.push(`${response.status()} ${response.request().method()} ${response.url()}`);
   });
   page.on('requestfailed', (request) => {
-    if (request.url().startsWith(t.url)) problems.push(`failed ${request.method()} ${request.url()}: ${request.failure()?.errorText}`);
+    if (request.url().startsWith(t.url))
+      problems.push(`failed ${request.method()} ${request.url()}: ${request.failure()?.errorText}`);
   });
   // Loopback only: anything else the editor would fetch is refused and reported.
   await context.route(
@@ -184,7 +210,8 @@ async function watchedPage(): Promise<{ context: BrowserContext; page: Page; pro
   );
   const writes: Request[] = [];
   page.on('request', (request) => {
-    if (request.url().startsWith(t.url) && request.method() !== 'GET' && request.method() !== 'OPTIONS') writes.push(request);
+    if (request.url().startsWith(t.url) && request.method() !== 'GET' && request.method() !== 'OPTIONS')
+      writes.push(request);
   });
   return { context, page, problems, refused, writes };
 }
@@ -212,7 +239,11 @@ async function editAPost(person: TestUser, role: string, refusedTo: string[]): P
   assert.is.not(front.origin, new URL(t.url).origin);
   const created = await t.request('POST', '/wp-json/wp/v2/posts', {
     as: person,
-    body: { title: `Written by the ${role}`, content: '<!-- wp:paragraph -->\n<p>First words.</p>\n<!-- /wp:paragraph -->', status: 'publish' },
+    body: {
+      title: `Written by the ${role}`,
+      content: '<!-- wp:paragraph -->\n<p>First words.</p>\n<!-- /wp:paragraph -->',
+      status: 'publish',
+    },
   });
   assert.is(created.status, 201, created.text);
   const id: number = created.body.id;
@@ -232,38 +263,58 @@ async function editAPost(person: TestUser, role: string, refusedTo: string[]): P
     await page.keyboard.type(' Typed in the editor.');
     const saveButton = page.locator('.editor-post-publish-button');
     assert.is((await saveButton.textContent())?.trim(), 'Save');
-    const saving = page.waitForRequest((request) => request.url().startsWith(`${t.url}/wp-json/wp/v2/posts/${id}`) && request.method() === 'POST');
+    const saving = page.waitForRequest(
+      (request) => request.url().startsWith(`${t.url}/wp-json/wp/v2/posts/${id}`) && request.method() === 'POST',
+    );
     await saveButton.click();
     const saveRequest = await saving;
     assert.is(saveRequest.headers()['x-http-method-override'], 'PUT');
     assert.ok((await saveRequest.response())!.ok());
     await settled(page);
     const saved = await read();
-    assert.is(saved.content.raw, '<!-- wp:paragraph -->\n<p>First words. Typed in the editor.</p>\n<!-- /wp:paragraph -->');
+    assert.is(
+      saved.content.raw,
+      '<!-- wp:paragraph -->\n<p>First words. Typed in the editor.</p>\n<!-- /wp:paragraph -->',
+    );
     assert.is(saved.status, 'publish');
 
     // Autosave: more text, then the editor's own autosave action on the page's registry.
     await paragraph.click();
     await page.keyboard.press('End');
     await page.keyboard.type(' Kept by the autosave.');
-    await bounded('autosave', () => page.evaluate(() => (globalThis as unknown as { wp: Wp }).wp.data.dispatch('core/editor').autosave()));
-    await page.waitForFunction(() => !(globalThis as unknown as { wp: Wp }).wp.data.select('core/editor').isAutosavingPost());
-    const autosaves = (await t.request('GET', `/wp-json/wp/v2/posts/${id}/autosaves?context=edit`, { as: person })).body;
+    await bounded('autosave', () =>
+      page.evaluate(() => (globalThis as unknown as { wp: Wp }).wp.data.dispatch('core/editor').autosave()),
+    );
+    await page.waitForFunction(
+      () => !(globalThis as unknown as { wp: Wp }).wp.data.select('core/editor').isAutosavingPost(),
+    );
+    const autosaves = (await t.request('GET', `/wp-json/wp/v2/posts/${id}/autosaves?context=edit`, { as: person }))
+      .body;
     assert.is(autosaves.length, 1, JSON.stringify(autosaves));
     assert.is(autosaves[0].author, person.id);
-    assert.ok(autosaves[0].content.raw.includes('Typed in the editor. Kept by the autosave.'), autosaves[0].content.raw);
+    assert.ok(
+      autosaves[0].content.raw.includes('Typed in the editor. Kept by the autosave.'),
+      autosaves[0].content.raw,
+    );
     // A published post's autosave is a revision beside it: the post itself is unchanged.
     assert.is((await read()).content.raw, saved.content.raw);
 
     // Revisions, as the editor lists them (core-data's getRevisions) and as the site lists them.
     const listed = await bounded('getRevisions', () =>
       page.evaluate(
-        (postId) => (globalThis as unknown as { wp: Wp }).wp.data.resolveSelect('core').getRevisions('postType', 'post', postId, { per_page: 100, context: 'edit' }),
+        (postId) =>
+          (globalThis as unknown as { wp: Wp }).wp.data
+            .resolveSelect('core')
+            .getRevisions('postType', 'post', postId, { per_page: 100, context: 'edit' }),
         id,
       ),
     );
-    const revisions = (await t.request('GET', `/wp-json/wp/v2/posts/${id}/revisions?context=edit`, { as: person })).body as any[];
-    assert.equal(listed.map((revision: any) => revision.id), revisions.map((revision) => revision.id));
+    const revisions = (await t.request('GET', `/wp-json/wp/v2/posts/${id}/revisions?context=edit`, { as: person }))
+      .body as any[];
+    assert.equal(
+      listed.map((revision: any) => revision.id),
+      revisions.map((revision) => revision.id),
+    );
     // As in WordPress, the list holds the autosave too (newest first), then the revision the save made.
     assert.equal(
       revisions.map((revision) => [revision.author, revision.content.raw]),
@@ -289,8 +340,12 @@ async function editAPost(person: TestUser, role: string, refusedTo: string[]): P
       if (inserted) break;
     }
     await imageBlock.waitFor();
-    const uploading = page.waitForResponse((response) => response.url().startsWith(`${t.url}/wp-json/wp/v2/media`) && response.request().method() === 'POST');
-    await imageBlock.locator('input[type="file"]').setInputFiles({ name: 'drawn.png', mimeType: 'image/png', buffer: await png() });
+    const uploading = page.waitForResponse(
+      (response) => response.url().startsWith(`${t.url}/wp-json/wp/v2/media`) && response.request().method() === 'POST',
+    );
+    await imageBlock
+      .locator('input[type="file"]')
+      .setInputFiles({ name: 'drawn.png', mimeType: 'image/png', buffer: await png() });
     const upload = await (await uploading).json();
     assert.is(upload.author, person.id);
     assert.is(upload.mime_type, 'image/png');
@@ -333,10 +388,16 @@ async function editAPost(person: TestUser, role: string, refusedTo: string[]): P
   } catch (error) {
     const shot = `/tmp/palimpsest-editor-${role}.png`;
     await page.screenshot({ path: shot }).catch(() => undefined);
-    console.log(`the ${role}'s editor when the step failed: ${shot}; what went wrong on the page: ${problems.join('; ') || 'nothing'}; refused: ${refused.join(', ') || 'nothing'}`);
+    console.log(
+      `the ${role}'s editor when the step failed: ${shot}; what went wrong on the page: ${problems.join('; ') || 'nothing'}; refused: ${refused.join(', ') || 'nothing'}`,
+    );
     for (const request of writes) {
-      const body = request.headers()['content-type']?.startsWith('application/json') ? (request.postData() ?? '').slice(0, 300) : '';
-      console.log(`  sent ${request.method()} ${request.url()} ${request.headers()['x-http-method-override'] ?? ''} ${body}`);
+      const body = request.headers()['content-type']?.startsWith('application/json')
+        ? (request.postData() ?? '').slice(0, 300)
+        : '';
+      console.log(
+        `  sent ${request.method()} ${request.url()} ${request.headers()['x-http-method-override'] ?? ''} ${body}`,
+      );
     }
     throw error;
   } finally {
@@ -344,9 +405,12 @@ async function editAPost(person: TestUser, role: string, refusedTo: string[]): P
   }
 }
 
-(haveChromium ? editor : editor.skip)('an administrator loads a post, types, saves, autosaves, lists revisions and uploads an image', async () => {
-  await onItsOwnSite('admin', 'administrator', []);
-});
+(haveChromium ? editor : editor.skip)(
+  'an administrator loads a post, types, saves, autosaves, lists revisions and uploads an image',
+  async () => {
+    await onItsOwnSite('admin', 'administrator', []);
+  },
+);
 
 (haveChromium ? editor : editor.skip)('an author does the same on a post of their own', async () => {
   await onItsOwnSite('author', 'author', [
@@ -357,54 +421,82 @@ async function editAPost(person: TestUser, role: string, refusedTo: string[]): P
   ]);
 });
 
-(haveChromium ? editor : editor.skip)('an application password revoked while editing: Save fails with the reason shown and nothing lands', async () => {
-  t = await startTestSite({ apiDialect: 'wordpress' });
-  front = await editorServer(bundle, t.url);
-  const admin = await t.createUser('admin', 'administrator');
-  const author = await t.createUser('author', 'author');
-  const { context, page, problems } = await watchedPage();
-  try {
-    const created = await t.request('POST', '/wp-json/wp/v2/posts', {
-      as: author,
-      body: { title: 'Kept as it was', content: '<!-- wp:paragraph -->\n<p>First words.</p>\n<!-- /wp:paragraph -->', status: 'publish' },
-    });
-    const id: number = created.body.id;
-    const frame = await openEditor(page, author, id);
-    await frame.locator('[data-type="core/paragraph"]').first().click();
-    await page.keyboard.press('End');
-    await page.keyboard.type(' Never saved.');
+(haveChromium ? editor : editor.skip)(
+  'an application password revoked while editing: Save fails with the reason shown and nothing lands',
+  async () => {
+    t = await startTestSite({ apiDialect: 'wordpress' });
+    front = await editorServer(bundle, t.url);
+    const admin = await t.createUser('admin', 'administrator');
+    const author = await t.createUser('author', 'author');
+    const { context, page, problems } = await watchedPage();
+    try {
+      const created = await t.request('POST', '/wp-json/wp/v2/posts', {
+        as: author,
+        body: {
+          title: 'Kept as it was',
+          content: '<!-- wp:paragraph -->\n<p>First words.</p>\n<!-- /wp:paragraph -->',
+          status: 'publish',
+        },
+      });
+      const id: number = created.body.id;
+      const frame = await openEditor(page, author, id);
+      await frame.locator('[data-type="core/paragraph"]').first().click();
+      await page.keyboard.press('End');
+      await page.keyboard.type(' Never saved.');
 
-    // The author's password is revoked (with itself, as a person does from their profile) while the page is open.
-    const current = await t.request('GET', '/wp-json/wp/v2/users/me/application-passwords/introspect', { as: author });
-    assert.is(current.status, 200, current.text);
-    assert.is((await t.request('DELETE', `/wp-json/wp/v2/users/me/application-passwords/${current.body.uuid}`, { as: author })).status, 200);
+      // The author's password is revoked (with itself, as a person does from their profile) while the page is open.
+      const current = await t.request('GET', '/wp-json/wp/v2/users/me/application-passwords/introspect', {
+        as: author,
+      });
+      assert.is(current.status, 200, current.text);
+      assert.is(
+        (
+          await t.request('DELETE', `/wp-json/wp/v2/users/me/application-passwords/${current.body.uuid}`, {
+            as: author,
+          })
+        ).status,
+        200,
+      );
 
-    const saving = page.waitForResponse((response) => response.url().startsWith(`${t.url}/wp-json/wp/v2/posts/${id}`) && response.request().method() === 'POST');
-    await page.locator('.editor-post-publish-button').click();
-    const refusal = await saving;
-    assert.is(refusal.status(), 401);
-    const reason = (await refusal.json()) as { code: string; message: string };
-    // The editor says so, with the site's reason, and keeps the edit for another try.
-    const notice = page.locator('.components-notice.is-error');
-    await notice.waitFor();
-    assert.match((await notice.textContent()) ?? '', 'Updating failed.');
-    assert.match((await notice.textContent()) ?? '', reason.message);
-    assert.ok(await page.evaluate(() => (globalThis as unknown as { wp: Wp }).wp.data.select('core/editor').isEditedPostDirty()));
-    assert.equal(problems, [`401 POST ${t.url}/wp-json/wp/v2/posts/${id}?_locale=user`]);
+      const saving = page.waitForResponse(
+        (response) =>
+          response.url().startsWith(`${t.url}/wp-json/wp/v2/posts/${id}`) && response.request().method() === 'POST',
+      );
+      await page.locator('.editor-post-publish-button').click();
+      const refusal = await saving;
+      assert.is(refusal.status(), 401);
+      const reason = (await refusal.json()) as { code: string; message: string };
+      // The editor says so, with the site's reason, and keeps the edit for another try.
+      const notice = page.locator('.components-notice.is-error');
+      await notice.waitFor();
+      assert.match((await notice.textContent()) ?? '', 'Updating failed.');
+      assert.match((await notice.textContent()) ?? '', reason.message);
+      assert.ok(
+        await page.evaluate(() =>
+          (globalThis as unknown as { wp: Wp }).wp.data.select('core/editor').isEditedPostDirty(),
+        ),
+      );
+      assert.equal(problems, [`401 POST ${t.url}/wp-json/wp/v2/posts/${id}?_locale=user`]);
 
-    const held = await t.request('GET', `/wp-json/wp/v2/posts/${id}?context=edit`, { as: admin });
-    assert.is(held.body.content.raw, created.body.content.raw);
-    const history = await t.request('GET', `/core/v2/posts/${id}/history`, { as: admin });
-    assert.equal(history.body.map((entry: any) => entry.type), ['PostCreated']);
-  } catch (error) {
-    await page.screenshot({ path: '/tmp/palimpsest-editor-revoked.png' }).catch(() => undefined);
-    console.log(`the editor when the step failed: /tmp/palimpsest-editor-revoked.png; what went wrong on the page: ${problems.join('; ')}`);
-    throw error;
-  } finally {
-    await context.close();
-    await front.close();
-    await t.close();
-  }
-});
+      const held = await t.request('GET', `/wp-json/wp/v2/posts/${id}?context=edit`, { as: admin });
+      assert.is(held.body.content.raw, created.body.content.raw);
+      const history = await t.request('GET', `/core/v2/posts/${id}/history`, { as: admin });
+      assert.equal(
+        history.body.map((entry: any) => entry.type),
+        ['PostCreated'],
+      );
+    } catch (error) {
+      await page.screenshot({ path: '/tmp/palimpsest-editor-revoked.png' }).catch(() => undefined);
+      console.log(
+        `the editor when the step failed: /tmp/palimpsest-editor-revoked.png; what went wrong on the page: ${problems.join('; ')}`,
+      );
+      throw error;
+    } finally {
+      await context.close();
+      await front.close();
+      await t.close();
+    }
+  },
+);
 
 editor.run();

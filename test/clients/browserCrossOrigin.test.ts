@@ -106,7 +106,8 @@ interface PageServer {
 async function pageServer(): Promise<PageServer> {
   let html: string | null = null;
   const server = http.createServer((request, response) => {
-    if (request.url === '/' && html !== null) response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+    if (request.url === '/' && html !== null)
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
     else response.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -132,7 +133,11 @@ async function visit(browser: Browser, origin: string): Promise<{ steps: Step[];
     page.on('console', (message) => console.push(message.text()));
     const shown = await page.goto(`${origin}/`);
     assert.is(shown!.status(), 200);
-    await page.waitForFunction(() => (globalThis as unknown as { outcome?: unknown }).outcome !== undefined, undefined, { timeout: 30_000 });
+    await page.waitForFunction(
+      () => (globalThis as unknown as { outcome?: unknown }).outcome !== undefined,
+      undefined,
+      { timeout: 30_000 },
+    );
     const steps = (await page.evaluate(() => (globalThis as unknown as { outcome: unknown }).outcome)) as Step[];
     return { steps, console };
   } finally {
@@ -143,7 +148,10 @@ async function visit(browser: Browser, origin: string): Promise<{ steps: Step[];
 const basic = (login: string, password: string) => `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
 
 const haveChromium = fs.existsSync(CHROMIUM);
-if (!haveChromium) console.log(`NOTICE: ${CHROMIUM} is missing: the cross-origin browser tests are skipped (apt-get install -y chromium).`);
+if (!haveChromium)
+  console.log(
+    `NOTICE: ${CHROMIUM} is missing: the cross-origin browser tests are skipped (apt-get install -y chromium).`,
+  );
 
 const browser = suite('a page on another origin, in headless Chromium');
 let instance: Browser;
@@ -153,7 +161,16 @@ browser.before(async () => {
   // Playwright gives each launch a fresh, temporary user-data-dir of its own.
   instance = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 browser.after(async () => {
@@ -191,7 +208,10 @@ async function assertFullSequence(steps: Step[], t: TestSite, editor: TestUser):
     // Sent, but not an exposed header: the browser keeps it from the page.
     'X-Content-Type-Options': null,
   });
-  assert.equal(list.body.map((post: any) => post.title.rendered), ['Three', 'Two']);
+  assert.equal(
+    list.body.map((post: any) => post.title.rendered),
+    ['Three', 'Two'],
+  );
   assert.equal(step('jsonp').body, ['Three', 'Two']);
 
   const created = step('create');
@@ -236,46 +256,82 @@ async function assertFullSequence(steps: Step[], t: TestSite, editor: TestUser):
   assert.equal(held.body.map((post: any) => post.title.raw).sort(), ['One', 'Three', 'Two']);
 }
 
-(haveChromium ? browser : browser.skip)('any origin (the default): lists with the paging headers, writes through preflights, reads errors', async () => {
-  const { t, editor } = await siteWithPosts();
-  const front = await pageServer();
-  try {
-    assert.is.not(front.origin, new URL(t.url).origin);
-    front.serve({ site: t.url, auth: editor.auth, wrongAuth: basic(editor.login, 'not the password'), guessAuth: basic('guessed', 'a guess') });
-    const { steps } = await visit(instance, front.origin);
-    await assertFullSequence(steps, t, editor);
-  } finally {
-    await front.close();
-    await t.close();
-  }
-});
+(haveChromium ? browser : browser.skip)(
+  'any origin (the default): lists with the paging headers, writes through preflights, reads errors',
+  async () => {
+    const { t, editor } = await siteWithPosts();
+    const front = await pageServer();
+    try {
+      assert.is.not(front.origin, new URL(t.url).origin);
+      front.serve({
+        site: t.url,
+        auth: editor.auth,
+        wrongAuth: basic(editor.login, 'not the password'),
+        guessAuth: basic('guessed', 'a guess'),
+      });
+      const { steps } = await visit(instance, front.origin);
+      await assertFullSequence(steps, t, editor);
+    } finally {
+      await front.close();
+      await t.close();
+    }
+  },
+);
 
-(haveChromium ? browser : browser.skip)('with CORS_ALLOWED_ORIGINS: the listed origin works, another is blocked by the browser and its writes never land', async () => {
-  const allowed = await pageServer();
-  const other = await pageServer();
-  const { t, editor } = await siteWithPosts([allowed.origin]);
-  try {
-    const config = { site: t.url, auth: editor.auth, wrongAuth: basic(editor.login, 'not the password'), guessAuth: basic('guessed', 'a guess') };
-    other.serve(config);
-    const blocked = await visit(instance, other.origin);
-    assert.equal(blocked.steps.map((s) => s.name), ['list', 'jsonp', 'create', 'update', 'list after create', 'upload', 'shown', 'delete', 'delete upload', 'wrong password', 'missing', 'throttled']);
-    for (const s of blocked.steps.filter((s) => s.name !== 'shown' && s.name !== 'jsonp')) assert.is(s.failed, 'Failed to fetch', `${s.name}: ${JSON.stringify(s)}`);
-    // A script element is not subject to CORS: JSONP reads public posts from any origin, as in WordPress.
-    assert.equal(blocked.steps.find((s) => s.name === 'jsonp')!.body, ['Three', 'Two']);
-    // Chromium says why on the console.
-    assert.ok(blocked.console.some((line) => line.includes(`from origin '${other.origin}' has been blocked by CORS policy`)), blocked.console.join('\n'));
-    // The preflights were refused, so the writes were never sent: the site holds its three posts and no media.
-    const held = await t.request('GET', '/core/v2/posts?status=any&per_page=100&context=edit', { as: editor });
-    assert.equal(held.body.map((post: any) => post.title.raw).sort(), ['One', 'Three', 'Two']);
-    assert.equal((await t.request('GET', '/core/v2/media', { as: editor })).body, []);
+(haveChromium ? browser : browser.skip)(
+  'with CORS_ALLOWED_ORIGINS: the listed origin works, another is blocked by the browser and its writes never land',
+  async () => {
+    const allowed = await pageServer();
+    const other = await pageServer();
+    const { t, editor } = await siteWithPosts([allowed.origin]);
+    try {
+      const config = {
+        site: t.url,
+        auth: editor.auth,
+        wrongAuth: basic(editor.login, 'not the password'),
+        guessAuth: basic('guessed', 'a guess'),
+      };
+      other.serve(config);
+      const blocked = await visit(instance, other.origin);
+      assert.equal(
+        blocked.steps.map((s) => s.name),
+        [
+          'list',
+          'jsonp',
+          'create',
+          'update',
+          'list after create',
+          'upload',
+          'shown',
+          'delete',
+          'delete upload',
+          'wrong password',
+          'missing',
+          'throttled',
+        ],
+      );
+      for (const s of blocked.steps.filter((s) => s.name !== 'shown' && s.name !== 'jsonp'))
+        assert.is(s.failed, 'Failed to fetch', `${s.name}: ${JSON.stringify(s)}`);
+      // A script element is not subject to CORS: JSONP reads public posts from any origin, as in WordPress.
+      assert.equal(blocked.steps.find((s) => s.name === 'jsonp')!.body, ['Three', 'Two']);
+      // Chromium says why on the console.
+      assert.ok(
+        blocked.console.some((line) => line.includes(`from origin '${other.origin}' has been blocked by CORS policy`)),
+        blocked.console.join('\n'),
+      );
+      // The preflights were refused, so the writes were never sent: the site holds its three posts and no media.
+      const held = await t.request('GET', '/core/v2/posts?status=any&per_page=100&context=edit', { as: editor });
+      assert.equal(held.body.map((post: any) => post.title.raw).sort(), ['One', 'Three', 'Two']);
+      assert.equal((await t.request('GET', '/core/v2/media', { as: editor })).body, []);
 
-    allowed.serve(config);
-    await assertFullSequence((await visit(instance, allowed.origin)).steps, t, editor);
-  } finally {
-    await allowed.close();
-    await other.close();
-    await t.close();
-  }
-});
+      allowed.serve(config);
+      await assertFullSequence((await visit(instance, allowed.origin)).steps, t, editor);
+    } finally {
+      await allowed.close();
+      await other.close();
+      await t.close();
+    }
+  },
+);
 
 browser.run();

@@ -74,13 +74,22 @@ client.before(async () => {
   admin = await t.createUser('editor', 'administrator');
   ada = await t.createUser('ada', 'author');
   const quiet = await t.createUser('quiet', 'author');
-  const named = await t.request('PUT', `/core/v2/users/${ada.id}`, { as: admin, body: { name: 'Ada Lovelace', description: 'Writes about engines.' } });
+  const named = await t.request('PUT', `/core/v2/users/${ada.id}`, {
+    as: admin,
+    body: { name: 'Ada Lovelace', description: 'Writes about engines.' },
+  });
   assert.is(named.status, 200, named.text);
 
   const news = await created('/core/v2/categories', { name: 'Engine News', slug: 'engine-news' });
   const front = await created('/core/v2/tags', { name: 'Front Page', slug: 'front-page' });
-  const png = await sharp({ create: { width: 400, height: 300, channels: 3, background: { r: 200, g: 10, b: 10 } } }).png().toBuffer();
-  const upload = await t.request('POST', '/core/v2/media', { as: admin, raw: { data: png, type: 'image/png' }, headers: { 'content-disposition': 'attachment; filename=cover.png' } });
+  const png = await sharp({ create: { width: 400, height: 300, channels: 3, background: { r: 200, g: 10, b: 10 } } })
+    .png()
+    .toBuffer();
+  const upload = await t.request('POST', '/core/v2/media', {
+    as: admin,
+    raw: { data: png, type: 'image/png' },
+    headers: { 'content-disposition': 'attachment; filename=cover.png' },
+  });
   assert.is(upload.status, 201, upload.text);
   await t.request('POST', `/core/v2/media/${upload.body.id}`, { as: admin, body: { alt_text: 'A red cover' } });
 
@@ -99,14 +108,48 @@ client.before(async () => {
     });
     posts.set(post.slug, post.id);
   }
-  const byAda = await created('/core/v2/posts', { title: 'Ada’s engine', slug: 'adas-engine', status: 'publish', date: '2024-04-25T09:00:00', content: '<p>The engine weaves algebraic patterns.</p>' }, ada);
+  const byAda = await created(
+    '/core/v2/posts',
+    {
+      title: 'Ada’s engine',
+      slug: 'adas-engine',
+      status: 'publish',
+      date: '2024-04-25T09:00:00',
+      content: '<p>The engine weaves algebraic patterns.</p>',
+    },
+    ada,
+  );
   posts.set(byAda.slug, byAda.id);
-  const draft = await created('/core/v2/posts', { title: 'Unfinished engine', slug: 'unfinished-engine', status: 'draft', categories: [news.id] });
+  const draft = await created('/core/v2/posts', {
+    title: 'Unfinished engine',
+    slug: 'unfinished-engine',
+    status: 'draft',
+    categories: [news.id],
+  });
   // An author whose only post is a draft: WordPress lists no such user to the public.
   await created('/core/v2/posts', { title: 'Quiet engine', status: 'draft' }, quiet);
-  const about = await created('/core/v2/pages', { title: 'About the engine', slug: 'about', status: 'publish', content: '<p>About us.</p>' });
-  const team = await created('/core/v2/pages', { title: 'The team', slug: 'team', status: 'publish', parent: about.id, content: '<p>Who we are.</p>' });
-  seeded = { news: news.id, front: front.id, cover: upload.body.id, posts, draft: draft.id, about: about.id, team: team.id };
+  const about = await created('/core/v2/pages', {
+    title: 'About the engine',
+    slug: 'about',
+    status: 'publish',
+    content: '<p>About us.</p>',
+  });
+  const team = await created('/core/v2/pages', {
+    title: 'The team',
+    slug: 'team',
+    status: 'publish',
+    parent: about.id,
+    content: '<p>Who we are.</p>',
+  });
+  seeded = {
+    news: news.id,
+    front: front.id,
+    cover: upload.body.id,
+    posts,
+    draft: draft.id,
+    about: about.id,
+    team: team.id,
+  };
 
   // headstartwp calls the global fetch: node's own, wrapped to record what it asked for.
   globalThis.fetch = (url: string | URL | Request, init?: RequestInit) => {
@@ -125,7 +168,12 @@ client.after(async () => {
 
 client('a post by slug, with its author, terms and featured image embedded', async () => {
   let post: any;
-  const urls = await askedDuring(async () => ({ data: { post } } = await fetchPost({ params: { slug: 'engine-note-1' } })));
+  const urls = await askedDuring(
+    async () =>
+      ({
+        data: { post },
+      } = await fetchPost({ params: { slug: 'engine-note-1' } })),
+  );
   assert.equal(urls, ['/wp-json/wp/v2/posts?slug=engine-note-1&_embed=true']);
   assert.is(post.id, seeded.posts.get('engine-note-1'));
   assert.is(post.title.rendered, 'Engine note 1');
@@ -136,8 +184,14 @@ client('a post by slug, with its author, terms and featured image embedded', asy
   assert.is(post.author[0].id, admin.id);
   assert.is(post.author[0].slug, 'editor');
   assert.is(post.author[0].link, `${t.url}/author/editor/`);
-  assert.equal(post.terms.category.map((term: any) => [term.id, term.name, term.link]), [[seeded.news, 'Engine News', `${t.url}/category/engine-news/`]]);
-  assert.equal(post.terms.post_tag.map((term: any) => term.slug), ['front-page']);
+  assert.equal(
+    post.terms.category.map((term: any) => [term.id, term.name, term.link]),
+    [[seeded.news, 'Engine News', `${t.url}/category/engine-news/`]],
+  );
+  assert.equal(
+    post.terms.post_tag.map((term: any) => term.slug),
+    ['front-page'],
+  );
   const [cover] = post._embedded['wp:featuredmedia'];
   assert.is(cover.id, seeded.cover);
   assert.is(cover.alt_text, 'A red cover');
@@ -174,27 +228,41 @@ client('a missing post, a draft, and a draft by id are not found or refused', as
 client('the posts archive pages through X-WP-Total and X-WP-TotalPages', async () => {
   const first = await fetchPosts({ params: { per_page: 4 } });
   assert.equal(first.data.pageInfo, { totalPages: 2, totalItems: 6, page: 1 });
-  assert.equal(first.data.posts.map((post: any) => post.slug), ['adas-engine', 'engine-note-5', 'engine-note-4', 'engine-note-3']);
+  assert.equal(
+    first.data.posts.map((post: any) => post.slug),
+    ['adas-engine', 'engine-note-5', 'engine-note-4', 'engine-note-3'],
+  );
   assert.ok(first.pageType.isPostArchive);
   const second = await fetchPosts({ path: '/page/2', params: { per_page: 4 } });
   assert.equal(second.data.pageInfo, { totalPages: 2, totalItems: 6, page: 2 });
-  assert.equal(second.data.posts.map((post: any) => post.slug), ['engine-note-2', 'engine-note-1']);
+  assert.equal(
+    second.data.posts.map((post: any) => post.slug),
+    ['engine-note-2', 'engine-note-1'],
+  );
   // Every post carries its author, whoever wrote it.
-  assert.equal(first.data.posts.map((post: any) => post.author[0].slug), ['ada', 'editor', 'editor', 'editor']);
+  assert.equal(
+    first.data.posts.map((post: any) => post.author[0].slug),
+    ['ada', 'editor', 'editor', 'editor'],
+  );
   // Past the last page WordPress answers 400 rest_post_invalid_page_number, which the client turns into not found.
   assert.instance(await rejection(() => fetchPosts({ path: '/page/3', params: { per_page: 4 } })), NotFoundError);
 });
 
 client('a category archive: the term looked up by slug, then its posts by id, paged', async () => {
   let archive: any;
-  const urls = await askedDuring(async () => (archive = await fetchPosts({ path: '/category/engine-news/page/2', params: { per_page: 2 } })));
+  const urls = await askedDuring(
+    async () => (archive = await fetchPosts({ path: '/category/engine-news/page/2', params: { per_page: 2 } })),
+  );
   assert.equal(urls, [
     '/wp-json/wp/v2/categories?slug=engine-news',
     `/wp-json/wp/v2/posts?page=2&per_page=2&_embed=true&categories=${seeded.news}`,
   ]);
   // Five published posts in the category; the draft is not counted.
   assert.equal(archive.data.pageInfo, { totalPages: 3, totalItems: 5, page: 2 });
-  assert.equal(archive.data.posts.map((post: any) => post.slug), ['engine-note-3', 'engine-note-2']);
+  assert.equal(
+    archive.data.posts.map((post: any) => post.slug),
+    ['engine-note-3', 'engine-note-2'],
+  );
   assert.is(archive.data.queriedObject.term.name, 'Engine News');
   assert.ok(archive.pageType.isCategoryArchive);
   // With matchArchivePath the term's link must be the archive's path: it is.
@@ -207,7 +275,10 @@ client('a category archive: the term looked up by slug, then its posts by id, pa
 
 client('a tag archive', async () => {
   const archive = await fetchPosts({ path: '/tag/front-page' });
-  assert.equal(archive.data.posts.map((post: any) => post.slug), ['engine-note-5', 'engine-note-3', 'engine-note-1']);
+  assert.equal(
+    archive.data.posts.map((post: any) => post.slug),
+    ['engine-note-5', 'engine-note-3', 'engine-note-1'],
+  );
   assert.equal(archive.data.pageInfo, { totalPages: 1, totalItems: 3, page: 1 });
   assert.is(archive.data.queriedObject.term?.slug, 'front-page');
   assert.ok(archive.pageType.isTagArchive);
@@ -217,14 +288,23 @@ client('an author archive: the author looked up by slug, then their posts', asyn
   let archive: any;
   const urls = await askedDuring(async () => (archive = await fetchAuthorArchive({ path: '/ada' })));
   assert.equal(urls, ['/wp-json/wp/v2/users?slug=ada', `/wp-json/wp/v2/posts?_embed=true&author=${ada.id}`]);
-  assert.equal(archive.data.posts.map((post: any) => post.slug), ['adas-engine']);
+  assert.equal(
+    archive.data.posts.map((post: any) => post.slug),
+    ['adas-engine'],
+  );
   assert.is(archive.data.queriedObject.author.name, 'Ada Lovelace');
   assert.is(archive.data.queriedObject.author.description, 'Writes about engines.');
   const paged = await fetchAuthorArchive({ path: '/editor/page/2', params: { per_page: 3 } });
-  assert.equal(paged.data.posts.map((post: any) => post.slug), ['engine-note-2', 'engine-note-1']);
+  assert.equal(
+    paged.data.posts.map((post: any) => post.slug),
+    ['engine-note-2', 'engine-note-1'],
+  );
   assert.equal(paged.data.pageInfo, { totalPages: 2, totalItems: 5, page: 2 });
   // The same archive through the posts matcher (/author/…).
-  assert.equal((await fetchPosts({ path: '/author/ada' })).data.posts.map((post: any) => post.slug), ['adas-engine']);
+  assert.equal(
+    (await fetchPosts({ path: '/author/ada' })).data.posts.map((post: any) => post.slug),
+    ['adas-engine'],
+  );
   // Unknown, and known but with nothing published (WordPress hides such users from the public): not found alike.
   for (const slug of ['nobody', 'quiet']) {
     const missing = await rejection(() => fetchAuthorArchive({ path: `/${slug}` }));
@@ -235,7 +315,9 @@ client('an author archive: the author looked up by slug, then their posts', asyn
 
 client('native search through /wp/v2/search, with its paging and embedded items', async () => {
   let search: any;
-  const urls = await askedDuring(async () => (search = await fetchSearch({ path: '/engine', params: { per_page: 4 } })));
+  const urls = await askedDuring(
+    async () => (search = await fetchSearch({ path: '/engine', params: { per_page: 4 } })),
+  );
   assert.equal(urls, ['/wp-json/wp/v2/search?search=engine&per_page=4&_embed=true']);
   // Six posts and a page have it in their titles; the newest first.
   assert.equal(search.data.pageInfo, { totalPages: 2, totalItems: 7, page: 1 });
@@ -249,12 +331,21 @@ client('native search through /wp/v2/search, with its paging and embedded items'
     ],
   );
   // Each result embeds the item it names.
-  assert.equal(search.data.searchResults.map((result: any) => result._embedded.self[0].id), [seeded.about, ...['adas-engine', 'engine-note-5', 'engine-note-4'].map((slug) => seeded.posts.get(slug))]);
+  assert.equal(
+    search.data.searchResults.map((result: any) => result._embedded.self[0].id),
+    [seeded.about, ...['adas-engine', 'engine-note-5', 'engine-note-4'].map((slug) => seeded.posts.get(slug))],
+  );
   assert.is(search.data.queriedObject.search.searchedValue, 'engine');
   const second = await fetchSearch({ path: '/engine/page/2', params: { per_page: 4 } });
-  assert.equal(second.data.searchResults.map((result: any) => result.title), ['Engine note 3', 'Engine note 2', 'Engine note 1']);
+  assert.equal(
+    second.data.searchResults.map((result: any) => result.title),
+    ['Engine note 3', 'Engine note 2', 'Engine note 1'],
+  );
   const pages = await fetchSearch({ params: { search: 'engine', subtype: ['page'] } });
-  assert.equal(pages.data.searchResults.map((result: any) => [result.title, result.subtype]), [['About the engine', 'page']]);
+  assert.equal(
+    pages.data.searchResults.map((result: any) => [result.title, result.subtype]),
+    [['About the engine', 'page']],
+  );
   // Nothing found is an empty result, not an error.
   const none = await fetchSearch({ params: { search: 'difference' } });
   assert.equal([none.data.searchResults.length, none.data.pageInfo.totalItems], [0, 0]);
@@ -270,26 +361,39 @@ client('pages: by slug, a child page by its path, and a path tried as a post the
   // The parent page is embedded as `up`.
   assert.is((team.data.post._embedded as unknown as { up: { id: number }[] }).up[0]!.id, seeded.about);
   let either: any;
-  const urls = await askedDuring(async () => (either = await fetchPost({ path: '/about', params: { postType: ['post', 'page'] } })));
+  const urls = await askedDuring(
+    async () => (either = await fetchPost({ path: '/about', params: { postType: ['post', 'page'] } })),
+  );
   assert.equal(urls, ['/wp-json/wp/v2/posts?slug=about&_embed=true', '/wp-json/wp/v2/pages?slug=about&_embed=true']);
   assert.is(either.data.post.id, seeded.about);
   // The pages archive.
   const archive = await fetchPosts({ params: { postType: 'page', orderby: 'title', order: 'asc' } });
-  assert.equal(archive.data.posts.map((page: any) => page.slug), ['about', 'team']);
+  assert.equal(
+    archive.data.posts.map((page: any) => page.slug),
+    ['about', 'team'],
+  );
   assert.ok(archive.pageType.isPostTypeArchive);
 });
 
 client('the terms list, with counts of published posts', async () => {
   const categories = await fetchTerms({ params: { taxonomy: 'category', slug: 'engine-news' } });
-  assert.equal(categories.data.terms.map((term: any) => [term.id, term.name, term.count]), [[seeded.news, 'Engine News', 5]]);
+  assert.equal(
+    categories.data.terms.map((term: any) => [term.id, term.name, term.count]),
+    [[seeded.news, 'Engine News', 5]],
+  );
   const tags = await fetchTerms({ params: { taxonomy: 'post_tag' } });
-  assert.equal(tags.data.terms.map((term: any) => [term.slug, term.count]), [['front-page', 3]]);
+  assert.equal(
+    tags.data.terms.map((term: any) => [term.slug, term.count]),
+    [['front-page', 3]],
+  );
 });
 
 client('a preview token the site does not know reads as anonymous; app settings need the plug-in', async () => {
   const preview = await fetchPost({ params: { id: seeded.posts.get('engine-note-2'), authToken: 'not-a-token' } });
   assert.is(preview.data.post.slug, 'engine-note-2');
-  const draft = await rejection(() => fetchPost({ params: { id: seeded.draft, authToken: 'not-a-token', revision: true } }));
+  const draft = await rejection(() =>
+    fetchPost({ params: { id: seeded.draft, authToken: 'not-a-token', revision: true } }),
+  );
   assert.instance(draft, EndpointError);
   // The Headless WordPress plug-in's route is not there: the client says so with WordPress's message.
   let settings: Error | undefined;
@@ -306,7 +410,10 @@ client('behind HTTP Basic with an application password it reads drafts; a wrong 
     const draft = await fetchPost({ params: { id: seeded.draft } });
     assert.equal([draft.data.post.slug, draft.data.post.status], ['unfinished-engine', 'draft']);
     const drafts = await fetchPosts({ params: { status: 'draft', author: admin.id } });
-    assert.equal(drafts.data.posts.map((post: any) => post.slug), ['unfinished-engine']);
+    assert.equal(
+      drafts.data.posts.map((post: any) => post.slug),
+      ['unfinished-engine'],
+    );
     // Deliberately unlike WordPress 6.1, which reads a wrong password as anonymous (docs/compatibility.md).
     process.env.WP_BASIC_AUTH_PASSWORD = 'not the password';
     const refused = await rejection(() => fetchPost({ params: { slug: 'engine-note-1' } }));
@@ -327,12 +434,20 @@ client('a source URL configured with a trailing slash works as it does with Word
   setHeadstartWPConfig({ sourceUrl: `${t.url}/`, useWordPressPlugin: false });
   try {
     let post: any;
-    const urls = await askedDuring(async () => ({ data: { post } } = await fetchPost({ path: '/engine-note-3' })));
+    const urls = await askedDuring(
+      async () =>
+        ({
+          data: { post },
+        } = await fetchPost({ path: '/engine-note-3' })),
+    );
     // The client joins the two with a doubled slash; WordPress trims it, and so does the site.
     assert.equal(urls, ['//wp-json/wp/v2/posts?slug=engine-note-3&_embed=true']);
     assert.is(post.id, seeded.posts.get('engine-note-3'));
     const archive = await fetchAuthorArchive({ path: '/ada' });
-    assert.equal(archive.data.posts.map((item: any) => item.slug), ['adas-engine']);
+    assert.equal(
+      archive.data.posts.map((item: any) => item.slug),
+      ['adas-engine'],
+    );
   } finally {
     setHeadstartWPConfig({ sourceUrl: t.url, useWordPressPlugin: false });
   }

@@ -12,7 +12,12 @@ import { startTestSite } from '../support/testSite';
 import type { TestSite, TestUser } from '../support/testSite';
 
 interface Paged {
-  _paging?: { total: number; totalPages: number; links: Record<string, string>; next?: { get(): Promise<Paged & Record<string, any>[]> } };
+  _paging?: {
+    total: number;
+    totalPages: number;
+    links: Record<string, string>;
+    next?: { get(): Promise<Paged & Record<string, any>[]> };
+  };
 }
 
 const client = suite('wpapi, unchanged');
@@ -46,7 +51,10 @@ client('without discovery: its built-in wp/v2 routes under SITE/wp-json list, pa
   assert.is(one._links.self[0].href, `${t.url}/wp-json/wp/v2/posts/${ids[0]}`);
 
   const signedIn = new WPAPI({ endpoint: `${t.url}/wp-json`, username: admin.login, password: admin.password });
-  const created = await signedIn.posts().auth().create({ title: 'From wpapi', content: 'Written by a stock client', status: 'publish' });
+  const created = await signedIn
+    .posts()
+    .auth()
+    .create({ title: 'From wpapi', content: 'Written by a stock client', status: 'publish' });
   assert.is(created.title.raw, 'From wpapi');
   const updated = await signedIn.posts().auth().id(created.id).update({ title: 'Renamed by wpapi' });
   assert.is(updated.title.raw, 'Renamed by wpapi');
@@ -67,7 +75,7 @@ client.run();
 
 const core = suite('wpapi, discovering a site that advertises the interface root');
 
-core("discovery of the default site finds the core index and reaches core/v2 by its namespace", async () => {
+core('discovery of the default site finds the core index and reaches core/v2 by its namespace', async () => {
   const site = await startTestSite();
   try {
     const admin = await site.createUser('admin', 'administrator');

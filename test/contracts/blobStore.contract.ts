@@ -70,7 +70,9 @@ export function blobStoreContract(name: string, open: () => Promise<Context>): v
   });
 
   test('concurrent writers of one name: exactly one wins, and its bytes are stored', async ({ ctx, dir }) => {
-    const bodies = Array.from({ length: 8 }, (_, i) => (i % 2 ? Buffer.from(`writer ${i}`) : fileOf(dir!, Buffer.from(`writer ${i}`))));
+    const bodies = Array.from({ length: 8 }, (_, i) =>
+      i % 2 ? Buffer.from(`writer ${i}`) : fileOf(dir!, Buffer.from(`writer ${i}`)),
+    );
     const results = await Promise.all(bodies.map((body) => ctx!.blobs.putNew('race/file.txt', body)));
     assert.is(results.filter(Boolean).length, 1);
     assert.is((await ctx!.blobs.get('race/file.txt'))!.toString(), `writer ${results.indexOf(true)}`);
@@ -132,11 +134,24 @@ export function blobStoreContract(name: string, open: () => Promise<Context>): v
       { key: 'c.txt', size: 1 },
     ]);
     await ctx!.blobs.delete('2024/06/b.jpg');
-    assert.equal((await listed(ctx!.blobs)).map((blob) => blob.key), ['2024/05/a.jpg', 'c.txt']);
+    assert.equal(
+      (await listed(ctx!.blobs)).map((blob) => blob.key),
+      ['2024/05/a.jpg', 'c.txt'],
+    );
   });
 
   test('a key that could leave the store is refused on write and never found on read', async ({ ctx }) => {
-    for (const key of ['../escape.txt', '2024/../../etc/passwd', '/etc/passwd', 'a//b', 'a/./b', '.hidden', 'a\\b', 'a/b\u0000c', '']) {
+    for (const key of [
+      '../escape.txt',
+      '2024/../../etc/passwd',
+      '/etc/passwd',
+      'a//b',
+      'a/./b',
+      '.hidden',
+      'a\\b',
+      'a/b\u0000c',
+      '',
+    ]) {
       assert.is(isSafeBlobKey(key), false, key);
       let refused = false;
       try {

@@ -25,7 +25,8 @@ interface Context {
 }
 
 const metadata: EventMetadata = { userId: 7, requestId: 'req-1', at: '2024-05-01T12:00:00.000Z' };
-const event = (type: string, data: unknown = {}, id?: string): NewEvent => (id ? { type, data, metadata, id } : { type, data, metadata });
+const event = (type: string, data: unknown = {}, id?: string): NewEvent =>
+  id ? { type, data, metadata, id } : { type, data, metadata };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -51,7 +52,11 @@ async function assertConflict(
   } catch (error) {
     failure = error;
   }
-  assert.instance(failure, WrongExpectedRevisionError, message ?? 'the append should fail with WrongExpectedRevisionError');
+  assert.instance(
+    failure,
+    WrongExpectedRevisionError,
+    message ?? 'the append should fail with WrongExpectedRevisionError',
+  );
   const { streamId, expected: expectedRevision, actual } = failure as WrongExpectedRevisionError;
   assert.equal({ streamId, expected: expectedRevision, actual }, expected, message);
 }
@@ -82,7 +87,8 @@ function record(store: EventStore, options: Partial<SubscribeToAllOptions> = {})
   return seen;
 }
 
-const summary = (events: RecordedEvent[]) => events.map(({ streamId, revision, position, type }) => ({ streamId, revision, position, type }));
+const summary = (events: RecordedEvent[]) =>
+  events.map(({ streamId, revision, position, type }) => ({ streamId, revision, position, type }));
 
 export function eventStoreContract(name: string, factory: () => Promise<Context>): void {
   const test = suite<Context>(`EventStore contract: ${name}`, {} as Context);
@@ -97,17 +103,23 @@ export function eventStoreContract(name: string, factory: () => Promise<Context>
   // --- expected revision ---
 
   test('no_stream: succeeds on an absent stream, conflicts once it exists', async ({ store }) => {
-    const result = await store.appendToStream('post-1', [event('Created'), event('Titled')], { expectedRevision: 'no_stream' });
+    const result = await store.appendToStream('post-1', [event('Created'), event('Titled')], {
+      expectedRevision: 'no_stream',
+    });
     assert.is(result.nextExpectedRevision, 1);
     await assertConflict(store.appendToStream('post-1', [event('Created')], { expectedRevision: 'no_stream' }), {
-      streamId: 'post-1', expected: 'no_stream', actual: 1,
+      streamId: 'post-1',
+      expected: 'no_stream',
+      actual: 1,
     });
     assert.is((await store.readStream('post-1')).length, 2, 'a rejected append writes nothing');
   });
 
   test('stream_exists: conflicts on an absent stream, succeeds at any revision', async ({ store }) => {
     await assertConflict(store.appendToStream('post-1', [event('Titled')], { expectedRevision: 'stream_exists' }), {
-      streamId: 'post-1', expected: 'stream_exists', actual: 'no_stream',
+      streamId: 'post-1',
+      expected: 'stream_exists',
+      actual: 'no_stream',
     });
     assert.equal(await store.readStream('post-1'), [], 'a rejected append writes nothing');
     await store.appendToStream('post-1', [event('Created'), event('Titled')], { expectedRevision: 'no_stream' });
@@ -116,20 +128,34 @@ export function eventStoreContract(name: string, factory: () => Promise<Context>
   });
 
   test('any: succeeds whether or not the stream exists', async ({ store }) => {
-    assert.is((await store.appendToStream('post-1', [event('Created')], { expectedRevision: 'any' })).nextExpectedRevision, 0);
-    assert.is((await store.appendToStream('post-1', [event('Titled')], { expectedRevision: 'any' })).nextExpectedRevision, 1);
+    assert.is(
+      (await store.appendToStream('post-1', [event('Created')], { expectedRevision: 'any' })).nextExpectedRevision,
+      0,
+    );
+    assert.is(
+      (await store.appendToStream('post-1', [event('Titled')], { expectedRevision: 'any' })).nextExpectedRevision,
+      1,
+    );
   });
 
   test('a revision number: succeeds only when it is the last revision', async ({ store }) => {
     await assertConflict(store.appendToStream('post-1', [event('Created')], { expectedRevision: 0 }), {
-      streamId: 'post-1', expected: 0, actual: 'no_stream',
+      streamId: 'post-1',
+      expected: 0,
+      actual: 'no_stream',
     });
-    await store.appendToStream('post-1', [event('Created'), event('Titled'), event('Published')], { expectedRevision: 'no_stream' });
+    await store.appendToStream('post-1', [event('Created'), event('Titled'), event('Published')], {
+      expectedRevision: 'no_stream',
+    });
     await assertConflict(store.appendToStream('post-1', [event('Titled')], { expectedRevision: 1 }), {
-      streamId: 'post-1', expected: 1, actual: 2,
+      streamId: 'post-1',
+      expected: 1,
+      actual: 2,
     });
     await assertConflict(store.appendToStream('post-1', [event('Titled')], { expectedRevision: 3 }), {
-      streamId: 'post-1', expected: 3, actual: 2,
+      streamId: 'post-1',
+      expected: 3,
+      actual: 2,
     });
     assert.is((await store.readStream('post-1')).length, 3, 'rejected appends write nothing');
     const result = await store.appendToStream('post-1', [event('Titled')], { expectedRevision: 2 });
@@ -140,12 +166,23 @@ export function eventStoreContract(name: string, factory: () => Promise<Context>
 
   test('revisions are 0-based and contiguous across appends', async ({ store }) => {
     let result = await store.appendToStream('post-1', [event('A')], { expectedRevision: 'no_stream' });
-    result = await store.appendToStream('post-1', [event('B'), event('C'), event('D')], { expectedRevision: result.nextExpectedRevision });
+    result = await store.appendToStream('post-1', [event('B'), event('C'), event('D')], {
+      expectedRevision: result.nextExpectedRevision,
+    });
     result = await store.appendToStream('post-1', [event('E')], { expectedRevision: result.nextExpectedRevision });
     assert.is(result.nextExpectedRevision, 4);
     const stream = await store.readStream('post-1');
-    assert.equal(stream.map((e) => [e.revision, e.type]), [[0, 'A'], [1, 'B'], [2, 'C'], [3, 'D'], [4, 'E']]);
-    assert.is(result.position, stream[4]!.position, 'the result reports the last event\'s position');
+    assert.equal(
+      stream.map((e) => [e.revision, e.type]),
+      [
+        [0, 'A'],
+        [1, 'B'],
+        [2, 'C'],
+        [3, 'D'],
+        [4, 'E'],
+      ],
+    );
+    assert.is(result.position, stream[4]!.position, "the result reports the last event's position");
   });
 
   test('global positions strictly increase across streams in commit order', async ({ store }) => {
@@ -156,14 +193,24 @@ export function eventStoreContract(name: string, factory: () => Promise<Context>
       await store.appendToStream('post-2', [event('C1')], { expectedRevision: 'any' }),
     ];
     const all = await store.readAll();
-    assert.equal(all.map((e) => e.type), ['A1', 'B1', 'B2', 'A2', 'C1']);
+    assert.equal(
+      all.map((e) => e.type),
+      ['A1', 'B1', 'B2', 'A2', 'C1'],
+    );
     all.slice(1).forEach((e, i) => {
       assert.ok(e.position > all[i]!.position, `position ${e.position} follows ${all[i]!.position}`);
     });
     assert.ok(all[0]!.position >= 1, 'positions are 1-based');
-    assert.equal(results.map((r) => r.position), [all[0]!.position, all[2]!.position, all[3]!.position, all[4]!.position]);
+    assert.equal(
+      results.map((r) => r.position),
+      [all[0]!.position, all[2]!.position, all[3]!.position, all[4]!.position],
+    );
     const post = await store.readStream('post-1');
-    assert.equal(post.map((e) => e.position), [all[0]!.position, all[3]!.position], 'a stream read reports global positions');
+    assert.equal(
+      post.map((e) => e.position),
+      [all[0]!.position, all[3]!.position],
+      'a stream read reports global positions',
+    );
   });
 
   // --- reads ---
@@ -197,10 +244,15 @@ export function eventStoreContract(name: string, factory: () => Promise<Context>
   });
 
   test('readAll reads forwards and backwards from a position, up to maxCount', async ({ store }) => {
-    for (let i = 0; i < 8; i++) await store.appendToStream(`post-${i % 3}`, [event(`E${i}`)], { expectedRevision: 'any' });
+    for (let i = 0; i < 8; i++)
+      await store.appendToStream(`post-${i % 3}`, [event(`E${i}`)], { expectedRevision: 'any' });
     const all = await store.readAll();
-    assert.equal(all.map((e) => e.type), ['E0', 'E1', 'E2', 'E3', 'E4', 'E5', 'E6', 'E7']);
-    const types = async (options: Parameters<EventStore['readAll']>[0]) => (await store.readAll(options)).map((e) => e.type);
+    assert.equal(
+      all.map((e) => e.type),
+      ['E0', 'E1', 'E2', 'E3', 'E4', 'E5', 'E6', 'E7'],
+    );
+    const types = async (options: Parameters<EventStore['readAll']>[0]) =>
+      (await store.readAll(options)).map((e) => e.type);
     assert.equal(await types({ fromPosition: all[2]!.position, maxCount: 3 }), ['E2', 'E3', 'E4']);
     assert.equal(await types({ fromPosition: all[6]!.position }), ['E6', 'E7']);
     assert.equal(await types({ maxCount: 2 }), ['E0', 'E1']);
@@ -217,13 +269,21 @@ export function eventStoreContract(name: string, factory: () => Promise<Context>
     assert.equal(await store.readAll({ after: 0 }), []);
   });
 
-  test('readAll after an exclusive position reads what follows each event, and nothing past the head', async ({ store }) => {
-    for (let i = 0; i < 6; i++) await store.appendToStream(`post-${i % 2}`, [event(`E${i}`)], { expectedRevision: 'any' });
+  test('readAll after an exclusive position reads what follows each event, and nothing past the head', async ({
+    store,
+  }) => {
+    for (let i = 0; i < 6; i++)
+      await store.appendToStream(`post-${i % 2}`, [event(`E${i}`)], { expectedRevision: 'any' });
     const all = await store.readAll();
-    const types = async (options: Parameters<EventStore['readAll']>[0]) => (await store.readAll(options)).map((e) => e.type);
+    const types = async (options: Parameters<EventStore['readAll']>[0]) =>
+      (await store.readAll(options)).map((e) => e.type);
     assert.equal(await types({ after: 0 }), ['E0', 'E1', 'E2', 'E3', 'E4', 'E5']);
     for (let i = 0; i < all.length; i++) {
-      assert.equal(await types({ after: all[i]!.position }), all.slice(i + 1).map((e) => e.type), `after E${i}`);
+      assert.equal(
+        await types({ after: all[i]!.position }),
+        all.slice(i + 1).map((e) => e.type),
+        `after E${i}`,
+      );
     }
     assert.equal(await types({ after: all[1]!.position, maxCount: 2 }), ['E2', 'E3']);
     assert.equal(await types({ after: all[5]!.position + 1_000_000 }), [], 'past the head');
@@ -232,7 +292,11 @@ export function eventStoreContract(name: string, factory: () => Promise<Context>
   test('readAll refuses `after` with a backward read or beside fromPosition', async ({ store }) => {
     await store.appendToStream('post-1', [event('E0')], { expectedRevision: 'any' });
     const [first] = await store.readAll();
-    for (const options of [{ after: 0, direction: 'backwards' as const }, { after: 0, fromPosition: first!.position }, { after: -1 }]) {
+    for (const options of [
+      { after: 0, direction: 'backwards' as const },
+      { after: 0, fromPosition: first!.position },
+      { after: -1 },
+    ]) {
       let failure: unknown;
       try {
         await store.readAll(options);
@@ -262,7 +326,9 @@ export function eventStoreContract(name: string, factory: () => Promise<Context>
     };
     const id = randomUUID();
     const input: NewEvent = { type: 'PostCreated', data, metadata: richMetadata, id };
-    await store.appendToStream('post-1', [input, event('PostTitled', { title: 'x' })], { expectedRevision: 'no_stream' });
+    await store.appendToStream('post-1', [input, event('PostTitled', { title: 'x' })], {
+      expectedRevision: 'no_stream',
+    });
     data.nested.a.b.c = 'mutated after append';
     richMetadata.requestId = 'mutated after append';
 
@@ -296,22 +362,43 @@ export function eventStoreContract(name: string, factory: () => Promise<Context>
     assert.is(await store.headPosition(), last.position, 'a rejected append leaves the head alone');
   });
 
-  test('re-appending the same event ids after the same expected revision returns the original result', async ({ store }) => {
+  test('re-appending the same event ids after the same expected revision returns the original result', async ({
+    store,
+  }) => {
     const created = [event('Created', {}, randomUUID()), event('Titled', {}, randomUUID())];
     const first = await store.appendToStream('post-1', created, { expectedRevision: 'no_stream' });
     assert.equal(await store.appendToStream('post-1', created, { expectedRevision: 'no_stream' }), first);
 
     const published = [event('Published', {}, randomUUID())];
     const second = await store.appendToStream('post-1', published, { expectedRevision: first.nextExpectedRevision });
-    assert.equal(await store.appendToStream('post-1', published, { expectedRevision: first.nextExpectedRevision }), second);
-    assert.equal((await store.readStream('post-1')).map((e) => e.type), ['Created', 'Titled', 'Published'], 'retries append nothing');
+    assert.equal(
+      await store.appendToStream('post-1', published, { expectedRevision: first.nextExpectedRevision }),
+      second,
+    );
+    assert.equal(
+      (await store.readStream('post-1')).map((e) => e.type),
+      ['Created', 'Titled', 'Published'],
+      'retries append nothing',
+    );
 
-    await assertConflict(store.appendToStream('post-1', [event('Published', {}, randomUUID())], { expectedRevision: 1 }), {
-      streamId: 'post-1', expected: 1, actual: 2,
-    }, 'new ids after an old revision are a conflict, not a retry');
-    await assertConflict(store.appendToStream('post-1', [...published, event('Archived', {}, randomUUID())], { expectedRevision: 1 }), {
-      streamId: 'post-1', expected: 1, actual: 2,
-    }, 'a batch only partly matching the stored events is a conflict, not a retry');
+    await assertConflict(
+      store.appendToStream('post-1', [event('Published', {}, randomUUID())], { expectedRevision: 1 }),
+      {
+        streamId: 'post-1',
+        expected: 1,
+        actual: 2,
+      },
+      'new ids after an old revision are a conflict, not a retry',
+    );
+    await assertConflict(
+      store.appendToStream('post-1', [...published, event('Archived', {}, randomUUID())], { expectedRevision: 1 }),
+      {
+        streamId: 'post-1',
+        expected: 1,
+        actual: 2,
+      },
+      'a batch only partly matching the stored events is a conflict, not a retry',
+    );
   });
 
   // --- concurrency ---
@@ -319,7 +406,9 @@ export function eventStoreContract(name: string, factory: () => Promise<Context>
   test('20 concurrent appends expecting the same revision: exactly one wins, the rest conflict', async ({ store }) => {
     await store.appendToStream('post-1', [event('Created')], { expectedRevision: 'no_stream' });
     const outcomes = await Promise.allSettled(
-      Array.from({ length: 20 }, (_, i) => store.appendToStream('post-1', [event(`Edit${i}`)], { expectedRevision: 0 })),
+      Array.from({ length: 20 }, (_, i) =>
+        store.appendToStream('post-1', [event(`Edit${i}`)], { expectedRevision: 0 }),
+      ),
     );
     const won = outcomes.filter((o) => o.status === 'fulfilled');
     const lost = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
@@ -334,7 +423,9 @@ export function eventStoreContract(name: string, factory: () => Promise<Context>
 
   test('20 concurrent appends to 20 streams all succeed', async ({ store }) => {
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => store.appendToStream(`post-${i}`, [event('Created')], { expectedRevision: 'no_stream' })),
+      Array.from({ length: 20 }, (_, i) =>
+        store.appendToStream(`post-${i}`, [event('Created')], { expectedRevision: 'no_stream' }),
+      ),
     );
     assert.ok(results.every((r) => r.nextExpectedRevision === 0));
     assert.is(new Set(results.map((r) => r.position)).size, 20, 'each got its own position');
@@ -354,7 +445,10 @@ export function eventStoreContract(name: string, factory: () => Promise<Context>
       await eventually(() => seen.caughtUpCalls > 0, 'onCaughtUp');
       assert.equal(seen.events, await store.readAll());
       assert.is(seen.eventsWhenCaughtUp, 5, 'caught up only after the whole log was delivered');
-      assert.ok(seen.batches.every((batch) => batch.length >= 1 && batch.length <= 2), 'batches are non-empty and at most maxBatchSize');
+      assert.ok(
+        seen.batches.every((batch) => batch.length >= 1 && batch.length <= 2),
+        'batches are non-empty and at most maxBatchSize',
+      );
       await sleep(QUIET_PERIOD_MS);
       assert.is(seen.caughtUpCalls, 1);
       assert.is(seen.events.length, 5, 'nothing delivered twice');
@@ -363,31 +457,57 @@ export function eventStoreContract(name: string, factory: () => Promise<Context>
     }
   });
 
-  test('a subscription naming its types gets every event of those types and each batch ends where it has read to', async ({ store }) => {
+  test('a subscription naming its types gets every event of those types and each batch ends where it has read to', async ({
+    store,
+  }) => {
     const types = ['Wanted', 'AlsoWanted'];
     for (let i = 0; i < 9; i++) {
-      await store.appendToStream(`s-${i}`, [event('Other'), event(i % 2 === 0 ? 'Wanted' : 'AlsoWanted', { i }), event('Other')], { expectedRevision: 'no_stream' });
+      await store.appendToStream(
+        `s-${i}`,
+        [event('Other'), event(i % 2 === 0 ? 'Wanted' : 'AlsoWanted', { i }), event('Other')],
+        { expectedRevision: 'no_stream' },
+      );
     }
     const all = await store.readAll();
     const seen = record(store, { maxBatchSize: 4, types });
     await eventually(() => seen.caughtUpCalls === 1, 'caught up');
     const wanted = all.filter((e) => types.includes(e.type));
-    assert.equal(summary(seen.events.filter((e) => types.includes(e.type))), summary(wanted), 'every event of the types, in order');
-    assert.equal(seen.events.filter((e) => types.includes(e.type)).map((e) => e.data), wanted.map((e) => e.data));
+    assert.equal(
+      summary(seen.events.filter((e) => types.includes(e.type))),
+      summary(wanted),
+      'every event of the types, in order',
+    );
+    assert.equal(
+      seen.events.filter((e) => types.includes(e.type)).map((e) => e.data),
+      wanted.map((e) => e.data),
+    );
     const delivered = new Set(seen.events.map((e) => e.position));
-    assert.ok(seen.events.every((e) => all.some((a) => a.position === e.position && a.type === e.type)), 'only events of the log');
+    assert.ok(
+      seen.events.every((e) => all.some((a) => a.position === e.position && a.type === e.type)),
+      'only events of the log',
+    );
     assert.is(delivered.size, seen.events.length, 'no repeats');
-    assert.is(seen.events[seen.events.length - 1]!.position, all[all.length - 1]!.position, 'the last batch ends at the head, whatever its type');
+    assert.is(
+      seen.events[seen.events.length - 1]!.position,
+      all[all.length - 1]!.position,
+      'the last batch ends at the head, whatever its type',
+    );
     for (const batch of seen.batches) assert.ok(batch.length > 0 && batch.length <= 4);
-    await store.appendToStream('s-live', [event('Wanted', { live: true }), event('Other')], { expectedRevision: 'no_stream' });
-    await eventually(() => seen.events.some((e) => (e.data as { live?: boolean }).live === true), 'the live event of a named type');
+    await store.appendToStream('s-live', [event('Wanted', { live: true }), event('Other')], {
+      expectedRevision: 'no_stream',
+    });
+    await eventually(
+      () => seen.events.some((e) => (e.data as { live?: boolean }).live === true),
+      'the live event of a named type',
+    );
     const head = (await store.readAll({ direction: 'backwards', maxCount: 1 }))[0]!.position;
     await eventually(() => seen.events[seen.events.length - 1]!.position === head, 'the live batch ends at the head');
     await seen.subscription.close();
   });
 
   test('a subscription starts after its exclusive checkpoint', async ({ store }) => {
-    for (let i = 0; i < 6; i++) await store.appendToStream(`post-${i % 2}`, [event(`E${i}`)], { expectedRevision: 'any' });
+    for (let i = 0; i < 6; i++)
+      await store.appendToStream(`post-${i % 2}`, [event(`E${i}`)], { expectedRevision: 'any' });
     const all = await store.readAll();
     const seen = record(store, { after: all[2]!.position });
     try {
@@ -406,7 +526,10 @@ export function eventStoreContract(name: string, factory: () => Promise<Context>
       assert.equal(seen.events, []);
       await store.appendToStream('post-1', [event('New')], { expectedRevision: 0 });
       await eventually(() => seen.events.length > 0, 'the new event');
-      assert.equal(seen.events.map((e) => e.type), ['New']);
+      assert.equal(
+        seen.events.map((e) => e.type),
+        ['New'],
+      );
     } finally {
       await seen.subscription.close();
     }
@@ -440,7 +563,9 @@ export function eventStoreContract(name: string, factory: () => Promise<Context>
     }
   });
 
-  test('batches arrive one at a time, in order, with no gaps or repeats under concurrent appends', async ({ store }) => {
+  test('batches arrive one at a time, in order, with no gaps or repeats under concurrent appends', async ({
+    store,
+  }) => {
     for (let i = 0; i < 15; i++) await store.appendToStream('seed', [event(`Seed${i}`)], { expectedRevision: 'any' });
     let inFlight = 0;
     let maxInFlight = 0;
@@ -456,7 +581,8 @@ export function eventStoreContract(name: string, factory: () => Promise<Context>
     try {
       const writers = Array.from({ length: 5 }, async (_, writer) => {
         for (let i = 0; i < 12; i++) {
-          const events = i % 3 === 0 ? [event(`W${writer}-${i}a`), event(`W${writer}-${i}b`)] : [event(`W${writer}-${i}`)];
+          const events =
+            i % 3 === 0 ? [event(`W${writer}-${i}a`), event(`W${writer}-${i}b`)] : [event(`W${writer}-${i}`)];
           await store.appendToStream(`writer-${writer}`, events, { expectedRevision: 'any' });
           await sleep(i % 4);
         }
@@ -485,7 +611,9 @@ export function eventStoreContract(name: string, factory: () => Promise<Context>
 
   test('close resolves only after the batch in flight is handled', async ({ store }) => {
     let release!: () => void;
-    const handlerMayFinish = new Promise<void>((resolve) => { release = resolve; });
+    const handlerMayFinish = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     let handled = false;
     const seen = record(store, {
       async onEvents() {
@@ -496,7 +624,9 @@ export function eventStoreContract(name: string, factory: () => Promise<Context>
     await store.appendToStream('post-1', [event('A')], { expectedRevision: 'no_stream' });
     await eventually(() => seen.batches.length === 1, 'the batch to start');
     let closed = false;
-    const closing = seen.subscription.close().then(() => { closed = true; });
+    const closing = seen.subscription.close().then(() => {
+      closed = true;
+    });
     await sleep(20);
     assert.not.ok(closed, 'close waits for the handler');
     release();

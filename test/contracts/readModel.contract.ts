@@ -40,7 +40,12 @@ function commitOf(writes: DocWrite[], position: number, name = 'posts-projection
   return { writes, checkpoint: { name, position, version } };
 }
 
-function plan(filters: Filter[], order: Order = { kind: 'field', field: 'id', direction: 'asc' }, offset = 0, limit: number | null = null): QueryPlan {
+function plan(
+  filters: Filter[],
+  order: Order = { kind: 'field', field: 'id', direction: 'asc' },
+  offset = 0,
+  limit: number | null = null,
+): QueryPlan {
   return { filters, order, offset, limit };
 }
 
@@ -120,7 +125,16 @@ export function readModelContract(name: string, factory: Factory): void {
   });
 
   const load = (rm: ReadModel, rows: RefRow[] = FIXTURE) =>
-    rm.commit(commitOf(rows.map((r) => (r.index ? { collection: C, id: r.doc.id, doc: r.doc, index: r.index } : { collection: C, id: r.doc.id, doc: r.doc })), 1));
+    rm.commit(
+      commitOf(
+        rows.map((r) =>
+          r.index
+            ? { collection: C, id: r.doc.id, doc: r.doc, index: r.index }
+            : { collection: C, id: r.doc.id, doc: r.doc },
+        ),
+        1,
+      ),
+    );
 
   /** Checks the adapter, and the reference on the same rows, against a hand-written expectation. */
   async function expectIds(rm: ReadModel, p: QueryPlan, ids: DocId[], total?: number, rows: RefRow[] = FIXTURE) {
@@ -170,7 +184,9 @@ export function readModelContract(name: string, factory: Factory): void {
     } catch {
       // as above
     }
-    assert.equal((await rm.query(C, plan([]))).items, [{ id: 7, nested: { list: [1, 2] }, when: '1970-01-01T00:00:00.000Z' }]);
+    assert.equal((await rm.query(C, plan([]))).items, [
+      { id: 7, nested: { list: [1, 2] }, when: '1970-01-01T00:00:00.000Z' },
+    ]);
   });
 
   test('updates move index memberships, deletes remove them', async ({ rm }) => {
@@ -179,7 +195,11 @@ export function readModelContract(name: string, factory: Factory): void {
       commitOf(
         [
           // 2: draft → publish, date 10 → 40, title text changes; 1: loses its date and tags; 4: deleted.
-          write(2, { title: 'Renamed' }, { sort: { date: 40 }, sets: { status: 'publish', tags: ['c'] }, text: { title: 'Renamed' } }),
+          write(
+            2,
+            { title: 'Renamed' },
+            { sort: { date: 40 }, sets: { status: 'publish', tags: ['c'] }, text: { title: 'Renamed' } },
+          ),
           write(1, { title: 'Hello World' }, { sets: { status: 'publish' }, text: { title: 'Hello World' } }),
           { collection: C, id: 4, doc: null },
           { collection: C, id: 404, doc: null },
@@ -189,7 +209,10 @@ export function readModelContract(name: string, factory: Factory): void {
     );
     const rows: RefRow[] = [
       { doc: { id: 1, title: 'Hello World' }, index: { sets: { status: 'publish' }, text: { title: 'Hello World' } } },
-      { doc: { id: 2, title: 'Renamed' }, index: { sort: { date: 40 }, sets: { status: 'publish', tags: ['c'] }, text: { title: 'Renamed' } } },
+      {
+        doc: { id: 2, title: 'Renamed' },
+        index: { sort: { date: 40 }, sets: { status: 'publish', tags: ['c'] }, text: { title: 'Renamed' } },
+      },
       FIXTURE[2]!,
       FIXTURE[4]!,
       FIXTURE[5]!,
@@ -200,7 +223,13 @@ export function readModelContract(name: string, factory: Factory): void {
     await expectIds(rm, plan([{ kind: 'any', field: 'status', values: ['publish'] }]), [1, 2, 3, 'x'], 4, rows);
     await expectIds(rm, plan([{ kind: 'any', field: 'tags', values: ['a', 'b', 5] }]), ['x'], 1, rows);
     await expectIds(rm, plan([{ kind: 'any', field: 'tags', values: ['c'] }]), [2], 1, rows);
-    await expectIds(rm, plan([{ kind: 'range', field: 'date', gte: 0 }], { kind: 'field', field: 'date', direction: 'desc' }), [2, 'x', 3], 3, rows);
+    await expectIds(
+      rm,
+      plan([{ kind: 'range', field: 'date', gte: 0 }], { kind: 'field', field: 'date', direction: 'desc' }),
+      [2, 'x', 3],
+      3,
+      rows,
+    );
     await expectIds(rm, plan([], { kind: 'field', field: 'date', direction: 'desc' }), [2, 'x', 3, 5, 1], 5, rows);
     await expectIds(rm, plan([{ kind: 'text', fields: ['title'], includes: ['straße'], excludes: [] }]), [], 0, rows);
     await expectIds(rm, plan([{ kind: 'text', fields: ['title'], includes: ['renamed'], excludes: [] }]), [2], 1, rows);
@@ -208,9 +237,24 @@ export function readModelContract(name: string, factory: Factory): void {
     await expectIds(rm, plan([{ kind: 'range', field: 'title', gte: 'a' }]), ['x'], 1, rows);
     await expectIds(rm, plan([{ kind: 'any', field: 'id', values: [4, 1] }]), [1], 1, rows);
     // Deleting everything leaves nothing findable.
-    await rm.commit(commitOf(rows.map((r) => ({ collection: C, id: r.doc.id, doc: null })), 3));
+    await rm.commit(
+      commitOf(
+        rows.map((r) => ({ collection: C, id: r.doc.id, doc: null })),
+        3,
+      ),
+    );
     await expectIds(rm, plan([]), [], 0, []);
-    await expectIds(rm, plan([{ kind: 'any', field: 'status', values: ['publish'] }], { kind: 'field', field: 'date', direction: 'desc' }), [], 0, []);
+    await expectIds(
+      rm,
+      plan([{ kind: 'any', field: 'status', values: ['publish'] }], {
+        kind: 'field',
+        field: 'date',
+        direction: 'desc',
+      }),
+      [],
+      0,
+      [],
+    );
     await expectIds(rm, plan([{ kind: 'text', fields: ['title'], includes: ['hello'], excludes: [] }]), [], 0, []);
   });
 
@@ -248,7 +292,16 @@ export function readModelContract(name: string, factory: Factory): void {
     const bad: DocWrite[] = [
       { collection: C, id: 11, doc: { id: 11, big: 10n } },
       { collection: C, id: 20, doc: circular as Doc },
-      { collection: C, id: 12, doc: { id: 12, toJSON: () => { throw new Error('refuses to serialise'); } } as unknown as Doc },
+      {
+        collection: C,
+        id: 12,
+        doc: {
+          id: 12,
+          toJSON: () => {
+            throw new Error('refuses to serialise');
+          },
+        } as unknown as Doc,
+      },
       { collection: C, id: 13, doc: { id: 14 } },
       { collection: C, id: 13, doc: { id: '13' } },
       write(15, {}, { sort: { date: Number.NaN } }),
@@ -260,14 +313,27 @@ export function readModelContract(name: string, factory: Factory): void {
     ];
     for (const invalid of bad) {
       // The invalid write comes after a valid one and a change to an existing doc: none of them may land.
-      await rejects(rm.commit(commitOf([good, write(1, { title: 'changed' }, { sets: { status: 'trash' } }), invalid], 2)));
+      await rejects(
+        rm.commit(commitOf([good, write(1, { title: 'changed' }, { sets: { status: 'trash' } }), invalid], 2)),
+      );
     }
-    await rejects(rm.commit({ writes: [good], checkpoint: { name: 'posts-projection', position: Number.NaN, version: 1 } }));
+    await rejects(
+      rm.commit({ writes: [good], checkpoint: { name: 'posts-projection', position: Number.NaN, version: 1 } }),
+    );
     await rejects(rm.commit({ writes: [good], checkpoint: { name: '', position: 3, version: 1 } }));
     assert.equal(await rm.checkpoint('posts-projection'), { position: 1, version: 1 });
     assert.is(await rm.get(C, 10), null);
     assert.equal(await rm.get(C, 1), { id: 1, title: 'Hello World' });
-    await expectIds(rm, plan([{ kind: 'any', field: 'status', values: ['publish'] }], { kind: 'field', field: 'date', direction: 'desc' }), [4, 1, 'x', 3], 4);
+    await expectIds(
+      rm,
+      plan([{ kind: 'any', field: 'status', values: ['publish'] }], {
+        kind: 'field',
+        field: 'date',
+        direction: 'desc',
+      }),
+      [4, 1, 'x', 3],
+      4,
+    );
     await expectIds(rm, plan([{ kind: 'any', field: 'status', values: ['trash'] }]), [5], 1);
     // And the read model still takes good commits.
     await rm.commit(commitOf([good], 2));
@@ -316,7 +382,13 @@ export function readModelContract(name: string, factory: Factory): void {
 
   test('reset forgets the named checkpoint and the listed collections only', async ({ rm }) => {
     await load(rm);
-    await rm.commit(commitOf([write(1, { name: 'u' }, { sets: { role: 'admin' } }, 'users'), write(1, {}, {}, 'postsx')], 4, 'users-projection'));
+    await rm.commit(
+      commitOf(
+        [write(1, { name: 'u' }, { sets: { role: 'admin' } }, 'users'), write(1, {}, {}, 'postsx')],
+        4,
+        'users-projection',
+      ),
+    );
     await rm.reset('posts-projection', [C, 'postsx']);
     assert.is(await rm.checkpoint('posts-projection'), null);
     assert.equal(await rm.checkpoint('users-projection'), { position: 4, version: 1 });
@@ -329,8 +401,12 @@ export function readModelContract(name: string, factory: Factory): void {
     // A rebuild after the reset starts from clean indexes.
     await load(rm, [FIXTURE[1]!]);
     await expectIds(rm, plan([], { kind: 'field', field: 'date', direction: 'desc' }), [2], 1, [FIXTURE[1]!]);
-    await expectIds(rm, plan([{ kind: 'text', fields: ['title'], includes: ['hello'], excludes: [] }]), [], 0, [FIXTURE[1]!]);
-    await expectIds(rm, plan([{ kind: 'text', fields: ['excerpt'], includes: ['hello'], excludes: [] }]), [2], 1, [FIXTURE[1]!]);
+    await expectIds(rm, plan([{ kind: 'text', fields: ['title'], includes: ['hello'], excludes: [] }]), [], 0, [
+      FIXTURE[1]!,
+    ]);
+    await expectIds(rm, plan([{ kind: 'text', fields: ['excerpt'], includes: ['hello'], excludes: [] }]), [2], 1, [
+      FIXTURE[1]!,
+    ]);
   });
 
   // --- filters ----------------------------------------------------------------------------------------------
@@ -338,7 +414,12 @@ export function readModelContract(name: string, factory: Factory): void {
   test('any / all / none on set fields and ids', async ({ rm }) => {
     await load(rm);
     await expectIds(rm, plan([{ kind: 'any', field: 'status', values: ['publish'] }]), [1, 3, 4, 'x'], 4);
-    await expectIds(rm, plan([{ kind: 'any', field: 'status', values: ['publish', 'draft', 'nope'] }]), [1, 2, 3, 4, 'x'], 5);
+    await expectIds(
+      rm,
+      plan([{ kind: 'any', field: 'status', values: ['publish', 'draft', 'nope'] }]),
+      [1, 2, 3, 4, 'x'],
+      5,
+    );
     await expectIds(rm, plan([{ kind: 'any', field: 'status', values: [] }]), [], 0);
     await expectIds(rm, plan([{ kind: 'any', field: 'tags', values: [5] }]), [4], 1);
     await expectIds(rm, plan([{ kind: 'any', field: 'tags', values: ['5'] }]), [], 0);
@@ -356,7 +437,15 @@ export function readModelContract(name: string, factory: Factory): void {
     await expectIds(rm, plan([{ kind: 'all', field: 'id', values: [4, 1] }]), [], 0);
     await expectIds(rm, plan([{ kind: 'none', field: 'id', values: [1, 2, 3, 'y'] }]), [4, 5, 'x'], 3);
     // Two any filters: the common list shape.
-    await expectIds(rm, plan([{ kind: 'any', field: 'status', values: ['publish'] }, { kind: 'any', field: 'author', values: [2] }]), [4], 1);
+    await expectIds(
+      rm,
+      plan([
+        { kind: 'any', field: 'status', values: ['publish'] },
+        { kind: 'any', field: 'author', values: [2] },
+      ]),
+      [4],
+      1,
+    );
   });
 
   test('range filters on sort keys and ids', async ({ rm }) => {
@@ -381,7 +470,12 @@ export function readModelContract(name: string, factory: Factory): void {
 
   test('text filters: case-insensitive substrings, excludes, short terms, unicode', async ({ rm }) => {
     await load(rm);
-    const text = (fields: string[], includes: string[], excludes: string[] = []): Filter => ({ kind: 'text', fields, includes, excludes });
+    const text = (fields: string[], includes: string[], excludes: string[] = []): Filter => ({
+      kind: 'text',
+      fields,
+      includes,
+      excludes,
+    });
     await expectIds(rm, plan([text(['content'], ['QUICK'])]), [1], 1);
     await expectIds(rm, plan([text(['title', 'content'], ['hello'])]), [1, 3, 5, 'x'], 4);
     await expectIds(rm, plan([text(['title', 'content'], ['hello'], ['world'])]), [5, 'x'], 2);
@@ -409,11 +503,23 @@ export function readModelContract(name: string, factory: Factory): void {
     await expectIds(rm, plan([text(['title'], ['zzz'])]), [], 0);
   });
 
-  test('text filters over word-like pieces: punctuation, case, short and long terms, unicode, updates and deletes', async ({ rm }) => {
+  test('text filters over word-like pieces: punctuation, case, short and long terms, unicode, updates and deletes', async ({
+    rm,
+  }) => {
     const rows = new Map<DocId, RefRow>();
     let position = 0;
     const put = async (entries: [DocId, Record<string, string> | null][]) => {
-      const writes = entries.map(([id, text]): DocWrite => (text === null ? { collection: C, id, doc: null } : { collection: C, id, doc: { id }, index: { sort: { date: Number(id) }, sets: { status: 'publish' }, text } }));
+      const writes = entries.map(
+        ([id, text]): DocWrite =>
+          text === null
+            ? { collection: C, id, doc: null }
+            : {
+                collection: C,
+                id,
+                doc: { id },
+                index: { sort: { date: Number(id) }, sets: { status: 'publish' }, text },
+              },
+      );
       await rm.commit(commitOf(writes, ++position));
       for (const w of writes) {
         if (w.doc === null) rows.delete(w.id);
@@ -425,7 +531,12 @@ export function readModelContract(name: string, factory: Factory): void {
     const check = async (terms: string[], expected: Record<string, DocId[]> = {}) => {
       for (const f of fields) {
         for (const term of terms) {
-          const plans = [plan([text(f, [term])]), plan([text(f, [], [term])]), plan([text(f, [term, 'post'])]), plan([{ kind: 'any', field: 'status', values: ['publish'] }, text(f, [term], ['zzz'])])];
+          const plans = [
+            plan([text(f, [term])]),
+            plan([text(f, [], [term])]),
+            plan([text(f, [term, 'post'])]),
+            plan([{ kind: 'any', field: 'status', values: ['publish'] }, text(f, [term], ['zzz'])]),
+          ];
           for (const p of plans) {
             const reference = referenceQuery([...rows.values()], p);
             const got = await rm.query(C, p);
@@ -434,9 +545,15 @@ export function readModelContract(name: string, factory: Factory): void {
           }
         }
       }
-      for (const [term, ids] of Object.entries(expected)) assert.equal(idsOf(await rm.query(C, plan([text(['title', 'excerpt', 'content'], [term])]))), ids, term);
+      for (const [term, ids] of Object.entries(expected))
+        assert.equal(idsOf(await rm.query(C, plan([text(['title', 'excerpt', 'content'], [term])]))), ids, term);
     };
-    const text = (f: string[], includes: string[], excludes: string[] = []): Filter => ({ kind: 'text', fields: f, includes, excludes });
+    const text = (f: string[], includes: string[], excludes: string[] = []): Filter => ({
+      kind: 'text',
+      fields: f,
+      includes,
+      excludes,
+    });
     await put([
       [1, { title: 'Node.js post', content: '<p>Use e-mail, or node.js; C++ too.</p>' }],
       [2, { title: 'ÉCLAIR au Café', excerpt: 'Straße', content: 'İstanbul 日本語のテキスト 🦊fox' }],
@@ -444,15 +561,65 @@ export function readModelContract(name: string, factory: Factory): void {
       [4, { title: 'KELVIN \u212a and ſ', content: 'tab\tseparated\nlines  and\u00a0no-break spaces' }],
       [5, { title: 'x', excerpt: 'ab abc abcd', content: 'abcde' }],
     ]);
-    const terms = ['node.js', 'de.j', 'e-ma', '<p>', 'p>use', '++', 'c++ too', 'js;', 'mail,', 'NODE', 'éclair', 'ÉCLAIR', 'café', 'straße', 'STRASSE', 'stanbul', 'i̇stanbul', '日', '日本', '本語のテ', '🦊', '🦊fox', 'fox', 'common', 'commons', 'alpha beta', 'a b', 'kelvin', '\u212a', 'k and', 'ſ', 'tab', 'd\nli', 'no-break', '\u00a0no', 'ab', 'abc', 'abcd', 'abcdef', 'b', 'x', '.', ' '];
-    await check(terms, { 'de.j': [1], '日': [2], common: [3], abcd: [5], abcdef: [] });
+    const terms = [
+      'node.js',
+      'de.j',
+      'e-ma',
+      '<p>',
+      'p>use',
+      '++',
+      'c++ too',
+      'js;',
+      'mail,',
+      'NODE',
+      'éclair',
+      'ÉCLAIR',
+      'café',
+      'straße',
+      'STRASSE',
+      'stanbul',
+      'i̇stanbul',
+      '日',
+      '日本',
+      '本語のテ',
+      '🦊',
+      '🦊fox',
+      'fox',
+      'common',
+      'commons',
+      'alpha beta',
+      'a b',
+      'kelvin',
+      '\u212a',
+      'k and',
+      'ſ',
+      'tab',
+      'd\nli',
+      'no-break',
+      '\u00a0no',
+      'ab',
+      'abc',
+      'abcd',
+      'abcdef',
+      'b',
+      'x',
+      '.',
+      ' ',
+    ];
+    await check(terms, { 'de.j': [1], 日: [2], common: [3], abcd: [5], abcdef: [] });
     // Updates that drop and add words, and deletes of documents sharing a word.
     await put([
       [1, { title: 'Renamed', content: 'node only' }],
       [3, { title: 'Common post', content: 'beta gamma' }],
-      ...Array.from({ length: 30 }, (_, i): [DocId, Record<string, string>] => [10 + i, { title: `Shared ${i}`, content: 'a common word' }]),
+      ...Array.from({ length: 30 }, (_, i): [DocId, Record<string, string>] => [
+        10 + i,
+        { title: `Shared ${i}`, content: 'a common word' },
+      ]),
     ]);
-    await check(['node.js', 'node', 'alpha', 'common', 'commo', 'shared', 'renamed', 'beta'], { 'node.js': [], alpha: [] });
+    await check(['node.js', 'node', 'alpha', 'common', 'commo', 'shared', 'renamed', 'beta'], {
+      'node.js': [],
+      alpha: [],
+    });
     await put(Array.from({ length: 29 }, (_, i): [DocId, null] => [10 + i, null]));
     await put([[3, null]]);
     await check(['common', 'shared', 'gamma'], { common: [39], shared: [39], gamma: [] });
@@ -464,7 +631,20 @@ export function readModelContract(name: string, factory: Factory): void {
 
   test('or / and nest, empty or matches nothing, empty and everything', async ({ rm }) => {
     await load(rm);
-    await expectIds(rm, plan([{ kind: 'or', filters: [{ kind: 'any', field: 'status', values: ['draft'] }, { kind: 'range', field: 'date', gte: 30 }] }]), [1, 2, 4], 3);
+    await expectIds(
+      rm,
+      plan([
+        {
+          kind: 'or',
+          filters: [
+            { kind: 'any', field: 'status', values: ['draft'] },
+            { kind: 'range', field: 'date', gte: 30 },
+          ],
+        },
+      ]),
+      [1, 2, 4],
+      3,
+    );
     await expectIds(rm, plan([{ kind: 'or', filters: [] }]), [], 0);
     await expectIds(rm, plan([{ kind: 'and', filters: [] }]), [1, 2, 3, 4, 5, 'x'], 6);
     await expectIds(
@@ -473,7 +653,13 @@ export function readModelContract(name: string, factory: Factory): void {
         {
           kind: 'or',
           filters: [
-            { kind: 'and', filters: [{ kind: 'any', field: 'status', values: ['publish'] }, { kind: 'none', field: 'tags', values: ['a'] }] },
+            {
+              kind: 'and',
+              filters: [
+                { kind: 'any', field: 'status', values: ['publish'] },
+                { kind: 'none', field: 'tags', values: ['a'] },
+              ],
+            },
             { kind: 'text', fields: ['title'], includes: ['trash'], excludes: [] },
           ],
         },
@@ -484,7 +670,15 @@ export function readModelContract(name: string, factory: Factory): void {
     );
     await expectIds(
       rm,
-      plan([{ kind: 'or', filters: [{ kind: 'none', field: 'status', values: ['publish'] }, { kind: 'any', field: 'id', values: [1] }] }]),
+      plan([
+        {
+          kind: 'or',
+          filters: [
+            { kind: 'none', field: 'status', values: ['publish'] },
+            { kind: 'any', field: 'id', values: [1] },
+          ],
+        },
+      ]),
       [1, 2, 5],
       3,
     );
@@ -501,7 +695,12 @@ export function readModelContract(name: string, factory: Factory): void {
     await expectIds(rm, plan([], by('title', 'desc')), [4, 2, 1, 'x', 5, 3], 6);
     await expectIds(rm, plan([], by('id', 'desc')), ['x', 5, 4, 3, 2, 1], 6);
     await expectIds(rm, plan([], by('nosuch', 'desc')), ['x', 5, 4, 3, 2, 1], 6);
-    await expectIds(rm, plan([{ kind: 'any', field: 'status', values: ['publish'] }], by('date', 'desc')), [4, 1, 'x', 3], 4);
+    await expectIds(
+      rm,
+      plan([{ kind: 'any', field: 'status', values: ['publish'] }], by('date', 'desc')),
+      [4, 1, 'x', 3],
+      4,
+    );
     await expectIds(rm, plan([{ kind: 'range', field: 'date', lt: 30 }], by('date', 'desc')), ['x', 3, 2], 3);
   });
 
@@ -509,9 +708,24 @@ export function readModelContract(name: string, factory: Factory): void {
     await load(rm);
     await expectIds(rm, plan([], { kind: 'list', field: 'id', values: [4, 2, 99, 1, 4] }), [4, 2, 1, 3, 5, 'x'], 6);
     await expectIds(rm, plan([], { kind: 'list', field: 'tags', values: ['b', 'a'] }), [1, 2, 'x', 4, 3, 5], 6);
-    await expectIds(rm, plan([], { kind: 'list', field: 'status', values: ['trash', 'draft'] }), [5, 2, 1, 3, 4, 'x'], 6);
+    await expectIds(
+      rm,
+      plan([], { kind: 'list', field: 'status', values: ['trash', 'draft'] }),
+      [5, 2, 1, 3, 4, 'x'],
+      6,
+    );
     await expectIds(rm, plan([], { kind: 'list', field: 'id', values: [] }), [1, 2, 3, 4, 5, 'x'], 6);
-    await expectIds(rm, plan([{ kind: 'any', field: 'status', values: ['publish'] }], { kind: 'list', field: 'id', values: ['x', 2, 3] }, 1, 2), [3, 1], 4);
+    await expectIds(
+      rm,
+      plan(
+        [{ kind: 'any', field: 'status', values: ['publish'] }],
+        { kind: 'list', field: 'id', values: ['x', 2, 3] },
+        1,
+        2,
+      ),
+      [3, 1],
+      4,
+    );
   });
 
   test('relevance order: ranks, then the tie-breaking field', async ({ rm }) => {
@@ -545,7 +759,12 @@ export function readModelContract(name: string, factory: Factory): void {
     await expectIds(rm, plan([], relevance('red fox', [])), [7, 2, 5, 6, 9, 8, 1, 4, 3], 9, rows);
     await expectIds(
       rm,
-      plan([{ kind: 'text', fields: ['title', 'excerpt', 'content'], includes: ['fox'], excludes: [] }], relevance('red fox', ['red', 'fox']), 2, 3),
+      plan(
+        [{ kind: 'text', fields: ['title', 'excerpt', 'content'], includes: ['fox'], excludes: [] }],
+        relevance('red fox', ['red', 'fox']),
+        2,
+        3,
+      ),
       [3, 8, 4],
       8,
       rows,
@@ -576,7 +795,9 @@ export function readModelContract(name: string, factory: Factory): void {
     assert.equal(got, { items: [], total: 0 });
   });
 
-  test('partitions: deep pages, status changes, deletions and rebuilds give what the reference gives', async ({ rm }) => {
+  test('partitions: deep pages, status changes, deletions and rebuilds give what the reference gives', async ({
+    rm,
+  }) => {
     const statuses = ['publish', 'draft', 'private'];
     const state = new Map<DocId, RefRow>();
     let position = 0;
@@ -593,19 +814,60 @@ export function readModelContract(name: string, factory: Factory): void {
       sets: { status, tags: [n % 4, n % 5] },
       ...(partitions ? { partitions } : {}),
     });
-    const post = (n: number, status: string, partitions?: string[]) => write(n, { n, status }, entry(n, status, partitions));
+    const post = (n: number, status: string, partitions?: string[]) =>
+      write(n, { n, status }, entry(n, status, partitions));
     const check = async (where: string) => {
       const rows = [...state.values()];
       const shapes: QueryPlan[] = [];
       for (const status of [...statuses, 'trash', 'nope']) {
-        for (const [offset, limit] of [[0, 10], [7, 3], [150, 10], [248, 10], [290, 20], [400, 5], [5, null], [0, 0]] as [number, number | null][]) {
-          shapes.push(plan([{ kind: 'any', field: 'status', values: [status] }], { kind: 'field', field: 'date', direction: 'desc' }, offset, limit));
-          shapes.push(plan([{ kind: 'any', field: 'status', values: [status, status] }], { kind: 'field', field: 'id', direction: 'asc' }, offset, limit));
-          shapes.push(plan([{ kind: 'and', filters: [{ kind: 'any', field: 'status', values: [status] }] }], { kind: 'field', field: 'title', direction: 'asc' }, offset, limit));
-          shapes.push(plan([{ kind: 'any', field: 'status', values: [status] }], { kind: 'field', field: 'title', direction: 'desc' }, offset, limit));
+        for (const [offset, limit] of [
+          [0, 10],
+          [7, 3],
+          [150, 10],
+          [248, 10],
+          [290, 20],
+          [400, 5],
+          [5, null],
+          [0, 0],
+        ] as [number, number | null][]) {
           shapes.push(
             plan(
-              [{ kind: 'any', field: 'status', values: [status] }, { kind: 'range', field: 'date', gt: 20, lte: 60 }],
+              [{ kind: 'any', field: 'status', values: [status] }],
+              { kind: 'field', field: 'date', direction: 'desc' },
+              offset,
+              limit,
+            ),
+          );
+          shapes.push(
+            plan(
+              [{ kind: 'any', field: 'status', values: [status, status] }],
+              { kind: 'field', field: 'id', direction: 'asc' },
+              offset,
+              limit,
+            ),
+          );
+          shapes.push(
+            plan(
+              [{ kind: 'and', filters: [{ kind: 'any', field: 'status', values: [status] }] }],
+              { kind: 'field', field: 'title', direction: 'asc' },
+              offset,
+              limit,
+            ),
+          );
+          shapes.push(
+            plan(
+              [{ kind: 'any', field: 'status', values: [status] }],
+              { kind: 'field', field: 'title', direction: 'desc' },
+              offset,
+              limit,
+            ),
+          );
+          shapes.push(
+            plan(
+              [
+                { kind: 'any', field: 'status', values: [status] },
+                { kind: 'range', field: 'date', gt: 20, lte: 60 },
+              ],
               { kind: 'field', field: 'date', direction: offset % 2 === 0 ? 'asc' : 'desc' },
               offset % 50,
               limit,
@@ -613,8 +875,22 @@ export function readModelContract(name: string, factory: Factory): void {
           );
         }
       }
-      shapes.push(plan([{ kind: 'any', field: 'tags', values: [2] }], { kind: 'field', field: 'date', direction: 'desc' }, 30, 10));
-      shapes.push(plan([{ kind: 'any', field: 'status', values: ['publish', 'private'] }], { kind: 'field', field: 'date', direction: 'desc' }, 100, 10));
+      shapes.push(
+        plan(
+          [{ kind: 'any', field: 'tags', values: [2] }],
+          { kind: 'field', field: 'date', direction: 'desc' },
+          30,
+          10,
+        ),
+      );
+      shapes.push(
+        plan(
+          [{ kind: 'any', field: 'status', values: ['publish', 'private'] }],
+          { kind: 'field', field: 'date', direction: 'desc' },
+          100,
+          10,
+        ),
+      );
       for (const p of shapes) {
         const expected = referenceQuery(rows, p);
         const got = await rm.query(C, p);
@@ -629,7 +905,13 @@ export function readModelContract(name: string, factory: Factory): void {
     await check('loaded');
     // Status changes move documents between partitions; title keys come and go.
     await apply(Array.from({ length: 60 }, (_, i) => post(i * 5, statuses[(i * 5 + 1) % 3]!)));
-    await apply([write(14, { n: 14 }, { sort: { date: 4, title: 'now titled' }, sets: { status: 'publish' }, partitions: ['status'] })]);
+    await apply([
+      write(
+        14,
+        { n: 14 },
+        { sort: { date: 4, title: 'now titled' }, sets: { status: 'publish' }, partitions: ['status'] },
+      ),
+    ]);
     await check('after status changes');
     await apply(Array.from({ length: 40 }, (_, i) => ({ collection: C, id: i * 7 + 1, doc: null })));
     await check('after deletions');
@@ -642,7 +924,12 @@ export function readModelContract(name: string, factory: Factory): void {
     await rm.reset('posts-projection', [C]);
     const rows = [...state.values()];
     position = 0;
-    await rm.commit(commitOf(rows.map((r) => ({ collection: C, id: r.doc.id, doc: r.doc, ...(r.index ? { index: r.index } : {}) })), ++position));
+    await rm.commit(
+      commitOf(
+        rows.map((r) => ({ collection: C, id: r.doc.id, doc: r.doc, ...(r.index ? { index: r.index } : {}) })),
+        ++position,
+      ),
+    );
     await check('after a rebuild');
     await rejects(rm.commit(commitOf([write(1, {}, { partitions: ['id'] })], ++position)));
     await rejects(rm.commit(commitOf([write(1, {}, { partitions: [3] as unknown as string[] })], ++position)));
@@ -695,7 +982,26 @@ export function readModelContract(name: string, factory: Factory): void {
 
 // --- random generation ------------------------------------------------------------------------------------------
 
-const WORDS = ['alpha', 'Beta', 'gamma', 'DELTA', 'café', 'Straße', 'naïve', '日本語', '😀x', 'fox', 'foxes', 'the', 'a', 'Ünïcode', 'ab', 'abc', 'xyz', 'İstanbul'];
+const WORDS = [
+  'alpha',
+  'Beta',
+  'gamma',
+  'DELTA',
+  'café',
+  'Straße',
+  'naïve',
+  '日本語',
+  '😀x',
+  'fox',
+  'foxes',
+  'the',
+  'a',
+  'Ünïcode',
+  'ab',
+  'abc',
+  'xyz',
+  'İstanbul',
+];
 const STATUSES = ['publish', 'draft', 'trash', 'private'];
 const TAGS: Scalar[] = [1, 2, 3, '1', 'x', 'y', 'ü'];
 const TITLES = ['apple', 'Apple', 'banana', 'b', 'é', 'z', '', 'ab', 'a\u0000b', '😀', '\uffff'];
@@ -785,7 +1091,8 @@ class Random {
   }
 
   filter(depth: number): Filter {
-    const kinds = depth > 0 ? ['any', 'all', 'none', 'range', 'text', 'or', 'and'] : ['any', 'all', 'none', 'range', 'text'];
+    const kinds =
+      depth > 0 ? ['any', 'all', 'none', 'range', 'text', 'or', 'and'] : ['any', 'all', 'none', 'range', 'text'];
     const kind = this.pick(kinds);
     switch (kind) {
       case 'any':
@@ -797,7 +1104,8 @@ class Random {
       case 'range': {
         const field = this.pick(['date', 'title', 'mixed', 'id', 'nosuch']);
         const f: Extract<Filter, { kind: 'range' }> = { kind: 'range', field };
-        for (const bound of ['gt', 'gte', 'lt', 'lte'] as const) if (this.chance(0.35)) f[bound] = this.scalarFor(field);
+        for (const bound of ['gt', 'gte', 'lt', 'lte'] as const)
+          if (this.chance(0.35)) f[bound] = this.scalarFor(field);
         return f;
       }
       case 'text':
@@ -815,7 +1123,11 @@ class Random {
   order(): Order {
     const r = this.next();
     if (r < 0.6) {
-      return { kind: 'field', field: this.pick(['date', 'date', 'title', 'mixed', 'id', 'nosuch']), direction: this.pick(['asc', 'desc'] as const) };
+      return {
+        kind: 'field',
+        field: this.pick(['date', 'date', 'title', 'mixed', 'id', 'nosuch']),
+        direction: this.pick(['asc', 'desc'] as const),
+      };
     }
     if (r < 0.8) {
       const field = this.pick(['id', 'status', 'tags']);
@@ -839,7 +1151,8 @@ class Random {
       const filters: Filter[] = [{ kind: 'any', field, values: this.chance(0.2) ? [value, value] : [value] }];
       if (orderField !== 'id' && this.chance(0.3)) {
         const range: Extract<Filter, { kind: 'range' }> = { kind: 'range', field: orderField };
-        for (const bound of ['gt', 'gte', 'lt', 'lte'] as const) if (this.chance(0.4)) range[bound] = this.scalarFor(orderField);
+        for (const bound of ['gt', 'gte', 'lt', 'lte'] as const)
+          if (this.chance(0.4)) range[bound] = this.scalarFor(orderField);
         filters.push(range);
       }
       return {
@@ -851,7 +1164,10 @@ class Random {
     }
     // Bias toward the production shapes: status filters ordered by date with small pages.
     const filters = this.chance(0.3)
-      ? [{ kind: 'any', field: 'status', values: this.some(STATUSES, 2) } as Filter, ...this.some([0], 1).map(() => this.filter(1))]
+      ? [
+          { kind: 'any', field: 'status', values: this.some(STATUSES, 2) } as Filter,
+          ...this.some([0], 1).map(() => this.filter(1)),
+        ]
       : this.some([0], 3).map(() => this.filter(2));
     return {
       filters,

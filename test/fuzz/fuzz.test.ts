@@ -91,7 +91,9 @@ test('afterwards the site still answers, unpolluted, and image processing still 
   const me = await t.request('GET', '/core/v2/users/me', { as: author });
   assert.is(me.status, 200, me.text.slice(0, 200));
   assert.is(prototypeNames(), prototypesBefore);
-  const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: { r: 0, g: 0, b: 0 } } }).png().toBuffer();
+  const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: { r: 0, g: 0, b: 0 } } })
+    .png()
+    .toBuffer();
   assert.ok(png.length > 0);
 });
 

@@ -19,7 +19,10 @@ test.before(async () => {
   editor = await t.createUser('editor', 'editor');
   startedAt = t.clock.now();
   t.clock.advance(60_000);
-  const created = await t.request('POST', '/core/v2/posts', { as: editor, body: { title: 'Audited', content: 'x', status: 'publish' } });
+  const created = await t.request('POST', '/core/v2/posts', {
+    as: editor,
+    body: { title: 'Audited', content: 'x', status: 'publish' },
+  });
   postId = created.body.id;
   t.clock.advance(60_000);
   await t.request('POST', `/core/v2/posts/${postId}`, { as: admin, body: { title: 'Audited again' } });
@@ -45,9 +48,22 @@ test('newest first, each entry with position, stream, revision, type, time, user
   const { status, body, headers } = await t.request('GET', '/audit/v1/events?per_page=100', { as: admin });
   assert.is(status, 200);
   const positions = body.map((e: any) => e.position);
-  assert.equal(positions, [...positions].sort((a: number, b: number) => b - a));
+  assert.equal(
+    positions,
+    [...positions].sort((a: number, b: number) => b - a),
+  );
   const updated = body.find((e: any) => e.type === 'PostUpdated');
-  assert.equal(Object.keys(updated).sort(), ['data', 'id', 'position', 'request_id', 'revision', 'stream', 'time', 'type', 'user']);
+  assert.equal(Object.keys(updated).sort(), [
+    'data',
+    'id',
+    'position',
+    'request_id',
+    'revision',
+    'stream',
+    'time',
+    'type',
+    'user',
+  ]);
   assert.is(updated.stream, `content-${postId}`);
   assert.is(updated.revision, 1);
   assert.is(updated.user, admin.id);
@@ -74,18 +90,32 @@ test('filters: user (0 for the system), type list, stream prefix, request, time 
   const system = (await t.request('GET', '/audit/v1/events?per_page=100&user=0', { as: admin })).body;
   assert.ok(system.length > 0 && system.every((e: any) => e.user === null));
 
-  const types = (await t.request('GET', '/audit/v1/events?per_page=100&type=PostCreated,PostRevised', { as: admin })).body;
+  const types = (await t.request('GET', '/audit/v1/events?per_page=100&type=PostCreated,PostRevised', { as: admin }))
+    .body;
   assert.equal([...new Set(types.map((e: any) => e.type))].sort(), ['PostCreated', 'PostRevised']);
 
   const stream = (await t.request('GET', `/audit/v1/events?per_page=100&stream=content-${postId}`, { as: admin })).body;
-  assert.equal(stream.map((e: any) => e.revision), [2, 1, 0]);
+  assert.equal(
+    stream.map((e: any) => e.revision),
+    [2, 1, 0],
+  );
 
   const request = stream[0].request_id;
-  const sameRequest = (await t.request('GET', `/audit/v1/events?per_page=100&request_id=${encodeURIComponent(request)}`, { as: admin })).body;
-  assert.ok(sameRequest.some((e: any) => e.type === 'PostUpdated') && sameRequest.some((e: any) => e.type === 'PostRevised'));
+  const sameRequest = (
+    await t.request('GET', `/audit/v1/events?per_page=100&request_id=${encodeURIComponent(request)}`, { as: admin })
+  ).body;
+  assert.ok(
+    sameRequest.some((e: any) => e.type === 'PostUpdated') && sameRequest.some((e: any) => e.type === 'PostRevised'),
+  );
   assert.ok(sameRequest.every((e: any) => e.request_id === request));
 
-  const window = (await t.request('GET', `/audit/v1/events?per_page=100&after=${restTime(startedAt + 30_000)}&before=${restTime(startedAt + 90_000)}`, { as: admin })).body;
+  const window = (
+    await t.request(
+      'GET',
+      `/audit/v1/events?per_page=100&after=${restTime(startedAt + 30_000)}&before=${restTime(startedAt + 90_000)}`,
+      { as: admin },
+    )
+  ).body;
   assert.ok(window.length > 0);
   assert.ok(window.every((e: any) => e.time === new Date(startedAt + 60_000).toISOString()));
   assert.ok(window.some((e: any) => e.type === 'PostCreated'));
@@ -96,7 +126,8 @@ test('filters: user (0 for the system), type list, stream prefix, request, time 
 
 test('paging by cursor: Link rel="next" carries before_position; pages neither overlap nor skip', async () => {
   const seen: number[] = [];
-  let url: string | null = '/audit/v1/events?per_page=3&type[]=NameClaimed&type[]=PostCreated&type[]=PostUpdated&type[]=PostRevised&type[]=UserRegistered&type[]=ApplicationPasswordCreated&type[]=IdBlockReserved';
+  let url: string | null =
+    '/audit/v1/events?per_page=3&type[]=NameClaimed&type[]=PostCreated&type[]=PostUpdated&type[]=PostRevised&type[]=UserRegistered&type[]=ApplicationPasswordCreated&type[]=IdBlockReserved';
   let pages = 0;
   while (url) {
     const response = await t.request('GET', url, { as: admin });
@@ -108,19 +139,34 @@ test('paging by cursor: Link rel="next" carries before_position; pages neither o
     pages++;
   }
   assert.ok(pages > 2);
-  const expected = (await t.request('GET', '/audit/v1/events?per_page=100&type=NameClaimed,PostCreated,PostUpdated,PostRevised,UserRegistered,ApplicationPasswordCreated,IdBlockReserved', { as: admin })).body.map((e: any) => e.position);
+  const expected = (
+    await t.request(
+      'GET',
+      '/audit/v1/events?per_page=100&type=NameClaimed,PostCreated,PostUpdated,PostRevised,UserRegistered,ApplicationPasswordCreated,IdBlockReserved',
+      { as: admin },
+    )
+  ).body.map((e: any) => e.position);
   assert.equal(seen, expected);
   assert.is(new Set(seen).size, seen.length, 'no event twice');
 });
 
 test('oldest first with order=asc and the after_position cursor', async () => {
   const first = await t.request('GET', '/audit/v1/events?order=asc&per_page=2', { as: admin });
-  assert.equal(first.body.map((e: any) => e.position), [1, 2]);
+  assert.equal(
+    first.body.map((e: any) => e.position),
+    [1, 2],
+  );
   assert.match(nextLink(first.headers)!, /after_position=2/);
   const second = await t.request('GET', '/audit/v1/events?order=asc&per_page=2&after_position=2', { as: admin });
-  assert.equal(second.body.map((e: any) => e.position), [3, 4]);
+  assert.equal(
+    second.body.map((e: any) => e.position),
+    [3, 4],
+  );
   const below = await t.request('GET', '/audit/v1/events?per_page=2&before_position=3', { as: admin });
-  assert.equal(below.body.map((e: any) => e.position), [2, 1]);
+  assert.equal(
+    below.body.map((e: any) => e.position),
+    [2, 1],
+  );
   assert.is(nextLink(below.headers), null);
 });
 
@@ -130,12 +176,19 @@ test('the namespace index lists the routes', async () => {
 });
 
 test('redaction and matching are pure rules', () => {
-  assert.equal(redact({ passwordHash: 'h', nested: [{ tokenHash: 'x', secret: 's', name: 'n' }], none: { passwordHash: null } }), {
-    passwordHash: REDACTED,
-    nested: [{ tokenHash: REDACTED, secret: REDACTED, name: 'n' }],
-    none: { passwordHash: null },
-  });
-  const event = { streamId: 'content-12', type: 'PostUpdated', metadata: { userId: null, requestId: 'r1', at: '2024-05-01T12:00:00.600Z' } } as RecordedEvent;
+  assert.equal(
+    redact({ passwordHash: 'h', nested: [{ tokenHash: 'x', secret: 's', name: 'n' }], none: { passwordHash: null } }),
+    {
+      passwordHash: REDACTED,
+      nested: [{ tokenHash: REDACTED, secret: REDACTED, name: 'n' }],
+      none: { passwordHash: null },
+    },
+  );
+  const event = {
+    streamId: 'content-12',
+    type: 'PostUpdated',
+    metadata: { userId: null, requestId: 'r1', at: '2024-05-01T12:00:00.600Z' },
+  } as RecordedEvent;
   const noon = Date.parse('2024-05-01T12:00:00Z');
   assert.ok(matches(event, { users: [0], types: ['PostUpdated'], streamPrefix: 'content-1', requestId: 'r1' }));
   assert.not.ok(matches(event, { users: [1] }));

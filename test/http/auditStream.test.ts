@@ -44,7 +44,11 @@ function countingStore(inner: EventStore): { store: EventStore; open(): number }
   return { store, open: () => open };
 }
 
-const probe = (n: number): NewEvent => ({ type: 'Probe', data: { n }, metadata: { userId: null, requestId: `probe-${n}`, at: new Date(0).toISOString() } });
+const probe = (n: number): NewEvent => ({
+  type: 'Probe',
+  data: { n },
+  metadata: { userId: null, requestId: `probe-${n}`, at: new Date(0).toISOString() },
+});
 
 /** Waits, within a bound, until `check` holds; returns whether it did. */
 async function eventually(check: () => boolean | Promise<boolean>, waitMs = 5000): Promise<boolean> {
@@ -94,7 +98,10 @@ test('a client receives a post created after it connected, as the audit log show
   assert.ok(client.headers.get('content-type')?.startsWith('text/event-stream'));
   assert.match(client.headers.get('cache-control') ?? '', /no-cache/);
   assert.is(client.headers.get('content-length'), null);
-  const created = await t.request('POST', '/core/v2/posts', { as: editor, body: { title: 'Streamed', status: 'publish' } });
+  const created = await t.request('POST', '/core/v2/posts', {
+    as: editor,
+    body: { title: 'Streamed', status: 'publish' },
+  });
   assert.is(created.status, 201);
   const message = await client.next();
   assert.is(message.event, 'PostCreated');
@@ -106,13 +113,18 @@ test('a client receives a post created after it connected, as the audit log show
   assert.is(entry.request_id, created.headers.get('x-request-id') ?? entry.request_id);
   assert.is(entry.data.post.title, 'Streamed');
   // The same entry /audit/v1/events gives for that position.
-  const listed = await t.request('GET', `/audit/v1/events?order=asc&after_position=${entry.position - 1}&per_page=1`, { as: admin });
+  const listed = await t.request('GET', `/audit/v1/events?order=asc&after_position=${entry.position - 1}&per_page=1`, {
+    as: admin,
+  });
   assert.equal(listed.body[0], entry);
 });
 
 test('secrets are redacted in the feed as in the log', async () => {
   const client = await open('?stream=user-');
-  const made = await t.request('POST', '/core/v2/users', { as: admin, body: { username: 'secretive', email: 'secretive@example.test', password: 'plain-text-secret' } });
+  const made = await t.request('POST', '/core/v2/users', {
+    as: admin,
+    body: { username: 'secretive', email: 'secretive@example.test', password: 'plain-text-secret' },
+  });
   assert.is(made.status, 201);
   const message = await client.next();
   assert.ok(message.data.includes(REDACTED));
@@ -127,15 +139,27 @@ test('a client that disconnects and resumes with Last-Event-ID gets exactly what
   first.close();
   const missed: number[] = [];
   for (let batch = 0; batch < 5; batch++) {
-    const { position } = await t.site.store.appendToStream('probe-resume', Array.from({ length: 10 }, (_, i) => probe(batch * 10 + i)), { expectedRevision: 'any' });
+    const { position } = await t.site.store.appendToStream(
+      'probe-resume',
+      Array.from({ length: 10 }, (_, i) => probe(batch * 10 + i)),
+      { expectedRevision: 'any' },
+    );
     for (let i = 9; i >= 0; i--) missed.push(position - i);
   }
   const resumed = await open('', admin, { 'last-event-id': seen.id! });
   const got = await resumed.take(50);
-  assert.equal(got.map((m) => Number(m.id)), missed);
-  assert.equal(got.map((m) => JSON.parse(m.data).data.n), Array.from({ length: 50 }, (_, i) => i));
+  assert.equal(
+    got.map((m) => Number(m.id)),
+    missed,
+  );
+  assert.equal(
+    got.map((m) => JSON.parse(m.data).data.n),
+    Array.from({ length: 50 }, (_, i) => i),
+  );
   // Nothing repeated nor extra: the next message is the next event appended.
-  const { position: marker } = await t.site.store.appendToStream('probe-resume', [probe(50)], { expectedRevision: 'any' });
+  const { position: marker } = await t.site.store.appendToStream('probe-resume', [probe(50)], {
+    expectedRevision: 'any',
+  });
   assert.is((await resumed.next()).id, String(marker));
 });
 
@@ -143,11 +167,20 @@ test('last_event_id and after_position resume as the header does (the header win
   const head = await t.site.store.headPosition();
   await t.site.store.appendToStream('probe-query', [probe(1), probe(2)], { expectedRevision: 'any' });
   const byQuery = await open(`?last_event_id=${head}&follow=false`);
-  assert.equal((await byQuery.rest()).map((m) => Number(m.id)), [head + 1, head + 2]);
+  assert.equal(
+    (await byQuery.rest()).map((m) => Number(m.id)),
+    [head + 1, head + 2],
+  );
   const byCursor = await open(`?after_position=${head + 1}&follow=false`);
-  assert.equal((await byCursor.rest()).map((m) => Number(m.id)), [head + 2]);
+  assert.equal(
+    (await byCursor.rest()).map((m) => Number(m.id)),
+    [head + 2],
+  );
   const headerWins = await open(`?after_position=0&follow=false`, admin, { 'last-event-id': String(head + 1) });
-  assert.equal((await headerWins.rest()).map((m) => Number(m.id)), [head + 2]);
+  assert.equal(
+    (await headerWins.rest()).map((m) => Number(m.id)),
+    [head + 2],
+  );
 });
 
 test('follow=false replays the log to the head and ends', async () => {
@@ -155,7 +188,10 @@ test('follow=false replays the log to the head and ends', async () => {
   const client = await open('?after_position=0&follow=false');
   const all = await client.rest();
   assert.is(all.length, head);
-  assert.equal(all.map((m) => Number(m.id)), Array.from({ length: head }, (_, i) => i + 1));
+  assert.equal(
+    all.map((m) => Number(m.id)),
+    Array.from({ length: head }, (_, i) => i + 1),
+  );
 });
 
 test('filters by type, stream prefix and user apply to live events', async () => {
@@ -166,7 +202,10 @@ test('filters by type, stream prefix and user apply to live events', async () =>
   await t.request('POST', `/core/v2/posts/${mine.body.id}`, { as: editor, body: { title: 'Mine, updated' } });
   const again = await t.request('POST', '/core/v2/posts', { as: editor, body: { title: 'Mine again' } });
   const [a, b] = await byUserAndType.take(2);
-  assert.equal([a!.event, JSON.parse(a!.data).stream, JSON.parse(a!.data).user], ['PostCreated', `content-${mine.body.id}`, editor.id]);
+  assert.equal(
+    [a!.event, JSON.parse(a!.data).stream, JSON.parse(a!.data).user],
+    ['PostCreated', `content-${mine.body.id}`, editor.id],
+  );
   assert.equal([b!.event, JSON.parse(b!.data).stream], ['PostCreated', `content-${again.body.id}`]);
   await t.site.store.appendToStream('probe-other', [probe(1)], { expectedRevision: 'any' });
   await t.site.store.appendToStream('probe-wanted-1', [probe(2)], { expectedRevision: 'any' });
@@ -217,7 +256,10 @@ test('a client that disconnects leaves no subscription behind', async () => {
   await t.site.store.appendToStream('probe-cleanup', [probe(1)], { expectedRevision: 'any' });
   await streams[0]!.next();
   for (const client of streams) client.close();
-  assert.ok(await eventually(() => counted.open() === before), `${counted.open()} subscriptions open, ${before} expected`);
+  assert.ok(
+    await eventually(() => counted.open() === before),
+    `${counted.open()} subscriptions open, ${before} expected`,
+  );
 });
 
 test('hostile positions and filters answer WordPress-style 400s', async () => {
@@ -241,7 +283,11 @@ test('hostile positions and filters answer WordPress-style 400s', async () => {
   ];
   for (const [query, headers] of cases) {
     const answer = await jsonOf(`${t.url}/audit/v1/stream${query}`, { ...auth(admin), ...headers });
-    assert.is(answer.status, 400, `${query} ${JSON.stringify(headers)}: ${answer.status} ${JSON.stringify(answer.body)}`);
+    assert.is(
+      answer.status,
+      400,
+      `${query} ${JSON.stringify(headers)}: ${answer.status} ${JSON.stringify(answer.body)}`,
+    );
     assert.is(answer.body.code, 'rest_invalid_param', query);
     assert.is(answer.body.data.status, 400);
   }

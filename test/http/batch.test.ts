@@ -42,10 +42,15 @@ test('runs each request in order and answers 207 with an envelope per request', 
 
 test('a path with a query string, and the caller of the batch is the caller of each request', async () => {
   const created = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Third', status: 'draft' } });
-  const anonymous = await t.request('POST', '/batch/v1', { body: { requests: [{ method: 'DELETE', path: `/core/v2/posts/${created.body.id}?force=true` }] } });
+  const anonymous = await t.request('POST', '/batch/v1', {
+    body: { requests: [{ method: 'DELETE', path: `/core/v2/posts/${created.body.id}?force=true` }] },
+  });
   assert.is(anonymous.status, 207);
   assert.is(anonymous.body.responses[0].status, 401);
-  const signedIn = await t.request('POST', '/batch/v1', { as: admin, body: { requests: [{ method: 'DELETE', path: `/core/v2/posts/${created.body.id}?force=true` }] } });
+  const signedIn = await t.request('POST', '/batch/v1', {
+    as: admin,
+    body: { requests: [{ method: 'DELETE', path: `/core/v2/posts/${created.body.id}?force=true` }] },
+  });
   assert.is(signedIn.body.responses[0].status, 200);
   assert.is(signedIn.body.responses[0].body.deleted, true);
 });
@@ -56,7 +61,11 @@ test('routes without allow_batch are refused per request; unknown routes are 404
     body: { requests: [{ path: '/batch/v1', body: { requests: [] } }, { path: '/core/v2/nothing' }] },
   });
   assert.is(status, 207);
-  assert.equal(body.responses[0].body, { code: 'rest_batch_not_allowed', message: 'The requested route does not support batch requests.', data: { status: 400 } });
+  assert.equal(body.responses[0].body, {
+    code: 'rest_batch_not_allowed',
+    message: 'The requested route does not support batch requests.',
+    data: { status: 400 },
+  });
   assert.is(body.responses[0].status, 400);
   assert.is(body.responses[0].headers.Allow, 'POST');
   assert.is(body.responses[1].status, 404);
@@ -101,13 +110,18 @@ test('require-all-validate: a sub-request refused by its permission check is no 
   assert.is(body.responses[0].status, 201, JSON.stringify(body.responses[0].body));
   assert.is(body.responses[1].status, 403);
   assert.is(body.responses[1].body.code, 'rest_cannot_delete');
-  const created = await t.request('GET', `/core/v2/posts/${body.responses[0].body.id}?context=edit`, { as: contributor });
+  const created = await t.request('GET', `/core/v2/posts/${body.responses[0].body.id}?context=edit`, {
+    as: contributor,
+  });
   assert.is(created.status, 200);
 });
 
-test('a sub-request\'s permission is checked when it runs, after the ones before it', async () => {
+test("a sub-request's permission is checked when it runs, after the ones before it", async () => {
   const author = await t.createUser('batch-author', 'author');
-  const own = await t.request('POST', '/core/v2/posts', { as: author, body: { title: 'Mine for now', status: 'draft' } });
+  const own = await t.request('POST', '/core/v2/posts', {
+    as: author,
+    body: { title: 'Mine for now', status: 'draft' },
+  });
   // The first request gives the post away; the second, by its former author, is then refused.
   const { body } = await t.request('POST', '/batch/v1', {
     as: admin,
@@ -133,14 +147,20 @@ test('top-level errors: requests missing, more than 25, a request without path, 
   assert.is(missing.status, 400);
   assert.is(missing.body.code, 'rest_missing_callback_param');
   assert.equal(missing.body.data.params, ['requests']);
-  const tooMany = await t.request('POST', '/batch/v1', { as: admin, body: { requests: Array.from({ length: 26 }, () => ({ path: '/core/v2/posts' })) } });
+  const tooMany = await t.request('POST', '/batch/v1', {
+    as: admin,
+    body: { requests: Array.from({ length: 26 }, () => ({ path: '/core/v2/posts' })) },
+  });
   assert.is(tooMany.status, 400);
   assert.is(tooMany.body.data.details.requests.code, 'rest_too_many_items');
   const noPath = await t.request('POST', '/batch/v1', { as: admin, body: { requests: [{ method: 'POST' }] } });
   assert.is(noPath.status, 400);
   assert.is(noPath.body.data.details.requests.code, 'rest_property_required');
   assert.is(noPath.body.data.details.requests.message, 'path is a required property of requests[0].');
-  const get = await t.request('POST', '/batch/v1', { as: admin, body: { requests: [{ method: 'GET', path: '/core/v2/posts' }] } });
+  const get = await t.request('POST', '/batch/v1', {
+    as: admin,
+    body: { requests: [{ method: 'GET', path: '/core/v2/posts' }] },
+  });
   assert.is(get.status, 400);
   assert.is(get.body.code, 'rest_invalid_param');
 });

@@ -20,11 +20,15 @@ test.before(async () => {
 });
 test.after(async () => fs.rm(dir, { recursive: true, force: true }));
 
-async function withSite(options: Parameters<typeof startTestSite>[0], run: (t: TestSite, users: Record<string, TestUser>) => Promise<void>) {
+async function withSite(
+  options: Parameters<typeof startTestSite>[0],
+  run: (t: TestSite, users: Record<string, TestUser>) => Promise<void>,
+) {
   const t = await startTestSite(options);
   try {
     const users: Record<string, TestUser> = {};
-    for (const role of ['subscriber', 'contributor', 'administrator'] as const) users[role] = await t.createUser(role, role);
+    for (const role of ['subscriber', 'contributor', 'administrator'] as const)
+      users[role] = await t.createUser(role, role);
     await run(t, users);
   } finally {
     await t.close();
@@ -33,10 +37,17 @@ async function withSite(options: Parameters<typeof startTestSite>[0], run: (t: T
 
 test('none by default; contributors up may read, subscribers and anonymous callers are refused', async () => {
   await withSite({}, async (t, users) => {
-    for (const [route, what] of [['patterns', 'block patterns'], ['categories', 'block pattern categories']]) {
+    for (const [route, what] of [
+      ['patterns', 'block patterns'],
+      ['categories', 'block pattern categories'],
+    ]) {
       const path = `/core/v2/block-patterns/${route}`;
       assert.equal((await t.request('GET', path, { as: users.contributor })).body, []);
-      assert.equal((await t.request('GET', path)).body, { code: 'rest_cannot_view', message: `Sorry, you are not allowed to view the registered ${what}.`, data: { status: 401 } });
+      assert.equal((await t.request('GET', path)).body, {
+        code: 'rest_cannot_view',
+        message: `Sorry, you are not allowed to view the registered ${what}.`,
+        data: { status: 401 },
+      });
       assert.equal((await t.request('GET', path, { as: users.subscriber })).body.data, { status: 403 });
       const options = await t.request('OPTIONS', path, { as: users.subscriber });
       assert.equal([options.status, options.headers.get('allow')], [200, null]);
@@ -48,25 +59,62 @@ test('the library of a directory: files in name order, a name given again replac
   await fs.writeFile(
     path.join(dir, '10-text.json'),
     JSON.stringify({
-      categories: [{ name: 'text', label: 'Text' }, { name: 'banners', label: 'Banners' }],
+      categories: [
+        { name: 'text', label: 'Text' },
+        { name: 'banners', label: 'Banners' },
+      ],
       patterns: [
-        { name: 'site/quote', title: 'Quote', content: '<!-- wp:quote /-->', categories: ['text'], keywords: ['cite'], viewport_width: 800 },
-        { name: 'site/hero', title: 'Hero', content: '<!-- wp:cover /-->', inserter: false, block_types: ['core/cover'], post_types: ['page'], description: 'A big picture.' },
+        {
+          name: 'site/quote',
+          title: 'Quote',
+          content: '<!-- wp:quote /-->',
+          categories: ['text'],
+          keywords: ['cite'],
+          viewport_width: 800,
+        },
+        {
+          name: 'site/hero',
+          title: 'Hero',
+          content: '<!-- wp:cover /-->',
+          inserter: false,
+          block_types: ['core/cover'],
+          post_types: ['page'],
+          description: 'A big picture.',
+        },
       ],
     }),
   );
-  await fs.writeFile(path.join(dir, '20-more.json'), JSON.stringify({ categories: [{ name: 'text', label: 'Words' }], patterns: [{ name: 'site/quote', title: 'Quote, again', content: '<!-- wp:pullquote /-->' }] }));
+  await fs.writeFile(
+    path.join(dir, '20-more.json'),
+    JSON.stringify({
+      categories: [{ name: 'text', label: 'Words' }],
+      patterns: [{ name: 'site/quote', title: 'Quote, again', content: '<!-- wp:pullquote /-->' }],
+    }),
+  );
   await fs.writeFile(path.join(dir, 'notes.txt'), 'not a pattern');
   const library = await loadBlockPatterns(dir);
   await withSite({ blockPatterns: library }, async (t, users) => {
     const categories = await t.request('GET', '/core/v2/block-patterns/categories', { as: users.contributor });
-    assert.equal(categories.body, [{ name: 'text', label: 'Words' }, { name: 'banners', label: 'Banners' }]);
+    assert.equal(categories.body, [
+      { name: 'text', label: 'Words' },
+      { name: 'banners', label: 'Banners' },
+    ]);
     const patterns = await t.request('GET', '/core/v2/block-patterns/patterns?_locale=user', { as: users.contributor });
     assert.equal(patterns.body, [
       { name: 'site/quote', title: 'Quote, again', content: '<!-- wp:pullquote /-->' },
-      { name: 'site/hero', title: 'Hero', description: 'A big picture.', block_types: ['core/cover'], post_types: ['page'], content: '<!-- wp:cover /-->', inserter: false },
+      {
+        name: 'site/hero',
+        title: 'Hero',
+        description: 'A big picture.',
+        block_types: ['core/cover'],
+        post_types: ['page'],
+        content: '<!-- wp:cover /-->',
+        inserter: false,
+      },
     ]);
-    const fields = await t.request('GET', '/wp-json/wp/v2/block-patterns/patterns?_fields=name', { as: users.administrator });
+    const fields = await t.request('GET', '/wp-json/wp/v2/block-patterns/patterns?_fields=name', {
+      as: users.administrator,
+    });
     assert.equal(fields.body, [{ name: 'site/quote' }, { name: 'site/hero' }]);
   });
 });

@@ -27,17 +27,46 @@ test.before(async () => {
 test.after(async () => t.close());
 
 const MARKUP = '<!-- wp:paragraph -->\n<p>Hello "quoted"</p>\n<!-- /wp:paragraph -->';
-const create = (body: Record<string, unknown>, as: TestUser = admin) => t.request('POST', '/core/v2/blocks', { as, body });
+const create = (body: Record<string, unknown>, as: TestUser = admin) =>
+  t.request('POST', '/core/v2/blocks', { as, body });
 
 test('created: the block fields only, title and content raw, with the links of a block', async () => {
   const { status, body, headers } = await create({ title: 'Greeting', content: MARKUP, status: 'publish' });
   assert.is(status, 201);
   assert.is(headers.get('location'), `${t.url}/core/v2/blocks/${body.id}`);
-  assert.equal(Object.keys(body), ['id', 'date', 'date_gmt', 'guid', 'modified', 'modified_gmt', 'password', 'slug', 'status', 'type', 'link', 'title', 'content', 'template', '_links']);
-  assert.equal([body.type, body.slug, body.status, body.link], ['wp_block', 'greeting', 'publish', `${t.url}/greeting/`]);
+  assert.equal(Object.keys(body), [
+    'id',
+    'date',
+    'date_gmt',
+    'guid',
+    'modified',
+    'modified_gmt',
+    'password',
+    'slug',
+    'status',
+    'type',
+    'link',
+    'title',
+    'content',
+    'template',
+    '_links',
+  ]);
+  assert.equal(
+    [body.type, body.slug, body.status, body.link],
+    ['wp_block', 'greeting', 'publish', `${t.url}/greeting/`],
+  );
   assert.equal(body.title, { raw: 'Greeting' });
   assert.equal(body.content, { raw: MARKUP, protected: false, block_version: 1 });
-  assert.equal(Object.keys(body._links), ['self', 'collection', 'about', 'version-history', 'wp:attachment', 'wp:action-publish', 'wp:action-unfiltered-html', 'curies']);
+  assert.equal(Object.keys(body._links), [
+    'self',
+    'collection',
+    'about',
+    'version-history',
+    'wp:attachment',
+    'wp:action-publish',
+    'wp:action-unfiltered-html',
+    'curies',
+  ]);
   assert.equal(body._links.about, [{ href: `${t.url}/core/v2/types/wp_block` }]);
 });
 
@@ -45,7 +74,22 @@ test('view and embed contexts: raw in view (never rendered), an empty title list
   const { body: made } = await create({ title: 'Contexts', content: MARKUP, status: 'publish' });
   const view = await t.request('GET', `/core/v2/blocks/${made.id}`, { as: author });
   assert.is(view.status, 200);
-  assert.equal(Object.keys(view.body), ['id', 'date', 'date_gmt', 'guid', 'modified', 'modified_gmt', 'slug', 'status', 'type', 'link', 'title', 'content', 'template', '_links']);
+  assert.equal(Object.keys(view.body), [
+    'id',
+    'date',
+    'date_gmt',
+    'guid',
+    'modified',
+    'modified_gmt',
+    'slug',
+    'status',
+    'type',
+    'link',
+    'title',
+    'content',
+    'template',
+    '_links',
+  ]);
   assert.equal(view.body.guid, { rendered: `${t.url}/contexts/` });
   assert.equal(view.body.content, { raw: MARKUP, protected: false });
   const embed = await t.request('GET', `/core/v2/blocks/${made.id}?context=embed`, { as: author });
@@ -64,24 +108,45 @@ test('reading takes edit_posts: anonymous 401 and subscriber 403 on an item; lis
     assert.equal([list.status, list.body, list.headers.get('x-wp-total')], [200, [], '1']);
   }
   const readers = await t.request('GET', `/core/v2/blocks?include=${made.id}`, { as: contributor });
-  assert.equal(readers.body.map((b: any) => b.id), [made.id]);
+  assert.equal(
+    readers.body.map((b: any) => b.id),
+    [made.id],
+  );
   const edit = await t.request('GET', '/core/v2/blocks?context=edit');
-  assert.equal([edit.status, edit.body.code, edit.body.message], [401, 'rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.']);
+  assert.equal(
+    [edit.status, edit.body.code, edit.body.message],
+    [401, 'rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.'],
+  );
 });
 
 test('the edit context lists only the blocks the caller may edit, and refuses an item to others', async () => {
   const { body: made } = await create({ title: 'Administrators only', content: 'x', status: 'publish' });
-  for (const [who, listed] of [[contributor, false], [author, false], [editor, true], [admin, true]] as const) {
+  for (const [who, listed] of [
+    [contributor, false],
+    [author, false],
+    [editor, true],
+    [admin, true],
+  ] as const) {
     const list = await t.request('GET', `/core/v2/blocks?context=edit&per_page=100&include=${made.id}`, { as: who });
-    assert.is(list.body.some((b: any) => b.id === made.id), listed, who.login);
+    assert.is(
+      list.body.some((b: any) => b.id === made.id),
+      listed,
+      who.login,
+    );
     assert.is(list.headers.get('x-wp-total'), '1');
   }
   const refused = await t.request('GET', `/core/v2/blocks/${made.id}?context=edit`, { as: author });
-  assert.equal([refused.status, refused.body.code, refused.body.message], [403, 'rest_forbidden_context', 'Sorry, you are not allowed to edit this post.']);
+  assert.equal(
+    [refused.status, refused.body.code, refused.body.message],
+    [403, 'rest_forbidden_context', 'Sorry, you are not allowed to edit this post.'],
+  );
 });
 
 test('creating takes publish_posts: contributors, subscribers and anonymous callers are refused', async () => {
-  for (const [who, status] of [[contributor, 403], [subscriber, 403]] as const) {
+  for (const [who, status] of [
+    [contributor, 403],
+    [subscriber, 403],
+  ] as const) {
     const refused = await create({ title: 'No', content: 'x' }, who);
     assert.equal([refused.status, refused.body.code], [status, 'rest_cannot_create']);
   }
@@ -90,19 +155,63 @@ test('creating takes publish_posts: contributors, subscribers and anonymous call
   const byAuthor = await create({ title: 'Mine', content: 'x', status: 'publish' }, author);
   assert.is(byAuthor.status, 201);
   // An author has no unfiltered HTML.
-  assert.equal(Object.keys(byAuthor.body._links).filter((rel) => rel.startsWith('wp:action')), ['wp:action-publish']);
+  assert.equal(
+    Object.keys(byAuthor.body._links).filter((rel) => rel.startsWith('wp:action')),
+    ['wp:action-publish'],
+  );
 });
 
 test('an empty block may be saved; fields of other types are not arguments', async () => {
   const empty = await create({ title: '', content: '' });
-  assert.equal([empty.status, empty.body.status, empty.body.slug, empty.body.link], [201, 'draft', '', `${t.url}/?p=${empty.body.id}`]);
-  const extra = await create({ title: 'Extra', content: 'x', author: editor.id, excerpt: 'e', sticky: true, categories: [1] });
+  assert.equal(
+    [empty.status, empty.body.status, empty.body.slug, empty.body.link],
+    [201, 'draft', '', `${t.url}/?p=${empty.body.id}`],
+  );
+  const extra = await create({
+    title: 'Extra',
+    content: 'x',
+    author: editor.id,
+    excerpt: 'e',
+    sticky: true,
+    categories: [1],
+  });
   assert.is(extra.status, 201);
-  assert.equal(['author', 'excerpt', 'sticky', 'categories'].filter((field) => field in extra.body), []);
+  assert.equal(
+    ['author', 'excerpt', 'sticky', 'categories'].filter((field) => field in extra.body),
+    [],
+  );
   const options = await t.request('OPTIONS', '/core/v2/blocks', { as: admin });
-  assert.equal(Object.keys(options.body.endpoints[1].args), ['date', 'date_gmt', 'slug', 'status', 'password', 'title', 'content', 'template']);
-  assert.equal(Object.keys(options.body.endpoints[0].args), ['context', 'page', 'per_page', 'search', 'after', 'modified_after', 'before', 'modified_before', 'exclude', 'include', 'offset', 'order', 'orderby', 'slug', 'status']);
-  assert.equal(options.body.schema.links.map((link: any) => link.rel), ['https://api.w.org/action-publish', 'https://api.w.org/action-unfiltered-html']);
+  assert.equal(Object.keys(options.body.endpoints[1].args), [
+    'date',
+    'date_gmt',
+    'slug',
+    'status',
+    'password',
+    'title',
+    'content',
+    'template',
+  ]);
+  assert.equal(Object.keys(options.body.endpoints[0].args), [
+    'context',
+    'page',
+    'per_page',
+    'search',
+    'after',
+    'modified_after',
+    'before',
+    'modified_before',
+    'exclude',
+    'include',
+    'offset',
+    'order',
+    'orderby',
+    'slug',
+    'status',
+  ]);
+  assert.equal(
+    options.body.schema.links.map((link: any) => link.rel),
+    ['https://api.w.org/action-publish', 'https://api.w.org/action-unfiltered-html'],
+  );
 });
 
 test('hostile input: wrong types, unknown statuses, ids out of range, are 400 or 404, never 500', async () => {
@@ -123,7 +232,10 @@ test('hostile input: wrong types, unknown statuses, ids out of range, are 400 or
     const missing = await t.request('GET', path, { as: admin });
     assert.equal([missing.status, missing.body.code], [404, 'rest_post_invalid_id'], path);
   }
-  const { body: post } = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'A post', status: 'publish' } });
+  const { body: post } = await t.request('POST', '/core/v2/posts', {
+    as: admin,
+    body: { title: 'A post', status: 'publish' },
+  });
   const notABlock = await t.request('GET', `/core/v2/blocks/${post.id}`, { as: admin });
   assert.equal([notABlock.status, notABlock.body.code], [404, 'rest_post_invalid_id']);
   const { body: block } = await create({ title: 'Not a post', content: 'x', status: 'publish' });
@@ -134,31 +246,67 @@ test('hostile input: wrong types, unknown statuses, ids out of range, are 400 or
 
 test('saving with the method override (as the block editor does) makes a revision; autosaves and history as for posts', async () => {
   const { body: made } = await create({ title: 'Versioned', content: MARKUP, status: 'publish' });
-  const saved = await t.request('POST', `/core/v2/blocks/${made.id}`, { as: admin, headers: { 'X-HTTP-Method-Override': 'PUT' }, body: { content: '<p>Changed</p>' } });
+  const saved = await t.request('POST', `/core/v2/blocks/${made.id}`, {
+    as: admin,
+    headers: { 'X-HTTP-Method-Override': 'PUT' },
+    body: { content: '<p>Changed</p>' },
+  });
   assert.equal([saved.status, saved.body.content.raw], [200, '<p>Changed</p>']);
   assert.is(saved.body._links['version-history'][0].count, 1);
-  const revisions = await t.request('GET', `/core/v2/blocks/${made.id}/revisions?per_page=100&context=edit`, { as: admin });
+  const revisions = await t.request('GET', `/core/v2/blocks/${made.id}/revisions?per_page=100&context=edit`, {
+    as: admin,
+  });
   assert.is(revisions.status, 200);
   assert.is(revisions.body.length, 1);
   const [revision] = revisions.body;
-  assert.equal(Object.keys(revision), ['author', 'date', 'date_gmt', 'guid', 'id', 'modified', 'modified_gmt', 'parent', 'slug', 'title', 'content', '_links']);
-  assert.equal([revision.parent, revision.slug, revision.title, revision.content.raw], [made.id, `${made.id}-revision-v1`, { raw: 'Versioned', rendered: 'Versioned' }, '<p>Changed</p>']);
+  assert.equal(Object.keys(revision), [
+    'author',
+    'date',
+    'date_gmt',
+    'guid',
+    'id',
+    'modified',
+    'modified_gmt',
+    'parent',
+    'slug',
+    'title',
+    'content',
+    '_links',
+  ]);
+  assert.equal(
+    [revision.parent, revision.slug, revision.title, revision.content.raw],
+    [made.id, `${made.id}-revision-v1`, { raw: 'Versioned', rendered: 'Versioned' }, '<p>Changed</p>'],
+  );
   // In the view context too, the block's title and content are raw.
   const view = await t.request('GET', `/core/v2/blocks/${made.id}/revisions`, { as: admin });
   assert.equal(view.body[0].title, { raw: 'Versioned', rendered: 'Versioned' });
   assert.equal(view.body[0].guid, { rendered: `${t.url}/?p=${revision.id}` });
 
-  const autosave = await t.request('POST', `/core/v2/blocks/${made.id}/autosaves`, { as: admin, body: { title: 'Draft title', content: 'autosaved' } });
+  const autosave = await t.request('POST', `/core/v2/blocks/${made.id}/autosaves`, {
+    as: admin,
+    body: { title: 'Draft title', content: 'autosaved' },
+  });
   assert.is(autosave.status, 200);
-  assert.equal([autosave.body.slug, autosave.body.preview_link, 'excerpt' in autosave.body], [`${made.id}-autosave-v1`, '', false]);
+  assert.equal(
+    [autosave.body.slug, autosave.body.preview_link, 'excerpt' in autosave.body],
+    [`${made.id}-autosave-v1`, '', false],
+  );
   const autosaves = await t.request('GET', `/core/v2/blocks/${made.id}/autosaves`, { as: admin });
-  assert.equal(autosaves.body.map((a: any) => a.content.raw), ['autosaved']);
+  assert.equal(
+    autosaves.body.map((a: any) => a.content.raw),
+    ['autosaved'],
+  );
   const refused = await t.request('GET', `/core/v2/blocks/${made.id}/revisions`, { as: author });
   assert.equal([refused.status, refused.body.code], [403, 'rest_cannot_read']);
 
   const history = await t.request('GET', `/core/v2/blocks/${made.id}/history`, { as: admin });
-  assert.equal(history.body.map((entry: any) => entry.type), ['PostCreated', 'PostUpdated', 'PostRevised', 'PostAutosaved']);
-  const restored = await t.request('POST', `/core/v2/blocks/${made.id}/revisions/${revision.id}/restore`, { as: admin });
+  assert.equal(
+    history.body.map((entry: any) => entry.type),
+    ['PostCreated', 'PostUpdated', 'PostRevised', 'PostAutosaved'],
+  );
+  const restored = await t.request('POST', `/core/v2/blocks/${made.id}/revisions/${revision.id}/restore`, {
+    as: admin,
+  });
   assert.equal([restored.status, restored.body.content.raw], [200, '<p>Changed</p>']);
 });
 
@@ -181,13 +329,25 @@ test("WordPress 6.1's block capabilities: nobody deletes their own unpublished b
   // Someone else's draft takes delete_others_posts only.
   assert.is((await t.request('DELETE', `/core/v2/blocks/${draft.id}`, { as: admin })).status, 200);
   const { body: secret } = await create({ title: 'Private block', content: 'x', status: 'private' }, editor);
-  for (const [method, code] of [['GET', 'rest_forbidden'], ['POST', 'rest_cannot_edit'], ['DELETE', 'rest_cannot_delete']] as const) {
-    const refused = await t.request(method, `/core/v2/blocks/${secret.id}`, { as: admin, ...(method === 'POST' ? { body: { title: 'x' } } : {}) });
+  for (const [method, code] of [
+    ['GET', 'rest_forbidden'],
+    ['POST', 'rest_cannot_edit'],
+    ['DELETE', 'rest_cannot_delete'],
+  ] as const) {
+    const refused = await t.request(method, `/core/v2/blocks/${secret.id}`, {
+      as: admin,
+      ...(method === 'POST' ? { body: { title: 'x' } } : {}),
+    });
     assert.equal([refused.status, refused.body.code], [403, code], method);
   }
   const listed = await t.request('GET', `/core/v2/blocks?status=private&include=${secret.id}`, { as: admin });
   assert.equal([listed.body, listed.headers.get('x-wp-total')], [[], '1']);
-  assert.equal((await t.request('GET', `/core/v2/blocks?status=private&include=${secret.id}`, { as: editor })).body.map((b: any) => b.id), [secret.id]);
+  assert.equal(
+    (await t.request('GET', `/core/v2/blocks?status=private&include=${secret.id}`, { as: editor })).body.map(
+      (b: any) => b.id,
+    ),
+    [secret.id],
+  );
 });
 
 test('under /wp-json/ the links and the type say wp/v2, and the types list has wp_block', async () => {

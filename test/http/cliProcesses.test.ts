@@ -35,13 +35,20 @@ function palimpsest(args: string[], env: NodeJS.ProcessEnv, cwd = ROOT): Promise
 test('a command run from another directory says which DATA_DIR it resolved, and that it holds no log yet', async () => {
   const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-cli-'));
   try {
-    const ran = await palimpsest(['replay', '--until', '1'], { DATA_DIR: 'site-data', SITE_URL: 'https://cms.example' }, elsewhere);
+    const ran = await palimpsest(
+      ['replay', '--until', '1'],
+      { DATA_DIR: 'site-data', SITE_URL: 'https://cms.example' },
+      elsewhere,
+    );
     assert.is(ran.code, 0, ran.stderr);
     const resolved = path.join(fs.realpathSync(elsewhere), 'site-data');
     const line = ran.stderr.split('\n').find((l) => l.startsWith('palimpsest: site '));
     assert.ok(line, ran.stderr);
     assert.match(line!, /^palimpsest: site https:\/\/cms\.example; /);
-    assert.ok(line!.includes(`DATA_DIR ${resolved};`) || line!.includes(`DATA_DIR ${path.join(elsewhere, 'site-data')};`), line);
+    assert.ok(
+      line!.includes(`DATA_DIR ${resolved};`) || line!.includes(`DATA_DIR ${path.join(elsewhere, 'site-data')};`),
+      line,
+    );
     assert.match(line!, /event store SQLite .*events\.sqlite \(no log there yet: a new site\); read model in process$/);
   } finally {
     fs.rmSync(elsewhere, { recursive: true, force: true });
@@ -52,7 +59,11 @@ test('credentials in the store and read model URLs are not printed', async () =>
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-cli-'));
   try {
     // A sweep opens one connection; a port with nothing listening fails it quickly.
-    const ran = await palimpsest(['projections', 'sweep', '--dry-run'], { DATA_DIR: dataDir, REDIS_URL: 'redis://:hunter2@127.0.0.1:1', REDIS_COMMAND_TIMEOUT_MS: '500' });
+    const ran = await palimpsest(['projections', 'sweep', '--dry-run'], {
+      DATA_DIR: dataDir,
+      REDIS_URL: 'redis://:hunter2@127.0.0.1:1',
+      REDIS_COMMAND_TIMEOUT_MS: '500',
+    });
     assert.is(ran.code, 1, ran.stderr);
     assert.not.match(ran.stderr, /hunter2/);
     assert.match(ran.stderr, /read model Redis redis:\/\/:\*\*\*@127\.0\.0\.1:1 \(prefix palimpsest:\)/);
@@ -80,15 +91,24 @@ test('names that do not exist are answered with the valid ones, exit status 2', 
   try {
     const command = await palimpsest(['serv'], env);
     assert.is(command.code, 2);
-    assert.match(command.stderr, /unknown command "serv"; the commands are: serve, projector, user create, projections rebuild, projections sweep, media sweep, option get, option set, replay/);
+    assert.match(
+      command.stderr,
+      /unknown command "serv"; the commands are: serve, projector, user create, projections rebuild, projections sweep, media sweep, option get, option set, replay/,
+    );
 
     const sub = await palimpsest(['projections', 'rebuilt'], env);
     assert.is(sub.code, 2);
-    assert.match(sub.stderr, /unknown command "projections rebuilt"; it is one of: projections rebuild, projections sweep/);
+    assert.match(
+      sub.stderr,
+      /unknown command "projections rebuilt"; it is one of: projections rebuild, projections sweep/,
+    );
 
     const projection = await palimpsest(['projections', 'rebuild', 'posts'], env);
     assert.is(projection.code, 2);
-    assert.match(projection.stderr, /palimpsest projections rebuild: unknown projection "posts"; the projections are: [a-z-]+(, [a-z-]+)+/);
+    assert.match(
+      projection.stderr,
+      /palimpsest projections rebuild: unknown projection "posts"; the projections are: [a-z-]+(, [a-z-]+)+/,
+    );
     assert.match(projection.stderr, /\bcontent\b/);
     assert.match(projection.stderr, /usage: palimpsest projections rebuild \[NAME\.\.\.\]/);
 
@@ -127,7 +147,8 @@ test('replay --until takes a date alone', async () => {
 test('help lists every command; a command says its usage', async () => {
   const all = await palimpsest(['help'], {});
   assert.is(all.code, 0);
-  for (const command of ['serve', 'projector', 'user create', 'projections rebuild', 'projections sweep', 'replay']) assert.match(all.stderr, new RegExp(`palimpsest ${command}`));
+  for (const command of ['serve', 'projector', 'user create', 'projections rebuild', 'projections sweep', 'replay'])
+    assert.match(all.stderr, new RegExp(`palimpsest ${command}`));
   const one = await palimpsest(['replay', '--help'], {});
   assert.is(one.code, 0);
   assert.match(one.stderr, /^usage: palimpsest replay --until DATE\|DATE-TIME\|POSITION \[--out FILE\]/);

@@ -11,9 +11,56 @@ import type { ReadModel } from '../../src/ports/readModel';
 
 /** The keys WordPress 6.1 answers with per context (GET /wp/v2/comments/1, reference site), in its order. */
 const REFERENCE_KEYS = {
-  view: ['id', 'post', 'parent', 'author', 'author_name', 'author_url', 'date', 'date_gmt', 'content', 'link', 'status', 'type', 'author_avatar_urls', 'meta', '_links'],
-  embed: ['id', 'parent', 'author', 'author_name', 'author_url', 'date', 'content', 'link', 'type', 'author_avatar_urls', '_links'],
-  edit: ['id', 'post', 'parent', 'author', 'author_name', 'author_email', 'author_url', 'author_ip', 'author_user_agent', 'date', 'date_gmt', 'content', 'link', 'status', 'type', 'author_avatar_urls', 'meta', '_links'],
+  view: [
+    'id',
+    'post',
+    'parent',
+    'author',
+    'author_name',
+    'author_url',
+    'date',
+    'date_gmt',
+    'content',
+    'link',
+    'status',
+    'type',
+    'author_avatar_urls',
+    'meta',
+    '_links',
+  ],
+  embed: [
+    'id',
+    'parent',
+    'author',
+    'author_name',
+    'author_url',
+    'date',
+    'content',
+    'link',
+    'type',
+    'author_avatar_urls',
+    '_links',
+  ],
+  edit: [
+    'id',
+    'post',
+    'parent',
+    'author',
+    'author_name',
+    'author_email',
+    'author_url',
+    'author_ip',
+    'author_user_agent',
+    'date',
+    'date_gmt',
+    'content',
+    'link',
+    'status',
+    'type',
+    'author_avatar_urls',
+    'meta',
+    '_links',
+  ],
 };
 
 const ids = (response: TestResponse): number[] => (response.body as { id: number }[]).map((item) => item.id);
@@ -44,7 +91,10 @@ async function fixture(readModel?: ReadModel): Promise<Fixture> {
 }
 
 async function makePost(f: Fixture, as: TestUser, body: Record<string, unknown> = {}): Promise<number> {
-  const response = await f.t.request('POST', '/core/v2/posts', { as, body: { title: 'Post', status: 'publish', ...body } });
+  const response = await f.t.request('POST', '/core/v2/posts', {
+    as,
+    body: { title: 'Post', status: 'publish', ...body },
+  });
   assert.is(response.status, 201, JSON.stringify(response.body));
   return response.body.id;
 }
@@ -64,7 +114,7 @@ items.before.each(async () => {
 });
 items.after.each(async () => f.t.close());
 
-items('shapes per context and links match WordPress; a post\'s replies link resolves', async () => {
+items("shapes per context and links match WordPress; a post's replies link resolves", async () => {
   const post = await makePost(f, f.admin);
   const parent = await comment(f, f.admin, { post, content: 'Parent' });
   const reply = await comment(f, f.admin, { post, content: 'hello <b>x</b>', parent: parent.id });
@@ -82,7 +132,9 @@ items('shapes per context and links match WordPress; a post\'s replies link reso
   const view = await f.t.request('GET', `/core/v2/comments/${parent.id}`);
   assert.equal(Object.keys(view.body), REFERENCE_KEYS.view);
   assert.equal(view.body.content, { rendered: '<p>Parent</p>\n' });
-  assert.equal(view.body._links.children, [{ embeddable: true, href: `${f.t.url}/core/v2/comments?parent=${parent.id}` }]);
+  assert.equal(view.body._links.children, [
+    { embeddable: true, href: `${f.t.url}/core/v2/comments?parent=${parent.id}` },
+  ]);
   const embed = await f.t.request('GET', `/core/v2/comments/${parent.id}?context=embed`);
   assert.equal(Object.keys(embed.body), REFERENCE_KEYS.embed);
   const edit = await f.t.request('GET', `/core/v2/comments/${parent.id}?context=edit`, { as: f.admin });
@@ -94,39 +146,65 @@ items('shapes per context and links match WordPress; a post\'s replies link reso
   assert.equal(ids(replies), [reply.id, parent.id]);
 });
 
-items('anonymous comments are refused as WordPress refuses them by default; author_ip and the user agent are edit-only', async () => {
-  const post = await makePost(f, f.admin);
-  expectError(await f.t.request('POST', '/core/v2/comments', { body: { post, content: 'Hi', author_name: 'Anon', author_email: 'a@example.test' } }), 401, 'rest_comment_login_required');
-  const mine = await f.t.request('POST', '/core/v2/comments', { as: f.subscriber, body: { post, content: 'Hi' }, headers: { 'user-agent': 'TestAgent/1' } });
-  assert.is(mine.status, 201);
-  assert.is(mine.body.author, f.subscriber.id);
-  assert.is(mine.body.author_name, 'subscriber');
-  // WordPress answers a writer without moderate_comments in the view context (reference: POST as the subscriber).
-  assert.equal(Object.keys(mine.body), REFERENCE_KEYS.view);
-  assert.is((await f.t.request('GET', `/core/v2/comments/${mine.body.id}?context=edit`, { as: f.editor })).body.author_user_agent, 'TestAgent/1');
-  // WordPress holds a first comment from an author with no approved one.
-  assert.is(mine.body.status, 'hold');
-  const asModerator = await f.t.request('GET', `/core/v2/comments/${mine.body.id}`, { as: f.editor });
-  assert.not.ok('author_ip' in asModerator.body);
-  assert.not.ok('author_user_agent' in asModerator.body);
-  assert.not.ok('author_email' in asModerator.body);
-  // Held: hidden from others, visible to its author and to moderators.
-  expectError(await f.t.request('GET', `/core/v2/comments/${mine.body.id}`), 401, 'rest_cannot_read');
-  expectError(await f.t.request('GET', `/core/v2/comments/${mine.body.id}`, { as: f.contributor }), 403, 'rest_cannot_read');
-  assert.is((await f.t.request('GET', `/core/v2/comments/${mine.body.id}`, { as: f.subscriber })).status, 200);
-  expectError(await f.t.request('GET', `/core/v2/comments/${mine.body.id}?context=edit`, { as: f.subscriber }), 403, 'rest_forbidden_context');
-  // Once one is approved, the next is approved at once.
-  await f.t.request('POST', `/core/v2/comments/${mine.body.id}`, { as: f.editor, body: { status: 'approve' } });
-  f.t.clock.advance(15_000);
-  assert.is((await comment(f, f.subscriber, { post, content: 'Again' })).status, 'approved');
-});
+items(
+  'anonymous comments are refused as WordPress refuses them by default; author_ip and the user agent are edit-only',
+  async () => {
+    const post = await makePost(f, f.admin);
+    expectError(
+      await f.t.request('POST', '/core/v2/comments', {
+        body: { post, content: 'Hi', author_name: 'Anon', author_email: 'a@example.test' },
+      }),
+      401,
+      'rest_comment_login_required',
+    );
+    const mine = await f.t.request('POST', '/core/v2/comments', {
+      as: f.subscriber,
+      body: { post, content: 'Hi' },
+      headers: { 'user-agent': 'TestAgent/1' },
+    });
+    assert.is(mine.status, 201);
+    assert.is(mine.body.author, f.subscriber.id);
+    assert.is(mine.body.author_name, 'subscriber');
+    // WordPress answers a writer without moderate_comments in the view context (reference: POST as the subscriber).
+    assert.equal(Object.keys(mine.body), REFERENCE_KEYS.view);
+    assert.is(
+      (await f.t.request('GET', `/core/v2/comments/${mine.body.id}?context=edit`, { as: f.editor })).body
+        .author_user_agent,
+      'TestAgent/1',
+    );
+    // WordPress holds a first comment from an author with no approved one.
+    assert.is(mine.body.status, 'hold');
+    const asModerator = await f.t.request('GET', `/core/v2/comments/${mine.body.id}`, { as: f.editor });
+    assert.not.ok('author_ip' in asModerator.body);
+    assert.not.ok('author_user_agent' in asModerator.body);
+    assert.not.ok('author_email' in asModerator.body);
+    // Held: hidden from others, visible to its author and to moderators.
+    expectError(await f.t.request('GET', `/core/v2/comments/${mine.body.id}`), 401, 'rest_cannot_read');
+    expectError(
+      await f.t.request('GET', `/core/v2/comments/${mine.body.id}`, { as: f.contributor }),
+      403,
+      'rest_cannot_read',
+    );
+    assert.is((await f.t.request('GET', `/core/v2/comments/${mine.body.id}`, { as: f.subscriber })).status, 200);
+    expectError(
+      await f.t.request('GET', `/core/v2/comments/${mine.body.id}?context=edit`, { as: f.subscriber }),
+      403,
+      'rest_forbidden_context',
+    );
+    // Once one is approved, the next is approved at once.
+    await f.t.request('POST', `/core/v2/comments/${mine.body.id}`, { as: f.editor, body: { status: 'approve' } });
+    f.t.clock.advance(15_000);
+    assert.is((await comment(f, f.subscriber, { post, content: 'Again' })).status, 'approved');
+  },
+);
 
 items('the post decides: missing, draft, private, closed, protected', async () => {
   const draft = await makePost(f, f.admin, { status: 'draft' });
   const privatePost = await makePost(f, f.admin, { status: 'private' });
   const closed = await makePost(f, f.admin, { comment_status: 'closed' });
   const secret = await makePost(f, f.admin, { password: 'pw' });
-  const say = (body: Record<string, unknown>, as: TestUser = f.subscriber) => f.t.request('POST', '/core/v2/comments', { as, body: { content: 'Hi', ...body } });
+  const say = (body: Record<string, unknown>, as: TestUser = f.subscriber) =>
+    f.t.request('POST', '/core/v2/comments', { as, body: { content: 'Hi', ...body } });
   expectError(await say({}), 403, 'rest_comment_invalid_post_id');
   expectError(await say({ post: 999 }), 403, 'rest_comment_invalid_post_id');
   expectError(await say({ post: draft }), 403, 'rest_comment_draft_post');
@@ -145,7 +223,8 @@ items('the post decides: missing, draft, private, closed, protected', async () =
 items('content, duplicates, threads and the fields only moderators may set', async () => {
   const post = await makePost(f, f.admin);
   const other = await makePost(f, f.admin);
-  const say = (body: Record<string, unknown>, as: TestUser = f.subscriber) => f.t.request('POST', '/core/v2/comments', { as, body: { post, ...body } });
+  const say = (body: Record<string, unknown>, as: TestUser = f.subscriber) =>
+    f.t.request('POST', '/core/v2/comments', { as, body: { post, ...body } });
   expectError(await say({ content: '' }), 400, 'rest_comment_content_invalid');
   expectError(await say({}), 400, 'rest_comment_content_invalid');
   await comment(f, f.subscriber, { post, content: { raw: 'Same' } });
@@ -169,10 +248,11 @@ items('content, duplicates, threads and the fields only moderators may set', asy
 items('who may edit and delete whose comments', async () => {
   const authorsPost = await makePost(f, f.author);
   const adminsPost = await makePost(f, f.admin);
-  const onAuthors = await comment(f, f.subscriber, { post: authorsPost, content: 'On the author\'s post' });
+  const onAuthors = await comment(f, f.subscriber, { post: authorsPost, content: "On the author's post" });
   f.t.clock.advance(15_000);
-  const onAdmins = await comment(f, f.subscriber, { post: adminsPost, content: 'On the admin\'s post' });
-  const edit = (id: number, as: TestUser | null) => f.t.request('POST', `/core/v2/comments/${id}`, { as, body: { content: `Edited by ${as?.login ?? 'nobody'}` } });
+  const onAdmins = await comment(f, f.subscriber, { post: adminsPost, content: "On the admin's post" });
+  const edit = (id: number, as: TestUser | null) =>
+    f.t.request('POST', `/core/v2/comments/${id}`, { as, body: { content: `Edited by ${as?.login ?? 'nobody'}` } });
   expectError(await edit(onAuthors.id, null), 401, 'rest_cannot_edit');
   expectError(await edit(onAuthors.id, f.subscriber), 403, 'rest_cannot_edit');
   expectError(await edit(onAuthors.id, f.contributor), 403, 'rest_cannot_edit');
@@ -181,35 +261,59 @@ items('who may edit and delete whose comments', async () => {
   const byEditor = await edit(onAdmins.id, f.editor);
   assert.is(byEditor.status, 200);
   assert.is(byEditor.body.content.raw, 'Edited by editor');
-  expectError(await f.t.request('DELETE', `/core/v2/comments/${onAdmins.id}`, { as: f.author }), 403, 'rest_cannot_delete');
+  expectError(
+    await f.t.request('DELETE', `/core/v2/comments/${onAdmins.id}`, { as: f.author }),
+    403,
+    'rest_cannot_delete',
+  );
   expectError(await f.t.request('DELETE', `/core/v2/comments/${onAdmins.id}`), 401, 'rest_cannot_delete');
-  expectError(await f.t.request('POST', '/core/v2/comments/999', { as: f.admin, body: { content: 'x' } }), 404, 'rest_comment_invalid_id');
-  expectError(await f.t.request('POST', `/core/v2/comments/${onAdmins.id}`, { as: f.admin, body: { content: '' } }), 400, 'rest_comment_content_invalid');
-  expectError(await f.t.request('POST', `/core/v2/comments/${onAdmins.id}`, { as: f.admin, body: { post: 999 } }), 403, 'rest_comment_invalid_post_id');
+  expectError(
+    await f.t.request('POST', '/core/v2/comments/999', { as: f.admin, body: { content: 'x' } }),
+    404,
+    'rest_comment_invalid_id',
+  );
+  expectError(
+    await f.t.request('POST', `/core/v2/comments/${onAdmins.id}`, { as: f.admin, body: { content: '' } }),
+    400,
+    'rest_comment_content_invalid',
+  );
+  expectError(
+    await f.t.request('POST', `/core/v2/comments/${onAdmins.id}`, { as: f.admin, body: { post: 999 } }),
+    403,
+    'rest_comment_invalid_post_id',
+  );
 });
 
-items('statuses: approve, hold, spam, trash and back; trash twice is 410; force deletes and lifts the replies', async () => {
-  const post = await makePost(f, f.admin);
-  const top = await comment(f, f.admin, { post, content: 'Top' });
-  const reply = await comment(f, f.admin, { post, content: 'Reply', parent: top.id });
-  const setStatus = async (status: string) => (await f.t.request('POST', `/core/v2/comments/${top.id}`, { as: f.editor, body: { status } })).body.status;
-  assert.is(await setStatus('hold'), 'hold');
-  assert.is(await setStatus('approve'), 'approved');
-  assert.is(await setStatus('spam'), 'spam');
-  assert.is(await setStatus('unspam'), 'approved');
-  const trashed = await f.t.request('DELETE', `/core/v2/comments/${top.id}`, { as: f.editor });
-  assert.is(trashed.status, 200);
-  assert.is(trashed.body.status, 'trash');
-  assert.ok('author_ip' in trashed.body, 'answered in the edit context');
-  expectError(await f.t.request('DELETE', `/core/v2/comments/${top.id}`, { as: f.editor }), 410, 'rest_already_trashed');
-  assert.is(await setStatus('untrash'), 'approved');
-  const deleted = await f.t.request('DELETE', `/core/v2/comments/${top.id}?force=true`, { as: f.admin });
-  assert.is(deleted.status, 200);
-  assert.is(deleted.body.deleted, true);
-  assert.is(deleted.body.previous.id, top.id);
-  expectError(await f.t.request('GET', `/core/v2/comments/${top.id}`), 404, 'rest_comment_invalid_id');
-  assert.is((await f.t.request('GET', `/core/v2/comments/${reply.id}`)).body.parent, 0);
-});
+items(
+  'statuses: approve, hold, spam, trash and back; trash twice is 410; force deletes and lifts the replies',
+  async () => {
+    const post = await makePost(f, f.admin);
+    const top = await comment(f, f.admin, { post, content: 'Top' });
+    const reply = await comment(f, f.admin, { post, content: 'Reply', parent: top.id });
+    const setStatus = async (status: string) =>
+      (await f.t.request('POST', `/core/v2/comments/${top.id}`, { as: f.editor, body: { status } })).body.status;
+    assert.is(await setStatus('hold'), 'hold');
+    assert.is(await setStatus('approve'), 'approved');
+    assert.is(await setStatus('spam'), 'spam');
+    assert.is(await setStatus('unspam'), 'approved');
+    const trashed = await f.t.request('DELETE', `/core/v2/comments/${top.id}`, { as: f.editor });
+    assert.is(trashed.status, 200);
+    assert.is(trashed.body.status, 'trash');
+    assert.ok('author_ip' in trashed.body, 'answered in the edit context');
+    expectError(
+      await f.t.request('DELETE', `/core/v2/comments/${top.id}`, { as: f.editor }),
+      410,
+      'rest_already_trashed',
+    );
+    assert.is(await setStatus('untrash'), 'approved');
+    const deleted = await f.t.request('DELETE', `/core/v2/comments/${top.id}?force=true`, { as: f.admin });
+    assert.is(deleted.status, 200);
+    assert.is(deleted.body.deleted, true);
+    assert.is(deleted.body.previous.id, top.id);
+    expectError(await f.t.request('GET', `/core/v2/comments/${top.id}`), 404, 'rest_comment_invalid_id');
+    assert.is((await f.t.request('GET', `/core/v2/comments/${reply.id}`)).body.parent, 0);
+  },
+);
 
 items('writes leave audit entries', async () => {
   const post = await makePost(f, f.admin);
@@ -217,7 +321,10 @@ items('writes leave audit entries', async () => {
   const audit = await f.t.request('GET', `/audit/v1/events?stream=comment-${made.id}`, { as: f.admin });
   assert.is(audit.status, 200, JSON.stringify(audit.body));
   const entries = audit.body as { type: string; user: number }[];
-  assert.ok(entries.some((e) => e.type === 'CommentCreated' && e.user === f.editor.id), JSON.stringify(entries));
+  assert.ok(
+    entries.some((e) => e.type === 'CommentCreated' && e.user === f.editor.id),
+    JSON.stringify(entries),
+  );
 });
 
 items.run();
@@ -277,7 +384,12 @@ lists('approved comments newest first by default; held and spam only on request,
   assert.equal((await listed(() => '')).contents, ['Damson apple', 'Banana', 'Apple']);
   assert.equal((await listed(() => 'status=hold', 'admin')).contents, ['Cherry held']);
   assert.equal((await listed(() => 'status=spam', 'admin')).contents, ['Elder spam']);
-  assert.equal((await listed(() => 'status=all', 'admin')).contents, ['Damson apple', 'Cherry held', 'Banana', 'Apple']);
+  assert.equal((await listed(() => 'status=all', 'admin')).contents, [
+    'Damson apple',
+    'Cherry held',
+    'Banana',
+    'Apple',
+  ]);
   const forbidden = await listed(() => 'status=hold&author=1', 'subscriber');
   assert.equal(forbidden.contents, ['rest_forbidden_param']);
   assert.equal((await listed(() => 'context=edit', 'subscriber')).contents, ['rest_forbidden_context']);
@@ -291,7 +403,10 @@ lists('filters: post, parent, author, search, include/exclude; order and paging 
   assert.equal((await listed(() => 'search=apple&orderby=id&order=asc')).contents, ['Apple', 'Damson apple']);
   assert.equal((await listed((b) => `exclude=${[...b.byContent.keys()][0]}`)).contents, ['Damson apple', 'Banana']);
   const page = await listed(() => 'per_page=2&page=2');
-  assert.equal([page.contents, page.total, page.pages, page.link], [['Apple'], '3', '2', '</core/v2/comments?per_page=2&page=1>; rel="prev"']);
+  assert.equal(
+    [page.contents, page.total, page.pages, page.link],
+    [['Apple'], '3', '2', '</core/v2/comments?per_page=2&page=1>; rel="prev"'],
+  );
   const first = await listed(() => 'per_page=2');
   assert.is(first.link, '</core/v2/comments?per_page=2&page=2>; rel="next"');
   // Past the last page WordPress answers an empty page (no error), as for comments it does.
@@ -299,10 +414,19 @@ lists('filters: post, parent, author, search, include/exclude; order and paging 
 });
 
 lists('author_exclude leaves out comments by those users; like author it takes edit_posts, and integers', async () => {
-  assert.equal((await listed((b) => `author_exclude=${b.editor.id}&orderby=id&order=asc`, 'admin')).contents, ['Apple', 'Damson apple']);
-  assert.equal((await listed((b) => `author_exclude[]=${b.editor.id}&author_exclude[]=${b.admin.id}`, 'admin')).contents, []);
+  assert.equal((await listed((b) => `author_exclude=${b.editor.id}&orderby=id&order=asc`, 'admin')).contents, [
+    'Apple',
+    'Damson apple',
+  ]);
+  assert.equal(
+    (await listed((b) => `author_exclude[]=${b.editor.id}&author_exclude[]=${b.admin.id}`, 'admin')).contents,
+    [],
+  );
   assert.equal((await listed((b) => `author=${b.admin.id}&author_exclude=${b.admin.id}`, 'admin')).contents, []);
-  assert.equal((await listed((b) => `status=all&author_exclude=${b.admin.id}&orderby=id&order=asc`, 'admin')).contents, ['Banana', 'Cherry held']);
+  assert.equal(
+    (await listed((b) => `status=all&author_exclude=${b.admin.id}&orderby=id&order=asc`, 'admin')).contents,
+    ['Banana', 'Cherry held'],
+  );
   assert.equal((await listed((b) => `author_exclude=${b.admin.id}`, 'subscriber')).contents, ['rest_forbidden_param']);
   assert.equal((await listed(() => 'author_exclude=abc', 'admin')).contents, ['rest_invalid_param']);
 });
@@ -310,23 +434,57 @@ lists('author_exclude leaves out comments by those users; like author it takes e
 /** The arguments of WordPress 6.1's comments collection, with their types and defaults (reference index, `/wp-json/`). */
 const REFERENCE_ARGS = {
   GET: {
-    context: ['string', 'view'], page: ['integer', 1], per_page: ['integer', 10], search: ['string'], after: ['string'], author: ['array'],
-    author_exclude: ['array'], author_email: ['string', null], before: ['string'], exclude: ['array', []], include: ['array', []],
-    offset: ['integer'], order: ['string', 'desc'], orderby: ['string', 'date_gmt'], parent: ['array', []], parent_exclude: ['array', []],
-    post: ['array', []], status: ['string', 'approve'], type: ['string', 'comment'], password: ['string'],
+    context: ['string', 'view'],
+    page: ['integer', 1],
+    per_page: ['integer', 10],
+    search: ['string'],
+    after: ['string'],
+    author: ['array'],
+    author_exclude: ['array'],
+    author_email: ['string', null],
+    before: ['string'],
+    exclude: ['array', []],
+    include: ['array', []],
+    offset: ['integer'],
+    order: ['string', 'desc'],
+    orderby: ['string', 'date_gmt'],
+    parent: ['array', []],
+    parent_exclude: ['array', []],
+    post: ['array', []],
+    status: ['string', 'approve'],
+    type: ['string', 'comment'],
+    password: ['string'],
   },
   POST: {
-    author: ['integer'], author_email: ['string'], author_ip: ['string'], author_name: ['string'], author_url: ['string'],
-    author_user_agent: ['string'], content: ['object'], date: ['string'], date_gmt: ['string'], parent: ['integer', 0], post: ['integer', 0],
-    status: ['string'], meta: ['object'],
+    author: ['integer'],
+    author_email: ['string'],
+    author_ip: ['string'],
+    author_name: ['string'],
+    author_url: ['string'],
+    author_user_agent: ['string'],
+    content: ['object'],
+    date: ['string'],
+    date_gmt: ['string'],
+    parent: ['integer', 0],
+    post: ['integer', 0],
+    status: ['string'],
+    meta: ['object'],
   },
 };
 
-lists('the collection route lists WordPress\'s arguments, in its order, with its types and defaults', async () => {
+lists("the collection route lists WordPress's arguments, in its order, with its types and defaults", async () => {
   const index = await backends[0]!.t.request('GET', '/wp-json/');
   const route = index.body.routes['/wp/v2/comments'];
-  for (const endpoint of route.endpoints as { methods: string[]; args: Record<string, { type: string; default?: unknown }> }[]) {
-    const ours = Object.fromEntries(Object.entries(endpoint.args).map(([name, arg]) => [name, 'default' in arg ? [arg.type, arg.default] : [arg.type]]));
+  for (const endpoint of route.endpoints as {
+    methods: string[];
+    args: Record<string, { type: string; default?: unknown }>;
+  }[]) {
+    const ours = Object.fromEntries(
+      Object.entries(endpoint.args).map(([name, arg]) => [
+        name,
+        'default' in arg ? [arg.type, arg.default] : [arg.type],
+      ]),
+    );
     assert.equal(ours, REFERENCE_ARGS[endpoint.methods[0] as 'GET' | 'POST']);
     assert.equal(Object.keys(ours), Object.keys(REFERENCE_ARGS[endpoint.methods[0] as 'GET' | 'POST']));
   }

@@ -36,7 +36,10 @@ for (const backend of ['memory', 'redis'] as const) {
   test.after.each(async () => cleanup());
 
   const post = async (type: 'posts' | 'pages' = 'posts'): Promise<number> => {
-    const made = await t.request('POST', `/core/v2/${type}`, { as: admin, body: { title: 'With comments', status: 'publish', comment_status: 'open' } });
+    const made = await t.request('POST', `/core/v2/${type}`, {
+      as: admin,
+      body: { title: 'With comments', status: 'publish', comment_status: 'open' },
+    });
     assert.is(made.status, 201);
     return made.body.id;
   };
@@ -47,11 +50,25 @@ for (const backend of ['memory', 'redis'] as const) {
   };
   const list = async (query: string, as?: TestUser) => {
     const response = await t.request('GET', `/core/v2/comments?${query}`, { as });
-    return { status: response.status, ids: response.status === 200 ? (response.body as { id: number }[]).map((c) => c.id).sort((a, b) => a - b) : response.body.code, total: response.headers.get('x-wp-total') };
+    return {
+      status: response.status,
+      ids:
+        response.status === 200
+          ? (response.body as { id: number }[]).map((c) => c.id).sort((a, b) => a - b)
+          : response.body.code,
+      total: response.headers.get('x-wp-total'),
+    };
   };
-  const statusOf = async (id: number) => (await t.request('GET', `/core/v2/comments/${id}?context=edit`, { as: admin })).body.status;
+  const statusOf = async (id: number) =>
+    (await t.request('GET', `/core/v2/comments/${id}?context=edit`, { as: admin })).body.status;
   /** A stream's events, newest first. */
-  const events = async (stream: string) => (await t.request('GET', `/audit/v1/events?stream=${stream}`, { as: admin })).body as { type: string; user: number; request_id: string; data: any }[];
+  const events = async (stream: string) =>
+    (await t.request('GET', `/audit/v1/events?stream=${stream}`, { as: admin })).body as {
+      type: string;
+      user: number;
+      request_id: string;
+      data: any;
+    }[];
 
   test('trashing the post hides every comment (post-trashed); leaving the trash gives each its status back', async () => {
     const p = await post();
@@ -78,13 +95,20 @@ for (const backend of ['memory', 'redis'] as const) {
     assert.equal(await list(`post=${p}&status=post-trashed`, admin), { status: 200, ids: all, total: '6' });
     // Reference: its own author may no longer read it either, since it may not read the post.
     expectError(await t.request('GET', `/core/v2/comments/${own}`, { as: subscriber }), 403, 'rest_cannot_read_post');
-    expectError(await t.request('POST', '/core/v2/comments', { as: admin, body: { post: p, content: 'Too late' } }), 403, 'rest_comment_trash_post');
+    expectError(
+      await t.request('POST', '/core/v2/comments', { as: admin, body: { post: p, content: 'Too late' } }),
+      403,
+      'rest_comment_trash_post',
+    );
 
     // Each comment's stream says what happened to it, in the request that trashed the post, by its user.
     const [postTrashed] = (await events(`content-${p}`)).filter((e) => e.type === 'PostTrashed');
     const history = await events(`comment-${spam}`);
     const hidden = history.find((e) => e.type === 'CommentPostTrashed')!;
-    assert.equal([hidden.user, hidden.request_id, hidden.data], [admin.id, postTrashed!.request_id, { id: spam, post: p, previousStatus: 'spam' }]);
+    assert.equal(
+      [hidden.user, hidden.request_id, hidden.data],
+      [admin.id, postTrashed!.request_id, { id: spam, post: p, previousStatus: 'spam' }],
+    );
 
     const restored = await t.request('POST', `/core/v2/posts/${p}`, { as: admin, body: { status: 'publish' } });
     assert.is(restored.status, 200);
@@ -92,9 +116,18 @@ for (const backend of ['memory', 'redis'] as const) {
     assert.equal(await list(`post=${p}`), { status: 200, ids: [approved, reply], total: '2' });
     assert.equal(await list(`post=${p}&status=post-trashed`, admin), { status: 200, ids: [], total: '0' });
     const back = (await events(`comment-${spam}`)).find((e) => e.type === 'CommentPostRestored')!;
-    assert.equal([back.request_id, back.data], [(await events(`content-${p}`)).find((e) => e.type === 'PostUpdated')!.request_id, { id: spam, post: p, status: 'spam' }]);
+    assert.equal(
+      [back.request_id, back.data],
+      [
+        (await events(`content-${p}`)).find((e) => e.type === 'PostUpdated')!.request_id,
+        { id: spam, post: p, status: 'spam' },
+      ],
+    );
     // The trashed comment still remembers where it came from.
-    const untrashed = await t.request('POST', `/core/v2/comments/${trashed}`, { as: admin, body: { status: 'untrash' } });
+    const untrashed = await t.request('POST', `/core/v2/comments/${trashed}`, {
+      as: admin,
+      body: { status: 'untrash' },
+    });
     assert.is(untrashed.body.status, 'approved');
   });
 
@@ -112,7 +145,10 @@ for (const backend of ['memory', 'redis'] as const) {
     const p = await post();
     const q = await post();
     const page = await post('pages');
-    const onP = [await comment(admin, { post: p, content: 'One' }), await comment(admin, { post: p, content: 'Two', status: 'hold' })];
+    const onP = [
+      await comment(admin, { post: p, content: 'One' }),
+      await comment(admin, { post: p, content: 'Two', status: 'hold' }),
+    ];
     const onQ = await comment(admin, { post: q, content: 'On Q' });
     const onPage = await comment(admin, { post: page, content: 'On the page' });
     const stays = await comment(admin, { post: await post(), content: 'Stays' });
@@ -120,13 +156,18 @@ for (const backend of ['memory', 'redis'] as const) {
     await t.request('DELETE', `/core/v2/posts/${p}`, { as: admin });
     const deleted = await t.request('DELETE', `/core/v2/posts/${p}?force=true`, { as: admin });
     assert.is(deleted.status, 200);
-    for (const id of onP) expectError(await t.request('GET', `/core/v2/comments/${id}`, { as: admin }), 404, 'rest_comment_invalid_id');
+    for (const id of onP)
+      expectError(await t.request('GET', `/core/v2/comments/${id}`, { as: admin }), 404, 'rest_comment_invalid_id');
     assert.equal(await list(`post=${p}&status=post-trashed`, admin), { status: 200, ids: [], total: '0' });
     // The audit log lists the newest first.
     const last = (await events(`comment-${onP[1]}`))[0]!;
     assert.equal([last.type, last.data], ['CommentDeleted', { id: onP[1], post: p, withPost: true }]);
     // A comment that goes with its post cannot be written to any more.
-    expectError(await t.request('POST', `/core/v2/comments/${onP[0]}`, { as: admin, body: { content: 'Back?' } }), 404, 'rest_comment_invalid_id');
+    expectError(
+      await t.request('POST', `/core/v2/comments/${onP[0]}`, { as: admin, body: { content: 'Back?' } }),
+      404,
+      'rest_comment_invalid_id',
+    );
 
     assert.is((await t.request('DELETE', `/core/v2/posts/${q}?force=true`, { as: admin })).status, 200);
     expectError(await t.request('GET', `/core/v2/comments/${onQ}`, { as: admin }), 404, 'rest_comment_invalid_id');
@@ -135,9 +176,12 @@ for (const backend of ['memory', 'redis'] as const) {
     assert.equal(await list('status=all', admin), { status: 200, ids: [stays], total: '1' });
   });
 
-  test('a user deleted without an heir takes their posts\' comments to the trash with the posts', async () => {
+  test("a user deleted without an heir takes their posts' comments to the trash with the posts", async () => {
     const author = await t.createUser('leaving', 'author');
-    const made = await t.request('POST', '/core/v2/posts', { as: author, body: { title: 'Theirs', status: 'publish' } });
+    const made = await t.request('POST', '/core/v2/posts', {
+      as: author,
+      body: { title: 'Theirs', status: 'publish' },
+    });
     const on = await comment(admin, { post: made.body.id, content: 'On their post' });
     const gone = await t.request('DELETE', `/core/v2/users/${author.id}?force=true&reassign=false`, { as: admin });
     assert.is(gone.status, 200, JSON.stringify(gone.body));

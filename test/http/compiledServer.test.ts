@@ -24,15 +24,23 @@ export default {
 };
 `;
 
-test('the build is JavaScript in the sources\' layout, its built-in projections beside it', async () => {
+test("the build is JavaScript in the sources' layout, its built-in projections beside it", async () => {
   const built = (await ensureBuilt()) as string;
   assert.ok(built.startsWith(path.join(ROOT, 'dist') + path.sep));
-  for (const file of ['src/main.js', 'src/cli/index.js', 'projections/index.js', 'projections/content.js']) assert.ok(fs.existsSync(path.join(built, file)), file);
+  for (const file of ['src/main.js', 'src/cli/index.js', 'projections/index.js', 'projections/content.js'])
+    assert.ok(fs.existsSync(path.join(built, file)), file);
   // Files the modules read from beside themselves at run time: the Redis read model's Lua scripts, as they are.
   const lua = path.join(ROOT, 'src/readModel/redis/lua');
-  for (const file of fs.readdirSync(lua)) assert.is(fs.readFileSync(path.join(built, 'src/readModel/redis/lua', file), 'utf8'), fs.readFileSync(path.join(lua, file), 'utf8'), file);
+  for (const file of fs.readdirSync(lua))
+    assert.is(
+      fs.readFileSync(path.join(built, 'src/readModel/redis/lua', file), 'utf8'),
+      fs.readFileSync(path.join(lua, file), 'utf8'),
+      file,
+    );
   assert.is(await ensureBuilt(), built, 'the same sources give the same build');
-  const loader = (await import(pathToFileURL(path.join(built, 'src/projection/loader.js')).href)) as { BUILT_IN_PROJECTIONS_DIR: string };
+  const loader = (await import(pathToFileURL(path.join(built, 'src/projection/loader.js')).href)) as {
+    BUILT_IN_PROJECTIONS_DIR: string;
+  };
   assert.is(loader.BUILT_IN_PROJECTIONS_DIR, path.join(built, 'projections'));
 });
 
@@ -41,7 +49,15 @@ test('palimpsest serve runs the build, answers, and loads a TypeScript projectio
   const projectionsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-compiled-projections-'));
   fs.writeFileSync(path.join(projectionsDir, 'compiledCheck.ts'), TYPED_PROJECTION);
   const port = await freePort();
-  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, PROJECTIONS_DIR: projectionsDir, REDIS_URL: '', EVENTSTORE_URL: '' };
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    PROJECTIONS_DIR: projectionsDir,
+    REDIS_URL: '',
+    EVENTSTORE_URL: '',
+  };
   const server = await startPalimpsest(['serve'], env, 'palimpsest serving', 30_000);
   try {
     const posts = await fetch(`${server.base}/core/v2/posts`);

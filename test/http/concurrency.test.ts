@@ -37,7 +37,10 @@ const stores: [string, () => Backend][] = [
     'sqlite store',
     () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-concurrency-'));
-      return { store: openSqliteEventStore({ file: path.join(dir, 'events.sqlite') }), cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+      return {
+        store: openSqliteEventStore({ file: path.join(dir, 'events.sqlite') }),
+        cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
+      };
     },
   ],
 ];
@@ -47,7 +50,12 @@ async function snapshot(readModel: ReadModel): Promise<Record<string, unknown[]>
   const out: Record<string, unknown[]> = {};
   for (const projection of builtInProjections) {
     for (const collection of projection.collections) {
-      const { items } = await readModel.query(collection, { filters: [], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null });
+      const { items } = await readModel.query(collection, {
+        filters: [],
+        order: { kind: 'field', field: 'id', direction: 'asc' },
+        offset: 0,
+        limit: null,
+      });
       out[collection] = items;
     }
   }
@@ -74,7 +82,9 @@ for (const [name, open] of stores) {
 
   test('20 concurrent creates with one title get 20 distinct ids and the slugs title … title-20', async () => {
     const responses = await Promise.all(
-      Array.from({ length: 20 }, () => t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Same Title', status: 'publish' } })),
+      Array.from({ length: 20 }, () =>
+        t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Same Title', status: 'publish' } }),
+      ),
     );
     for (const response of responses) assert.is(response.status, 201, JSON.stringify(response.body));
     const ids = responses.map((r) => r.body.id as number);
@@ -88,11 +98,17 @@ for (const [name, open] of stores) {
   });
 
   test('20 concurrent updates of one post: 20 events appended, none lost, read model equal to a rebuild', async () => {
-    const created = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Start', status: 'publish' } });
+    const created = await t.request('POST', '/core/v2/posts', {
+      as: admin,
+      body: { title: 'Start', status: 'publish' },
+    });
     const id = created.body.id as number;
     const updates = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        t.request('PATCH', `/core/v2/posts/${id}`, { as: admin, body: { content: `version ${i}`, excerpt: `excerpt ${i}` } }),
+        t.request('PATCH', `/core/v2/posts/${id}`, {
+          as: admin,
+          body: { content: `version ${i}`, excerpt: `excerpt ${i}` },
+        }),
       ),
     );
     for (const response of updates) assert.is(response.status, 200, JSON.stringify(response.body));
@@ -101,7 +117,9 @@ for (const [name, open] of stores) {
     assert.is(stream.filter((e) => e.type === 'PostUpdated').length, 20);
     // Each update changed the content, so each made a revision (the first one always does).
     assert.is(stream.filter((e) => e.type === 'PostRevised').length, 20);
-    const lastContent = stream.filter((e) => e.type === 'PostUpdated').at(-1)!.data as { changes: { content?: string } };
+    const lastContent = stream.filter((e) => e.type === 'PostUpdated').at(-1)!.data as {
+      changes: { content?: string };
+    };
     const current = await t.request('GET', `/core/v2/posts/${id}?context=edit`, { as: admin });
     assert.is(current.body.content.raw, lastContent.changes.content);
     assert.is(current.body._links['version-history'][0].count, 20);

@@ -32,7 +32,10 @@ test.after(async () => t.close());
 const base = '/projections/v1/published-word-count';
 
 async function publish(as: TestUser, content: string, extra: Record<string, unknown> = {}): Promise<number> {
-  const created = await t.request('POST', '/core/v2/posts', { as, body: { title: 'Counted', content, status: 'publish', ...extra } });
+  const created = await t.request('POST', '/core/v2/posts', {
+    as,
+    body: { title: 'Counted', content, status: 'publish', ...extra },
+  });
   assert.is(created.status, 201);
   return created.body.id;
 }
@@ -55,7 +58,10 @@ test('published words per author and month, adjusted by edits, unpublishing, tra
   const a = await publish(author, 'one two three four');
   await publish(author, 'five six');
   const e = await publish(editor, 'seven eight nine');
-  const draft = await t.request('POST', '/core/v2/posts', { as: author, body: { title: 'Draft', content: 'not counted at all' } });
+  const draft = await t.request('POST', '/core/v2/posts', {
+    as: author,
+    body: { title: 'Draft', content: 'not counted at all' },
+  });
   assert.equal(await totals(), { [`author-${author.id}-2024-05`]: 6, [`author-${editor.id}-2024-05`]: 3 });
 
   await t.request('POST', `/core/v2/posts/${a}`, { as: author, body: { content: 'one two' } });
@@ -65,7 +71,11 @@ test('published words per author and month, adjusted by edits, unpublishing, tra
   assert.equal((await totals())[`author-${author.id}-2024-05`], 8);
 
   await t.request('POST', `/core/v2/posts/${e}`, { as: editor, body: { status: 'draft' } });
-  assert.equal(await totals(), { [`author-${author.id}-2024-05`]: 8 }, 'unpublished: the editor has no published words left');
+  assert.equal(
+    await totals(),
+    { [`author-${author.id}-2024-05`]: 8 },
+    'unpublished: the editor has no published words left',
+  );
 
   await t.request('POST', `/core/v2/posts/${a}`, { as: admin, body: { date: '2024-03-10T10:00:00' } });
   assert.equal(await totals(), { [`author-${author.id}-2024-03`]: 2, [`author-${author.id}-2024-05`]: 6 });
@@ -81,7 +91,13 @@ test('list: pagination headers, orderby a declared sort key, another collection;
   const page = await t.request('GET', `${base}?per_page=1&orderby=words&order=desc`, { as: admin });
   assert.is(page.status, 200);
   assert.is(page.body.length, 1);
-  assert.equal(page.body[0], { id: `author-${admin.id}-2024-05`, author: admin.id, month: '2024-05', words: 10, posts: 1 });
+  assert.equal(page.body[0], {
+    id: `author-${admin.id}-2024-05`,
+    author: admin.id,
+    month: '2024-05',
+    words: 10,
+    posts: 1,
+  });
   assert.is(page.headers.get('x-wp-total'), '2');
   assert.is(page.headers.get('x-wp-totalpages'), '2');
   assert.match(page.headers.get('link')!, /orderby=words&order=desc&page=2>; rel="next"/);
@@ -101,7 +117,9 @@ test('list: pagination headers, orderby a declared sort key, another collection;
 
   const one = await t.request('GET', `${base}/author-${admin.id}-2024-05`, { as: admin });
   assert.equal(one.body.words, 10);
-  const postDoc = await t.request('GET', `${base}/${posts.body[0].id}?collection=published-word-count-posts`, { as: admin });
+  const postDoc = await t.request('GET', `${base}/${posts.body[0].id}?collection=published-word-count-posts`, {
+    as: admin,
+  });
   assert.equal(postDoc.body, posts.body[0], 'a numeric id finds a numeric document');
   const missing = await t.request('GET', `${base}/author-999-1999-01`, { as: admin });
   assert.equal([missing.status, missing.body.code], [404, 'rest_projection_invalid_id']);
@@ -116,18 +134,25 @@ test('the projection keeps its own checkpoint with the log', async () => {
   assert.equal(await t.site.readModel.checkpoint('published-word-count'), { position: head, version: 1 });
 });
 
-test('the index lists the projection\'s routes under projections/v1', async () => {
+test("the index lists the projection's routes under projections/v1", async () => {
   const { body } = await t.request('GET', '/projections/v1');
   assert.equal(Object.keys(body.routes), ['/projections/v1', base, `${base}/(?P<id>[^/]+)`]);
   const root = await t.request('GET', '/');
   assert.ok(root.body.namespaces.includes('projections/v1'));
 });
 
-test('a new version rebuilds the projection\'s documents from the log at the next start', async () => {
+test("a new version rebuilds the projection's documents from the log at the next start", async () => {
   const before = (await t.request('GET', `${base}?per_page=100`, { as: admin })).body;
   // Something the log does not explain, left in the projection's collection.
-  await readModel.commit({ writes: [{ collection: 'published-word-count', id: 'stray', doc: { id: 'stray', words: 1 } }], checkpoint: { name: 'stray-writer', position: 0, version: 1 } });
-  const second = await startTestSite({ store: borrowed(store), readModel, projections: [...builtIn, { ...example, version: 2 }] });
+  await readModel.commit({
+    writes: [{ collection: 'published-word-count', id: 'stray', doc: { id: 'stray', words: 1 } }],
+    checkpoint: { name: 'stray-writer', position: 0, version: 1 },
+  });
+  const second = await startTestSite({
+    store: borrowed(store),
+    readModel,
+    projections: [...builtIn, { ...example, version: 2 }],
+  });
   try {
     const after = (await second.request('GET', `${base}?per_page=100`, { as: admin })).body;
     assert.equal(after, before);

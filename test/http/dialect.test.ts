@@ -49,39 +49,53 @@ wp.before(async () => {
   admin = await t.createUser('admin', 'administrator');
   mentioning = `<p>The list is at ${t.url}/core/v2/posts and <a href="${t.url}/core/v2/posts/1">one</a>, "href":"${t.url}/core/v2/x"</p>`;
   for (const title of ['First', 'Second', 'Third']) {
-    const created = await t.request('POST', '/core/v2/posts', { as: admin, body: { title, content: mentioning, status: 'publish' } });
+    const created = await t.request('POST', '/core/v2/posts', {
+      as: admin,
+      body: { title, content: mentioning, status: 'publish' },
+    });
     assert.is(created.status, 201, created.text);
     post = created.body;
   }
 });
 wp.after(() => t.close());
 
-wp('the index at /wp-json/ lists WordPress names, its routes and links under /wp-json/, the site URLs as they are', async () => {
-  for (const path of ['/wp-json/', '/wp-json']) {
-    const index = await t.request('GET', path);
-    assert.is(index.status, 200, path);
-    const body = index.body;
-    assert.is(body.url, t.url);
-    assert.is(body.home, t.url);
-    assert.ok(body.namespaces.includes('wp/v2'), body.namespaces.join());
-    assert.ok(body.namespaces.includes('oembed/1.0'));
-    assert.ok(body.namespaces.includes('wp-site-health/v1') && body.namespaces.includes('wp-block-editor/v1'), body.namespaces.join());
-    assert.not.ok(body.namespaces.some((name: string) => ['core/v2', 'site-health/v1', 'block-editor/v1'].includes(name)));
-    assert.ok(body.routes['/wp/v2/posts'], 'route key in WordPress names');
-    assert.is(body.routes['/core/v2/posts'], undefined);
-    assert.is(body.routes['/wp/v2/posts'].namespace, 'wp/v2');
-    assert.is(body.routes['/batch/v1'] !== undefined, true);
-    assert.equal(body.routes['/']._links.self, [{ href: wpRoot }]);
-    assert.equal(body.routes['/wp/v2/posts']._links.self, [{ href: `${wpRoot}wp/v2/posts` }]);
-    assertWordPressHrefs(body.routes, path);
-  }
-});
+wp(
+  'the index at /wp-json/ lists WordPress names, its routes and links under /wp-json/, the site URLs as they are',
+  async () => {
+    for (const path of ['/wp-json/', '/wp-json']) {
+      const index = await t.request('GET', path);
+      assert.is(index.status, 200, path);
+      const body = index.body;
+      assert.is(body.url, t.url);
+      assert.is(body.home, t.url);
+      assert.ok(body.namespaces.includes('wp/v2'), body.namespaces.join());
+      assert.ok(body.namespaces.includes('oembed/1.0'));
+      assert.ok(
+        body.namespaces.includes('wp-site-health/v1') && body.namespaces.includes('wp-block-editor/v1'),
+        body.namespaces.join(),
+      );
+      assert.not.ok(
+        body.namespaces.some((name: string) => ['core/v2', 'site-health/v1', 'block-editor/v1'].includes(name)),
+      );
+      assert.ok(body.routes['/wp/v2/posts'], 'route key in WordPress names');
+      assert.is(body.routes['/core/v2/posts'], undefined);
+      assert.is(body.routes['/wp/v2/posts'].namespace, 'wp/v2');
+      assert.is(body.routes['/batch/v1'] !== undefined, true);
+      assert.equal(body.routes['/']._links.self, [{ href: wpRoot }]);
+      assert.equal(body.routes['/wp/v2/posts']._links.self, [{ href: `${wpRoot}wp/v2/posts` }]);
+      assertWordPressHrefs(body.routes, path);
+    }
+  },
+);
 
 wp('a namespace index in WordPress names', async () => {
   const index = await t.request('GET', '/wp-json/wp/v2');
   assert.is(index.status, 200);
   assert.is(index.body.namespace, 'wp/v2');
-  assert.ok(Object.keys(index.body.routes).every((key) => key.startsWith('/wp/v2')), Object.keys(index.body.routes).join());
+  assert.ok(
+    Object.keys(index.body.routes).every((key) => key.startsWith('/wp/v2')),
+    Object.keys(index.body.routes).join(),
+  );
   assert.equal(index.body._links.up, [{ href: wpRoot }]);
   assert.is((await t.request('GET', '/wp-json/core/v2')).status, 404);
 });
@@ -92,7 +106,10 @@ wp('a list: items linked under /wp-json/, pagination Link headers in WordPress n
   assert.is(first.headers.get('x-wp-total'), '3');
   assert.is(first.headers.get('link'), `<${wpRoot}wp/v2/posts?per_page=1&page=2>; rel="next"`);
   const middle = await t.request('GET', '/wp-json/wp/v2/posts?per_page=1&page=2');
-  assert.is(middle.headers.get('link'), `<${wpRoot}wp/v2/posts?per_page=1&page=1>; rel="prev", <${wpRoot}wp/v2/posts?per_page=1&page=3>; rel="next"`);
+  assert.is(
+    middle.headers.get('link'),
+    `<${wpRoot}wp/v2/posts?per_page=1&page=1>; rel="prev", <${wpRoot}wp/v2/posts?per_page=1&page=3>; rel="next"`,
+  );
   assertWordPressHrefs(first.body, 'list');
 });
 
@@ -114,7 +131,10 @@ wp("a single item's _links in WordPress names; its content names API URLs as wri
 });
 
 wp('a create answers 201 with its Location and links in WordPress names', async () => {
-  const created = await t.request('POST', '/wp-json/wp/v2/posts', { as: admin, body: { title: 'Made here', content: mentioning } });
+  const created = await t.request('POST', '/wp-json/wp/v2/posts', {
+    as: admin,
+    body: { title: 'Made here', content: mentioning },
+  });
   assert.is(created.status, 201, created.text);
   assert.is(created.headers.get('location'), `${wpRoot}wp/v2/posts/${created.body.id}`);
   assertWordPressHrefs(created.body, 'created');
@@ -123,31 +143,42 @@ wp('a create answers 201 with its Location and links in WordPress names', async 
   assert.is(tag.headers.get('location'), `${wpRoot}wp/v2/tags/${tag.body.id}`);
 });
 
-wp('a batch asked in WordPress names takes /wp/v2/ sub-paths and answers with them; the interface names route nowhere there', async () => {
-  const batch = await t.request('POST', '/wp-json/batch/v1', {
-    as: admin,
-    body: {
-      requests: [
-        { path: '/wp/v2/posts', body: { title: 'Batched' } },
-        { method: 'PUT', path: `/wp/v2/posts/${post.id}`, body: { excerpt: 'Batched excerpt' } },
-        { path: '/core/v2/posts', body: { title: 'Not here' } },
-      ],
-    },
-  });
-  assert.is(batch.status, 207, batch.text);
-  const [created, updated, elsewhere] = batch.body.responses;
-  assert.is(created.status, 201);
-  assert.is(created.headers.Location, `${wpRoot}wp/v2/posts/${created.body.id}`);
-  assertWordPressHrefs(created.body, 'batch create');
-  assert.is(updated.status, 200);
-  assertWordPressHrefs(updated.body, 'batch update');
-  assert.is(elsewhere.status, 404);
-  assert.is(elsewhere.body.code, 'rest_no_route');
-  // The core dialect's batch is as it was: its own names, not WordPress's.
-  const core = await t.request('POST', '/batch/v1', { as: admin, body: { requests: [{ path: '/wp/v2/posts', body: { title: 'No' } }, { path: '/core/v2/posts', body: { title: 'Yes' } }] } });
-  assert.is(core.body.responses[0].body.code, 'rest_no_route');
-  assert.is(core.body.responses[1].headers.Location, `${coreRoot}core/v2/posts/${core.body.responses[1].body.id}`);
-});
+wp(
+  'a batch asked in WordPress names takes /wp/v2/ sub-paths and answers with them; the interface names route nowhere there',
+  async () => {
+    const batch = await t.request('POST', '/wp-json/batch/v1', {
+      as: admin,
+      body: {
+        requests: [
+          { path: '/wp/v2/posts', body: { title: 'Batched' } },
+          { method: 'PUT', path: `/wp/v2/posts/${post.id}`, body: { excerpt: 'Batched excerpt' } },
+          { path: '/core/v2/posts', body: { title: 'Not here' } },
+        ],
+      },
+    });
+    assert.is(batch.status, 207, batch.text);
+    const [created, updated, elsewhere] = batch.body.responses;
+    assert.is(created.status, 201);
+    assert.is(created.headers.Location, `${wpRoot}wp/v2/posts/${created.body.id}`);
+    assertWordPressHrefs(created.body, 'batch create');
+    assert.is(updated.status, 200);
+    assertWordPressHrefs(updated.body, 'batch update');
+    assert.is(elsewhere.status, 404);
+    assert.is(elsewhere.body.code, 'rest_no_route');
+    // The core dialect's batch is as it was: its own names, not WordPress's.
+    const core = await t.request('POST', '/batch/v1', {
+      as: admin,
+      body: {
+        requests: [
+          { path: '/wp/v2/posts', body: { title: 'No' } },
+          { path: '/core/v2/posts', body: { title: 'Yes' } },
+        ],
+      },
+    });
+    assert.is(core.body.responses[0].body.code, 'rest_no_route');
+    assert.is(core.body.responses[1].headers.Location, `${coreRoot}core/v2/posts/${core.body.responses[1].body.id}`);
+  },
+);
 
 wp('_embed: embedded items and their links in WordPress names', async () => {
   const list = await t.request('GET', '/wp-json/wp/v2/posts?_embed&per_page=2');
@@ -172,22 +203,32 @@ wp('OPTIONS: the route described in WordPress names, its schema links included',
   assertWordPressHrefs(options.body, 'OPTIONS');
 });
 
-wp('?rest_route=/wp/v2/… on the site root is the wordpress dialect; ?rest_route=/core/v2/… stays the core one', async () => {
-  const list = await t.request('GET', '/?rest_route=/wp/v2/posts&per_page=1');
-  assert.is(list.status, 200);
-  assert.is(list.headers.get('x-wp-total'), '3');
-  assert.is(list.headers.get('link'), `<${wpRoot}wp/v2/posts?rest_route=%2Fwp%2Fv2%2Fposts&per_page=1&page=2>; rel="next"`);
-  assertWordPressHrefs(list.body, 'rest_route list');
-  const item = await t.request('GET', `/?rest_route=/wp/v2/posts/${post.id}`);
-  assert.equal(item.body._links.self, [{ href: `${wpRoot}wp/v2/posts/${post.id}` }]);
-  const core = await t.request('GET', `/?rest_route=/core/v2/posts/${post.id}`);
-  assert.equal(core.body._links.self, [{ href: `${coreRoot}core/v2/posts/${post.id}` }]);
-});
+wp(
+  '?rest_route=/wp/v2/… on the site root is the wordpress dialect; ?rest_route=/core/v2/… stays the core one',
+  async () => {
+    const list = await t.request('GET', '/?rest_route=/wp/v2/posts&per_page=1');
+    assert.is(list.status, 200);
+    assert.is(list.headers.get('x-wp-total'), '3');
+    assert.is(
+      list.headers.get('link'),
+      `<${wpRoot}wp/v2/posts?rest_route=%2Fwp%2Fv2%2Fposts&per_page=1&page=2>; rel="next"`,
+    );
+    assertWordPressHrefs(list.body, 'rest_route list');
+    const item = await t.request('GET', `/?rest_route=/wp/v2/posts/${post.id}`);
+    assert.equal(item.body._links.self, [{ href: `${wpRoot}wp/v2/posts/${post.id}` }]);
+    const core = await t.request('GET', `/?rest_route=/core/v2/posts/${post.id}`);
+    assert.equal(core.body._links.self, [{ href: `${coreRoot}core/v2/posts/${post.id}` }]);
+  },
+);
 
 wp('the core dialect at / answers as before: its own names, and WordPress names route nowhere there', async () => {
   const item = await t.request('GET', `/core/v2/posts/${post.id}`);
   assert.equal(item.body._links.self, [{ href: `${coreRoot}core/v2/posts/${post.id}` }]);
-  assert.ok(hrefsOf(item.body).filter((href) => href.startsWith(t.url)).every((href) => !href.includes('/wp-json/')));
+  assert.ok(
+    hrefsOf(item.body)
+      .filter((href) => href.startsWith(t.url))
+      .every((href) => !href.includes('/wp-json/')),
+  );
   const index = await t.request('GET', '/');
   assert.ok(index.body.namespaces.includes('core/v2'));
   assert.ok(index.body.routes['/core/v2/posts']);
@@ -205,36 +246,54 @@ wp('the shared response cache keeps each dialect its own answer', async () => {
   }
 });
 
-wp('post types and taxonomies name their namespace as WordPress does, so clients build wp/v2 URLs from them', async () => {
-  const type = await t.request('GET', '/wp-json/wp/v2/types/post');
-  assert.is(type.status, 200, type.text);
-  assert.is(type.body.rest_namespace, 'wp/v2');
-  const taxonomies = await t.request('GET', '/wp-json/wp/v2/taxonomies');
-  assert.is(taxonomies.body.category.rest_namespace, 'wp/v2');
-  const types = await t.request('GET', '/wp-json/wp/v2/types?context=edit', { as: admin });
-  for (const described of Object.values<any>(types.body)) assert.is(described.rest_namespace, 'wp/v2', described.slug);
-  // The interface's own root keeps its names.
-  assert.is((await t.request('GET', '/core/v2/types/post')).body.rest_namespace, 'core/v2');
-});
+wp(
+  'post types and taxonomies name their namespace as WordPress does, so clients build wp/v2 URLs from them',
+  async () => {
+    const type = await t.request('GET', '/wp-json/wp/v2/types/post');
+    assert.is(type.status, 200, type.text);
+    assert.is(type.body.rest_namespace, 'wp/v2');
+    const taxonomies = await t.request('GET', '/wp-json/wp/v2/taxonomies');
+    assert.is(taxonomies.body.category.rest_namespace, 'wp/v2');
+    const types = await t.request('GET', '/wp-json/wp/v2/types?context=edit', { as: admin });
+    for (const described of Object.values<any>(types.body))
+      assert.is(described.rest_namespace, 'wp/v2', described.slug);
+    // The interface's own root keeps its names.
+    assert.is((await t.request('GET', '/core/v2/types/post')).body.rest_namespace, 'core/v2');
+  },
+);
 
 wp.run();
 
 const advertised = suite('API_DIALECT: the advertised root');
 
-advertised('core (the default) advertises the site root; wordpress advertises /wp-json/, on every API answer in either dialect', async () => {
-  for (const [dialect, root] of [[undefined, '/'], ['core', '/'], ['wordpress', '/wp-json/']] as const) {
-    const site = await startTestSite({ apiDialect: dialect });
-    try {
-      const expected = `<${site.url}${root}>; rel="https://api.w.org/"`;
-      for (const [method, path] of [['GET', '/'], ['HEAD', '/'], ['GET', '/wp-json/'], ['GET', '/core/v2/posts/999'], ['GET', '/wp-json/wp/v2/posts/999'], ['GET', '/no/route']]) {
-        const response = await site.request(method!, path!);
-        assert.is(response.headers.get('link'), expected, `${dialect} ${method} ${path}`);
+advertised(
+  'core (the default) advertises the site root; wordpress advertises /wp-json/, on every API answer in either dialect',
+  async () => {
+    for (const [dialect, root] of [
+      [undefined, '/'],
+      ['core', '/'],
+      ['wordpress', '/wp-json/'],
+    ] as const) {
+      const site = await startTestSite({ apiDialect: dialect });
+      try {
+        const expected = `<${site.url}${root}>; rel="https://api.w.org/"`;
+        for (const [method, path] of [
+          ['GET', '/'],
+          ['HEAD', '/'],
+          ['GET', '/wp-json/'],
+          ['GET', '/core/v2/posts/999'],
+          ['GET', '/wp-json/wp/v2/posts/999'],
+          ['GET', '/no/route'],
+        ]) {
+          const response = await site.request(method!, path!);
+          assert.is(response.headers.get('link'), expected, `${dialect} ${method} ${path}`);
+        }
+      } finally {
+        await site.close();
       }
-    } finally {
-      await site.close();
     }
-  }
-});
+  },
+);
 
 advertised('?rest_route= in names both dialects share follows the advertised one', async () => {
   const site = await startTestSite({ apiDialect: 'wordpress' });
@@ -251,10 +310,16 @@ advertised('a site under a path serves the wordpress dialect under its own /wp-j
   const site = await startTestSite({ siteUrl: 'http://example.test/blog' });
   try {
     const admin = await site.createUser('admin', 'administrator');
-    const created = await site.request('POST', '/blog/wp-json/wp/v2/posts', { as: admin, body: { title: 'Under a path' } });
+    const created = await site.request('POST', '/blog/wp-json/wp/v2/posts', {
+      as: admin,
+      body: { title: 'Under a path' },
+    });
     assert.is(created.status, 201, created.text);
     assert.is(created.headers.get('location'), `http://example.test/blog/wp-json/wp/v2/posts/${created.body.id}`);
-    assert.is((await site.request('GET', `/blog/core/v2/posts/${created.body.id}`, { as: admin })).body._links.self[0].href, `http://example.test/blog/core/v2/posts/${created.body.id}`);
+    assert.is(
+      (await site.request('GET', `/blog/core/v2/posts/${created.body.id}`, { as: admin })).body._links.self[0].href,
+      `http://example.test/blog/core/v2/posts/${created.body.id}`,
+    );
   } finally {
     await site.close();
   }
@@ -264,36 +329,61 @@ advertised.run();
 
 const slashes = suite('repeated slashes at the ends of the path');
 
-slashes('count as one, as WordPress trims them: a site URL configured with a trailing slash still reaches the API', async () => {
-  const site = await startTestSite({ apiDialect: 'wordpress' });
-  try {
-    const admin = await site.createUser('admin', 'administrator');
-    // A client that joins `SITE_URL/` and `/wp-json/…` writes and reads through the doubled slash.
-    const created = await site.request('POST', '//wp-json/wp/v2/posts', { as: admin, body: { title: 'Doubled', status: 'publish' } });
-    assert.is(created.status, 201, created.text);
-    assert.is(created.headers.get('location'), `${site.url}/wp-json/wp/v2/posts/${created.body.id}`);
-    const id = created.body.id;
-    for (const path of ['//wp-json/wp/v2/posts', '///wp-json/wp/v2/posts', '/wp-json/wp/v2/posts//', `//wp-json/wp/v2/posts/${id}//`, '//?rest_route=/wp/v2/posts', '//core/v2/posts', '/core/v2/posts///']) {
-      const response = await site.request('GET', path);
-      assert.is(response.status, 200, `${path}: ${response.text}`);
-      const items = Array.isArray(response.body) ? response.body : [response.body];
-      assert.equal(items.map((item: any) => item.title.rendered), ['Doubled'], path);
+slashes(
+  'count as one, as WordPress trims them: a site URL configured with a trailing slash still reaches the API',
+  async () => {
+    const site = await startTestSite({ apiDialect: 'wordpress' });
+    try {
+      const admin = await site.createUser('admin', 'administrator');
+      // A client that joins `SITE_URL/` and `/wp-json/…` writes and reads through the doubled slash.
+      const created = await site.request('POST', '//wp-json/wp/v2/posts', {
+        as: admin,
+        body: { title: 'Doubled', status: 'publish' },
+      });
+      assert.is(created.status, 201, created.text);
+      assert.is(created.headers.get('location'), `${site.url}/wp-json/wp/v2/posts/${created.body.id}`);
+      const id = created.body.id;
+      for (const path of [
+        '//wp-json/wp/v2/posts',
+        '///wp-json/wp/v2/posts',
+        '/wp-json/wp/v2/posts//',
+        `//wp-json/wp/v2/posts/${id}//`,
+        '//?rest_route=/wp/v2/posts',
+        '//core/v2/posts',
+        '/core/v2/posts///',
+      ]) {
+        const response = await site.request('GET', path);
+        assert.is(response.status, 200, `${path}: ${response.text}`);
+        const items = Array.isArray(response.body) ? response.body : [response.body];
+        assert.equal(
+          items.map((item: any) => item.title.rendered),
+          ['Doubled'],
+          path,
+        );
+      }
+      for (const path of ['//wp-json', '//wp-json/', '//']) {
+        const index = await site.request('GET', path);
+        assert.is(index.status, 200, path);
+        assert.is(index.body.name, 'Test site', path);
+      }
+      assert.ok((await site.request('GET', '//wp-json')).body.namespaces.includes('wp/v2'));
+    } finally {
+      await site.close();
     }
-    for (const path of ['//wp-json', '//wp-json/', '//']) {
-      const index = await site.request('GET', path);
-      assert.is(index.status, 200, path);
-      assert.is(index.body.name, 'Test site', path);
-    }
-    assert.ok((await site.request('GET', '//wp-json')).body.namespaces.includes('wp/v2'));
-  } finally {
-    await site.close();
-  }
-});
+  },
+);
 
 slashes('inside a route path they route nowhere, as in WordPress', async () => {
   const site = await startTestSite({ apiDialect: 'wordpress' });
   try {
-    for (const path of ['/wp-json//wp/v2/posts', '/wp-json/wp//v2/posts', '/wp-json/wp/v2//posts', '/wp-json/wp/v2/posts//1', '/?rest_route=//wp/v2/posts', '/core//v2/posts']) {
+    for (const path of [
+      '/wp-json//wp/v2/posts',
+      '/wp-json/wp//v2/posts',
+      '/wp-json/wp/v2//posts',
+      '/wp-json/wp/v2/posts//1',
+      '/?rest_route=//wp/v2/posts',
+      '/core//v2/posts',
+    ]) {
       const response = await site.request('GET', path);
       assert.is(response.status, 404, path);
       assert.is(response.body.code, 'rest_no_route', path);

@@ -35,7 +35,10 @@ test('write args of title, content and excerpt show the schema of the field, in 
 
 test('title, content and excerpt still take a string or {raw}, and refuse anything else', async () => {
   const admin = await t.createUser('admin', 'administrator');
-  const created = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Plain', content: { raw: 'Raw' } } });
+  const created = await t.request('POST', '/core/v2/posts', {
+    as: admin,
+    body: { title: 'Plain', content: { raw: 'Raw' } },
+  });
   assert.is(created.status, 201, created.text);
   assert.is(created.body.title.raw, 'Plain');
   assert.is(created.body.content.raw, 'Raw');
@@ -47,14 +50,27 @@ test('title, content and excerpt still take a string or {raw}, and refuse anythi
 test('OPTIONS shows the public schema: no arg_options, the action links, and links a parameterless route to itself', async () => {
   const response = await t.request('OPTIONS', '/core/v2/posts');
   const schema = response.body.schema;
-  for (const field of ['title', 'content', 'excerpt']) assert.is(schema.properties[field].arg_options, undefined, field);
+  for (const field of ['title', 'content', 'excerpt'])
+    assert.is(schema.properties[field].arg_options, undefined, field);
   assert.equal(schema.properties.content.properties.protected.context, ['view', 'edit', 'embed']);
   assert.equal(
     schema.links.map((link: { rel: string }) => link.rel.replace('https://api.w.org/action-', '')),
-    ['publish', 'unfiltered-html', 'sticky', 'assign-author', 'assign-categories', 'create-categories', 'assign-tags', 'create-tags'],
+    [
+      'publish',
+      'unfiltered-html',
+      'sticky',
+      'assign-author',
+      'assign-categories',
+      'create-categories',
+      'assign-tags',
+      'create-tags',
+    ],
   );
   assert.is(schema.links[0].href, `${t.url}/core/v2/posts/{id}`);
-  assert.equal(schema.links[0].targetSchema, { type: 'object', properties: { status: { type: 'string', enum: ['publish', 'future'] } } });
+  assert.equal(schema.links[0].targetSchema, {
+    type: 'object',
+    properties: { status: { type: 'string', enum: ['publish', 'future'] } },
+  });
   assert.equal(response.body._links, { self: [{ href: `${t.url}/core/v2/posts` }] });
   const pages = await t.request('OPTIONS', '/core/v2/pages');
   assert.equal(

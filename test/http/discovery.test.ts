@@ -16,14 +16,32 @@ test.after(async () => t.close());
 test('GET / describes the site with every field the interface lists', async () => {
   const { status, body } = await t.request('GET', '/');
   assert.is(status, 200);
-  for (const key of ['name', 'description', 'url', 'home', 'gmt_offset', 'timezone_string', 'namespaces', 'authentication', 'routes']) {
+  for (const key of [
+    'name',
+    'description',
+    'url',
+    'home',
+    'gmt_offset',
+    'timezone_string',
+    'namespaces',
+    'authentication',
+    'routes',
+  ]) {
     assert.ok(key in body, `missing ${key}`);
   }
   assert.is(body.name, 'Test site');
   assert.is(body.url, t.url);
   assert.is(body.gmt_offset, '2');
   assert.is(body.timezone_string, 'Europe/Berlin');
-  assert.equal(body.namespaces, ['oembed/1.0', 'core/v2', 'projections/v1', 'audit/v1', 'hooks/v1', 'site-health/v1', 'block-editor/v1']);
+  assert.equal(body.namespaces, [
+    'oembed/1.0',
+    'core/v2',
+    'projections/v1',
+    'audit/v1',
+    'hooks/v1',
+    'site-health/v1',
+    'block-editor/v1',
+  ]);
   assert.equal(body.authentication, {
     'application-passwords': { endpoints: { authorization: `${t.url}/wp-admin/authorize-application.php` } },
   });
@@ -39,7 +57,14 @@ test('routes carry namespace, methods, endpoints with args, and self links only 
   assert.equal(collection.methods, ['GET', 'POST']);
   assert.equal(collection._links, { self: [{ href: `${t.url}/core/v2/posts` }] });
   const perPage = collection.endpoints[0].args.per_page;
-  assert.equal(perPage, { description: perPage.description, type: 'integer', default: 10, minimum: 1, maximum: 100, required: false });
+  assert.equal(perPage, {
+    description: perPage.description,
+    type: 'integer',
+    default: 10,
+    minimum: 1,
+    maximum: 100,
+    required: false,
+  });
   const item = body.routes['/core/v2/posts/(?P<id>[\\d]+)'];
   assert.ok(item, 'the item route is keyed by its raw pattern');
   assert.equal(item.methods, ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
@@ -54,7 +79,8 @@ test('allow_batch v1 appears on exactly the post, page, reusable block, menu-ite
   const { body } = await t.request('GET', '/');
   for (const [path, route] of Object.entries<any>(body.routes)) {
     for (const endpoint of route.endpoints) {
-      const batchable = /^\/core\/v2\/(posts|pages|blocks|categories|tags|menu-items|menus)(\/\(\?P<id>\[\\d\]\+\))?$/.test(path);
+      const batchable =
+        /^\/core\/v2\/(posts|pages|blocks|categories|tags|menu-items|menus)(\/\(\?P<id>\[\\d\]\+\))?$/.test(path);
       if (batchable) assert.equal(endpoint.allow_batch, { v1: true }, `${path} ${endpoint.methods}`);
       else assert.is(endpoint.allow_batch, undefined, `${path} ${endpoint.methods}`);
     }

@@ -17,14 +17,25 @@ const test = suite('durability of the embedded server');
 test('answered writes survive SIGKILL and a restart; the CLI creates users beside a running server', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-durability-'));
   const port = await freePort();
-  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, REDIS_URL: '', EVENTSTORE_URL: '' };
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    REDIS_URL: '',
+    EVENTSTORE_URL: '',
+  };
   let server = await startPalimpsest(['serve'], env, 'palimpsest serving', 20_000);
   try {
     // A fresh site already has its default category, before any post needs it.
     const uncategorized = await fetch(`${server.base}/core/v2/categories/1`);
     assert.is(uncategorized.status, 200);
     assert.is(((await uncategorized.json()) as { name: string }).name, 'Uncategorized');
-    const { stdout } = await promisify(execFile)(process.execPath, ['bin/palimpsest.js', 'user', 'create', '--login', 'admin', '--role', 'administrator', '--json'], { cwd: root, env });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['bin/palimpsest.js', 'user', 'create', '--login', 'admin', '--role', 'administrator', '--json'],
+      { cwd: root, env },
+    );
     const created = JSON.parse(stdout.trim()) as { id: number; username: string; app_password: string };
     assert.is(created.id, 1);
     assert.is(created.username, 'admin');
@@ -36,7 +47,8 @@ test('answered writes survive SIGKILL and a restart; the CLI creates users besid
     for (;;) {
       const probe = await fetch(`${server.base}/core/v2/posts?context=edit`, { headers: { authorization: auth } });
       if (probe.status === 200) break;
-      if (Date.now() > deadline) assert.unreachable(`the CLI's user never reached the server (last status ${probe.status})`);
+      if (Date.now() > deadline)
+        assert.unreachable(`the CLI's user never reached the server (last status ${probe.status})`);
       await new Promise((r) => setTimeout(r, 50));
     }
 

@@ -25,7 +25,11 @@ interface Backend {
 const backends: Backend[] = [];
 
 async function upload(t: TestSite, admin: TestUser, data: Buffer, type: string, name: string): Promise<number> {
-  const response = await t.request('POST', '/core/v2/media', { as: admin, raw: { data, type }, headers: { 'content-disposition': `attachment; filename=${name}` } });
+  const response = await t.request('POST', '/core/v2/media', {
+    as: admin,
+    raw: { data, type },
+    headers: { 'content-disposition': `attachment; filename=${name}` },
+  });
   assert.is(response.status, 201, response.text);
   return response.body.id;
 }
@@ -37,10 +41,22 @@ test.before(async () => {
     const redis = kind === 'redis' ? testRedisReadModel() : null;
     const t = await startTestSite({ readModel: redis?.readModel });
     const admin = await t.createUser('admin', 'administrator');
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: { r: 9, g: 9, b: 9 } } }).png().toBuffer();
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: { r: 9, g: 9, b: 9 } } })
+      .png()
+      .toBuffer();
     const image = await upload(t, admin, png, 'image/png', 'featured.png');
     const pdf = await upload(t, admin, Buffer.from('%PDF-1.4\n%%EOF\n'), 'application/pdf', 'notes.pdf');
-    backends.push({ kind, t, admin, image, pdf, cleanup: async () => { await t.close(); await redis?.cleanup(); } });
+    backends.push({
+      kind,
+      t,
+      admin,
+      image,
+      pdf,
+      cleanup: async () => {
+        await t.close();
+        await redis?.cleanup();
+      },
+    });
   }
 });
 test.after(async () => {
@@ -50,7 +66,10 @@ test.after(async () => {
 for (const type of ['posts', 'pages'] as const) {
   test(`${type}: an id that names nothing is ignored on create, with no error`, async () => {
     for (const { kind, t, admin } of backends) {
-      const created = await t.request('POST', `/core/v2/${type}`, { as: admin, body: { title: 'x', featured_media: NOTHING } });
+      const created = await t.request('POST', `/core/v2/${type}`, {
+        as: admin,
+        body: { title: 'x', featured_media: NOTHING },
+      });
       assert.is(created.status, 201, `${kind}: ${created.text}`);
       assert.is(created.body.featured_media, 0, kind);
       const read = await t.request('GET', `/core/v2/${type}/${created.body.id}`, { as: admin });
@@ -60,7 +79,10 @@ for (const type of ['posts', 'pages'] as const) {
 
   test(`${type}: an image is kept; an id of nothing then changes nothing; another item or 0 clears it`, async () => {
     for (const { kind, t, admin, image, pdf } of backends) {
-      const created = await t.request('POST', `/core/v2/${type}`, { as: admin, body: { title: 'y', featured_media: image } });
+      const created = await t.request('POST', `/core/v2/${type}`, {
+        as: admin,
+        body: { title: 'y', featured_media: image },
+      });
       assert.is(created.body.featured_media, image, kind);
       const id = created.body.id;
       const update = async (featured_media: number) => {
@@ -98,7 +120,11 @@ test('attachments have featured_media on the first instance, in every context, w
     const index = await t.request('GET', '/core/v2/media');
     assert.ok('featured_media' in index.body[0], kind);
     const schema = (await t.request('OPTIONS', '/core/v2/media')).body.schema.properties;
-    assert.equal(schema.featured_media, { description: 'Identifier of the featured media item.', type: 'integer', context: ['view', 'edit', 'embed'] });
+    assert.equal(schema.featured_media, {
+      description: 'Identifier of the featured media item.',
+      type: 'integer',
+      context: ['view', 'edit', 'embed'],
+    });
     const created = (await t.request('GET', '/')).body.routes['/core/v2/media'].endpoints[1].args;
     assert.is(created.featured_media.type, 'integer');
   }
@@ -118,7 +144,9 @@ let media2: number;
 second.before(async () => {
   t2 = await startTestSite({ instance: 'second' });
   admin2 = await t2.createUser('admin', 'administrator');
-  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: { r: 1, g: 1, b: 1 } } }).png().toBuffer();
+  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: { r: 1, g: 1, b: 1 } } })
+    .png()
+    .toBuffer();
   media2 = await upload(t2, admin2, png, 'image/png', 'b.png');
 });
 second.after(async () => t2.close());
@@ -135,23 +163,36 @@ second('attachments have no featured_media, and sending one stores nothing', asy
   assert.not.ok('featured_media' in schema);
 });
 
-second('the index and OPTIONS list src alone for media edit; the deprecated args and modifiers are still validated', async () => {
-  const route = '/core/v2/media/(?P<id>[\\d]+)/edit';
-  const listed = (await t2.request('GET', '/')).body.routes[route].endpoints[0].args;
-  assert.equal(Object.keys(listed), ['src']);
-  const options = (await t2.request('OPTIONS', `/core/v2/media/${media2}/edit`, { as: admin2 })).body.endpoints[0].args;
-  assert.equal(Object.keys(options), ['src']);
-  const src = (await t2.request('GET', `/core/v2/media/${media2}`)).body.source_url;
-  const badRotation = await t2.request('POST', `/core/v2/media/${media2}/edit`, { as: admin2, body: { src, rotation: 400 } });
-  assert.is(badRotation.status, 400);
-  assert.is(badRotation.body.code, 'rest_invalid_param');
-  assert.ok('rotation' in badRotation.body.data.params);
-  const badModifiers = await t2.request('POST', `/core/v2/media/${media2}/edit`, { as: admin2, body: { src, modifiers: [] } });
-  assert.is(badModifiers.status, 400);
-  assert.ok('modifiers' in badModifiers.body.data.params);
-  const rotated = await t2.request('POST', `/core/v2/media/${media2}/edit`, { as: admin2, body: { src, rotation: 90 } });
-  assert.is(rotated.status, 201, rotated.text);
-});
+second(
+  'the index and OPTIONS list src alone for media edit; the deprecated args and modifiers are still validated',
+  async () => {
+    const route = '/core/v2/media/(?P<id>[\\d]+)/edit';
+    const listed = (await t2.request('GET', '/')).body.routes[route].endpoints[0].args;
+    assert.equal(Object.keys(listed), ['src']);
+    const options = (await t2.request('OPTIONS', `/core/v2/media/${media2}/edit`, { as: admin2 })).body.endpoints[0]
+      .args;
+    assert.equal(Object.keys(options), ['src']);
+    const src = (await t2.request('GET', `/core/v2/media/${media2}`)).body.source_url;
+    const badRotation = await t2.request('POST', `/core/v2/media/${media2}/edit`, {
+      as: admin2,
+      body: { src, rotation: 400 },
+    });
+    assert.is(badRotation.status, 400);
+    assert.is(badRotation.body.code, 'rest_invalid_param');
+    assert.ok('rotation' in badRotation.body.data.params);
+    const badModifiers = await t2.request('POST', `/core/v2/media/${media2}/edit`, {
+      as: admin2,
+      body: { src, modifiers: [] },
+    });
+    assert.is(badModifiers.status, 400);
+    assert.ok('modifiers' in badModifiers.body.data.params);
+    const rotated = await t2.request('POST', `/core/v2/media/${media2}/edit`, {
+      as: admin2,
+      body: { src, rotation: 90 },
+    });
+    assert.is(rotated.status, 201, rotated.text);
+  },
+);
 
 test.run();
 second.run();

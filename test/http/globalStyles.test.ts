@@ -24,8 +24,10 @@ test.before(async () => {
 });
 test.after(async () => t.close());
 
-const record = (as: TestUser | null = admin, query = '') => t.request('GET', `/core/v2/global-styles/${id}${query}`, { as });
-const save = (body: unknown, as: TestUser = admin) => t.request('POST', `/core/v2/global-styles/${id}`, { as, body, headers: { 'X-HTTP-Method-Override': 'PUT' } });
+const record = (as: TestUser | null = admin, query = '') =>
+  t.request('GET', `/core/v2/global-styles/${id}${query}`, { as });
+const save = (body: unknown, as: TestUser = admin) =>
+  t.request('POST', `/core/v2/global-styles/${id}`, { as, body, headers: { 'X-HTTP-Method-Override': 'PUT' } });
 
 test('the theme base and its variations, to administrators; the others are refused', async () => {
   const base = await t.request('GET', '/core/v2/global-styles/themes/palimpsest?context=view', { as: admin });
@@ -35,10 +37,28 @@ test('the theme base and its variations, to administrators; the others are refus
   assert.equal(base.body._links, { self: [{ href: `${t.url}/core/v2/global-styles/themes/palimpsest` }] });
   const variations = await t.request('GET', '/core/v2/global-styles/themes/palimpsest/variations', { as: admin });
   assert.equal([variations.status, variations.body], [200, []]);
-  for (const path of ['/core/v2/global-styles/themes/palimpsest', '/core/v2/global-styles/themes/palimpsest/variations']) {
-    for (const [as, status] of [[null, 401], [author, 403], [editor, 403]] as const) {
+  for (const path of [
+    '/core/v2/global-styles/themes/palimpsest',
+    '/core/v2/global-styles/themes/palimpsest/variations',
+  ]) {
+    for (const [as, status] of [
+      [null, 401],
+      [author, 403],
+      [editor, 403],
+    ] as const) {
       const refused = await t.request('GET', path, { as });
-      assert.equal([refused.status, refused.body], [status, { code: 'rest_cannot_manage_global_styles', message: 'Sorry, you are not allowed to access the global styles on this site.', data: { status } }], path);
+      assert.equal(
+        [refused.status, refused.body],
+        [
+          status,
+          {
+            code: 'rest_cannot_manage_global_styles',
+            message: 'Sorry, you are not allowed to access the global styles on this site.',
+            data: { status },
+          },
+        ],
+        path,
+      );
     }
     const other = await t.request('GET', path.replace('palimpsest', 'twentytwentythree'), { as: admin });
     assert.equal([other.status, other.body.code], [404, 'rest_theme_not_found']);
@@ -65,16 +85,27 @@ test('the record: empty at first, titled Custom Styles, with the publish action 
   assert.equal(JSON.parse((await record()).text).styles, {});
 });
 
-test('who may read and change it: administrators; author and editor 403, anonymous 401, WordPress\'s codes', async () => {
-  for (const [as, status] of [[null, 401], [author, 403], [editor, 403]] as const) {
-    assert.equal((await record(as)).body, { code: 'rest_cannot_view', message: 'Sorry, you are not allowed to view this global style.', data: { status } });
+test("who may read and change it: administrators; author and editor 403, anonymous 401, WordPress's codes", async () => {
+  for (const [as, status] of [
+    [null, 401],
+    [author, 403],
+    [editor, 403],
+  ] as const) {
+    assert.equal((await record(as)).body, {
+      code: 'rest_cannot_view',
+      message: 'Sorry, you are not allowed to view this global style.',
+      data: { status },
+    });
     assert.equal((await record(as, '?context=edit')).body.code, 'rest_forbidden_context');
     const options = await t.request('OPTIONS', `/core/v2/global-styles/${id}`, { as });
     assert.equal([options.status, options.headers.get('allow')], [200, null]);
   }
   for (const as of [author, editor]) {
     const refused = await save({ styles: {} }, as);
-    assert.equal([refused.status, refused.body.code, refused.body.message], [403, 'rest_cannot_edit', 'Sorry, you are not allowed to edit this global style.']);
+    assert.equal(
+      [refused.status, refused.body.code, refused.body.message],
+      [403, 'rest_cannot_edit', 'Sorry, you are not allowed to edit this global style.'],
+    );
   }
   const anonymous = await t.request('PUT', `/core/v2/global-styles/${id}`, { body: { styles: {} } });
   assert.equal([anonymous.status, anonymous.body.code], [401, 'rest_cannot_edit']);
@@ -93,17 +124,27 @@ test('saving sanitizes to theme.json version 2, keeps what is not sent, and is a
   });
   assert.is(saved.status, 200);
   const expected = {
-    styles: { color: { background: '#fff' }, elements: { link: { ':hover': { color: { text: 'red' } } } }, blocks: { 'core/paragraph': { color: { text: 'blue' } } } },
+    styles: {
+      color: { background: '#fff' },
+      elements: { link: { ':hover': { color: { text: 'red' } } } },
+      blocks: { 'core/paragraph': { color: { text: 'blue' } } },
+    },
     settings: { color: { palette: { custom: [] } } },
   };
-  assert.equal([saved.body.title.raw, saved.body.styles, saved.body.settings], ['Custom Styles', expected.styles, expected.settings]);
+  assert.equal(
+    [saved.body.title.raw, saved.body.styles, saved.body.settings],
+    ['Custom Styles', expected.styles, expected.settings],
+  );
   assert.equal((await record()).body.styles, expected.styles);
   const titled = await save({ title: 'My styles' });
   assert.equal([titled.body.title, titled.body.styles], [{ raw: 'My styles', rendered: 'My styles' }, expected.styles]);
   const emptied = await save({ styles: [], settings: {} });
   assert.equal([emptied.body.styles, emptied.body.settings], [{}, {}]);
   const events = await t.site.store.readStream('global-styles-palimpsest');
-  assert.equal(events.map((event) => event.type), ['GlobalStylesCreated', 'GlobalStylesChanged', 'GlobalStylesChanged', 'GlobalStylesChanged']);
+  assert.equal(
+    events.map((event) => event.type),
+    ['GlobalStylesCreated', 'GlobalStylesChanged', 'GlobalStylesChanged', 'GlobalStylesChanged'],
+  );
   assert.is(events[1]!.metadata.userId, admin.id);
   const unchanged = await save({ styles: {} });
   assert.is(unchanged.status, 200);
@@ -121,7 +162,10 @@ test('hostile input: wrong types, prototype keys, deep nesting, other ids', asyn
   assert.equal([list.status, list.body.styles], [200, {}]);
   const sneaky = await t.request('POST', `/core/v2/global-styles/${id}`, {
     as: admin,
-    raw: { data: '{"styles":{"__proto__":{"polluted":1},"color":{"constructor":{"x":1},"text":"#000"}}}', type: 'application/json' },
+    raw: {
+      data: '{"styles":{"__proto__":{"polluted":1},"color":{"constructor":{"x":1},"text":"#000"}}}',
+      type: 'application/json',
+    },
   });
   assert.equal([sneaky.status, sneaky.body.styles], [200, { color: { text: '#000' } }]);
   assert.is(({} as Record<string, unknown>).polluted, undefined);
@@ -135,11 +179,14 @@ test('hostile input: wrong types, prototype keys, deep nesting, other ids', asyn
   }
   // WordPress reads an id as PHP casts it: its leading digits.
   assert.is((await t.request('GET', `/core/v2/global-styles/${id}abc`, { as: admin })).status, 200);
-  const { body: post } = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'A post', status: 'publish' } });
+  const { body: post } = await t.request('POST', '/core/v2/posts', {
+    as: admin,
+    body: { title: 'A post', status: 'publish' },
+  });
   assert.is((await t.request('GET', `/core/v2/global-styles/${post.id}`, { as: admin })).status, 404);
 });
 
-test('under /wp-json/: the links in WordPress\'s names', async () => {
+test("under /wp-json/: the links in WordPress's names", async () => {
   const { body } = await t.request('GET', `/wp-json/wp/v2/global-styles/${id}?_locale=user`, { as: admin });
   assert.equal(body._links.self, [{ href: `${t.url}/wp-json/wp/v2/global-styles/${id}` }]);
 });

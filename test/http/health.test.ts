@@ -34,13 +34,23 @@ interface Context {
   resets: string[];
 }
 
-const old = (type: string) => ({ type, data: {}, metadata: { userId: null, requestId: 'r', at: '2000-01-01T00:00:00.000Z' } });
+const old = (type: string) => ({
+  type,
+  data: {},
+  metadata: { userId: null, requestId: 'r', at: '2000-01-01T00:00:00.000Z' },
+});
 
 /** Polls `condition` every 20 ms; fails after `limitMs`, which only a broken behaviour reaches, saying `state()`. */
-async function until(condition: () => Promise<boolean>, what: string, limitMs = 15_000, state?: () => Promise<string>): Promise<void> {
+async function until(
+  condition: () => Promise<boolean>,
+  what: string,
+  limitMs = 15_000,
+  state?: () => Promise<string>,
+): Promise<void> {
   const deadline = Date.now() + limitMs;
   while (!(await condition())) {
-    if (Date.now() > deadline) assert.unreachable(`timed out waiting until ${what}${state ? ` (${await state()})` : ''}`);
+    if (Date.now() > deadline)
+      assert.unreachable(`timed out waiting until ${what}${state ? ` (${await state()})` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -63,7 +73,10 @@ function spied(readModel: ReadModel, resets: string[]): ReadModel {
 
 async function publishPosts(t: TestSite, admin: TestUser, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
-    const created = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: `Post ${i}`, status: 'publish' } });
+    const created = await t.request('POST', '/core/v2/posts', {
+      as: admin,
+      body: { title: `Post ${i}`, status: 'publish' },
+    });
     assert.is(created.status, 201, created.text);
   }
 }
@@ -74,7 +87,11 @@ function healthSuite(name: string, open: () => Promise<Adapters>) {
   test.before.each(async (context) => {
     context.adapters = await open();
     context.resets = [];
-    context.t = await startTestSite({ store: context.adapters.store, readModel: spied(context.adapters.readModel, context.resets), readinessCheckMs: 50 });
+    context.t = await startTestSite({
+      store: context.adapters.store,
+      readModel: spied(context.adapters.readModel, context.resets),
+      readinessCheckMs: 50,
+    });
   });
   test.after.each(async ({ t, adapters }) => {
     await t.close();
@@ -87,11 +104,17 @@ function healthSuite(name: string, open: () => Promise<Adapters>) {
     assert.equal(response.body, { status: 'ok' });
   });
 
-  test('/readyz checks the event store, the read model and its epoch, and the projector lag', async ({ t, adapters }) => {
+  test('/readyz checks the event store, the read model and its epoch, and the projector lag', async ({
+    t,
+    adapters,
+  }) => {
     await t.createUser('admin', 'administrator');
     // Recorded when the projector started (the log was empty), then again as the applied position moves.
     let response = await t.request('GET', '/readyz');
-    await until(async () => (response = await t.request('GET', '/readyz')).body.checks.readModel.epoch?.log != null, 'the epoch names the log');
+    await until(
+      async () => (response = await t.request('GET', '/readyz')).body.checks.readModel.epoch?.log != null,
+      'the epoch names the log',
+    );
     assert.is(response.status, 200, response.text);
     assert.is(response.body.status, 'ready');
     assert.equal(Object.keys(response.body.checks).sort(), ['eventStore', 'projector', 'readModel']);
@@ -100,16 +123,27 @@ function healthSuite(name: string, open: () => Promise<Adapters>) {
     assert.is(response.body.checks.eventStore.head, head);
     assert.is(response.body.checks.readModel.state, 'trusted');
     assert.is(response.body.checks.readModel.epoch.log, first!.id, 'the epoch names the log by its first event');
-    assert.equal({ applied: response.body.checks.projector.applied, lagEvents: response.body.checks.projector.lagEvents, lagSeconds: response.body.checks.projector.lagSeconds }, { applied: head, lagEvents: 0, lagSeconds: 0 });
+    assert.equal(
+      {
+        applied: response.body.checks.projector.applied,
+        lagEvents: response.body.checks.projector.lagEvents,
+        lagSeconds: response.body.checks.projector.lagSeconds,
+      },
+      { applied: head, lagEvents: 0, lagSeconds: 0 },
+    );
   });
 
-  test('/readyz and the lag gauges report unapplied events, counted in the store\'s positions', async ({ t, adapters }) => {
+  test("/readyz and the lag gauges report unapplied events, counted in the store's positions", async ({
+    t,
+    adapters,
+  }) => {
     await t.createUser('admin', 'administrator');
     await t.site.projector.stop();
-    for (let i = 0; i < 3; i++) await adapters.store.appendToStream(`unprojected-${i}`, [old('Nothing')], { expectedRevision: 'no_stream' });
+    for (let i = 0; i < 3; i++)
+      await adapters.store.appendToStream(`unprojected-${i}`, [old('Nothing')], { expectedRevision: 'no_stream' });
     const response = await t.request('GET', '/readyz');
     assert.is(response.status, 503);
-    assert.is(response.body.checks.readModel.ok, true, 'the read model is this log\'s: only behind');
+    assert.is(response.body.checks.readModel.ok, true, "the read model is this log's: only behind");
     assert.is(response.body.checks.projector.ok, false);
     assert.is(response.body.checks.projector.lagEvents, 3);
     assert.ok(response.body.checks.projector.lagSeconds > 30);
@@ -122,20 +156,32 @@ function healthSuite(name: string, open: () => Promise<Adapters>) {
 
   test('/metrics has request durations by route, append latency and projector lag', async ({ t }) => {
     const admin = await t.createUser('admin', 'administrator');
-    const created = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Measured', status: 'publish' } });
+    const created = await t.request('POST', '/core/v2/posts', {
+      as: admin,
+      body: { title: 'Measured', status: 'publish' },
+    });
     assert.is(created.status, 201);
     await t.request('GET', `/core/v2/posts/${created.body.id}`);
     const response = await t.request('GET', '/metrics');
     assert.is(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
-    assert.match(response.text, /palimpsest_http_request_duration_seconds_count\{method="GET",route="\/core\/v2\/posts\/\{id\}",status="200"\} 1\n/);
-    assert.match(response.text, /palimpsest_http_request_duration_seconds_count\{method="POST",route="\/core\/v2\/posts",status="201"\} 1\n/);
+    assert.match(
+      response.text,
+      /palimpsest_http_request_duration_seconds_count\{method="GET",route="\/core\/v2\/posts\/\{id\}",status="200"\} 1\n/,
+    );
+    assert.match(
+      response.text,
+      /palimpsest_http_request_duration_seconds_count\{method="POST",route="\/core\/v2\/posts",status="201"\} 1\n/,
+    );
     assert.match(response.text, /palimpsest_event_store_append_duration_seconds_count [1-9]\d*\n/);
     assert.match(response.text, /palimpsest_projector_lag_events 0\n/);
     assert.match(response.text, /palimpsest_projector_lag_seconds 0\n/);
   });
 
-  test('a read model without its epoch is not served (503, Retry-After) until the projector has rebuilt it from the log', async ({ t, resets }) => {
+  test('a read model without its epoch is not served (503, Retry-After) until the projector has rebuilt it from the log', async ({
+    t,
+    resets,
+  }) => {
     const admin = await t.createUser('admin', 'administrator');
     await publishPosts(t, admin, 3);
     await t.site.projector.stop();
@@ -143,9 +189,15 @@ function healthSuite(name: string, open: () => Promise<Adapters>) {
     await t.site.readModelWatch.refresh();
     const ready = await t.request('GET', '/readyz');
     assert.is(ready.status, 503);
-    assert.equal({ ok: ready.body.checks.readModel.ok, state: ready.body.checks.readModel.state }, { ok: false, state: 'unbuilt' });
+    assert.equal(
+      { ok: ready.body.checks.readModel.ok, state: ready.body.checks.readModel.state },
+      { ok: false, state: 'unbuilt' },
+    );
     assert.match(ready.body.checks.readModel.error, /holds no epoch/);
-    for (const request of [() => t.request('GET', '/core/v2/posts'), () => t.request('GET', '/core/v2/users/me', { as: admin })]) {
+    for (const request of [
+      () => t.request('GET', '/core/v2/posts'),
+      () => t.request('GET', '/core/v2/users/me', { as: admin }),
+    ]) {
       const refused = await request();
       assert.is(refused.status, 503, refused.text);
       assert.is(refused.body.code, 'rest_read_model_unavailable');
@@ -153,7 +205,10 @@ function healthSuite(name: string, open: () => Promise<Adapters>) {
     }
     resets.length = 0;
     await t.site.projector.start();
-    assert.ok(resets.includes('content') && resets.includes('users'), `the projections were cleared first: ${resets.join(', ')}`);
+    assert.ok(
+      resets.includes('content') && resets.includes('users'),
+      `the projections were cleared first: ${resets.join(', ')}`,
+    );
     assert.is((await t.request('GET', '/readyz')).status, 200);
     const listed = await t.request('GET', '/core/v2/posts');
     assert.is(listed.status, 200);
@@ -161,13 +216,17 @@ function healthSuite(name: string, open: () => Promise<Adapters>) {
     assert.is((await t.request('GET', '/core/v2/users/me', { as: admin })).status, 200);
   });
 
-  test('an epoch removed under the running projector: it clears and rebuilds the read model on its own', async ({ t, resets }) => {
+  test('an epoch removed under the running projector: it clears and rebuilds the read model on its own', async ({
+    t,
+    resets,
+  }) => {
     const admin = await t.createUser('admin', 'administrator');
     await publishPosts(t, admin, 2);
     resets.length = 0;
     await t.site.readModel.reset(EPOCH_CHECKPOINT, [EPOCH_COLLECTION]);
     // What the projector was looking at, should it not notice.
-    const seen = async () => `epoch ${JSON.stringify(await t.site.readModel.checkpoint(EPOCH_CHECKPOINT))}, readyz ${(await t.request('GET', '/readyz')).text}`;
+    const seen = async () =>
+      `epoch ${JSON.stringify(await t.site.readModel.checkpoint(EPOCH_CHECKPOINT))}, readyz ${(await t.request('GET', '/readyz')).text}`;
     await until(async () => resets.includes('content'), 'the projector cleared the projections', 15_000, seen);
     await until(async () => (await t.request('GET', '/readyz')).status === 200, 'ready again');
     const listed = await t.request('GET', '/core/v2/posts');
@@ -178,7 +237,11 @@ function healthSuite(name: string, open: () => Promise<Adapters>) {
   test.run();
 }
 
-healthSuite('memory event store, in-process read model', async () => ({ store: createMemoryEventStore(), readModel: createMemoryReadModel(), cleanup: async () => {} }));
+healthSuite('memory event store, in-process read model', async () => ({
+  store: createMemoryEventStore(),
+  readModel: createMemoryReadModel(),
+  cleanup: async () => {},
+}));
 
 healthSuite('SQLite event store, in-process read model', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-health-'));
@@ -191,7 +254,11 @@ healthSuite('SQLite event store, in-process read model', async () => {
 
 healthSuite('EventStoreDB (real client, test server), in-process read model', async () => {
   const server = await startFakeEventStoreDb();
-  return { store: createEventStoreDbEventStore({ connectionString: server.connectionString }), readModel: createMemoryReadModel(), cleanup: () => server.close() };
+  return {
+    store: createEventStoreDbEventStore({ connectionString: server.connectionString }),
+    readModel: createMemoryReadModel(),
+    cleanup: () => server.close(),
+  };
 });
 
 healthSuite('EventStoreDB (real client, test server), Redis read model', async () => {

@@ -46,11 +46,20 @@ test('history: every event oldest first, with time, user, request and the fields
 
   const { status, body, headers } = await t.request('GET', `/core/v2/posts/${id}/history`, { as: admin });
   assert.is(status, 200);
-  assert.equal(body.map((e: any) => e.type), ['PostCreated', 'PostUpdated', 'PostRevised', 'PostUpdated']);
+  assert.equal(
+    body.map((e: any) => e.type),
+    ['PostCreated', 'PostUpdated', 'PostRevised', 'PostUpdated'],
+  );
   assert.is(headers.get('x-wp-total'), '4');
   assert.is(headers.get('x-wp-totalpages'), '1');
-  assert.equal(body.map((e: any) => e.revision), [0, 1, 2, 3]);
-  assert.ok(body.every((e: any, i: number) => i === 0 || e.position > body[i - 1].position), 'global positions grow');
+  assert.equal(
+    body.map((e: any) => e.revision),
+    [0, 1, 2, 3],
+  );
+  assert.ok(
+    body.every((e: any, i: number) => i === 0 || e.position > body[i - 1].position),
+    'global positions grow',
+  );
 
   const [created, retitled, revised, published] = body;
   assert.is(created.time, iso(createdAt));
@@ -86,14 +95,23 @@ test('history pages: per_page, page, order, Link headers and the out-of-range er
   assert.is(all.body.length, 6);
 
   const second = await t.request('GET', `/core/v2/posts/${id}/history?per_page=2&page=2`, { as: admin });
-  assert.equal(second.body.map((e: any) => e.revision), [2, 3]);
+  assert.equal(
+    second.body.map((e: any) => e.revision),
+    [2, 3],
+  );
   assert.is(second.headers.get('x-wp-total'), '6');
   assert.is(second.headers.get('x-wp-totalpages'), '3');
   const base = `${t.url}/core/v2/posts/${id}/history`;
-  assert.is(second.headers.get('link'), `<${base}?per_page=2&page=1>; rel="prev", <${base}?per_page=2&page=3>; rel="next"`);
+  assert.is(
+    second.headers.get('link'),
+    `<${base}?per_page=2&page=1>; rel="prev", <${base}?per_page=2&page=3>; rel="next"`,
+  );
 
   const newest = await t.request('GET', `/core/v2/posts/${id}/history?per_page=2&order=desc`, { as: admin });
-  assert.equal(newest.body.map((e: any) => e.revision), [5, 4]);
+  assert.equal(
+    newest.body.map((e: any) => e.revision),
+    [5, 4],
+  );
   const beyond = await t.request('GET', `/core/v2/posts/${id}/history?per_page=2&page=4`, { as: admin });
   assert.equal([beyond.status, beyond.body.code], [400, 'rest_post_invalid_page_number']);
   const invalid = await t.request('GET', `/core/v2/posts/${id}/history?per_page=101`, { as: admin });
@@ -140,7 +158,9 @@ test('as_of: the item as it was at that moment, presented like the live item', a
   const t1 = t.clock.now();
   await update(`/core/v2/posts/${id}`, { title: 'v3', content: 'third text' });
 
-  const between = await t.request('GET', `/core/v2/posts/${id}?as_of=${restTime(t1 + 30_000)}&context=edit`, { as: admin });
+  const between = await t.request('GET', `/core/v2/posts/${id}?as_of=${restTime(t1 + 30_000)}&context=edit`, {
+    as: admin,
+  });
   assert.is(between.status, 200);
   assert.is(between.body.title.raw, 'v2');
   assert.is(between.body.content.raw, 'first text');
@@ -151,16 +171,25 @@ test('as_of: the item as it was at that moment, presented like the live item', a
   assert.is(atCreation.body.title.raw, 'v1', 'an event counts from the second it happened in');
   const atUpdate = await t.request('GET', `/core/v2/posts/${id}?as_of=${restTime(t1)}&context=edit`, { as: admin });
   assert.is(atUpdate.body.title.raw, 'v2');
-  const withOffset = await t.request('GET', `/core/v2/posts/${id}?as_of=${encodeURIComponent(`${iso(t1 + 7_200_000).slice(0, 19)}+02:00`)}&context=edit`, { as: admin });
+  const withOffset = await t.request(
+    'GET',
+    `/core/v2/posts/${id}?as_of=${encodeURIComponent(`${iso(t1 + 7_200_000).slice(0, 19)}+02:00`)}&context=edit`,
+    { as: admin },
+  );
   assert.is(withOffset.body.title.raw, 'v2', 'an explicit offset is honoured');
 
-  const now = await t.request('GET', `/core/v2/posts/${id}?as_of=${restTime(t.clock.now())}&context=edit`, { as: admin });
+  const now = await t.request('GET', `/core/v2/posts/${id}?as_of=${restTime(t.clock.now())}&context=edit`, {
+    as: admin,
+  });
   const live = await t.request('GET', `/core/v2/posts/${id}?context=edit`, { as: admin });
   assert.equal(now.body, live.body, 'as of now, the fold equals the live read model');
   assert.is(now.headers.get('link'), live.headers.get('link'));
 
   const view = await t.request('GET', `/core/v2/posts/${id}?as_of=${restTime(t1)}`, { as: admin });
-  assert.equal(Object.keys(view.body).sort(), Object.keys((await t.request('GET', `/core/v2/posts/${id}`)).body).sort());
+  assert.equal(
+    Object.keys(view.body).sort(),
+    Object.keys((await t.request('GET', `/core/v2/posts/${id}`)).body).sort(),
+  );
   assert.is(view.body.title.rendered, 'v2');
   assert.is(view.body.title.raw, undefined);
 });
@@ -198,7 +227,7 @@ test('as_of needs the right to edit: a past state may never have been public', a
 
 // --- restore ---------------------------------------------------------------------------------------------------
 
-test('restore: appends an update with the revision\'s text, which makes a new revision', async () => {
+test("restore: appends an update with the revision's text, which makes a new revision", async () => {
   const id = await create('/core/v2/posts', { title: 'A', content: 'a', excerpt: 'ea', status: 'publish' });
   await update(`/core/v2/posts/${id}`, { title: 'B', content: 'b', excerpt: 'eb' });
   await update(`/core/v2/posts/${id}`, { title: 'C', content: 'c', excerpt: 'ec', comment_status: 'closed' });
@@ -209,7 +238,11 @@ test('restore: appends an update with the revision\'s text, which makes a new re
   const restored = await t.request('POST', `/core/v2/posts/${id}/revisions/${revisionB.id}/restore`, { as: editor });
   assert.is(restored.status, 200);
   assert.is(restored.body.id, id);
-  assert.equal([restored.body.title.raw, restored.body.content.raw, restored.body.excerpt.raw], ['B', 'b', 'eb'], 'edit context');
+  assert.equal(
+    [restored.body.title.raw, restored.body.content.raw, restored.body.excerpt.raw],
+    ['B', 'b', 'eb'],
+    'edit context',
+  );
   assert.is(restored.body.comment_status, 'closed', 'only the revision fields are restored');
   assert.is(restored.body.modified_gmt, restTime(t.clock.now()).slice(0, 19));
 
@@ -221,7 +254,10 @@ test('restore: appends an update with the revision\'s text, which makes a new re
   assert.equal(restored.body._links['predecessor-version'][0].id, revisions[0].id);
 
   const history = (await t.request('GET', `/core/v2/posts/${id}/history?order=desc&per_page=2`, { as: admin })).body;
-  assert.equal(history.map((e: any) => e.type), ['PostRevised', 'PostUpdated']);
+  assert.equal(
+    history.map((e: any) => e.type),
+    ['PostRevised', 'PostUpdated'],
+  );
   assert.equal(history[1].diff.title, { from: 'C', to: 'B' });
   assert.is(history[1].user, editor.id);
 });
@@ -237,9 +273,14 @@ test('restoring the text the item already has makes no revision, as WordPress', 
 
 test('an autosave can be restored like a revision; pages restore too', async () => {
   const id = await create('/core/v2/pages', { title: 'Page', content: 'live', status: 'publish' });
-  const autosave = await t.request('POST', `/core/v2/pages/${id}/autosaves`, { as: editor, body: { title: 'Page', content: 'unsaved work' } });
+  const autosave = await t.request('POST', `/core/v2/pages/${id}/autosaves`, {
+    as: editor,
+    body: { title: 'Page', content: 'unsaved work' },
+  });
   assert.is(autosave.status, 200);
-  const restored = await t.request('POST', `/core/v2/pages/${id}/revisions/${autosave.body.id}/restore`, { as: editor });
+  const restored = await t.request('POST', `/core/v2/pages/${id}/revisions/${autosave.body.id}/restore`, {
+    as: editor,
+  });
   assert.is(restored.status, 200);
   assert.is(restored.body.content.raw, 'unsaved work');
   assert.is(restored.body.type, 'page');
@@ -254,7 +295,11 @@ test('a restore answers the item as a GET in edit context by the same user does,
     { path: '/core/v2/pages', as: editor },
   ];
   for (const { path, as } of cases) {
-    const id = await create(path, { title: 'First', content: 'one', status: 'publish', ...(path.endsWith('pages') ? { parent: parentPage } : {}) }, as);
+    const id = await create(
+      path,
+      { title: 'First', content: 'one', status: 'publish', ...(path.endsWith('pages') ? { parent: parentPage } : {}) },
+      as,
+    );
     await update(`${path}/${id}`, { title: 'Second', content: 'two' }, as);
     await update(`${path}/${id}`, { title: 'Third', content: 'three' }, as);
     const [, second] = (await t.request('GET', `${path}/${id}/revisions`, { as })).body;
@@ -265,7 +310,10 @@ test('a restore answers the item as a GET in edit context by the same user does,
     const read = await t.request('GET', `${path}/${id}?context=edit`, { as });
     assert.equal(restored.body._links, read.body._links, `${path} as ${as.login}`);
     assert.equal(restored.body, read.body, `${path} as ${as.login}: the whole item`);
-    assert.ok(Object.keys(read.body._links).some((rel) => rel.startsWith('wp:action-')), 'the item has action links to compare');
+    assert.ok(
+      Object.keys(read.body._links).some((rel) => rel.startsWith('wp:action-')),
+      'the item has action links to compare',
+    );
   }
 });
 
@@ -287,7 +335,11 @@ test('restore errors: unknown parent, unknown or foreign revision, no right to e
   assert.equal([refused.status, refused.body.code], [403, 'rest_cannot_edit']);
   const getIt = await t.request('GET', `/core/v2/posts/${id}/revisions/${revision.id}/restore`, { as: admin });
   assert.equal([getIt.status, getIt.body.code], [404, 'rest_no_route']);
-  assert.is((await t.request('GET', `/core/v2/posts/${id}?context=edit`, { as: admin })).body.content.raw, 'r2', 'nothing changed');
+  assert.is(
+    (await t.request('GET', `/core/v2/posts/${id}?context=edit`, { as: admin })).body.content.raw,
+    'r2',
+    'nothing changed',
+  );
 });
 
 test('the index lists the history and restore routes', async () => {

@@ -23,7 +23,11 @@ async function eventsWithKey(store: EventStore, type: string, key: string): Prom
 }
 
 const postsTitled = async (t: TestSite, as: TestUser, title: string) =>
-  ((await t.request('GET', `/core/v2/posts?per_page=100&status=any&context=edit`, { as })).body as { title: { raw: string } }[]).filter((post) => post.title.raw === title);
+  (
+    (await t.request('GET', `/core/v2/posts?per_page=100&status=any&context=edit`, { as })).body as {
+      title: { raw: string };
+    }[]
+  ).filter((post) => post.title.raw === title);
 
 async function site(store: EventStore = createMemoryEventStore()) {
   const t = await startTestSite({ store });
@@ -34,12 +38,18 @@ async function site(store: EventStore = createMemoryEventStore()) {
 }
 
 /** Sends a request with exactly these header lines (names and bytes as given), for headers fetch would refuse. */
-function rawRequest(url: string, method: string, lines: [string, string | Buffer][], body: string): Promise<{ status: number; body: any }> {
+function rawRequest(
+  url: string,
+  method: string,
+  lines: [string, string | Buffer][],
+  body: string,
+): Promise<{ status: number; body: any }> {
   const { hostname, port, pathname } = new URL(url);
   return new Promise((resolve, reject) => {
     const request = http.request({ hostname, port, path: pathname, method, setHost: true });
     const values = new Map<string, string[]>();
-    for (const [name, value] of lines) values.set(name, [...(values.get(name) ?? []), typeof value === 'string' ? value : value.toString('latin1')]);
+    for (const [name, value] of lines)
+      values.set(name, [...(values.get(name) ?? []), typeof value === 'string' ? value : value.toString('latin1')]);
     for (const [name, all] of values) request.setHeader(name, all.length === 1 ? all[0]! : all);
     request.setHeader('content-length', Buffer.byteLength(body));
     request.on('response', (response) => {
@@ -74,7 +84,11 @@ test('a create retried with the same key answers the first answer, byte for byte
     const [created] = await eventsWithKey(store, 'PostCreated', 'create-once-1');
     assert.is(created?.data && (created.data as { id: number }).id, first.body.id);
     // The same key sent bare (as many clients send a UUID) is the same key.
-    const bare = await t.request('POST', '/core/v2/posts', { as: admin, body, headers: { 'Idempotency-Key': 'create-once-1' } });
+    const bare = await t.request('POST', '/core/v2/posts', {
+      as: admin,
+      body,
+      headers: { 'Idempotency-Key': 'create-once-1' },
+    });
     assert.is(bare.text, first.text);
   } finally {
     await t.close();
@@ -94,7 +108,11 @@ test('the same key with another request answers 422 and changes nothing; another
     assert.is(other.status, 422);
     assert.is(other.body.code, 'rest_idempotency_key_reused');
     assert.equal(other.body.data, { status: 422 });
-    const elsewhere = await t.request('POST', `/core/v2/posts/${first.body.id}`, { as: admin, body: { title: 'First use' }, headers });
+    const elsewhere = await t.request('POST', `/core/v2/posts/${first.body.id}`, {
+      as: admin,
+      body: { title: 'First use' },
+      headers,
+    });
     assert.is(elsewhere.status, 422, 'another route is another request');
     assert.is(await store.headPosition(), head);
     const theirs = await t.request('POST', '/core/v2/posts', { as: editor, body: { title: 'First use' }, headers });
@@ -108,30 +126,66 @@ test('the same key with another request answers 422 and changes nothing; another
 test('updates, deletions and refusals are answered as first given; an expired key starts anew', async () => {
   const { t, admin, store } = await site();
   try {
-    const post = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'To change', status: 'publish' } });
+    const post = await t.request('POST', '/core/v2/posts', {
+      as: admin,
+      body: { title: 'To change', status: 'publish' },
+    });
     const update = { 'Idempotency-Key': 'update-1' };
-    const updated = await t.request('POST', `/core/v2/posts/${post.body.id}`, { as: admin, body: { title: 'Changed' }, headers: update });
+    const updated = await t.request('POST', `/core/v2/posts/${post.body.id}`, {
+      as: admin,
+      body: { title: 'Changed' },
+      headers: update,
+    });
     assert.is(updated.status, 200);
     await t.request('POST', `/core/v2/posts/${post.body.id}`, { as: admin, body: { title: 'Changed again' } });
-    const replayed = await t.request('POST', `/core/v2/posts/${post.body.id}`, { as: admin, body: { title: 'Changed' }, headers: update });
-    assert.equal([replayed.status, replayed.body.title.raw], [200, 'Changed'], 'the first answer, not the post as it is now');
-    assert.is((await t.request('GET', `/core/v2/posts/${post.body.id}?context=edit`, { as: admin })).body.title.raw, 'Changed again', 'and nothing was applied again');
+    const replayed = await t.request('POST', `/core/v2/posts/${post.body.id}`, {
+      as: admin,
+      body: { title: 'Changed' },
+      headers: update,
+    });
+    assert.equal(
+      [replayed.status, replayed.body.title.raw],
+      [200, 'Changed'],
+      'the first answer, not the post as it is now',
+    );
+    assert.is(
+      (await t.request('GET', `/core/v2/posts/${post.body.id}?context=edit`, { as: admin })).body.title.raw,
+      'Changed again',
+      'and nothing was applied again',
+    );
     // A permanent deletion retried: the first answer, though the post is gone.
     const remove = { 'Idempotency-Key': 'delete-1' };
-    const deleted = await t.request('DELETE', `/core/v2/posts/${post.body.id}?force=true`, { as: admin, headers: remove });
+    const deleted = await t.request('DELETE', `/core/v2/posts/${post.body.id}?force=true`, {
+      as: admin,
+      headers: remove,
+    });
     assert.is(deleted.status, 200);
-    const deletedAgain = await t.request('DELETE', `/core/v2/posts/${post.body.id}?force=true`, { as: admin, headers: remove });
+    const deletedAgain = await t.request('DELETE', `/core/v2/posts/${post.body.id}?force=true`, {
+      as: admin,
+      headers: remove,
+    });
     assert.equal([deletedAgain.status, deletedAgain.text], [200, deleted.text]);
     // A refusal is an answer too: the retry gets it again without running.
-    const refused = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Bad', status: 'no-such-status' }, headers: { 'Idempotency-Key': 'refused-1' } });
+    const refused = await t.request('POST', '/core/v2/posts', {
+      as: admin,
+      body: { title: 'Bad', status: 'no-such-status' },
+      headers: { 'Idempotency-Key': 'refused-1' },
+    });
     assert.is(refused.status, 400);
     const head = await store.headPosition();
-    const refusedAgain = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Bad', status: 'no-such-status' }, headers: { 'Idempotency-Key': 'refused-1' } });
+    const refusedAgain = await t.request('POST', '/core/v2/posts', {
+      as: admin,
+      body: { title: 'Bad', status: 'no-such-status' },
+      headers: { 'Idempotency-Key': 'refused-1' },
+    });
     assert.equal([refusedAgain.status, refusedAgain.text], [400, refused.text]);
     assert.is(await store.headPosition(), head);
     // A day later the key is free again: another request under it runs.
     const key = { 'Idempotency-Key': 'expiring' };
-    assert.is((await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Day one' }, headers: key })).status, 201);
+    assert.is(
+      (await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Day one' }, headers: key })).status,
+      201,
+    );
     t.clock.advance(24 * 60 * 60 * 1000 + 1000);
     const dayTwo = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Day two' }, headers: key });
     assert.equal([dayTwo.status, dayTwo.headers.get('idempotent-replayed')], [201, null]);
@@ -145,7 +199,17 @@ test('hostile keys are refused with 400 before anything runs: too long, empty, m
   try {
     const head = await store.headPosition();
     const send = (key: string | Buffer, ...more: string[]) =>
-      rawRequest(`${t.url}/core/v2/posts`, 'POST', [['authorization', admin.auth], ['content-type', 'application/json'], ['idempotency-key', key], ...more.map((m) => ['idempotency-key', m] as [string, string])], JSON.stringify({ title: 'Hostile' }));
+      rawRequest(
+        `${t.url}/core/v2/posts`,
+        'POST',
+        [
+          ['authorization', admin.auth],
+          ['content-type', 'application/json'],
+          ['idempotency-key', key],
+          ...more.map((m) => ['idempotency-key', m] as [string, string]),
+        ],
+        JSON.stringify({ title: 'Hostile' }),
+      );
     const refusals = [
       'x'.repeat(MAX_KEY_LENGTH + 1),
       `"${'y'.repeat(MAX_KEY_LENGTH + 1)}"`,
@@ -162,9 +226,14 @@ test('hostile keys are refused with 400 before anything runs: too long, empty, m
     for (const key of refusals) {
       const answer = await send(key);
       // A 64 KiB header line is over node's header limit: refused by the HTTP parser (431) before the API.
-      if (typeof key === 'string' && key.length > 16 * 1024) assert.ok(answer.status === 431 || answer.status === 400, `huge key: ${answer.status}`);
+      if (typeof key === 'string' && key.length > 16 * 1024)
+        assert.ok(answer.status === 431 || answer.status === 400, `huge key: ${answer.status}`);
       else {
-        assert.is(answer.status, 400, `${JSON.stringify(String(key))}: ${answer.status} ${JSON.stringify(answer.body)}`);
+        assert.is(
+          answer.status,
+          400,
+          `${JSON.stringify(String(key))}: ${answer.status} ${JSON.stringify(answer.body)}`,
+        );
         assert.is(answer.body.code, 'rest_invalid_idempotency_key');
         assert.equal(answer.body.data, { status: 400 });
       }
@@ -190,13 +259,21 @@ test('two hundred keys in a row each create once, and their retries answer each 
   try {
     const ids: number[] = [];
     for (let i = 0; i < 200; i++) {
-      const created = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: `Many ${i}` }, headers: { 'Idempotency-Key': `many-${i}` } });
+      const created = await t.request('POST', '/core/v2/posts', {
+        as: admin,
+        body: { title: `Many ${i}` },
+        headers: { 'Idempotency-Key': `many-${i}` },
+      });
       assert.is(created.status, 201);
       ids.push(created.body.id);
     }
     const head = await store.headPosition();
     for (let i = 199; i >= 0; i -= 7) {
-      const again = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: `Many ${i}` }, headers: { 'Idempotency-Key': `many-${i}` } });
+      const again = await t.request('POST', '/core/v2/posts', {
+        as: admin,
+        body: { title: `Many ${i}` },
+        headers: { 'Idempotency-Key': `many-${i}` },
+      });
       assert.is(again.body.id, ids[i]);
     }
     assert.is(await store.headPosition(), head);
@@ -210,9 +287,16 @@ test('concurrent requests with one key: one post; the others are told it is in f
   const { t, admin, store } = await site();
   try {
     const body = { title: 'Raced', status: 'publish' };
-    const answers = await Promise.all(Array.from({ length: 12 }, () => t.request('POST', '/core/v2/posts', { as: admin, body, headers: { 'Idempotency-Key': 'race' } })));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        t.request('POST', '/core/v2/posts', { as: admin, body, headers: { 'Idempotency-Key': 'race' } }),
+      ),
+    );
     const statuses = answers.map((answer) => answer.status);
-    assert.ok(statuses.every((status) => status === 201 || status === 409), statuses.join());
+    assert.ok(
+      statuses.every((status) => status === 201 || status === 409),
+      statuses.join(),
+    );
     assert.ok(statuses.includes(201));
     for (const answer of answers.filter((a) => a.status === 409)) {
       assert.is(answer.body.code, 'rest_idempotency_key_in_flight');
@@ -220,7 +304,11 @@ test('concurrent requests with one key: one post; the others are told it is in f
     }
     assert.is(new Set(answers.filter((a) => a.status === 201).map((a) => a.body.id)).size, 1);
     assert.is((await eventsWithKey(store, 'PostCreated', 'race')).length, 1);
-    const after = await t.request('POST', '/core/v2/posts', { as: admin, body, headers: { 'Idempotency-Key': 'race' } });
+    const after = await t.request('POST', '/core/v2/posts', {
+      as: admin,
+      body,
+      headers: { 'Idempotency-Key': 'race' },
+    });
     assert.is(after.status, 201);
     assert.is((await postsTitled(t, admin, 'Raced')).length, 1);
   } finally {
@@ -232,14 +320,28 @@ test('keyed requests served at once under one X-Request-Id each keep their own k
   const { t, admin, store } = await site();
   try {
     const answers = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => t.request('POST', '/core/v2/posts', { as: admin, body: { title: `Same id ${i}` }, headers: { 'Idempotency-Key': `same-id-${i}`, 'X-Request-Id': 'one-id' } })),
+      Array.from({ length: 6 }, (_, i) =>
+        t.request('POST', '/core/v2/posts', {
+          as: admin,
+          body: { title: `Same id ${i}` },
+          headers: { 'Idempotency-Key': `same-id-${i}`, 'X-Request-Id': 'one-id' },
+        }),
+      ),
     );
     assert.ok(answers.every((answer) => answer.status === 201));
     for (const [i, answer] of answers.entries()) {
       const created = await eventsWithKey(store, 'PostCreated', `same-id-${i}`);
-      assert.equal(created.map((event) => (event.data as { id: number }).id), [answer.body.id], `key ${i}`);
+      assert.equal(
+        created.map((event) => (event.data as { id: number }).id),
+        [answer.body.id],
+        `key ${i}`,
+      );
     }
-    const again = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Same id 3' }, headers: { 'Idempotency-Key': 'same-id-3', 'X-Request-Id': 'one-id' } });
+    const again = await t.request('POST', '/core/v2/posts', {
+      as: admin,
+      body: { title: 'Same id 3' },
+      headers: { 'Idempotency-Key': 'same-id-3', 'X-Request-Id': 'one-id' },
+    });
     assert.is(again.body.id, answers[3]!.body.id);
   } finally {
     await t.close();
@@ -247,11 +349,19 @@ test('keyed requests served at once under one X-Request-Id each keep their own k
 });
 
 /** A store whose appends of the given kind fail: after the append landed (outcome unknown to the writer) or before. */
-function failing(store: EventStore, when: (streamId: string, type: string) => 'after' | 'before' | null, error: () => Error): EventStore & { armed: boolean } {
+function failing(
+  store: EventStore,
+  when: (streamId: string, type: string) => 'after' | 'before' | null,
+  error: () => Error,
+): EventStore & { armed: boolean } {
   const wrapped = {
     ...store,
     armed: true,
-    async appendToStream(streamId: string, events: Parameters<EventStore['appendToStream']>[1], options: Parameters<EventStore['appendToStream']>[2]) {
+    async appendToStream(
+      streamId: string,
+      events: Parameters<EventStore['appendToStream']>[1],
+      options: Parameters<EventStore['appendToStream']>[2],
+    ) {
       const fail = wrapped.armed ? when(streamId, events[0]!.type) : null;
       if (fail === 'before') throw error();
       const result = await store.appendToStream(streamId, events, options);
@@ -265,7 +375,11 @@ function failing(store: EventStore, when: (streamId: string, type: string) => 'a
 
 test('a create whose append landed but answered 503 (outcome unknown): the retry answers the post it made; one post', async () => {
   const shared = createMemoryEventStore();
-  const store = failing(shared, (_streamId, type) => (type === 'PostCreated' ? 'after' : null), () => restError('rest_store_unavailable', 'The event store did not answer in time.', 503));
+  const store = failing(
+    shared,
+    (_streamId, type) => (type === 'PostCreated' ? 'after' : null),
+    () => restError('rest_store_unavailable', 'The event store did not answer in time.', 503),
+  );
   const { t, admin } = await site(store);
   try {
     const body = { title: 'Unknown outcome', content: 'made once', status: 'publish' };
@@ -279,7 +393,11 @@ test('a create whose append landed but answered 503 (outcome unknown): the retry
     assert.is(retried.body.title.raw, 'Unknown outcome');
     assert.is(retried.headers.get('location'), `${t.url}/core/v2/posts/${retried.body.id}`);
     const posts = await postsTitled(t, admin, 'Unknown outcome');
-    assert.equal(posts.map((post: any) => post.id), [retried.body.id], 'one post');
+    assert.equal(
+      posts.map((post: any) => post.id),
+      [retried.body.id],
+      'one post',
+    );
     const again = await t.request('POST', '/core/v2/posts', { as: admin, body, headers });
     assert.is(again.text, retried.text, 'the made-again answer is kept for later retries');
   } finally {
@@ -290,7 +408,11 @@ test('a create whose append landed but answered 503 (outcome unknown): the retry
 
 test('a create that failed before appending anything runs again on retry: one post', async () => {
   const shared = createMemoryEventStore();
-  const store = failing(shared, (_streamId, type) => (type === 'PostCreated' ? 'before' : null), () => new Error('connection reset'));
+  const store = failing(
+    shared,
+    (_streamId, type) => (type === 'PostCreated' ? 'before' : null),
+    () => new Error('connection reset'),
+  );
   const { t, admin } = await site(store);
   try {
     const body = { title: 'Failed first', status: 'publish' };
@@ -315,7 +437,11 @@ test('a create that failed before appending anything runs again on retry: one po
 test('a retry on another node after the first node lost its answer: 409 while it may still run, then the first answer made again', async () => {
   const shared = createMemoryEventStore();
   // The first node appends the post, then dies before recording its answer (its recording append never lands).
-  const first = failing(shared, (_streamId, type) => (type === 'IdempotentResponseRecorded' ? 'before' : null), () => new Error('process died'));
+  const first = failing(
+    shared,
+    (_streamId, type) => (type === 'IdempotentResponseRecorded' ? 'before' : null),
+    () => new Error('process died'),
+  );
   const a = await site(first);
   const b = await startTestSite({ store: { ...shared, close: async () => {} } });
   try {
@@ -344,8 +470,18 @@ test('batch sub-requests with keys of their own are carried out once; a batch wi
   const { t, admin, store } = await site();
   try {
     const requests = [
-      { method: 'POST', path: '/core/v2/posts', body: { title: 'Batched A' }, headers: { 'Idempotency-Key': 'batch-a' } },
-      { method: 'POST', path: '/core/v2/posts', body: { title: 'Batched B' }, headers: { 'Idempotency-Key': 'batch-b' } },
+      {
+        method: 'POST',
+        path: '/core/v2/posts',
+        body: { title: 'Batched A' },
+        headers: { 'Idempotency-Key': 'batch-a' },
+      },
+      {
+        method: 'POST',
+        path: '/core/v2/posts',
+        body: { title: 'Batched B' },
+        headers: { 'Idempotency-Key': 'batch-b' },
+      },
       { method: 'POST', path: '/core/v2/posts', body: { title: 'Batched C' } },
     ];
     const first = await t.request('POST', '/batch/v1', { as: admin, body: { requests } });
@@ -356,11 +492,20 @@ test('batch sub-requests with keys of their own are carried out once; a batch wi
     assert.equal(again.slice(0, 2), ids.slice(0, 2), 'the keyed sub-requests answered their first answers');
     assert.is.not(again[2], ids[2], 'the one without a key ran again');
     assert.equal(second.body.responses[0].body, first.body.responses[0].body);
-    assert.equal(second.body.responses[0].headers, { ...first.body.responses[0].headers, 'Idempotent-Replayed': 'true' });
+    assert.equal(second.body.responses[0].headers, {
+      ...first.body.responses[0].headers,
+      'Idempotent-Replayed': 'true',
+    });
     assert.is((await postsTitled(t, admin, 'Batched A')).length, 1);
     assert.is((await postsTitled(t, admin, 'Batched C')).length, 2);
-    const reused = await t.request('POST', '/batch/v1', { as: admin, body: { requests: [{ ...requests[0], body: { title: 'Other' } }] } });
-    assert.equal([reused.body.responses[0].status, reused.body.responses[0].body.code], [422, 'rest_idempotency_key_reused']);
+    const reused = await t.request('POST', '/batch/v1', {
+      as: admin,
+      body: { requests: [{ ...requests[0], body: { title: 'Other' } }] },
+    });
+    assert.equal(
+      [reused.body.responses[0].status, reused.body.responses[0].body.code],
+      [422, 'rest_idempotency_key_reused'],
+    );
     // The batch itself under a key: the whole answer again, nothing run.
     const whole = { 'Idempotency-Key': 'whole-batch' };
     const batch = { requests: [{ method: 'POST', path: '/core/v2/posts', body: { title: 'Whole batch' } }] };
@@ -377,12 +522,23 @@ test('batch sub-requests with keys of their own are carried out once; a batch wi
 test('keys are not honoured for anonymous callers, nor where the answer holds a secret shown once', async () => {
   const { t, admin } = await site();
   try {
-    const anonymous = await t.request('POST', '/core/v2/posts', { body: { title: 'x' }, headers: { 'Idempotency-Key': 'anon' } });
+    const anonymous = await t.request('POST', '/core/v2/posts', {
+      body: { title: 'x' },
+      headers: { 'Idempotency-Key': 'anon' },
+    });
     assert.is(anonymous.status, 401);
     const key = { 'Idempotency-Key': 'new-password' };
-    const one = await t.request('POST', `/core/v2/users/${admin.id}/application-passwords`, { as: admin, body: { name: 'app' }, headers: key });
+    const one = await t.request('POST', `/core/v2/users/${admin.id}/application-passwords`, {
+      as: admin,
+      body: { name: 'app' },
+      headers: key,
+    });
     // Another request under the same key runs too (no 422): the key is not looked at here.
-    const two = await t.request('POST', `/core/v2/users/${admin.id}/application-passwords`, { as: admin, body: { name: 'app 2' }, headers: key });
+    const two = await t.request('POST', `/core/v2/users/${admin.id}/application-passwords`, {
+      as: admin,
+      body: { name: 'app 2' },
+      headers: key,
+    });
     assert.equal([one.status, two.status], [201, 201], one.text + two.text);
     assert.is.not(one.body.uuid, two.body.uuid, 'each request made its own password');
     assert.is(two.headers.get('idempotent-replayed'), null);

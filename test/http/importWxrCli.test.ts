@@ -52,7 +52,13 @@ test('bad command lines exit 2, bad files 1, each named', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-wxr-'));
   try {
     const none = await cli(dataDir, ['import', 'wxr']);
-    assert.equal([none.code, none.err], [2, 'palimpsest import wxr: needs the FILE to import\nusage: palimpsest import wxr FILE [--uploads DIR] [--dry-run]']);
+    assert.equal(
+      [none.code, none.err],
+      [
+        2,
+        'palimpsest import wxr: needs the FILE to import\nusage: palimpsest import wxr FILE [--uploads DIR] [--dry-run]',
+      ],
+    );
     assert.is((await cli(dataDir, ['import', 'wxr', path.join(dataDir, 'absent.xml')])).code, 2);
     assert.is((await cli(dataDir, ['import', 'wxr', EXPORT, '--uploads', path.join(dataDir, 'absent')])).code, 2);
     assert.is((await cli(dataDir, ['import', 'wxr', EXPORT, '--frobnicate'])).code, 2);

@@ -27,7 +27,12 @@ function withMeta(text: string, itemId: number, key: string, value: string): str
   const start = text.indexOf(`<wp:post_id>${itemId}</wp:post_id>`);
   const end = text.indexOf('</item>', start);
   const item = text.slice(start, end);
-  const changed = item.replace(new RegExp(`(<wp:meta_key><!\\[CDATA\\[${key}\\]\\]></wp:meta_key>\\s*<wp:meta_value><!\\[CDATA\\[)[^\\]]*(\\]\\]>)`), `$1${value}$2`);
+  const changed = item.replace(
+    new RegExp(
+      `(<wp:meta_key><!\\[CDATA\\[${key}\\]\\]></wp:meta_key>\\s*<wp:meta_value><!\\[CDATA\\[)[^\\]]*(\\]\\]>)`,
+    ),
+    `$1${value}$2`,
+  );
   assert.is.not(changed, item, `item ${itemId} has ${key}`);
   return text.slice(0, start) + changed + text.slice(end);
 }
@@ -40,7 +45,11 @@ const write = (name: string, text: string) => {
 
 async function menuItems(site: TestSite, menu: number) {
   const as = await site.createUser('menu-reader', 'administrator');
-  const answer = await site.request('GET', `/wp-json/wp/v2/menu-items?menus=${menu}&context=edit&orderby=menu_order&order=asc`, { as });
+  const answer = await site.request(
+    'GET',
+    `/wp-json/wp/v2/menu-items?menus=${menu}&context=edit&orderby=menu_order&order=asc`,
+    { as },
+  );
   assert.is(answer.status, 200);
   return answer.body as Record<string, any>[];
 }
@@ -54,12 +63,27 @@ test('ids taken: the menu, its items, what they link to and their parents follow
     while ((await nextTermId(site.site)) < 6);
     const nested = withMeta(exportText, 6, '_menu_item_menu_item_parent', '5');
     const report = await importWxr(site.site, write('nested.xml', nested));
-    const moved = (kind: string, from: number) => report.changedIds.find((change) => change.kind === kind && change.from === from)?.to;
-    const [menu, item4, item5, item6, page2, category2] = [moved('menu', 6), moved('menu_item', 4), moved('menu_item', 5), moved('menu_item', 6), moved('page', 2), moved('category', 2)];
-    for (const id of [menu, item4, item5, item6, page2, category2]) assert.ok(id !== undefined && id > 0, 'a new id, listed');
+    const moved = (kind: string, from: number) =>
+      report.changedIds.find((change) => change.kind === kind && change.from === from)?.to;
+    const [menu, item4, item5, item6, page2, category2] = [
+      moved('menu', 6),
+      moved('menu_item', 4),
+      moved('menu_item', 5),
+      moved('menu_item', 6),
+      moved('page', 2),
+      moved('category', 2),
+    ];
+    for (const id of [menu, item4, item5, item6, page2, category2])
+      assert.ok(id !== undefined && id > 0, 'a new id, listed');
     const items = await menuItems(site, menu!);
     assert.equal(
-      items.map((item) => ({ id: item.id, object: item.object, object_id: item.object_id, parent: item.parent, menus: item.menus })),
+      items.map((item) => ({
+        id: item.id,
+        object: item.object,
+        object_id: item.object_id,
+        parent: item.parent,
+        menus: item.menus,
+      })),
       [
         { id: item4, object: 'custom', object_id: item4, parent: 0, menus: menu },
         { id: item5, object: 'page', object_id: page2, parent: 0, menus: menu },
@@ -80,10 +104,30 @@ test('an item linking to what is not carried is skipped and said; classes read, 
     const report = await importWxr(site.site, write('skips.xml', text));
     assert.is(report.counts.menu_item.created, 2);
     assert.is(report.counts.menu_item.skipped, 1);
-    assert.ok(report.skipped.some((entry) => entry.kind === 'nav_menu_item' && entry.id === 5 && /links to item 99999, which is not carried/.test(entry.reason)));
-    assert.ok(report.skipped.some((entry) => entry.kind === 'nav_menu_item' && entry.id === 6 && /classes are not a list WordPress writes/.test(entry.reason)));
+    assert.ok(
+      report.skipped.some(
+        (entry) =>
+          entry.kind === 'nav_menu_item' &&
+          entry.id === 5 &&
+          /links to item 99999, which is not carried/.test(entry.reason),
+      ),
+    );
+    assert.ok(
+      report.skipped.some(
+        (entry) =>
+          entry.kind === 'nav_menu_item' &&
+          entry.id === 6 &&
+          /classes are not a list WordPress writes/.test(entry.reason),
+      ),
+    );
     const items = await menuItems(site, 6);
-    assert.equal(items.map((item) => [item.id, item.classes]), [[4, ['one', 'two_2']], [6, ['']]]);
+    assert.equal(
+      items.map((item) => [item.id, item.classes]),
+      [
+        [4, ['one', 'two_2']],
+        [6, ['']],
+      ],
+    );
   } finally {
     await site.close();
   }
@@ -94,15 +138,25 @@ test("a menu of the file's name already on the site, under another slug, is the 
   try {
     const made = await createMenu(site.site, { name: 'Reference Menu' }, null, 'test');
     await site.site.settle(made.position);
-    const renamed = exportText.replaceAll('[CDATA[reference-menu]]', '[CDATA[old-slug]]').replaceAll('nicename="reference-menu"', 'nicename="old-slug"');
+    const renamed = exportText
+      .replaceAll('[CDATA[reference-menu]]', '[CDATA[old-slug]]')
+      .replaceAll('nicename="reference-menu"', 'nicename="old-slug"');
     assert.is.not(renamed, exportText);
     const report = await importWxr(site.site, write('same-name.xml', renamed));
     assert.equal([report.counts.menu.created, report.counts.menu.existing, report.counts.menu_item.created], [0, 1, 3]);
-    assert.ok(report.skipped.some((entry) => entry.kind === 'menu' && entry.reason === `the site's menu ${made.id} has that name: its items join it`));
+    assert.ok(
+      report.skipped.some(
+        (entry) =>
+          entry.kind === 'menu' && entry.reason === `the site's menu ${made.id} has that name: its items join it`,
+      ),
+    );
     assert.is((await menuItems(site, made.id)).length, 3);
     // A rerun finds it again and adds nothing.
     const again = await importWxr(site.site, write('same-name.xml', renamed));
-    assert.equal([again.counts.menu.existing, again.counts.menu_item.created, again.counts.menu_item.existing], [1, 0, 3]);
+    assert.equal(
+      [again.counts.menu.existing, again.counts.menu_item.created, again.counts.menu_item.existing],
+      [1, 0, 3],
+    );
   } finally {
     await site.close();
   }
@@ -115,7 +169,8 @@ test('an import stopped among the menu items completes on a rerun, without dupli
     const append = store.appendToStream.bind(store);
     let created = 0;
     store.appendToStream = async (stream, events, options) => {
-      if (events.some((event) => event.type === 'MenuItemCreated') && ++created > 1) throw new Error('the process died');
+      if (events.some((event) => event.type === 'MenuItemCreated') && ++created > 1)
+        throw new Error('the process died');
       return append(stream, events, options);
     };
     await importWxr(site.site, EXPORT).then(
@@ -124,9 +179,15 @@ test('an import stopped among the menu items completes on a rerun, without dupli
     );
     store.appendToStream = append;
     const report = await importWxr(site.site, EXPORT);
-    assert.equal([report.counts.menu.existing, report.counts.menu_item.existing, report.counts.menu_item.created], [1, 1, 2]);
+    assert.equal(
+      [report.counts.menu.existing, report.counts.menu_item.existing, report.counts.menu_item.created],
+      [1, 1, 2],
+    );
     assert.equal(report.changedIds, []);
-    assert.equal((await menuItems(site, 6)).map((item) => item.id), [4, 5, 6]);
+    assert.equal(
+      (await menuItems(site, 6)).map((item) => item.id),
+      [4, 5, 6],
+    );
   } finally {
     await site.close();
   }

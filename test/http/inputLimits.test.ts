@@ -37,17 +37,27 @@ test('a form nested 10,000 levels deep: the deep variable is dropped, the rest r
   const listed = await t.request('GET', `/core/v2/posts?a${'[x]'.repeat(1000)}=1&per_page=1`);
   assert.is(listed.status, 200);
   assert.not.match(listed.headers.get('link') ?? '', /%5Bx%5D/);
-  const batch = await t.request('POST', '/batch/v1', { as: admin, body: { requests: [{ path: `/core/v2/posts?${deep}`, body: { title: 'Batched' } }] } });
+  const batch = await t.request('POST', '/batch/v1', {
+    as: admin,
+    body: { requests: [{ path: `/core/v2/posts?${deep}`, body: { title: 'Batched' } }] },
+  });
   assert.equal([batch.status, batch.body.responses[0].status], [207, 201]);
 });
 
 test('JSON nested past json_decode depth is rest_invalid_json (code 1); up to it, read', async () => {
-  const nested = (containers: number) => `{"title":"x","meta":${'['.repeat(containers - 1)}${']'.repeat(containers - 1)}}`;
+  const nested = (containers: number) =>
+    `{"title":"x","meta":${'['.repeat(containers - 1)}${']'.repeat(containers - 1)}}`;
   // Signed in, so that the body is read (an anonymous write to this route is refused before its body is).
-  const within = await t.request('POST', '/core/v2/posts', { as: admin, raw: { data: nested(511), type: 'application/json' } });
+  const within = await t.request('POST', '/core/v2/posts', {
+    as: admin,
+    raw: { data: nested(511), type: 'application/json' },
+  });
   assert.is(within.status, 201, within.text);
   for (const containers of [512, 100_000]) {
-    const deep = await t.request('POST', '/core/v2/posts', { as: admin, raw: { data: nested(containers), type: 'application/json' } });
+    const deep = await t.request('POST', '/core/v2/posts', {
+      as: admin,
+      raw: { data: nested(containers), type: 'application/json' },
+    });
     assert.is(deep.status, 400, `${containers} levels`);
     assert.equal(deep.body, {
       code: 'rest_invalid_json',
@@ -56,7 +66,10 @@ test('JSON nested past json_decode depth is rest_invalid_json (code 1); up to it
     });
   }
   // A syntax error before the depth is reached is still a syntax error.
-  const broken = await t.request('POST', '/core/v2/posts', { as: admin, raw: { data: `{"a":1,,${'['.repeat(600)}`, type: 'application/json' } });
+  const broken = await t.request('POST', '/core/v2/posts', {
+    as: admin,
+    raw: { data: `{"a":1,,${'['.repeat(600)}`, type: 'application/json' },
+  });
   assert.equal([broken.status, broken.body.data.json_error_code], [400, 4]);
 });
 
@@ -74,10 +87,15 @@ test('the paging Link header is bounded: a long query leaves it out, a short one
 });
 
 test('_method in a batch sub-request path is ignored, as WordPress ignores it there', async () => {
-  const post = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Batch target', status: 'publish' } });
+  const post = await t.request('POST', '/core/v2/posts', {
+    as: admin,
+    body: { title: 'Batch target', status: 'publish' },
+  });
   const { status, body } = await t.request('POST', '/batch/v1', {
     as: admin,
-    body: { requests: [{ method: 'POST', path: `/core/v2/posts/${post.body.id}?_method=DELETE`, body: { title: 'Changed' } }] },
+    body: {
+      requests: [{ method: 'POST', path: `/core/v2/posts/${post.body.id}?_method=DELETE`, body: { title: 'Changed' } }],
+    },
   });
   assert.is(status, 207);
   assert.is(body.responses[0].status, 200);

@@ -55,11 +55,22 @@ test('a read that fails at once or later is a WordPress 500, logged, with the AP
   for (const when of ['later', 'at once']) {
     const answer = await t.request('GET', `/core/v2/posts/${BROKEN}`);
     assert.is(answer.status, 500, when);
-    assert.equal(answer.body, { code: 'internal_server_error', message: 'There has been a critical error on this site.', data: { status: 500 } }, when);
+    assert.equal(
+      answer.body,
+      {
+        code: 'internal_server_error',
+        message: 'There has been a critical error on this site.',
+        data: { status: 500 },
+      },
+      when,
+    );
     assert.is(answer.headers.get('content-type'), 'application/json; charset=UTF-8', when);
     assert.is(answer.headers.get('x-content-type-options'), 'nosniff', when);
   }
-  assert.equal(logged.map((entry) => String((entry as { err: Error }).err.message)), ['the read model failed later', 'the read model failed at once']);
+  assert.equal(
+    logged.map((entry) => String((entry as { err: Error }).err.message)),
+    ['the read model failed later', 'the read model failed at once'],
+  );
   // Other posts are read as ever.
   assert.is((await t.request('GET', '/core/v2/posts/1')).status, 404);
 });

@@ -23,9 +23,21 @@ test.before(async () => {
   admin = await t.createUser('admin', 'administrator');
   for (let i = 0; i < 3; i++) {
     t.clock.advance(1000);
-    assert.is((await t.request('POST', '/core/v2/posts', { as: admin, body: { title: `post ${i}`, status: 'publish' } })).status, 201);
-    assert.is((await t.request('POST', '/core/v2/pages', { as: admin, body: { title: `page ${i}`, status: 'publish' } })).status, 201);
-    const media = await t.request('POST', '/core/v2/media', { as: admin, raw: { data: `file ${i}`, type: 'text/plain' }, headers: { 'Content-Disposition': `attachment; filename=f${i}.txt` } });
+    assert.is(
+      (await t.request('POST', '/core/v2/posts', { as: admin, body: { title: `post ${i}`, status: 'publish' } }))
+        .status,
+      201,
+    );
+    assert.is(
+      (await t.request('POST', '/core/v2/pages', { as: admin, body: { title: `page ${i}`, status: 'publish' } }))
+        .status,
+      201,
+    );
+    const media = await t.request('POST', '/core/v2/media', {
+      as: admin,
+      raw: { data: `file ${i}`, type: 'text/plain' },
+      headers: { 'Content-Disposition': `attachment; filename=f${i}.txt` },
+    });
     assert.is(media.status, 201);
     assert.is((await t.request('POST', '/core/v2/tags', { as: admin, body: { name: `tag ${i}` } })).status, 201);
     assert.is((await t.request('POST', '/core/v2/menus', { as: admin, body: { name: `menu ${i}` } })).status, 201);
@@ -33,7 +45,10 @@ test.before(async () => {
   }
   const menu = (await t.request('GET', '/core/v2/menus?per_page=1', { as: admin })).body[0].id;
   for (let i = 0; i < 3; i++) {
-    const item = await t.request('POST', '/core/v2/menu-items', { as: admin, body: { title: `item ${i}`, url: 'https://example.com/', menus: menu } });
+    const item = await t.request('POST', '/core/v2/menu-items', {
+      as: admin,
+      body: { title: `item ${i}`, url: 'https://example.com/', menus: menu },
+    });
     assert.is(item.status, 201);
   }
 });
@@ -41,8 +56,13 @@ test.after(async () => t.close());
 
 const list = (path: string) => t.request('GET', path, { as: admin });
 const ids = (response: TestResponse) => (response.body as { id: number }[]).map((item) => item.id);
-const paging = (response: TestResponse) => [response.status, response.headers.get('x-wp-total'), response.headers.get('x-wp-totalpages')];
-const pagingLink = (response: TestResponse) => (response.headers.get('link') ?? '').split(', ').filter((link) => !link.includes('api.w.org'));
+const paging = (response: TestResponse) => [
+  response.status,
+  response.headers.get('x-wp-total'),
+  response.headers.get('x-wp-totalpages'),
+];
+const pagingLink = (response: TestResponse) =>
+  (response.headers.get('link') ?? '').split(', ').filter((link) => !link.includes('api.w.org'));
 
 for (const route of ['posts', 'pages', 'media', 'menu-items']) {
   test(`${route} (WP_Query): offset=1e400 is 0, a huge offset or one past the end answers [] with a total of 0, a negative one skips its absolute value; page=1e400 is the first page`, async () => {
@@ -50,14 +70,20 @@ for (const route of ['posts', 'pages', 'media', 'menu-items']) {
     assert.equal(paging(all), [200, '3', '2']);
     const zero = await list(`/core/v2/${route}?per_page=2&offset=1e400`);
     assert.equal([ids(zero), paging(zero)], [ids(all), [200, '3', '2']]);
-    assert.equal(pagingLink(zero), [`<${t.url}/core/v2/${route}?per_page=2&offset=0&page=2>; rel="next"`], 'the link repeats the sanitized offset');
+    assert.equal(
+      pagingLink(zero),
+      [`<${t.url}/core/v2/${route}?per_page=2&offset=0&page=2>; rel="next"`],
+      'the link repeats the sanitized offset',
+    );
     for (const offset of [HUGE, '1e308', '3']) {
       const past = await list(`/core/v2/${route}?per_page=2&offset=${offset}`);
       assert.equal([past.body, paging(past), pagingLink(past)], [[], [200, '0', '0'], []], offset);
     }
     const pastOnPage2 = await list(`/core/v2/${route}?per_page=2&offset=${HUGE}&page=2`);
     assert.equal([pastOnPage2.body, paging(pastOnPage2)], [[], [200, '0', '0']]);
-    assert.equal(pagingLink(pastOnPage2), [`<${t.url}/core/v2/${route}?per_page=2&offset=${PHP_INT_MAX}&page=0>; rel="prev"`]);
+    assert.equal(pagingLink(pastOnPage2), [
+      `<${t.url}/core/v2/${route}?per_page=2&offset=${PHP_INT_MAX}&page=0>; rel="prev"`,
+    ]);
     const negative = await list(`/core/v2/${route}?per_page=2&offset=-1`);
     const skippedOne = await list(`/core/v2/${route}?per_page=2&offset=1`);
     assert.equal([ids(negative), paging(negative)], [ids(skippedOne), [200, '3', '2']]);
@@ -98,7 +124,9 @@ test('users: offset=1e400 is 0; a negative offset, page 0 or a huge offset answe
     const empty = await list(`/core/v2/users?per_page=2&${query}`);
     assert.equal([empty.body, paging(empty)], [[], [200, '4', '2']], query);
   }
-  assert.equal(pagingLink(await list(`/core/v2/users?per_page=2&offset=${HUGE}`)), [`<${t.url}/core/v2/users?per_page=2&offset=${PHP_INT_MAX}&page=2>; rel="prev"`]);
+  assert.equal(pagingLink(await list(`/core/v2/users?per_page=2&offset=${HUGE}`)), [
+    `<${t.url}/core/v2/users?per_page=2&offset=${PHP_INT_MAX}&page=2>; rel="prev"`,
+  ]);
 });
 
 test('revisions and history: page=1e400 is the first page, a negative revisions offset skips its absolute value', async () => {

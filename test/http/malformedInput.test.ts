@@ -44,7 +44,10 @@ const numeric: Malformed[] = [
 ];
 const malformedByType: Record<string, Malformed[]> = {
   integer: numeric,
-  number: numeric.concat([{ kind: 'NaN', value: 'NaN' }, { kind: 'Infinity', value: '-Infinity' }]),
+  number: numeric.concat([
+    { kind: 'NaN', value: 'NaN' },
+    { kind: 'Infinity', value: '-Infinity' },
+  ]),
   boolean: [
     { kind: 'not a boolean', value: 'maybe' },
     { kind: 'number', value: 2 },
@@ -116,7 +119,12 @@ function malformedFor(schema: ArgSchema): Malformed[] {
   if (schema.enum) values.push(...malformedEnum);
   if (schema.format) values.push(...(malformedByFormat[schema.format] ?? []));
   // Items of an array: a wrong item of their own type.
-  if (schema.items?.type) values.push(...malformedFor({ type: schema.items.type }).slice(0, 2).map((m) => ({ kind: `item ${m.kind}`, value: [m.value] })));
+  if (schema.items?.type)
+    values.push(
+      ...malformedFor({ type: schema.items.type })
+        .slice(0, 2)
+        .map((m) => ({ kind: `item ${m.kind}`, value: [m.value] })),
+    );
   // Drop what a union type accepts (a null for `["string","null"]`).
   return values.filter((m) => !(m.value === null && types.includes('null')));
 }
@@ -127,7 +135,10 @@ function malformedFor(schema: ArgSchema): Malformed[] {
  */
 function encodeText(text: string): string {
   const cut = text.length > 1_000 ? text.slice(0, 1_000) : text;
-  return cut.split(/([\ud800-\udfff])/).map((part, i) => (i % 2 === 1 ? '%ED%A0%80' : encodeURIComponent(part))).join('');
+  return cut
+    .split(/([\ud800-\udfff])/)
+    .map((part, i) => (i % 2 === 1 ? '%ED%A0%80' : encodeURIComponent(part)))
+    .join('');
 }
 
 /** PHP-style query encoding: arrays as `k[0]=`, objects as `k[a]=`, null as an empty value. */
@@ -163,7 +174,8 @@ function wordPressOwn5xx(status: number, body: any): boolean {
 function check(label: string, response: TestResponse): void {
   checked++;
   const problems: string[] = [];
-  if (response.status >= 500 && !wordPressOwn5xx(response.status, response.body)) problems.push(`status ${response.status}`);
+  if (response.status >= 500 && !wordPressOwn5xx(response.status, response.body))
+    problems.push(`status ${response.status}`);
   const type = response.headers.get('content-type') ?? '';
   // A live feed (Server-Sent Events) that accepted its arguments answers an event stream; every error is JSON.
   const feed = response.status === 200 && /^text\/event-stream\b/.test(type) && response.text.startsWith('retry:');
@@ -175,7 +187,8 @@ function check(label: string, response: TestResponse): void {
     if (status === 400 && body?.code === 'rest_callback_invalid' && body?.data === undefined) return;
     if (typeof body?.code !== 'string') problems.push(`${where}code is not a string`);
     if (typeof body?.message !== 'string') problems.push(`${where}message is not a string`);
-    if (body?.data?.status !== status) problems.push(`${where}data.status ${JSON.stringify(body?.data?.status)} is not ${status}`);
+    if (body?.data?.status !== status)
+      problems.push(`${where}data.status ${JSON.stringify(body?.data?.status)} is not ${status}`);
   };
   errorProblems(response.status, response.body, '');
   // A batch's sub-responses carry their own statuses.
@@ -186,13 +199,19 @@ function check(label: string, response: TestResponse): void {
       else errorProblems(sub.status, sub.body, `responses[${i}].body.`);
     });
   }
-  if (problems.length > 0) failures.push(`${label} -> ${response.status} ${problems.join(', ')}: ${response.text.slice(0, 200)}`);
+  if (problems.length > 0)
+    failures.push(`${label} -> ${response.status} ${problems.join(', ')}: ${response.text.slice(0, 200)}`);
 }
 
 /** A route's path with its parameters filled from `values` (by parameter name) or the fixtures. */
 const fill = (route: string, values: Record<string, string> = {}): string => fillRoute(route, fixtures, values);
 
-async function send(method: string, path: string, params: Record<string, Json>, as: TestUser | null): Promise<TestResponse> {
+async function send(
+  method: string,
+  path: string,
+  params: Record<string, Json>,
+  as: TestUser | null,
+): Promise<TestResponse> {
   if (method === 'GET' || method === 'DELETE') {
     const query = encodeQuery(params);
     return t.request(method, query ? `${path}${path.includes('?') ? '&' : '?'}${query}` : path, { as });
@@ -217,8 +236,17 @@ test.after(async () => t.close());
 
 test('the index describes the routes the sweep walks', () => {
   assert.ok(endpoints.length > 80, `${endpoints.length} endpoints`);
-  for (const route of ['/core/v2/posts', '/batch/v1', '/core/v2/users/me', '/contact-form/v1/contact-forms', '/audit/v1/events']) {
-    assert.ok(endpoints.some((e) => e.route === route), route);
+  for (const route of [
+    '/core/v2/posts',
+    '/batch/v1',
+    '/core/v2/users/me',
+    '/contact-form/v1/contact-forms',
+    '/audit/v1/events',
+  ]) {
+    assert.ok(
+      endpoints.some((e) => e.route === route),
+      route,
+    );
   }
 });
 
@@ -233,7 +261,8 @@ test('as an anonymous caller: every malformed kind at every route and method', a
       }
     }
     if (byKind.size === 0) byKind.set('junk', { junk: nested });
-    for (const [kind, params] of byKind) check(`anonymous ${method} ${path} [${kind}]`, await send(method, path, params, null));
+    for (const [kind, params] of byKind)
+      check(`anonymous ${method} ${path} [${kind}]`, await send(method, path, params, null));
   }
 });
 
@@ -259,7 +288,8 @@ test('ids that do not exist, are negative, are not numbers or are beyond 2^53', 
         for (const bad of badIds) {
           const path = fill(endpoint.route, { [name]: bad });
           // Deleting with a bad id must not reach a real item; the body is a valid one.
-          const params: Record<string, Json> = method === 'DELETE' ? { force: true, reassign: Number(fixtures.id) } : {};
+          const params: Record<string, Json> =
+            method === 'DELETE' ? { force: true, reassign: Number(fixtures.id) } : {};
           check(`${as ? 'admin' : 'anonymous'} ${method} ${path}`, await send(method, path, params, as));
         }
       }
@@ -277,12 +307,20 @@ test('bodies that are not JSON objects, not JSON at all, or of the wrong content
     { kind: 'JSON null', data: 'null', type: 'application/json' },
     { kind: 'JSON number', data: '42', type: 'application/json' },
     { kind: 'deeply nested JSON', data: `${'['.repeat(5000)}${']'.repeat(5000)}`, type: 'application/json' },
-    { kind: 'invalid UTF-8', data: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), type: 'application/json' },
+    {
+      kind: 'invalid UTF-8',
+      data: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
+      type: 'application/json',
+    },
     { kind: 'JSON as text/plain', data: '{"title": "x"}', type: 'text/plain' },
     { kind: 'XML', data: '<title>x</title>', type: 'application/xml' },
     { kind: 'junk form', data: 'a[=1&b]]=2&c[x][=3&%zz=4&title[]=5', type: 'application/x-www-form-urlencoded' },
     { kind: 'multipart without boundary', data: '--x\r\n\r\n', type: 'multipart/form-data' },
-    { kind: 'broken multipart', data: '--b\r\nContent-Disposition: form-data; name="title"\r\n\r\nx', type: 'multipart/form-data; boundary=b' },
+    {
+      kind: 'broken multipart',
+      data: '--b\r\nContent-Disposition: form-data; name="title"\r\n\r\nx',
+      type: 'multipart/form-data; boundary=b',
+    },
     { kind: 'bogus content type', data: '{"title": "x"}', type: ';;;/;' },
   ];
   for (const as of [null, admin]) {
@@ -290,7 +328,10 @@ test('bodies that are not JSON objects, not JSON at all, or of the wrong content
       if (method === 'GET') continue;
       const path = fill(endpoint.route);
       for (const body of bodies) {
-        check(`${as ? 'admin' : 'anonymous'} ${method} ${path} [${body.kind}]`, await t.request(method, path, { as, raw: { data: body.data, type: body.type } }));
+        check(
+          `${as ? 'admin' : 'anonymous'} ${method} ${path} [${body.kind}]`,
+          await t.request(method, path, { as, raw: { data: body.data, type: body.type } }),
+        );
       }
     }
   }
@@ -322,7 +363,10 @@ test('unknown context, odd _fields, _embed, _envelope, _method, rest_route', asy
       if (method === 'DELETE') continue;
       const path = fill(endpoint.route);
       for (const query of queries) {
-        const response = method === 'GET' ? await t.request(method, `${path}?${query}`, { as }) : await t.request(method, `${path}?${query}`, { as, body: {} });
+        const response =
+          method === 'GET'
+            ? await t.request(method, `${path}?${query}`, { as })
+            : await t.request(method, `${path}?${query}`, { as, body: {} });
         // `_jsonp` answers JavaScript by design; only its refusal is JSON.
         check(`${as ? 'admin' : 'anonymous'} ${method} ${path}?${query.slice(0, 60)}`, response);
       }
@@ -337,27 +381,74 @@ test('the batch endpoint with malformed sub-requests', async () => {
     { requests: [1, 'x', null, true, []] },
     { requests: [{}] },
     { requests: [{ path: 5 }, { path: null }, { path: ['/core/v2/posts'] }, { path: { a: 1 } }] },
-    { requests: [{ path: '/core/v2/posts', method: 'BOGUS' }, { path: '/core/v2/posts', method: 7 }] },
-    { requests: [{ path: 'http://elsewhere.test/core/v2/posts' }, { path: '' }, { path: '?' }, { path: '/core/v2/posts?a[=1' }] },
-    { requests: [{ path: '/core/v2/posts', body: 'not an object' }, { path: '/core/v2/posts', body: [1] }, { path: '/core/v2/posts', body: nested }] },
-    { requests: [{ path: '/core/v2/posts', headers: 'x' }, { path: '/core/v2/posts', headers: { 'content-type': 5 } }, { path: '/core/v2/posts', headers: [1] }] },
+    {
+      requests: [
+        { path: '/core/v2/posts', method: 'BOGUS' },
+        { path: '/core/v2/posts', method: 7 },
+      ],
+    },
+    {
+      requests: [
+        { path: 'http://elsewhere.test/core/v2/posts' },
+        { path: '' },
+        { path: '?' },
+        { path: '/core/v2/posts?a[=1' },
+      ],
+    },
+    {
+      requests: [
+        { path: '/core/v2/posts', body: 'not an object' },
+        { path: '/core/v2/posts', body: [1] },
+        { path: '/core/v2/posts', body: nested },
+      ],
+    },
+    {
+      requests: [
+        { path: '/core/v2/posts', headers: 'x' },
+        { path: '/core/v2/posts', headers: { 'content-type': 5 } },
+        { path: '/core/v2/posts', headers: [1] },
+      ],
+    },
     { requests: [{ path: '/batch/v1', body: { requests: [{ path: '/core/v2/posts' }] } }] },
-    { requests: [{ path: `/core/v2/posts/${beyondSafe}`, method: 'PUT', body: { title: 'x' } }, { path: '/core/v2/posts/-1', method: 'DELETE' }] },
+    {
+      requests: [
+        { path: `/core/v2/posts/${beyondSafe}`, method: 'PUT', body: { title: 'x' } },
+        { path: '/core/v2/posts/-1', method: 'DELETE' },
+      ],
+    },
     { requests: Array.from({ length: 30 }, () => ({ path: '/core/v2/posts', body: { title: 'over the limit' } })) },
-    { requests: [{ path: '/core/v2/posts', body: { title: long, status: 'nope' } }, { path: '/core/v2/posts', body: { categories: ['x'] } }], validation: 'require-all-validate' },
+    {
+      requests: [
+        { path: '/core/v2/posts', body: { title: long, status: 'nope' } },
+        { path: '/core/v2/posts', body: { categories: ['x'] } },
+      ],
+      validation: 'require-all-validate',
+    },
     { requests: [{ path: '/core/v2/posts', body: { title: 'ok' } }], validation: 'bogus' },
-    { requests: [{ path: '/core/v2/posts', method: 'GET' }, { path: '/core/v2/users/me', method: 'DELETE', body: { force: 'maybe' } }] },
+    {
+      requests: [
+        { path: '/core/v2/posts', method: 'GET' },
+        { path: '/core/v2/users/me', method: 'DELETE', body: { force: 'maybe' } },
+      ],
+    },
     { requests: [{ path: '/core/v2/posts', body: { title: 'x' } }], validation: nested },
   ];
   for (const as of [null, admin]) {
     for (const body of batches) {
-      check(`${as ? 'admin' : 'anonymous'} POST /batch/v1 ${JSON.stringify(body).slice(0, 120)}`, await t.request('POST', '/batch/v1', { as, body }));
+      check(
+        `${as ? 'admin' : 'anonymous'} POST /batch/v1 ${JSON.stringify(body).slice(0, 120)}`,
+        await t.request('POST', '/batch/v1', { as, body }),
+      );
     }
   }
 });
 
 test('every answer was JSON, no 5xx, every error WordPress-shaped; the fixtures are all still there', async () => {
-  for (const path of ['/core/v2/posts/' + fixtures.id, '/core/v2/pages/' + fixtures['/core/v2/pages/(?P<id>[\\d]+)#id'], '/core/v2/media/' + fixtures['/core/v2/media/(?P<id>[\\d]+)#id']]) {
+  for (const path of [
+    '/core/v2/posts/' + fixtures.id,
+    '/core/v2/pages/' + fixtures['/core/v2/pages/(?P<id>[\\d]+)#id'],
+    '/core/v2/media/' + fixtures['/core/v2/media/(?P<id>[\\d]+)#id'],
+  ]) {
     const response = await t.request('GET', `${path}?context=edit`, { as: admin });
     assert.is(response.status, 200, `${path}: ${response.text.slice(0, 200)}`);
   }

@@ -14,9 +14,15 @@ let t: TestSite;
 let admin: TestUser;
 
 const image = (width: number, height: number, format: 'jpeg' | 'png') =>
-  sharp({ create: { width, height, channels: 3, background: { r: 20, g: 90, b: 200 } } }).toFormat(format).toBuffer();
+  sharp({ create: { width, height, channels: 3, background: { r: 20, g: 90, b: 200 } } })
+    .toFormat(format)
+    .toBuffer();
 const upload = async (data: Buffer, filename: string, type: string) =>
-  t.request('POST', '/core/v2/media', { as: admin, raw: { data, type }, headers: { 'content-disposition': `attachment; filename=${filename}` } });
+  t.request('POST', '/core/v2/media', {
+    as: admin,
+    raw: { data, type },
+    headers: { 'content-disposition': `attachment; filename=${filename}` },
+  });
 
 test.before(async () => {
   t = await startTestSite();
@@ -36,18 +42,32 @@ test('GET of an item links its page on the site as rel="alternate" (in every con
 test('the description of an image without a medium copy shows the full file, classed as the medium size', async () => {
   const item = (await upload(await image(200, 100, 'png'), 'small.png', 'image/png')).body;
   assert.equal(Object.keys(item.media_details.sizes), ['thumbnail', 'full']);
-  assert.match(item.description.rendered, `<img width="200" height="100" src="${item.source_url}" class="attachment-medium size-medium"`);
+  assert.match(
+    item.description.rendered,
+    `<img width="200" height="100" src="${item.source_url}" class="attachment-medium size-medium"`,
+  );
   // With a medium copy, that copy is shown.
   const large = (await upload(await image(600, 400, 'jpeg'), 'large.jpg', 'image/jpeg')).body;
-  assert.match(large.description.rendered, `<img width="300" height="200" src="${large.media_details.sizes.medium.source_url}" class="attachment-medium size-medium"`);
+  assert.match(
+    large.description.rendered,
+    `<img width="300" height="200" src="${large.media_details.sizes.medium.source_url}" class="attachment-medium size-medium"`,
+  );
 });
 
 test('a multipart upload without a file has no data (not a missing Content-Disposition)', async () => {
   const form = new FormData();
   form.append('title', 'No file here');
-  const response = await fetch(`${t.url}/core/v2/media`, { method: 'POST', body: form, headers: { authorization: admin.auth } });
+  const response = await fetch(`${t.url}/core/v2/media`, {
+    method: 'POST',
+    body: form,
+    headers: { authorization: admin.auth },
+  });
   assert.is(response.status, 400);
-  assert.equal(await response.json(), { code: 'rest_upload_no_data', message: 'No data supplied.', data: { status: 400 } });
+  assert.equal(await response.json(), {
+    code: 'rest_upload_no_data',
+    message: 'No data supplied.',
+    data: { status: 400 },
+  });
 });
 
 test('route descriptions: the empty meta map is [], and the edit route takes its id from the path only', async () => {

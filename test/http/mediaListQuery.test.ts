@@ -20,22 +20,48 @@ const UPLOADS = [
 ];
 
 test.before(async () => {
-  const jpeg = await sharp({ create: { width: 20, height: 10, channels: 3, background: '#123456' } }).jpeg().toBuffer();
-  const png = await sharp({ create: { width: 20, height: 10, channels: 3, background: '#654321' } }).png().toBuffer();
+  const jpeg = await sharp({ create: { width: 20, height: 10, channels: 3, background: '#123456' } })
+    .jpeg()
+    .toBuffer();
+  const png = await sharp({ create: { width: 20, height: 10, channels: 3, background: '#654321' } })
+    .png()
+    .toBuffer();
   const redis = testRedisReadModel();
-  for (const [readModel, cleanup] of [[undefined, async () => undefined], [redis.readModel, redis.cleanup]] as const) {
+  for (const [readModel, cleanup] of [
+    [undefined, async () => undefined],
+    [redis.readModel, redis.cleanup],
+  ] as const) {
     const t = await startTestSite(readModel ? { readModel } : {});
     const admin = await t.createUser('admin', 'administrator');
-    const parent = (await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Parent', status: 'publish' } })).body.id;
+    const parent = (
+      await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Parent', status: 'publish' } })
+    ).body.id;
     const ids: Record<string, number> = { parent };
     for (const upload of UPLOADS) {
-      const data = upload.type === 'image/jpeg' ? jpeg : upload.type === 'image/png' ? png : Buffer.from(`contents of ${upload.file}`);
+      const data =
+        upload.type === 'image/jpeg'
+          ? jpeg
+          : upload.type === 'image/png'
+            ? png
+            : Buffer.from(`contents of ${upload.file}`);
       const query = `?title=${encodeURIComponent(upload.title)}&date=${upload.date}${upload.attach ? `&post=${parent}` : ''}`;
-      const response = await t.request('POST', `/core/v2/media${query}`, { as: admin, raw: { data, type: upload.type }, headers: { 'content-disposition': `attachment; filename="${upload.file}"` } });
+      const response = await t.request('POST', `/core/v2/media${query}`, {
+        as: admin,
+        raw: { data, type: upload.type },
+        headers: { 'content-disposition': `attachment; filename="${upload.file}"` },
+      });
       assert.is(response.status, 201, JSON.stringify(response.body));
       ids[upload.file] = response.body.id;
     }
-    backends.push({ t, admin, ids, cleanup: async () => { await t.close(); await cleanup(); } });
+    backends.push({
+      t,
+      admin,
+      ids,
+      cleanup: async () => {
+        await t.close();
+        await cleanup();
+      },
+    });
   }
 });
 test.after(async () => {
@@ -61,7 +87,9 @@ for (const [query, expected] of CASES) {
     const answers: string[][] = [];
     for (const { t, admin, ids } of backends) {
       const byId = new Map(Object.entries(ids).map(([name, id]) => [id, name]));
-      const response = await t.request('GET', `/core/v2/media${query.replace('{parent}', String(ids.parent))}`, { as: admin });
+      const response = await t.request('GET', `/core/v2/media${query.replace('{parent}', String(ids.parent))}`, {
+        as: admin,
+      });
       assert.is(response.status, 200, JSON.stringify(response.body));
       answers.push(response.body.map((item: { id: number }) => byId.get(item.id)));
     }

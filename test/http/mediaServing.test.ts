@@ -33,7 +33,10 @@ function recording(blobs: BlobStore, bodies: BlobBody[]): BlobStore {
 }
 
 function servingSuite(name: string, open: () => Promise<Store>): void {
-  const test = suite<{ store?: Store; t?: TestSite; admin?: TestUser; bodies: BlobBody[] }>(`uploads served from ${name}`, { bodies: [] });
+  const test = suite<{ store?: Store; t?: TestSite; admin?: TestUser; bodies: BlobBody[] }>(
+    `uploads served from ${name}`,
+    { bodies: [] },
+  );
 
   test.before(async (state) => {
     state.store = await open();
@@ -46,17 +49,28 @@ function servingSuite(name: string, open: () => Promise<Store>): void {
   });
 
   const uploadText = async (t: TestSite, admin: TestUser, data: Buffer, filename: string) => {
-    const response = await t.request('POST', '/core/v2/media', { as: admin, raw: { data, type: 'text/plain' }, headers: { 'content-disposition': `attachment; filename=${filename}` } });
+    const response = await t.request('POST', '/core/v2/media', {
+      as: admin,
+      raw: { data, type: 'text/plain' },
+      headers: { 'content-disposition': `attachment; filename=${filename}` },
+    });
     assert.is(response.status, 201, response.text);
     return new URL(response.body.source_url as string).pathname;
   };
 
-  test('a file is served whole with its validators; HEAD gives the same headers and no body', async ({ t, admin, bodies }) => {
+  test('a file is served whole with its validators; HEAD gives the same headers and no body', async ({
+    t,
+    admin,
+    bodies,
+  }) => {
     const data = Buffer.from('0123456789abcdefghij');
     const before = bodies.length;
     const file = await uploadText(t!, admin!, data, 'served.txt');
     // The edge streamed the upload to disk; the store was handed that file, not its bytes.
-    assert.ok(bodies.slice(before).every((body) => !Buffer.isBuffer(body)), 'an upload reached the store in memory');
+    assert.ok(
+      bodies.slice(before).every((body) => !Buffer.isBuffer(body)),
+      'an upload reached the store in memory',
+    );
     const response = await fetch(`${t!.url}${file}`);
     assert.is(response.status, 200);
     assert.is(await response.text(), data.toString());
@@ -104,18 +118,31 @@ function servingSuite(name: string, open: () => Promise<Store>): void {
     assert.is((await get({ 'if-modified-since': 'not a date' })).status, 200);
   });
 
-  test('one byte range: 206 with Content-Range; past the end 416; several or malformed ranges get the whole file', async ({ t, admin }) => {
+  test('one byte range: 206 with Content-Range; past the end 416; several or malformed ranges get the whole file', async ({
+    t,
+    admin,
+  }) => {
     const data = Buffer.from('0123456789abcdefghij');
     const file = await uploadText(t!, admin!, data, 'ranges.txt');
     const ranged = async (range: string) => {
       const response = await fetch(`${t!.url}${file}`, { headers: { range } });
-      return { status: response.status, body: await response.text(), range: response.headers.get('content-range'), length: response.headers.get('content-length') };
+      return {
+        status: response.status,
+        body: await response.text(),
+        range: response.headers.get('content-range'),
+        length: response.headers.get('content-length'),
+      };
     };
     assert.equal(await ranged('bytes=0-4'), { status: 206, body: '01234', range: 'bytes 0-4/20', length: '5' });
     assert.equal(await ranged('bytes=15-'), { status: 206, body: 'fghij', range: 'bytes 15-19/20', length: '5' });
     assert.equal(await ranged('bytes=-3'), { status: 206, body: 'hij', range: 'bytes 17-19/20', length: '3' });
     assert.equal(await ranged('bytes=18-1000'), { status: 206, body: 'ij', range: 'bytes 18-19/20', length: '2' });
-    assert.equal(await ranged('bytes=-100'), { status: 206, body: data.toString(), range: 'bytes 0-19/20', length: '20' });
+    assert.equal(await ranged('bytes=-100'), {
+      status: 206,
+      body: data.toString(),
+      range: 'bytes 0-19/20',
+      length: '20',
+    });
     for (const unsatisfiable of ['bytes=20-', 'bytes=25-30', 'bytes=-0', 'bytes=99999999999999999999-']) {
       const response = await ranged(unsatisfiable);
       assert.is(response.status, 416, unsatisfiable);
@@ -148,8 +175,14 @@ function servingSuite(name: string, open: () => Promise<Store>): void {
 
   test('an image and its sizes are served; a large file is streamed whole and in ranges', async ({ t, admin }) => {
     const sharp = (await import('sharp')).default;
-    const png = await sharp({ create: { width: 400, height: 320, channels: 3, background: { r: 10, g: 120, b: 200 } } }).png().toBuffer();
-    const response = await t!.request('POST', '/core/v2/media', { as: admin, raw: { data: png, type: 'image/png' }, headers: { 'content-disposition': 'attachment; filename=served.png' } });
+    const png = await sharp({ create: { width: 400, height: 320, channels: 3, background: { r: 10, g: 120, b: 200 } } })
+      .png()
+      .toBuffer();
+    const response = await t!.request('POST', '/core/v2/media', {
+      as: admin,
+      raw: { data: png, type: 'image/png' },
+      headers: { 'content-disposition': 'attachment; filename=served.png' },
+    });
     assert.is(response.status, 201, response.text);
     const details = response.body.media_details;
     const original = await fetch(`${t!.url}${new URL(response.body.source_url).pathname}`);
@@ -172,7 +205,12 @@ function servingSuite(name: string, open: () => Promise<Store>): void {
   });
 
   test('unknown files and unsafe paths are 404, never read', async ({ t }) => {
-    for (const p of ['/wp-content/uploads/2024/05/nothing.txt', '/wp-content/uploads/..%2F..%2Fetc%2Fpasswd', '/wp-content/uploads/.hidden', '/wp-content/uploads/%ZZ']) {
+    for (const p of [
+      '/wp-content/uploads/2024/05/nothing.txt',
+      '/wp-content/uploads/..%2F..%2Fetc%2Fpasswd',
+      '/wp-content/uploads/.hidden',
+      '/wp-content/uploads/%ZZ',
+    ]) {
       const response = await fetch(`${t!.url}${p}`, { headers: { range: 'bytes=0-1', 'if-none-match': '*' } });
       assert.is(response.status, 404, p);
     }
@@ -183,10 +221,16 @@ function servingSuite(name: string, open: () => Promise<Store>): void {
 
 servingSuite('local files', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-serving-'));
-  return { blobs: createFileBlobStore(path.join(dir, 'uploads')), close: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+  return {
+    blobs: createFileBlobStore(path.join(dir, 'uploads')),
+    close: async () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
 });
 
 servingSuite('S3', async () => {
   const s3 = await startTestS3();
-  return { blobs: createS3BlobStore({ client: s3.client(), bucket: s3.bucket, prefix: 'site/' }), close: () => s3.close() };
+  return {
+    blobs: createS3BlobStore({ client: s3.client(), bucket: s3.bucket, prefix: 'site/' }),
+    close: () => s3.close(),
+  };
 });

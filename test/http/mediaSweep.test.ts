@@ -22,7 +22,11 @@ const test = suite('media sweep');
 const HOUR = 3_600_000;
 
 const upload = async (t: TestSite, as: TestUser, data: Buffer, filename: string, type = 'image/png') => {
-  const response = await t.request('POST', '/core/v2/media', { as, raw: { data, type }, headers: { 'content-disposition': `attachment; filename=${filename}` } });
+  const response = await t.request('POST', '/core/v2/media', {
+    as,
+    raw: { data, type },
+    headers: { 'content-disposition': `attachment; filename=${filename}` },
+  });
   assert.is(response.status, 201, response.text);
   return response.body;
 };
@@ -35,9 +39,16 @@ const keysOf = async (blobs: BlobStore) => {
 
 /** The keys of an attachment's files as its answer shows them. */
 const filesOf = (item: any): string[] => {
-  const folder = item.media_details.file ? item.media_details.file.slice(0, item.media_details.file.lastIndexOf('/') + 1) : '';
+  const folder = item.media_details.file
+    ? item.media_details.file.slice(0, item.media_details.file.lastIndexOf('/') + 1)
+    : '';
   // `full` among the sizes is the original itself.
-  return [...new Set([new URL(item.source_url).pathname.replace('/wp-content/uploads/', ''), ...Object.values(item.media_details.sizes ?? {}).map((size: any) => `${folder}${size.file}`)])];
+  return [
+    ...new Set([
+      new URL(item.source_url).pathname.replace('/wp-content/uploads/', ''),
+      ...Object.values(item.media_details.sizes ?? {}).map((size: any) => `${folder}${size.file}`),
+    ]),
+  ];
 };
 
 test('orphans older than the grace are removed; named and young files stay; a dry run removes nothing', async () => {
@@ -45,12 +56,20 @@ test('orphans older than the grace are removed; named and young files stay; a dr
   const files = createFileBlobStore(path.join(dir, 'uploads'));
   // Removals fail while `failing` is set, as in an outage after the delete was recorded.
   let failing = false;
-  const blobs: BlobStore = { ...files, delete: (key) => (failing ? Promise.reject(new DependencyUnavailableError('media store', 'the store went away')) : files.delete(key)) };
+  const blobs: BlobStore = {
+    ...files,
+    delete: (key) =>
+      failing
+        ? Promise.reject(new DependencyUnavailableError('media store', 'the store went away'))
+        : files.delete(key),
+  };
   const t = await startTestSite({ blobs });
   const error = console.error;
   try {
     const admin = await t.createUser('admin', 'administrator');
-    const png = await sharp({ create: { width: 400, height: 300, channels: 3, background: { r: 1, g: 2, b: 3 } } }).png().toBuffer();
+    const png = await sharp({ create: { width: 400, height: 300, channels: 3, background: { r: 1, g: 2, b: 3 } } })
+      .png()
+      .toBuffer();
     const kept = await upload(t, admin, png, 'kept.png');
     const gone = await upload(t, admin, png, 'gone.png');
     console.error = () => undefined;
@@ -67,7 +86,12 @@ test('orphans older than the grace are removed; named and young files stay; a dr
     assert.equal(await keysOf(files), [...keptFiles, ...orphans].sort(), 'the deleted attachment left its files');
 
     const young = await sweepOrphanedFiles(t.site, { olderThanMs: HOUR, now: Date.now() });
-    assert.equal(young, { listed: keptFiles.length + orphans.length, named: keptFiles.length, young: orphans.length, orphans: [] });
+    assert.equal(young, {
+      listed: keptFiles.length + orphans.length,
+      named: keptFiles.length,
+      young: orphans.length,
+      orphans: [],
+    });
     const dryRun = await sweepOrphanedFiles(t.site, { olderThanMs: HOUR, now: Date.now() + 2 * HOUR, dryRun: true });
     assert.equal(dryRun.orphans, orphans);
     assert.equal(await keysOf(files), [...keptFiles, ...orphans].sort(), 'a dry run removes nothing');
@@ -91,15 +115,24 @@ test('files an attachment gained later (sizes made by post-process) are named to
   const events = path.join(dir, 'events.sqlite');
   try {
     // Stored with no sizes: the site then decoded no image that large.
-    const small = await startTestSite({ store: openSqliteEventStore({ file: events }), blobs: files, imageMaxPixels: 100 });
+    const small = await startTestSite({
+      store: openSqliteEventStore({ file: events }),
+      blobs: files,
+      imageMaxPixels: 100,
+    });
     const admin = await small.createUser('admin', 'administrator');
-    const png = await sharp({ create: { width: 400, height: 300, channels: 3, background: { r: 1, g: 2, b: 3 } } }).png().toBuffer();
+    const png = await sharp({ create: { width: 400, height: 300, channels: 3, background: { r: 1, g: 2, b: 3 } } })
+      .png()
+      .toBuffer();
     const item = await upload(small, admin, png, 'later.png');
     assert.is(item.media_details.sizes.thumbnail, undefined);
     await small.close();
     const t = await startTestSite({ store: openSqliteEventStore({ file: events }), blobs: files });
     try {
-      const processed = await t.request('POST', `/core/v2/media/${item.id}/post-process`, { as: admin, body: { action: 'create-image-subsizes' } });
+      const processed = await t.request('POST', `/core/v2/media/${item.id}/post-process`, {
+        as: admin,
+        body: { action: 'create-image-subsizes' },
+      });
       assert.is(processed.status, 200, processed.text);
       assert.ok(Object.keys(processed.body.media_details.sizes).length > 1, 'post-process made sizes');
       const swept = await sweepOrphanedFiles(t.site, { olderThanMs: 0, now: Date.now() + HOUR });
@@ -135,13 +168,22 @@ test('palimpsest media sweep works on the configured stores, and reports what it
     console.log = (...args: unknown[]) => void printed.push(args.join(' '));
     console.error = (...args: unknown[]) => void complaints.push(args.join(' '));
     assert.is(await main(['media', 'sweep', '--dry-run', '--older-than', '0']), 0);
-    assert.match(complaints[0]!, new RegExp(`^palimpsest: site .*; DATA_DIR ${dataDir};`), 'which site it sweeps, on stderr');
-    assert.equal(printed, ['would remove 2024/05/orphan.txt', '2 stored files: 1 named by attachments, 0 unnamed but younger than 0 s (kept), 1 orphan to remove']);
+    assert.match(
+      complaints[0]!,
+      new RegExp(`^palimpsest: site .*; DATA_DIR ${dataDir};`),
+      'which site it sweeps, on stderr',
+    );
+    assert.equal(printed, [
+      'would remove 2024/05/orphan.txt',
+      '2 stored files: 1 named by attachments, 0 unnamed but younger than 0 s (kept), 1 orphan to remove',
+    ]);
     assert.is(await files.has('2024/05/orphan.txt'), true);
     printed.length = 0;
     // The default grace keeps a file written a moment ago.
     assert.is(await main(['media', 'sweep']), 0);
-    assert.equal(printed, ['2 stored files: 1 named by attachments, 1 unnamed but younger than 3600 s (kept), 0 orphans removed']);
+    assert.equal(printed, [
+      '2 stored files: 1 named by attachments, 1 unnamed but younger than 3600 s (kept), 0 orphans removed',
+    ]);
     printed.length = 0;
     assert.is(await main(['media', 'sweep', '--older-than', '0']), 0);
     assert.equal(printed[0], 'removed 2024/05/orphan.txt');
@@ -149,7 +191,10 @@ test('palimpsest media sweep works on the configured stores, and reports what it
 
     complaints.length = 0;
     assert.is(await main(['media', 'sweep', '--older-than', 'an hour']), 2);
-    assert.match(complaints.join('\n'), /^palimpsest media sweep: --older-than must be a whole number of seconds, got "an hour"\nusage: palimpsest media sweep \[--dry-run\] \[--older-than SECONDS\]$/);
+    assert.match(
+      complaints.join('\n'),
+      /^palimpsest media sweep: --older-than must be a whole number of seconds, got "an hour"\nusage: palimpsest media sweep \[--dry-run\] \[--older-than SECONDS\]$/,
+    );
     assert.is(await main(['media', 'sweep', '--everything']), 2);
   } finally {
     console.log = log;

@@ -22,7 +22,11 @@ let admin: TestUser;
 let root: string;
 
 const upload = (data: Buffer, filename: string, type = 'image/png') =>
-  t.request('POST', '/core/v2/media', { raw: { data, type }, as: admin, headers: { 'content-disposition': `attachment; filename=${filename}` } });
+  t.request('POST', '/core/v2/media', {
+    raw: { data, type },
+    as: admin,
+    headers: { 'content-disposition': `attachment; filename=${filename}` },
+  });
 
 /** Every file under the uploads folder, relative to it. */
 function stored(): string[] {
@@ -84,17 +88,27 @@ test.after(async () => {
 test('a file that is not an image is refused as WordPress refuses its type, and nothing is stored', async () => {
   const raw = await upload(Buffer.from('not a png'), 'f.png');
   assert.is(raw.status, 400);
-  assert.equal(raw.body, { code: 'rest_upload_sideload_error', message: 'Sorry, you are not allowed to upload this file type.', data: { status: 400 } });
+  assert.equal(raw.body, {
+    code: 'rest_upload_sideload_error',
+    message: 'Sorry, you are not allowed to upload this file type.',
+    data: { status: 400 },
+  });
   const form = new FormData();
   form.append('file', new Blob([Buffer.from('not a png')], { type: 'image/png' }), 'f.png');
-  const multipart = await fetch(`${t.url}/core/v2/media`, { method: 'POST', body: form, headers: { authorization: admin.auth } });
+  const multipart = await fetch(`${t.url}/core/v2/media`, {
+    method: 'POST',
+    body: form,
+    headers: { authorization: admin.auth },
+  });
   assert.is(multipart.status, 400);
   assert.is(((await multipart.json()) as { code: string }).code, 'rest_upload_unknown_error');
   assert.equal(stored(), []);
 });
 
 test('an image of another type than its name says is stored under its real type, as WordPress renames it', async () => {
-  const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 1, g: 2, b: 3 } } }).png().toBuffer();
+  const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 1, g: 2, b: 3 } } })
+    .png()
+    .toBuffer();
   const response = await upload(png, 'disguised.jpg', 'image/jpeg');
   assert.is(response.status, 201);
   assert.is(response.body.mime_type, 'image/png');
@@ -108,10 +122,20 @@ test('a truncated PNG claiming 16000x16000 is stored with its header dimensions 
   assert.is(response.status, 201, response.text);
   const details = response.body.media_details;
   assert.equal([details.width, details.height, details.sizes], [16000, 16000, {}]);
-  assert.equal(response.body.missing_image_sizes.sort(), ['1536x1536', '2048x2048', 'large', 'medium', 'medium_large', 'thumbnail']);
+  assert.equal(response.body.missing_image_sizes.sort(), [
+    '1536x1536',
+    '2048x2048',
+    'large',
+    'medium',
+    'medium_large',
+    'thumbnail',
+  ]);
   assert.equal(stored(), ['2024/05/truncated.png']);
   // Asked again, the sizes still cannot be made: the item comes back as it was.
-  const again = await t.request('POST', `/core/v2/media/${response.body.id}/post-process`, { as: admin, body: { action: 'create-image-subsizes' } });
+  const again = await t.request('POST', `/core/v2/media/${response.body.id}/post-process`, {
+    as: admin,
+    body: { action: 'create-image-subsizes' },
+  });
   assert.is(again.status, 200);
   assert.equal(again.body.media_details.sizes, {});
   assert.is((await t.request('DELETE', `/core/v2/media/${response.body.id}?force=true`, { as: admin })).status, 200);
@@ -121,10 +145,20 @@ test('a truncated PNG claiming 16000x16000 is stored with its header dimensions 
 test('a 30000x30000 PNG keeps its dimensions; editing it answers as WordPress does for an image it cannot load', async () => {
   const response = await upload(claimedPng(30000, 30000), 'huge.png');
   assert.is(response.status, 201, response.text);
-  assert.equal([response.body.media_details.width, response.body.media_details.height, response.body.media_details.sizes], [30000, 30000, {}]);
-  const edit = await t.request('POST', `/core/v2/media/${response.body.id}/edit`, { as: admin, body: { src: response.body.source_url, modifiers: [{ type: 'rotate', args: { angle: 90 } }] } });
+  assert.equal(
+    [response.body.media_details.width, response.body.media_details.height, response.body.media_details.sizes],
+    [30000, 30000, {}],
+  );
+  const edit = await t.request('POST', `/core/v2/media/${response.body.id}/edit`, {
+    as: admin,
+    body: { src: response.body.source_url, modifiers: [{ type: 'rotate', args: { angle: 90 } }] },
+  });
   assert.is(edit.status, 400);
-  assert.equal(edit.body, { code: 'rest_unknown_image_file_type', message: 'Unable to edit this image.', data: { status: 400 } });
+  assert.equal(edit.body, {
+    code: 'rest_unknown_image_file_type',
+    message: 'Unable to edit this image.',
+    data: { status: 400 },
+  });
   await t.request('DELETE', `/core/v2/media/${response.body.id}?force=true`, { as: admin });
   assert.equal(stored(), []);
 });
@@ -133,8 +167,14 @@ test('an image over the pixel limit is not decoded: stored with no sub-sizes', a
   const limited = await startTestSite({ imageMaxPixels: 100 * 100 });
   try {
     const user = await limited.createUser('admin', 'administrator');
-    const jpeg = await sharp({ create: { width: 400, height: 300, channels: 3, background: { r: 9, g: 9, b: 9 } } }).jpeg().toBuffer();
-    const response = await limited.request('POST', '/core/v2/media', { raw: { data: jpeg, type: 'image/jpeg' }, as: user, headers: { 'content-disposition': 'attachment; filename=wide.jpg' } });
+    const jpeg = await sharp({ create: { width: 400, height: 300, channels: 3, background: { r: 9, g: 9, b: 9 } } })
+      .jpeg()
+      .toBuffer();
+    const response = await limited.request('POST', '/core/v2/media', {
+      raw: { data: jpeg, type: 'image/jpeg' },
+      as: user,
+      headers: { 'content-disposition': 'attachment; filename=wide.jpg' },
+    });
     assert.is(response.status, 201);
     assert.equal([response.body.media_details.width, response.body.media_details.sizes], [400, {}]);
   } finally {
@@ -143,7 +183,9 @@ test('an image over the pixel limit is not decoded: stored with no sub-sizes', a
 });
 
 test('a 2,000-character file name is shortened, never a 500', async () => {
-  const png = await sharp({ create: { width: 20, height: 20, channels: 3, background: { r: 1, g: 2, b: 3 } } }).png().toBuffer();
+  const png = await sharp({ create: { width: 20, height: 20, channels: 3, background: { r: 1, g: 2, b: 3 } } })
+    .png()
+    .toBuffer();
   const response = await upload(png, `${'a'.repeat(2000)}.png`);
   assert.is(response.status, 201, response.text);
   const file = path.basename(response.body.media_details.file);
@@ -152,12 +194,15 @@ test('a 2,000-character file name is shortened, never a 500', async () => {
   // A second one of the same name gets the usual suffix, still within the file system's 255 bytes.
   const second = await upload(png, `${'a'.repeat(2000)}.png`);
   assert.is(path.basename(second.body.media_details.file), `${'a'.repeat(180)}-1.png`);
-  for (const id of [response.body.id, second.body.id]) await t.request('DELETE', `/core/v2/media/${id}?force=true`, { as: admin });
+  for (const id of [response.body.id, second.body.id])
+    await t.request('DELETE', `/core/v2/media/${id}?force=true`, { as: admin });
   assert.equal(stored(), []);
 });
 
 test('an image smaller than every size has sizes {} (no `full`), as WordPress shows it', async () => {
-  const tiny = await sharp({ create: { width: 10, height: 10, channels: 3, background: { r: 255, g: 0, b: 0 } } }).png().toBuffer();
+  const tiny = await sharp({ create: { width: 10, height: 10, channels: 3, background: { r: 255, g: 0, b: 0 } } })
+    .png()
+    .toBuffer();
   const response = await upload(tiny, 'tiny.png');
   assert.is(response.status, 201);
   assert.equal(response.body.media_details.sizes, {});

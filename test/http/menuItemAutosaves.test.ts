@@ -26,7 +26,10 @@ test.before.each(async () => {
 test.after.each(async () => t.close());
 
 async function customLink(body: Record<string, unknown> = {}, as: TestUser = admin): Promise<number> {
-  const created = await t.request('POST', '/core/v2/menu-items', { as, body: { title: 'Home', url: 'https://example.com/', ...body } });
+  const created = await t.request('POST', '/core/v2/menu-items', {
+    as,
+    body: { title: 'Home', url: 'https://example.com/', ...body },
+  });
   assert.is(created.status, 201, JSON.stringify(created.body));
   return created.body.id as number;
 }
@@ -34,7 +37,10 @@ async function customLink(body: Record<string, unknown> = {}, as: TestUser = adm
 test('an autosave of a published item is an empty revision of it, answered with 200 and read back in every context', async () => {
   const id = await customLink();
   t.clock.set(Date.parse('2024-05-02T08:30:00Z'));
-  const saved = await t.request('POST', `/core/v2/menu-items/${id}/autosaves`, { as: admin, body: { title: 'Changed', description: 'ignored' } });
+  const saved = await t.request('POST', `/core/v2/menu-items/${id}/autosaves`, {
+    as: admin,
+    body: { title: 'Changed', description: 'ignored' },
+  });
   assert.is(saved.status, 200, JSON.stringify(saved.body));
   const autosaveId = saved.body.id as number;
   assert.ok(autosaveId > id, 'the autosave id comes from the shared content sequence');
@@ -62,7 +68,17 @@ test('an autosave of a published item is an empty revision of it, answered with 
   const edit = await t.request('GET', `/core/v2/menu-items/${id}/autosaves?context=edit`, { as: admin });
   assert.equal(edit.body, [saved.body]);
   const embed = await t.request('GET', `/core/v2/menu-items/${id}/autosaves?context=embed`, { as: admin });
-  assert.equal(embed.body, [{ author: admin.id, date: '2024-05-02T10:30:00', id: autosaveId, parent: id, slug: `${id}-autosave-v1`, title: { rendered: '' }, _links: links }]);
+  assert.equal(embed.body, [
+    {
+      author: admin.id,
+      date: '2024-05-02T10:30:00',
+      id: autosaveId,
+      parent: id,
+      slug: `${id}-autosave-v1`,
+      title: { rendered: '' },
+      _links: links,
+    },
+  ]);
 
   // The single route answers with the latest autosave, whatever id is asked for.
   const one = await t.request('GET', `/core/v2/menu-items/${id}/autosaves/${autosaveId}`, { as: admin });
@@ -106,17 +122,28 @@ test('one autosave per user: two administrators each have theirs, listed newest 
   assert.is(theirs.status, 200);
   assert.is(theirs.body.author, secondAdmin.id);
   const list = await t.request('GET', `/core/v2/menu-items/${id}/autosaves`, { as: admin });
-  assert.equal(list.body.map((a: { id: number }) => a.id), [theirs.body.id, mine.body.id]);
+  assert.equal(
+    list.body.map((a: { id: number }) => a.id),
+    [theirs.body.id, mine.body.id],
+  );
   const latest = await t.request('GET', `/core/v2/menu-items/${id}/autosaves/${mine.body.id}`, { as: admin });
   assert.is(latest.body.id, theirs.body.id);
 });
 
 test('an autosave of your own draft item saves the item in place (its modification time) and answers with it', async () => {
   const id = await customLink({ title: 'Draft item', status: 'draft', parent: 0 });
-  const before = await t.request('GET', `/core/v2/menu-items?status=draft&orderby=modified&context=edit`, { as: admin });
-  assert.equal(before.body.map((i: { id: number }) => i.id), [id]);
+  const before = await t.request('GET', `/core/v2/menu-items?status=draft&orderby=modified&context=edit`, {
+    as: admin,
+  });
+  assert.equal(
+    before.body.map((i: { id: number }) => i.id),
+    [id],
+  );
   t.clock.set(Date.parse('2024-05-03T09:00:00Z'));
-  const saved = await t.request('POST', `/core/v2/menu-items/${id}/autosaves`, { as: admin, body: { title: 'Not kept', parent: 0 } });
+  const saved = await t.request('POST', `/core/v2/menu-items/${id}/autosaves`, {
+    as: admin,
+    body: { title: 'Not kept', parent: 0 },
+  });
   assert.is(saved.status, 200, JSON.stringify(saved.body));
   const guid = `${t.url}/?p=${id}`;
   assert.equal(saved.body, {
@@ -151,14 +178,18 @@ test('an autosave of your own draft that was published shows its last save throu
   // As the reference WordPress answers (checked on 127.0.0.1:8081): `date` is the site-local time of the item's last
   // save through /menu-items (an autosave keeps it), `date_gmt` the time the item was first published.
   const dates = async (id: number) => {
-    const saved = await t.request('POST', `/core/v2/menu-items/${id}/autosaves`, { as: admin, body: { title: 'Not kept' } });
+    const saved = await t.request('POST', `/core/v2/menu-items/${id}/autosaves`, {
+      as: admin,
+      body: { title: 'Not kept' },
+    });
     assert.is(saved.status, 200, JSON.stringify(saved.body));
     assert.is(saved.body.id, id, 'the item itself');
     const { date, date_gmt, modified, modified_gmt } = saved.body;
     return { date, date_gmt, modified, modified_gmt };
   };
   const at = (iso: string) => t.clock.set(Date.parse(iso));
-  const update = async (id: number, body: Record<string, unknown>) => assert.is((await t.request('POST', `/core/v2/menu-items/${id}`, { as: admin, body })).status, 200);
+  const update = async (id: number, body: Record<string, unknown>) =>
+    assert.is((await t.request('POST', `/core/v2/menu-items/${id}`, { as: admin, body })).status, 200);
 
   const born = await customLink({ title: 'Published first', status: 'publish' });
   at('2024-05-01T12:00:03Z');
@@ -166,11 +197,21 @@ test('an autosave of your own draft that was published shows its last save throu
   at('2024-05-01T12:00:06Z');
   await update(born, { status: 'draft' });
   at('2024-05-01T12:00:09Z');
-  assert.equal(await dates(born), { date: '2024-05-01T14:00:06', date_gmt: '2024-05-01T12:00:00', modified: '2024-05-01T14:00:09', modified_gmt: '2024-05-01T12:00:09' });
+  assert.equal(await dates(born), {
+    date: '2024-05-01T14:00:06',
+    date_gmt: '2024-05-01T12:00:00',
+    modified: '2024-05-01T14:00:09',
+    modified_gmt: '2024-05-01T12:00:09',
+  });
   at('2024-05-01T12:00:15Z');
   await update(born, { title: 'Renamed again' });
   at('2024-05-01T12:00:17Z');
-  assert.equal(await dates(born), { date: '2024-05-01T14:00:15', date_gmt: '2024-05-01T12:00:00', modified: '2024-05-01T14:00:17', modified_gmt: '2024-05-01T12:00:17' });
+  assert.equal(await dates(born), {
+    date: '2024-05-01T14:00:15',
+    date_gmt: '2024-05-01T12:00:00',
+    modified: '2024-05-01T14:00:17',
+    modified_gmt: '2024-05-01T12:00:17',
+  });
   at('2024-05-01T12:00:30Z');
   assert.equal((await dates(born)).date, '2024-05-01T14:00:15', 'an autosave keeps the date');
 
@@ -185,12 +226,24 @@ test('an autosave of your own draft that was published shows its last save throu
   await update(later, { status: 'publish' });
   at('2024-05-02T12:00:00Z');
   await update(later, { status: 'draft' });
-  assert.equal(await dates(later), { date: '2024-05-02T14:00:00', date_gmt: '2024-05-02T09:00:00', modified: '2024-05-02T14:00:00', modified_gmt: '2024-05-02T12:00:00' });
+  assert.equal(await dates(later), {
+    date: '2024-05-02T14:00:00',
+    date_gmt: '2024-05-02T09:00:00',
+    modified: '2024-05-02T14:00:00',
+    modified_gmt: '2024-05-02T12:00:00',
+  });
 });
 
 test('errors: unknown items, callers without edit_theme_options, invalid args', async () => {
   const id = await customLink();
-  const expectError = async (method: string, path: string, as: TestUser | null, status: number, code: string, message?: string) => {
+  const expectError = async (
+    method: string,
+    path: string,
+    as: TestUser | null,
+    status: number,
+    code: string,
+    message?: string,
+  ) => {
     const response = await t.request(method, path, { as, ...(method === 'POST' ? { body: { title: 'x' } } : {}) });
     assert.is(response.status, status, `${method} ${path}: ${JSON.stringify(response.body)}`);
     assert.is(response.body.code, code);
@@ -198,32 +251,84 @@ test('errors: unknown items, callers without edit_theme_options, invalid args', 
     if (message) assert.is(response.body.message, message);
   };
   for (const as of [null, subscriber, editor, admin]) {
-    await expectError('GET', '/core/v2/menu-items/999999/autosaves', as, 404, 'rest_post_invalid_parent', 'Invalid post parent ID.');
+    await expectError(
+      'GET',
+      '/core/v2/menu-items/999999/autosaves',
+      as,
+      404,
+      'rest_post_invalid_parent',
+      'Invalid post parent ID.',
+    );
     await expectError('GET', '/core/v2/menu-items/999999/autosaves/5', as, 404, 'rest_post_invalid_parent');
-    await expectError('POST', '/core/v2/menu-items/999999/autosaves', as, 404, 'rest_post_invalid_id', 'Invalid post ID.');
+    await expectError(
+      'POST',
+      '/core/v2/menu-items/999999/autosaves',
+      as,
+      404,
+      'rest_post_invalid_id',
+      'Invalid post ID.',
+    );
   }
   // A post is not a menu item.
   const post = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'A post', status: 'publish' } });
   await expectError('GET', `/core/v2/menu-items/${post.body.id}/autosaves`, admin, 404, 'rest_post_invalid_parent');
 
-  await expectError('GET', `/core/v2/menu-items/${id}/autosaves`, null, 401, 'rest_cannot_read', 'Sorry, you are not allowed to view autosaves of this post.');
+  await expectError(
+    'GET',
+    `/core/v2/menu-items/${id}/autosaves`,
+    null,
+    401,
+    'rest_cannot_read',
+    'Sorry, you are not allowed to view autosaves of this post.',
+  );
   await expectError('GET', `/core/v2/menu-items/${id}/autosaves`, editor, 403, 'rest_cannot_read');
-  await expectError('GET', `/core/v2/menu-items/${id}/autosaves/1`, editor, 403, 'rest_cannot_read', 'Sorry, you are not allowed to view revisions of this post.');
-  await expectError('POST', `/core/v2/menu-items/${id}/autosaves`, null, 401, 'rest_cannot_edit', 'Sorry, you are not allowed to edit this post.');
+  await expectError(
+    'GET',
+    `/core/v2/menu-items/${id}/autosaves/1`,
+    editor,
+    403,
+    'rest_cannot_read',
+    'Sorry, you are not allowed to view revisions of this post.',
+  );
+  await expectError(
+    'POST',
+    `/core/v2/menu-items/${id}/autosaves`,
+    null,
+    401,
+    'rest_cannot_edit',
+    'Sorry, you are not allowed to edit this post.',
+  );
   await expectError('POST', `/core/v2/menu-items/${id}/autosaves`, editor, 403, 'rest_cannot_edit');
-  await expectError('GET', `/core/v2/menu-items/${id}/autosaves/1`, admin, 404, 'rest_post_no_autosave', 'There is no autosave revision for this post.');
+  await expectError(
+    'GET',
+    `/core/v2/menu-items/${id}/autosaves/1`,
+    admin,
+    404,
+    'rest_post_no_autosave',
+    'There is no autosave revision for this post.',
+  );
 
   // The item's update args are validated first, as for the item itself.
-  const badOrder = await t.request('POST', `/core/v2/menu-items/${id}/autosaves`, { as: admin, body: { menu_order: 0 } });
+  const badOrder = await t.request('POST', `/core/v2/menu-items/${id}/autosaves`, {
+    as: admin,
+    body: { menu_order: 0 },
+  });
   assert.is(badOrder.status, 400);
   assert.is(badOrder.body.code, 'rest_invalid_param');
   assert.equal(Object.keys(badOrder.body.data.params), ['menu_order']);
-  const badType = await t.request('POST', `/core/v2/menu-items/${id}/autosaves`, { as: editor, body: { type: 'bogus' } });
+  const badType = await t.request('POST', `/core/v2/menu-items/${id}/autosaves`, {
+    as: editor,
+    body: { type: 'bogus' },
+  });
   assert.is(badType.status, 400);
   assert.equal(Object.keys(badType.body.data.params), ['type']);
   const badContext = await t.request('GET', `/core/v2/menu-items/${id}/autosaves?context=nope`, { as: admin });
   assert.is(badContext.status, 400);
-  assert.equal((await t.request('GET', `/core/v2/menu-items/${id}/autosaves`, { as: admin })).body, [], 'no failed request made an autosave');
+  assert.equal(
+    (await t.request('GET', `/core/v2/menu-items/${id}/autosaves`, { as: admin })).body,
+    [],
+    'no failed request made an autosave',
+  );
 });
 
 test('autosaves are folded from the item stream: events on menu-item-{id}, gone with the item, rebuilt the same from the log', async () => {
@@ -240,7 +345,11 @@ test('autosaves are folded from the item stream: events on menu-item-{id}, gone 
 
   const deleted = await t.request('DELETE', `/core/v2/menu-items/${id}?force=true`, { as: admin });
   assert.is(deleted.status, 200);
-  assert.equal(Object.keys(deleted.body.previous).includes('autosaves'), false, 'autosaves are not a field of the item');
+  assert.equal(
+    Object.keys(deleted.body.previous).includes('autosaves'),
+    false,
+    'autosaves are not a field of the item',
+  );
   const gone = await t.request('GET', `/core/v2/menu-items/${id}/autosaves`, { as: admin });
   assert.is(gone.status, 404);
 });
@@ -259,7 +368,19 @@ test('the index lists both routes with the item update args on POST', async () =
   assert.equal(Object.keys(single.endpoints[0].args), ['parent', 'id', 'context']);
   const options = await t.request('OPTIONS', '/core/v2/menu-items/1/autosaves');
   assert.is(options.body.schema.title, 'nav_menu_item-revision');
-  assert.equal(Object.keys(options.body.schema.properties), ['author', 'date', 'date_gmt', 'guid', 'id', 'modified', 'modified_gmt', 'parent', 'slug', 'title', 'preview_link']);
+  assert.equal(Object.keys(options.body.schema.properties), [
+    'author',
+    'date',
+    'date_gmt',
+    'guid',
+    'id',
+    'modified',
+    'modified_gmt',
+    'parent',
+    'slug',
+    'title',
+    'preview_link',
+  ]);
 });
 
 test.run();
@@ -270,7 +391,10 @@ onRedis('autosaves are kept with the item in the Redis read model, outside its f
   const site = await startTestSite({ readModel: opened.readModel });
   try {
     const me = await site.createUser('admin', 'administrator');
-    const created = await site.request('POST', '/core/v2/menu-items', { as: me, body: { title: 'Home', url: 'https://example.com/' } });
+    const created = await site.request('POST', '/core/v2/menu-items', {
+      as: me,
+      body: { title: 'Home', url: 'https://example.com/' },
+    });
     const id = created.body.id as number;
     const saved = await site.request('POST', `/core/v2/menu-items/${id}/autosaves`, { as: me });
     assert.is(saved.status, 200);

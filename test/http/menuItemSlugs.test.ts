@@ -26,11 +26,15 @@ test.before.each(async () => {
 test.after.each(async () => t.close());
 
 async function item(body: Record<string, unknown>): Promise<number> {
-  const created = await t.request('POST', '/core/v2/menu-items', { as: admin, body: { menus: menuA, status: 'publish', ...body } });
+  const created = await t.request('POST', '/core/v2/menu-items', {
+    as: admin,
+    body: { menus: menuA, status: 'publish', ...body },
+  });
   assert.is(created.status, 201, JSON.stringify(created.body));
   return created.body.id as number;
 }
-const link = (title: string, body: Record<string, unknown> = {}) => item({ title, url: 'https://example.com/', ...body });
+const link = (title: string, body: Record<string, unknown> = {}) =>
+  item({ title, url: 'https://example.com/', ...body });
 
 async function update(id: number, body: Record<string, unknown>): Promise<void> {
   const updated = await t.request('POST', `/core/v2/menu-items/${id}`, { as: admin, body });
@@ -39,7 +43,9 @@ async function update(id: number, body: Record<string, unknown>): Promise<void> 
 
 /** The ids of the items with this slug, in any status (WordPress's `slug` filter, a list of slugs). */
 async function named(slug: string): Promise<number[]> {
-  const found = await t.request('GET', `/core/v2/menu-items?status=publish,draft&slug=${encodeURIComponent(slug)}`, { as: admin });
+  const found = await t.request('GET', `/core/v2/menu-items?status=publish,draft&slug=${encodeURIComponent(slug)}`, {
+    as: admin,
+  });
   assert.is(found.status, 200, JSON.stringify(found.body));
   return found.body.map((i: { id: number }) => i.id);
 }
@@ -112,15 +118,28 @@ test('a draft has no slug until first published, then takes its title of that mo
   assert.equal(await named('!!!'), [draft]);
   // A draft sorts first by slug (an empty one), numbers before letters.
   const untitled = await item({ type: 'taxonomy', object: 'category', object_id: 1 });
-  const order = await t.request('GET', '/core/v2/menu-items?status=publish,draft&orderby=slug&order=asc', { as: admin });
-  assert.equal(order.body.map((i: { id: number }) => i.id), [draft, untitled, published, retitled]);
+  const order = await t.request('GET', '/core/v2/menu-items?status=publish,draft&orderby=slug&order=asc', {
+    as: admin,
+  });
+  assert.equal(
+    order.body.map((i: { id: number }) => i.id),
+    [draft, untitled, published, retitled],
+  );
 });
 
 test("items linking to an object: their own title if given, else the id (the object's title is not used)", async () => {
-  const post = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Linked Post', status: 'publish' } });
+  const post = await t.request('POST', '/core/v2/posts', {
+    as: admin,
+    body: { title: 'Linked Post', status: 'publish' },
+  });
   assert.is(post.status, 201);
   const untitledPost = await item({ type: 'post_type', object: 'post', object_id: post.body.id });
-  const titledPost = await item({ type: 'post_type', object: 'post', object_id: post.body.id, title: 'Custom For Post' });
+  const titledPost = await item({
+    type: 'post_type',
+    object: 'post',
+    object_id: post.body.id,
+    title: 'Custom For Post',
+  });
   const untitledTerm = await item({ type: 'taxonomy', object: 'category', object_id: 1 });
   const archive = await item({ type: 'post_type_archive', object: 'post' });
   assert.equal(await named(String(untitledPost)), [untitledPost]);
@@ -138,13 +157,27 @@ test("items linking to an object: their own title if given, else the id (the obj
 });
 
 test("an object item given exactly its object's title keeps none of its own: named by its id, not found by that title", async () => {
-  const post = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Hello world!', status: 'publish' } });
+  const post = await t.request('POST', '/core/v2/posts', {
+    as: admin,
+    body: { title: 'Hello world!', status: 'publish' },
+  });
   const category = await t.request('POST', '/core/v2/categories', { as: admin, body: { name: 'Parent & Child' } });
   const postEqual = await item({ type: 'post_type', object: 'post', object_id: post.body.id, title: 'Hello world!' });
-  const termEqual = await item({ type: 'taxonomy', object: 'category', object_id: category.body.id, title: 'Parent & Child' });
+  const termEqual = await item({
+    type: 'taxonomy',
+    object: 'category',
+    object_id: category.body.id,
+    title: 'Parent & Child',
+  });
   const archiveEqual = await item({ type: 'post_type_archive', object: 'post', title: 'Post Archives' });
   // Set to it by an update, while a draft, then published.
-  const updatedEqual = await item({ type: 'post_type', object: 'post', object_id: post.body.id, title: 'Something Else', status: 'draft' });
+  const updatedEqual = await item({
+    type: 'post_type',
+    object: 'post',
+    object_id: post.body.id,
+    title: 'Something Else',
+    status: 'draft',
+  });
   await update(updatedEqual, { title: 'Hello world!', status: 'publish' });
   // Compared exactly: another case is a title of its own.
   const otherCase = await item({ type: 'post_type', object: 'post', object_id: post.body.id, title: 'hello world!' });
@@ -154,7 +187,10 @@ test("an object item given exactly its object's title keeps none of its own: nam
   const shown = await t.request('GET', `/core/v2/menu-items/${postEqual}?context=edit`, { as: admin });
   assert.equal(shown.body.title, { raw: 'Hello world!', rendered: 'Hello world!' });
   const searched = await t.request('GET', '/core/v2/menu-items?search=Hello%20world', { as: admin });
-  assert.equal(searched.body.map((i: { id: number }) => i.id), [otherCase]);
+  assert.equal(
+    searched.body.map((i: { id: number }) => i.id),
+    [otherCase],
+  );
 });
 
 test("the answer to an autosave of one's own draft shows its slug and the guid it was created with", async () => {
@@ -171,7 +207,11 @@ test("the answer to an autosave of one's own draft shows its slug and the guid i
   const createdDraft = await link('Draft Pub Draft', { status: 'draft' });
   await update(createdDraft, { status: 'publish' });
   await update(createdDraft, { status: 'draft' });
-  assert.equal(await autosaved(createdDraft), ['draft-pub-draft', `${t.url}/?p=${createdDraft}`, `${t.url}/?p=${createdDraft}`]);
+  assert.equal(await autosaved(createdDraft), [
+    'draft-pub-draft',
+    `${t.url}/?p=${createdDraft}`,
+    `${t.url}/?p=${createdDraft}`,
+  ]);
 
   const neverPublished = await link('Never Published', { status: 'draft' });
   assert.equal(await autosaved(neverPublished), ['', `${t.url}/?p=${neverPublished}`, `${t.url}/?p=${neverPublished}`]);
@@ -182,16 +222,28 @@ test("the answer to an autosave of one's own draft shows its slug and the guid i
 });
 
 test('the slug filter of posts sanitises its entries the same way', async () => {
-  const post = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Hello World', status: 'publish' } });
+  const post = await t.request('POST', '/core/v2/posts', {
+    as: admin,
+    body: { title: 'Hello World', status: 'publish' },
+  });
   assert.is(post.status, 201);
   const found = await t.request('GET', '/core/v2/posts?slug=HELLO-WORLD', { as: admin });
-  assert.equal(found.body.map((p: { id: number }) => p.id), [post.body.id]);
+  assert.equal(
+    found.body.map((p: { id: number }) => p.id),
+    [post.body.id],
+  );
   const ordered = await t.request('GET', '/core/v2/posts?slug=Nope,HELLO-world&orderby=include_slugs', { as: admin });
-  assert.equal(ordered.body.map((p: { id: number }) => p.id), [post.body.id]);
+  assert.equal(
+    ordered.body.map((p: { id: number }) => p.id),
+    [post.body.id],
+  );
 });
 
 test('a failed write leaves no name taken', async () => {
-  const refused = await t.request('POST', '/core/v2/menu-items', { as: admin, body: { title: 'Taken?', url: 'https://example.com/', status: 'publish', menus: 999 } });
+  const refused = await t.request('POST', '/core/v2/menu-items', {
+    as: admin,
+    body: { title: 'Taken?', url: 'https://example.com/', status: 'publish', menus: 999 },
+  });
   assert.is(refused.status, 400);
   assert.is(refused.body.code, 'invalid_menu_id');
   const id = await link('Taken?');
@@ -206,14 +258,21 @@ onRedis('the slug filter and order on the Redis read model', async () => {
   const site = await startTestSite({ readModel: opened.readModel });
   try {
     const me = await site.createUser('admin', 'administrator');
-    const make = async (body: Record<string, unknown>) => (await site.request('POST', '/core/v2/menu-items', { as: me, body: { url: 'https://example.com/', ...body } })).body.id as number;
+    const make = async (body: Record<string, unknown>) =>
+      (await site.request('POST', '/core/v2/menu-items', { as: me, body: { url: 'https://example.com/', ...body } }))
+        .body.id as number;
     const first = await make({ title: 'Home' });
     const second = await make({ title: 'Home' });
     const draft = await make({ title: 'Home', status: 'draft' });
     const bySlug = await site.request('GET', '/core/v2/menu-items?status=publish,draft&slug=home-2,home', { as: me });
     assert.equal(bySlug.body.map((i: { id: number }) => i.id).sort(), [first, second].sort());
-    const ordered = await site.request('GET', '/core/v2/menu-items?status=publish,draft&orderby=slug&order=desc', { as: me });
-    assert.equal(ordered.body.map((i: { id: number }) => i.id), [second, first, draft]);
+    const ordered = await site.request('GET', '/core/v2/menu-items?status=publish,draft&orderby=slug&order=desc', {
+      as: me,
+    });
+    assert.equal(
+      ordered.body.map((i: { id: number }) => i.id),
+      [second, first, draft],
+    );
   } finally {
     await site.close();
     await opened.cleanup();

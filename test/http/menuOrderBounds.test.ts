@@ -24,7 +24,15 @@ test.after(async () => t.close());
 const json = (data: string) => ({ as: admin, raw: { data, type: 'application/json' } });
 
 test('a page keeps menu_order within a signed 32-bit column, on create and on update', async () => {
-  for (const [sent, kept] of [['"99999999999999999999"', INT32_MAX], ['1e20', INT32_MAX], ['3000000000', INT32_MAX], ['-99999999999999999999', INT32_MIN], ['2147483647', INT32_MAX], ['-2147483648', INT32_MIN], ['7', 7]] as const) {
+  for (const [sent, kept] of [
+    ['"99999999999999999999"', INT32_MAX],
+    ['1e20', INT32_MAX],
+    ['3000000000', INT32_MAX],
+    ['-99999999999999999999', INT32_MIN],
+    ['2147483647', INT32_MAX],
+    ['-2147483648', INT32_MIN],
+    ['7', 7],
+  ] as const) {
     const created = await t.request('POST', '/core/v2/pages', json(`{"title":"page","menu_order":${sent}}`));
     assert.is(created.status, 201, sent);
     assert.is(created.body.menu_order, kept, sent);
@@ -39,11 +47,22 @@ test('a page keeps menu_order within a signed 32-bit column, on create and on up
 
 test('a menu item keeps menu_order within a signed 32-bit column, on create and on update', async () => {
   const menu = await t.request('POST', '/core/v2/menus', { as: admin, body: { name: 'bounds' } });
-  const created = await t.request('POST', '/core/v2/menu-items', json(`{"title":"item","url":"https://example.com/","menus":${menu.body.id},"menu_order":99999999999999999999}`));
+  const created = await t.request(
+    'POST',
+    '/core/v2/menu-items',
+    json(`{"title":"item","url":"https://example.com/","menus":${menu.body.id},"menu_order":99999999999999999999}`),
+  );
   assert.is(created.status, 201);
   assert.is(created.body.menu_order, INT32_MAX);
-  assert.is((await t.request('GET', `/core/v2/menu-items/${created.body.id}`, { as: admin })).body.menu_order, INT32_MAX);
-  const updated = await t.request('POST', `/core/v2/menu-items/${created.body.id}`, json('{"menu_order":"3000000000"}'));
+  assert.is(
+    (await t.request('GET', `/core/v2/menu-items/${created.body.id}`, { as: admin })).body.menu_order,
+    INT32_MAX,
+  );
+  const updated = await t.request(
+    'POST',
+    `/core/v2/menu-items/${created.body.id}`,
+    json('{"menu_order":"3000000000"}'),
+  );
   assert.is(updated.status, 200);
   assert.is(updated.body.menu_order, INT32_MAX);
 });

@@ -19,10 +19,18 @@ test.after.each(() => t.close());
 
 const write = async (method: string, path: string, body: Record<string, unknown>) => {
   const response = await t.request(method, path, { as: admin, body });
-  assert.ok(response.status === 200 || response.status === 201, `${method} ${path}: ${response.status} ${response.text}`);
+  assert.ok(
+    response.status === 200 || response.status === 201,
+    `${method} ${path}: ${response.status} ${response.text}`,
+  );
   return response.body as { id: number; name: string; slug: string; description: string; auto_add: boolean };
 };
-const shape = (menu: { name: string; slug: string; description: string; auto_add: boolean }) => [menu.name, menu.slug, menu.description, menu.auto_add];
+const shape = (menu: { name: string; slug: string; description: string; auto_add: boolean }) => [
+  menu.name,
+  menu.slug,
+  menu.description,
+  menu.auto_add,
+];
 
 test('the slug follows the name, and an update without a description empties it', async () => {
   const menu = await write('POST', '/core/v2/menus', { name: 'Menu Alpha', description: 'Main', slug: 'custom' });
@@ -31,7 +39,12 @@ test('the slug follows the name, and an update without a description empties it'
   assert.equal(shape(await write('PUT', path, { name: 'Menu Beta' })), ['Menu Beta', 'menu-beta', '', false]);
   assert.equal(shape(await write('PUT', path, { description: 'Other' })), ['Menu Beta', 'menu-beta', 'Other', false]);
   assert.equal(shape(await write('PUT', path, { slug: 'elsewhere' })), ['Menu Beta', 'menu-beta', '', false]);
-  assert.equal(shape(await write('PUT', path, { auto_add: true, description: 'Kept' })), ['Menu Beta', 'menu-beta', 'Kept', true]);
+  assert.equal(shape(await write('PUT', path, { auto_add: true, description: 'Kept' })), [
+    'Menu Beta',
+    'menu-beta',
+    'Kept',
+    true,
+  ]);
   assert.equal(shape(await write('PUT', path, {})), ['Menu Beta', 'menu-beta', '', true]);
   // Read back, and the old slugs are free again.
   assert.equal(shape((await t.request('GET', path, { as: admin })).body), ['Menu Beta', 'menu-beta', '', true]);

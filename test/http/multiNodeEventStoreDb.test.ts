@@ -14,15 +14,25 @@ const test = suite('two API nodes on EventStoreDB');
 
 test('concurrent creates through two nodes get distinct ids and slugs', async () => {
   const server = await startFakeEventStoreDb();
-  const first = await startTestSite({ store: createEventStoreDbEventStore({ connectionString: server.connectionString }) });
+  const first = await startTestSite({
+    store: createEventStoreDbEventStore({ connectionString: server.connectionString }),
+  });
   // The second node has its own connection and its own read model (each node projects for itself here).
-  const second = await startTestSite({ store: createEventStoreDbEventStore({ connectionString: server.connectionString }), readModel: createMemoryReadModel() });
+  const second = await startTestSite({
+    store: createEventStoreDbEventStore({ connectionString: server.connectionString }),
+    readModel: createMemoryReadModel(),
+  });
   try {
     const admin = await first.createUser('admin', 'administrator');
     const seen = await second.site.projector.waitFor(await second.site.store.headPosition(), 30_000);
     assert.ok(seen, 'the second node caught up with the user');
     const results = await Promise.all(
-      Array.from({ length: 16 }, (_, i) => (i % 2 ? second : first).request('POST', '/core/v2/posts', { as: admin, body: { title: 'Shared title', status: 'publish' } })),
+      Array.from({ length: 16 }, (_, i) =>
+        (i % 2 ? second : first).request('POST', '/core/v2/posts', {
+          as: admin,
+          body: { title: 'Shared title', status: 'publish' },
+        }),
+      ),
     );
     for (const response of results) assert.is(response.status, 201, response.text);
     const ids = results.map((r) => r.body.id as number);

@@ -19,7 +19,14 @@ import { createRedisReadModel } from '../../src/readModel/redis/readModel';
 import { dumpCollections, replayLog } from '../../src/projection/replay';
 import builtInProjections from '../../projections/index';
 import { REDIS_URL, deleteKeysUnder } from '../support/redis';
-import { ROOT as root, eventually, freePort, kill9, sharedRedisEnv, startPalimpsest as start } from '../support/processes';
+import {
+  ROOT as root,
+  eventually,
+  freePort,
+  kill9,
+  sharedRedisEnv,
+  startPalimpsest as start,
+} from '../support/processes';
 import type { Running } from '../support/processes';
 
 const test = suite('several processes: two API nodes, a projector, a takeover');
@@ -42,17 +49,23 @@ test('writes through both nodes stay unique and readable everywhere; a second pr
     const [p1, n1, n2, p2] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
     const projector1 = await start(['projector'], { ...base, PORT: String(p1) }, 'palimpsest projector running');
     running.push(projector1);
-    await eventually('the first projector taking the lease', async () => (projector1.output().includes('holding the lease') ? true : undefined));
+    await eventually('the first projector taking the lease', async () =>
+      projector1.output().includes('holding the lease') ? true : undefined,
+    );
     const nodes = [
       await start(['serve', '--no-projector'], { ...base, PORT: String(n1) }, 'palimpsest serving'),
       await start(['serve', '--no-projector'], { ...base, PORT: String(n2) }, 'palimpsest serving'),
     ];
     running.push(...nodes);
 
-    const { stdout } = await promisify(execFile)(process.execPath, ['bin/palimpsest.js', 'user', 'create', '--login', 'admin', '--role', 'administrator', '--json'], {
-      cwd: root,
-      env: { ...base, PORT: '0' },
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['bin/palimpsest.js', 'user', 'create', '--login', 'admin', '--role', 'administrator', '--json'],
+      {
+        cwd: root,
+        env: { ...base, PORT: '0' },
+      },
+    );
     const { app_password } = JSON.parse(stdout.trim()) as { app_password: string };
     const auth = `Basic ${Buffer.from(`admin:${app_password}`).toString('base64')}`;
 
@@ -73,7 +86,11 @@ test('writes through both nodes stay unique and readable everywhere; a second pr
           // Read your writes, through the other node too.
           for (const reader of nodes) {
             const read = await fetch(`${reader.base}/core/v2/posts/${body.id}`);
-            assert.is(read.status, 200, `post ${body.id} written through one node is not readable through ${reader.base}`);
+            assert.is(
+              read.status,
+              200,
+              `post ${body.id} written through one node is not readable through ${reader.base}`,
+            );
           }
           return { id: body.id, slug: body.slug, title };
         }),
@@ -91,7 +108,9 @@ test('writes through both nodes stay unique and readable everywhere; a second pr
     running.push(projector2);
     await during;
     // The batch may have been projected before the kill; the takeover itself comes once the dead lease expires.
-    await eventually('the second projector taking the lease', async () => (projector2.output().includes('holding the lease') ? true : undefined));
+    await eventually('the second projector taking the lease', async () =>
+      projector2.output().includes('holding the lease') ? true : undefined,
+    );
     await writeBatch(3);
 
     assert.is(new Set(answered.map((a) => a.id)).size, answered.length, 'ids are unique across the nodes');
@@ -110,7 +129,9 @@ test('writes through both nodes stay unique and readable everywhere; a second pr
     const store = openSqliteEventStore({ file: path.join(dataDir, 'events.sqlite') });
     try {
       const head = await store.headPosition();
-      await eventually('the projector applying the whole log', async () => (Number(await redis.get(`${prefix}projector:applied`)) >= head ? true : undefined));
+      await eventually('the projector applying the whole log', async () =>
+        Number(await redis.get(`${prefix}projector:applied`)) >= head ? true : undefined,
+      );
       const live = await dumpCollections(createRedisReadModel({ redis, prefix }), builtInProjections);
       const rebuilt = await replayLog({ store, projections: builtInProjections, point: { position: head } });
       assert.equal(live, rebuilt.collections);

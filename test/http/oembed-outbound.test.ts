@@ -75,13 +75,20 @@ test.after(async () => {
   await internal.close();
 });
 
-const proxy = (t: TestSite, url: string, as: TestUser) => t.request('GET', `/oembed/1.0/proxy?url=${encodeURIComponent(url)}`, { as });
+const proxy = (t: TestSite, url: string, as: TestUser) =>
+  t.request('GET', `/oembed/1.0/proxy?url=${encodeURIComponent(url)}`, { as });
 
-test('a page on the server\'s own network is not fetched, whatever form its address takes', async () => {
+test("a page on the server's own network is not fetched, whatever form its address takes", async () => {
   const p = internal.port;
   const forms = [
-    `http://127.0.0.1:${p}/page`, `http://localhost:${p}/page`, `http://2130706433:${p}/page`, `http://0x7f000001:${p}/page`,
-    `http://0177.0.0.1:${p}/page`, `http://127.1:${p}/page`, `http://[::ffff:127.0.0.1]:${p}/page`, `http://[::1]:${p}/page`,
+    `http://127.0.0.1:${p}/page`,
+    `http://localhost:${p}/page`,
+    `http://2130706433:${p}/page`,
+    `http://0x7f000001:${p}/page`,
+    `http://0177.0.0.1:${p}/page`,
+    `http://127.1:${p}/page`,
+    `http://[::ffff:127.0.0.1]:${p}/page`,
+    `http://[::1]:${p}/page`,
     `http://0.0.0.0:${p}/page`,
   ];
   for (const url of forms) {
@@ -95,7 +102,12 @@ test('with the address allowed, the page is embedded; a refused address, a close
   const elsewhere = await internalServer();
   const closed = await internalServer();
   await closed.close();
-  const allowed = await startTestSite({ http: createOutboundHttp({ allowedHosts: parseAllowedHosts(`127.0.0.1:${internal.port}, 127.0.0.1:${closed.port}`), timeoutMs: 300 }) });
+  const allowed = await startTestSite({
+    http: createOutboundHttp({
+      allowedHosts: parseAllowedHosts(`127.0.0.1:${internal.port}, 127.0.0.1:${closed.port}`),
+      timeoutMs: 300,
+    }),
+  });
   const writer = await allowed.createUser('contributor', 'contributor');
   try {
     const embedded = await proxy(allowed, `http://127.0.0.1:${internal.port}/page`, writer);
@@ -106,7 +118,11 @@ test('with the address allowed, the page is embedded; a refused address, a close
     const moved = await proxy(allowed, `http://127.0.0.1:${internal.port}/moved`, writer);
     assert.equal(moved.body, { ...internalData, title: 'Nested' });
     assert.equal(internal.asked.splice(0), ['/moved', '/nested/page', '/nested/oembed.json?maxwidth=600']);
-    for (const url of [`http://127.0.0.1:${elsewhere.port}/page`, `http://127.0.0.1:${closed.port}/page`, `http://127.0.0.1:${internal.port}/silent`]) {
+    for (const url of [
+      `http://127.0.0.1:${elsewhere.port}/page`,
+      `http://127.0.0.1:${closed.port}/page`,
+      `http://127.0.0.1:${internal.port}/silent`,
+    ]) {
       const { status, body } = await proxy(allowed, url, writer);
       assert.equal({ status, body }, cannotEmbed, url);
     }
@@ -121,7 +137,9 @@ test('with the address allowed, the page is embedded; a refused address, a close
 test('an allowed page whose oEmbed link points at an address not allowed is not followed there', async () => {
   const hidden = await internalServer();
   const announcing = await internalServer(() => `http://127.0.0.1:${hidden.port}/oembed.json`);
-  const allowed = await startTestSite({ http: createOutboundHttp({ allowedHosts: parseAllowedHosts(`127.0.0.1:${announcing.port}`) }) });
+  const allowed = await startTestSite({
+    http: createOutboundHttp({ allowedHosts: parseAllowedHosts(`127.0.0.1:${announcing.port}`) }),
+  });
   const writer = await allowed.createUser('contributor', 'contributor');
   try {
     const { status, body } = await proxy(allowed, `http://127.0.0.1:${announcing.port}/page`, writer);

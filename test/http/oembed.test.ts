@@ -19,7 +19,12 @@ function fakeWeb(pages: Record<string, Page>): HttpFetcher & { asked: string[] }
     asked,
     async request(url) {
       asked.push(url);
-      const page = pages[url] ?? Object.entries(pages).find(([prefix]) => prefix.endsWith('*') && url.startsWith(prefix.slice(0, -1)))?.[1] ?? { status: 404, contentType: 'text/html', body: 'not here' };
+      const page = pages[url] ??
+        Object.entries(pages).find(([prefix]) => prefix.endsWith('*') && url.startsWith(prefix.slice(0, -1)))?.[1] ?? {
+          status: 404,
+          contentType: 'text/html',
+          body: 'not here',
+        };
       return { ...page, url, headers: { 'content-type': page.contentType }, bytes: Buffer.from(page.body) };
     },
   };
@@ -35,37 +40,77 @@ let post: any;
 let parent: any;
 let child: any;
 
-const youtubeData = { version: '1.0', type: 'video', title: 'A video', html: '<iframe src="https://www.youtube.com/embed/abc"></iframe>', width: 400, height: 225 };
+const youtubeData = {
+  version: '1.0',
+  type: 'video',
+  title: 'A video',
+  html: '<iframe src="https://www.youtube.com/embed/abc"></iframe>',
+  width: 400,
+  height: 225,
+};
 const discoveredData = { version: '1.0', type: 'rich', title: 'Discovered', html: '<div>elsewhere</div>' };
 
 test.before(async () => {
   web = fakeWeb({
-    'https://www.youtube.com/oembed*': { status: 200, contentType: 'application/json', body: JSON.stringify(youtubeData) },
+    'https://www.youtube.com/oembed*': {
+      status: 200,
+      contentType: 'application/json',
+      body: JSON.stringify(youtubeData),
+    },
     'https://blog.example/a-story/': {
       status: 200,
       contentType: 'text/html',
       body: '<html><head><link rel="alternate" type="application/json+oembed" href="/oembed?url=https%3A%2F%2Fblog.example%2Fa-story%2F&amp;format=json"></head></html>',
     },
-    'https://blog.example/oembed*': { status: 200, contentType: 'application/json', body: JSON.stringify(discoveredData) },
-    'https://plain.example/page/': { status: 200, contentType: 'text/html', body: '<html><head><title>No embed</title></head></html>' },
+    'https://blog.example/oembed*': {
+      status: 200,
+      contentType: 'application/json',
+      body: JSON.stringify(discoveredData),
+    },
+    'https://plain.example/page/': {
+      status: 200,
+      contentType: 'text/html',
+      body: '<html><head><title>No embed</title></head></html>',
+    },
   });
   t = await startTestSite({ http: web });
   admin = await t.createUser('admin', 'administrator');
   contributor = await t.createUser('contributor', 'contributor');
   subscriber = await t.createUser('subscriber', 'subscriber');
-  post = (await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Hello & welcome', status: 'publish' } })).body;
-  parent = (await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'Parent', status: 'publish' } })).body;
-  child = (await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'Child', status: 'publish', parent: parent.id } })).body;
+  post = (
+    await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Hello & welcome', status: 'publish' } })
+  ).body;
+  parent = (await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'Parent', status: 'publish' } }))
+    .body;
+  child = (
+    await t.request('POST', '/core/v2/pages', {
+      as: admin,
+      body: { title: 'Child', status: 'publish', parent: parent.id },
+    })
+  ).body;
 });
 test.after(async () => t.close());
 
-const embed = (url: string, extra = '', as: TestUser | null = null) => t.request('GET', `/oembed/1.0/embed?url=${encodeURIComponent(url)}${extra}`, { as });
-const proxy = (url: string, extra = '', as: TestUser | null = admin) => t.request('GET', `/oembed/1.0/proxy?url=${encodeURIComponent(url)}${extra}`, { as });
+const embed = (url: string, extra = '', as: TestUser | null = null) =>
+  t.request('GET', `/oembed/1.0/embed?url=${encodeURIComponent(url)}${extra}`, { as });
+const proxy = (url: string, extra = '', as: TestUser | null = admin) =>
+  t.request('GET', `/oembed/1.0/proxy?url=${encodeURIComponent(url)}${extra}`, { as });
 
 test('embed: a published post by its pretty permalink, with provider, author, size and the frame', async () => {
   const { status, body } = await embed(post.link);
   assert.is(status, 200);
-  assert.equal(Object.keys(body), ['version', 'provider_name', 'provider_url', 'author_name', 'author_url', 'title', 'type', 'width', 'height', 'html']);
+  assert.equal(Object.keys(body), [
+    'version',
+    'provider_name',
+    'provider_url',
+    'author_name',
+    'author_url',
+    'title',
+    'type',
+    'width',
+    'height',
+    'html',
+  ]);
   assert.is(body.version, '1.0');
   assert.is(body.provider_name, 'Test site');
   assert.is(body.provider_url, t.url);
@@ -77,8 +122,16 @@ test('embed: a published post by its pretty permalink, with provider, author, si
   assert.is(body.height, 338);
   const secret = /data-secret="([a-zA-Z0-9]{10})"/.exec(body.html)?.[1];
   assert.ok(secret, body.html);
-  assert.match(body.html, new RegExp(`^<blockquote class="wp-embedded-content" data-secret="${secret}"><a href="${post.link}">`));
-  assert.match(body.html, new RegExp(`<iframe [^>]*sandbox="allow-scripts"[^>]*src="${post.link}embed/#\\?secret=${secret}"[^>]*width="600" height="338"`));
+  assert.match(
+    body.html,
+    new RegExp(`^<blockquote class="wp-embedded-content" data-secret="${secret}"><a href="${post.link}">`),
+  );
+  assert.match(
+    body.html,
+    new RegExp(
+      `<iframe [^>]*sandbox="allow-scripts"[^>]*src="${post.link}embed/#\\?secret=${secret}"[^>]*width="600" height="338"`,
+    ),
+  );
   // Every embed has a fresh secret.
   assert.not.equal((await embed(post.link)).body.html, body.html);
 });
@@ -104,8 +157,13 @@ test('embed: maxwidth is kept between 200 and 600, the height 16:9 but at least 
   assert.equal(await size('5000'), [600, 338]);
 });
 
-test('embed: in XML, a title\'s character references are its characters, written as hex references beyond ASCII', async () => {
-  const quoted = (await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'A "quoted" title -- here', status: 'publish' } })).body;
+test("embed: in XML, a title's character references are its characters, written as hex references beyond ASCII", async () => {
+  const quoted = (
+    await t.request('POST', '/core/v2/posts', {
+      as: admin,
+      body: { title: 'A "quoted" title -- here', status: 'publish' },
+    })
+  ).body;
   const json = await embed(quoted.link);
   assert.is(json.body.title, 'A &#8220;quoted&#8221; title &#8212; here');
   const xml = await embed(quoted.link, '&format=xml');
@@ -117,7 +175,12 @@ test('embed: format=xml is XML with the same fields; an unknown format falls bac
   const xml = await embed(post.link, '&format=xml&maxwidth=200');
   assert.is(xml.status, 200);
   assert.match(xml.headers.get('content-type') ?? '', /^text\/xml/);
-  assert.ok(xml.text.startsWith('<?xml version="1.0"?>\n<oembed><version>1.0</version><provider_name>Test site</provider_name>'), xml.text.slice(0, 120));
+  assert.ok(
+    xml.text.startsWith(
+      '<?xml version="1.0"?>\n<oembed><version>1.0</version><provider_name>Test site</provider_name>',
+    ),
+    xml.text.slice(0, 120),
+  );
   assert.match(xml.text, /<width>200<\/width><height>200<\/height><html>&lt;blockquote class="wp-embedded-content"/);
   // The title's `&#038;` is read as "&" (and written `&amp;`), as in WordPress's XML.
   assert.match(xml.text, /<title>Hello &amp; welcome<\/title>/);
@@ -128,15 +191,27 @@ test('embed: format=xml is XML with the same fields; an unknown format falls bac
 
 test('embed: an author who is gone gives way to the site', async () => {
   const author = await t.createUser('leaving', 'author');
-  const own = (await t.request('POST', '/core/v2/posts', { as: author, body: { title: 'Orphan', status: 'publish' } })).body;
+  const own = (await t.request('POST', '/core/v2/posts', { as: author, body: { title: 'Orphan', status: 'publish' } }))
+    .body;
   assert.is((await embed(own.link)).body.author_name, 'leaving');
   const deleted = await t.request('DELETE', `/core/v2/users/${author.id}?force=true&reassign=false`, { as: admin });
   assert.is(deleted.status, 200, deleted.text);
   // Without reassignment the post went to the trash; bring back a published one by the missing author.
-  const orphan = (await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Still orphan', status: 'publish', author: admin.id } })).body;
+  const orphan = (
+    await t.request('POST', '/core/v2/posts', {
+      as: admin,
+      body: { title: 'Still orphan', status: 'publish', author: admin.id },
+    })
+  ).body;
   const moved = await t.site.store.appendToStream(
     `content-${orphan.id}`,
-    [{ type: 'PostUpdated', data: { id: orphan.id, postType: 'post', changes: { author: author.id } }, metadata: t.site.metadata(null, 'test') }],
+    [
+      {
+        type: 'PostUpdated',
+        data: { id: orphan.id, postType: 'post', changes: { author: author.id } },
+        metadata: t.site.metadata(null, 'test'),
+      },
+    ],
     { expectedRevision: 'any' },
   );
   await t.site.settle(moved.position);
@@ -148,14 +223,21 @@ test('embed: an author who is gone gives way to the site', async () => {
 test('embed: errors — no url, a url not of this site, not published, unknown; POST has no route', async () => {
   const missing = await t.request('GET', '/oembed/1.0/embed');
   assert.is(missing.status, 400);
-  assert.equal(missing.body, { code: 'rest_missing_callback_param', message: 'Missing parameter(s): url', data: { status: 400, params: ['url'] } });
+  assert.equal(missing.body, {
+    code: 'rest_missing_callback_param',
+    message: 'Missing parameter(s): url',
+    data: { status: 400, params: ['url'] },
+  });
   const notFound = { code: 'oembed_invalid_url', message: 'Not Found', data: { status: 404 } };
   assert.equal((await embed('http://example.com/x')).body, notFound);
   assert.equal((await embed(`${t.url}/no-such-thing/`)).body, notFound);
-  const draft = (await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Draft', slug: 'a-draft' } })).body;
+  const draft = (await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Draft', slug: 'a-draft' } }))
+    .body;
   assert.equal((await embed(`${t.url}/?p=${draft.id}`)).body, notFound);
   assert.equal((await embed(`${t.url}/a-draft/`)).body, notFound);
-  const privatePost = (await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Secret', status: 'private' } })).body;
+  const privatePost = (
+    await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Secret', status: 'private' } })
+  ).body;
   assert.equal((await embed(privatePost.link, '', admin)).body, notFound);
   assert.is((await embed(`${t.url}/?p=abc`)).status, 404);
   const posted = await t.request('POST', `/oembed/1.0/embed?url=${encodeURIComponent(post.link)}`, { as: admin });
@@ -164,7 +246,12 @@ test('embed: errors — no url, a url not of this site, not published, unknown; 
 });
 
 test('embed: a password-protected post is embeddable, its title marked', async () => {
-  const locked = (await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Locked', status: 'publish', password: 'pw' } })).body;
+  const locked = (
+    await t.request('POST', '/core/v2/posts', {
+      as: admin,
+      body: { title: 'Locked', status: 'publish', password: 'pw' },
+    })
+  ).body;
   const { status, body } = await embed(locked.link);
   assert.is(status, 200);
   assert.is(body.title, 'Protected: Locked');
@@ -224,7 +311,7 @@ test('proxy: an allow-listed provider is asked at its endpoint with the url and 
   assert.match(xml.text, /<type>video<\/type>/);
 });
 
-test('proxy: discovery follows the page\'s json+oembed link; without discovery, or with nothing found, 404 oembed_invalid_url', async () => {
+test("proxy: discovery follows the page's json+oembed link; without discovery, or with nothing found, 404 oembed_invalid_url", async () => {
   web.asked.length = 0;
   const found = await proxy('https://blog.example/a-story/');
   assert.is(found.status, 200, found.text);
@@ -242,7 +329,13 @@ test('proxy: discovery follows the page\'s json+oembed link; without discovery, 
 test('discovery reads the link wherever its attributes are, and ignores XML or other links', () => {
   const page = `<link rel="stylesheet" href="/x.css"><link type='text/xml+oembed' rel='alternate' href='/xml'><LINK HREF="/json?a=1&amp;b=2" TYPE="application/json+oembed" REL="alternate">`;
   assert.is(discoveredEndpoint(page, 'https://site.example/post/'), 'https://site.example/json?a=1&b=2');
-  assert.is(discoveredEndpoint('<link rel="alternate" type="application/json+oembed" href="javascript:alert(1)">', 'https://a.example/'), null);
+  assert.is(
+    discoveredEndpoint(
+      '<link rel="alternate" type="application/json+oembed" href="javascript:alert(1)">',
+      'https://a.example/',
+    ),
+    null,
+  );
 });
 
 test.run();

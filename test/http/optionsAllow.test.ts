@@ -27,7 +27,9 @@ test.before(async () => {
   admin = await t.createUser('admin', 'administrator');
   author = await t.createUser('author', 'author');
   subscriber = await t.createUser('subscriber', 'subscriber');
-  post = (await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Open for comments', status: 'publish' } })).body.id;
+  post = (
+    await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Open for comments', status: 'publish' } })
+  ).body.id;
 });
 test.after(() => t.close());
 
@@ -76,7 +78,10 @@ test("after a comments list read, POST is allowed to moderators only (the read's
   const created = await t.request('POST', '/core/v2/comments', { as: author, body: { post, content: 'Nice.' } });
   assert.is(created.status, 201, created.text);
   t.clock.advance(60_000);
-  const withStatus = await t.request('POST', '/core/v2/comments', { as: author, body: { post, content: 'Mine.', status: 'approved' } });
+  const withStatus = await t.request('POST', '/core/v2/comments', {
+    as: author,
+    body: { post, content: 'Mine.', status: 'approved' },
+  });
   assert.is(withStatus.status, 403);
   assert.is(withStatus.body.code, 'rest_comment_invalid_status');
 });
@@ -98,7 +103,8 @@ test("after a write, the route's other methods are judged on what was sent, with
   assert.is(authored.status, 201);
   assert.is(authored.headers.get('allow'), 'GET, POST');
   // Other routes are unchanged: a post's update answers with every method its author may use.
-  const own = (await t.request('POST', '/core/v2/posts', { as: author, body: { title: 'Mine', status: 'draft' } })).body.id;
+  const own = (await t.request('POST', '/core/v2/posts', { as: author, body: { title: 'Mine', status: 'draft' } })).body
+    .id;
   const updated = await t.request('POST', `/core/v2/posts/${own}`, { as: author, body: { title: 'Still mine' } });
   assert.is(updated.headers.get('allow'), 'GET, POST, PUT, PATCH, DELETE');
 });

@@ -43,14 +43,16 @@ function faultyStore(store: EventStore, faults: Faults): EventStore {
   return {
     ...store,
     appendToStream: async (streamId, events, options) => {
-      if (faults.appendsTo !== null && streamId.startsWith(faults.appendsTo)) throw outage('event store', faults.unknown);
+      if (faults.appendsTo !== null && streamId.startsWith(faults.appendsTo))
+        throw outage('event store', faults.unknown);
       return store.appendToStream(streamId, events, options);
     },
   };
 }
 
 function faultyReadModel(readModel: ReadModel, faults: Faults): ReadModel {
-  const failing = <T>(read: () => Promise<T>): Promise<T> => (faults.readModelDown ? Promise.reject(outage('read model')) : read());
+  const failing = <T>(read: () => Promise<T>): Promise<T> =>
+    faults.readModelDown ? Promise.reject(outage('read model')) : read();
   return {
     ...readModel,
     // Nothing at hand without asking: every read goes to get/query.
@@ -83,7 +85,13 @@ async function harness(readYourWritesTimeoutMs = 5000): Promise<Harness> {
   const waits: number[] = [];
   let site: Site;
   const coordination: Coordination = {
-    lease: { ttlMs: 60_000, owner: 'test', acquire: async () => 1, release: async () => undefined, holder: async () => 'test' },
+    lease: {
+      ttlMs: 60_000,
+      owner: 'test',
+      acquire: async () => 1,
+      release: async () => undefined,
+      holder: async () => 'test',
+    },
     progress: {
       publish: async () => true,
       applied: async () => site.projector.appliedPosition,
@@ -101,14 +109,33 @@ async function harness(readYourWritesTimeoutMs = 5000): Promise<Harness> {
     close: async () => undefined,
   };
   site = createSite(
-    { siteUrl: 'http://127.0.0.1', name: 't', description: '', timezone: 'UTC', authSecret: 's', idBlockSize: 5, readYourWritesTimeoutMs },
-    { store: faultyStore(store, faults), readModel: faultyReadModel(createMemoryReadModel(), faults), clock, coordination, ...testAdapters() },
+    {
+      siteUrl: 'http://127.0.0.1',
+      name: 't',
+      description: '',
+      timezone: 'UTC',
+      authSecret: 's',
+      idBlockSize: 5,
+      readYourWritesTimeoutMs,
+    },
+    {
+      store: faultyStore(store, faults),
+      readModel: faultyReadModel(createMemoryReadModel(), faults),
+      clock,
+      coordination,
+      ...testAdapters(),
+    },
   );
   await site.projector.start();
   const server = http.createServer(createApp(site).callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const request = requestsTo(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-  const { id } = await registerUser(site, { login: 'admin', role: 'administrator', email: 'admin@example.test' }, null, 'setup');
+  const { id } = await registerUser(
+    site,
+    { login: 'admin', role: 'administrator', email: 'admin@example.test' },
+    null,
+    'setup',
+  );
   const { password, position } = await createApplicationPassword(site, id, { name: 'tests' }, null, 'setup');
   await site.settle(position);
   // As the server does at start: "Uncategorized" exists before any post is written.
@@ -132,7 +159,8 @@ async function harness(readYourWritesTimeoutMs = 5000): Promise<Harness> {
   };
 }
 
-const postsInLog = async (store: EventStore) => (await store.readAll()).filter((event) => event.streamId.startsWith('content-'));
+const postsInLog = async (store: EventStore) =>
+  (await store.readAll()).filter((event) => event.streamId.startsWith('content-'));
 
 test('a read with the read model out answers 503 with Retry-After, in WordPress error shape, without an outcome', async () => {
   const h = await harness();
@@ -163,7 +191,10 @@ test('a write refused before it appended anything has no outcome: sending it aga
   try {
     // The slug's claim is the create's first append; nothing is written when it fails.
     h.faults.appendsTo = 'name-';
-    const response = await h.request('POST', '/core/v2/posts', { as: h.admin, body: { title: 'Refused', status: 'publish' } });
+    const response = await h.request('POST', '/core/v2/posts', {
+      as: h.admin,
+      body: { title: 'Refused', status: 'publish' },
+    });
     assert.is(response.status, 503, response.text);
     assert.is(response.headers.get('retry-after'), '5');
     assert.equal(response.body.data, { status: 503, dependency: 'event store' });
@@ -178,7 +209,10 @@ test('a write whose own append had no answer says its outcome is unknown', async
   try {
     h.faults.appendsTo = 'content-';
     h.faults.unknown = true;
-    const response = await h.request('POST', '/core/v2/posts', { as: h.admin, body: { title: 'Lost answer', status: 'publish' } });
+    const response = await h.request('POST', '/core/v2/posts', {
+      as: h.admin,
+      body: { title: 'Lost answer', status: 'publish' },
+    });
     assert.is(response.status, 503, response.text);
     assert.equal(response.body.data, { status: 503, dependency: 'event store', outcome: 'unknown' });
     assert.match(response.body.message, /may or may not have been saved/);
@@ -193,7 +227,10 @@ test('a write whose own append failed saying nothing was written has no outcome,
     // The slug is claimed (appended), then the post's own append fails and says nothing was written: the post is not.
     h.faults.appendsTo = 'content-';
     h.faults.unknown = false;
-    const response = await h.request('POST', '/core/v2/posts', { as: h.admin, body: { title: 'Half way', status: 'publish' } });
+    const response = await h.request('POST', '/core/v2/posts', {
+      as: h.admin,
+      body: { title: 'Half way', status: 'publish' },
+    });
     assert.is(response.status, 503, response.text);
     assert.equal(response.body.data, { status: 503, dependency: 'event store' });
     assert.equal(await postsInLog(h.store), []);
@@ -206,12 +243,20 @@ test('a write committed but not yet visible says so, with its position; it is in
   const h = await harness();
   try {
     h.faults.progressDown = true;
-    const response = await h.request('POST', '/core/v2/posts', { as: h.admin, body: { title: 'Saved', status: 'publish' } });
+    const response = await h.request('POST', '/core/v2/posts', {
+      as: h.admin,
+      body: { title: 'Saved', status: 'publish' },
+    });
     assert.is(response.status, 503, response.text);
     assert.is(response.headers.get('retry-after'), '5');
     const [created] = await postsInLog(h.store);
     assert.ok(created, 'the post is in the log');
-    assert.equal(response.body.data, { status: 503, dependency: 'read model', outcome: 'committed', position: (await h.store.readAll()).at(-1)!.position });
+    assert.equal(response.body.data, {
+      status: 503,
+      dependency: 'read model',
+      outcome: 'committed',
+      position: (await h.store.readAll()).at(-1)!.position,
+    });
     assert.is(created!.position, response.body.data.position);
     assert.match(response.body.message, /The change was saved/);
     h.faults.progressDown = false;
@@ -242,7 +287,11 @@ test('the read-your-writes wait is what is left of READ_YOUR_WRITES_TIMEOUT_MS s
   const h = await harness(5000);
   try {
     const append = (requestId: string, id: number) =>
-      h.site.store.appendToStream(`note-${id}`, [{ type: 'Noted', data: { id }, metadata: h.site.metadata(null, requestId) }], { expectedRevision: 'no_stream' });
+      h.site.store.appendToStream(
+        `note-${id}`,
+        [{ type: 'Noted', data: { id }, metadata: h.site.metadata(null, requestId) }],
+        { expectedRevision: 'no_stream' },
+      );
     const first = h.site.requests.begin('first')!;
     const { position: one } = await append('first', 1);
     h.clock.advance(3_000);

@@ -15,7 +15,7 @@ const isApiNoRoute = async (response: Response, what: string): Promise<void> => 
   assert.is(((await response.json()) as { code?: string }).code, 'rest_no_route', what);
 };
 
-routes('the operational endpoints answer GET and HEAD of their exact paths; anything else is the API\'s', async () => {
+routes("the operational endpoints answer GET and HEAD of their exact paths; anything else is the API's", async () => {
   const site = await startTestSite();
   try {
     const health = await fetch(`${site.url}/healthz?probe=1`);
@@ -48,27 +48,30 @@ routes('a site path with pattern characters is matched literally by every page',
     assert.match(await audit.text(), /src="audit.mjs"/);
     await isApiNoRoute(await fetch(`${site.url}/aXb(c)+/audit/`), 'the audit page under another path');
     const upload = await fetch(`${site.url}/aXb(c)+/wp-content/uploads/2026/11/none.png`);
-    assert.match(upload.headers.get('content-type') ?? '', /application\/json/, 'not the uploads\' answer');
+    assert.match(upload.headers.get('content-type') ?? '', /application\/json/, "not the uploads' answer");
   } finally {
     await site.close();
   }
 });
 
-routes('a page that is not the request\'s passes it to the API: the API\'s own routes under /audit/, methods the page has not', async () => {
-  const site = await startTestSite();
-  try {
-    const api = await fetch(`${site.url}/audit/v1/events`);
-    assert.is(api.status, 401);
-    assert.match(api.headers.get('content-type') ?? '', /application\/json/);
-    const post = await fetch(`${site.url}/audit/`, { method: 'POST' });
-    assert.is(post.status, 405, 'the page\'s own refusal');
-    assert.is(post.headers.get('allow'), 'GET, HEAD');
-    const put = await fetch(`${site.url}/wp-admin/authorize-application.php`, { method: 'PUT' });
-    assert.is(put.status, 405);
-    assert.is(put.headers.get('allow'), 'GET, HEAD, POST');
-  } finally {
-    await site.close();
-  }
-});
+routes(
+  "a page that is not the request's passes it to the API: the API's own routes under /audit/, methods the page has not",
+  async () => {
+    const site = await startTestSite();
+    try {
+      const api = await fetch(`${site.url}/audit/v1/events`);
+      assert.is(api.status, 401);
+      assert.match(api.headers.get('content-type') ?? '', /application\/json/);
+      const post = await fetch(`${site.url}/audit/`, { method: 'POST' });
+      assert.is(post.status, 405, "the page's own refusal");
+      assert.is(post.headers.get('allow'), 'GET, HEAD');
+      const put = await fetch(`${site.url}/wp-admin/authorize-application.php`, { method: 'PUT' });
+      assert.is(put.status, 405);
+      assert.is(put.headers.get('allow'), 'GET, HEAD, POST');
+    } finally {
+      await site.close();
+    }
+  },
+);
 
 routes.run();

@@ -31,7 +31,10 @@ test('a page has parent and menu_order, closed comments by default, and none of 
   assert.is(page.guid.rendered, `${t.url}/about/`, 'a page created published keeps its permalink of then as guid');
   const draft = await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'Later' } });
   assert.is(draft.body.guid.raw, `${t.url}/?page_id=${draft.body.id}`);
-  const published = await t.request('PATCH', `/core/v2/pages/${draft.body.id}`, { as: admin, body: { status: 'publish' } });
+  const published = await t.request('PATCH', `/core/v2/pages/${draft.body.id}`, {
+    as: admin,
+    body: { status: 'publish' },
+  });
   assert.is(published.body.guid.raw, `${t.url}/?page_id=${draft.body.id}`, 'the guid never changes');
   assert.is(published.body.link, `${t.url}/later/`);
 });
@@ -44,11 +47,24 @@ test('pages may be empty, unlike posts', async () => {
 });
 
 test('children: parent must exist; slugs are unique among siblings only; numeric slugs are suffixed', async () => {
-  const parentA = (await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'Parent A', status: 'publish' } })).body.id;
-  const parentB = (await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'Parent B', status: 'publish' } })).body.id;
-  const underA = await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'Child', status: 'publish', parent: parentA } });
-  const underB = await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'Child', status: 'publish', parent: parentB } });
-  const againUnderA = await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'Child', status: 'publish', parent: parentA } });
+  const parentA = (
+    await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'Parent A', status: 'publish' } })
+  ).body.id;
+  const parentB = (
+    await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'Parent B', status: 'publish' } })
+  ).body.id;
+  const underA = await t.request('POST', '/core/v2/pages', {
+    as: admin,
+    body: { title: 'Child', status: 'publish', parent: parentA },
+  });
+  const underB = await t.request('POST', '/core/v2/pages', {
+    as: admin,
+    body: { title: 'Child', status: 'publish', parent: parentB },
+  });
+  const againUnderA = await t.request('POST', '/core/v2/pages', {
+    as: admin,
+    body: { title: 'Child', status: 'publish', parent: parentA },
+  });
   assert.equal([underA.body.slug, underB.body.slug, againUnderA.body.slug], ['child', 'child', 'child-2']);
   assert.equal(underA.body._links.up, [{ embeddable: true, href: `${t.url}/core/v2/pages/${parentA}` }]);
   const orphan = await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'Orphan', parent: 999999 } });
@@ -62,16 +78,34 @@ test('children: parent must exist; slugs are unique among siblings only; numeric
 });
 
 test('list: parent, parent_exclude, menu_order filters and orderby menu_order', async () => {
-  const root = (await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'Root', status: 'publish' } })).body.id;
+  const root = (await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'Root', status: 'publish' } }))
+    .body.id;
   const ids: number[] = [];
-  for (const [title, order] of [['Third', 3], ['First', 1], ['Second', 2]] as const) {
-    ids.push((await t.request('POST', '/core/v2/pages', { as: admin, body: { title, status: 'publish', parent: root, menu_order: order } })).body.id);
+  for (const [title, order] of [
+    ['Third', 3],
+    ['First', 1],
+    ['Second', 2],
+  ] as const) {
+    ids.push(
+      (
+        await t.request('POST', '/core/v2/pages', {
+          as: admin,
+          body: { title, status: 'publish', parent: root, menu_order: order },
+        })
+      ).body.id,
+    );
   }
   const children = await t.request('GET', `/core/v2/pages?parent=${root}&orderby=menu_order&order=asc`);
-  assert.equal(children.body.map((p: any) => p.title.rendered), ['First', 'Second', 'Third']);
+  assert.equal(
+    children.body.map((p: any) => p.title.rendered),
+    ['First', 'Second', 'Third'],
+  );
   assert.is(children.headers.get('x-wp-total'), '3');
   const second = await t.request('GET', `/core/v2/pages?parent=${root}&menu_order=2`);
-  assert.equal(second.body.map((p: any) => p.title.rendered), ['Second']);
+  assert.equal(
+    second.body.map((p: any) => p.title.rendered),
+    ['Second'],
+  );
   const notChildren = await t.request('GET', `/core/v2/pages?parent_exclude=${root}&per_page=100`);
   assert.ok(notChildren.body.every((p: any) => p.parent !== root));
   const postOnly = await t.request('GET', '/core/v2/pages?sticky=true');
@@ -84,16 +118,22 @@ test('page capabilities: authors cannot create pages', async () => {
 });
 
 test('a page id on the posts routes (and the reverse) is an invalid id', async () => {
-  const page = (await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'Only a page', status: 'publish' } })).body.id;
+  const page = (
+    await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'Only a page', status: 'publish' } })
+  ).body.id;
   const asPost = await t.request('GET', `/core/v2/posts/${page}`);
   assert.equal([asPost.status, asPost.body.code], [404, 'rest_post_invalid_id']);
-  const post = (await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Only a post', status: 'publish' } })).body.id;
+  const post = (
+    await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Only a post', status: 'publish' } })
+  ).body.id;
   const asPage = await t.request('GET', `/core/v2/pages/${post}`);
   assert.equal([asPage.status, asPage.body.code], [404, 'rest_post_invalid_id']);
 });
 
 test('pages have revisions and autosaves too', async () => {
-  const id = (await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'Revised page', status: 'publish' } })).body.id;
+  const id = (
+    await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'Revised page', status: 'publish' } })
+  ).body.id;
   await t.request('PATCH', `/core/v2/pages/${id}`, { as: admin, body: { content: 'new' } });
   const revisions = await t.request('GET', `/core/v2/pages/${id}/revisions`, { as: admin });
   assert.is(revisions.body.length, 1);

@@ -10,7 +10,11 @@ import * as assert from 'uvu/assert';
 import { startTestSite } from '../support/testSite';
 import type { TestSite, TestUser } from '../support/testSite';
 
-const noRoute = { code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } };
+const noRoute = {
+  code: 'rest_no_route',
+  message: 'No route was found matching the URL and request method.',
+  data: { status: 404 },
+};
 const basic = (name: string, password: string) => `Basic ${Buffer.from(`${name}:${password}`).toString('base64')}`;
 
 const test = suite('posts: pipeline errors');
@@ -30,7 +34,13 @@ test.before(async () => {
 test.after(async () => t.close());
 
 test('an unknown route is 404 rest_no_route', async () => {
-  for (const path of ['/core/v2/nothing', '/test-ns/v1/test', '/core/v2/posts/abc', '/core/v2/posts/1/nope', '/core/v3/posts']) {
+  for (const path of [
+    '/core/v2/nothing',
+    '/test-ns/v1/test',
+    '/core/v2/posts/abc',
+    '/core/v2/posts/1/nope',
+    '/core/v3/posts',
+  ]) {
     const response = await t.request('GET', path);
     assert.is(response.status, 404, path);
     assert.equal(response.body, noRoute);
@@ -68,14 +78,22 @@ test('a malformed JSON body is 400 rest_invalid_json, once a route matched', asy
     assert.equal(response.body, expected);
   }
   // Before permission: a subscriber gets the same. (An anonymous caller's body is not read here: docs/compatibility.md.)
-  const subscriberBad = await t.request('PUT', `/core/v2/posts/${post.id}`, { as: subscriber, raw: { data: '{bad', type: 'application/json' } });
+  const subscriberBad = await t.request('PUT', `/core/v2/posts/${post.id}`, {
+    as: subscriber,
+    raw: { data: '{bad', type: 'application/json' },
+  });
   assert.is(subscriberBad.status, 400);
   assert.equal(subscriberBad.body, expected);
-  const anonymous = await t.request('PUT', `/core/v2/posts/${post.id}`, { raw: { data: '{bad', type: 'application/json' } });
+  const anonymous = await t.request('PUT', `/core/v2/posts/${post.id}`, {
+    raw: { data: '{bad', type: 'application/json' },
+  });
   assert.is(anonymous.status, 401);
   assert.is(anonymous.body.code, 'rest_cannot_edit');
   // Routing comes first.
-  const unrouted = await t.request('POST', '/core/v2/nothing', { as: admin, raw: { data: '{bad', type: 'application/json' } });
+  const unrouted = await t.request('POST', '/core/v2/nothing', {
+    as: admin,
+    raw: { data: '{bad', type: 'application/json' },
+  });
   assert.equal(unrouted.body, noRoute);
   // Another content type is not read as JSON at all.
   const text = await t.request('POST', '/core/v2/posts', { as: admin, raw: { data: '{bad', type: 'text/plain' } });
@@ -84,7 +102,10 @@ test('a malformed JSON body is 400 rest_invalid_json, once a route matched', asy
 });
 
 test('invalid list params, first round: context, page and per_page, reported together', async () => {
-  const response = await t.request('GET', '/core/v2/posts?per_page=0&context=banana&orderby=content&order=asc,id&offset=moreplease&exclude=invalid');
+  const response = await t.request(
+    'GET',
+    '/core/v2/posts?per_page=0&context=banana&orderby=content&order=asc,id&offset=moreplease&exclude=invalid',
+  );
   assert.is(response.status, 400);
   assert.equal(response.body, {
     code: 'rest_invalid_param',
@@ -97,7 +118,11 @@ test('invalid list params, first round: context, page and per_page, reported tog
       },
       details: {
         context: { code: 'rest_not_in_enum', message: 'context is not one of view, embed, and edit.', data: null },
-        per_page: { code: 'rest_out_of_bounds', message: 'per_page must be between 1 (inclusive) and 100 (inclusive)', data: null },
+        per_page: {
+          code: 'rest_out_of_bounds',
+          message: 'per_page must be between 1 (inclusive) and 100 (inclusive)',
+          data: null,
+        },
       },
     },
   });
@@ -115,8 +140,12 @@ test('invalid list params, first round: context, page and per_page, reported tog
 });
 
 test('invalid list params, second round: the other filters, in the order the query gave them', async () => {
-  const orderbyMessage = 'orderby is not one of author, date, id, include, modified, parent, relevance, slug, include_slugs, and title.';
-  const response = await t.request('GET', '/core/v2/posts?orderby=content&order=asc,id&offset=moreplease&exclude=invalid');
+  const orderbyMessage =
+    'orderby is not one of author, date, id, include, modified, parent, relevance, slug, include_slugs, and title.';
+  const response = await t.request(
+    'GET',
+    '/core/v2/posts?orderby=content&order=asc,id&offset=moreplease&exclude=invalid',
+  );
   assert.is(response.status, 400);
   assert.equal(response.body, {
     code: 'rest_invalid_param',
@@ -133,7 +162,11 @@ test('invalid list params, second round: the other filters, in the order the que
         orderby: { code: 'rest_not_in_enum', message: orderbyMessage, data: null },
         order: { code: 'rest_not_in_enum', message: 'order is not one of asc and desc.', data: null },
         offset: { code: 'rest_invalid_type', message: 'offset is not of type integer.', data: { param: 'offset' } },
-        exclude: { code: 'rest_invalid_type', message: 'exclude[0] is not of type integer.', data: { param: 'exclude[0]' } },
+        exclude: {
+          code: 'rest_invalid_type',
+          message: 'exclude[0] is not of type integer.',
+          data: { param: 'exclude[0]' },
+        },
       },
     },
   });
@@ -141,7 +174,11 @@ test('invalid list params, second round: the other filters, in the order the que
   const withStatus = await t.request('GET', '/core/v2/posts?exclude=invalid&status=draft&order=asc,id');
   assert.is(withStatus.status, 400);
   assert.is(withStatus.body.message, 'Invalid parameter(s): exclude, status, order');
-  assert.equal(withStatus.body.data.details.status, { code: 'rest_forbidden_status', message: 'Status is forbidden.', data: { status: 401 } });
+  assert.equal(withStatus.body.data.details.status, {
+    code: 'rest_forbidden_status',
+    message: 'Status is forbidden.',
+    data: { status: 401 },
+  });
   assert.equal(withStatus.body.data.params.status, 'Status is forbidden.');
 });
 
@@ -153,7 +190,11 @@ test('an unknown status is an invalid param, whoever asks', async () => {
   assert.equal(response.body, {
     code: 'rest_invalid_param',
     message: 'Invalid parameter(s): status',
-    data: { status: 400, params: { status: message }, details: { status: { code: 'rest_not_in_enum', message, data: null } } },
+    data: {
+      status: 400,
+      params: { status: message },
+      details: { status: { code: 'rest_not_in_enum', message, data: null } },
+    },
   });
   const anonymous = await t.request('GET', '/core/v2/posts?status=teststatus');
   assert.is(anonymous.status, 400);
@@ -161,7 +202,8 @@ test('an unknown status is an invalid param, whoever asks', async () => {
 });
 
 test('invalid write params are reported together, in schema order, before any permission check', async () => {
-  const formatMessage = 'format is not one of standard, aside, chat, gallery, link, image, quote, status, video, and audio.';
+  const formatMessage =
+    'format is not one of standard, aside, chat, gallery, link, image, quote, status, video, and audio.';
   const body = { sticky: 'nothanks', format: 'bogus', comment_status: 'garbage', author: 'me' };
   for (const as of [admin, subscriber]) {
     const response = await t.request('POST', '/core/v2/posts', { as, body });
@@ -179,7 +221,11 @@ test('invalid write params are reported together, in schema order, before any pe
         },
         details: {
           author: { code: 'rest_invalid_type', message: 'author is not of type integer.', data: { param: 'author' } },
-          comment_status: { code: 'rest_not_in_enum', message: 'comment_status is not one of open and closed.', data: null },
+          comment_status: {
+            code: 'rest_not_in_enum',
+            message: 'comment_status is not one of open and closed.',
+            data: null,
+          },
           format: { code: 'rest_not_in_enum', message: formatMessage, data: null },
           sticky: { code: 'rest_invalid_type', message: 'sticky is not of type boolean.', data: { param: 'sticky' } },
         },
@@ -193,7 +239,9 @@ test('invalid write params are reported together, in schema order, before any pe
     data: {
       status: 400,
       params: { sticky: 'sticky is not of type boolean.' },
-      details: { sticky: { code: 'rest_invalid_type', message: 'sticky is not of type boolean.', data: { param: 'sticky' } } },
+      details: {
+        sticky: { code: 'rest_invalid_type', message: 'sticky is not of type boolean.', data: { param: 'sticky' } },
+      },
     },
   });
 });
@@ -205,7 +253,11 @@ test('an impossible date is 400 rest_invalid_param with rest_invalid_date inside
     assert.equal(response.body, {
       code: 'rest_invalid_param',
       message: 'Invalid parameter(s): date',
-      data: { status: 400, params: { date: 'Invalid date.' }, details: { date: { code: 'rest_invalid_date', message: 'Invalid date.', data: null } } },
+      data: {
+        status: 400,
+        params: { date: 'Invalid date.' },
+        details: { date: { code: 'rest_invalid_date', message: 'Invalid date.', data: null } },
+      },
     });
   }
 });
@@ -238,10 +290,18 @@ test('validation comes before permission: anonymous invalid requests get 400, no
 test('creating needs edit_posts: 401 rest_cannot_create anonymous, 403 for a subscriber', async () => {
   const anonymous = await t.request('POST', '/core/v2/posts', { body: { title: 'Hello' } });
   assert.is(anonymous.status, 401);
-  assert.equal(anonymous.body, { code: 'rest_cannot_create', message: 'Sorry, you are not allowed to create posts as this user.', data: { status: 401 } });
+  assert.equal(anonymous.body, {
+    code: 'rest_cannot_create',
+    message: 'Sorry, you are not allowed to create posts as this user.',
+    data: { status: 401 },
+  });
   const denied = await t.request('POST', '/core/v2/posts', { as: subscriber, form: { title: 'Hello' } });
   assert.is(denied.status, 403);
-  assert.equal(denied.body, { code: 'rest_cannot_create', message: 'Sorry, you are not allowed to create posts as this user.', data: { status: 403 } });
+  assert.equal(denied.body, {
+    code: 'rest_cannot_create',
+    message: 'Sorry, you are not allowed to create posts as this user.',
+    data: { status: 403 },
+  });
   // An id is refused first, whoever asks; an anonymous caller's body is not read, so only an id in the query is seen.
   const exists = await t.request('POST', '/core/v2/posts', { as: subscriber, body: { id: post.id, title: 'Hello' } });
   assert.is(exists.status, 400);
@@ -257,10 +317,18 @@ test('creating needs edit_posts: 401 rest_cannot_create anonymous, 403 for a sub
 test('an anonymous GET of a draft is 401 rest_forbidden; a subscriber gets 403', async () => {
   const anonymous = await t.request('GET', `/core/v2/posts/${draft.id}`);
   assert.is(anonymous.status, 401);
-  assert.equal(anonymous.body, { code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status: 401 } });
+  assert.equal(anonymous.body, {
+    code: 'rest_forbidden',
+    message: 'Sorry, you are not allowed to do that.',
+    data: { status: 401 },
+  });
   const signedIn = await t.request('GET', `/core/v2/posts/${draft.id}`, { as: subscriber });
   assert.is(signedIn.status, 403);
-  assert.equal(signedIn.body, { code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status: 403 } });
+  assert.equal(signedIn.body, {
+    code: 'rest_forbidden',
+    message: 'Sorry, you are not allowed to do that.',
+    data: { status: 403 },
+  });
   // A private post likewise.
   const secret = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Hush', status: 'private' } });
   const hidden = await t.request('GET', `/core/v2/posts/${secret.body.id}`);
@@ -272,19 +340,31 @@ test('an anonymous GET of a draft is 401 rest_forbidden; a subscriber gets 403',
 });
 
 test('?_method= and X-HTTP-Method-Override replace the method, whatever the real one is', async () => {
-  const target = (await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Overridden', status: 'publish' } })).body;
+  const target = (
+    await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Overridden', status: 'publish' } })
+  ).body;
   // POST treated as PATCH through the header.
-  const patched = await t.request('POST', `/core/v2/posts/${target.id}`, { as: admin, body: { title: 'Patched' }, headers: { 'x-http-method-override': 'PATCH' } });
+  const patched = await t.request('POST', `/core/v2/posts/${target.id}`, {
+    as: admin,
+    body: { title: 'Patched' },
+    headers: { 'x-http-method-override': 'PATCH' },
+  });
   assert.is(patched.status, 200);
   assert.is(patched.body.title.raw, 'Patched');
   // `_method` in the query wins over the header: this is a GET, nothing is deleted.
-  const got = await t.request('POST', `/core/v2/posts/${target.id}?_method=GET`, { as: admin, headers: { 'x-http-method-override': 'DELETE' } });
+  const got = await t.request('POST', `/core/v2/posts/${target.id}?_method=GET`, {
+    as: admin,
+    headers: { 'x-http-method-override': 'DELETE' },
+  });
   assert.is(got.status, 200);
   assert.is(got.body.status, 'publish');
   assert.is(got.body.title.rendered, 'Patched');
   assert.is(got.headers.get('link'), `<${t.url}/overridden/>; rel="alternate"; type=text/html`);
   // A GET with the header deletes.
-  const trashed = await t.request('GET', `/core/v2/posts/${target.id}`, { as: admin, headers: { 'x-http-method-override': 'DELETE' } });
+  const trashed = await t.request('GET', `/core/v2/posts/${target.id}`, {
+    as: admin,
+    headers: { 'x-http-method-override': 'DELETE' },
+  });
   assert.is(trashed.status, 200);
   assert.is(trashed.body.status, 'trash');
   // `_method` in lower case, forcing: gone.
@@ -297,9 +377,21 @@ test('?_method= and X-HTTP-Method-Override replace the method, whatever the real
 });
 
 test('bad Basic credentials are 401 on every route, before routing', async () => {
-  const unknown = { code: 'invalid_username', message: '<strong>Error:</strong> Unknown username. Check again or try your email address.', data: { status: 401 } };
-  const wrong = { code: 'incorrect_password', message: 'The provided password is an invalid application password.', data: { status: 401 } };
-  const unknownEmail = { code: 'invalid_email', message: '<strong>Error:</strong> Unknown email address. Check again or try your username.', data: { status: 401 } };
+  const unknown = {
+    code: 'invalid_username',
+    message: '<strong>Error:</strong> Unknown username. Check again or try your email address.',
+    data: { status: 401 },
+  };
+  const wrong = {
+    code: 'incorrect_password',
+    message: 'The provided password is an invalid application password.',
+    data: { status: 401 },
+  };
+  const unknownEmail = {
+    code: 'invalid_email',
+    message: '<strong>Error:</strong> Unknown email address. Check again or try your username.',
+    data: { status: 401 },
+  };
   const requests: [string, string][] = [
     ['GET', '/'],
     ['GET', '/core/v2/posts'],
@@ -316,7 +408,10 @@ test('bad Basic credentials are 401 on every route, before routing', async () =>
       [basic('admin', ''), wrong],
       [basic('nobody@example.test', admin.password), unknownEmail],
     ] as const) {
-      const response = await t.request(method, path, { headers: { authorization }, body: method === 'POST' ? { title: 'x' } : undefined });
+      const response = await t.request(method, path, {
+        headers: { authorization },
+        body: method === 'POST' ? { title: 'x' } : undefined,
+      });
       assert.is(response.status, 401, `${method} ${path}`);
       assert.equal(response.body, expected);
       assert.is(response.headers.get('x-robots-tag'), 'noindex');
@@ -331,8 +426,15 @@ test('bad Basic credentials are 401 on every route, before routing', async () =>
 test('Basic credentials work with the login or the email, and spaces in the application password are ignored', async () => {
   const chunked = admin.password.replace(/(.{4})(?=.)/g, '$1 ');
   assert.ok(chunked.includes(' '));
-  for (const authorization of [admin.auth, basic('admin@example.test', admin.password), basic('admin', chunked), basic('admin@example.test', chunked)]) {
-    const response = await t.request('GET', '/core/v2/posts?status=draft&context=edit&_fields=id', { headers: { authorization } });
+  for (const authorization of [
+    admin.auth,
+    basic('admin@example.test', admin.password),
+    basic('admin', chunked),
+    basic('admin@example.test', chunked),
+  ]) {
+    const response = await t.request('GET', '/core/v2/posts?status=draft&context=edit&_fields=id', {
+      headers: { authorization },
+    });
     assert.is(response.status, 200, authorization);
     assert.equal(response.body, [{ id: draft.id }]);
     assert.is(response.headers.get('cache-control'), 'no-cache, must-revalidate, max-age=0');
@@ -340,20 +442,30 @@ test('Basic credentials work with the login or the email, and spaces in the appl
 });
 
 test('a date before year 1 is 400 invalid_date (it rolls back to "-0001-11-30"); the projection keeps going', async () => {
-  for (const body of [{ title: 'x', date: '0000-00-00T00:00:00' }, { title: 'x', date_gmt: '0000-01-01T00:00:00' }]) {
+  for (const body of [
+    { title: 'x', date: '0000-00-00T00:00:00' },
+    { title: 'x', date_gmt: '0000-01-01T00:00:00' },
+  ]) {
     const response = await t.request('POST', '/core/v2/posts', { as: admin, body });
     assert.is(response.status, 400, JSON.stringify(body));
     assert.equal(response.body, { code: 'invalid_date', message: 'Invalid date.', data: { status: 400 } });
   }
-  const update = await t.request('PUT', `/core/v2/posts/${post.id}`, { as: admin, body: { date: '0000-00-00T00:00:00' } });
+  const update = await t.request('PUT', `/core/v2/posts/${post.id}`, {
+    as: admin,
+    body: { date: '0000-00-00T00:00:00' },
+  });
   assert.equal(update.body, { code: 'invalid_date', message: 'Invalid date.', data: { status: 400 } });
   // Year 1 is a date WordPress stores; the next write is read back at once (the projection did not stop).
-  const early = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Early', date: '0001-01-01T00:00:00' } });
+  const early = await t.request('POST', '/core/v2/posts', {
+    as: admin,
+    body: { title: 'Early', date: '0001-01-01T00:00:00' },
+  });
   assert.is(early.status, 201);
   assert.is(early.body.date, '0001-01-01T00:00:00');
   const after = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'After' } });
   assert.is(after.status, 201);
-  for (const id of [early.body.id, after.body.id]) await t.request('DELETE', `/core/v2/posts/${id}?force=true`, { as: admin });
+  for (const id of [early.body.id, after.body.id])
+    await t.request('DELETE', `/core/v2/posts/${id}?force=true`, { as: admin });
 });
 
 test('list bounds that overflow: a "0000-00-00" date bound, an offset or page beyond 2^53', async () => {
@@ -378,7 +490,11 @@ test('list bounds that overflow: a "0000-00-00" date bound, an offset or page be
 test('a request the HTTP parser refuses is answered with a JSON error too: a URL beyond 16 KB (431), a garbled request line (400)', async () => {
   const long = await t.request('GET', `/core/v2/posts?search=${'x'.repeat(20_000)}`);
   assert.is(long.status, 431);
-  assert.equal(long.body, { code: 'rest_request_too_large', message: 'The request line or headers are too large.', data: { status: 431 } });
+  assert.equal(long.body, {
+    code: 'rest_request_too_large',
+    message: 'The request line or headers are too large.',
+    data: { status: 431 },
+  });
   assert.match(long.headers.get('content-type') ?? '', /^application\/json/);
   const url = new URL(t.url);
   const raw = await new Promise<string>((resolve, reject) => {
@@ -389,7 +505,10 @@ test('a request the HTTP parser refuses is answered with a JSON error too: a URL
     socket.on('error', reject);
   });
   assert.match(raw, /^HTTP\/1\.1 400 /);
-  assert.is(raw.slice(raw.indexOf('\r\n\r\n') + 4), JSON.stringify({ code: 'rest_bad_request', message: 'The request could not be read.', data: { status: 400 } }));
+  assert.is(
+    raw.slice(raw.indexOf('\r\n\r\n') + 4),
+    JSON.stringify({ code: 'rest_bad_request', message: 'The request could not be read.', data: { status: 400 } }),
+  );
 });
 
 test.run();

@@ -17,7 +17,10 @@ let post: { id: number; slug: string };
 test.before(async () => {
   t = await startTestSite();
   admin = await t.createUser('admin', 'administrator');
-  const created = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Pipeline', status: 'publish' } });
+  const created = await t.request('POST', '/core/v2/posts', {
+    as: admin,
+    body: { title: 'Pipeline', status: 'publish' },
+  });
   post = created.body;
 });
 test.after(async () => t.close());
@@ -34,10 +37,15 @@ test('_jsonp: a valid callback wraps the answer in JavaScript; an invalid one is
 });
 
 test("a malformed JSON body is reported with PHP's reason", async () => {
-  const send = (data: string | Buffer) => t.request('POST', '/core/v2/posts', { as: admin, raw: { data, type: 'application/json' } });
+  const send = (data: string | Buffer) =>
+    t.request('POST', '/core/v2/posts', { as: admin, raw: { data, type: 'application/json' } });
   const unterminated = await send('{"title": "unterminated');
   assert.is(unterminated.body.code, 'rest_invalid_json');
-  assert.equal(unterminated.body.data, { status: 400, json_error_code: 3, json_error_message: 'Control character error, possibly incorrectly encoded' });
+  assert.equal(unterminated.body.data, {
+    status: 400,
+    json_error_code: 3,
+    json_error_message: 'Control character error, possibly incorrectly encoded',
+  });
   const syntax = await send('{"title":');
   assert.equal(syntax.body.data, { status: 400, json_error_code: 4, json_error_message: 'Syntax error' });
   const control = await send('{"title": "a\nb"}');
@@ -45,23 +53,48 @@ test("a malformed JSON body is reported with PHP's reason", async () => {
 });
 
 test('a JSON body that is not UTF-8 is refused as PHP refuses it (5), unless a syntax error comes first; nothing is created', async () => {
-  const send = (data: Buffer, as: TestUser | null = admin) => t.request('POST', '/core/v2/posts', { as, raw: { data, type: 'application/json' } });
+  const send = (data: Buffer, as: TestUser | null = admin) =>
+    t.request('POST', '/core/v2/posts', { as, raw: { data, type: 'application/json' } });
   const subscriber = await t.createUser('utf8-subscriber', 'subscriber');
-  const malformed = { status: 400, json_error_code: 5, json_error_message: 'Malformed UTF-8 characters, possibly incorrectly encoded' };
+  const malformed = {
+    status: 400,
+    json_error_code: 5,
+    json_error_message: 'Malformed UTF-8 characters, possibly incorrectly encoded',
+  };
   const before = await t.request('GET', '/core/v2/posts?status=any&context=edit&per_page=100', { as: admin });
-  const inString = await send(Buffer.concat([Buffer.from('{"title":"a'), Buffer.from([0xff]), Buffer.from('b","status":"publish"}')]));
+  const inString = await send(
+    Buffer.concat([Buffer.from('{"title":"a'), Buffer.from([0xff]), Buffer.from('b","status":"publish"}')]),
+  );
   assert.is(inString.status, 400);
   assert.is(inString.body.code, 'rest_invalid_json');
   assert.equal(inString.body.data, malformed);
   // Outside a string, in a truncated body, and before the permission check alike (checked against WordPress 6.1).
-  assert.equal((await send(Buffer.concat([Buffer.from('{"title": '), Buffer.from([0xff]), Buffer.from('}')]))).body.data, malformed);
-  assert.equal((await send(Buffer.concat([Buffer.from('{"title":"a'), Buffer.from([0xc3, 0x28])]))).body.data, malformed);
-  assert.equal((await send(Buffer.concat([Buffer.from('{"title":"a'), Buffer.from([0xff]), Buffer.from('"}')]), subscriber)).body.data, malformed);
+  assert.equal(
+    (await send(Buffer.concat([Buffer.from('{"title": '), Buffer.from([0xff]), Buffer.from('}')]))).body.data,
+    malformed,
+  );
+  assert.equal(
+    (await send(Buffer.concat([Buffer.from('{"title":"a'), Buffer.from([0xc3, 0x28])]))).body.data,
+    malformed,
+  );
+  assert.equal(
+    (await send(Buffer.concat([Buffer.from('{"title":"a'), Buffer.from([0xff]), Buffer.from('"}')]), subscriber)).body
+      .data,
+    malformed,
+  );
   // An anonymous caller's body is not read where no endpoint admits one (docs/compatibility.md): the rule's refusal.
-  assert.is((await send(Buffer.concat([Buffer.from('{"title":"a'), Buffer.from([0xff]), Buffer.from('"}')]), null)).body.code, 'rest_cannot_create');
+  assert.is(
+    (await send(Buffer.concat([Buffer.from('{"title":"a'), Buffer.from([0xff]), Buffer.from('"}')]), null)).body.code,
+    'rest_cannot_create',
+  );
   // An overlong encoding of "/" is malformed too.
-  assert.equal((await send(Buffer.concat([Buffer.from('{"title":"'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')]))).body.data, malformed);
-  const syntaxFirst = await send(Buffer.concat([Buffer.from('{"title":"ok",,"x":"'), Buffer.from([0xff]), Buffer.from('"}')]));
+  assert.equal(
+    (await send(Buffer.concat([Buffer.from('{"title":"'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')]))).body.data,
+    malformed,
+  );
+  const syntaxFirst = await send(
+    Buffer.concat([Buffer.from('{"title":"ok",,"x":"'), Buffer.from([0xff]), Buffer.from('"}')]),
+  );
   assert.equal(syntaxFirst.body.data, { status: 400, json_error_code: 4, json_error_message: 'Syntax error' });
   const after = await t.request('GET', '/core/v2/posts?status=any&context=edit&per_page=100', { as: admin });
   assert.is(after.body.length, before.body.length);
@@ -79,7 +112,10 @@ test('_embed leaves out a rel whose embeds are all empty (replies of a post with
   const made = await t.request('POST', '/core/v2/comments', { as: admin, body: { post: post.id, content: 'First' } });
   assert.is(made.status, 201);
   const withReply = await t.request('GET', `/core/v2/posts/${post.id}?_embed`);
-  assert.equal(withReply.body._embedded.replies[0].map((c: { id: number }) => c.id), [made.body.id]);
+  assert.equal(
+    withReply.body._embedded.replies[0].map((c: { id: number }) => c.id),
+    [made.body.id],
+  );
 });
 
 test('an _envelope without headers has them as [] (an empty PHP array)', async () => {
@@ -88,7 +124,10 @@ test('an _envelope without headers has them as [] (an empty PHP array)', async (
 });
 
 test('a template the theme does not offer is refused while validating; "" is always fine', async () => {
-  const refused = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'T', template: 'no-such-template.php' } });
+  const refused = await t.request('POST', '/core/v2/posts', {
+    as: admin,
+    body: { title: 'T', template: 'no-such-template.php' },
+  });
   assert.is(refused.status, 400);
   assert.equal(refused.body, {
     code: 'rest_invalid_param',
@@ -108,26 +147,47 @@ test("on update, the item's current template is accepted even though the theme d
   // An item with a template of an earlier theme (written to its stream, as an import would).
   const appended = await t.site.store.appendToStream(
     contentStreamId(page.body.id),
-    [{ type: 'PostUpdated', data: { id: page.body.id, postType: 'page', changes: { template: 'old-theme-wide.php' } }, metadata: t.site.metadata(admin.id, 'import') }],
+    [
+      {
+        type: 'PostUpdated',
+        data: { id: page.body.id, postType: 'page', changes: { template: 'old-theme-wide.php' } },
+        metadata: t.site.metadata(admin.id, 'import'),
+      },
+    ],
     { expectedRevision: 'any' },
   );
   await t.site.settle(appended.position);
-  const same = await t.request('POST', `/core/v2/pages/${page.body.id}`, { as: admin, body: { template: 'old-theme-wide.php', title: 'Kept' } });
+  const same = await t.request('POST', `/core/v2/pages/${page.body.id}`, {
+    as: admin,
+    body: { template: 'old-theme-wide.php', title: 'Kept' },
+  });
   assert.is(same.status, 200, same.text);
   assert.is(same.body.template, 'old-theme-wide.php');
   assert.is(same.body.title.raw, 'Kept');
-  const other = await t.request('POST', `/core/v2/pages/${page.body.id}`, { as: admin, body: { template: 'old-theme-narrow.php' } });
+  const other = await t.request('POST', `/core/v2/pages/${page.body.id}`, {
+    as: admin,
+    body: { template: 'old-theme-narrow.php' },
+  });
   assert.is(other.status, 400);
   assert.equal(other.body.data.params, { template: 'template is not one of .' });
   // A validation failure: reported before the permission check, and for an item that does not exist.
   const subscriber = await t.createUser('template-subscriber', 'subscriber');
-  const anonymous = await t.request('POST', `/core/v2/pages/${page.body.id}`, { as: subscriber, body: { template: 'old-theme-narrow.php' } });
+  const anonymous = await t.request('POST', `/core/v2/pages/${page.body.id}`, {
+    as: subscriber,
+    body: { template: 'old-theme-narrow.php' },
+  });
   assert.is(anonymous.status, 400);
   assert.is(anonymous.body.code, 'rest_invalid_param');
-  const missing = await t.request('POST', '/core/v2/pages/999999', { as: admin, body: { template: 'old-theme-wide.php' } });
+  const missing = await t.request('POST', '/core/v2/pages/999999', {
+    as: admin,
+    body: { template: 'old-theme-wide.php' },
+  });
   assert.is(missing.status, 400);
   // Not a rule of creation.
-  const created = await t.request('POST', '/core/v2/pages', { as: admin, body: { title: 'New', template: 'old-theme-wide.php' } });
+  const created = await t.request('POST', '/core/v2/pages', {
+    as: admin,
+    body: { title: 'New', template: 'old-theme-wide.php' },
+  });
   assert.is(created.status, 400);
   // "" clears it.
   const cleared = await t.request('POST', `/core/v2/pages/${page.body.id}`, { as: admin, body: { template: '' } });
@@ -155,7 +215,9 @@ test('batch: refusals carry Allow, entries without headers have [], and _fields 
   assert.equal(Object.keys(narrowed.body).sort(), ['id', 'slug']);
   assert.is(narrowed.body.slug, '');
 
-  const anonymous = await t.request('POST', '/batch/v1', { body: { requests: [{ path: '/core/v2/posts', body: { title: 'No' } }] } });
+  const anonymous = await t.request('POST', '/batch/v1', {
+    body: { requests: [{ path: '/core/v2/posts', body: { title: 'No' } }] },
+  });
   assert.is(anonymous.body.responses[0].status, 401);
   assert.equal(anonymous.body.responses[0].headers, { Allow: 'GET' });
 });
@@ -163,7 +225,13 @@ test('batch: refusals carry Allow, entries without headers have [], and _fields 
 test('batch with require-all-validate: the failures are listed without Allow headers', async () => {
   const response = await t.request('POST', '/batch/v1', {
     as: admin,
-    body: { validation: 'require-all-validate', requests: [{ path: '/core/v2/posts', body: { title: 'Fine' } }, { path: '/core/v2/posts', body: { status: 'bogus' } }] },
+    body: {
+      validation: 'require-all-validate',
+      requests: [
+        { path: '/core/v2/posts', body: { title: 'Fine' } },
+        { path: '/core/v2/posts', body: { status: 'bogus' } },
+      ],
+    },
   });
   assert.is(response.body.failed, 'validation');
   assert.is(response.body.responses[0], null);

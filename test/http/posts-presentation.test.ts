@@ -38,7 +38,10 @@ test('generated_slug is the slug the title would give, made unique, whatever the
   assert.is(explicit.slug, 'something-else');
   // "shared-title" belongs to the first post.
   assert.is(explicit.generated_slug, 'shared-title-2');
-  const renamed = await t.request('POST', `/core/v2/posts/${explicit.id}`, { as: admin, body: { title: 'A New Name' } });
+  const renamed = await t.request('POST', `/core/v2/posts/${explicit.id}`, {
+    as: admin,
+    body: { title: 'A New Name' },
+  });
   assert.is(renamed.body.slug, 'something-else');
   assert.is(renamed.body.generated_slug, 'a-new-name');
   // Not in the view context.
@@ -98,15 +101,33 @@ test('edit context carries the wp:action-* links the caller has; view context no
   const byAdmin = await make('posts', admin, { title: 'Actions' });
   assert.equal(
     actionsOf(byAdmin),
-    ['assign-author', 'assign-categories', 'assign-tags', 'create-categories', 'create-tags', 'publish', 'sticky', 'unfiltered-html'].map((a) => `wp:action-${a}`),
+    [
+      'assign-author',
+      'assign-categories',
+      'assign-tags',
+      'create-categories',
+      'create-tags',
+      'publish',
+      'sticky',
+      'unfiltered-html',
+    ].map((a) => `wp:action-${a}`),
   );
   assert.equal(byAdmin._links['wp:action-publish'], [{ href: `${t.url}/core/v2/posts/${byAdmin.id}` }]);
   const byAuthor = await make('posts', author, { title: 'Actions' });
-  assert.equal(actionsOf(byAuthor), ['assign-categories', 'assign-tags', 'create-tags', 'publish'].map((a) => `wp:action-${a}`));
+  assert.equal(
+    actionsOf(byAuthor),
+    ['assign-categories', 'assign-tags', 'create-tags', 'publish'].map((a) => `wp:action-${a}`),
+  );
   const byContributor = await make('posts', contributor, { title: 'Actions' });
-  assert.equal(actionsOf(byContributor), ['assign-categories', 'assign-tags', 'create-tags'].map((a) => `wp:action-${a}`));
+  assert.equal(
+    actionsOf(byContributor),
+    ['assign-categories', 'assign-tags', 'create-tags'].map((a) => `wp:action-${a}`),
+  );
   const page = await make('pages', admin, { title: 'Actions' });
-  assert.equal(actionsOf(page), ['assign-author', 'publish', 'unfiltered-html'].map((a) => `wp:action-${a}`));
+  assert.equal(
+    actionsOf(page),
+    ['assign-author', 'publish', 'unfiltered-html'].map((a) => `wp:action-${a}`),
+  );
   const view = await t.request('GET', `/core/v2/posts/${byAdmin.id}`, { as: admin });
   assert.equal(actionsOf(view.body), []);
 });
@@ -115,8 +136,15 @@ test('sticky on a post that is already protected has its own message', async () 
   const post = await make('posts', admin, { title: 'Protected', password: 'secret', status: 'publish' });
   const later = await t.request('POST', `/core/v2/posts/${post.id}`, { as: admin, body: { sticky: true } });
   assert.is(later.status, 400);
-  assert.equal(later.body, { code: 'rest_invalid_field', message: 'A password protected post can not be set to sticky.', data: { status: 400 } });
-  const both = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Both', password: 'secret', sticky: true } });
+  assert.equal(later.body, {
+    code: 'rest_invalid_field',
+    message: 'A password protected post can not be set to sticky.',
+    data: { status: 400 },
+  });
+  const both = await t.request('POST', '/core/v2/posts', {
+    as: admin,
+    body: { title: 'Both', password: 'secret', sticky: true },
+  });
   assert.is(both.body.message, 'A post can not be sticky and have a password.');
 });
 
@@ -126,69 +154,75 @@ test.run();
 
 const lists = suite('generated_slug on edit-context lists');
 
-lists('each item shows its own unique title slug, following other items taking and freeing it, without a claim lookup per item', async () => {
-  const claimReads: string[] = [];
-  const store = createMemoryEventStore();
-  const countingStore: EventStore = new Proxy(store, {
-    get(target, key, receiver) {
-      const value = Reflect.get(target, key, receiver);
-      if (key !== 'readStream') return typeof value === 'function' ? value.bind(target) : value;
-      return (streamId: string, options?: unknown) => {
-        if (streamId.startsWith('name-')) claimReads.push(streamId);
-        return (value as EventStore['readStream']).call(target, streamId, options as never);
+lists(
+  'each item shows its own unique title slug, following other items taking and freeing it, without a claim lookup per item',
+  async () => {
+    const claimReads: string[] = [];
+    const store = createMemoryEventStore();
+    const countingStore: EventStore = new Proxy(store, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (key !== 'readStream') return typeof value === 'function' ? value.bind(target) : value;
+        return (streamId: string, options?: unknown) => {
+          if (streamId.startsWith('name-')) claimReads.push(streamId);
+          return (value as EventStore['readStream']).call(target, streamId, options as never);
+        };
+      },
+    });
+    const s = await startTestSite({ store: countingStore });
+    try {
+      const editor = await s.createUser('editor', 'editor');
+      const create = async (path: string, body: Record<string, unknown>) => {
+        const response = await s.request('POST', `/core/v2/${path}`, {
+          as: editor,
+          body: { title: 'Same Title', ...body },
+        });
+        assert.is(response.status, 201, response.text);
+        return response.body.id as number;
       };
-    },
-  });
-  const s = await startTestSite({ store: countingStore });
-  try {
-    const editor = await s.createUser('editor', 'editor');
-    const create = async (path: string, body: Record<string, unknown>) => {
-      const response = await s.request('POST', `/core/v2/${path}`, { as: editor, body: { title: 'Same Title', ...body } });
-      assert.is(response.status, 201, response.text);
-      return response.body.id as number;
-    };
-    const holder = await create('posts', { status: 'publish' });
-    const holder2 = await create('posts', { status: 'publish' });
-    const drafts: number[] = [];
-    for (let i = 0; i < 30; i++) drafts.push(await create('posts', { status: 'draft' }));
-    const parentA = await create('pages', { title: 'Parent A', status: 'publish' });
-    const childA = await create('pages', { title: 'Child', status: 'publish', parent: parentA });
-    const childB = await create('pages', { title: 'Child', status: 'draft', parent: parentA });
-    const parentB = await create('pages', { title: 'Parent B', status: 'publish' });
-    const otherParentChild = await create('pages', { title: 'Child', status: 'draft', parent: parentB });
+      const holder = await create('posts', { status: 'publish' });
+      const holder2 = await create('posts', { status: 'publish' });
+      const drafts: number[] = [];
+      for (let i = 0; i < 30; i++) drafts.push(await create('posts', { status: 'draft' }));
+      const parentA = await create('pages', { title: 'Parent A', status: 'publish' });
+      const childA = await create('pages', { title: 'Child', status: 'publish', parent: parentA });
+      const childB = await create('pages', { title: 'Child', status: 'draft', parent: parentA });
+      const parentB = await create('pages', { title: 'Parent B', status: 'publish' });
+      const otherParentChild = await create('pages', { title: 'Child', status: 'draft', parent: parentB });
 
-    const list = async (path: string) => {
-      claimReads.length = 0;
-      const response = await s.request('GET', `/core/v2/${path}`, { as: editor });
-      assert.is(response.status, 200, response.text);
-      return new Map<number, string>(response.body.map((item: any) => [item.id, item.generated_slug]));
-    };
-    let slugs = await list('posts?context=edit&per_page=100&status=publish,draft');
-    assert.is(claimReads.length, 0, `claim lookups: ${claimReads.length}`);
-    assert.is(slugs.get(holder), 'same-title');
-    assert.is(slugs.get(holder2), 'same-title-2');
-    // Drafts hold no slug: each would be the third.
-    for (const id of drafts) assert.is(slugs.get(id), 'same-title-3');
+      const list = async (path: string) => {
+        claimReads.length = 0;
+        const response = await s.request('GET', `/core/v2/${path}`, { as: editor });
+        assert.is(response.status, 200, response.text);
+        return new Map<number, string>(response.body.map((item: any) => [item.id, item.generated_slug]));
+      };
+      let slugs = await list('posts?context=edit&per_page=100&status=publish,draft');
+      assert.is(claimReads.length, 0, `claim lookups: ${claimReads.length}`);
+      assert.is(slugs.get(holder), 'same-title');
+      assert.is(slugs.get(holder2), 'same-title-2');
+      // Drafts hold no slug: each would be the third.
+      for (const id of drafts) assert.is(slugs.get(id), 'same-title-3');
 
-    const pages = await list('pages?context=edit&per_page=100&status=publish,draft');
-    assert.is(pages.get(childA), 'child');
-    // Unique among its siblings only.
-    assert.is(pages.get(childB), 'child-2');
-    assert.is(pages.get(otherParentChild), 'child');
+      const pages = await list('pages?context=edit&per_page=100&status=publish,draft');
+      assert.is(pages.get(childA), 'child');
+      // Unique among its siblings only.
+      assert.is(pages.get(childB), 'child-2');
+      assert.is(pages.get(otherParentChild), 'child');
 
-    // Another item taking "same-title-3" moves the drafts on; the holder freeing "same-title" gives it back.
-    await create('posts', { status: 'publish', slug: 'same-title-3' });
-    slugs = await list('posts?context=edit&per_page=100&status=publish,draft');
-    for (const id of drafts) assert.is(slugs.get(id), 'same-title-4');
-    const deleted = await s.request('DELETE', `/core/v2/posts/${holder}?force=true`, { as: editor });
-    assert.is(deleted.status, 200, deleted.text);
-    slugs = await list('posts?context=edit&per_page=100&status=publish,draft');
-    for (const id of drafts) assert.is(slugs.get(id), 'same-title');
-    // Its own slug is no obstacle: the second holder's title slug is free again too.
-    assert.is(slugs.get(holder2), 'same-title');
-  } finally {
-    await s.close();
-  }
-});
+      // Another item taking "same-title-3" moves the drafts on; the holder freeing "same-title" gives it back.
+      await create('posts', { status: 'publish', slug: 'same-title-3' });
+      slugs = await list('posts?context=edit&per_page=100&status=publish,draft');
+      for (const id of drafts) assert.is(slugs.get(id), 'same-title-4');
+      const deleted = await s.request('DELETE', `/core/v2/posts/${holder}?force=true`, { as: editor });
+      assert.is(deleted.status, 200, deleted.text);
+      slugs = await list('posts?context=edit&per_page=100&status=publish,draft');
+      for (const id of drafts) assert.is(slugs.get(id), 'same-title');
+      // Its own slug is no obstacle: the second holder's title slug is free again too.
+      assert.is(slugs.get(holder2), 'same-title');
+    } finally {
+      await s.close();
+    }
+  },
+);
 
 lists.run();

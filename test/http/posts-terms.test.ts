@@ -32,7 +32,8 @@ for (const model of ['memory', 'redis'] as const) {
   };
 
   test.before(async () => {
-    const opened = model === 'redis' ? testRedisReadModel() : { readModel: createMemoryReadModel(), cleanup: async () => {} };
+    const opened =
+      model === 'redis' ? testRedisReadModel() : { readModel: createMemoryReadModel(), cleanup: async () => {} };
     cleanup = opened.cleanup;
     t = await startTestSite({ readModel: opened.readModel });
     admin = await t.createUser('admin', 'administrator');
@@ -55,7 +56,10 @@ for (const model of ['memory', 'redis'] as const) {
     assert.is(category.body.name, 'Uncategorized');
     assert.is(category.body.count >= 1, true);
     const found = await t.request('GET', `/core/v2/posts?categories=1&include=${post.id}`);
-    assert.equal(found.body.map((p: { id: number }) => p.id), [post.id]);
+    assert.equal(
+      found.body.map((p: { id: number }) => p.id),
+      [post.id],
+    );
   });
 
   test('categories sent are kept exactly, even none; an update that sends none keeps them', async () => {
@@ -68,7 +72,11 @@ for (const model of ['memory', 'redis'] as const) {
   });
 
   test('ids that name no term, or a term of the other taxonomy, are dropped', async () => {
-    const post = await createPost({ title: 'Unknown terms', categories: [999999, zebra, tag], tags: [999998, tag, zebra] });
+    const post = await createPost({
+      title: 'Unknown terms',
+      categories: [999999, zebra, tag],
+      tags: [999998, tag, zebra],
+    });
     assert.equal(post.categories, [zebra]);
     assert.equal(post.tags, [tag]);
     const read = await t.request('GET', `/core/v2/posts/${post.id}`);
@@ -85,12 +93,27 @@ for (const model of ['memory', 'redis'] as const) {
     const inParent = await createPost({ title: 'In the parent', categories: [apple] });
     const elsewhere = await createPost({ title: 'Elsewhere', categories: [zebra] });
     const scope = `include=${inChild.id},${inParent.id},${elsewhere.id}&orderby=id&order=asc`;
-    const withChildren = await t.request('GET', `/core/v2/posts?${scope}&categories[terms][]=${apple}&categories[include_children]=true`);
-    assert.equal(withChildren.body.map((p: { id: number }) => p.id), [inChild.id, inParent.id]);
+    const withChildren = await t.request(
+      'GET',
+      `/core/v2/posts?${scope}&categories[terms][]=${apple}&categories[include_children]=true`,
+    );
+    assert.equal(
+      withChildren.body.map((p: { id: number }) => p.id),
+      [inChild.id, inParent.id],
+    );
     const without = await t.request('GET', `/core/v2/posts?${scope}&categories[terms][]=${apple}`);
-    assert.equal(without.body.map((p: { id: number }) => p.id), [inParent.id]);
-    const excluded = await t.request('GET', `/core/v2/posts?${scope}&categories_exclude[terms][]=${apple}&categories_exclude[include_children]=true`);
-    assert.equal(excluded.body.map((p: { id: number }) => p.id), [elsewhere.id]);
+    assert.equal(
+      without.body.map((p: { id: number }) => p.id),
+      [inParent.id],
+    );
+    const excluded = await t.request(
+      'GET',
+      `/core/v2/posts?${scope}&categories_exclude[terms][]=${apple}&categories_exclude[include_children]=true`,
+    );
+    assert.equal(
+      excluded.body.map((p: { id: number }) => p.id),
+      [elsewhere.id],
+    );
   });
 
   test('deleting a category or tag takes it off every post; a post left without a category goes to id 1; counts follow', async () => {
@@ -110,7 +133,8 @@ for (const model of ['memory', 'redis'] as const) {
     const deletedTag = await t.request('DELETE', `/core/v2/tags/${doomedTag}?force=true`, { as: admin });
     assert.is(deletedTag.status, 200, deletedTag.text);
 
-    const read = async (id: number) => (await t.request('GET', `/core/v2/posts/${id}?context=edit`, { as: admin })).body;
+    const read = async (id: number) =>
+      (await t.request('GET', `/core/v2/posts/${id}?context=edit`, { as: admin })).body;
     const afterOnly = await read(only.id);
     assert.equal(afterOnly.categories, [1]);
     assert.equal(afterOnly.tags, [tag]);
@@ -122,15 +146,25 @@ for (const model of ['memory', 'redis'] as const) {
     const listed = await t.request('GET', `/core/v2/posts?categories=${gone}`);
     assert.equal(listed.body, []);
     const inDefault = await t.request('GET', `/core/v2/posts?categories=1&include=${only.id},${both.id}`);
-    assert.equal(inDefault.body.map((p: { id: number }) => p.id), [only.id]);
+    assert.equal(
+      inDefault.body.map((p: { id: number }) => p.id),
+      [only.id],
+    );
     assert.is((await t.request('GET', `/core/v2/tags/${tag}`)).body.count >= 1, true);
     // The change is an event on the post's own stream: its history shows it, and as_of before it shows the old terms.
     const history = await t.request('GET', `/core/v2/posts/${only.id}/history?per_page=100`, { as: admin });
     const last = history.body.slice(-2);
-    assert.equal(last.map((e: any) => e.type), ['PostUpdated', 'PostUpdated']);
+    assert.equal(
+      last.map((e: any) => e.type),
+      ['PostUpdated', 'PostUpdated'],
+    );
     assert.equal(last[0].diff.categories, { from: [gone], to: [1] });
     assert.equal(last[1].diff.tags, { from: [tag, doomedTag], to: [tag] });
-    const asOf = await t.request('GET', `/core/v2/posts/${only.id}?as_of=${new Date(beforeDeletion).toISOString().slice(0, 19)}Z&context=edit`, { as: admin });
+    const asOf = await t.request(
+      'GET',
+      `/core/v2/posts/${only.id}?as_of=${new Date(beforeDeletion).toISOString().slice(0, 19)}Z&context=edit`,
+      { as: admin },
+    );
     assert.is(asOf.status, 200, asOf.text);
     assert.equal(asOf.body.categories, [gone]);
   });

@@ -9,8 +9,30 @@ import { startTestSite } from '../support/testSite';
 import type { TestResponse, TestSite, TestUser } from '../support/testSite';
 
 const VIEW_KEYS = [
-  '_links', 'author', 'categories', 'comment_status', 'content', 'date', 'date_gmt', 'excerpt', 'featured_media', 'format', 'guid', 'id',
-  'link', 'meta', 'modified', 'modified_gmt', 'ping_status', 'slug', 'status', 'sticky', 'tags', 'template', 'title', 'type',
+  '_links',
+  'author',
+  'categories',
+  'comment_status',
+  'content',
+  'date',
+  'date_gmt',
+  'excerpt',
+  'featured_media',
+  'format',
+  'guid',
+  'id',
+  'link',
+  'meta',
+  'modified',
+  'modified_gmt',
+  'ping_status',
+  'slug',
+  'status',
+  'sticky',
+  'tags',
+  'template',
+  'title',
+  'type',
 ];
 const EDIT_KEYS = [...VIEW_KEYS, 'generated_slug', 'password', 'permalink_template'];
 const EMBED_KEYS = ['_links', 'author', 'date', 'excerpt', 'featured_media', 'id', 'link', 'slug', 'title', 'type'];
@@ -38,7 +60,10 @@ creating.before(async () => {
 creating.after(async () => c.close());
 
 creating('201 with Location and the new post in edit context, a draft by default', async () => {
-  const response = await c.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Hello World', content: 'Some words', excerpt: 'Short' } });
+  const response = await c.request('POST', '/core/v2/posts', {
+    as: admin,
+    body: { title: 'Hello World', content: 'Some words', excerpt: 'Short' },
+  });
   assert.is(response.status, 201);
   const post = response.body;
   assert.is(response.headers.get('location'), `${c.url}/core/v2/posts/${post.id}`);
@@ -153,23 +178,30 @@ creating('dates: `date` is site-local, `date_gmt` UTC, and offsets are converted
   assert.is(summer.date_gmt, '2016-07-01T16:00:00');
 });
 
-creating('publishing with a date a minute or more ahead makes the post future; future in the past publishes', async () => {
-  const ahead = await create(c, admin, { title: 'Later', status: 'publish', date: '2024-06-01T10:00:00' });
-  assert.is(ahead.status, 'future');
-  assert.is(ahead.date_gmt, '2024-06-01T14:00:00');
-  const past = await create(c, admin, { title: 'Sooner', status: 'future', date: '2024-04-01T10:00:00' });
-  assert.is(past.status, 'publish');
-  // A scheduled post is not public yet.
-  const anonymous = await c.request('GET', `/core/v2/posts/${ahead.id}`);
-  assert.is(anonymous.status, 401);
-  assert.is(anonymous.body.code, 'rest_forbidden');
-});
+creating(
+  'publishing with a date a minute or more ahead makes the post future; future in the past publishes',
+  async () => {
+    const ahead = await create(c, admin, { title: 'Later', status: 'publish', date: '2024-06-01T10:00:00' });
+    assert.is(ahead.status, 'future');
+    assert.is(ahead.date_gmt, '2024-06-01T14:00:00');
+    const past = await create(c, admin, { title: 'Sooner', status: 'future', date: '2024-04-01T10:00:00' });
+    assert.is(past.status, 'publish');
+    // A scheduled post is not public yet.
+    const anonymous = await c.request('GET', `/core/v2/posts/${ahead.id}`);
+    assert.is(anonymous.status, 401);
+    assert.is(anonymous.body.code, 'rest_forbidden');
+  },
+);
 
 creating('a post with empty title, content and excerpt is refused: 400 empty_content', async () => {
   for (const body of [{}, { status: 'publish' }, { title: '', content: '', excerpt: '' }, { title: { raw: '' } }]) {
     const response = await c.request('POST', '/core/v2/posts', { as: admin, body });
     assert.is(response.status, 400, JSON.stringify(body));
-    assert.equal(response.body, { code: 'empty_content', message: 'Content, title, and excerpt are empty.', data: { status: 400 } });
+    assert.equal(response.body, {
+      code: 'empty_content',
+      message: 'Content, title, and excerpt are empty.',
+      data: { status: 400 },
+    });
   }
 });
 
@@ -188,9 +220,16 @@ creating('a contributor may create a draft but not publish: 403 rest_cannot_publ
   const draft = await create(c, contributor, { title: 'By a contributor' });
   assert.is(draft.status, 'draft');
   assert.is(draft.author, contributor.id);
-  const response = await c.request('POST', '/core/v2/posts', { as: contributor, body: { title: 'Out now', status: 'publish' } });
+  const response = await c.request('POST', '/core/v2/posts', {
+    as: contributor,
+    body: { title: 'Out now', status: 'publish' },
+  });
   assert.is(response.status, 403);
-  assert.equal(response.body, { code: 'rest_cannot_publish', message: 'Sorry, you are not allowed to publish posts in this post type.', data: { status: 403 } });
+  assert.equal(response.body, {
+    code: 'rest_cannot_publish',
+    message: 'Sorry, you are not allowed to publish posts in this post type.',
+    data: { status: 403 },
+  });
 });
 
 creating.run();
@@ -230,10 +269,21 @@ reading.before(async () => {
   owner = await r.createUser('owner', 'administrator');
   subscriber = await r.createUser('reader', 'subscriber');
   author = await r.createUser('writer', 'author');
-  published = await create(r, owner, { title: 'Visible Post', content: 'Body text', excerpt: 'The excerpt', status: 'publish' });
+  published = await create(r, owner, {
+    title: 'Visible Post',
+    content: 'Body text',
+    excerpt: 'The excerpt',
+    status: 'publish',
+  });
   // A minute later, so that it lists first.
   r.clock.advance(60_000);
-  locked = await create(r, owner, { title: 'Locked Post', content: 'Hidden body', excerpt: 'Hidden excerpt', status: 'publish', password: 'open sesame' });
+  locked = await create(r, owner, {
+    title: 'Locked Post',
+    content: 'Hidden body',
+    excerpt: 'Hidden excerpt',
+    status: 'publish',
+    password: 'open sesame',
+  });
 });
 reading.after(async () => r.close());
 
@@ -304,7 +354,11 @@ reading('_envelope answers 200 with the real body, status and headers inside', a
   });
   const missing = await r.request('GET', '/core/v2/posts/99999?_envelope');
   assert.is(missing.status, 200);
-  assert.equal(missing.body, { body: { code: 'rest_post_invalid_id', message: 'Invalid post ID.', data: { status: 404 } }, status: 404, headers: [] });
+  assert.equal(missing.body, {
+    body: { code: 'rest_post_invalid_id', message: 'Invalid post ID.', data: { status: 404 } },
+    status: 404,
+    headers: [],
+  });
   // The collection totals are integers, as WordPress sets them.
   const list = await r.request('GET', '/core/v2/posts?_envelope&_fields=id&per_page=1');
   assert.is(list.status, 200);
@@ -322,7 +376,8 @@ reading('HEAD answers with the status and headers of GET, and no body', async ()
   const head = await r.request('HEAD', `/core/v2/posts/${published.id}`);
   assert.is(head.status, 200);
   assert.is(head.text, '');
-  for (const name of ['content-type', 'link', 'allow', 'x-robots-tag']) assert.is(head.headers.get(name), get.headers.get(name), name);
+  for (const name of ['content-type', 'link', 'allow', 'x-robots-tag'])
+    assert.is(head.headers.get(name), get.headers.get(name), name);
   const list = await r.request('HEAD', '/core/v2/posts?per_page=1');
   assert.is(list.status, 200);
   assert.is(list.text, '');
@@ -360,7 +415,10 @@ reading('Allow lists the methods of the route the caller may use', async () => {
   // The answer to a write shows them too, whatever the body held.
   const created = await r.request('POST', '/core/v2/posts', { as: owner, body: { title: 'Allow me' } });
   assert.is(created.headers.get('allow'), 'GET, POST');
-  const updated = await r.request('PATCH', `/core/v2/posts/${created.body.id}`, { as: owner, body: { status: 'pending' } });
+  const updated = await r.request('PATCH', `/core/v2/posts/${created.body.id}`, {
+    as: owner,
+    body: { status: 'pending' },
+  });
   assert.is(updated.headers.get('allow'), 'GET, POST, PUT, PATCH, DELETE');
 });
 
@@ -399,8 +457,14 @@ reading("every response carries WordPress's common headers, errors included", as
     assert.is(response.headers.get('content-type'), 'application/json; charset=UTF-8');
     assert.is(response.headers.get('x-robots-tag'), 'noindex');
     assert.is(response.headers.get('x-content-type-options'), 'nosniff');
-    assert.is(response.headers.get('access-control-expose-headers'), 'X-WP-Total, X-WP-TotalPages, Link, Allow, Retry-After, Idempotent-Replayed');
-    assert.is(response.headers.get('access-control-allow-headers'), 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override, Idempotency-Key');
+    assert.is(
+      response.headers.get('access-control-expose-headers'),
+      'X-WP-Total, X-WP-TotalPages, Link, Allow, Retry-After, Idempotent-Replayed',
+    );
+    assert.is(
+      response.headers.get('access-control-allow-headers'),
+      'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override, Idempotency-Key',
+    );
   }
 });
 
@@ -417,34 +481,46 @@ reading('only signed-in responses forbid caching', async () => {
   }
 });
 
-reading('password-protected content and excerpt are hidden unless the password is given or the context is edit', async () => {
-  const path = `/core/v2/posts/${locked.id}`;
-  const hidden = { content: { rendered: '', protected: true }, excerpt: { rendered: '', protected: true } };
-  const anonymous = await r.request('GET', `${path}?_fields=content,excerpt`);
-  assert.is(anonymous.status, 200);
-  assert.equal(anonymous.body, hidden);
-  // The title stays, without a "Protected:" prefix.
-  assert.is((await r.request('GET', path)).body.title.rendered, 'Locked Post');
-  // Even an administrator sees it hidden in view context.
-  assert.equal((await r.request('GET', `${path}?_fields=content,excerpt`, { as: owner })).body, hidden);
+reading(
+  'password-protected content and excerpt are hidden unless the password is given or the context is edit',
+  async () => {
+    const path = `/core/v2/posts/${locked.id}`;
+    const hidden = { content: { rendered: '', protected: true }, excerpt: { rendered: '', protected: true } };
+    const anonymous = await r.request('GET', `${path}?_fields=content,excerpt`);
+    assert.is(anonymous.status, 200);
+    assert.equal(anonymous.body, hidden);
+    // The title stays, without a "Protected:" prefix.
+    assert.is((await r.request('GET', path)).body.title.rendered, 'Locked Post');
+    // Even an administrator sees it hidden in view context.
+    assert.equal((await r.request('GET', `${path}?_fields=content,excerpt`, { as: owner })).body, hidden);
 
-  const right = await r.request('GET', `${path}?_fields=content,excerpt&password=${encodeURIComponent('open sesame')}`);
-  assert.is(right.status, 200);
-  assert.equal(right.body, { content: { rendered: '<p>Hidden body</p>\n', protected: true }, excerpt: { rendered: '<p>Hidden excerpt</p>\n', protected: true } });
+    const right = await r.request(
+      'GET',
+      `${path}?_fields=content,excerpt&password=${encodeURIComponent('open sesame')}`,
+    );
+    assert.is(right.status, 200);
+    assert.equal(right.body, {
+      content: { rendered: '<p>Hidden body</p>\n', protected: true },
+      excerpt: { rendered: '<p>Hidden excerpt</p>\n', protected: true },
+    });
 
-  const edit = await r.request('GET', `${path}?context=edit&_fields=content,excerpt,password`, { as: owner });
-  assert.is(edit.status, 200);
-  assert.is(edit.body.content.rendered, '<p>Hidden body</p>\n');
-  assert.is(edit.body.content.raw, 'Hidden body');
-  assert.is(edit.body.excerpt.rendered, '<p>Hidden excerpt</p>\n');
-  assert.is(edit.body.password, 'open sesame');
+    const edit = await r.request('GET', `${path}?context=edit&_fields=content,excerpt,password`, { as: owner });
+    assert.is(edit.status, 200);
+    assert.is(edit.body.content.rendered, '<p>Hidden body</p>\n');
+    assert.is(edit.body.content.raw, 'Hidden body');
+    assert.is(edit.body.excerpt.rendered, '<p>Hidden excerpt</p>\n');
+    assert.is(edit.body.password, 'open sesame');
 
-  // Lists hide it the same way, and show it for the right password.
-  const list = await r.request('GET', `/core/v2/posts?include=${locked.id}&_fields=content`);
-  assert.equal(list.body, [{ content: { rendered: '', protected: true } }]);
-  const unlocked = await r.request('GET', `/core/v2/posts?include=${locked.id}&_fields=content&password=open%20sesame`);
-  assert.equal(unlocked.body, [{ content: { rendered: '<p>Hidden body</p>\n', protected: true } }]);
-});
+    // Lists hide it the same way, and show it for the right password.
+    const list = await r.request('GET', `/core/v2/posts?include=${locked.id}&_fields=content`);
+    assert.equal(list.body, [{ content: { rendered: '', protected: true } }]);
+    const unlocked = await r.request(
+      'GET',
+      `/core/v2/posts?include=${locked.id}&_fields=content&password=open%20sesame`,
+    );
+    assert.equal(unlocked.body, [{ content: { rendered: '<p>Hidden body</p>\n', protected: true } }]);
+  },
+);
 
 reading('a wrong password is 403 rest_post_incorrect_password, also on a post that has none', async () => {
   const expected = { code: 'rest_post_incorrect_password', message: 'Incorrect post password.', data: { status: 403 } };
@@ -469,16 +545,28 @@ reading('a draft is readable by those who can edit it, in view and edit context'
   const other = await r.createUser('other-writer', 'author');
   const denied = await r.request('GET', `/core/v2/posts/${draft.id}`, { as: other });
   assert.is(denied.status, 403);
-  assert.equal(denied.body, { code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status: 403 } });
+  assert.equal(denied.body, {
+    code: 'rest_forbidden',
+    message: 'Sorry, you are not allowed to do that.',
+    data: { status: 403 },
+  });
 });
 
 reading('context=edit on an item needs edit rights: 401 anonymous, 403 signed in', async () => {
   const anonymous = await r.request('GET', `/core/v2/posts/${published.id}?context=edit`);
   assert.is(anonymous.status, 401);
-  assert.equal(anonymous.body, { code: 'rest_forbidden_context', message: 'Sorry, you are not allowed to edit this post.', data: { status: 401 } });
+  assert.equal(anonymous.body, {
+    code: 'rest_forbidden_context',
+    message: 'Sorry, you are not allowed to edit this post.',
+    data: { status: 401 },
+  });
   const signedIn = await r.request('GET', `/core/v2/posts/${published.id}?context=edit`, { as: author });
   assert.is(signedIn.status, 403);
-  assert.equal(signedIn.body, { code: 'rest_forbidden_context', message: 'Sorry, you are not allowed to edit this post.', data: { status: 403 } });
+  assert.equal(signedIn.body, {
+    code: 'rest_forbidden_context',
+    message: 'Sorry, you are not allowed to edit this post.',
+    data: { status: 403 },
+  });
 });
 
 reading.run();
@@ -512,7 +600,10 @@ listing.before(async () => {
   assert.is((await l.request('DELETE', `/core/v2/posts/${p.trashed.id}`, { as: boss })).status, 200);
   // p2 was modified last.
   l.clock.advance(60_000);
-  assert.is((await l.request('PATCH', `/core/v2/posts/${p.p2.id}`, { as: boss, body: { excerpt: 'touched' } })).status, 200);
+  assert.is(
+    (await l.request('PATCH', `/core/v2/posts/${p.p2.id}`, { as: boss, body: { excerpt: 'touched' } })).status,
+    200,
+  );
 });
 listing.after(async () => l.close());
 
@@ -539,7 +630,10 @@ listing('pages: X-WP-TotalPages and Link prev/next built from the original query
 
   const middle = await l.request('GET', '/core/v2/posts?per_page=2&page=2');
   assert.equal(ids(middle), [p.p3.id, p.p2.id]);
-  assert.is(middle.headers.get('link'), `<${base}?per_page=2&page=1>; rel="prev", <${base}?per_page=2&page=3>; rel="next"`);
+  assert.is(
+    middle.headers.get('link'),
+    `<${base}?per_page=2&page=1>; rel="prev", <${base}?per_page=2&page=3>; rel="next"`,
+  );
 
   const last = await l.request('GET', '/core/v2/posts?per_page=2&page=3');
   assert.equal(ids(last), [p.p1.id]);
@@ -547,12 +641,18 @@ listing('pages: X-WP-TotalPages and Link prev/next built from the original query
 
   // `page` keeps its place in the query.
   const pageFirst = await l.request('GET', '/core/v2/posts?page=2&per_page=2&order=desc');
-  assert.is(pageFirst.headers.get('link'), `<${base}?page=1&per_page=2&order=desc>; rel="prev", <${base}?page=3&per_page=2&order=desc>; rel="next"`);
+  assert.is(
+    pageFirst.headers.get('link'),
+    `<${base}?page=1&per_page=2&order=desc>; rel="prev", <${base}?page=3&per_page=2&order=desc>; rel="next"`,
+  );
 });
 
 listing('the pagination links repeat the query as sanitized, unregistered params as sent', async () => {
   const base = `${l.url}/core/v2/posts`;
-  const response = await l.request('GET', `/core/v2/posts?per_page=01&page=2&exclude=${p.p1.id},${p.p2.id}&status=publish&_fields=id,title&_envelope`);
+  const response = await l.request(
+    'GET',
+    `/core/v2/posts?per_page=01&page=2&exclude=${p.p1.id},${p.p2.id}&status=publish&_fields=id,title&_envelope`,
+  );
   assert.is(response.status, 200);
   const query = (page: number) =>
     `per_page=1&page=${page}&exclude%5B0%5D=${p.p1.id}&exclude%5B1%5D=${p.p2.id}&status%5B0%5D=publish&_fields=id%2Ctitle&_envelope`;
@@ -586,19 +686,22 @@ listing('an empty collection is 200 [] with totals 0, on any page', async () => 
   assert.is(later.headers.get('link'), `<${l.url}/core/v2/posts?include%5B0%5D=99999&page=0>; rel="prev"`);
 });
 
-listing('offset skips matches, takes priority over page, and leaves the totals alone unless it leaves the page empty', async () => {
-  const offset = await l.request('GET', '/core/v2/posts?per_page=2&offset=1');
-  assert.equal(ids(offset), [p.p4.id, p.p3.id]);
-  assert.is(offset.headers.get('x-wp-total'), '5');
-  assert.is(offset.headers.get('x-wp-totalpages'), '3');
-  const withPage = await l.request('GET', '/core/v2/posts?per_page=2&offset=1&page=2');
-  assert.equal(ids(withPage), [p.p4.id, p.p3.id]);
-  const beyond = await l.request('GET', '/core/v2/posts?offset=10');
-  assert.is(beyond.status, 200);
-  assert.equal(beyond.body, []);
-  // WordPress 6.1 counts the matches only when the page holds some.
-  assert.is(beyond.headers.get('x-wp-total'), '0');
-});
+listing(
+  'offset skips matches, takes priority over page, and leaves the totals alone unless it leaves the page empty',
+  async () => {
+    const offset = await l.request('GET', '/core/v2/posts?per_page=2&offset=1');
+    assert.equal(ids(offset), [p.p4.id, p.p3.id]);
+    assert.is(offset.headers.get('x-wp-total'), '5');
+    assert.is(offset.headers.get('x-wp-totalpages'), '3');
+    const withPage = await l.request('GET', '/core/v2/posts?per_page=2&offset=1&page=2');
+    assert.equal(ids(withPage), [p.p4.id, p.p3.id]);
+    const beyond = await l.request('GET', '/core/v2/posts?offset=10');
+    assert.is(beyond.status, 200);
+    assert.equal(beyond.body, []);
+    // WordPress 6.1 counts the matches only when the page holds some.
+    assert.is(beyond.headers.get('x-wp-total'), '0');
+  },
+);
 
 listing('order and orderby: date, id, title, slug, modified, include', async () => {
   const list = async (query: string) => {
@@ -668,7 +771,10 @@ listing('status: publish by default, others for those who may edit, any for ever
   assert.equal(await list('status=draft,private'), [p.draft.id, p.private.id]);
   assert.equal(await list('status[]=private&status[]=publish&per_page=2'), [p.private.id, p.p5.id]);
   const any = await list('status=any&per_page=100');
-  assert.equal([...any].sort((a, b) => a - b), [p.p1.id, p.p2.id, p.p3.id, p.p4.id, p.p5.id, p.draft.id, p.private.id].sort((a, b) => a - b));
+  assert.equal(
+    [...any].sort((a, b) => a - b),
+    [p.p1.id, p.p2.id, p.p3.id, p.p4.id, p.p5.id, p.draft.id, p.private.id].sort((a, b) => a - b),
+  );
   // An editor reads other people's drafts; an author may filter by draft but sees only what it may read,
   // while the total still counts the rest.
   assert.equal(await list('status=draft', editor), [p.draft.id]);
@@ -678,26 +784,29 @@ listing('status: publish by default, others for those who may edit, any for ever
   assert.is(author.headers.get('x-wp-total'), '1');
 });
 
-listing('status beyond publish without edit rights is an invalid param whose details say rest_forbidden_status', async () => {
-  for (const [as, status] of [
-    [null, 401],
-    [reader, 403],
-  ] as const) {
-    for (const query of ['status=draft', 'status=any', 'status=publish,private']) {
-      const response = await l.request('GET', `/core/v2/posts?${query}`, { as });
-      assert.is(response.status, 400, query);
-      assert.equal(response.body, {
-        code: 'rest_invalid_param',
-        message: 'Invalid parameter(s): status',
-        data: {
-          status: 400,
-          params: { status: 'Status is forbidden.' },
-          details: { status: { code: 'rest_forbidden_status', message: 'Status is forbidden.', data: { status } } },
-        },
-      });
+listing(
+  'status beyond publish without edit rights is an invalid param whose details say rest_forbidden_status',
+  async () => {
+    for (const [as, status] of [
+      [null, 401],
+      [reader, 403],
+    ] as const) {
+      for (const query of ['status=draft', 'status=any', 'status=publish,private']) {
+        const response = await l.request('GET', `/core/v2/posts?${query}`, { as });
+        assert.is(response.status, 400, query);
+        assert.equal(response.body, {
+          code: 'rest_invalid_param',
+          message: 'Invalid parameter(s): status',
+          data: {
+            status: 400,
+            params: { status: 'Status is forbidden.' },
+            details: { status: { code: 'rest_forbidden_status', message: 'Status is forbidden.', data: { status } } },
+          },
+        });
+      }
     }
-  }
-});
+  },
+);
 
 listing('context=edit on the collection needs edit rights: 401 anonymous, 403 for a subscriber', async () => {
   const anonymous = await l.request('GET', '/core/v2/posts?context=edit');
@@ -733,33 +842,41 @@ updating.before(async () => {
 });
 updating.after(async () => w.close());
 
-updating('POST, PUT and PATCH answer 200 with the post in edit context, no Location, and change only what was sent', async () => {
-  const post = await create(w, chief, { title: 'Original', content: 'First body', excerpt: 'First excerpt', status: 'publish' });
-  const path = `/core/v2/posts/${post.id}`;
-  const steps: [string, Record<string, unknown>, (body: any) => void][] = [
-    ['PATCH', { excerpt: 'Second excerpt' }, (b) => assert.is(b.excerpt.raw, 'Second excerpt')],
-    ['PUT', { title: 'Renamed' }, (b) => assert.is(b.title.raw, 'Renamed')],
-    ['POST', { content: { raw: 'Second body' } }, (b) => assert.is(b.content.raw, 'Second body')],
-  ];
-  let previous = post;
-  for (const [method, body, check] of steps) {
-    const response = await w.request(method, path, { as: chief, body });
-    assert.is(response.status, 200, `${method}: ${response.text}`);
-    assert.is(response.headers.get('location'), null);
-    assert.equal(keys(response.body), [...EDIT_KEYS].sort());
-    check(response.body);
-    for (const field of ['title', 'content', 'excerpt', 'slug', 'status', 'date', 'author', 'comment_status']) {
-      if (!(field in body)) assert.equal(response.body[field], previous[field], `${method} kept ${field}`);
+updating(
+  'POST, PUT and PATCH answer 200 with the post in edit context, no Location, and change only what was sent',
+  async () => {
+    const post = await create(w, chief, {
+      title: 'Original',
+      content: 'First body',
+      excerpt: 'First excerpt',
+      status: 'publish',
+    });
+    const path = `/core/v2/posts/${post.id}`;
+    const steps: [string, Record<string, unknown>, (body: any) => void][] = [
+      ['PATCH', { excerpt: 'Second excerpt' }, (b) => assert.is(b.excerpt.raw, 'Second excerpt')],
+      ['PUT', { title: 'Renamed' }, (b) => assert.is(b.title.raw, 'Renamed')],
+      ['POST', { content: { raw: 'Second body' } }, (b) => assert.is(b.content.raw, 'Second body')],
+    ];
+    let previous = post;
+    for (const [method, body, check] of steps) {
+      const response = await w.request(method, path, { as: chief, body });
+      assert.is(response.status, 200, `${method}: ${response.text}`);
+      assert.is(response.headers.get('location'), null);
+      assert.equal(keys(response.body), [...EDIT_KEYS].sort());
+      check(response.body);
+      for (const field of ['title', 'content', 'excerpt', 'slug', 'status', 'date', 'author', 'comment_status']) {
+        if (!(field in body)) assert.equal(response.body[field], previous[field], `${method} kept ${field}`);
+      }
+      previous = response.body;
     }
-    previous = response.body;
-  }
-  // The slug stays although the title changed.
-  assert.is(previous.slug, 'original');
-  const read = await w.request('GET', `${path}?context=edit`, { as: chief });
-  assert.is(read.body.title.raw, 'Renamed');
-  assert.is(read.body.content.raw, 'Second body');
-  assert.is(read.body.excerpt.raw, 'Second excerpt');
-});
+    // The slug stays although the title changed.
+    assert.is(previous.slug, 'original');
+    const read = await w.request('GET', `${path}?context=edit`, { as: chief });
+    assert.is(read.body.title.raw, 'Renamed');
+    assert.is(read.body.content.raw, 'Second body');
+    assert.is(read.body.excerpt.raw, 'Second excerpt');
+  },
+);
 
 updating('an update moves modified and keeps date', async () => {
   const post = await create(w, chief, { title: 'Clockwork', status: 'publish' });
@@ -794,7 +911,10 @@ updating('publishing a draft gives it its slug from the title', async () => {
 updating('an unknown id is 404 rest_post_invalid_id for every method', async () => {
   for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
     for (const id of [99999, 0]) {
-      const response = await w.request(method, `/core/v2/posts/${id}`, { as: chief, body: method === 'GET' || method === 'DELETE' ? undefined : { title: 'x' } });
+      const response = await w.request(method, `/core/v2/posts/${id}`, {
+        as: chief,
+        body: method === 'GET' || method === 'DELETE' ? undefined : { title: 'x' },
+      });
       assert.is(response.status, 404, `${method} ${id}`);
       assert.equal(response.body, { code: 'rest_post_invalid_id', message: 'Invalid post ID.', data: { status: 404 } });
     }
@@ -805,10 +925,18 @@ updating('editing needs edit_post: 401 anonymous, 403 for a contributor on anoth
   const post = await create(w, chief, { title: 'Not yours', status: 'publish' });
   const anonymous = await w.request('PATCH', `/core/v2/posts/${post.id}`, { body: { title: 'Mine now' } });
   assert.is(anonymous.status, 401);
-  assert.equal(anonymous.body, { code: 'rest_cannot_edit', message: 'Sorry, you are not allowed to edit this post.', data: { status: 401 } });
+  assert.equal(anonymous.body, {
+    code: 'rest_cannot_edit',
+    message: 'Sorry, you are not allowed to edit this post.',
+    data: { status: 401 },
+  });
   const other = await w.request('PUT', `/core/v2/posts/${post.id}`, { as: contributor, body: { title: 'Mine now' } });
   assert.is(other.status, 403);
-  assert.equal(other.body, { code: 'rest_cannot_edit', message: 'Sorry, you are not allowed to edit this post.', data: { status: 403 } });
+  assert.equal(other.body, {
+    code: 'rest_cannot_edit',
+    message: 'Sorry, you are not allowed to edit this post.',
+    data: { status: 403 },
+  });
   assert.is((await w.request('GET', `/core/v2/posts/${post.id}`)).body.title.rendered, 'Not yours');
 });
 
@@ -853,7 +981,11 @@ deleting('trashing a trashed post is 410 rest_already_trashed', async () => {
   for (const query of ['', '?force=false', '?force=0']) {
     const response = await d.request('DELETE', `/core/v2/posts/${post.id}${query}`, { as: keeper });
     assert.is(response.status, 410, query);
-    assert.equal(response.body, { code: 'rest_already_trashed', message: 'The post has already been deleted.', data: { status: 410 } });
+    assert.equal(response.body, {
+      code: 'rest_already_trashed',
+      message: 'The post has already been deleted.',
+      data: { status: 410 },
+    });
   }
 });
 
@@ -889,7 +1021,11 @@ deleting('deleting needs delete_post: 401 anonymous, 403 for a contributor on an
   const post = await create(d, keeper, { title: 'Keep Me', status: 'publish' });
   const anonymous = await d.request('DELETE', `/core/v2/posts/${post.id}`);
   assert.is(anonymous.status, 401);
-  assert.equal(anonymous.body, { code: 'rest_cannot_delete', message: 'Sorry, you are not allowed to delete this post.', data: { status: 401 } });
+  assert.equal(anonymous.body, {
+    code: 'rest_cannot_delete',
+    message: 'Sorry, you are not allowed to delete this post.',
+    data: { status: 401 },
+  });
   const helper = await d.createUser('helper', 'contributor');
   const other = await d.request('DELETE', `/core/v2/posts/${post.id}?force=true`, { as: helper });
   assert.is(other.status, 403);

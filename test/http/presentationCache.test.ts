@@ -49,7 +49,10 @@ for (const [adapterName, open] of adapters) {
       assert.is((await t.request('GET', `/core/v2/posts/${post.id}`)).body.title.rendered, 'First');
       assert.is((await t.request('GET', '/core/v2/posts')).body[0].title.rendered, 'First');
     }
-    const updated = await t.request('POST', `/core/v2/posts/${post.id}`, { as: admin, body: { title: 'Second', content: 'two' } });
+    const updated = await t.request('POST', `/core/v2/posts/${post.id}`, {
+      as: admin,
+      body: { title: 'Second', content: 'two' },
+    });
     assert.is(updated.status, 200, updated.text);
     const item = (await t.request('GET', `/core/v2/posts/${post.id}`)).body;
     assert.is(item.title.rendered, 'Second');
@@ -90,7 +93,10 @@ for (const [adapterName, open] of adapters) {
     const second = await create(admin, { title: 'B', content: 'b' });
     const plain = await t.request('GET', '/core/v2/posts');
     assert.equal(JSON.parse(plain.text), plain.body);
-    assert.equal(plain.body.map((p: { id: number }) => p.id), [second.id, first.id]);
+    assert.equal(
+      plain.body.map((p: { id: number }) => p.id),
+      [second.id, first.id],
+    );
     const fields = (await t.request('GET', '/core/v2/posts?_fields=id,title')).body;
     assert.equal(fields, [
       { id: second.id, title: { rendered: 'B' } },
@@ -110,34 +116,40 @@ for (const [adapterName, open] of adapters) {
 
 const identity = suite('presentation cache: the documents it keeps keep their identity (memory read model)');
 
-identity('a post the cache keeps is said to the read model, which hands out that object until the post changes', async () => {
-  // No recent documents: only what the presentation cache keeps is one object across reads.
-  const readModel = createMemoryReadModel({ parsedDocsKept: 0 });
-  const kept: unknown[] = [];
-  const keepIdentity = readModel.keepIdentity!;
-  readModel.keepIdentity = (doc) => {
-    kept.push(doc);
-    keepIdentity(doc);
-  };
-  const t = await startTestSite({ readModel });
-  try {
-    const admin = await t.createUser('boss', 'administrator');
-    const created = await t.request('POST', '/core/v2/posts', { as: admin, body: { status: 'publish', title: 'Kept', content: 'words' } });
-    assert.is(created.status, 201, created.text);
-    const id = (created.body as { id: number }).id;
-    const first = await t.request('GET', `/core/v2/posts/${id}`);
-    assert.is(first.status, 200);
-    const doc = await readModel.get('post', id);
-    assert.ok(kept.includes(doc), 'the document read is the one the cache kept');
-    assert.is((await t.request('GET', `/core/v2/posts/${id}`)).text, first.text);
-    assert.is(await readModel.get('post', id), doc);
-    const updated = await t.request('POST', `/core/v2/posts/${id}`, { as: admin, body: { title: 'Changed' } });
-    assert.is(updated.status, 200, updated.text);
-    assert.is((await t.request('GET', `/core/v2/posts/${id}`)).body.title.rendered, 'Changed');
-    assert.is.not(await readModel.get('post', id), doc);
-  } finally {
-    await t.close();
-  }
-});
+identity(
+  'a post the cache keeps is said to the read model, which hands out that object until the post changes',
+  async () => {
+    // No recent documents: only what the presentation cache keeps is one object across reads.
+    const readModel = createMemoryReadModel({ parsedDocsKept: 0 });
+    const kept: unknown[] = [];
+    const keepIdentity = readModel.keepIdentity!;
+    readModel.keepIdentity = (doc) => {
+      kept.push(doc);
+      keepIdentity(doc);
+    };
+    const t = await startTestSite({ readModel });
+    try {
+      const admin = await t.createUser('boss', 'administrator');
+      const created = await t.request('POST', '/core/v2/posts', {
+        as: admin,
+        body: { status: 'publish', title: 'Kept', content: 'words' },
+      });
+      assert.is(created.status, 201, created.text);
+      const id = (created.body as { id: number }).id;
+      const first = await t.request('GET', `/core/v2/posts/${id}`);
+      assert.is(first.status, 200);
+      const doc = await readModel.get('post', id);
+      assert.ok(kept.includes(doc), 'the document read is the one the cache kept');
+      assert.is((await t.request('GET', `/core/v2/posts/${id}`)).text, first.text);
+      assert.is(await readModel.get('post', id), doc);
+      const updated = await t.request('POST', `/core/v2/posts/${id}`, { as: admin, body: { title: 'Changed' } });
+      assert.is(updated.status, 200, updated.text);
+      assert.is((await t.request('GET', `/core/v2/posts/${id}`)).body.title.rendered, 'Changed');
+      assert.is.not(await readModel.get('post', id), doc);
+    } finally {
+      await t.close();
+    }
+  },
+);
 
 identity.run();

@@ -18,9 +18,15 @@ let admin: TestUser;
 
 const PAGE = '/wp-admin/authorize-application.php';
 /** A 1×1 PNG, written out so that sharp is first loaded by the app, after every attack. */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
 
-const PROTOTYPES = { Object: Object.prototype, Array: Array.prototype, Function: Function.prototype } as Record<string, object>;
+const PROTOTYPES = { Object: Object.prototype, Array: Array.prototype, Function: Function.prototype } as Record<
+  string,
+  object
+>;
 const before = Object.fromEntries(Object.entries(PROTOTYPES).map(([name, proto]) => [name, Reflect.ownKeys(proto)]));
 
 /** Keys each prototype gained since the start (removed again, so one failure does not spread to the next check). */
@@ -50,7 +56,10 @@ async function assertUnharmed(label: string): Promise<void> {
   assert.is(list.headers.get('content-type'), 'application/json; charset=UTF-8', `${label}: Content-Type`);
   const names = [...list.headers.keys()].filter((name) => name.includes(MARK) || name === '0');
   assert.equal(names, [], `${label}: planted headers`);
-  assert.not.ok([...list.headers.values()].some((value) => value.includes('planted')), `${label}: planted header values`);
+  assert.not.ok(
+    [...list.headers.values()].some((value) => value.includes('planted')),
+    `${label}: planted header values`,
+  );
   const index = await t.request('GET', `/core/v2?round=${round}`);
   assert.equal([index.status, index.body?.namespace], [200, 'core/v2'], `${label}: the namespace index`);
   const me = await t.request('GET', `/core/v2/users/me?round=${round}`);
@@ -87,7 +96,10 @@ const jsonBodies = (n: number): unknown[] => [
 test.before(async () => {
   t = await startTestSite();
   admin = await t.createUser('admin', 'administrator');
-  const created = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Existing', status: 'publish' } });
+  const created = await t.request('POST', '/core/v2/posts', {
+    as: admin,
+    body: { title: 'Existing', status: 'publish' },
+  });
   assert.is(created.status, 201);
 });
 test.after(async () => t.close());
@@ -120,7 +132,10 @@ test('JSON bodies, anonymous and signed in', async () => {
 test('urlencoded bodies, anonymous and signed in', async () => {
   for (const query of queries(2)) {
     for (const as of [null, admin]) {
-      await t.request('POST', '/core/v2/posts', { as, raw: { data: `title=x&${query}`, type: 'application/x-www-form-urlencoded' } });
+      await t.request('POST', '/core/v2/posts', {
+        as,
+        raw: { data: `title=x&${query}`, type: 'application/x-www-form-urlencoded' },
+      });
       await assertUnharmed(`form ${query} as ${as ? 'admin' : 'anonymous'}`);
     }
   }
@@ -135,7 +150,11 @@ test('multipart fields and file names, anonymous and signed in', async () => {
     }
     form.append('__proto__', new Blob(['planted'], { type: 'text/plain' }), 'planted.txt');
     for (const as of [null, admin]) {
-      await fetch(`${t.url}/core/v2/media`, { method: 'POST', body: form, headers: as ? { authorization: as.auth } : {} });
+      await fetch(`${t.url}/core/v2/media`, {
+        method: 'POST',
+        body: form,
+        headers: as ? { authorization: as.auth } : {},
+      });
       await assertUnharmed(`multipart ${query} as ${as ? 'admin' : 'anonymous'}`);
     }
   }
@@ -146,7 +165,11 @@ test('batch sub-request paths, bodies and headers, sent as JSON and as a form', 
     for (const as of [null, admin]) {
       const requests = [
         { path: `/core/v2/posts?${query}`, body: { title: 'x' } },
-        { path: `/core/v2/posts?${query}`, body: jsonBodies(5)[0], headers: JSON.parse(`{"__PROTO__":["planted"],"__proto__":{"${MARK}-h":"planted"}}`) },
+        {
+          path: `/core/v2/posts?${query}`,
+          body: jsonBodies(5)[0],
+          headers: JSON.parse(`{"__PROTO__":["planted"],"__proto__":{"${MARK}-h":"planted"}}`),
+        },
         ...jsonBodies(6).map((body) => ({ path: '/core/v2/posts', body })),
       ];
       await t.request('POST', '/batch/v1', { as, body: { requests } });
@@ -161,12 +184,20 @@ test('batch sub-request paths, bodies and headers, sent as JSON and as a form', 
 test('the authorization form, refused (403, bad token) and rejected as malformed (400)', async () => {
   for (const query of queries(7)) {
     for (const fields of [`app_name=App&token=nope&log=a&pwd=b&${query}`, query]) {
-      const response = await fetch(`${t.url}${PAGE}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: fields });
+      const response = await fetch(`${t.url}${PAGE}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: fields,
+      });
       assert.ok([400, 403].includes(response.status), `authorization form answered ${response.status}`);
       await assertUnharmed(`authorization form ${fields}`);
     }
   }
-  const refused = await fetch(`${t.url}${PAGE}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `app_name=App&token=nope&${queries(8)[0]}` });
+  const refused = await fetch(`${t.url}${PAGE}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: `app_name=App&token=nope&${queries(8)[0]}`,
+  });
   assert.is(refused.status, 403);
   assert.is(refused.headers.get('content-type'), 'text/html; charset=utf-8');
 });
@@ -174,7 +205,9 @@ test('the authorization form, refused (403, bad token) and rejected as malformed
 test('the dropped names are not parameters: a title sent beside them is kept, the planted ones are not', async () => {
   const created = await t.request('POST', `/core/v2/posts?__proto__[status]=publish`, {
     as: admin,
-    body: JSON.parse('{"title":"Plain","__proto__":{"status":"publish"},"constructor":{"prototype":{"status":"publish"}}}'),
+    body: JSON.parse(
+      '{"title":"Plain","__proto__":{"status":"publish"},"constructor":{"prototype":{"status":"publish"}}}',
+    ),
   });
   assert.is(created.status, 201);
   assert.is(created.body.title.raw, 'Plain');
@@ -186,12 +219,18 @@ test('sharp loads and sizes an upload after every attack', async () => {
   const form = new FormData();
   form.append('file', new Blob([PNG], { type: 'image/png' }), 'dot.png');
   form.append('__proto__[get]', 'planted');
-  const response = await fetch(`${t.url}/core/v2/media`, { method: 'POST', body: form, headers: { authorization: admin.auth } });
+  const response = await fetch(`${t.url}/core/v2/media`, {
+    method: 'POST',
+    body: form,
+    headers: { authorization: admin.auth },
+  });
   const item = (await response.json()) as any;
   assert.is(response.status, 201);
   assert.equal([item.media_details.width, item.media_details.height], [1, 1]);
   const sharp = (await import('sharp')).default;
-  const made = await sharp({ create: { width: 2, height: 2, channels: 3, background: { r: 0, g: 0, b: 0 } } }).png().toBuffer();
+  const made = await sharp({ create: { width: 2, height: 2, channels: 3, background: { r: 0, g: 0, b: 0 } } })
+    .png()
+    .toBuffer();
   assert.ok(made.length > 0);
   await assertUnharmed('sharp');
 });

@@ -19,7 +19,17 @@ test.after.each(async () => {
   await t.close();
 });
 
-const anonymous = (path: string): RestRequest => ({ method: 'GET', path, query: {}, rawQuery: '', json: null, form: null, headers: {}, actor: null, requestId: 'at-once' });
+const anonymous = (path: string): RestRequest => ({
+  method: 'GET',
+  path,
+  query: {},
+  rawQuery: '',
+  json: null,
+  form: null,
+  headers: {},
+  actor: null,
+  requestId: 'at-once',
+});
 
 test('a post and a refused draft are answered at once, as HTTP answers them', async () => {
   const admin = await t.createUser('boss', 'administrator');
@@ -27,7 +37,11 @@ test('a post and a refused draft are answered at once, as HTTP answers them', as
   const draft = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Not yet', status: 'draft' } });
   assert.is(published.status, 201);
   const dispatcher = buildDispatcher(t.site);
-  for (const [id, status] of [[published.body.id, 200], [draft.body.id, 401], [987654, 404]] as const) {
+  for (const [id, status] of [
+    [published.body.id, 200],
+    [draft.body.id, 401],
+    [987654, 404],
+  ] as const) {
     const path = `/core/v2/posts/${id}`;
     // The first read may wait: whether the content projection is behind is worked out once per read-model version.
     await dispatcher.answer(anonymous(path));

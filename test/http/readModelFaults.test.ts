@@ -42,13 +42,18 @@ async function until(condition: () => Promise<boolean>, what: string, limitMs = 
 
 /** A node sharing the Redis read model under `prefix`: a projector (under the lease) or an API node. */
 async function node(store: EventStore, prefix: string, role: 'projector' | 'api'): Promise<TestSite> {
-  const { readModel, coordination } = await openReadModel(loadConfig({ REDIS_URL, REDIS_PREFIX: prefix, PROJECTOR_LEASE_MS: '300' }));
+  const { readModel, coordination } = await openReadModel(
+    loadConfig({ REDIS_URL, REDIS_PREFIX: prefix, PROJECTOR_LEASE_MS: '300' }),
+  );
   return startTestSite({ store, readModel, coordination, apiOnly: role === 'api', readinessCheckMs: 50 });
 }
 
 async function publishPosts(t: TestSite, admin: TestUser, count: number, title = 'Post'): Promise<void> {
   for (let i = 0; i < count; i++) {
-    const created = await t.request('POST', '/core/v2/posts', { as: admin, body: { title: `${title} ${i}`, status: 'publish' } });
+    const created = await t.request('POST', '/core/v2/posts', {
+      as: admin,
+      body: { title: `${title} ${i}`, status: 'publish' },
+    });
     assert.is(created.status, 201, created.text);
   }
 }
@@ -57,7 +62,11 @@ async function publishPosts(t: TestSite, admin: TestUser, count: number, title =
 const servesWhole = (t: TestSite, admin: TestUser, posts: number) => async () => {
   if ((await t.request('GET', '/readyz')).status !== 200) return false;
   const listed = await t.request('GET', '/core/v2/posts');
-  return listed.status === 200 && listed.body.length === posts && (await t.request('GET', '/core/v2/users/me', { as: admin })).status === 200;
+  return (
+    listed.status === 200 &&
+    listed.body.length === posts &&
+    (await t.request('GET', '/core/v2/users/me', { as: admin })).status === 200
+  );
 };
 
 interface Shared {
@@ -68,7 +77,12 @@ interface Shared {
 }
 
 async function shared(): Promise<Shared> {
-  return { prefix: `test:read-model-faults:${randomUUID()}:`, admin: new Redis(REDIS_URL), server: await startFakeEventStoreDb(), sites: [] };
+  return {
+    prefix: `test:read-model-faults:${randomUUID()}:`,
+    admin: new Redis(REDIS_URL),
+    server: await startFakeEventStoreDb(),
+    sites: [],
+  };
 }
 
 async function cleanup({ prefix, admin, server, sites }: Shared): Promise<void> {
@@ -78,7 +92,11 @@ async function cleanup({ prefix, admin, server, sites }: Shared): Promise<void> 
   await server.close();
 }
 
-const esdb = (s: Shared) => createEventStoreDbEventStore({ connectionString: s.server.connectionString, resubscribeDelayMs: { first: 20, longest: 200 } });
+const esdb = (s: Shared) =>
+  createEventStoreDbEventStore({
+    connectionString: s.server.connectionString,
+    resubscribeDelayMs: { first: 20, longest: 200 },
+  });
 
 test('Redis flushed under a running site (two projectors, two API nodes): the lease holder rebuilds it, and it is served whole again', async () => {
   const s = await shared();
@@ -121,7 +139,10 @@ test('Redis flushed while no projector runs: not ready, 503 with Retry-After (no
     assert.is(ready.body.checks.readModel.state, 'unbuilt');
     assert.match(ready.body.checks.readModel.error, /no epoch/);
     assert.is(ready.body.checks.projector.applied, 0, 'the applied position is read afresh, not remembered');
-    for (const [path, as] of [['/core/v2/posts', null], ['/core/v2/users/me', admin]] as const) {
+    for (const [path, as] of [
+      ['/core/v2/posts', null],
+      ['/core/v2/users/me', admin],
+    ] as const) {
       const refused = await api.request('GET', path, { as });
       assert.is(refused.status, 503, `${path}: ${refused.text}`);
       assert.is(refused.headers.get('retry-after'), '5');
@@ -148,10 +169,18 @@ test('EventStoreDB restored from an older backup, then written to: not served, a
     const backup = s.server.log.events.length;
     await publishPosts(api, admin, 2, 'Lost');
     await until(servesWhole(api, admin, 4), 'the API node serves the site');
-    await until(async () => (await api.request('GET', '/readyz')).body.checks.readModel.epoch?.position === (await api.site.store.headPosition()), 'the epoch at the head');
+    await until(
+      async () =>
+        (await api.request('GET', '/readyz')).body.checks.readModel.epoch?.position ===
+        (await api.site.store.headPosition()),
+      'the epoch at the head',
+    );
 
     await s.server.restoreBackup(backup);
-    await until(async () => (await api.request('GET', '/readyz')).body.checks.readModel.state === 'ahead', 'the API node judging the read model ahead of the store');
+    await until(
+      async () => (await api.request('GET', '/readyz')).body.checks.readModel.state === 'ahead',
+      'the API node judging the read model ahead of the store',
+    );
     const ready = await api.request('GET', '/readyz');
     assert.is(ready.status, 503);
     assert.match(ready.body.checks.readModel.error, /older backup/);
@@ -165,7 +194,17 @@ test('EventStoreDB restored from an older backup, then written to: not served, a
     try {
       const lostAt = (await api.request('GET', '/readyz')).body.checks.readModel.epoch.position as number;
       while ((await writer.headPosition()) < lostAt) {
-        await writer.appendToStream(`other-${randomUUID()}`, [{ type: 'Nothing', data: { pad: 'x'.repeat(200) }, metadata: { userId: null, requestId: 'w', at: new Date(0).toISOString() } }], { expectedRevision: 'no_stream' });
+        await writer.appendToStream(
+          `other-${randomUUID()}`,
+          [
+            {
+              type: 'Nothing',
+              data: { pad: 'x'.repeat(200) },
+              metadata: { userId: null, requestId: 'w', at: new Date(0).toISOString() },
+            },
+          ],
+          { expectedRevision: 'no_stream' },
+        );
       }
     } finally {
       await writer.close();
@@ -173,7 +212,12 @@ test('EventStoreDB restored from an older backup, then written to: not served, a
     await api.site.readModelWatch.refresh();
     assert.is((await api.request('GET', '/readyz')).body.checks.readModel.state, 'ahead');
     assert.is((await api.request('GET', '/core/v2/posts')).status, 503);
-    const kept = await createRedisReadModel({ redis: s.admin, prefix: s.prefix }).query('post', { filters: [], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null });
+    const kept = await createRedisReadModel({ redis: s.admin, prefix: s.prefix }).query('post', {
+      filters: [],
+      order: { kind: 'field', field: 'id', direction: 'asc' },
+      offset: 0,
+      limit: null,
+    });
     assert.is(kept.total, 4, 'the read model still holds what the lost events made');
   } finally {
     await cleanup(s);
@@ -190,7 +234,12 @@ test('SQLite restored from an older backup (positions are counts there), then wr
     await publishPosts(first, admin, 2, 'Kept');
     await new Database(file).backup(path.join(dir, 'backup.sqlite'));
     await publishPosts(first, admin, 2, 'Lost');
-    await until(async () => (await first.request('GET', '/readyz')).body.checks.readModel.epoch?.position === (await first.site.store.headPosition()), 'the epoch at the head');
+    await until(
+      async () =>
+        (await first.request('GET', '/readyz')).body.checks.readModel.epoch?.position ===
+        (await first.site.store.headPosition()),
+      'the epoch at the head',
+    );
     const applied = (await first.request('GET', '/readyz')).body.checks.readModel.epoch.position as number;
     await first.close();
     for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file}${suffix}`, { force: true });
@@ -199,7 +248,11 @@ test('SQLite restored from an older backup (positions are counts there), then wr
     const restored = openSqliteEventStore({ file });
     // Written to since, past the position the read model applied.
     while ((await restored.headPosition()) <= applied) {
-      await restored.appendToStream(`other-${randomUUID()}`, [{ type: 'Nothing', data: {}, metadata: { userId: null, requestId: 'w', at: new Date(0).toISOString() } }], { expectedRevision: 'no_stream' });
+      await restored.appendToStream(
+        `other-${randomUUID()}`,
+        [{ type: 'Nothing', data: {}, metadata: { userId: null, requestId: 'w', at: new Date(0).toISOString() } }],
+        { expectedRevision: 'no_stream' },
+      );
     }
     const second = await node(restored, s.prefix, 'projector');
     s.sites.push(second);
@@ -222,21 +275,35 @@ test('a read model built from another log: not served nor overwritten; once an o
     const admin = await first.createUser('admin', 'administrator');
     await publishPosts(first, admin, 3, 'First log');
     // Built from that log once its epoch names it (recorded within a readiness check of the writes).
-    await until(async () => (await first.request('GET', '/readyz')).body.checks.readModel.epoch?.log != null, 'the epoch names the first log');
+    await until(
+      async () => (await first.request('GET', '/readyz')).body.checks.readModel.epoch?.log != null,
+      'the epoch names the first log',
+    );
     await first.close();
 
     const other = createMemoryEventStore();
-    await other.appendToStream('elsewhere', [{ type: 'Nothing', data: {}, metadata: { userId: null, requestId: 'w', at: new Date(0).toISOString() } }], { expectedRevision: 'no_stream' });
+    await other.appendToStream(
+      'elsewhere',
+      [{ type: 'Nothing', data: {}, metadata: { userId: null, requestId: 'w', at: new Date(0).toISOString() } }],
+      { expectedRevision: 'no_stream' },
+    );
     const second = await node(other, s.prefix, 'projector');
     s.sites.push(second);
     const ready = await second.request('GET', '/readyz');
-    assert.match(second.site.projector.refusal ?? '', /another log/, `refusal ${second.site.projector.refusal}; /readyz ${ready.text}`);
+    assert.match(
+      second.site.projector.refusal ?? '',
+      /another log/,
+      `refusal ${second.site.projector.refusal}; /readyz ${ready.text}`,
+    );
     assert.is(ready.status, 503);
     assert.is(ready.body.checks.readModel.state, 'foreign');
     assert.is((await second.request('GET', '/core/v2/posts')).status, 503);
 
     await deleteKeysUnder(s.admin, s.prefix);
-    await until(async () => (await second.request('GET', '/readyz')).status === 200, 'the cleared read model rebuilt from this log');
+    await until(
+      async () => (await second.request('GET', '/readyz')).status === 200,
+      'the cleared read model rebuilt from this log',
+    );
     const listed = await second.request('GET', '/core/v2/posts');
     assert.is(listed.status, 200);
     assert.is(listed.body.length, 0, 'this log has no posts');

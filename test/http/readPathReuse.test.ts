@@ -39,11 +39,17 @@ test('a status filter refused to an anonymous caller stays refused after a signe
     assert.is(anonymous.body.data.details.status.code, 'rest_forbidden_status');
     const signedIn = await t.request('GET', '/core/v2/posts?status=draft', { as: admin });
     assert.is(signedIn.status, 200, signedIn.text);
-    assert.equal(signedIn.body.map((p: { title: { rendered: string } }) => p.title.rendered), ['Draft']);
+    assert.equal(
+      signedIn.body.map((p: { title: { rendered: string } }) => p.title.rendered),
+      ['Draft'],
+    );
   }
   const published = await t.request('GET', '/core/v2/posts?status=publish');
   assert.is(published.status, 200);
-  assert.equal(published.body.map((p: { title: { rendered: string } }) => p.title.rendered), ['Out']);
+  assert.equal(
+    published.body.map((p: { title: { rendered: string } }) => p.title.rendered),
+    ['Out'],
+  );
 });
 
 test('each query string gets its own args: per_page, paging links and the context refusal', async () => {
@@ -105,33 +111,52 @@ for (const [adapterName, open] of adapters) {
     return response.body.id as number;
   };
 
-  embed('each post embeds exactly the categories and tags its own requests list, in their order, with counts and nested links', async () => {
-    const parent = await make('/core/v2/categories', { name: 'Zeta parent' });
-    const child = await make('/core/v2/categories', { name: 'Alpha child', parent });
-    const other = await make('/core/v2/categories', { name: 'Mid' });
-    const tagB = await make('/core/v2/tags', { name: 'bravo' });
-    const tagA = await make('/core/v2/tags', { name: 'alpha' });
-    await make('/core/v2/posts', { title: 'One', status: 'publish', categories: [parent, child], tags: [tagB, tagA] });
-    await make('/core/v2/posts', { title: 'Two', status: 'publish', categories: [other], tags: [] });
-    await make('/core/v2/posts', { title: 'Three', status: 'publish', categories: [child, other], tags: [tagA] });
-    await make('/core/v2/posts', { title: 'Four', status: 'publish' });
-    for (const as of [null, boss]) {
-      const list = await site.request('GET', '/core/v2/posts?_embed', { as });
-      assert.is(list.status, 200, list.text);
-      assert.is(list.body.length, 4);
-      for (const post of list.body as { id: number; _embedded: Record<string, unknown[]> }[]) {
-        const categories = await site.request('GET', `/core/v2/categories?post=${post.id}&context=embed`, { as });
-        const tags = await site.request('GET', `/core/v2/tags?post=${post.id}&context=embed`, { as });
-        assert.equal(post._embedded['wp:term'], [categories.body, tags.body]);
-        const single = await site.request('GET', `/core/v2/posts/${post.id}?_embed=wp:term`, { as });
-        assert.equal(single.body._embedded['wp:term'], [categories.body, tags.body]);
+  embed(
+    'each post embeds exactly the categories and tags its own requests list, in their order, with counts and nested links',
+    async () => {
+      const parent = await make('/core/v2/categories', { name: 'Zeta parent' });
+      const child = await make('/core/v2/categories', { name: 'Alpha child', parent });
+      const other = await make('/core/v2/categories', { name: 'Mid' });
+      const tagB = await make('/core/v2/tags', { name: 'bravo' });
+      const tagA = await make('/core/v2/tags', { name: 'alpha' });
+      await make('/core/v2/posts', {
+        title: 'One',
+        status: 'publish',
+        categories: [parent, child],
+        tags: [tagB, tagA],
+      });
+      await make('/core/v2/posts', { title: 'Two', status: 'publish', categories: [other], tags: [] });
+      await make('/core/v2/posts', { title: 'Three', status: 'publish', categories: [child, other], tags: [tagA] });
+      await make('/core/v2/posts', { title: 'Four', status: 'publish' });
+      for (const as of [null, boss]) {
+        const list = await site.request('GET', '/core/v2/posts?_embed', { as });
+        assert.is(list.status, 200, list.text);
+        assert.is(list.body.length, 4);
+        for (const post of list.body as { id: number; _embedded: Record<string, unknown[]> }[]) {
+          const categories = await site.request('GET', `/core/v2/categories?post=${post.id}&context=embed`, { as });
+          const tags = await site.request('GET', `/core/v2/tags?post=${post.id}&context=embed`, { as });
+          assert.equal(post._embedded['wp:term'], [categories.body, tags.body]);
+          const single = await site.request('GET', `/core/v2/posts/${post.id}?_embed=wp:term`, { as });
+          assert.equal(single.body._embedded['wp:term'], [categories.body, tags.body]);
+        }
+        const first = (
+          list.body as {
+            title: { rendered: string };
+            _embedded: Record<string, { name: string; link: string; count?: number }[][]>;
+          }[]
+        ).find((p) => p.title.rendered === 'One')!;
+        assert.equal(
+          first._embedded['wp:term'][0]!.map((c) => c.name),
+          ['Alpha child', 'Zeta parent'],
+        );
+        assert.match(first._embedded['wp:term'][0]![0]!.link, /\/category\/zeta-parent\/alpha-child\/$/);
+        assert.equal(
+          first._embedded['wp:term'][1]!.map((c) => c.name),
+          ['alpha', 'bravo'],
+        );
       }
-      const first = (list.body as { title: { rendered: string }; _embedded: Record<string, { name: string; link: string; count?: number }[][]> }[]).find((p) => p.title.rendered === 'One')!;
-      assert.equal(first._embedded['wp:term'][0]!.map((c) => c.name), ['Alpha child', 'Zeta parent']);
-      assert.match(first._embedded['wp:term'][0]![0]!.link, /\/category\/zeta-parent\/alpha-child\/$/);
-      assert.equal(first._embedded['wp:term'][1]!.map((c) => c.name), ['alpha', 'bravo']);
-    }
-  });
+    },
+  );
 
   embed.run();
 }

@@ -54,22 +54,43 @@ test.before(async () => {
   author = await t.createUser('author', 'author');
   // A workload touching every event type the revisions, content and example projections handle.
   for (const [i, as] of [admin, editor, author, author].entries()) {
-    const created = await ok('POST', '/core/v2/posts', as, { title: `Post ${i}`, content: `words of post ${i}`, status: i === 3 ? 'draft' : 'publish' });
+    const created = await ok('POST', '/core/v2/posts', as, {
+      title: `Post ${i}`,
+      content: `words of post ${i}`,
+      status: i === 3 ? 'draft' : 'publish',
+    });
     posts.push({ id: created.id, base: '/core/v2/posts' });
   }
-  const page = await ok('POST', '/core/v2/pages', editor, { title: 'A page', content: 'page words', status: 'publish' });
+  const page = await ok('POST', '/core/v2/pages', editor, {
+    title: 'A page',
+    content: 'page words',
+    status: 'publish',
+  });
   posts.push({ id: page.id, base: '/core/v2/pages' });
   for (const { id, base } of posts) {
     await ok('POST', `${base}/${id}`, admin, { content: `revised ${id}` });
     await ok('POST', `${base}/${id}`, admin, { title: `Retitled ${id}` });
   }
-  midway = { position: await store.headPosition(), time: t.clock.now(), collections: await dumpCollections(t.site.readModel, projections) };
+  midway = {
+    position: await store.headPosition(),
+    time: t.clock.now(),
+    collections: await dumpCollections(t.site.readModel, projections),
+  };
   t.clock.advance(60_000);
-  const [first, second, third, draft, pageItem] = posts as [(typeof posts)[0], (typeof posts)[0], (typeof posts)[0], (typeof posts)[0], (typeof posts)[0]];
+  const [first, second, third, draft, pageItem] = posts as [
+    (typeof posts)[0],
+    (typeof posts)[0],
+    (typeof posts)[0],
+    (typeof posts)[0],
+    (typeof posts)[0],
+  ];
   await ok('POST', `${first.base}/${first.id}/autosaves`, editor, { title: 'Autosaved', content: 'unsaved' });
   await ok('POST', `${first.base}/${first.id}/autosaves`, admin, { title: 'Autosaved', content: 'unsaved again' });
   await ok('POST', `${second.base}/${second.id}/autosaves`, admin, { content: 'admin autosave' });
-  const discarded = await t.request('POST', `${second.base}/${second.id}/autosaves`, { as: admin, body: { title: `Retitled ${second.id}`, content: `revised ${second.id}`, excerpt: '' } });
+  const discarded = await t.request('POST', `${second.base}/${second.id}/autosaves`, {
+    as: admin,
+    body: { title: `Retitled ${second.id}`, content: `revised ${second.id}`, excerpt: '' },
+  });
   assert.is(discarded.body.code, 'rest_autosave_no_changes');
   await ok('POST', `${pageItem.base}/${pageItem.id}/autosaves`, admin, { content: 'page autosave' });
   await ok('POST', `${draft.base}/${draft.id}/autosaves`, author, { title: 'Own draft', content: 'saved in place' });
@@ -78,7 +99,11 @@ test.before(async () => {
   await ok('POST', `${third.base}/${third.id}`, author, { status: 'draft' });
   await ok('DELETE', `${second.base}/${second.id}`, admin);
   await ok('POST', `${draft.base}/${draft.id}`, author, { status: 'publish' });
-  const gone = await ok('POST', '/core/v2/posts', editor, { title: 'Short-lived', content: 'soon deleted', status: 'publish' });
+  const gone = await ok('POST', '/core/v2/posts', editor, {
+    title: 'Short-lived',
+    content: 'soon deleted',
+    status: 'publish',
+  });
   await ok('POST', `/core/v2/posts/${gone.id}`, editor, { content: 'edited before deletion' });
   await ok('DELETE', `/core/v2/posts/${gone.id}?force=true`, admin);
 });
@@ -86,7 +111,10 @@ test.after(async () => t.close());
 
 test('a fresh read model folded from the log equals the live one, document for document', async () => {
   const live = await dumpCollections(t.site.readModel, projections);
-  assert.ok(live.revisions!.some((doc: any) => doc.revisions.length > 0 && doc.autosaves.length > 0), 'the workload left revisions and autosaves');
+  assert.ok(
+    live.revisions!.some((doc: any) => doc.revisions.length > 0 && doc.autosaves.length > 0),
+    'the workload left revisions and autosaves',
+  );
   assert.ok(live['published-word-count']!.length > 0, 'and custom-projection documents');
   const readModel = createMemoryReadModel();
   const projector = new Projector({ store, readModel, projections, maxBatchSize: 3 });
@@ -94,7 +122,11 @@ test('a fresh read model folded from the log equals the live one, document for d
   await projector.stop();
   assert.equal(await dumpCollections(readModel, projections), live);
   for (const projection of projections) {
-    assert.equal(await readModel.checkpoint(projection.name), await t.site.readModel.checkpoint(projection.name), projection.name);
+    assert.equal(
+      await readModel.checkpoint(projection.name),
+      await t.site.readModel.checkpoint(projection.name),
+      projection.name,
+    );
   }
 });
 
@@ -104,19 +136,32 @@ test('a start-up replay of the same log from SQLite (batches naming their event 
   try {
     for (const event of await store.readAll()) {
       const { id, type, data, metadata } = event;
-      await sqlite.appendToStream(event.streamId, [{ id, type, data, metadata }], { expectedRevision: event.revision === 0 ? 'no_stream' : event.revision - 1 });
+      await sqlite.appendToStream(event.streamId, [{ id, type, data, metadata }], {
+        expectedRevision: event.revision === 0 ? 'no_stream' : event.revision - 1,
+      });
     }
     assert.is(await sqlite.headPosition(), await store.headPosition());
     const types = new Set((await store.readAll()).map((event) => event.type));
-    assert.ok([...types].some((type) => !projections.some((projection) => projection.handles.includes(type))), 'the log holds events no projection folds (left out of the batches)');
+    assert.ok(
+      [...types].some((type) => !projections.some((projection) => projection.handles.includes(type))),
+      'the log holds events no projection folds (left out of the batches)',
+    );
     for (const maxBatchSize of [1, 7, 250]) {
       const readModel = createMemoryReadModel();
       const projector = new Projector({ store: sqlite, readModel, projections, maxBatchSize });
       await projector.start();
       await projector.stop();
-      assert.equal(await dumpCollections(readModel, projections), await dumpCollections(t.site.readModel, projections), `batches of ${maxBatchSize}`);
+      assert.equal(
+        await dumpCollections(readModel, projections),
+        await dumpCollections(t.site.readModel, projections),
+        `batches of ${maxBatchSize}`,
+      );
       for (const projection of projections) {
-        assert.equal(await readModel.checkpoint(projection.name), await t.site.readModel.checkpoint(projection.name), `${projection.name}, batches of ${maxBatchSize}`);
+        assert.equal(
+          await readModel.checkpoint(projection.name),
+          await t.site.readModel.checkpoint(projection.name),
+          `${projection.name}, batches of ${maxBatchSize}`,
+        );
       }
     }
   } finally {
@@ -138,7 +183,10 @@ test('a second site folding the same log serves identical revision lists, autosa
   const second = await startTestSite({ store: borrowed(store), projections, siteUrl: SITE_URL });
   try {
     const same = async (url: string) => {
-      const [a, b] = await Promise.all([t.request('GET', url, { as: admin }), second.request('GET', url, { as: admin })]);
+      const [a, b] = await Promise.all([
+        t.request('GET', url, { as: admin }),
+        second.request('GET', url, { as: admin }),
+      ]);
       assert.is(b.status, a.status, url);
       assert.equal(b.body, a.body, url);
       assert.is(b.headers.get('x-wp-total'), a.headers.get('x-wp-total'), url);
@@ -174,10 +222,21 @@ test('replay to a position or a time gives the site as it was then, leaving the 
 
 test('replay reports progress per projection', async () => {
   const seen = new Map<string, number>();
-  await replayLog({ store, projections, point: { position: midway.position }, onProgress: (p) => seen.set(p.projection, p.applied) });
-  assert.equal([...seen.keys()], projections.map((p) => p.name));
+  await replayLog({
+    store,
+    projections,
+    point: { position: midway.position },
+    onProgress: (p) => seen.set(p.projection, p.applied),
+  });
+  assert.equal(
+    [...seen.keys()],
+    projections.map((p) => p.name),
+  );
   assert.ok([...seen.values()].every((applied) => applied === midway.position));
-  assert.is(progressLine({ projection: 'content', applied: 50, head: 100, eventsPerSecond: 1234 }, 10), 'content [#####.....] 50% 50 events, 1234 events/s');
+  assert.is(
+    progressLine({ projection: 'content', applied: 50, head: 100, eventsPerSecond: 1234 }, 10),
+    'content [#####.....] 50% 50 events, 1234 events/s',
+  );
 });
 
 test('--until takes a log position or a date-time in the site time zone', () => {
@@ -191,7 +250,8 @@ test('--until takes a date alone: midnight at its start in the site time zone; i
   assert.equal(replayPoint('2020-01-01', 'UTC'), { time: Date.parse('2020-01-01T00:00:00Z') });
   assert.equal(replayPoint('2020-07-01', 'Europe/Berlin'), { time: Date.parse('2020-06-30T22:00:00Z') });
   assert.equal(replayPoint('2024-02-29', 'UTC'), { time: Date.parse('2024-02-29T00:00:00Z') });
-  for (const bad of ['2023-02-29', '2020-13-01', '2020-00-10', '2020-1-1', '20200101x']) assert.throws(() => replayPoint(bad, 'UTC'), /--until/, bad);
+  for (const bad of ['2023-02-29', '2020-13-01', '2020-00-10', '2020-1-1', '20200101x'])
+    assert.throws(() => replayPoint(bad, 'UTC'), /--until/, bad);
 });
 
 test('palimpsest replay --until … --out FILE exports the state as JSON, with progress on stderr', async () => {
@@ -204,7 +264,10 @@ test('palimpsest replay --until … --out FILE exports the state as JSON, with p
     const sqlite = openSqliteEventStore({ file: path.join(dataDir, 'events.sqlite') });
     const site = await startTestSite({ store: sqlite });
     const user = await site.createUser('cli-admin', 'administrator');
-    const early = await site.request('POST', '/core/v2/posts', { as: user, body: { title: 'Early', content: 'x', status: 'publish' } });
+    const early = await site.request('POST', '/core/v2/posts', {
+      as: user,
+      body: { title: 'Early', content: 'x', status: 'publish' },
+    });
     const cut = await sqlite.headPosition();
     site.clock.advance(60_000);
     await site.request('POST', `/core/v2/posts/${early.body.id}`, { as: user, body: { title: 'Later' } });
@@ -226,14 +289,21 @@ test('palimpsest replay --until … --out FILE exports the state as JSON, with p
     assert.is(code, 0, writes.join(''));
     const state = JSON.parse(fs.readFileSync(out, 'utf8'));
     assert.is(state.until.position, cut);
-    assert.equal(state.collections.post.map((p: any) => p.title), ['Early']);
+    assert.equal(
+      state.collections.post.map((p: any) => p.title),
+      ['Early'],
+    );
     assert.equal(state.collections.revisions[0].revisions, []);
     const users = state.collections.user;
     assert.is(users[0].login, 'cli-admin');
     assert.ok(!JSON.stringify(users).includes('$'), 'no hash in the export');
     assert.ok(users[0].application_passwords.length > 0);
     assert.ok(users[0].application_passwords.every((p: any) => p.passwordHash === '[redacted]'));
-    assert.equal(state.collections['published-word-count'].map((d: any) => [d.author, d.words]), [[user.id, 1]], 'custom projections from PROJECTIONS_DIR too');
+    assert.equal(
+      state.collections['published-word-count'].map((d: any) => [d.author, d.words]),
+      [[user.id, 1]],
+      'custom projections from PROJECTIONS_DIR too',
+    );
     assert.match(printed.join('\n'), new RegExp(`state at position ${cut} .* written to`));
     const progress = writes.join('');
     // One pass for every projection: one line, redrawn in place.
@@ -281,12 +351,20 @@ test('palimpsest projections rebuild NAME refolds that read model in Redis, with
     const sqlite = openSqliteEventStore({ file: path.join(dataDir, 'events.sqlite') });
     const site = await startTestSite({ store: sqlite });
     const user = await site.createUser('cli-editor', 'editor');
-    const created = await site.request('POST', '/core/v2/posts', { as: user, body: { title: 'Rebuilt', content: 'x', status: 'publish' } });
+    const created = await site.request('POST', '/core/v2/posts', {
+      as: user,
+      body: { title: 'Rebuilt', content: 'x', status: 'publish' },
+    });
     await site.request('POST', `/core/v2/posts/${created.body.id}`, { as: user, body: { title: 'Rebuilt twice' } });
     const head = await sqlite.headPosition();
     await site.close();
 
-    Object.assign(process.env, { DATA_DIR: dataDir, REDIS_URL, REDIS_PREFIX: prefix, PROJECTIONS_DIR: path.resolve('projections/examples') });
+    Object.assign(process.env, {
+      DATA_DIR: dataDir,
+      REDIS_URL,
+      REDIS_PREFIX: prefix,
+      PROJECTIONS_DIR: path.resolve('projections/examples'),
+    });
     // One projection by name (each rebuild waits a grace period before dropping the old generation, so
     // the test names one rather than all).
     capture();
@@ -294,11 +372,19 @@ test('palimpsest projections rebuild NAME refolds that read model in Redis, with
     release();
     assert.is(code, 0, progress.join(''));
     assert.match(progress.join(''), new RegExp(`\\rrevisions \\[#{30}\\] 100% ${head} events, \\d+ events/s`));
-    assert.equal(printed.filter((line) => / events replayed at /.test(line)).map((line) => line.replace(/\d+ events\/s$/, 'N events/s')), [`revisions: ${head} events replayed at N events/s`]);
+    assert.equal(
+      printed
+        .filter((line) => / events replayed at /.test(line))
+        .map((line) => line.replace(/\d+ events\/s$/, 'N events/s')),
+      [`revisions: ${head} events replayed at N events/s`],
+    );
     // The documents are in Redis under the prefix, with the projection's checkpoint; nothing else was built.
     const readModel = createRedisReadModel({ redis, prefix });
     const doc = (await readModel.get('revisions', created.body.id)) as { revisions: { title: string }[] } | null;
-    assert.equal(doc?.revisions.map((r) => r.title), ['Rebuilt twice']);
+    assert.equal(
+      doc?.revisions.map((r) => r.title),
+      ['Rebuilt twice'],
+    );
     assert.is((await readModel.checkpoint('revisions'))?.position, head);
     assert.is(await readModel.checkpoint('content'), null);
   } finally {

@@ -22,7 +22,14 @@ import { Redis } from 'ioredis';
 import { REDIS_URL, deleteKeysUnder } from '../support/redis';
 import { createRedisReadModel } from '../../src/readModel/redis/readModel';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore';
-import { ROOT as root, eventually, freePort, kill9, sharedRedisEnv, startPalimpsest as start } from '../support/processes';
+import {
+  ROOT as root,
+  eventually,
+  freePort,
+  kill9,
+  sharedRedisEnv,
+  startPalimpsest as start,
+} from '../support/processes';
 import type { Running } from '../support/processes';
 
 const test = suite('processes: writes while the projector rebuilds a changed projection at start');
@@ -85,13 +92,19 @@ for (const role of ['projector', 'serve'] as const) {
       const [p1, p2, n1] = await Promise.all([freePort(), freePort(), freePort()]);
       const first = await start(['projector'], { ...v1, PORT: String(p1) }, 'palimpsest projector running');
       running.push(first);
-      await eventually('the first projector taking the lease', async () => (first.output().includes('holding the lease') ? true : undefined));
+      await eventually('the first projector taking the lease', async () =>
+        first.output().includes('holding the lease') ? true : undefined,
+      );
       const node = await start(['serve', '--no-projector'], { ...v2, PORT: String(n1) }, 'palimpsest serving');
       running.push(node);
-      const { stdout } = await promisify(execFile)(process.execPath, ['bin/palimpsest.js', 'user', 'create', '--login', 'admin', '--role', 'administrator', '--json'], {
-        cwd: root,
-        env: { ...v1, PORT: '0' },
-      });
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['bin/palimpsest.js', 'user', 'create', '--login', 'admin', '--role', 'administrator', '--json'],
+        {
+          cwd: root,
+          env: { ...v1, PORT: '0' },
+        },
+      );
       const { app_password } = JSON.parse(stdout.trim()) as { app_password: string };
       const auth = `Basic ${Buffer.from(`admin:${app_password}`).toString('base64')}`;
       const create = async (title: string, through: Running = node) => {
@@ -108,12 +121,20 @@ for (const role of ['projector', 'serve'] as const) {
       try {
         const metadata = { userId: null, requestId: 'bulk', at: new Date(0).toISOString() };
         for (let from = 0; from < BULK_EVENTS; from += 1000) {
-          const events = Array.from({ length: 1000 }, (_, i) => ({ type: 'TestNoted', data: { n: from + i }, metadata }));
+          const events = Array.from({ length: 1000 }, (_, i) => ({
+            type: 'TestNoted',
+            data: { n: from + i },
+            metadata,
+          }));
           await store.appendToStream('test-noted', events, { expectedRevision: 'any' });
         }
         // The first projector applies them all (quickly: version 1 spends nothing on them), then is replaced.
         const head = await store.headPosition();
-        await eventually('the first projector applying the bulk events', async () => (Number(await redis.get(`${prefix}projector:applied`)) >= head ? true : undefined), 120_000);
+        await eventually(
+          'the first projector applying the bulk events',
+          async () => (Number(await redis.get(`${prefix}projector:applied`)) >= head ? true : undefined),
+          120_000,
+        );
       } finally {
         await store.close();
       }
@@ -128,12 +149,19 @@ for (const role of ['projector', 'serve'] as const) {
           : // It listens once the other projections have caught up, with the rebuild still running.
             await start(['serve'], { ...v2, PORT: String(p2) }, 'palimpsest serving', 120_000);
       running.push(second);
-      await eventually('the rebuild began', async () => (second.output().includes('post-titles: version 1 -> 2, rebuilding') ? true : undefined));
-      if (role === 'serve') assert.is(await liveGeneration(), 0, 'serving before the rebuilt projection was switched in');
+      await eventually('the rebuild began', async () =>
+        second.output().includes('post-titles: version 1 -> 2, rebuilding') ? true : undefined,
+      );
+      if (role === 'serve')
+        assert.is(await liveGeneration(), 0, 'serving before the rebuilt projection was switched in');
       // The projector answers its health check and shows the rebuild's progress meanwhile.
       assert.is((await fetch(`${second.base}/healthz`)).status, 200);
       await eventually('the rebuild progress on /metrics', async () =>
-        /^palimpsest_projection_rebuild_applied_events\{projection="post-titles"\} [1-9]/m.test(await (await fetch(`${second.base}/metrics`)).text()) ? true : undefined,
+        /^palimpsest_projection_rebuild_applied_events\{projection="post-titles"\} [1-9]/m.test(
+          await (await fetch(`${second.base}/metrics`)).text(),
+        )
+          ? true
+          : undefined,
       );
       const during: number[] = [];
 
@@ -144,7 +172,11 @@ for (const role of ['projector', 'serve'] as const) {
         during.push(post.id);
         for (const reader of role === 'serve' ? [node, second] : [node]) {
           const read = await fetch(`${reader.base}/core/v2/posts/${post.id}`);
-          assert.is(read.status, 200, `${reader === node ? 'the API node' : 'the serving projector'}: ${await read.text()}`);
+          assert.is(
+            read.status,
+            200,
+            `${reader === node ? 'the API node' : 'the serving projector'}: ${await read.text()}`,
+          );
         }
       }
       assert.is(await liveGeneration(), 0, 'the writes were answered before the rebuilt projection was switched in');
@@ -154,7 +186,11 @@ for (const role of ['projector', 'serve'] as const) {
       // A read model made after the switch reads the live generation.
       const readModel = createRedisReadModel({ redis, prefix });
       for (const [i, id] of during.entries()) {
-        const doc = await eventually(`post-titles/${id}`, async () => ((await readModel.get('post-titles', id)) as { title: string; version: number } | null) ?? undefined);
+        const doc = await eventually(
+          `post-titles/${id}`,
+          async () =>
+            ((await readModel.get('post-titles', id)) as { title: string; version: number } | null) ?? undefined,
+        );
         assert.equal(doc, { id, title: `During ${i}`, version: 2 });
       }
     } finally {

@@ -15,7 +15,16 @@ let t: TestSite;
 let admin: TestUser;
 
 test.before(async () => {
-  t = await startTestSite({ bodyLimits: { json: 256 * 1024, form: 256 * 1024, upload: 2 * MiB, anonymous: 64 * 1024, inFlight: 4, anonymousInFlight: 2 } });
+  t = await startTestSite({
+    bodyLimits: {
+      json: 256 * 1024,
+      form: 256 * 1024,
+      upload: 2 * MiB,
+      anonymous: 64 * 1024,
+      inFlight: 4,
+      anonymousInFlight: 2,
+    },
+  });
   admin = await t.createUser('admin', 'administrator');
 });
 test.after(async () => t.close());
@@ -32,7 +41,19 @@ interface Answer {
  * Sends `total` bytes of body in chunks of `chunk` (a Content-Length when `declare`, else chunked), stopping as soon as
  * an answer arrives, and gives the answer. `holdAfter`: stop sending after that many bytes and wait (for the gate).
  */
-function send(path: string, options: { total: number; chunk?: number; type: string; auth?: string; declare?: boolean; holdAfter?: number; headers?: Record<string, string>; prefix?: string }): { answer: Promise<Answer>; finish(): void; abort(): void } {
+function send(
+  path: string,
+  options: {
+    total: number;
+    chunk?: number;
+    type: string;
+    auth?: string;
+    declare?: boolean;
+    holdAfter?: number;
+    headers?: Record<string, string>;
+    prefix?: string;
+  },
+): { answer: Promise<Answer>; finish(): void; abort(): void } {
   const url = new URL(path, t.url);
   const headers: Record<string, string> = { 'content-type': options.type, ...(options.headers ?? {}) };
   if (options.auth) headers.authorization = options.auth;
@@ -114,12 +135,21 @@ test('a declared body over the JSON limit answers 413 in PHP words before it is 
   const { answer } = send('/core/v2/posts', { total: 64 * MiB, type: 'application/json', auth: admin.auth });
   const got = await answer;
   assert.is(got.status, 413);
-  assert.equal(got.body, { code: 'rest_request_too_large', message: `POST Content-Length of ${64 * MiB} bytes exceeds the limit of ${256 * 1024} bytes`, data: { status: 413 } });
+  assert.equal(got.body, {
+    code: 'rest_request_too_large',
+    message: `POST Content-Length of ${64 * MiB} bytes exceeds the limit of ${256 * 1024} bytes`,
+    data: { status: 413 },
+  });
   assert.ok(got.sentBeforeAnswer < 32 * MiB, `sent ${got.sentBeforeAnswer}`);
 });
 
 test('a chunked body is counted as it arrives and refused past the limit', async () => {
-  const { answer } = send('/core/v2/posts', { total: 64 * MiB, type: 'application/x-www-form-urlencoded', auth: admin.auth, declare: false });
+  const { answer } = send('/core/v2/posts', {
+    total: 64 * MiB,
+    type: 'application/x-www-form-urlencoded',
+    auth: admin.auth,
+    declare: false,
+  });
   const got = await answer;
   assert.is(got.status, 413);
   assert.is(got.body.code, 'rest_request_too_large');
@@ -127,21 +157,47 @@ test('a chunked body is counted as it arrives and refused past the limit', async
 });
 
 test('uploads over the upload limit answer 413 as WordPress words a file over upload_max_filesize', async () => {
-  const raw = await send('/core/v2/media', { total: 3 * MiB, type: 'image/png', auth: admin.auth, headers: { 'content-disposition': 'attachment; filename=big.png' } }).answer;
-  assert.equal(raw.body, { code: 'rest_upload_sideload_error', message: 'The uploaded file exceeds the upload_max_filesize directive in php.ini.', data: { status: 413 } });
+  const raw = await send('/core/v2/media', {
+    total: 3 * MiB,
+    type: 'image/png',
+    auth: admin.auth,
+    headers: { 'content-disposition': 'attachment; filename=big.png' },
+  }).answer;
+  assert.equal(raw.body, {
+    code: 'rest_upload_sideload_error',
+    message: 'The uploaded file exceeds the upload_max_filesize directive in php.ini.',
+    data: { status: 413 },
+  });
   const boundary = 'x-boundary';
   const prefix = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`;
-  const multipart = await send('/core/v2/media', { total: 3 * MiB, type: `multipart/form-data; boundary=${boundary}`, auth: admin.auth, prefix }).answer;
-  assert.equal(multipart.body, { code: 'rest_upload_unknown_error', message: 'The uploaded file exceeds the upload_max_filesize directive in php.ini.', data: { status: 413 } });
+  const multipart = await send('/core/v2/media', {
+    total: 3 * MiB,
+    type: `multipart/form-data; boundary=${boundary}`,
+    auth: admin.auth,
+    prefix,
+  }).answer;
+  assert.equal(multipart.body, {
+    code: 'rest_upload_unknown_error',
+    message: 'The uploaded file exceeds the upload_max_filesize directive in php.ini.',
+    data: { status: 413 },
+  });
   // Chunked, so only the count can catch it.
-  const chunked = await send('/core/v2/media', { total: 64 * MiB, type: `multipart/form-data; boundary=${boundary}`, auth: admin.auth, declare: false, prefix }).answer;
+  const chunked = await send('/core/v2/media', {
+    total: 64 * MiB,
+    type: `multipart/form-data; boundary=${boundary}`,
+    auth: admin.auth,
+    declare: false,
+    prefix,
+  }).answer;
   assert.is(chunked.status, 413);
   assert.is(chunked.body.code, 'rest_upload_unknown_error');
   assert.ok(chunked.sentBeforeAnswer < 32 * MiB, `sent ${chunked.sentBeforeAnswer}`);
 });
 
 test('an anonymous body where an endpoint admits one is read within the anonymous limit', async () => {
-  const small = await t.request('POST', '/batch/v1', { body: { requests: [{ method: 'POST', path: '/core/v2/posts', body: { title: 'x' } }] } });
+  const small = await t.request('POST', '/batch/v1', {
+    body: { requests: [{ method: 'POST', path: '/core/v2/posts', body: { title: 'x' } }] },
+  });
   assert.is(small.status, 207);
   const { answer } = send('/batch/v1', { total: 8 * MiB, type: 'application/json', declare: false });
   const got = await answer;
@@ -151,7 +207,9 @@ test('an anonymous body where an endpoint admits one is read within the anonymou
 
 test('bodies in flight are bounded: past the bound, 503 with Retry-After, without reading', async () => {
   // Two anonymous bodies held open take the anonymous slots; a third anonymous one is refused, a signed-in one is not.
-  const held = [0, 1].map(() => send('/batch/v1', { total: 32 * 1024, chunk: 512, type: 'application/json', holdAfter: 1024 }));
+  const held = [0, 1].map(() =>
+    send('/batch/v1', { total: 32 * 1024, chunk: 512, type: 'application/json', holdAfter: 1024 }),
+  );
   // Until both are inside (their first bytes read), a probe may still find a free slot.
   let full = false;
   for (let i = 0; i < 200 && !full; i++) full = await gateFull();
@@ -182,8 +240,15 @@ test('many concurrent large anonymous bodies do not grow memory with their size'
   const sampler = setInterval(() => (peak = Math.max(peak, memory())), 5);
   try {
     const answers = await Promise.all(
-      Array.from({ length: clients }, (_, i) =>
-        send(i % 2 === 0 ? '/core/v2/posts' : '/batch/v1', { total: each, type: 'application/json', declare: i % 4 < 2, chunk: 256 * 1024 }).answer,
+      Array.from(
+        { length: clients },
+        (_, i) =>
+          send(i % 2 === 0 ? '/core/v2/posts' : '/batch/v1', {
+            total: each,
+            type: 'application/json',
+            declare: i % 4 < 2,
+            chunk: 256 * 1024,
+          }).answer,
       ),
     );
     for (const answer of answers) assert.ok([401, 413, 503].includes(answer.status), String(answer.status));

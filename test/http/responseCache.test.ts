@@ -31,9 +31,14 @@ function raw(site: TestSite, method: string, path: string, headers: Record<strin
       response.on('end', () => {
         const lines: string[] = [];
         for (let i = 0; i < response.rawHeaders.length; i += 2) {
-          if (response.rawHeaders[i]!.toLowerCase() !== 'date') lines.push(`${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}`);
+          if (response.rawHeaders[i]!.toLowerCase() !== 'date')
+            lines.push(`${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}`);
         }
-        resolve({ statusLine: `${response.statusCode} ${response.statusMessage}`, headers: lines, body: Buffer.concat(chunks) });
+        resolve({
+          statusLine: `${response.statusCode} ${response.statusMessage}`,
+          headers: lines,
+          body: Buffer.concat(chunks),
+        });
       });
       response.on('error', reject);
     });
@@ -89,14 +94,24 @@ for (const [adapterName, open] of adapters) {
     assert.is(response.status, 201, response.text);
     return response.body as { id: number };
   };
-  const titles = (answer: RawAnswer) => (JSON.parse(answer.body.toString()) as { title: { rendered: string } }[]).map((p) => p.title.rendered);
+  const titles = (answer: RawAnswer) =>
+    (JSON.parse(answer.body.toString()) as { title: { rendered: string } }[]).map((p) => p.title.rendered);
 
   test('a cached answer is byte for byte the computed one: lists, items, terms, users, _embed, _fields, _envelope, _jsonp', async () => {
     await start();
     const category = await create('/core/v2/categories', { name: 'Fruit' });
     const tag = await create('/core/v2/tags', { name: 'Red' });
     const posts = [];
-    for (let i = 0; i < 3; i++) posts.push(await create('/core/v2/posts', { title: `Post ${i}`, content: `<p>Text ${i}</p>`, status: 'publish', categories: [category.id], tags: [tag.id] }));
+    for (let i = 0; i < 3; i++)
+      posts.push(
+        await create('/core/v2/posts', {
+          title: `Post ${i}`,
+          content: `<p>Text ${i}</p>`,
+          status: 'publish',
+          categories: [category.id],
+          tags: [tag.id],
+        }),
+      );
     const paths = [
       '/core/v2/posts',
       '/core/v2/posts?per_page=1&page=2',
@@ -126,7 +141,10 @@ for (const [adapterName, open] of adapters) {
     assert.ok(jsonp.headers.includes('Content-Type: application/javascript; charset=UTF-8'));
     assert.match(jsonp.body.toString(), /^\/\*\*\/receive\(/);
     // Nothing says where an answer came from.
-    assert.not.ok(jsonp.headers.some((line) => /cache|age:/i.test(line)), jsonp.headers.join('\n'));
+    assert.not.ok(
+      jsonp.headers.some((line) => /cache|age:/i.test(line)),
+      jsonp.headers.join('\n'),
+    );
   });
 
   test('HEAD is answered from the GET entry: the GET headers, no body; as the pipeline answers it', async () => {
@@ -146,7 +164,10 @@ for (const [adapterName, open] of adapters) {
   test('every write is seen by the next anonymous read: create, update, trash, delete', async () => {
     await start();
     const first = await create('/core/v2/posts', { title: 'First', status: 'publish' });
-    const read = async () => ({ list: await raw(t, 'GET', '/core/v2/posts'), item: await raw(t, 'GET', `/core/v2/posts/${first.id}`) });
+    const read = async () => ({
+      list: await raw(t, 'GET', '/core/v2/posts'),
+      item: await raw(t, 'GET', `/core/v2/posts/${first.id}`),
+    });
     await read();
     const primed = await hitsDuring(t, read);
     assert.is(primed.hits, 2, 'the list and the item are cached');
@@ -155,7 +176,10 @@ for (const [adapterName, open] of adapters) {
     await create('/core/v2/posts', { title: 'Second', status: 'publish' });
     assert.equal(titles((await read()).list), ['Second', 'First'], 'created');
 
-    const updated = await t.request('POST', `/core/v2/posts/${first.id}`, { as: admin, body: { title: 'First, renamed' } });
+    const updated = await t.request('POST', `/core/v2/posts/${first.id}`, {
+      as: admin,
+      body: { title: 'First, renamed' },
+    });
     assert.is(updated.status, 200, updated.text);
     const afterUpdate = await read();
     assert.equal(titles(afterUpdate.list), ['Second', 'First, renamed'], 'updated: list');
@@ -179,16 +203,24 @@ for (const [adapterName, open] of adapters) {
     const veg = await create('/core/v2/categories', { name: 'Vegetables' });
     const post = await create('/core/v2/posts', { title: 'Apple', status: 'publish', categories: [fruit.id] });
     const embeddedNames = async () => {
-      const answer = JSON.parse((await raw(t, 'GET', '/core/v2/posts?_embed')).body.toString()) as { _embedded: { 'wp:term': { name: string }[][] } }[];
+      const answer = JSON.parse((await raw(t, 'GET', '/core/v2/posts?_embed')).body.toString()) as {
+        _embedded: { 'wp:term': { name: string }[][] };
+      }[];
       return answer[0]!._embedded['wp:term'][0]!.map((term) => term.name);
     };
     const filtered = async (id: number) => titles(await raw(t, 'GET', `/core/v2/posts?categories=${id}`));
     assert.equal(await embeddedNames(), ['Fruit']);
     assert.equal(await filtered(fruit.id), ['Apple']);
     assert.equal(await filtered(veg.id), []);
-    assert.is((await hitsDuring(t, async () => [await embeddedNames(), await filtered(fruit.id), await filtered(veg.id)])).hits, 3);
+    assert.is(
+      (await hitsDuring(t, async () => [await embeddedNames(), await filtered(fruit.id), await filtered(veg.id)])).hits,
+      3,
+    );
 
-    const renamed = await t.request('POST', `/core/v2/categories/${fruit.id}`, { as: admin, body: { name: 'Orchard fruit' } });
+    const renamed = await t.request('POST', `/core/v2/categories/${fruit.id}`, {
+      as: admin,
+      body: { name: 'Orchard fruit' },
+    });
     assert.is(renamed.status, 200, renamed.text);
     assert.equal(await embeddedNames(), ['Orchard fruit'], 'the embedded term is renamed');
 
@@ -203,7 +235,9 @@ for (const [adapterName, open] of adapters) {
     await create('/core/v2/posts', { title: 'Public', status: 'publish' });
     await create('/core/v2/posts', { title: 'Hidden', status: 'draft' });
     // Signed in first: nothing kept for the anonymous request that follows.
-    const signedIn = await hitsDuring(t, () => raw(t, 'GET', '/core/v2/posts?status=publish,draft', { authorization: admin.auth }));
+    const signedIn = await hitsDuring(t, () =>
+      raw(t, 'GET', '/core/v2/posts?status=publish,draft', { authorization: admin.auth }),
+    );
     assert.is(signedIn.hits, 0);
     assert.equal(titles(signedIn.value), ['Hidden', 'Public']);
     const anonymous = await hitsDuring(t, () => raw(t, 'GET', '/core/v2/posts?status=publish,draft'));
@@ -215,9 +249,14 @@ for (const [adapterName, open] of adapters) {
     await raw(t, 'GET', '/core/v2/posts');
     const again = await hitsDuring(t, () => raw(t, 'GET', '/core/v2/posts', { authorization: admin.auth }));
     assert.is(again.hits, 0);
-    assert.ok(again.value.headers.includes('Cache-Control: no-cache, must-revalidate, max-age=0'), again.value.headers.join('\n'));
+    assert.ok(
+      again.value.headers.includes('Cache-Control: no-cache, must-revalidate, max-age=0'),
+      again.value.headers.join('\n'),
+    );
     // Wrong credentials are not anonymous either: a 401, not the cached list.
-    const wrong = await raw(t, 'GET', '/core/v2/posts', { authorization: `Basic ${Buffer.from('boss:wrong').toString('base64')}` });
+    const wrong = await raw(t, 'GET', '/core/v2/posts', {
+      authorization: `Basic ${Buffer.from('boss:wrong').toString('base64')}`,
+    });
     assert.is(wrong.statusLine, '401 Unauthorized');
     // Nor is a method override.
     const override = await hitsDuring(t, () => raw(t, 'GET', '/core/v2/posts', { 'x-http-method-override': 'POST' }));
@@ -249,7 +288,13 @@ for (const [adapterName, open] of adapters) {
     await raw(t, 'GET', '/core/v2/posts');
     assert.is((await hitsDuring(t, () => raw(t, 'GET', '/core/v2/posts'))).hits, 1);
     // Straight to the log, as the CLI or another process would write: no settle here.
-    const outcome = await createItem(t.site, 'post', { title: 'Second', status: 'publish' }, { id: admin.id, roles: ['administrator'] }, 'test');
+    const outcome = await createItem(
+      t.site,
+      'post',
+      { title: 'Second', status: 'publish' },
+      { id: admin.id, roles: ['administrator'] },
+      'test',
+    );
     assert.ok(await t.site.projector.waitFor(outcome.position));
     assert.equal(titles(await raw(t, 'GET', '/core/v2/posts')), ['Second', 'First']);
   });
@@ -289,7 +334,8 @@ bounds('RESPONSE_CACHE_ENTRIES=0 turns it off: every answer computed, no counter
 bounds('bounded by count (least recently used out first) and by bytes', async () => {
   site = await startTestSite({ responseCache: { entries: 2 } });
   const admin = await site.createUser('boss', 'administrator');
-  for (let i = 0; i < 3; i++) await site.request('POST', '/core/v2/posts', { as: admin, body: { title: `Post ${i}`, status: 'publish' } });
+  for (let i = 0; i < 3; i++)
+    await site.request('POST', '/core/v2/posts', { as: admin, body: { title: `Post ${i}`, status: 'publish' } });
   const paths = ['/core/v2/posts?per_page=1', '/core/v2/posts?per_page=2', '/core/v2/posts?per_page=3'];
   for (const path of paths) await raw(site, 'GET', path);
   assert.match((await site.request('GET', '/metrics')).text, /^palimpsest_response_cache_entries 2$/m);
@@ -303,7 +349,10 @@ bounds('bounded by count (least recently used out first) and by bytes', async ()
   // 4 KB in all: an answer over a quarter of that is not kept.
   site = await startTestSite({ responseCache: { bytes: 4096 } });
   const editor = await site.createUser('boss', 'administrator');
-  await site.request('POST', '/core/v2/posts', { as: editor, body: { title: 'Long', content: `<p>${'word '.repeat(400)}</p>`, status: 'publish' } });
+  await site.request('POST', '/core/v2/posts', {
+    as: editor,
+    body: { title: 'Long', content: `<p>${'word '.repeat(400)}</p>`, status: 'publish' },
+  });
   await raw(site, 'GET', '/core/v2/posts');
   assert.is((await hitsDuring(site, () => raw(site, 'GET', '/core/v2/posts'))).hits, 0);
   await raw(site, 'GET', '/core/v2/categories?per_page=1&_fields=id');

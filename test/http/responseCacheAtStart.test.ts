@@ -25,7 +25,13 @@ test('an answer kept just after start is still served after the first poll of an
   let reads = 0;
   let settled = 0;
   const coordination: Coordination = {
-    lease: { ttlMs: 1_000, owner: 'test', acquire: async () => null, release: async () => {}, holder: async () => null },
+    lease: {
+      ttlMs: 1_000,
+      owner: 'test',
+      acquire: async () => null,
+      release: async () => {},
+      holder: async () => null,
+    },
     progress: {
       publish: async () => false,
       applied: async () => {
@@ -41,13 +47,30 @@ test('an answer kept just after start is still served after the first poll of an
     close: async () => {},
   };
   const site = createSite(
-    { siteUrl: 'http://palimpsest.test', name: 'Test site', description: '', timezone: 'UTC', authSecret: 'test-secret', idBlockSize: 5, readYourWritesTimeoutMs: 5_000 },
-    { store: createMemoryEventStore(), readModel: createMemoryReadModel(), clock: manualClock(Date.parse('2024-05-01T12:00:00Z')), coordination, ...testAdapters() },
+    {
+      siteUrl: 'http://palimpsest.test',
+      name: 'Test site',
+      description: '',
+      timezone: 'UTC',
+      authSecret: 'test-secret',
+      idBlockSize: 5,
+      readYourWritesTimeoutMs: 5_000,
+    },
+    {
+      store: createMemoryEventStore(),
+      readModel: createMemoryReadModel(),
+      clock: manualClock(Date.parse('2024-05-01T12:00:00Z')),
+      coordination,
+      ...testAdapters(),
+    },
   );
   const server = http.createServer(createApp(site).callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const hits = async () => Number(/^palimpsest_response_cache_hits_total (\d+)$/m.exec(await (await fetch(`${base}/metrics`)).text())?.[1] ?? NaN);
+  const hits = async () =>
+    Number(
+      /^palimpsest_response_cache_hits_total (\d+)$/m.exec(await (await fetch(`${base}/metrics`)).text())?.[1] ?? NaN,
+    );
   try {
     // Answers are kept as soon as the version stops reading as changing.
     await until(() => site.readModelVersion.current() !== CHANGING, 'the version is known');

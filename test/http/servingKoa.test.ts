@@ -17,7 +17,11 @@ const test = suite('koa without on-finished for answers written by the middlewar
 type Middleware = (ctx: Koa.Context) => unknown;
 
 /** The answer as received: the status line, the raw header lines but Date, the body bytes. */
-async function answer(app: Koa, method: string, middleware: Middleware): Promise<{ status: string; headers: string[]; body: string; res: unknown }> {
+async function answer(
+  app: Koa,
+  method: string,
+  middleware: Middleware,
+): Promise<{ status: string; headers: string[]; body: string; res: unknown }> {
   let seen: unknown;
   app.silent = true;
   app.use(async (ctx) => {
@@ -35,9 +39,15 @@ async function answer(app: Koa, method: string, middleware: Middleware): Promise
         res.on('end', () => {
           const headers: string[] = [];
           for (let i = 0; i < res.rawHeaders.length; i += 2) {
-            if (res.rawHeaders[i]!.toLowerCase() !== 'date') headers.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}`);
+            if (res.rawHeaders[i]!.toLowerCase() !== 'date')
+              headers.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}`);
           }
-          resolve({ status: `${res.statusCode} ${res.statusMessage}`, headers, body: Buffer.concat(chunks).toString('latin1'), res: seen });
+          resolve({
+            status: `${res.statusCode} ${res.statusMessage}`,
+            headers,
+            body: Buffer.concat(chunks).toString('latin1'),
+            res: seen,
+          });
         });
       });
       req.on('error', reject);
@@ -124,7 +134,10 @@ test('on-finished is attached only to answers koa writes', async () => {
   const koaWritten = await answer(new ServingKoa(), 'GET', cases['a string body']!);
   assert.is.not(onFinished(koaWritten.res), undefined, 'a listener for an answer koa writes');
   // The property this relies on: stock koa attaches it to every answer.
-  assert.is.not(onFinished((await answer(new Koa(), 'GET', cases['an answer the middleware wrote itself']!)).res), undefined);
+  assert.is.not(
+    onFinished((await answer(new Koa(), 'GET', cases['an answer the middleware wrote itself']!)).res),
+    undefined,
+  );
 });
 
 test.run();

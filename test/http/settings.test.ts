@@ -23,15 +23,36 @@ test.after(async () => t.close());
 
 /** The reference's answer to GET as administrator, key by key (its values are its own site's). */
 const REFERENCE_KEYS = [
-  'title', 'description', 'url', 'email', 'timezone', 'date_format', 'time_format', 'start_of_week', 'language', 'use_smilies',
-  'default_category', 'default_post_format', 'posts_per_page', 'show_on_front', 'page_on_front', 'page_for_posts',
-  'default_ping_status', 'default_comment_status', 'site_logo', 'site_icon',
+  'title',
+  'description',
+  'url',
+  'email',
+  'timezone',
+  'date_format',
+  'time_format',
+  'start_of_week',
+  'language',
+  'use_smilies',
+  'default_category',
+  'default_post_format',
+  'posts_per_page',
+  'show_on_front',
+  'page_on_front',
+  'page_for_posts',
+  'default_ping_status',
+  'default_comment_status',
+  'site_logo',
+  'site_icon',
 ];
 
 const write = (body: unknown, as: TestUser | null = admin) => t.request('POST', '/core/v2/settings', { as, body });
 
 test('administrators only: anonymous 401, others 403, rest_forbidden, for reading and writing', async () => {
-  const forbidden = { code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status: 401 } };
+  const forbidden = {
+    code: 'rest_forbidden',
+    message: 'Sorry, you are not allowed to do that.',
+    data: { status: 401 },
+  };
   const anonymous = await t.request('GET', '/core/v2/settings');
   assert.equal([anonymous.status, anonymous.body], [401, forbidden]);
   for (const who of [subscriber, editor]) {
@@ -89,13 +110,20 @@ test('OPTIONS: the reference schema and update args', async () => {
   });
   assert.is(body.schema.title, 'settings');
   assert.equal(Object.keys(body.schema.properties), REFERENCE_KEYS);
-  assert.equal(body.schema.properties.posts_per_page, { type: 'integer', description: 'Blog pages show at most.', default: 10 });
+  assert.equal(body.schema.properties.posts_per_page, {
+    type: 'integer',
+    description: 'Blog pages show at most.',
+    default: 10,
+  });
   assert.equal(body.schema.properties.language.default, 'en_US');
   assert.equal(body.schema.properties.title.default, null);
 });
 
 test('a change is an event with the audit trail, and reads back; the index name and description follow', async () => {
-  const changed = await t.request('PATCH', '/core/v2/settings', { as: admin, body: { title: 'News & <b>views</b>', description: 'Daily', posts_per_page: 0, start_of_week: '3' } });
+  const changed = await t.request('PATCH', '/core/v2/settings', {
+    as: admin,
+    body: { title: 'News & <b>views</b>', description: 'Daily', posts_per_page: 0, start_of_week: '3' },
+  });
   assert.is(changed.status, 200);
   assert.is(changed.body.title, 'News &amp; &lt;b&gt;views&lt;/b&gt;');
   assert.is(changed.body.posts_per_page, 1);
@@ -106,10 +134,20 @@ test('a change is an event with the audit trail, and reads back; the index name 
   assert.equal([index.body.name, index.body.description], ['News &amp; &lt;b&gt;views&lt;/b&gt;', 'Daily']);
   const log = await t.request('GET', '/audit/v1/events?per_page=5', { as: admin });
   const event = log.body.find((e: any) => e.type === 'SiteSettingsChanged');
-  assert.equal([event.stream, event.user, event.data], ['site-settings', admin.id, { changes: { title: changed.body.title, description: 'Daily', start_of_week: 3, posts_per_page: 1 } }]);
+  assert.equal(
+    [event.stream, event.user, event.data],
+    [
+      'site-settings',
+      admin.id,
+      { changes: { title: changed.body.title, description: 'Daily', start_of_week: 3, posts_per_page: 1 } },
+    ],
+  );
   // null puts the default back.
   const reset = await write({ title: null, description: null, posts_per_page: null, start_of_week: null });
-  assert.equal([reset.body.title, reset.body.description, reset.body.posts_per_page, reset.body.start_of_week], ['Test site', 'Just another test site', 10, 1]);
+  assert.equal(
+    [reset.body.title, reset.body.description, reset.body.posts_per_page, reset.body.start_of_week],
+    ['Test site', 'Just another test site', 10, 1],
+  );
   assert.is((await t.request('GET', '/')).body.name, 'Test site');
 });
 
@@ -124,12 +162,24 @@ test('bad input gets the reference bodies (type, enum, email), changing nothing'
   assert.equal(bad.body, {
     code: 'rest_invalid_param',
     message: 'Invalid parameter(s): email',
-    data: { status: 400, params: { email: 'Invalid email address.' }, details: { email: { code: 'rest_invalid_email', message: 'Invalid email address.', data: null } } },
+    data: {
+      status: 400,
+      params: { email: 'Invalid email address.' },
+      details: { email: { code: 'rest_invalid_email', message: 'Invalid email address.', data: null } },
+    },
   });
   const ping = await write({ default_ping_status: 'maybe' });
-  assert.equal(ping.body.data.details, { default_ping_status: { code: 'rest_not_in_enum', message: 'default_ping_status is not one of open and closed.', data: null } });
+  assert.equal(ping.body.data.details, {
+    default_ping_status: {
+      code: 'rest_not_in_enum',
+      message: 'default_ping_status is not one of open and closed.',
+      data: null,
+    },
+  });
   const title = await write({ title: 5 });
-  assert.equal(title.body.data.details, { title: { code: 'rest_invalid_type', message: 'title is not of type string.', data: { param: 'title' } } });
+  assert.equal(title.body.data.details, {
+    title: { code: 'rest_invalid_type', message: 'title is not of type string.', data: { param: 'title' } },
+  });
   const week = await write({ start_of_week: 'abc' });
   assert.equal(week.body.data.params, { start_of_week: 'start_of_week is not of type integer.' });
   const perPage = await write({ posts_per_page: 2.5 });
@@ -143,7 +193,10 @@ test('timezone: an unknown zone is dropped as WordPress drops it; another real z
   const unknown = await write({ timezone: 'Mars/Base' });
   assert.equal([unknown.status, unknown.body.timezone], [200, 'Europe/Berlin']);
   const zone = await write({ timezone: 'America/New_York' });
-  assert.equal([zone.status, zone.body.code, zone.body.data.details.timezone.code], [400, 'rest_invalid_param', 'rest_setting_read_only']);
+  assert.equal(
+    [zone.status, zone.body.code, zone.body.data.details.timezone.code],
+    [400, 'rest_invalid_param', 'rest_setting_read_only'],
+  );
   const url = await write({ url: 'http://example.org' });
   assert.equal([url.status, url.body.data.params.url !== undefined], [400, true]);
   const same = await write({ url: t.url, timezone: 'Europe/Berlin', email: 'owner@example.org' });

@@ -35,7 +35,10 @@ const startNode = async (): Promise<TestSite> => {
 };
 
 const caughtUp = async (node: TestSite) => {
-  assert.ok(await node.site.projector.waitFor(await node.site.store.headPosition(), 30_000), 'the node caught up with the log');
+  assert.ok(
+    await node.site.projector.waitFor(await node.site.store.headPosition(), 30_000),
+    'the node caught up with the log',
+  );
 };
 
 /** The bytes a node serves at a file's public URL, or its status. */
@@ -46,10 +49,17 @@ const served = async (node: TestSite, url: string): Promise<Buffer | number> => 
 };
 
 const upload = (node: TestSite, as: TestUser, data: Buffer, filename: string, type: string) =>
-  node.request('POST', '/core/v2/media', { as, raw: { data, type }, headers: { 'content-disposition': `attachment; filename=${filename}` } });
+  node.request('POST', '/core/v2/media', {
+    as,
+    raw: { data, type },
+    headers: { 'content-disposition': `attachment; filename=${filename}` },
+  });
 
 /** The public URLs of an attachment's files: the original and every size. */
-const urlsOf = (item: any): string[] => [item.source_url, ...Object.values(item.media_details.sizes as Record<string, { source_url: string }>).map((size) => size.source_url)];
+const urlsOf = (item: any): string[] => [
+  item.source_url,
+  ...Object.values(item.media_details.sizes as Record<string, { source_url: string }>).map((size) => size.source_url),
+];
 
 test.before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-shared-media-'));
@@ -66,7 +76,9 @@ test('an image uploaded through one node is served by the other, and by both aft
   const admin = await first.createUser('admin', 'administrator');
   await caughtUp(second);
 
-  const jpeg = await sharp({ create: { width: 640, height: 480, channels: 3, background: { r: 30, g: 160, b: 90 } } }).jpeg().toBuffer();
+  const jpeg = await sharp({ create: { width: 640, height: 480, channels: 3, background: { r: 30, g: 160, b: 90 } } })
+    .jpeg()
+    .toBuffer();
   const created = await upload(first, admin, jpeg, 'shared.jpg', 'image/jpeg');
   assert.is(created.status, 201, created.text);
   const item = created.body;
@@ -75,14 +87,19 @@ test('an image uploaded through one node is served by the other, and by both aft
   assert.ok(urls.length >= 3, 'the original and its sizes');
 
   const original = await served(second, item.source_url);
-  assert.ok(Buffer.isBuffer(original) && original.equals(jpeg), `the other node answered ${Buffer.isBuffer(original) ? 'other bytes' : original}`);
+  assert.ok(
+    Buffer.isBuffer(original) && original.equals(jpeg),
+    `the other node answered ${Buffer.isBuffer(original) ? 'other bytes' : original}`,
+  );
   for (const url of urls) {
     const fromFirst = await served(first, url);
     const fromSecond = await served(second, url);
     assert.ok(Buffer.isBuffer(fromSecond), `${url}: ${fromSecond}`);
     assert.ok((fromSecond as Buffer).equals(fromFirst as Buffer), url);
   }
-  const thumbnail = await sharp((await served(second, item.media_details.sizes.thumbnail.source_url)) as Buffer).metadata();
+  const thumbnail = await sharp(
+    (await served(second, item.media_details.sizes.thumbnail.source_url)) as Buffer,
+  ).metadata();
   assert.equal([thumbnail.width, thumbnail.height], [150, 150]);
   await caughtUp(second);
   const read = await second.request('GET', `/core/v2/media/${item.id}?context=edit`, { as: admin });
@@ -96,7 +113,10 @@ test('an image uploaded through one node is served by the other, and by both aft
     for (const url of urls) assert.ok(Buffer.isBuffer(await served(node, url)), `${url} after the restart`);
     assert.ok(((await served(node, item.source_url)) as Buffer).equals(jpeg));
     const listed = await node.request('GET', '/core/v2/media', { as: admin });
-    assert.equal(listed.body.map((entry: { id: number }) => entry.id), [item.id]);
+    assert.equal(
+      listed.body.map((entry: { id: number }) => entry.id),
+      [item.id],
+    );
   }
 
   // A delete through one node removes the files for both.
@@ -110,15 +130,22 @@ test('one file name uploaded through both nodes at once goes to one of them; eac
   const admin = await first!.createUser('editor', 'editor');
   await caughtUp(second!);
   const bodies = Array.from({ length: 6 }, (_, i) => Buffer.from(`upload number ${i}\n`));
-  const responses = await Promise.all(bodies.map((body, i) => upload(i % 2 ? second! : first!, admin, body, 'contested.txt', 'text/plain')));
+  const responses = await Promise.all(
+    bodies.map((body, i) => upload(i % 2 ? second! : first!, admin, body, 'contested.txt', 'text/plain')),
+  );
   for (const response of responses) assert.is(response.status, 201, response.text);
-  const files = responses.map((response) => new URL(response.body.source_url as string).pathname.replace('/wp-content/uploads/', ''));
+  const files = responses.map((response) =>
+    new URL(response.body.source_url as string).pathname.replace('/wp-content/uploads/', ''),
+  );
   assert.is(new Set(files).size, files.length, `distinct files: ${files.join(', ')}`);
   assert.ok(files.includes('2024/05/contested.txt'), files.join(', '));
   for (const [i, response] of responses.entries()) {
     // Served by the node that did not take the upload.
     const bytes = await served(i % 2 ? first! : second!, response.body.source_url);
-    assert.ok(Buffer.isBuffer(bytes) && bytes.equals(bodies[i]!), `${files[i]}: ${Buffer.isBuffer(bytes) ? bytes.toString() : bytes}`);
+    assert.ok(
+      Buffer.isBuffer(bytes) && bytes.equals(bodies[i]!),
+      `${files[i]}: ${Buffer.isBuffer(bytes) ? bytes.toString() : bytes}`,
+    );
   }
 });
 

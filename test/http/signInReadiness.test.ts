@@ -68,7 +68,10 @@ test('while the users projection is rebuilt: 503 with Retry-After, never 401, an
   const t = await startTestSite({ store: gate.store, readModel: createMemoryReadModel() });
   try {
     const admin = await t.createUser('admin', 'administrator');
-    const created = await t.request('POST', '/core/v2/users', { as: admin, body: { username: 'ada', email: 'ada@example.test', password: 'analytical engine', roles: ['author'] } });
+    const created = await t.request('POST', '/core/v2/users', {
+      as: admin,
+      body: { username: 'ada', email: 'ada@example.test', password: 'analytical engine', roles: ['author'] },
+    });
     assert.is(created.status, 201, created.text);
     gate.state.armed = true;
     const rebuilt = t.site.projector.rebuild('users');
@@ -76,7 +79,9 @@ test('while the users projection is rebuilt: 503 with Retry-After, never 401, an
 
     // More wrong guesses than the per-login limit allows, then the right password: none of them is judged.
     for (let i = 0; i <= DEFAULT_THROTTLE.perLogin.failures; i++) {
-      const guess = await t.request('GET', '/core/v2/users/me', { headers: { authorization: basic('admin', `wrong-${i}`) } });
+      const guess = await t.request('GET', '/core/v2/users/me', {
+        headers: { authorization: basic('admin', `wrong-${i}`) },
+      });
       assert.is(guess.status, 503, guess.text);
       assert.is(guess.body.code, 'rest_sign_in_unavailable');
       assert.is(guess.headers.get('retry-after'), '5');
@@ -93,7 +98,13 @@ test('while the users projection is rebuilt: 503 with Retry-After, never 401, an
       method: 'POST',
       redirect: 'manual',
       headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
-      body: new URLSearchParams({ token, app_name: 'Calculator', log: 'ada', pwd: 'analytical engine', approve: '1' }).toString(),
+      body: new URLSearchParams({
+        token,
+        app_name: 'Calculator',
+        log: 'ada',
+        pwd: 'analytical engine',
+        approve: '1',
+      }).toString(),
     });
     assert.is(form.status, 503);
     assert.is(form.headers.get('retry-after'), '5');
@@ -103,7 +114,9 @@ test('while the users projection is rebuilt: 503 with Retry-After, never 401, an
     await rebuilt;
     const after = await t.request('GET', '/core/v2/users/me', { as: admin });
     assert.is(after.status, 200, `judged once the rebuild is over, and not throttled: ${after.text}`);
-    const wrong = await t.request('GET', '/core/v2/users/me', { headers: { authorization: basic('admin', 'wrong-again') } });
+    const wrong = await t.request('GET', '/core/v2/users/me', {
+      headers: { authorization: basic('admin', 'wrong-again') },
+    });
     assert.is(wrong.status, 401, 'judged again');
   } finally {
     gate.release();
@@ -111,19 +124,40 @@ test('while the users projection is rebuilt: 503 with Retry-After, never 401, an
   }
 });
 
-test('an account the CLI has just created, before the server\'s projector polled for it: found, not refused', async () => {
+test("an account the CLI has just created, before the server's projector polled for it: found, not refused", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-sign-in-'));
   const file = path.join(dir, 'events.sqlite');
   // The server hears of other processes' appends only when it polls: once a second here.
-  const t: TestSite = await startTestSite({ store: openSqliteEventStore({ file, pollIntervalMs: 1_000 }), readModel: createMemoryReadModel() });
+  const t: TestSite = await startTestSite({
+    store: openSqliteEventStore({ file, pollIntervalMs: 1_000 }),
+    readModel: createMemoryReadModel(),
+  });
   // The CLI: a site of its own on the same file, which appends and projects nothing.
   const cli = createSite(
-    { siteUrl: t.url, name: 'CLI', description: '', timezone: 'UTC', authSecret: 'test-secret', idBlockSize: 5, readYourWritesTimeoutMs: 5_000 },
-    { store: openSqliteEventStore({ file }), readModel: createMemoryReadModel(), clock: manualClock(Date.parse('2024-05-01T12:00:00Z')), ...testAdapters() },
+    {
+      siteUrl: t.url,
+      name: 'CLI',
+      description: '',
+      timezone: 'UTC',
+      authSecret: 'test-secret',
+      idBlockSize: 5,
+      readYourWritesTimeoutMs: 5_000,
+    },
+    {
+      store: openSqliteEventStore({ file }),
+      readModel: createMemoryReadModel(),
+      clock: manualClock(Date.parse('2024-05-01T12:00:00Z')),
+      ...testAdapters(),
+    },
   );
   try {
     for (const login of ['grace', 'linus']) {
-      const { id } = await registerUser(cli, { login, role: 'administrator', email: `${login}@example.test` }, null, 'cli');
+      const { id } = await registerUser(
+        cli,
+        { login, role: 'administrator', email: `${login}@example.test` },
+        null,
+        'cli',
+      );
       const { password } = await createApplicationPassword(cli, id, { name: 'cli' }, null, 'cli');
       const me = await t.request('GET', '/core/v2/users/me', { headers: { authorization: basic(login, password) } });
       assert.is(me.status, 200, `${login}: ${me.text}`);
@@ -143,10 +177,14 @@ test('a name nobody has is refused after the catch-up, and counts for the thrott
   const t = await startTestSite();
   try {
     for (let i = 0; i < DEFAULT_THROTTLE.perLogin.failures; i++) {
-      const refused = await t.request('GET', '/core/v2/users/me', { headers: { authorization: basic('nobody', `guess-${i}`) } });
+      const refused = await t.request('GET', '/core/v2/users/me', {
+        headers: { authorization: basic('nobody', `guess-${i}`) },
+      });
       assert.is(refused.status, 401);
     }
-    const throttled = await t.request('GET', '/core/v2/users/me', { headers: { authorization: basic('nobody', 'one more') } });
+    const throttled = await t.request('GET', '/core/v2/users/me', {
+      headers: { authorization: basic('nobody', 'one more') },
+    });
     assert.is(throttled.status, 429);
   } finally {
     await t.close();

@@ -49,37 +49,73 @@ test.before(async () => {
   const locked = await make('/core/v2/posts', { title: 'Locked', status: 'publish', password: 'secret' });
   const privatePost = await make('/core/v2/posts', { title: 'Mine', status: 'private' });
   const page = await make('/core/v2/pages', { title: 'Page', status: 'publish' });
-  const authorsDraft = await t.request('POST', '/core/v2/posts', { as: users.author, body: { title: 'Hers', status: 'draft' } });
+  const authorsDraft = await t.request('POST', '/core/v2/posts', {
+    as: users.author,
+    body: { title: 'Hers', status: 'draft' },
+  });
   assert.is(authorsDraft.status, 201);
   // A revision and an autosave of the published post.
   assert.is((await t.request('PATCH', `/core/v2/posts/${post.id}`, { as, body: { title: 'Out again' } })).status, 200);
-  const autosave = await t.request('POST', `/core/v2/posts/${post.id}/autosaves`, { as, body: { content: 'Saved on the way' } });
+  const autosave = await t.request('POST', `/core/v2/posts/${post.id}/autosaves`, {
+    as,
+    body: { content: 'Saved on the way' },
+  });
   assert.is(autosave.status, 200, autosave.text);
   const revisions = await t.request('GET', `/core/v2/posts/${post.id}/revisions`, { as });
   const category = await make('/core/v2/categories', { name: 'Things' });
   const tag = await make('/core/v2/tags', { name: 'thing' });
-  const jpeg = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 200, g: 30, b: 30 } } }).jpeg().toBuffer();
+  const jpeg = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 200, g: 30, b: 30 } } })
+    .jpeg()
+    .toBuffer();
   const upload = (query: string) =>
-    t.request('POST', `/core/v2/media${query}`, { as, raw: { data: jpeg, type: 'image/jpeg' }, headers: { 'content-disposition': 'attachment; filename=red.jpg' } });
+    t.request('POST', `/core/v2/media${query}`, {
+      as,
+      raw: { data: jpeg, type: 'image/jpeg' },
+      headers: { 'content-disposition': 'attachment; filename=red.jpg' },
+    });
   const loose = await upload('');
   const attached = await upload(`?post=${draft.id}`);
   assert.is(loose.status, 201, loose.text);
   assert.is(attached.status, 201, attached.text);
   imageUrl = loose.body.source_url;
   const menu = await make('/core/v2/menus', { name: 'Main' });
-  const menuItem = await make('/core/v2/menu-items', { title: 'Home', url: 'https://example.com/', menus: menu.id, status: 'publish' });
-  const draftItem = await make('/core/v2/menu-items', { title: 'Later', url: 'https://example.com/later', menus: menu.id, status: 'draft' });
+  const menuItem = await make('/core/v2/menu-items', {
+    title: 'Home',
+    url: 'https://example.com/',
+    menus: menu.id,
+    status: 'publish',
+  });
+  const draftItem = await make('/core/v2/menu-items', {
+    title: 'Later',
+    url: 'https://example.com/later',
+    menus: menu.id,
+    status: 'draft',
+  });
   const form = await make('/contact-form/v1/contact-forms?context=save', { title: 'Contact' }, 200);
   const comment = await make('/core/v2/comments', { post: post.id, content: 'A comment' });
   const passwords = await t.request('GET', `/core/v2/users/${users.subscriber.id}/application-passwords`, { as });
   assert.is(passwords.status, 200);
 
   const ids = [
-    post.id, draft.id, locked.id, privatePost.id, page.id, authorsDraft.body.id as number,
-    category.id, tag.id, 1, loose.body.id as number, attached.body.id as number,
-    menu.id, menuItem.id, draftItem.id, form.id, comment.id,
+    post.id,
+    draft.id,
+    locked.id,
+    privatePost.id,
+    page.id,
+    authorsDraft.body.id as number,
+    category.id,
+    tag.id,
+    1,
+    loose.body.id as number,
+    attached.body.id as number,
+    menu.id,
+    menuItem.id,
+    draftItem.id,
+    form.id,
+    comment.id,
     ...Object.values(users).map((user) => user.id),
-    0, 999_999,
+    0,
+    999_999,
   ];
   childIds = [...(revisions.body as { id: number }[]).map((entry) => entry.id), 999_999];
   captureValues = {
@@ -102,7 +138,9 @@ function pathsOf(route: RouteDefinition): string[] {
   for (const name of names) {
     const values = name === 'id' && names.includes('parent') ? childIds : captureValues[name];
     assert.ok(values, `no values for the capture ${name} of ${route.path}`);
-    paths = paths.flatMap((path) => values.map((value) => path.replace(new RegExp(`\\(\\?P<${name}>(?:[^()]|\\([^()]*\\))*\\)`), String(value))));
+    paths = paths.flatMap((path) =>
+      values.map((value) => path.replace(new RegExp(`\\(\\?P<${name}>(?:[^()]|\\([^()]*\\))*\\)`), String(value))),
+    );
   }
   return paths;
 }
@@ -163,50 +201,85 @@ test('every write rule declared signed-in-only refuses anonymous callers, whatev
           const req = request(endpoint.methods[0]!, path, null);
           const all = { ...params, ...capturesOf(route, path) };
           const verdict = await judge(endpoint, { request: req, params: all, actor: null, memo: new Map() });
-          assert.ok(verdict !== true, `${label(route, endpoint)} let an anonymous caller through with ${JSON.stringify(all)}`);
+          assert.ok(
+            verdict !== true,
+            `${label(route, endpoint)} let an anonymous caller through with ${JSON.stringify(all)}`,
+          );
           judged++;
         }
       }
     }
   }
   const expected = [
-    'POST /core/v2/posts', 'POST,PUT,PATCH /core/v2/posts/(?P<id>[\\d]+)', 'DELETE /core/v2/posts/(?P<id>[\\d]+)',
+    'POST /core/v2/posts',
+    'POST,PUT,PATCH /core/v2/posts/(?P<id>[\\d]+)',
+    'DELETE /core/v2/posts/(?P<id>[\\d]+)',
     'DELETE /core/v2/posts/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)',
     'POST /core/v2/posts/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)/restore',
     'POST /core/v2/posts/(?P<id>[\\d]+)/autosaves',
-    'POST /core/v2/pages', 'POST,PUT,PATCH /core/v2/pages/(?P<id>[\\d]+)', 'DELETE /core/v2/pages/(?P<id>[\\d]+)',
+    'POST /core/v2/pages',
+    'POST,PUT,PATCH /core/v2/pages/(?P<id>[\\d]+)',
+    'DELETE /core/v2/pages/(?P<id>[\\d]+)',
     'DELETE /core/v2/pages/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)',
     'POST /core/v2/pages/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)/restore',
     'POST /core/v2/pages/(?P<id>[\\d]+)/autosaves',
-    'POST /core/v2/media', 'POST,PUT,PATCH /core/v2/media/(?P<id>[\\d]+)', 'DELETE /core/v2/media/(?P<id>[\\d]+)',
-    'POST /core/v2/media/(?P<id>[\\d]+)/post-process', 'POST /core/v2/media/(?P<id>[\\d]+)/edit',
-    'POST /core/v2/categories', 'POST,PUT,PATCH /core/v2/categories/(?P<id>[\\d]+)', 'DELETE /core/v2/categories/(?P<id>[\\d]+)',
-    'POST /core/v2/tags', 'POST,PUT,PATCH /core/v2/tags/(?P<id>[\\d]+)', 'DELETE /core/v2/tags/(?P<id>[\\d]+)',
-    'POST /core/v2/menu-items', 'POST,PUT,PATCH /core/v2/menu-items/(?P<id>[\\d]+)', 'DELETE /core/v2/menu-items/(?P<id>[\\d]+)',
+    'POST /core/v2/media',
+    'POST,PUT,PATCH /core/v2/media/(?P<id>[\\d]+)',
+    'DELETE /core/v2/media/(?P<id>[\\d]+)',
+    'POST /core/v2/media/(?P<id>[\\d]+)/post-process',
+    'POST /core/v2/media/(?P<id>[\\d]+)/edit',
+    'POST /core/v2/categories',
+    'POST,PUT,PATCH /core/v2/categories/(?P<id>[\\d]+)',
+    'DELETE /core/v2/categories/(?P<id>[\\d]+)',
+    'POST /core/v2/tags',
+    'POST,PUT,PATCH /core/v2/tags/(?P<id>[\\d]+)',
+    'DELETE /core/v2/tags/(?P<id>[\\d]+)',
+    'POST /core/v2/menu-items',
+    'POST,PUT,PATCH /core/v2/menu-items/(?P<id>[\\d]+)',
+    'DELETE /core/v2/menu-items/(?P<id>[\\d]+)',
     'POST /core/v2/menu-items/(?P<id>[\\d]+)/autosaves',
-    'POST /core/v2/menus', 'POST,PUT,PATCH /core/v2/menus/(?P<id>[\\d]+)', 'DELETE /core/v2/menus/(?P<id>[\\d]+)',
-    'POST /contact-form/v1/contact-forms', 'POST,PUT,PATCH /contact-form/v1/contact-forms/(?P<id>\\d+)', 'DELETE /contact-form/v1/contact-forms/(?P<id>\\d+)',
-    'POST /core/v2/comments', 'POST,PUT,PATCH /core/v2/comments/(?P<id>[\\d]+)', 'DELETE /core/v2/comments/(?P<id>[\\d]+)',
-    'POST /core/v2/users', 'POST,PUT,PATCH /core/v2/users/(?P<id>[\\d]+)', 'DELETE /core/v2/users/(?P<id>[\\d]+)',
-    'POST,PUT,PATCH /core/v2/users/me', 'DELETE /core/v2/users/me',
+    'POST /core/v2/menus',
+    'POST,PUT,PATCH /core/v2/menus/(?P<id>[\\d]+)',
+    'DELETE /core/v2/menus/(?P<id>[\\d]+)',
+    'POST /contact-form/v1/contact-forms',
+    'POST,PUT,PATCH /contact-form/v1/contact-forms/(?P<id>\\d+)',
+    'DELETE /contact-form/v1/contact-forms/(?P<id>\\d+)',
+    'POST /core/v2/comments',
+    'POST,PUT,PATCH /core/v2/comments/(?P<id>[\\d]+)',
+    'DELETE /core/v2/comments/(?P<id>[\\d]+)',
+    'POST /core/v2/users',
+    'POST,PUT,PATCH /core/v2/users/(?P<id>[\\d]+)',
+    'DELETE /core/v2/users/(?P<id>[\\d]+)',
+    'POST,PUT,PATCH /core/v2/users/me',
+    'DELETE /core/v2/users/me',
     'POST /core/v2/users/(?P<user_id>(?:[\\d]+|me))/application-passwords',
     'DELETE /core/v2/users/(?P<user_id>(?:[\\d]+|me))/application-passwords',
     'POST,PUT,PATCH /core/v2/users/(?P<user_id>(?:[\\d]+|me))/application-passwords/(?P<uuid>[\\w\\-]+)',
     'DELETE /core/v2/users/(?P<user_id>(?:[\\d]+|me))/application-passwords/(?P<uuid>[\\w\\-]+)',
     // Reading the settings, too, takes an administrator.
-    'GET /core/v2/settings', 'POST,PUT,PATCH /core/v2/settings',
-    'POST /core/v2/blocks', 'POST,PUT,PATCH /core/v2/blocks/(?P<id>[\\d]+)', 'DELETE /core/v2/blocks/(?P<id>[\\d]+)',
+    'GET /core/v2/settings',
+    'POST,PUT,PATCH /core/v2/settings',
+    'POST /core/v2/blocks',
+    'POST,PUT,PATCH /core/v2/blocks/(?P<id>[\\d]+)',
+    'DELETE /core/v2/blocks/(?P<id>[\\d]+)',
     'DELETE /core/v2/blocks/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)',
     'POST /core/v2/blocks/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)/restore',
     'POST /core/v2/blocks/(?P<id>[\\d]+)/autosaves',
     // The reads of the block editor's theme, styles, patterns and templates take editing something, or theme options.
-    `GET /core/v2/themes`, `GET /core/v2/themes/(?P<stylesheet>${THEME_DIRECTORY})`,
+    `GET /core/v2/themes`,
+    `GET /core/v2/themes/(?P<stylesheet>${THEME_DIRECTORY})`,
     `GET /core/v2/global-styles/themes/(?P<stylesheet>${VARIATIONS_STYLESHEET})/variations`,
     `GET /core/v2/global-styles/themes/(?P<stylesheet>${THEME_DIRECTORY})`,
-    'GET /core/v2/global-styles/(?P<id>[\\/\\w-]+)', 'POST,PUT,PATCH /core/v2/global-styles/(?P<id>[\\/\\w-]+)',
-    'GET /core/v2/block-patterns/patterns', 'GET /core/v2/block-patterns/categories',
-    'GET /core/v2/templates', 'GET /core/v2/templates/lookup', `GET /core/v2/templates/(?P<id>${TEMPLATE_ID})`,
-    'POST /hooks/v1/webhooks', 'POST,PUT,PATCH /hooks/v1/webhooks/(?P<id>[\\d]+)', 'DELETE /hooks/v1/webhooks/(?P<id>[\\d]+)',
+    'GET /core/v2/global-styles/(?P<id>[\\/\\w-]+)',
+    'POST,PUT,PATCH /core/v2/global-styles/(?P<id>[\\/\\w-]+)',
+    'GET /core/v2/block-patterns/patterns',
+    'GET /core/v2/block-patterns/categories',
+    'GET /core/v2/templates',
+    'GET /core/v2/templates/lookup',
+    `GET /core/v2/templates/(?P<id>${TEMPLATE_ID})`,
+    'POST /hooks/v1/webhooks',
+    'POST,PUT,PATCH /hooks/v1/webhooks/(?P<id>[\\d]+)',
+    'DELETE /hooks/v1/webhooks/(?P<id>[\\d]+)',
     'POST /hooks/v1/webhooks/(?P<id>[\\d]+)/deliveries/(?P<delivery>msg_[\\w-]{1,64})/redeliver',
   ];
   assert.equal([...declared].sort(), [...expected].sort());
@@ -221,7 +294,12 @@ test('the writes that do not declare it are the ones anonymous callers may use',
       if (!isWrite(endpoint) || endpoint.signedInOnly === true) continue;
       open.push(label(route, endpoint));
       const path = pathsOf(route)[0]!;
-      const verdict = await judge(endpoint, { request: request(endpoint.methods[0]!, path, null), params: capturesOf(route, path), actor: null, memo: new Map() });
+      const verdict = await judge(endpoint, {
+        request: request(endpoint.methods[0]!, path, null),
+        params: capturesOf(route, path),
+        actor: null,
+        memo: new Map(),
+      });
       assert.is(verdict, true, `${label(route, endpoint)} refuses anonymous callers but does not declare signedInOnly`);
     }
   }
@@ -233,7 +311,10 @@ test('Allow headers and OPTIONS are those the rules give, for anonymous and sign
   const dispatcher = buildDispatcher(t.site);
   // The same routes, each endpoint judged by its rule.
   const judging = new Dispatcher(
-    dispatcher.routes.map((route) => ({ ...route, endpoints: route.endpoints.map(({ signedInOnly: _, ...endpoint }) => endpoint) })),
+    dispatcher.routes.map((route) => ({
+      ...route,
+      endpoints: route.endpoints.map(({ signedInOnly: _, ...endpoint }) => endpoint),
+    })),
     { apiRoot: t.site.apiRoot },
   );
   const actors: (Actor | null)[] = [
@@ -252,7 +333,10 @@ test('Allow headers and OPTIONS are those the rules give, for anonymous and sign
     for (const path of pathsOf(route)) {
       for (const actor of actors) {
         for (const method of methods) {
-          const [ours, judged] = await Promise.all([dispatcher.dispatch(request(method, path, actor)), judging.dispatch(request(method, path, actor))]);
+          const [ours, judged] = await Promise.all([
+            dispatcher.dispatch(request(method, path, actor)),
+            judging.dispatch(request(method, path, actor)),
+          ]);
           const context = `${method} ${path} as ${actor ? actor.roles[0] : 'anonymous'}`;
           assert.is(ours.status, judged.status, context);
           assert.is(ours.headers?.Allow, judged.headers?.Allow, context);
@@ -263,8 +347,14 @@ test('Allow headers and OPTIONS are those the rules give, for anonymous and sign
       for (const endpoint of route.endpoints) {
         if (endpoint.signedInOnly !== true) continue;
         const method = endpoint.methods[0]!;
-        const [ours, judged] = await Promise.all([dispatcher.dispatch(request(method, path, null)), judging.dispatch(request(method, path, null))]);
-        assert.ok(ours.status === 401 || ours.status === 403 || ours.status === 404 || ours.status === 400, `${method} ${path}: ${ours.status}`);
+        const [ours, judged] = await Promise.all([
+          dispatcher.dispatch(request(method, path, null)),
+          judging.dispatch(request(method, path, null)),
+        ]);
+        assert.ok(
+          ours.status === 401 || ours.status === 403 || ours.status === 404 || ours.status === 400,
+          `${method} ${path}: ${ours.status}`,
+        );
         assert.equal(ours.body, judged.body, `${method} ${path}`);
         assert.is(ours.status, judged.status, `${method} ${path}`);
         assert.is(ours.headers?.Allow, judged.headers?.Allow, `${method} ${path}`);

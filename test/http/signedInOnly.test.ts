@@ -49,12 +49,24 @@ test('every rule declared signed-in-only refuses anonymous callers, whatever the
       if (endpoint.signedInOnly !== true) continue;
       for (const id of ids) {
         for (const params of paramSets) {
-          const request = { method: endpoint.methods[0], path: route.path, query: {}, json: null, form: null, headers: {}, actor: null, requestId: 't' } as RestRequest;
+          const request = {
+            method: endpoint.methods[0],
+            path: route.path,
+            query: {},
+            json: null,
+            form: null,
+            headers: {},
+            actor: null,
+            requestId: 't',
+          } as RestRequest;
           // A refusal may be thrown (an application password's rule, without its user).
           const verdict = await Promise.resolve()
             .then(() => endpoint.permission({ request, params: { id, ...params }, actor: null, memo: new Map() }))
             .catch((error: unknown) => error);
-          assert.ok(verdict !== true, `${endpoint.methods.join(',')} ${route.path} let an anonymous caller through with ${JSON.stringify({ id, ...params })}`);
+          assert.ok(
+            verdict !== true,
+            `${endpoint.methods.join(',')} ${route.path} let an anonymous caller through with ${JSON.stringify({ id, ...params })}`,
+          );
           judged++;
         }
       }
@@ -82,7 +94,10 @@ test('anonymous and signed-in callers get the Allow headers and OPTIONS the rule
   assert.is((await t.request('GET', '/core/v2/posts')).headers.get('allow'), 'GET');
   assert.is((await t.request('GET', '/core/v2/posts', { as: admin })).headers.get('allow'), 'GET, POST');
   assert.is((await t.request('OPTIONS', `/core/v2/posts/${post.id}`)).headers.get('allow'), 'GET');
-  assert.is((await t.request('OPTIONS', `/core/v2/posts/${post.id}`, { as: admin })).headers.get('allow'), 'GET, POST, PUT, PATCH, DELETE');
+  assert.is(
+    (await t.request('OPTIONS', `/core/v2/posts/${post.id}`, { as: admin })).headers.get('allow'),
+    'GET, POST, PUT, PATCH, DELETE',
+  );
   // Refused anonymous writes still answer with the rule's own refusal, and the header of what is allowed.
   const patch = await t.request('PATCH', `/core/v2/posts/${post.id}`, { body: { title: 'No' } });
   assert.is(patch.status, 401, patch.text);

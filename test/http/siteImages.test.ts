@@ -20,8 +20,14 @@ test.before.each(async () => {
 test.after.each(() => t.close());
 
 async function upload(name: string): Promise<{ id: number; source_url: string }> {
-  const png = await sharp({ create: { width: 600, height: 600, channels: 3, background: '#36c' } }).png().toBuffer();
-  const response = await t.request('POST', '/core/v2/media', { as: admin, raw: { data: png, type: 'image/png' }, headers: { 'content-disposition': `attachment; filename=${name}` } });
+  const png = await sharp({ create: { width: 600, height: 600, channels: 3, background: '#36c' } })
+    .png()
+    .toBuffer();
+  const response = await t.request('POST', '/core/v2/media', {
+    as: admin,
+    raw: { data: png, type: 'image/png' },
+    headers: { 'content-disposition': `attachment; filename=${name}` },
+  });
   assert.is(response.status, 201, response.text);
   return response.body;
 }
@@ -37,7 +43,10 @@ test('none set: zeros, no URL, no links', async () => {
 test('a logo and an icon set in the settings show in both dialects, linked and embeddable', async () => {
   const logo = await upload('logo.png');
   const icon = await upload('icon.png');
-  const saved = await t.request('POST', '/core/v2/settings', { as: admin, body: { site_logo: logo.id, site_icon: icon.id } });
+  const saved = await t.request('POST', '/core/v2/settings', {
+    as: admin,
+    body: { site_logo: logo.id, site_icon: icon.id },
+  });
   assert.is(saved.status, 200);
 
   const core = await t.request('GET', '/');
@@ -51,13 +60,16 @@ test('a logo and an icon set in the settings show in both dialects, linked and e
 
   const wordpress = await t.request('GET', '/wp-json/?_fields=site_logo,site_icon,site_icon_url,_links');
   assert.equal(images(wordpress.body), [logo.id, icon.id, icon.source_url]);
-  assert.equal(wordpress.body._links['wp:featuredmedia'].map((link: { href: string }) => link.href), [
-    `${t.url}/wp-json/wp/v2/media/${logo.id}`,
-    `${t.url}/wp-json/wp/v2/media/${icon.id}`,
-  ]);
+  assert.equal(
+    wordpress.body._links['wp:featuredmedia'].map((link: { href: string }) => link.href),
+    [`${t.url}/wp-json/wp/v2/media/${logo.id}`, `${t.url}/wp-json/wp/v2/media/${icon.id}`],
+  );
 
   const embedded = await t.request('GET', '/wp-json/?_embed=wp:featuredmedia');
-  assert.equal(embedded.body._embedded['wp:featuredmedia'].map((item: { id: number }) => item.id), [logo.id, icon.id]);
+  assert.equal(
+    embedded.body._embedded['wp:featuredmedia'].map((item: { id: number }) => item.id),
+    [logo.id, icon.id],
+  );
 
   // Unset again.
   await t.request('POST', '/core/v2/settings', { as: admin, body: { site_logo: null, site_icon: 0 } });

@@ -24,7 +24,9 @@ test.after(async () => t.close());
 
 test('the lookup finds nothing: every field of the template empty, links to the root, the templates and their type', async () => {
   for (const slug of ['front-page', 'single-post-hello-world', 'page', 'index']) {
-    const { status, body } = await t.request('GET', `/core/v2/templates/lookup?slug=${slug}&_locale=user`, { as: admin });
+    const { status, body } = await t.request('GET', `/core/v2/templates/lookup?slug=${slug}&_locale=user`, {
+      as: admin,
+    });
     assert.is(status, 200, slug);
     assert.equal(body, {
       id: null,
@@ -50,15 +52,38 @@ test('the lookup finds nothing: every field of the template empty, links to the 
       },
     });
   }
-  const wordpress = await t.request('GET', '/wp-json/wp/v2/templates/lookup?slug=front-page&is_custom=false&template_prefix=front', { as: admin });
-  assert.equal([wordpress.body._links.self, wordpress.body._links.collection], [[{ href: `${t.url}/wp-json/` }], [{ href: `${t.url}/wp-json/wp/v2/templates` }]]);
+  const wordpress = await t.request(
+    'GET',
+    '/wp-json/wp/v2/templates/lookup?slug=front-page&is_custom=false&template_prefix=front',
+    { as: admin },
+  );
+  assert.equal(
+    [wordpress.body._links.self, wordpress.body._links.collection],
+    [[{ href: `${t.url}/wp-json/` }], [{ href: `${t.url}/wp-json/wp/v2/templates` }]],
+  );
 });
 
 test('only theme managers: author and editor 403, anonymous 401, on every template route', async () => {
-  for (const path of ['/core/v2/templates', '/core/v2/templates/lookup?slug=front-page', '/core/v2/templates/palimpsest//home']) {
-    for (const [as, status] of [[null, 401], [author, 403], [editor, 403]] as const) {
+  for (const path of [
+    '/core/v2/templates',
+    '/core/v2/templates/lookup?slug=front-page',
+    '/core/v2/templates/palimpsest//home',
+  ]) {
+    for (const [as, status] of [
+      [null, 401],
+      [author, 403],
+      [editor, 403],
+    ] as const) {
       const { body } = await t.request('GET', path, { as });
-      assert.equal(body, { code: 'rest_cannot_manage_templates', message: 'Sorry, you are not allowed to access the templates on this site.', data: { status } }, path);
+      assert.equal(
+        body,
+        {
+          code: 'rest_cannot_manage_templates',
+          message: 'Sorry, you are not allowed to access the templates on this site.',
+          data: { status },
+        },
+        path,
+      );
     }
   }
   const options = await t.request('OPTIONS', '/core/v2/templates', { as: author });
@@ -72,7 +97,11 @@ test('no templates, none found by id; bad lookups are refused as WordPress refus
   assert.equal([list.status, list.body], [200, []]);
   for (const id of ['palimpsest//home', 'palimpsest/home', 'other-theme//single']) {
     const missing = await t.request('GET', `/core/v2/templates/${id}`, { as: admin });
-    assert.equal([missing.status, missing.body.code, missing.body.message], [404, 'rest_template_not_found', 'No templates exist with that id.'], id);
+    assert.equal(
+      [missing.status, missing.body.code, missing.body.message],
+      [404, 'rest_template_not_found', 'No templates exist with that id.'],
+      id,
+    );
   }
   const noSlug = await t.request('GET', '/core/v2/templates/lookup', { as: admin });
   assert.equal([noSlug.status, noSlug.body.code], [400, 'rest_missing_callback_param']);
@@ -80,7 +109,11 @@ test('no templates, none found by id; bad lookups are refused as WordPress refus
   assert.equal([badCustom.status, badCustom.body.code], [400, 'rest_invalid_param']);
   const badContext = await t.request('GET', '/core/v2/templates?context=banana', { as: admin });
   assert.equal([badContext.status, badContext.body.code], [400, 'rest_invalid_param']);
-  const hostile = await t.request('GET', `/core/v2/templates/lookup?slug=${encodeURIComponent('<script>x</script>'.repeat(200))}`, { as: admin });
+  const hostile = await t.request(
+    'GET',
+    `/core/v2/templates/lookup?slug=${encodeURIComponent('<script>x</script>'.repeat(200))}`,
+    { as: admin },
+  );
   assert.equal([hostile.status, hostile.body.slug], [200, null]);
 });
 

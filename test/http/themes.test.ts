@@ -26,11 +26,40 @@ const cell = async (path: string, caller: TestUser | null) => {
 
 test('who may read: the active theme takes editing something, every theme switch_themes', async () => {
   const expected: Record<string, string[]> = {
-    '/core/v2/themes?status=active': ['401 rest_cannot_view_active_theme', '403 rest_cannot_view_active_theme', '200', '200', '200', '200'],
-    '/core/v2/themes': ['401 rest_cannot_view_themes', '403 rest_cannot_view_themes', '403 rest_cannot_view_themes', '403 rest_cannot_view_themes', '403 rest_cannot_view_themes', '200'],
-    '/core/v2/themes?status=active,inactive': ['401 rest_cannot_view_themes', ...Array(4).fill('403 rest_cannot_view_themes'), '200'],
-    '/core/v2/themes/palimpsest': ['401 rest_cannot_view_active_theme', '403 rest_cannot_view_active_theme', '200', '200', '200', '200'],
-    '/core/v2/themes/twentytwentythree': ['401 rest_cannot_view_themes', ...Array(4).fill('403 rest_cannot_view_themes'), '404 rest_theme_not_found'],
+    '/core/v2/themes?status=active': [
+      '401 rest_cannot_view_active_theme',
+      '403 rest_cannot_view_active_theme',
+      '200',
+      '200',
+      '200',
+      '200',
+    ],
+    '/core/v2/themes': [
+      '401 rest_cannot_view_themes',
+      '403 rest_cannot_view_themes',
+      '403 rest_cannot_view_themes',
+      '403 rest_cannot_view_themes',
+      '403 rest_cannot_view_themes',
+      '200',
+    ],
+    '/core/v2/themes?status=active,inactive': [
+      '401 rest_cannot_view_themes',
+      ...Array(4).fill('403 rest_cannot_view_themes'),
+      '200',
+    ],
+    '/core/v2/themes/palimpsest': [
+      '401 rest_cannot_view_active_theme',
+      '403 rest_cannot_view_active_theme',
+      '200',
+      '200',
+      '200',
+      '200',
+    ],
+    '/core/v2/themes/twentytwentythree': [
+      '401 rest_cannot_view_themes',
+      ...Array(4).fill('403 rest_cannot_view_themes'),
+      '404 rest_theme_not_found',
+    ],
   };
   for (const [path, cells] of Object.entries(expected)) {
     const got = [];
@@ -40,15 +69,54 @@ test('who may read: the active theme takes editing something, every theme switch
 });
 
 test('the record: a classic theme, its supports with their defaults, paging headers, a link to its user styles', async () => {
-  const { status, body, headers } = await t.request('GET', '/core/v2/themes?status=active&context=edit', { as: who.contributor });
+  const { status, body, headers } = await t.request('GET', '/core/v2/themes?status=active&context=edit', {
+    as: who.contributor,
+  });
   assert.is(status, 200);
   assert.equal([headers.get('x-wp-total'), headers.get('x-wp-totalpages')], ['1', '1']);
   const [theme] = body;
-  assert.equal(Object.keys(theme), ['stylesheet', 'template', 'requires_php', 'requires_wp', 'textdomain', 'version', 'screenshot', 'author', 'author_uri', 'description', 'name', 'tags', 'theme_uri', 'status', 'theme_supports', '_links']);
-  assert.equal([theme.stylesheet, theme.template, theme.status, theme.name], ['palimpsest', 'palimpsest', 'active', { raw: 'Palimpsest', rendered: 'Palimpsest' }]);
-  assert.equal(Object.keys(theme.theme_supports), THEME_FEATURES.map((feature) => feature.name));
-  assert.equal([theme.theme_supports['block-templates'], theme.theme_supports['post-thumbnails'], theme.theme_supports.html5], [false, true, false]);
-  assert.equal(theme.theme_supports.formats, ['standard', 'aside', 'chat', 'gallery', 'link', 'image', 'quote', 'status', 'video', 'audio']);
+  assert.equal(Object.keys(theme), [
+    'stylesheet',
+    'template',
+    'requires_php',
+    'requires_wp',
+    'textdomain',
+    'version',
+    'screenshot',
+    'author',
+    'author_uri',
+    'description',
+    'name',
+    'tags',
+    'theme_uri',
+    'status',
+    'theme_supports',
+    '_links',
+  ]);
+  assert.equal(
+    [theme.stylesheet, theme.template, theme.status, theme.name],
+    ['palimpsest', 'palimpsest', 'active', { raw: 'Palimpsest', rendered: 'Palimpsest' }],
+  );
+  assert.equal(
+    Object.keys(theme.theme_supports),
+    THEME_FEATURES.map((feature) => feature.name),
+  );
+  assert.equal(
+    [theme.theme_supports['block-templates'], theme.theme_supports['post-thumbnails'], theme.theme_supports.html5],
+    [false, true, false],
+  );
+  assert.equal(theme.theme_supports.formats, [
+    'standard',
+    'aside',
+    'chat',
+    'gallery',
+    'link',
+    'image',
+    'quote',
+    'status',
+    'video',
+    'audio',
+  ]);
   const styles = theme._links['wp:user-global-styles'][0].href as string;
   assert.match(styles, new RegExp(`^${t.url}/core/v2/global-styles/\\d+$`));
   const alone = await t.request('GET', '/core/v2/themes/palimpsest', { as: who.contributor });
@@ -56,20 +124,30 @@ test('the record: a classic theme, its supports with their defaults, paging head
   const none = await t.request('GET', '/core/v2/themes?status=inactive', { as: who.administrator });
   assert.equal([none.body, none.headers.get('x-wp-total')], [[], '0']);
   const options = await t.request('OPTIONS', '/core/v2/themes', { as: who.administrator });
-  assert.equal(Object.keys(options.body.schema.properties.theme_supports.properties), THEME_FEATURES.map((feature) => feature.name));
+  assert.equal(
+    Object.keys(options.body.schema.properties.theme_supports.properties),
+    THEME_FEATURES.map((feature) => feature.name),
+  );
 });
 
 test('the user styles record is made once, however many ask for the theme at the same time', async () => {
-  const answers = await Promise.all(Array.from({ length: 8 }, () => t.request('GET', '/core/v2/themes?status=active', { as: who.editor })));
+  const answers = await Promise.all(
+    Array.from({ length: 8 }, () => t.request('GET', '/core/v2/themes?status=active', { as: who.editor })),
+  );
   const hrefs = new Set(answers.map((answer) => answer.body[0]._links['wp:user-global-styles'][0].href));
   assert.is(hrefs.size, 1);
-  const created = (await t.site.store.readStream('global-styles-palimpsest')).filter((event) => event.type === 'GlobalStylesCreated');
+  const created = (await t.site.store.readStream('global-styles-palimpsest')).filter(
+    (event) => event.type === 'GlobalStylesCreated',
+  );
   assert.is(created.length, 1);
 });
 
 test('hostile input: a status outside the enum, an encoded or odd stylesheet', async () => {
   const bad = await t.request('GET', '/core/v2/themes?status=bogus', { as: who.administrator });
-  assert.equal([bad.status, bad.body.code, bad.body.data.params.status], [400, 'rest_invalid_param', 'status[0] is not one of active and inactive.']);
+  assert.equal(
+    [bad.status, bad.body.code, bad.body.data.params.status],
+    [400, 'rest_invalid_param', 'status[0] is not one of active and inactive.'],
+  );
   const encoded = await t.request('GET', '/core/v2/themes/%70alimpsest', { as: who.contributor });
   assert.equal([encoded.status, encoded.body.stylesheet], [200, 'palimpsest']);
   for (const path of ['/core/v2/themes/a/b', '/core/v2/themes/%E0%A4%A', '/core/v2/themes/..%2F..%2Fetc']) {
@@ -80,9 +158,21 @@ test('hostile input: a status outside the enum, an encoded or odd stylesheet', a
 
 test('the index: the front-page fields, and wp:active-theme for those who may read it', async () => {
   const anonymous = await t.request('GET', '/?_fields=name,page_for_posts,page_on_front,show_on_front,_links');
-  assert.equal(anonymous.body, { name: 'Test site', page_for_posts: 0, page_on_front: 0, show_on_front: 'posts', _links: { help: [{ href: 'https://developer.wordpress.org/rest-api/' }] } });
-  const { body: page } = await t.request('POST', '/core/v2/pages', { as: who.administrator, body: { title: 'Home', status: 'publish' } });
-  await t.request('POST', '/core/v2/settings', { as: who.administrator, body: { show_on_front: 'page', page_on_front: page.id } });
+  assert.equal(anonymous.body, {
+    name: 'Test site',
+    page_for_posts: 0,
+    page_on_front: 0,
+    show_on_front: 'posts',
+    _links: { help: [{ href: 'https://developer.wordpress.org/rest-api/' }] },
+  });
+  const { body: page } = await t.request('POST', '/core/v2/pages', {
+    as: who.administrator,
+    body: { title: 'Home', status: 'publish' },
+  });
+  await t.request('POST', '/core/v2/settings', {
+    as: who.administrator,
+    body: { show_on_front: 'page', page_on_front: page.id },
+  });
   for (const caller of ['subscriber', 'contributor'] as const) {
     const index = await t.request('GET', '/', { as: who[caller] });
     assert.equal([index.body.show_on_front, index.body.page_on_front], ['page', page.id]);

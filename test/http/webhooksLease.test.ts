@@ -71,13 +71,27 @@ test('only the holder delivers; the standby takes over when it stops, without lo
   });
   const coordination = sharedCoordination();
   const webhooks = { allowedHosts: parseAllowedHosts('127.0.0.1'), backoff: { initialMs: 5, maxMs: 40 }, pollMs: 20 };
-  let first: TestSite | null = await startTestSite({ now: Date.now(), store: store(), coordination: coordination('first'), webhooks });
-  const second = await startTestSite({ now: Date.now(), store: store(), coordination: coordination('second'), webhooks });
+  let first: TestSite | null = await startTestSite({
+    now: Date.now(),
+    store: store(),
+    coordination: coordination('first'),
+    webhooks,
+  });
+  const second = await startTestSite({
+    now: Date.now(),
+    store: store(),
+    coordination: coordination('second'),
+    webhooks,
+  });
   try {
     const admin = await first.createUser('admin', 'administrator');
-    const made = await first.request('POST', '/hooks/v1/webhooks', { as: admin, body: { url: receiver.url, events: ['PostCreated'] } });
+    const made = await first.request('POST', '/hooks/v1/webhooks', {
+      as: admin,
+      body: { url: receiver.url, events: ['PostCreated'] },
+    });
     assert.is(made.status, 201, made.text);
-    for (const title of ['One', 'Two', 'Three']) await first.request('POST', '/core/v2/posts', { as: admin, body: { title, status: 'publish' } });
+    for (const title of ['One', 'Two', 'Three'])
+      await first.request('POST', '/core/v2/posts', { as: admin, body: { title, status: 'publish' } });
     await receiver.waitFor((all) => all.length >= 3);
     // Time for a second deliverer, were there one, to send the same events again.
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -90,7 +104,10 @@ test('only the holder delivers; the standby takes over when it stops, without lo
     // The second process holds the lease once the first's is released; its projector catches up, then it delivers.
     await second.projectorStarted;
     const deadline = Date.now() + 10_000;
-    let post = await second.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Four', status: 'publish' } });
+    let post = await second.request('POST', '/core/v2/posts', {
+      as: admin,
+      body: { title: 'Four', status: 'publish' },
+    });
     while (post.status !== 201 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));
       post = await second.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Four', status: 'publish' } });

@@ -19,13 +19,29 @@ test('palimpsest serve delivers a signed post creation to an allowed loopback re
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-webhooks-server-'));
   const receiver = await startReceiver();
   const port = await freePort();
-  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, REDIS_URL: '', EVENTSTORE_URL: '', WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}` };
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    REDIS_URL: '',
+    EVENTSTORE_URL: '',
+    WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`,
+  };
   const server = await startPalimpsest(['serve'], env, 'palimpsest serving', 30_000);
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, ['bin/palimpsest.js', 'user', 'create', '--login', 'admin', '--role', 'administrator', '--json'], { cwd: root, env });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['bin/palimpsest.js', 'user', 'create', '--login', 'admin', '--role', 'administrator', '--json'],
+      { cwd: root, env },
+    );
     const { app_password: password } = JSON.parse(stdout.trim()) as { app_password: string };
-    const headers = { authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}`, 'content-type': 'application/json' };
-    const post = (route: string, body: unknown) => fetch(`${server.base}${route}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    const headers = {
+      authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}`,
+      'content-type': 'application/json',
+    };
+    const post = (route: string, body: unknown) =>
+      fetch(`${server.base}${route}`, { method: 'POST', headers, body: JSON.stringify(body) });
     // The server learns of the CLI's user through the shared log.
     const deadline = Date.now() + 20_000;
     let made = await post('/hooks/v1/webhooks', { url: receiver.url, events: ['PostCreated'] });
@@ -43,7 +59,10 @@ test('palimpsest serve delivers a signed post creation to an allowed loopback re
     assert.is((await post('/core/v2/posts', { title: 'Served', status: 'publish' })).status, 201);
     await receiver.waitFor((all) => all.length >= 1, 20_000);
     const delivery = receiver.received[0]!;
-    const entry = new Webhook(secret).verify(delivery.body, delivery.headers) as { type: string; data: { post: { title: string } } };
+    const entry = new Webhook(secret).verify(delivery.body, delivery.headers) as {
+      type: string;
+      data: { post: { title: string } };
+    };
     assert.equal([entry.type, entry.data.post.title], ['PostCreated', 'Served']);
   } finally {
     await kill9(server);

@@ -31,9 +31,23 @@ test.before(async () => {
     userId: (role) => users.get(role)!.id,
     login: (role) => users.get(role)!.login,
     async send(method, path, body, who, upload) {
-      const as = who === 'anonymous' ? null : typeof who === 'string' ? users.get(who)! : { id: 0, login: who.login, password: who.password, auth: `Basic ${Buffer.from(`${who.login}:${who.password}`).toString('base64')}` };
+      const as =
+        who === 'anonymous'
+          ? null
+          : typeof who === 'string'
+            ? users.get(who)!
+            : {
+                id: 0,
+                login: who.login,
+                password: who.password,
+                auth: `Basic ${Buffer.from(`${who.login}:${who.password}`).toString('base64')}`,
+              };
       const response = upload
-        ? await site.request(method, path, { as, raw: { data: upload.data, type: upload.type }, headers: { 'content-disposition': `attachment; filename=${upload.filename}` } })
+        ? await site.request(method, path, {
+            as,
+            raw: { data: upload.data, type: upload.type },
+            headers: { 'content-disposition': `attachment; filename=${upload.filename}` },
+          })
         : await site.request(method, path, { as, body });
       const total = response.headers.get('x-wp-total');
       return { status: response.status, body: response.body, ...(total === null ? {} : { total: Number(total) }) };
@@ -58,18 +72,28 @@ for (const row of TABLE) {
 test('the table covers every route the site serves, each method of it', async () => {
   const index = await site.request('GET', '/');
   const served = new Set<string>();
-  for (const [pattern, route] of Object.entries(index.body.routes as Record<string, { endpoints: { methods: string[] }[] }>)) {
+  for (const [pattern, route] of Object.entries(
+    index.body.routes as Record<string, { endpoints: { methods: string[] }[] }>,
+  )) {
     const path = templateOf(pattern);
     for (const endpoint of route.endpoints) for (const method of endpoint.methods) served.add(`${method} ${path}`);
   }
-  const covered = new Set(TABLE.flatMap((row) => [row.route.replace(/^POST \/batch\/v1 → /, ''), ...(row.viaBatch ? ['POST /batch/v1'] : [])]));
+  const covered = new Set(
+    TABLE.flatMap((row) => [
+      row.route.replace(/^POST \/batch\/v1 → /, ''),
+      ...(row.viaBatch ? ['POST /batch/v1'] : []),
+    ]),
+  );
   const missing = [...served].filter((route) => !covered.has(route));
   assert.equal(missing, []);
 });
 
 test('docs/permissions.md is the table as it is now (npx tsx test/permissions/render.ts)', () => {
   const written = readFileSync(new URL('../../docs/permissions.md', import.meta.url), 'utf8');
-  assert.ok(written === renderPermissions(), 'docs/permissions.md is out of date: run npx tsx test/permissions/render.ts');
+  assert.ok(
+    written === renderPermissions(),
+    'docs/permissions.md is out of date: run npx tsx test/permissions/render.ts',
+  );
 });
 
 /** `/users/(?P<user_id>(?:[\\d]+|me))/x` → `/users/{user_id}/x` (groups may nest). */

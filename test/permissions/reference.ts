@@ -23,7 +23,10 @@ interface Credentials {
 function referenceTarget(credentials: Credentials): Target {
   const authorization = (who: Who | { login: string; password: string }): string | undefined => {
     if (who === 'anonymous') return undefined;
-    const pair = typeof who === 'string' ? `${credentials.users[who].username}:${credentials.users[who].app_password}` : `${who.login}:${who.password}`;
+    const pair =
+      typeof who === 'string'
+        ? `${credentials.users[who].username}:${credentials.users[who].app_password}`
+        : `${who.login}:${who.password}`;
     return `Basic ${Buffer.from(pair).toString('base64')}`;
   };
   return {

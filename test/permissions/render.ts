@@ -33,7 +33,10 @@ function rowLine(row: Row): string {
 
 export function renderPermissions(): string {
   const cells = TABLE.reduce((sum, row) => sum + row.cells.filter((c) => c !== null).length, 0);
-  const checkedOnReference = TABLE.filter((row) => !row.localOnly).reduce((sum, row) => sum + row.cells.filter((c) => c !== null).length, 0);
+  const checkedOnReference = TABLE.filter((row) => !row.localOnly).reduce(
+    (sum, row) => sum + row.cells.filter((c) => c !== null).length,
+    0,
+  );
   const lines: string[] = [
     '# Permissions',
     '',
@@ -52,17 +55,17 @@ export function renderPermissions(): string {
     '- A cell is the status of the answer, then its error code. `rest_invalid_param/rest_forbidden_status` is an',
     '  invalid `status` argument whose detail says the status is forbidden (WordPress refuses it while validating',
     '  the argument, so the answer is 400, not 401/403).',
-    '- `listed` / `unlisted`: the row\'s item is / is not among the items returned. `hidden` / `shown`: the',
-    '  item\'s content and excerpt are withheld because it is password-protected / are given. `raw` / `no-raw`: the',
+    "- `listed` / `unlisted`: the row's item is / is not among the items returned. `hidden` / `shown`: the",
+    "  item's content and excerpt are withheld because it is password-protected / are given. `raw` / `no-raw`: the",
     '  answer, embedded items included, has / has no raw field (`title.raw`, `content.raw`, …) or post password.',
-    '  `counted` / `uncounted`: the list\'s `X-WP-Total` is above 0 / is 0. `embedded` / `unembedded`: the row\'s',
-    '  item is / is not among what `_embed` brought (with `{child}`, a child page of the row\'s item, listed instead).',
+    "  `counted` / `uncounted`: the list's `X-WP-Total` is above 0 / is 0. `embedded` / `unembedded`: the row's",
+    "  item is / is not among what `_embed` brought (with `{child}`, a child page of the row's item, listed instead).",
     '- A list leaves out what the caller may not read and, in the edit context, what the caller may not edit, yet',
-    '  its `X-WP-Total` and `X-WP-TotalPages` count them, as WordPress\'s do (`unlisted counted`).',
+    "  its `X-WP-Total` and `X-WP-TotalPages` count them, as WordPress's do (`unlisted counted`).",
     '- `—`: does not apply (an anonymous caller owns nothing; only authors and up make reusable blocks).',
-    "- \"Own\" items are authored by the caller; \"someone else's\" by the administrator (by the editor when the",
+    '- "Own" items are authored by the caller; "someone else\'s" by the administrator (by the editor when the',
     '  caller is the administrator). Who the other author is does not matter: only whether it is the caller.',
-    '- Paths are written from the API root, `…` standing for `/core/v2`; `{id}` is the row\'s item, `{me}` the',
+    "- Paths are written from the API root, `…` standing for `/core/v2`; `{id}` is the row's item, `{me}` the",
     '  caller, `{other}` the other user, `{user}` the user the row is about, `{stylesheet}` the active theme (a',
     '  classic one here, a block theme on the reference: their answers differ, who may have them does not).',
     '- 401 is for anonymous callers, 403 for signed-in ones, throughout.',
@@ -70,7 +73,7 @@ export function renderPermissions(): string {
     '## Where we differ from WordPress on purpose',
     '',
     '- **Wrong credentials.** WordPress 6.1.9 treats a request with a wrong application password (or an unknown',
-    '  login) as anonymous: public reads succeed and writes get the route\'s own 401. We answer `401',
+    "  login) as anonymous: public reads succeed and writes get the route's own 401. We answer `401",
     '  incorrect_password` / `invalid_username` / `invalid_email` on every route instead, so that a client with a mistyped password',
     '  learns it; nothing is granted either way (last section).',
     '- **Extensions** (item history, time travel, restoring a revision, the audit log, custom projections) have no',
@@ -78,7 +81,7 @@ export function renderPermissions(): string {
     '',
     '## Roles',
     '',
-    'The five roles hold WordPress 6.1\'s single-site capabilities (`src/access/capabilities.ts`):',
+    "The five roles hold WordPress 6.1's single-site capabilities (`src/access/capabilities.ts`):",
     '',
     '| role | capabilities |',
     '| --- | --- |',
@@ -91,7 +94,7 @@ export function renderPermissions(): string {
     '  counts by the status it was trashed from.',
     "- **edit_post / delete_post**, someone else's item: `edit_others_posts` / `delete_others_posts`, plus the",
     '  `…_published_posts` capability when it is published or scheduled, or the `…_private_posts` one when private.',
-    '- An attachment is judged by its parent\'s status when attached; an unattached one is neither published nor',
+    "- An attachment is judged by its parent's status when attached; an unattached one is neither published nor",
     '  private, so its own author needs only `edit_posts` / `delete_posts` (a contributor may edit their own image).',
     '- **read_post**: anyone may read a published item; its author may read it in any status; a private item',
     '  needs `read_private_posts`; anything else needs edit_post.',
@@ -129,14 +132,22 @@ export function renderPermissions(): string {
     '`secondInstance.test.ts` against a second-instance site), since the table above runs against one',
     'first-instance site and the reference WordPress, which have neither. The contact-form cells follow the form',
     "plug-in's rules (version 5.6): its permission failures are 403 for everyone, anonymous callers included.",
-    '`{form}` is a form of the administrator\'s, `{post}` a post of the administrator\'s in status `ext-disabled`.',
+    "`{form}` is a form of the administrator's, `{post}` a post of the administrator's in status `ext-disabled`.",
     '',
     `| request | case | ${WHO.join(' | ')} |`,
     `| --- | --- | ${WHO.map(() => '---').join(' | ')} |`,
-    ...SECOND_INSTANCE_TABLE.map((row) => `| \`${row.method} ${row.path}\` | ${escapeCell(row.variant)} | ${row.cells.map(cell).join(' | ')} |`),
+    ...SECOND_INSTANCE_TABLE.map(
+      (row) => `| \`${row.method} ${row.path}\` | ${escapeCell(row.variant)} | ${row.cells.map(cell).join(' | ')} |`,
+    ),
     '',
   );
-  if (TABLE.some((row) => row.localOnly)) lines.push('¹ Not checked against WordPress: ' + [...new Set(TABLE.filter((r) => r.localOnly).map((r) => r.localOnly))].join('; ') + '.', '');
+  if (TABLE.some((row) => row.localOnly))
+    lines.push(
+      '¹ Not checked against WordPress: ' +
+        [...new Set(TABLE.filter((r) => r.localOnly).map((r) => r.localOnly))].join('; ') +
+        '.',
+      '',
+    );
   return `${lines.join('\n').trimEnd()}\n`;
 }
 

@@ -71,7 +71,10 @@ export class FixtureBook {
 
   private async as(role: Role, method: string, path: string, body?: unknown): Promise<TargetResponse> {
     const response = await this.target.send(method, this.path(path), body, role);
-    if (response.status >= 300) throw new Error(`fixture ${method} ${path} as ${role} answered ${response.status} ${JSON.stringify(response.body)}`);
+    if (response.status >= 300)
+      throw new Error(
+        `fixture ${method} ${path} as ${role} answered ${response.status} ${JSON.stringify(response.body)}`,
+      );
     return response;
   }
 
@@ -91,14 +94,19 @@ export class FixtureBook {
   activeTheme(): Promise<{ stylesheet: string; styles: number }> {
     this.theme ??= this.admin('GET', '/core/v2/themes?status=active').then((response) => {
       const [theme] = response.body as { stylesheet: string; _links: Record<string, { href: string }[]> }[];
-      return { stylesheet: theme!.stylesheet, styles: Number(/(\d+)$/.exec(theme!._links['wp:user-global-styles']![0]!.href)![1]) };
+      return {
+        stylesheet: theme!.stylesheet,
+        styles: Number(/(\d+)$/.exec(theme!._links['wp:user-global-styles']![0]!.href)![1]),
+      };
     });
     return this.theme;
   }
 
   /** The role of a user id of the target's. */
   private roleOf(id: number): Role {
-    return (['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const).find((role) => this.target.userId(role) === id)!;
+    return (['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const).find(
+      (role) => this.target.userId(role) === id,
+    )!;
   }
 
   async item(fixture: ItemFixture, who: Who, reusable: boolean, author?: number): Promise<Made> {
@@ -107,13 +115,19 @@ export class FixtureBook {
       const word = this.unique('permword');
       const base = `/core/v2/${fixture.type}`;
       const status = fixture.status === 'trash' ? (fixture.trashedFrom ?? 'draft') : fixture.status;
-      const body: Record<string, unknown> = { title: `Permission fixture ${word}`, content: `<p>Only ${word} here.</p>`, status, author: owner };
+      const body: Record<string, unknown> = {
+        title: `Permission fixture ${word}`,
+        content: `<p>Only ${word} here.</p>`,
+        status,
+        author: owner,
+      };
       if (fixture.type === 'posts') body.excerpt = `Excerpt of ${word}`;
       if (status === 'future') body.date = FIXTURE_DATES.future;
       if (fixture.password) body.password = fixture.password;
       // A reusable block has no author to set: its owner makes it.
       const maker = fixture.type === 'blocks' ? this.roleOf(owner) : 'administrator';
-      const created = fixture.type === 'blocks' ? await this.as(maker, 'POST', base, body) : await this.admin('POST', base, body);
+      const created =
+        fixture.type === 'blocks' ? await this.as(maker, 'POST', base, body) : await this.admin('POST', base, body);
       const made: Made = { id: created.body.id, word };
       this.made.push(`${base}/${made.id}`);
       if (fixture.type === 'blocks') this.blockMakers.set(`${base}/${made.id}`, maker);
@@ -123,11 +137,19 @@ export class FixtureBook {
         made.revision = revisions.body[0]?.id;
       }
       if (fixture.autosaved) {
-        const autosave = await this.admin('POST', `${base}/${made.id}/autosaves`, { title: `Autosave of ${word}`, content: `<p>Autosaved ${word}.</p>` });
+        const autosave = await this.admin('POST', `${base}/${made.id}/autosaves`, {
+          title: `Autosave of ${word}`,
+          content: `<p>Autosaved ${word}.</p>`,
+        });
         made.autosave = autosave.body.id;
       }
       if (fixture.child) {
-        const child = await this.admin('POST', '/core/v2/pages', { title: `Child of ${word}`, status: 'publish', parent: made.id, author: this.target.userId('administrator') });
+        const child = await this.admin('POST', '/core/v2/pages', {
+          title: `Child of ${word}`,
+          status: 'publish',
+          parent: made.id,
+          author: this.target.userId('administrator'),
+        });
         made.child = child.body.id;
         this.made.push(`/core/v2/pages/${made.child}`);
       }
@@ -140,8 +162,15 @@ export class FixtureBook {
   async media(fixture: MediaFixture, who: Who, reusable: boolean): Promise<Made> {
     const owner = fixture.owner === 'own' ? this.target.userId(who as Role) : this.otherUser(who);
     return this.reuse(JSON.stringify({ media: true, owner }), reusable, async () => {
-      const response = await this.target.send('POST', this.path(`/core/v2/media?author=${owner}`), undefined, 'administrator', { ...UPLOAD, filename: `${this.unique('permmedia')}.png` });
-      if (response.status !== 201) throw new Error(`fixture upload answered ${response.status} ${JSON.stringify(response.body)}`);
+      const response = await this.target.send(
+        'POST',
+        this.path(`/core/v2/media?author=${owner}`),
+        undefined,
+        'administrator',
+        { ...UPLOAD, filename: `${this.unique('permmedia')}.png` },
+      );
+      if (response.status !== 201)
+        throw new Error(`fixture upload answered ${response.status} ${JSON.stringify(response.body)}`);
       this.made.push(`/core/v2/media/${response.body.id}`);
       return { id: response.body.id, src: response.body.source_url };
     });
@@ -155,30 +184,46 @@ export class FixtureBook {
       const created = await this.admin('POST', `/core/v2/${fixture.taxonomy}`, body);
       this.made.push(`/core/v2/${fixture.taxonomy}/${created.body.id}`);
       const made: Made = { id: created.body.id, word: name };
-      if (fixture.autosaved) made.autosave = (await this.admin('POST', `/core/v2/${fixture.taxonomy}/${made.id}/autosaves`, { title: `Autosave of ${name}` })).body.id;
+      if (fixture.autosaved)
+        made.autosave = (
+          await this.admin('POST', `/core/v2/${fixture.taxonomy}/${made.id}/autosaves`, {
+            title: `Autosave of ${name}`,
+          })
+        ).body.id;
       return made;
     });
   }
 
   async comment(fixture: CommentFixture, who: Who, reusable: boolean): Promise<Made> {
     const authorId = fixture.author === 'own' ? this.target.userId(who as Role) : this.otherUser(who);
-    return this.reuse(JSON.stringify({ comment: fixture, who: fixture.post === 'own' || fixture.author === 'own' ? who : '' }), reusable, async () => {
-      const post = await this.item({ type: 'posts', owner: fixture.post, status: 'publish' }, who, false);
-      const word = this.unique('permcomment');
-      const body: Record<string, unknown> = { post: post.id, content: `Only ${word} here.`, author: authorId };
-      if (fixture.status) body.status = fixture.status;
-      const created = await this.admin('POST', '/core/v2/comments', body);
-      this.made.push(`/core/v2/comments/${created.body.id}`);
-      return { id: created.body.id, word };
-    });
+    return this.reuse(
+      JSON.stringify({ comment: fixture, who: fixture.post === 'own' || fixture.author === 'own' ? who : '' }),
+      reusable,
+      async () => {
+        const post = await this.item({ type: 'posts', owner: fixture.post, status: 'publish' }, who, false);
+        const word = this.unique('permcomment');
+        const body: Record<string, unknown> = { post: post.id, content: `Only ${word} here.`, author: authorId };
+        if (fixture.status) body.status = fixture.status;
+        const created = await this.admin('POST', '/core/v2/comments', body);
+        this.made.push(`/core/v2/comments/${created.body.id}`);
+        return { id: created.body.id, word };
+      },
+    );
   }
 
   /** A new user of the caller's role, signed in with an application password of their own. */
   async freshCaller(role: Role): Promise<{ id: number; login: string; password: string }> {
     const login = this.unique('permcaller');
-    const created = await this.admin('POST', '/core/v2/users', { username: login, email: `${login}@example.test`, password: `${login}-Pass-1`, roles: [role] });
+    const created = await this.admin('POST', '/core/v2/users', {
+      username: login,
+      email: `${login}@example.test`,
+      password: `${login}-Pass-1`,
+      roles: [role],
+    });
     this.made.push(`/core/v2/users/${created.body.id}`);
-    const issued = await this.admin('POST', `/core/v2/users/${created.body.id}/application-passwords`, { name: 'permission table caller' });
+    const issued = await this.admin('POST', `/core/v2/users/${created.body.id}/application-passwords`, {
+      name: 'permission table caller',
+    });
     return { id: created.body.id, login, password: issued.body.password };
   }
 
@@ -189,7 +234,12 @@ export class FixtureBook {
     else {
       const made = await this.reuse(JSON.stringify({ fresh: true }), reusable, async () => {
         const login = this.unique('permuser');
-        const created = await this.admin('POST', '/core/v2/users', { username: login, email: `${login}@example.test`, password: `${login}-Pass-1`, roles: ['subscriber'] });
+        const created = await this.admin('POST', '/core/v2/users', {
+          username: login,
+          email: `${login}@example.test`,
+          password: `${login}-Pass-1`,
+          roles: ['subscriber'],
+        });
         this.made.push(`/core/v2/users/${created.body.id}`);
         return { id: created.body.id };
       });
@@ -198,7 +248,9 @@ export class FixtureBook {
     if (fixture.withPublishedPost) await this.item({ type: 'posts', owner: 'other', status: 'publish' }, who, true, id);
     const made: Made = { id };
     if (fixture.applicationPassword) {
-      const created = await this.admin('POST', `/core/v2/users/${id}/application-passwords`, { name: this.unique('permission table ') });
+      const created = await this.admin('POST', `/core/v2/users/${id}/application-passwords`, {
+        name: this.unique('permission table '),
+      });
       made.uuid = created.body.uuid;
       this.made.push(`/core/v2/users/${id}/application-passwords/${made.uuid}`);
     }
@@ -209,8 +261,12 @@ export class FixtureBook {
   noteCreated(path: string, response: TargetResponse): void {
     if (response.status !== 201 || !response.body || typeof response.body !== 'object') return;
     // An edited image is a new item of the media collection.
-    const collection = path.split('?')[0]!.replace(/^\/[^/]+\/[^/]+/, '/core/v2').replace(/\/media\/\d+\/edit$/, '/media');
-    if (typeof response.body.uuid === 'string' && collection.endsWith('/application-passwords')) this.made.push(`${collection}/${response.body.uuid}`);
+    const collection = path
+      .split('?')[0]!
+      .replace(/^\/[^/]+\/[^/]+/, '/core/v2')
+      .replace(/\/media\/\d+\/edit$/, '/media');
+    if (typeof response.body.uuid === 'string' && collection.endsWith('/application-passwords'))
+      this.made.push(`${collection}/${response.body.uuid}`);
     else if (typeof response.body.id === 'number') this.made.push(`${collection}/${response.body.id}`);
   }
 
@@ -218,7 +274,11 @@ export class FixtureBook {
   async cleanUp(): Promise<void> {
     const reassign = this.target.userId('administrator');
     for (const path of [...this.made].reverse()) {
-      const query = /\/users\/\d+$/.test(path) ? `?force=true&reassign=${reassign}` : /application-passwords\//.test(path) ? '' : '?force=true';
+      const query = /\/users\/\d+$/.test(path)
+        ? `?force=true&reassign=${reassign}`
+        : /application-passwords\//.test(path)
+          ? ''
+          : '?force=true';
       let response = await this.target.send('DELETE', this.path(`${path}${query}`), undefined, 'administrator');
       // WordPress 6.1 lets nobody delete their own unpublished block, nor another's private one: its maker publishes it
       // first, and deletes it then.
@@ -227,7 +287,8 @@ export class FixtureBook {
         await this.target.send('POST', this.path(path), { status: 'publish' }, maker);
         response = await this.target.send('DELETE', this.path(`${path}${query}`), undefined, maker);
       }
-      if (response.status >= 300 && response.status !== 404 && response.status !== 410) console.error(`clean-up of ${path} answered ${response.status}`);
+      if (response.status >= 300 && response.status !== 404 && response.status !== 410)
+        console.error(`clean-up of ${path} answered ${response.status}`);
     }
   }
 }
@@ -241,7 +302,8 @@ function substituteValue(value: unknown, values: Record<string, string | number 
     return /^\{\w+\}$/.test(value) && /^\d+$/.test(replaced) ? Number(replaced) : replaced;
   }
   if (Array.isArray(value)) return value.map((entry) => substituteValue(entry, values));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, substituteValue(entry, values)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, substituteValue(entry, values)]));
   return value;
 }
 
@@ -265,7 +327,9 @@ function isHidden(item: any): boolean {
 function hasRawFields(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(hasRawFields);
   if (!value || typeof value !== 'object') return false;
-  return Object.entries(value).some(([key, entry]) => key === 'raw' || (key === 'password' && typeof entry === 'string') || hasRawFields(entry));
+  return Object.entries(value).some(
+    ([key, entry]) => key === 'raw' || (key === 'password' && typeof entry === 'string') || hasRawFields(entry),
+  );
 }
 
 /** Whether an item with this id is among what `_embed` brought, anywhere in the answer. */
@@ -281,41 +345,66 @@ function embeds(value: unknown, id: number | null, inside = false): boolean {
  * and `shown` are said of the row's item (and nothing when it is not listed); `counted` is a list whose `X-WP-Total`
  * is above 0 (with `include={id}`, the query counted the row's item whether or not the caller is given it).
  */
-export function describe(expected: string, response: TargetResponse, listedId: number | null, who: Who, embeddedId: number | null = null): string {
+export function describe(
+  expected: string,
+  response: TargetResponse,
+  listedId: number | null,
+  who: Who,
+  embeddedId: number | null = null,
+): string {
   const checksWanted = expected.split(' ').filter((word) => CHECKS.includes(word));
   const parts = [String(response.status)];
   const body = response.body;
   if (body && typeof body === 'object' && !Array.isArray(body) && typeof body.code === 'string') {
     let code = body.code as string;
     if (code === 'rest_invalid_param' && body.data?.details) {
-      const inner = Object.values(body.data.details as Record<string, { code?: string; data?: { status?: number } }>)[0];
+      const inner = Object.values(
+        body.data.details as Record<string, { code?: string; data?: { status?: number } }>,
+      )[0];
       if (inner?.code) {
         code += `/${inner.code}`;
         // The inner error carries the caller's authorization status.
-        if (inner.code === 'rest_forbidden_status' && inner.data?.status !== (who === 'anonymous' ? 401 : 403)) code += `(status ${inner.data?.status})`;
+        if (inner.code === 'rest_forbidden_status' && inner.data?.status !== (who === 'anonymous' ? 401 : 403))
+          code += `(status ${inner.data?.status})`;
       }
     }
     parts.push(code);
     // An error's status must be the one in its data.
-    if (body.data?.status !== undefined && body.data.status !== response.status) parts.push(`(data.status ${body.data.status})`);
+    if (body.data?.status !== undefined && body.data.status !== response.status)
+      parts.push(`(data.status ${body.data.status})`);
     return parts.join(' ');
   }
-  const listedItem = Array.isArray(body) ? body.find((entry: { id?: number }) => listedId !== null && entry?.id === listedId) : body;
+  const listedItem = Array.isArray(body)
+    ? body.find((entry: { id?: number }) => listedId !== null && entry?.id === listedId)
+    : body;
   for (const check of checksWanted) {
-    if (check === 'listed' || check === 'unlisted') parts.push(Array.isArray(body) && listedItem !== undefined ? 'listed' : 'unlisted');
+    if (check === 'listed' || check === 'unlisted')
+      parts.push(Array.isArray(body) && listedItem !== undefined ? 'listed' : 'unlisted');
     else if (check === 'hidden' || check === 'shown') {
       if (listedItem !== undefined) parts.push(isHidden(listedItem) ? 'hidden' : 'shown');
     } else if (check === 'raw' || check === 'no-raw') parts.push(hasRawFields(body) ? 'raw' : 'no-raw');
-    else if (check === 'counted' || check === 'uncounted') parts.push((response.total ?? 0) > 0 ? 'counted' : 'uncounted');
-    else if (check === 'embedded' || check === 'unembedded') parts.push(embeds(body, embeddedId) ? 'embedded' : 'unembedded');
+    else if (check === 'counted' || check === 'uncounted')
+      parts.push((response.total ?? 0) > 0 ? 'counted' : 'uncounted');
+    else if (check === 'embedded' || check === 'unembedded')
+      parts.push(embeds(body, embeddedId) ? 'embedded' : 'unembedded');
   }
   return parts.join(' ');
 }
 
 /** Runs one row for one caller and describes the answer in the notation of `expected`. */
-export async function runCell(target: Target, book: FixtureBook, row: Row, who: Who, expected: string): Promise<string> {
+export async function runCell(
+  target: Target,
+  book: FixtureBook,
+  row: Row,
+  who: Who,
+  expected: string,
+): Promise<string> {
   const reusable = row.method === 'GET' && !row.viaBatch;
-  const item = row.item ? await book.item(row.item, who, reusable) : row.media ? await book.media(row.media, who, reusable) : null;
+  const item = row.item
+    ? await book.item(row.item, who, reusable)
+    : row.media
+      ? await book.media(row.media, who, reusable)
+      : null;
   const term = row.term ? await book.term(row.term, reusable) : null;
   const comment = row.comment ? await book.comment(row.comment, who, reusable) : null;
   const fresh = row.asFreshCaller && who !== 'anonymous' ? await book.freshCaller(who) : null;
@@ -342,23 +431,37 @@ export async function runCell(target: Target, book: FixtureBook, row: Row, who: 
   const body = substituteValue(row.body, values) as Record<string, unknown> | undefined;
   let caller: Caller = who;
   if (fresh) caller = { login: fresh.login, password: fresh.password };
-  if (row.wrongPassword && who !== 'anonymous') caller = { login: target.login(who), password: 'wrongwrongwrongwrongwrong' };
+  if (row.wrongPassword && who !== 'anonymous')
+    caller = { login: target.login(who), password: 'wrongwrongwrongwrongwrong' };
   // With a child page, the list is of the child and the row's item is what `_embed` may bring (its parent).
   const listedId = item?.child ?? item?.id ?? term?.id ?? user?.id ?? null;
   const embeddedId = item?.id ?? null;
   if (row.viaBatch) {
-    const batch = await target.send('POST', '/batch/v1', { requests: [{ method: row.method, path, ...(body ? { body } : {}) }] }, caller);
+    const batch = await target.send(
+      'POST',
+      '/batch/v1',
+      { requests: [{ method: row.method, path, ...(body ? { body } : {}) }] },
+      caller,
+    );
     if (batch.status !== 207) return `batch answered ${batch.status} ${JSON.stringify(batch.body)}`;
     const inner = batch.body.responses[0] as TargetResponse;
     book.noteCreated(path, inner);
     return describe(expected, inner, listedId, who, embeddedId);
   }
-  const response = await target.send(row.method, path, body, caller, row.upload ? { ...UPLOAD, filename: `${book.unique('permupload')}.png` } : undefined);
+  const response = await target.send(
+    row.method,
+    path,
+    body,
+    caller,
+    row.upload ? { ...UPLOAD, filename: `${book.unique('permupload')}.png` } : undefined,
+  );
   book.noteCreated(path, response);
   return describe(expected, response, listedId, who, embeddedId);
 }
 
 /** Every caller's expected cell of a row, by name. */
 export function expectations(row: Row): [Who, string][] {
-  return WHO.map((who, i) => [who, row.cells[i]] as [Who, Cell]).filter((pair): pair is [Who, string] => pair[1] !== null);
+  return WHO.map((who, i) => [who, row.cells[i]] as [Who, Cell]).filter(
+    (pair): pair is [Who, string] => pair[1] !== null,
+  );
 }

@@ -16,7 +16,10 @@ test.before(async () => {
   t = await startTestSite({ instance: 'second' });
   users.set('anonymous', null);
   for (const role of WHO.slice(1) as Exclude<Who, 'anonymous'>[]) users.set(role, await t.createUser(role, role));
-  const made = await t.request('POST', '/core/v2/posts', { as: users.get('administrator')!, body: { title: 'Off', status: 'ext-disabled' } });
+  const made = await t.request('POST', '/core/v2/posts', {
+    as: users.get('administrator')!,
+    body: { title: 'Off', status: 'ext-disabled' },
+  });
   post = made.body.id;
 });
 test.after(async () => t.close());
@@ -38,11 +41,21 @@ for (const row of SECOND_INSTANCE_TABLE) {
       const expected = row.cells[i];
       if (expected === null) continue;
       // A fresh form for every cell, so a write by one caller never changes what the next one sees.
-      const form = await t.request('POST', '/contact-form/v1/contact-forms?context=save', { as: users.get('administrator')!, body: { title: 'Fixture' } });
+      const form = await t.request('POST', '/contact-form/v1/contact-forms?context=save', {
+        as: users.get('administrator')!,
+        body: { title: 'Fixture' },
+      });
       const path = row.path.replace('{form}', String(form.body.id)).replace('{post}', String(post));
       const response = await t.request(row.method, path, {
         as: users.get(who) ?? null,
-        ...(row.multipart ? { raw: { data: feedbackBody, type: `multipart/form-data; boundary=${BOUNDARY}` }, headers: { 'user-agent': 'permissions/1.0' } } : row.body ? { body: row.body } : {}),
+        ...(row.multipart
+          ? {
+              raw: { data: feedbackBody, type: `multipart/form-data; boundary=${BOUNDARY}` },
+              headers: { 'user-agent': 'permissions/1.0' },
+            }
+          : row.body
+            ? { body: row.body }
+            : {}),
       });
       const got = observed(response);
       if (got !== expected) mismatches.push(`${who}: expected ${expected}, got ${got}`);

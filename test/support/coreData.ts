@@ -65,7 +65,13 @@ async function load(): Promise<CoreDataClient> {
   }
   await import('mousetrap');
   if (g.window === undefined) {
-    g.window = { setTimeout, clearTimeout, setInterval, clearInterval, navigator: { userAgent: `Node.js/${process.version}`, onLine: true } };
+    g.window = {
+      setTimeout,
+      clearTimeout,
+      setInterval,
+      clearInterval,
+      navigator: { userAgent: `Node.js/${process.version}`, onLine: true },
+    };
     definedGlobals.push('window');
   }
   const [{ default: apiFetch }, data, coreData] = await Promise.all([

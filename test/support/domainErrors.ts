@@ -2,12 +2,17 @@
 import * as assert from 'uvu/assert';
 import { DomainError } from '../../src/core/errors';
 
-export function rejectsWith(fn: () => unknown, expected: { code: DomainError['code'] } & Record<string, unknown>): DomainError {
+export function rejectsWith(
+  fn: () => unknown,
+  expected: { code: DomainError['code'] } & Record<string, unknown>,
+): DomainError {
   try {
     fn();
   } catch (error) {
     assert.instance(error, DomainError);
-    const actual = Object.fromEntries(Object.keys(expected).map((key) => [key, (error as unknown as Record<string, unknown>)[key]]));
+    const actual = Object.fromEntries(
+      Object.keys(expected).map((key) => [key, (error as unknown as Record<string, unknown>)[key]]),
+    );
     assert.equal(actual, expected);
     return error as DomainError;
   }

@@ -74,7 +74,14 @@ export async function buildEditorBundle(): Promise<EditorBundle> {
     },
     bundle: true,
     outfile: path.join(building, 'editor.css'),
-    loader: { '.woff2': 'dataurl', '.woff': 'dataurl', '.ttf': 'dataurl', '.svg': 'dataurl', '.png': 'dataurl', '.gif': 'dataurl' },
+    loader: {
+      '.woff2': 'dataurl',
+      '.woff': 'dataurl',
+      '.ttf': 'dataurl',
+      '.svg': 'dataurl',
+      '.png': 'dataurl',
+      '.gif': 'dataurl',
+    },
     logLevel: 'error',
   });
   try {
@@ -100,5 +107,9 @@ function duplicatedPackages(inputs: string[]): string[] {
     if (!folders.has(name)) folders.set(name, new Set());
     folders.get(name)!.add(folder);
   }
-  return [...folders].filter(([name, where]) => (name.startsWith('@wordpress/') || name === 'react' || name === 'react-dom') && where.size > 1).map(([name, where]) => `${name} (${[...where].join(', ')})`);
+  return [...folders]
+    .filter(
+      ([name, where]) => (name.startsWith('@wordpress/') || name === 'react' || name === 'react-dom') && where.size > 1,
+    )
+    .map(([name, where]) => `${name} (${[...where].join(', ')})`);
 }

@@ -95,16 +95,30 @@ function valueFor(schema: ArgSchema): fc.Arbitrary<Json> {
   const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? schema.type : [schema.type];
   if (types.includes('integer') || types.includes('number')) choices.push(hostileNumber);
   if (types.includes('array')) choices.push(fc.array(anyJson, { maxLength: 5 }));
-  if (types.includes('object')) choices.push(fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom(...FORBIDDEN_KEYS)), anyJson, { maxKeys: 4 }));
-  if (schema.format === 'date-time') choices.push(fc.constantFrom('2024-02-30T25:00:00', '99999-01-01T00:00:00', '0000-00-00 00:00:00', '2024-05-01T12:00:00Z'));
-  if (schema.format === 'uri') choices.push(fc.constantFrom('http://127.0.0.1:9/x', 'http://localhost/', 'http://0x7f000001/', 'https://example.test/'));
+  if (types.includes('object'))
+    choices.push(
+      fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom(...FORBIDDEN_KEYS)), anyJson, { maxKeys: 4 }),
+    );
+  if (schema.format === 'date-time')
+    choices.push(
+      fc.constantFrom('2024-02-30T25:00:00', '99999-01-01T00:00:00', '0000-00-00 00:00:00', '2024-05-01T12:00:00Z'),
+    );
+  if (schema.format === 'uri')
+    choices.push(
+      fc.constantFrom('http://127.0.0.1:9/x', 'http://localhost/', 'http://0x7f000001/', 'https://example.test/'),
+    );
   return fc.oneof(...choices);
 }
 
 /** The arguments of one request: a few of the endpoint's own, plus the global ones and pollution. */
 function paramsFor(endpoint: IndexedEndpoint): fc.Arbitrary<Record<string, Json>> {
   const own = Object.entries(endpoint.args).filter(([name]) => !routeParameters(endpoint.route).includes(name));
-  const named = own.length === 0 ? fc.constant({}) : fc.subarray(own, { maxLength: Math.min(4, own.length) }).chain((picked) => fc.record(Object.fromEntries(picked.map(([name, schema]) => [name, valueFor(schema)]))));
+  const named =
+    own.length === 0
+      ? fc.constant({})
+      : fc
+          .subarray(own, { maxLength: Math.min(4, own.length) })
+          .chain((picked) => fc.record(Object.fromEntries(picked.map(([name, schema]) => [name, valueFor(schema)]))));
   const globals = fc.record(
     {
       context: fc.constantFrom('view', 'edit', 'embed', 'bogus'),
@@ -121,7 +135,12 @@ function paramsFor(endpoint: IndexedEndpoint): fc.Arbitrary<Record<string, Json>
   const polluting = fc.oneof(
     fc.constant({}),
     fc.constant({}),
-    fc.constantFrom(...FORBIDDEN_KEYS).map((key) => ({ [key]: { [POLLUTION_MARKER]: POLLUTION_MARKER, 'X-Fuzzpolluted': 'yes', 'Content-Type': 'text/html' } }) as Record<string, Json>),
+    fc.constantFrom(...FORBIDDEN_KEYS).map(
+      (key) =>
+        ({
+          [key]: { [POLLUTION_MARKER]: POLLUTION_MARKER, 'X-Fuzzpolluted': 'yes', 'Content-Type': 'text/html' },
+        }) as Record<string, Json>,
+    ),
     fc.constant({ constructor: { prototype: { [POLLUTION_MARKER]: 'yes' } } } as Record<string, Json>),
   );
   return fc.tuple(named, globals, polluting).map(([a, b, c]) => withOwnKeys({ ...a, ...b }, c));
@@ -129,19 +148,24 @@ function paramsFor(endpoint: IndexedEndpoint): fc.Arbitrary<Record<string, Json>
 
 /** Copies `extra` in with plain property definitions, so that a `__proto__` key stays an own key of the result. */
 function withOwnKeys(target: Record<string, Json>, extra: Record<string, Json>): Record<string, Json> {
-  for (const key of Object.keys(extra)) Object.defineProperty(target, key, { value: extra[key], enumerable: true, writable: true, configurable: true });
+  for (const key of Object.keys(extra))
+    Object.defineProperty(target, key, { value: extra[key], enumerable: true, writable: true, configurable: true });
   return target;
 }
 
 /** PHP-style query encoding (`k[0]=`, `k[a][b]=`), iteratively, with some keys sent percent-encoded or with dots. */
 export function encodeQuery(params: Record<string, Json>, style: 'brackets' | 'encoded' = 'brackets'): string {
   const parts: string[] = [];
-  const stack: Array<[string, Json]> = Object.keys(params).map((key) => [key, params[key]!] as [string, Json]).reverse();
+  const stack: Array<[string, Json]> = Object.keys(params)
+    .map((key) => [key, params[key]!] as [string, Json])
+    .reverse();
   while (stack.length > 0) {
     const [key, value] = stack.pop()!;
     if (parts.length >= 1_200) break;
     if (value !== null && typeof value === 'object') {
-      const entries = Array.isArray(value) ? value.slice(0, 40).map((v, i) => [String(i), v] as const) : Object.keys(value).map((k) => [k, (value as Record<string, Json>)[k]!] as const);
+      const entries = Array.isArray(value)
+        ? value.slice(0, 40).map((v, i) => [String(i), v] as const)
+        : Object.keys(value).map((k) => [k, (value as Record<string, Json>)[k]!] as const);
       for (let i = entries.length - 1; i >= 0; i--) stack.push([`${key}[${entries[i]![0]}]`, entries[i]![1]]);
       continue;
     }
@@ -162,14 +186,32 @@ const encodeText = (text: string): string =>
 const rawQueryTail: fc.Arbitrary<string> = fc.oneof(
   { weight: 6, arbitrary: fc.constant('') },
   { weight: 1, arbitrary: fc.integer({ min: 60, max: 3_000 }).map((depth) => `a${'[x]'.repeat(depth)}=1`) },
-  { weight: 1, arbitrary: fc.integer({ min: 900, max: 1_500 }).map((n) => Array.from({ length: n }, (_, i) => `v${i}=${i}`).join('&')) },
-  { weight: 1, arbitrary: fc.constantFrom('a[=1&b]]=2&c[x][=3', '%zz=1&%=2', '[]=1&[a]=2', `__proto__.${POLLUTION_MARKER}=1`, `%5F%5Fproto%5F%5F%5B${POLLUTION_MARKER}%5D=1`, `constructor[prototype][${POLLUTION_MARKER}]=1`) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .integer({ min: 900, max: 1_500 })
+      .map((n) => Array.from({ length: n }, (_, i) => `v${i}=${i}`).join('&')),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'a[=1&b]]=2&c[x][=3',
+      '%zz=1&%=2',
+      '[]=1&[a]=2',
+      `__proto__.${POLLUTION_MARKER}=1`,
+      `%5F%5Fproto%5F%5F%5B${POLLUTION_MARKER}%5D=1`,
+      `constructor[prototype][${POLLUTION_MARKER}]=1`,
+    ),
+  },
 );
 
 /** A multipart body with a file whose name, type and bytes are hostile. */
 const multipartBody: fc.Arbitrary<{ data: Buffer; type: string }> = fc
   .record({
-    filename: fc.oneof(hostileString, fc.constantFrom('a.png', '../../evil.php', 'x.'.repeat(1_000) + 'png', '\u0000.jpg', 'a"b.jpg', '.htaccess')),
+    filename: fc.oneof(
+      hostileString,
+      fc.constantFrom('a.png', '../../evil.php', 'x.'.repeat(1_000) + 'png', '\u0000.jpg', 'a"b.jpg', '.htaccess'),
+    ),
     type: fc.constantFrom('image/png', 'image/jpeg', 'text/html', 'application/x-php', '', 'image/svg+xml'),
     bytes: fc.oneof(
       fc.uint8Array({ maxLength: 256 }).map((a) => Buffer.from(a)),
@@ -178,12 +220,21 @@ const multipartBody: fc.Arbitrary<{ data: Buffer; type: string }> = fc
       fc.constant(pngHeader(16_000, 16_000)),
       fc.constant(pngHeader(30_000, 30_000)),
     ),
-    field: fc.tuple(fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom(`__proto__[${POLLUTION_MARKER}]`, 'title', 'alt_text[x][y]')), hostileString),
+    field: fc.tuple(
+      fc.oneof(
+        fc.string({ maxLength: 10 }),
+        fc.constantFrom(`__proto__[${POLLUTION_MARKER}]`, 'title', 'alt_text[x][y]'),
+      ),
+      hostileString,
+    ),
   })
   .map(({ filename, type, bytes, field }) => {
     const boundary = 'fuzzboundary7MA4YWxkTrZu0gW';
     const head = (disposition: string, contentType?: string) =>
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; ${disposition}\r\n${contentType === undefined ? '' : `Content-Type: ${contentType}\r\n`}\r\n`, 'utf8');
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; ${disposition}\r\n${contentType === undefined ? '' : `Content-Type: ${contentType}\r\n`}\r\n`,
+        'utf8',
+      );
     const quoted = filename.replace(/[\r\n"]/g, '_');
     const data = Buffer.concat([
       head(`name="${field[0].replace(/[\r\n"]/g, '_')}"`),
@@ -213,13 +264,53 @@ function bodyFor(params: Record<string, Json>): fc.Arbitrary<{ data: Buffer; typ
   return fc.oneof(
     { weight: 5, arbitrary: fc.constant(json(JSON.stringify(params))) },
     // JSON.stringify drops a `__proto__` own key's meaning nowhere: it is written out as a plain key.
-    { weight: 1, arbitrary: fc.constant(json(`{"__proto__":{"${POLLUTION_MARKER}":"yes","X-Fuzzpolluted":"yes"},"constructor":{"prototype":{"${POLLUTION_MARKER}":"yes"}}}`)) },
-    { weight: 1, arbitrary: fc.integer({ min: 100, max: 20_000 }).map((depth) => json(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`)) },
-    { weight: 1, arbitrary: fc.constantFrom('{"title": "x", ', '{title: x}', '[1,2]', 'null', '"s"', '\u00ff\u00fe').map(json) },
-    { weight: 1, arbitrary: fc.constant(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d])).map((data) => ({ data, type: 'application/json' })) },
-    { weight: 2, arbitrary: rawQueryTail.map((tail) => ({ data: Buffer.from([encodeQuery(params), tail].filter(Boolean).join('&'), 'utf8'), type: 'application/x-www-form-urlencoded' })) },
+    {
+      weight: 1,
+      arbitrary: fc.constant(
+        json(
+          `{"__proto__":{"${POLLUTION_MARKER}":"yes","X-Fuzzpolluted":"yes"},"constructor":{"prototype":{"${POLLUTION_MARKER}":"yes"}}}`,
+        ),
+      ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .integer({ min: 100, max: 20_000 })
+        .map((depth) => json(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`)),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('{"title": "x", ', '{title: x}', '[1,2]', 'null', '"s"', '\u00ff\u00fe').map(json),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constant(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]))
+        .map((data) => ({ data, type: 'application/json' })),
+    },
+    {
+      weight: 2,
+      arbitrary: rawQueryTail.map((tail) => ({
+        data: Buffer.from([encodeQuery(params), tail].filter(Boolean).join('&'), 'utf8'),
+        type: 'application/x-www-form-urlencoded',
+      })),
+    },
     { weight: 2, arbitrary: multipartBody },
-    { weight: 1, arbitrary: fc.tuple(fc.uint8Array({ maxLength: 512 }), fc.constantFrom('image/png', 'application/octet-stream', 'text/plain', ';;;/;', 'application/json; charset=utf-16')).map(([a, type]) => ({ data: Buffer.from(a), type })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(
+          fc.uint8Array({ maxLength: 512 }),
+          fc.constantFrom(
+            'image/png',
+            'application/octet-stream',
+            'text/plain',
+            ';;;/;',
+            'application/json; charset=utf-16',
+          ),
+        )
+        .map(([a, type]) => ({ data: Buffer.from(a), type })),
+    },
     { weight: 1, arbitrary: fc.constant(undefined) },
   );
 }
@@ -240,9 +331,26 @@ const headersArb: fc.Arbitrary<Record<string, string>> = fc.record(
 );
 
 /** Every request of one endpoint's sample: its path filled, its method, who sends it, and what. */
-export function requestsFor(endpoint: IndexedEndpoint, method: string, fixtures: Record<string, string>): fc.Arbitrary<FuzzRequest> {
+export function requestsFor(
+  endpoint: IndexedEndpoint,
+  method: string,
+  fixtures: Record<string, string>,
+): fc.Arbitrary<FuzzRequest> {
   const pathParams = routeParameters(endpoint.route);
-  const pathValues = fc.record(Object.fromEntries(pathParams.map((name) => [name, fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('0', '999999999', '9007199254740993', '-1', '1.5', 'abc', '%00', '..%2F..') })])));
+  const pathValues = fc.record(
+    Object.fromEntries(
+      pathParams.map((name) => [
+        name,
+        fc.oneof(
+          { weight: 4, arbitrary: fc.constant(undefined) },
+          {
+            weight: 1,
+            arbitrary: fc.constantFrom('0', '999999999', '9007199254740993', '-1', '1.5', 'abc', '%00', '..%2F..'),
+          },
+        ),
+      ]),
+    ),
+  );
   return fc
     .record({
       as: fc.constantFrom<Identity>('anonymous', 'anonymous', 'admin', 'admin', 'author', 'forged'),
@@ -252,9 +360,16 @@ export function requestsFor(endpoint: IndexedEndpoint, method: string, fixtures:
       tail: rawQueryTail,
       headers: headersArb,
     })
-    .chain((r) => (method === 'GET' || method === 'HEAD' ? fc.constant({ ...r, body: undefined }) : bodyFor(r.params).map((body) => ({ ...r, body }))))
+    .chain((r) =>
+      method === 'GET' || method === 'HEAD'
+        ? fc.constant({ ...r, body: undefined })
+        : bodyFor(r.params).map((body) => ({ ...r, body })),
+    )
     .map(({ as, params, pathValues: given, style, tail, headers, body }) => {
-      const filled = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Record<string, string>;
+      const filled = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Record<
+        string,
+        string
+      >;
       const path = fillRoute(endpoint.route, fixtures, filled).replace(/\\/g, '');
       // Query parameters on every request (WordPress merges them under the body), the body's on writes.
       const query = [body === undefined ? encodeQuery(params, style) : '', tail].filter(Boolean).join('&');
@@ -265,7 +380,12 @@ export function requestsFor(endpoint: IndexedEndpoint, method: string, fixtures:
 }
 
 /** The 500s WordPress answers by design for a failure of its own, which we mirror (an image edit that failed, say). */
-const WORDPRESS_OWN_500 = new Set(['rest_application_password_not_found', 'rest_image_rotation_failed', 'rest_image_crop_failed', 'wpcf7_cannot_save']);
+const WORDPRESS_OWN_500 = new Set([
+  'rest_application_password_not_found',
+  'rest_image_rotation_failed',
+  'rest_image_crop_failed',
+  'wpcf7_cannot_save',
+]);
 
 /** WordPress's own 5xx: DELETE without `force` of what cannot be trashed (501), and the 500s above. */
 export function isWordPressOwn5xx(status: number, body: any): boolean {
@@ -284,12 +404,19 @@ export function problemsWith(status: number, headers: Headers, text: string): st
   }
   if (status >= 500 && !isWordPressOwn5xx(status, body)) problems.push(`status ${status}`);
   for (const [name, value] of headers) {
-    if (name.includes(POLLUTION_MARKER) || value.includes(POLLUTION_MARKER)) problems.push(`polluted header ${name}: ${value}`);
+    if (name.includes(POLLUTION_MARKER) || value.includes(POLLUTION_MARKER))
+      problems.push(`polluted header ${name}: ${value}`);
   }
   const type = headers.get('content-type') ?? '';
   if (/text\/html/.test(type)) problems.push(`content-type ${type}`);
-  if (status >= 400 && body !== undefined && !isWordPressOwn5xx(status, body) && body?.code !== 'rest_callback_invalid') {
-    if (typeof body?.code !== 'string' || typeof body?.message !== 'string' || body?.data?.status !== status) problems.push(`not a WordPress error: ${text.slice(0, 160)}`);
+  if (
+    status >= 400 &&
+    body !== undefined &&
+    !isWordPressOwn5xx(status, body) &&
+    body?.code !== 'rest_callback_invalid'
+  ) {
+    if (typeof body?.code !== 'string' || typeof body?.message !== 'string' || body?.data?.status !== status)
+      problems.push(`not a WordPress error: ${text.slice(0, 160)}`);
   }
   return problems;
 }
@@ -302,7 +429,11 @@ export function prototypeNames(): string {
 }
 
 /** Sends a generated request to `base` with the identity's Authorization header. */
-export async function sendFuzz(base: string, request: FuzzRequest, auth: Record<Identity, string | undefined>): Promise<{ status: number; headers: Headers; text: string }> {
+export async function sendFuzz(
+  base: string,
+  request: FuzzRequest,
+  auth: Record<Identity, string | undefined>,
+): Promise<{ status: number; headers: Headers; text: string }> {
   const headers: Record<string, string> = { ...request.headers };
   const authorization = auth[request.as];
   if (authorization) headers.authorization = authorization;

@@ -30,8 +30,17 @@ export async function freePort(): Promise<number> {
 }
 
 /** Runs `palimpsest <args>` and resolves once it prints `ready`; fails if it exits or takes longer than `boundMs`. */
-export async function startPalimpsest(args: string[], env: NodeJS.ProcessEnv, ready: string, boundMs = 60_000): Promise<Running> {
-  const child = spawn(process.execPath, ['bin/palimpsest.js', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startPalimpsest(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: string,
+  boundMs = 60_000,
+): Promise<Running> {
+  const child = spawn(process.execPath, ['bin/palimpsest.js', ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
@@ -55,7 +64,12 @@ export async function kill9(running: Running): Promise<void> {
 }
 
 /** Polls `probe` every `everyMs` until it returns a value, within a generous bound (processes take their time). */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, boundMs = 60_000, everyMs = 100): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  boundMs = 60_000,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + boundMs;
   for (;;) {
     const value = await probe();
@@ -66,6 +80,19 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
 }
 
 /** The environment of palimpsest processes sharing one Redis read model (under `prefix`) and one embedded log. */
-export function sharedRedisEnv(dataDir: string, prefix: string, redisUrl: string, authSecret: string): NodeJS.ProcessEnv {
-  return { ...process.env, HOST: '127.0.0.1', DATA_DIR: dataDir, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, EVENTSTORE_URL: '', AUTH_SECRET: authSecret };
+export function sharedRedisEnv(
+  dataDir: string,
+  prefix: string,
+  redisUrl: string,
+  authSecret: string,
+): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    REDIS_URL: redisUrl,
+    REDIS_PREFIX: prefix,
+    EVENTSTORE_URL: '',
+    AUTH_SECRET: authSecret,
+  };
 }

@@ -52,7 +52,11 @@ export function holdRebuild(store: EventStore, options: { safetyReleaseMs?: numb
 }
 
 /** Resolves once `condition` holds (checked every 10 ms); fails after `limitMs`, which only a broken behaviour reaches. */
-export async function until(condition: () => boolean | Promise<boolean>, what: string, limitMs = 10_000): Promise<void> {
+export async function until(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  limitMs = 10_000,
+): Promise<void> {
   for (let waited = 0; !(await condition()); waited += 10) {
     if (waited > limitMs) assert.unreachable(`never: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));

@@ -30,9 +30,26 @@ export async function startOwnRedis(boundMs = 15_000): Promise<OwnRedis> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'palimpsest-redis-'));
-    const child = spawn(BINARY, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      BINARY,
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        dir,
+        '--loglevel',
+        'warning',
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
@@ -52,7 +69,14 @@ async function waitForPing(port: number, child: ChildProcess, boundMs: number): 
   const deadline = Date.now() + boundMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}`);
-    const probe = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 500 });
+    const probe = new Redis({
+      host: '127.0.0.1',
+      port,
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      connectTimeout: 500,
+    });
     probe.on('error', () => undefined);
     try {
       await probe.connect();

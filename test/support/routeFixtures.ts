@@ -48,12 +48,21 @@ export async function createRouteFixtures(t: Pick<TestSite, 'request' | 'createU
   const page = await created('/core/v2/pages', { title: 'Fixture page', status: 'publish' });
   await created(`/core/v2/pages/${page.id}`, { title: 'Fixture page again' });
   const pageRevision = (await t.request('GET', `/core/v2/pages/${page.id}/revisions`, { as: admin })).body[0];
-  const jpeg = await sharp({ create: { width: 20, height: 10, channels: 3, background: { r: 1, g: 2, b: 3 } } }).jpeg().toBuffer();
-  const media = await created('/core/v2/media', undefined, { raw: { data: jpeg, type: 'image/jpeg' }, headers: { 'content-disposition': 'attachment; filename=a.jpg' } });
+  const jpeg = await sharp({ create: { width: 20, height: 10, channels: 3, background: { r: 1, g: 2, b: 3 } } })
+    .jpeg()
+    .toBuffer();
+  const media = await created('/core/v2/media', undefined, {
+    raw: { data: jpeg, type: 'image/jpeg' },
+    headers: { 'content-disposition': 'attachment; filename=a.jpg' },
+  });
   const category = await created('/core/v2/categories', { name: 'Fixture category' });
   const tag = await created('/core/v2/tags', { name: 'Fixture tag' });
   const menu = await created('/core/v2/menus', { name: 'Fixture menu' });
-  const menuItem = await created('/core/v2/menu-items', { title: 'Item', url: 'https://example.test/', menus: menu.id });
+  const menuItem = await created('/core/v2/menu-items', {
+    title: 'Item',
+    url: 'https://example.test/',
+    menus: menu.id,
+  });
   const password = await created(`/core/v2/users/${victim.id}/application-passwords`, { name: 'fixture' });
   const form = await created('/contact-form/v1/contact-forms', {});
   const locations = (await t.request('GET', '/core/v2/menu-locations', { as: admin })).body;

@@ -39,7 +39,13 @@ export async function startTestS3(options: { conditionalWrites?: boolean; bucket
   let port = 0;
   let server: S3rver | null = null;
   const start = async () => {
-    const next = new S3rver({ address: '127.0.0.1', port, silent: true, directory, configureBuckets: [{ name: bucket }] });
+    const next = new S3rver({
+      address: '127.0.0.1',
+      port,
+      silent: true,
+      directory,
+      configureBuckets: [{ name: bucket }],
+    });
     if (options.conditionalWrites !== false) next.middleware.unshift(conditionalWrites(next));
     port = (await next.run()).port;
     server = next;

@@ -15,7 +15,13 @@ const store = openSqliteEventStore({ file });
 for (let n = 0; n < Number(count); n++) {
   const { nextExpectedRevision, position } = await store.appendToStream(
     streamId,
-    [{ type: 'Appended', data: { n, pid: process.pid }, metadata: { userId: null, requestId: `appender-${process.pid}`, at: new Date().toISOString() } }],
+    [
+      {
+        type: 'Appended',
+        data: { n, pid: process.pid },
+        metadata: { userId: null, requestId: `appender-${process.pid}`, at: new Date().toISOString() },
+      },
+    ],
     { expectedRevision: 'any' },
   );
   // Writes to a pipe are synchronous on POSIX, so once this returns the parent can read the line.

@@ -102,7 +102,8 @@ export async function openSse(url: string, headers: Record<string, string> = {})
             const line = buffer.slice(0, newline);
             buffer = buffer.slice(newline + (buffer.startsWith('\r\n', newline) ? 2 : 1));
             if (line === '') {
-              if (current.data.length > 0) messages.push({ id: current.id, event: current.event, data: current.data.join('\n') });
+              if (current.data.length > 0)
+                messages.push({ id: current.id, event: current.event, data: current.data.join('\n') });
               current = { id: null, event: 'message', data: [] };
             } else if (line.startsWith(':')) comments.push(line.slice(1).trim());
             else {
@@ -129,7 +130,10 @@ export async function openSse(url: string, headers: Record<string, string> = {})
 }
 
 /** The JSON body of a response that is not a stream (an error answer). */
-export async function jsonOf(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+export async function jsonOf(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
   const response = await fetch(url, { headers, signal: AbortSignal.timeout(WAIT_MS) });
   const text = await response.text();
   return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };

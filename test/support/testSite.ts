@@ -118,8 +118,18 @@ const offline: HttpFetcher = { request: async (url) => Promise.reject(new Error(
  * The adapters a test site gets unless it is given others: uploads in memory, outgoing HTTP that refuses (no test
  * reaches the network), a mailer that accepts and sends nothing; and the slices' own accounts and content reactions.
  */
-export function testAdapters(): Pick<SiteAdapters, 'blobs' | 'http' | 'mailer' | 'accounts' | 'contentReactions' | 'webhookHttp'> {
-  return { blobs: createMemoryBlobStore(), http: offline, mailer: { send: async () => undefined }, accounts: userAccounts, contentReactions, webhookHttp: offline };
+export function testAdapters(): Pick<
+  SiteAdapters,
+  'blobs' | 'http' | 'mailer' | 'accounts' | 'contentReactions' | 'webhookHttp'
+> {
+  return {
+    blobs: createMemoryBlobStore(),
+    http: offline,
+    mailer: { send: async () => undefined },
+    accounts: userAccounts,
+    contentReactions,
+    webhookHttp: offline,
+  };
 }
 
 export async function startTestSite(options: TestSiteOptions = {}): Promise<TestSite> {
@@ -164,7 +174,9 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       projections: options.projections,
       ...testAdapters(),
       // Deliveries reach the tests' receivers on loopback through the real client, as the server's do.
-      ...(options.webhooks ? { webhookHttp: createWebhookHttp({ ...DEFAULT_WEBHOOK_SETTINGS, ...options.webhooks }) } : {}),
+      ...(options.webhooks
+        ? { webhookHttp: createWebhookHttp({ ...DEFAULT_WEBHOOK_SETTINGS, ...options.webhooks }) }
+        : {}),
       ...(options.http ? { http: options.http } : {}),
       ...(options.mailer ? { mailer: options.mailer } : {}),
       ...(options.blobs ? { blobs: options.blobs } : {}),
@@ -172,7 +184,11 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
     },
   );
   // With webhooks configured, as the server starts it: the deliverer runs beside the projector.
-  const projectorStarted = options.apiOnly ? Promise.resolve() : options.coordination || options.webhooks ? site.startProjector({ deliverWebhooks: options.webhooks !== undefined }) : site.projector.start();
+  const projectorStarted = options.apiOnly
+    ? Promise.resolve()
+    : options.coordination || options.webhooks
+      ? site.startProjector({ deliverWebhooks: options.webhooks !== undefined })
+      : site.projector.start();
   if (!options.serveWhileStarting) await projectorStarted;
   const app = createApp(site);
   server.on('request', app.callback());
@@ -208,7 +224,8 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
  * chunk is read (what a sweep of every route checks: the status, the headers and the opening), and then it is closed.
  */
 export async function responseText(response: Response): Promise<string> {
-  if (!/^text\/event-stream/i.test(response.headers.get('content-type') ?? '') || response.body === null) return response.text();
+  if (!/^text\/event-stream/i.test(response.headers.get('content-type') ?? '') || response.body === null)
+    return response.text();
   const reader = response.body.getReader();
   const first = await reader.read();
   await reader.cancel();

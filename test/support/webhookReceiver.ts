@@ -37,7 +37,11 @@ export async function startReceiver(): Promise<Receiver> {
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`the receiver did not get what was awaited within ${timeoutMs} ms (${receiver.received.length} requests)`));
+          reject(
+            new Error(
+              `the receiver did not get what was awaited within ${timeoutMs} ms (${receiver.received.length} requests)`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(check);
         check();
@@ -52,13 +56,23 @@ export async function startReceiver(): Promise<Receiver> {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')]));
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).map(([name, value]) => [
+          name,
+          Array.isArray(value) ? value.join(', ') : (value ?? ''),
+        ]),
+      );
       const delivery = { headers, body: Buffer.concat(chunks).toString('utf8') };
       const status = receiver.answer(delivery);
       receiver.received.push({ ...delivery, status });
       // A redirect goes where the request's `to` parameter says.
       const to = new URL(request.url ?? '/', 'http://receiver').searchParams.get('to');
-      response.writeHead(status, { 'content-type': 'text/plain', ...(status >= 300 && status < 400 && to ? { location: to } : {}) }).end(status < 300 ? 'ok' : 'not now');
+      response
+        .writeHead(status, {
+          'content-type': 'text/plain',
+          ...(status >= 300 && status < 400 && to ? { location: to } : {}),
+        })
+        .end(status < 300 ? 'ok' : 'not now');
       for (const check of [...waiters]) check();
     });
   });

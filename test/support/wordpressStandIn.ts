@@ -18,7 +18,9 @@ import path from 'node:path';
 export const STAND_IN_LOGIN = 'admin';
 export const STAND_IN_PASSWORD = 'abcd EFGH ijkl MNOP qrst UVWX';
 
-const PIXEL = fs.readFileSync(path.join(import.meta.dirname ?? __dirname, '..', 'fixtures', 'wxr', 'uploads', '2026', '11', 'wxr-pixel.png'));
+const PIXEL = fs.readFileSync(
+  path.join(import.meta.dirname ?? __dirname, '..', 'fixtures', 'wxr', 'uploads', '2026', '11', 'wxr-pixel.png'),
+);
 
 export interface Fault {
   /** Destroys the socket without an answer. */
@@ -72,25 +74,83 @@ export interface Item extends Text {
 }
 
 export interface SiteContent {
-  users: { id: number; username: string; name: string; first_name: string; last_name: string; email: string; roles: string[]; registered: string }[];
+  users: {
+    id: number;
+    username: string;
+    name: string;
+    first_name: string;
+    last_name: string;
+    email: string;
+    roles: string[];
+    registered: string;
+  }[];
   categories: { id: number; name: string; slug: string; description: string; parent: number }[];
   tags: { id: number; name: string; slug: string; description: string }[];
-  media: { id: number; title: string; slug: string; author: number; post: number | null; date: string; file: string; alt: string; caption: string }[];
+  media: {
+    id: number;
+    title: string;
+    slug: string;
+    author: number;
+    post: number | null;
+    date: string;
+    file: string;
+    alt: string;
+    caption: string;
+  }[];
   items: Item[];
 }
 
 /** The site the stand-in serves; a fresh copy each call, for tests to change. */
 export function standInContent(): SiteContent {
   const three = [
-    { title: 'Edited three times', content: '<!-- wp:paragraph -->\n<p>First words.</p>\n<!-- /wp:paragraph -->', excerpt: '' },
-    { title: 'Edited three times', content: '<!-- wp:paragraph -->\n<p>First words, then more.</p>\n<!-- /wp:paragraph -->', excerpt: 'Second.' },
-    { title: 'Edited three times, finally', content: '<!-- wp:paragraph -->\n<p>The last words.</p>\n<!-- /wp:paragraph -->', excerpt: 'Third.' },
+    {
+      title: 'Edited three times',
+      content: '<!-- wp:paragraph -->\n<p>First words.</p>\n<!-- /wp:paragraph -->',
+      excerpt: '',
+    },
+    {
+      title: 'Edited three times',
+      content: '<!-- wp:paragraph -->\n<p>First words, then more.</p>\n<!-- /wp:paragraph -->',
+      excerpt: 'Second.',
+    },
+    {
+      title: 'Edited three times, finally',
+      content: '<!-- wp:paragraph -->\n<p>The last words.</p>\n<!-- /wp:paragraph -->',
+      excerpt: 'Third.',
+    },
   ];
   return {
     users: [
-      { id: 1, username: 'admin', name: 'Ada Admin', first_name: 'Ada', last_name: 'Admin', email: 'admin@old.example', roles: ['administrator'], registered: '2025-12-01T08:00:00' },
-      { id: 2, username: 'edna', name: 'Edna Editor', first_name: 'Edna', last_name: 'Editor', email: 'edna@old.example', roles: ['editor'], registered: '2025-12-02T08:00:00' },
-      { id: 3, username: 'arthur', name: 'Arthur Author', first_name: 'Arthur', last_name: 'Author', email: 'arthur@old.example', roles: ['author'], registered: '2025-12-03T08:00:00' },
+      {
+        id: 1,
+        username: 'admin',
+        name: 'Ada Admin',
+        first_name: 'Ada',
+        last_name: 'Admin',
+        email: 'admin@old.example',
+        roles: ['administrator'],
+        registered: '2025-12-01T08:00:00',
+      },
+      {
+        id: 2,
+        username: 'edna',
+        name: 'Edna Editor',
+        first_name: 'Edna',
+        last_name: 'Editor',
+        email: 'edna@old.example',
+        roles: ['editor'],
+        registered: '2025-12-02T08:00:00',
+      },
+      {
+        id: 3,
+        username: 'arthur',
+        name: 'Arthur Author',
+        first_name: 'Arthur',
+        last_name: 'Author',
+        email: 'arthur@old.example',
+        roles: ['author'],
+        registered: '2025-12-03T08:00:00',
+      },
     ],
     categories: [
       { id: 1, name: 'Uncategorized', slug: 'uncategorized', description: '', parent: 0 },
@@ -103,8 +163,28 @@ export function standInContent(): SiteContent {
       { id: 6, name: 'Beta &amp; more', slug: 'beta', description: '' },
     ],
     media: [
-      { id: 10, title: 'pixel', slug: 'pixel', author: 3, post: 20, date: '2026-01-05T09:00:00', file: '2026/01/pixel.png', alt: 'A pixel', caption: 'One pixel.' },
-      { id: 11, title: 'gone', slug: 'gone', author: 3, post: null, date: '2026-01-05T09:10:00', file: '2026/01/gone.png', alt: '', caption: '' },
+      {
+        id: 10,
+        title: 'pixel',
+        slug: 'pixel',
+        author: 3,
+        post: 20,
+        date: '2026-01-05T09:00:00',
+        file: '2026/01/pixel.png',
+        alt: 'A pixel',
+        caption: 'One pixel.',
+      },
+      {
+        id: 11,
+        title: 'gone',
+        slug: 'gone',
+        author: 3,
+        post: null,
+        date: '2026-01-05T09:10:00',
+        file: '2026/01/gone.png',
+        alt: '',
+        caption: '',
+      },
     ],
     items: [
       {
@@ -124,13 +204,83 @@ export function standInContent(): SiteContent {
           { id: 21, author: 3, date: '2026-01-05T10:00:00', ...three[0]! },
           { id: 22, author: 2, date: '2026-01-06T08:00:00', ...three[1]! },
           { id: 23, author: 1, date: '2026-01-07T09:00:00', ...three[2]! },
-          { id: 24, author: 2, date: '2026-01-07T10:00:00', autosave: true, title: 'Edited three times, finally', content: '<p>An autosave of Edna.</p>', excerpt: 'Third.' },
+          {
+            id: 24,
+            author: 2,
+            date: '2026-01-07T10:00:00',
+            autosave: true,
+            title: 'Edited three times, finally',
+            content: '<p>An autosave of Edna.</p>',
+            excerpt: 'Third.',
+          },
         ],
       },
-      { id: 30, type: 'page', author: 1, status: 'publish', slug: 'about', date: '2026-01-02T12:00:00', modified: '2026-01-02T12:00:00', title: 'About', content: '<p>About us.</p>', excerpt: '', menu_order: 1, revisions: [{ id: 31, author: 1, date: '2026-01-02T12:00:00', title: 'About', content: '<p>About us.</p>', excerpt: '' }] },
-      { id: 32, type: 'page', author: 1, status: 'publish', slug: 'team', date: '2026-01-03T12:00:00', modified: '2026-01-04T12:00:00', parent: 30, title: 'Team', content: '<p>The team.</p>', excerpt: '', revisions: [{ id: 33, author: 1, date: '2026-01-03T12:00:00', title: 'Team', content: '<p>Our team.</p>', excerpt: '' }, { id: 34, author: 2, date: '2026-01-04T12:00:00', title: 'Team', content: '<p>The team.</p>', excerpt: '' }] },
-      { id: 40, type: 'post', author: 2, status: 'draft', slug: '', date: '2026-01-08T15:00:00', floating: true, modified: '2026-01-08T15:00:00', categories: [1], tags: [], title: 'A draft', content: '<p>Not yet.</p>', excerpt: '', revisions: [{ id: 41, author: 2, date: '2026-01-08T15:00:00', title: 'A draft', content: '<p>Not yet.</p>', excerpt: '' }] },
-      { id: 42, type: 'post', author: 1, status: 'publish', slug: 'hello-world', date: '2025-12-01T08:00:00', modified: '2025-12-01T08:00:00', categories: [1], tags: [], title: 'Hello world!', content: '<p>Welcome.</p>', excerpt: '', revisions: [] },
+      {
+        id: 30,
+        type: 'page',
+        author: 1,
+        status: 'publish',
+        slug: 'about',
+        date: '2026-01-02T12:00:00',
+        modified: '2026-01-02T12:00:00',
+        title: 'About',
+        content: '<p>About us.</p>',
+        excerpt: '',
+        menu_order: 1,
+        revisions: [
+          { id: 31, author: 1, date: '2026-01-02T12:00:00', title: 'About', content: '<p>About us.</p>', excerpt: '' },
+        ],
+      },
+      {
+        id: 32,
+        type: 'page',
+        author: 1,
+        status: 'publish',
+        slug: 'team',
+        date: '2026-01-03T12:00:00',
+        modified: '2026-01-04T12:00:00',
+        parent: 30,
+        title: 'Team',
+        content: '<p>The team.</p>',
+        excerpt: '',
+        revisions: [
+          { id: 33, author: 1, date: '2026-01-03T12:00:00', title: 'Team', content: '<p>Our team.</p>', excerpt: '' },
+          { id: 34, author: 2, date: '2026-01-04T12:00:00', title: 'Team', content: '<p>The team.</p>', excerpt: '' },
+        ],
+      },
+      {
+        id: 40,
+        type: 'post',
+        author: 2,
+        status: 'draft',
+        slug: '',
+        date: '2026-01-08T15:00:00',
+        floating: true,
+        modified: '2026-01-08T15:00:00',
+        categories: [1],
+        tags: [],
+        title: 'A draft',
+        content: '<p>Not yet.</p>',
+        excerpt: '',
+        revisions: [
+          { id: 41, author: 2, date: '2026-01-08T15:00:00', title: 'A draft', content: '<p>Not yet.</p>', excerpt: '' },
+        ],
+      },
+      {
+        id: 42,
+        type: 'post',
+        author: 1,
+        status: 'publish',
+        slug: 'hello-world',
+        date: '2025-12-01T08:00:00',
+        modified: '2025-12-01T08:00:00',
+        categories: [1],
+        tags: [],
+        title: 'Hello world!',
+        content: '<p>Welcome.</p>',
+        excerpt: '',
+        revisions: [],
+      },
     ],
   };
 }
@@ -155,7 +305,10 @@ export async function startStandIn(options: { content?: SiteContent; maxPerPage?
         request.socket.destroy();
         return;
       }
-      response.writeHead(chosen.status ?? 200, { 'content-type': 'application/json; charset=UTF-8', ...chosen.headers });
+      response.writeHead(chosen.status ?? 200, {
+        'content-type': 'application/json; charset=UTF-8',
+        ...chosen.headers,
+      });
       response.end(chosen.body ?? '');
       return;
     }
@@ -186,7 +339,9 @@ export async function startStandIn(options: { content?: SiteContent; maxPerPage?
         gmt_offset: 0,
         timezone_string: 'UTC',
         namespaces: ['oembed/1.0', 'wp/v2', 'wp-site-health/v1', 'wp-block-editor/v1'],
-        authentication: { 'application-passwords': { endpoints: { authorization: `${origin}/wp-admin/authorize-application.php` } } },
+        authentication: {
+          'application-passwords': { endpoints: { authorization: `${origin}/wp-admin/authorize-application.php` } },
+        },
         routes: {},
         site_logo: 0,
         site_icon: 0,
@@ -196,20 +351,31 @@ export async function startStandIn(options: { content?: SiteContent; maxPerPage?
       return;
     }
     const route = url.pathname.replace(/^\/wp-json\/wp\/v2/, '');
-    if (route === url.pathname) return fail(404, 'rest_no_route', 'No route was found matching the URL and request method.');
+    if (route === url.pathname)
+      return fail(404, 'rest_no_route', 'No route was found matching the URL and request method.');
     if (route === '/users/me') {
       if (!signedIn) return fail(401, 'rest_not_logged_in', 'You are not currently logged in.');
       return send(200, userOf(content.users[0]!, origin));
     }
-    if (url.searchParams.get('context') === 'edit' && !signedIn) return fail(401, 'rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.');
+    if (url.searchParams.get('context') === 'edit' && !signedIn)
+      return fail(401, 'rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.');
     const paged = (all: unknown[]) => {
       const perPage = Math.min(Number(url.searchParams.get('per_page') ?? 10), maxPerPage);
       const page = Number(url.searchParams.get('page') ?? 1);
       const pages = Math.ceil(all.length / perPage);
-      if (all.length > 0 && page > pages) return fail(400, 'rest_post_invalid_page_number', 'The page number requested is larger than the number of pages available.');
-      send(200, all.slice((page - 1) * perPage, page * perPage), { 'X-WP-Total': String(all.length), 'X-WP-TotalPages': String(pages) });
+      if (all.length > 0 && page > pages)
+        return fail(
+          400,
+          'rest_post_invalid_page_number',
+          'The page number requested is larger than the number of pages available.',
+        );
+      send(200, all.slice((page - 1) * perPage, page * perPage), {
+        'X-WP-Total': String(all.length),
+        'X-WP-TotalPages': String(pages),
+      });
     };
-    const byDateDesc = <T extends { date: string; id: number }>(list: T[]) => [...list].sort((a, b) => b.date.localeCompare(a.date) || b.id - a.id);
+    const byDateDesc = <T extends { date: string; id: number }>(list: T[]) =>
+      [...list].sort((a, b) => b.date.localeCompare(a.date) || b.id - a.id);
     if (route === '/users') return paged(content.users.map((user) => userOf(user, origin)));
     if (route === '/categories') return paged(content.categories.map((term) => termOf(term, 'category', origin)));
     if (route === '/tags') return paged(content.tags.map((term) => termOf(term, 'post_tag', origin)));
@@ -218,13 +384,24 @@ export async function startStandIn(options: { content?: SiteContent; maxPerPage?
     if (collection) {
       const type = collection[1] === 'posts' ? 'post' : 'page';
       const statuses = (url.searchParams.get('status') ?? 'publish').split(',');
-      return paged(byDateDesc(content.items.filter((item) => item.type === type && statuses.includes(item.status))).map((item) => itemOf(item, origin)));
+      return paged(
+        byDateDesc(content.items.filter((item) => item.type === type && statuses.includes(item.status))).map((item) =>
+          itemOf(item, origin),
+        ),
+      );
     }
     const history = /^\/(posts|pages)\/(\d+)\/(revisions|autosaves)$/.exec(route);
     if (history) {
-      const item = content.items.find((candidate) => candidate.id === Number(history[2]) && candidate.type === (history[1] === 'posts' ? 'post' : 'page'));
+      const item = content.items.find(
+        (candidate) =>
+          candidate.id === Number(history[2]) && candidate.type === (history[1] === 'posts' ? 'post' : 'page'),
+      );
       if (!item) return fail(404, 'rest_post_invalid_parent', 'Invalid post parent ID.');
-      if (history[3] === 'autosaves') return send(200, item.revisions.filter((revision) => revision.autosave).map((revision) => revisionOf(item, revision, origin)));
+      if (history[3] === 'autosaves')
+        return send(
+          200,
+          item.revisions.filter((revision) => revision.autosave).map((revision) => revisionOf(item, revision, origin)),
+        );
       // The revisions collection is newest first and lists the autosaves too.
       return paged(byDateDesc(item.revisions).map((revision) => revisionOf(item, revision, origin)));
     }
@@ -267,13 +444,24 @@ function userOf(user: SiteContent['users'][number], origin: string) {
     registered_date: `${user.registered}+00:00`,
     capabilities: Object.fromEntries(user.roles.map((role) => [role, true])),
     extra_capabilities: Object.fromEntries(user.roles.map((role) => [role, true])),
-    avatar_urls: { '24': 'https://secure.gravatar.com/avatar/0?s=24&d=mm&r=g', '48': 'https://secure.gravatar.com/avatar/0?s=48&d=mm&r=g', '96': 'https://secure.gravatar.com/avatar/0?s=96&d=mm&r=g' },
+    avatar_urls: {
+      '24': 'https://secure.gravatar.com/avatar/0?s=24&d=mm&r=g',
+      '48': 'https://secure.gravatar.com/avatar/0?s=48&d=mm&r=g',
+      '96': 'https://secure.gravatar.com/avatar/0?s=96&d=mm&r=g',
+    },
     meta: [],
-    _links: { self: [{ href: `${origin}/wp-json/wp/v2/users/${user.id}` }], collection: [{ href: `${origin}/wp-json/wp/v2/users` }] },
+    _links: {
+      self: [{ href: `${origin}/wp-json/wp/v2/users/${user.id}` }],
+      collection: [{ href: `${origin}/wp-json/wp/v2/users` }],
+    },
   };
 }
 
-function termOf(term: { id: number; name: string; slug: string; description: string; parent?: number }, taxonomy: string, origin: string) {
+function termOf(
+  term: { id: number; name: string; slug: string; description: string; parent?: number },
+  taxonomy: string,
+  origin: string,
+) {
   const base = taxonomy === 'category' ? 'categories' : 'tags';
   return {
     id: term.id,
@@ -285,7 +473,10 @@ function termOf(term: { id: number; name: string; slug: string; description: str
     taxonomy,
     ...(taxonomy === 'category' ? { parent: term.parent ?? 0 } : {}),
     meta: [],
-    _links: { self: [{ href: `${origin}/wp-json/wp/v2/${base}/${term.id}` }], collection: [{ href: `${origin}/wp-json/wp/v2/${base}` }] },
+    _links: {
+      self: [{ href: `${origin}/wp-json/wp/v2/${base}/${term.id}` }],
+      collection: [{ href: `${origin}/wp-json/wp/v2/${base}` }],
+    },
   };
 }
 
@@ -319,13 +510,19 @@ function mediaOf(item: SiteContent['media'][number], origin: string) {
     post: item.post,
     source_url: source,
     missing_image_sizes: [],
-    _links: { self: [{ href: `${origin}/wp-json/wp/v2/media/${item.id}` }], collection: [{ href: `${origin}/wp-json/wp/v2/media` }] },
+    _links: {
+      self: [{ href: `${origin}/wp-json/wp/v2/media/${item.id}` }],
+      collection: [{ href: `${origin}/wp-json/wp/v2/media` }],
+    },
   };
 }
 
 function itemOf(item: Item, origin: string) {
   const base = item.type === 'post' ? 'posts' : 'pages';
-  const link = item.status === 'publish' ? `${origin}/${item.slug}/` : `${origin}/?${item.type === 'post' ? 'p' : 'page_id'}=${item.id}`;
+  const link =
+    item.status === 'publish'
+      ? `${origin}/${item.slug}/`
+      : `${origin}/?${item.type === 'post' ? 'p' : 'page_id'}=${item.id}`;
   const common = {
     id: item.id,
     date: item.date,
@@ -339,7 +536,12 @@ function itemOf(item: Item, origin: string) {
     type: item.type,
     link,
     title: rendered(item.title),
-    content: { raw: item.content, rendered: item.content, protected: false, block_version: item.content.includes('<!-- wp:') ? 1 : 0 },
+    content: {
+      raw: item.content,
+      rendered: item.content,
+      protected: false,
+      block_version: item.content.includes('<!-- wp:') ? 1 : 0,
+    },
     author: item.author,
     featured_media: item.featured_media ?? 0,
     comment_status: item.type === 'post' ? 'open' : 'closed',
@@ -354,7 +556,8 @@ function itemOf(item: Item, origin: string) {
     collection: [{ href: `${origin}/wp-json/wp/v2/${base}` }],
     'version-history': [{ count: item.revisions.length, href: `${origin}/wp-json/wp/v2/${base}/${item.id}/revisions` }],
   };
-  if (item.type === 'page') return { ...common, parent: item.parent ?? 0, menu_order: item.menu_order ?? 0, _links: links };
+  if (item.type === 'page')
+    return { ...common, parent: item.parent ?? 0, menu_order: item.menu_order ?? 0, _links: links };
   return {
     ...common,
     excerpt: { raw: item.excerpt, rendered: item.excerpt ? `<p>${item.excerpt}</p>\n` : '', protected: false },
@@ -381,7 +584,9 @@ function revisionOf(item: Item, revision: Revision, origin: string) {
     title: rendered(revision.title),
     content: rendered(revision.content),
     excerpt: { raw: revision.excerpt, rendered: revision.excerpt ? `<p>${revision.excerpt}</p>\n` : '' },
-    ...(revision.autosave ? { preview_link: `${origin}/${item.slug}/?preview_id=${item.id}&preview_nonce=0&preview=true` } : {}),
+    ...(revision.autosave
+      ? { preview_link: `${origin}/${item.slug}/?preview_id=${item.id}&preview_nonce=0&preview=true` }
+      : {}),
     _links: { parent: [{ href: `${origin}/wp-json/wp/v2/${base}/${item.id}` }] },
   };
 }

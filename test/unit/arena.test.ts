@@ -23,7 +23,11 @@ function arenaOf(owners: Owner[]): Arena {
 
 /** Enough ~40 KB records to fill several chunks, each with many records. */
 function records(count: number): Owner[] {
-  return Array.from({ length: count }, (_, i) => ({ name: `record ${i} `.padEnd(40_000, String.fromCharCode(97 + (i % 26))), at: -1, length: 0 }));
+  return Array.from({ length: count }, (_, i) => ({
+    name: `record ${i} `.padEnd(40_000, String.fromCharCode(97 + (i % 26))),
+    at: -1,
+    length: 0,
+  }));
 }
 
 test('every record reads back after chunks fill, and scans list exactly the live records', () => {
@@ -58,7 +62,8 @@ test('records moved by compaction keep their bytes; freed ones are no longer lis
   for (const owner of kept) assert.is(arena.readString(owner.at, owner.length), owner.name);
   assert.equal(new Set([...arena.records()].map((r) => owners[r.owner]!)), new Set(kept));
   const scanned: Owner[] = [];
-  for (const chunk of arena.chunksForScan()) for (let i = 0; i < chunk.starts.length; i++) if (chunk.isLive(i)) scanned.push(owners[chunk.owners[i]!]!);
+  for (const chunk of arena.chunksForScan())
+    for (let i = 0; i < chunk.starts.length; i++) if (chunk.isLive(i)) scanned.push(owners[chunk.owners[i]!]!);
   assert.equal(new Set(scanned), new Set(kept));
 });
 

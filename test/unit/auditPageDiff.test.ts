@@ -11,10 +11,20 @@ interface Run {
   text: string;
 }
 
-const { wordDiff } = (await import(new URL('../../src/auditPage/static/diff.mjs', import.meta.url).href)) as { wordDiff: (before: string, after: string) => Run[] };
+const { wordDiff } = (await import(new URL('../../src/auditPage/static/diff.mjs', import.meta.url).href)) as {
+  wordDiff: (before: string, after: string) => Run[];
+};
 
-const before = (runs: Run[]) => runs.filter((run) => run.kind !== 'ins').map((run) => run.text).join('');
-const after = (runs: Run[]) => runs.filter((run) => run.kind !== 'del').map((run) => run.text).join('');
+const before = (runs: Run[]) =>
+  runs
+    .filter((run) => run.kind !== 'ins')
+    .map((run) => run.text)
+    .join('');
+const after = (runs: Run[]) =>
+  runs
+    .filter((run) => run.kind !== 'del')
+    .map((run) => run.text)
+    .join('');
 
 const test = suite('audit page: word diff');
 
@@ -33,7 +43,9 @@ test('a changed word, an added one, whitespace kept', () => {
 });
 
 test('any two texts: the runs rebuild both, no two neighbours of a kind, nothing empty', () => {
-  const text = fc.array(fc.constantFrom('a', 'b', 'c', ' ', '\n', '<b>', '&amp;', 'é', '  '), { maxLength: 40 }).map((parts) => parts.join(''));
+  const text = fc
+    .array(fc.constantFrom('a', 'b', 'c', ' ', '\n', '<b>', '&amp;', 'é', '  '), { maxLength: 40 })
+    .map((parts) => parts.join(''));
   fc.assert(
     fc.property(text, text, (a, b) => {
       const runs = wordDiff(a, b);
@@ -54,15 +66,21 @@ test('long texts: one word changed in 100,000 is one word marked; past the bound
   const changed = [...words];
   changed[50_000] = 'changed';
   const runs = wordDiff(words.join(' '), changed.join(' '));
-  assert.equal(runs.filter((run) => run.kind !== 'same'), [
-    { kind: 'del', text: 'w50000' },
-    { kind: 'ins', text: 'changed' },
-  ]);
+  assert.equal(
+    runs.filter((run) => run.kind !== 'same'),
+    [
+      { kind: 'del', text: 'w50000' },
+      { kind: 'ins', text: 'changed' },
+    ],
+  );
   // Two texts with nothing in common, too long for the table: shown as a removal and an addition.
   const left = Array.from({ length: 3000 }, (_, i) => `l${i}`).join(' ');
   const right = Array.from({ length: 3000 }, (_, i) => `r${i}`).join(' ');
   const whole = wordDiff(left, right);
-  assert.equal(whole.map((run) => run.kind), ['del', 'ins']);
+  assert.equal(
+    whole.map((run) => run.kind),
+    ['del', 'ins'],
+  );
   assert.is(before(whole), left);
   assert.is(after(whole), right);
 });

@@ -4,17 +4,31 @@ import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LATEST_END, LATEST_START, demoteHeadings, replaceLatest, resultFileName, writeResultFile } from '../../bench/report';
+import {
+  LATEST_END,
+  LATEST_START,
+  demoteHeadings,
+  replaceLatest,
+  resultFileName,
+  writeResultFile,
+} from '../../bench/report';
 
 const test = suite('bench report');
 
-const doc = (latest: string) => `# Performance\n\nIntro.\n\n## Latest result\n\n${LATEST_START}\n\n${latest}\n\n${LATEST_END}\n\n## What bounds each figure\n\nText.\n`;
-const RUN = '## 2026-11-29 07:00 UTC — 1,000 posts\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n\n### Targets\n\n- **met** — x\n';
+const doc = (latest: string) =>
+  `# Performance\n\nIntro.\n\n## Latest result\n\n${LATEST_START}\n\n${latest}\n\n${LATEST_END}\n\n## What bounds each figure\n\nText.\n`;
+const RUN =
+  '## 2026-11-29 07:00 UTC — 1,000 posts\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n\n### Targets\n\n- **met** — x\n';
 
 test('replaces only what stands between the markers, one heading level down', () => {
   const before = doc('### 2026-11-28 16:19 UTC — old\n\nold table\n\n#### Targets\n\n- old');
   const after = replaceLatest(before, RUN);
-  assert.is(after, doc('### 2026-11-29 07:00 UTC — 1,000 posts\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n\n#### Targets\n\n- **met** — x'));
+  assert.is(
+    after,
+    doc(
+      '### 2026-11-29 07:00 UTC — 1,000 posts\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n\n#### Targets\n\n- **met** — x',
+    ),
+  );
   assert.not.match(after, 'old');
 });
 

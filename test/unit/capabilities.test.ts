@@ -4,7 +4,17 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ROLE_CAPABILITIES, canDeleteItem, canEditItem, canReadItem, canSaveUnfilteredHtml, hasCap, postTypeCaps, requiredCaps, userCan } from '../../src/access/capabilities';
+import {
+  ROLE_CAPABILITIES,
+  canDeleteItem,
+  canEditItem,
+  canReadItem,
+  canSaveUnfilteredHtml,
+  hasCap,
+  postTypeCaps,
+  requiredCaps,
+  userCan,
+} from '../../src/access/capabilities';
 import type { Actor, OwnedItem, Role } from '../../src/access/capabilities';
 
 const test = suite('capabilities');
@@ -12,7 +22,11 @@ const posts = postTypeCaps('posts');
 const pages = postTypeCaps('pages');
 
 const as = (role: Role, id = 10): Actor => ({ id, roles: [role] });
-const item = (author: number, status: string, trashedFrom: string | null = null): OwnedItem => ({ author, status, trashedFrom });
+const item = (author: number, status: string, trashedFrom: string | null = null): OwnedItem => ({
+  author,
+  status,
+  trashedFrom,
+});
 const OWN = 10;
 const OTHER = 99;
 
@@ -22,16 +36,19 @@ test('each role holds exactly WordPress 6.1 single-site capabilities, in its ord
       'switch_themes edit_themes activate_plugins edit_plugins edit_users edit_files manage_options moderate_comments manage_categories manage_links upload_files import unfiltered_html edit_posts edit_others_posts edit_published_posts publish_posts edit_pages read level_10 level_9 level_8 level_7 level_6 level_5 level_4 level_3 level_2 level_1 level_0 edit_others_pages edit_published_pages publish_pages delete_pages delete_others_pages delete_published_pages delete_posts delete_others_posts delete_published_posts delete_private_posts edit_private_posts read_private_posts delete_private_pages edit_private_pages read_private_pages delete_users create_users unfiltered_upload edit_dashboard update_plugins delete_plugins install_plugins update_themes install_themes update_core list_users remove_users promote_users edit_theme_options delete_themes export',
     editor:
       'moderate_comments manage_categories manage_links upload_files unfiltered_html edit_posts edit_others_posts edit_published_posts publish_posts edit_pages read level_7 level_6 level_5 level_4 level_3 level_2 level_1 level_0 edit_others_pages edit_published_pages publish_pages delete_pages delete_others_pages delete_published_pages delete_posts delete_others_posts delete_published_posts delete_private_posts edit_private_posts read_private_posts delete_private_pages edit_private_pages read_private_pages',
-    author: 'upload_files edit_posts edit_published_posts publish_posts read level_2 level_1 level_0 delete_posts delete_published_posts',
+    author:
+      'upload_files edit_posts edit_published_posts publish_posts read level_2 level_1 level_0 delete_posts delete_published_posts',
     contributor: 'edit_posts read level_1 level_0 delete_posts',
     subscriber: 'read level_0',
   };
-  for (const role of Object.keys(expected) as Role[]) assert.equal([...ROLE_CAPABILITIES[role]].join(' '), expected[role], role);
+  for (const role of Object.keys(expected) as Role[])
+    assert.equal([...ROLE_CAPABILITIES[role]].join(' '), expected[role], role);
 });
 
 test('meta capabilities are not primitives of any role', () => {
   for (const role of Object.keys(ROLE_CAPABILITIES) as Role[]) {
-    for (const meta of ['edit_post', 'read_post', 'delete_post', 'publish_post', 'add_users', 'customize']) assert.not.ok(hasCap(as(role), meta), `${role} ${meta}`);
+    for (const meta of ['edit_post', 'read_post', 'delete_post', 'publish_post', 'add_users', 'customize'])
+      assert.not.ok(hasCap(as(role), meta), `${role} ${meta}`);
   }
 });
 
@@ -43,7 +60,12 @@ test('anonymous callers hold nothing, not even read', () => {
 });
 
 test('only editors and administrators save unfiltered HTML', () => {
-  assert.equal((['administrator', 'editor', 'author', 'contributor', 'subscriber'] as Role[]).map((role) => canSaveUnfilteredHtml(as(role))), [true, true, false, false, false]);
+  assert.equal(
+    (['administrator', 'editor', 'author', 'contributor', 'subscriber'] as Role[]).map((role) =>
+      canSaveUnfilteredHtml(as(role)),
+    ),
+    [true, true, false, false, false],
+  );
   assert.not.ok(canSaveUnfilteredHtml(null));
 });
 
@@ -60,8 +82,12 @@ test('edit_post on an own item: published or scheduled needs edit_published, any
 });
 
 test('edit_post on a trashed own item depends on the status it was trashed from', () => {
-  assert.equal(requiredCaps(as('contributor'), 'edit_post', posts, item(OWN, 'trash', 'publish')), ['edit_published_posts']);
-  assert.equal(requiredCaps(as('contributor'), 'edit_post', posts, item(OWN, 'trash', 'future')), ['edit_published_posts']);
+  assert.equal(requiredCaps(as('contributor'), 'edit_post', posts, item(OWN, 'trash', 'publish')), [
+    'edit_published_posts',
+  ]);
+  assert.equal(requiredCaps(as('contributor'), 'edit_post', posts, item(OWN, 'trash', 'future')), [
+    'edit_published_posts',
+  ]);
   assert.equal(requiredCaps(as('contributor'), 'edit_post', posts, item(OWN, 'trash', 'private')), ['edit_posts']);
   assert.equal(requiredCaps(as('contributor'), 'edit_post', posts, item(OWN, 'trash', null)), ['edit_posts']);
   assert.not.ok(canDeleteItem(as('contributor'), posts, item(OWN, 'trash', 'publish')));
@@ -70,10 +96,19 @@ test('edit_post on a trashed own item depends on the status it was trashed from'
 
 test("edit_post and delete_post on someone else's item", () => {
   assert.equal(requiredCaps(as('editor'), 'edit_post', posts, item(OTHER, 'draft')), ['edit_others_posts']);
-  assert.equal(requiredCaps(as('editor'), 'edit_post', posts, item(OTHER, 'publish')), ['edit_others_posts', 'edit_published_posts']);
-  assert.equal(requiredCaps(as('editor'), 'edit_post', posts, item(OTHER, 'private')), ['edit_others_posts', 'edit_private_posts']);
+  assert.equal(requiredCaps(as('editor'), 'edit_post', posts, item(OTHER, 'publish')), [
+    'edit_others_posts',
+    'edit_published_posts',
+  ]);
+  assert.equal(requiredCaps(as('editor'), 'edit_post', posts, item(OTHER, 'private')), [
+    'edit_others_posts',
+    'edit_private_posts',
+  ]);
   assert.equal(requiredCaps(as('editor'), 'edit_post', posts, item(OTHER, 'trash', 'private')), ['edit_others_posts']);
-  assert.equal(requiredCaps(as('editor'), 'delete_post', pages, item(OTHER, 'private')), ['delete_others_pages', 'delete_private_pages']);
+  assert.equal(requiredCaps(as('editor'), 'delete_post', pages, item(OTHER, 'private')), [
+    'delete_others_pages',
+    'delete_private_pages',
+  ]);
   assert.not.ok(canEditItem(as('author'), posts, item(OTHER, 'draft')));
   assert.ok(canEditItem(as('editor'), posts, item(OTHER, 'private')));
   assert.ok(canDeleteItem(as('administrator'), pages, item(OTHER, 'publish')));
@@ -87,17 +122,23 @@ test('read_post: own items in any status need read; others need read_private (pr
   assert.equal(requiredCaps(as('subscriber'), 'read_post', posts, item(OWN, 'draft')), ['read']);
   assert.ok(canReadItem(as('subscriber'), posts, item(OWN, 'draft')));
   assert.ok(canReadItem(as('contributor'), posts, item(OWN, 'trash', 'publish')), 'a trashed own post stays readable');
-  assert.ok(canReadItem(as('author'), pages, item(OWN, 'draft')), 'an author reads their own draft page, which they cannot edit');
+  assert.ok(
+    canReadItem(as('author'), pages, item(OWN, 'draft')),
+    'an author reads their own draft page, which they cannot edit',
+  );
   assert.not.ok(canEditItem(as('author'), pages, item(OWN, 'draft')));
   assert.equal(requiredCaps(as('author'), 'read_post', posts, item(OTHER, 'private')), ['read_private_posts']);
   assert.not.ok(canReadItem(as('author'), posts, item(OTHER, 'private')));
   assert.ok(canReadItem(as('editor'), posts, item(OTHER, 'private')));
-  assert.equal(requiredCaps(as('author'), 'read_post', posts, item(OTHER, 'future')), ['edit_others_posts', 'edit_published_posts']);
+  assert.equal(requiredCaps(as('author'), 'read_post', posts, item(OTHER, 'future')), [
+    'edit_others_posts',
+    'edit_published_posts',
+  ]);
   assert.not.ok(canReadItem(as('author'), posts, item(OTHER, 'pending')));
   assert.ok(canReadItem(as('editor'), posts, item(OTHER, 'trash', 'publish')));
 });
 
-test('publish_post maps to the type\'s publish capability', () => {
+test("publish_post maps to the type's publish capability", () => {
   assert.equal(requiredCaps(as('author'), 'publish_post', pages, item(OWN, 'draft')), ['publish_pages']);
   assert.ok(userCan(as('author'), 'publish_post', posts, item(OWN, 'draft')));
   assert.not.ok(userCan(as('author'), 'publish_post', pages, item(OWN, 'draft')));

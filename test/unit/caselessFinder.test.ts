@@ -18,14 +18,23 @@ function expected(bytes: Buffer, used: number, term: string): number[] {
   const text = bytes.toString('latin1', 0, used);
   const pattern = new RegExp(term, 'gi');
   const found: number[] = [];
-  for (let m = pattern.exec(text); m !== null; pattern.lastIndex = m.index + 1, m = pattern.exec(text)) found.push(m.index);
+  for (let m = pattern.exec(text); m !== null; pattern.lastIndex = m.index + 1, m = pattern.exec(text))
+    found.push(m.index);
   return found;
 }
 
 test('matches before, across and after window boundaries, in any case', () => {
   const bytes = Buffer.alloc(4 * SCAN_WINDOW + 100, 'x');
   // Ends at a boundary, straddles one, starts in a window's last byte, starts at a boundary, ends at the end.
-  const places = [0, 17, SCAN_WINDOW - 6, 2 * SCAN_WINDOW - 3, 3 * SCAN_WINDOW - 1, 4 * SCAN_WINDOW, 4 * SCAN_WINDOW + 94];
+  const places = [
+    0,
+    17,
+    SCAN_WINDOW - 6,
+    2 * SCAN_WINDOW - 3,
+    3 * SCAN_WINDOW - 1,
+    4 * SCAN_WINDOW,
+    4 * SCAN_WINDOW + 94,
+  ];
   places.forEach((at, i) => {
     bytes.write(i % 2 === 0 ? 'ZePhYr' : 'zephyr', at, 'latin1');
   });

@@ -12,7 +12,10 @@ const test = suite('client address');
 
 /** A request as far as the address is concerned: its socket's peer and its X-Forwarded-For. */
 const request = (peer: string, forwardedFor?: string): IncomingMessage =>
-  ({ socket: { remoteAddress: peer }, headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } }) as unknown as IncomingMessage;
+  ({
+    socket: { remoteAddress: peer },
+    headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
+  }) as unknown as IncomingMessage;
 
 test('no trusted proxies: the socket’s peer, whatever X-Forwarded-For says', () => {
   assert.is(clientAddressOf(request('192.0.2.1', '127.0.0.1'), compileTrustedProxies([])), '192.0.2.1');
@@ -40,9 +43,17 @@ test('trusted proxies: the rightmost untrusted hop; entries left of it are the c
 
 test('TRUSTED_PROXIES: none by default; addresses and CIDRs, comma- or space-separated; anything else refused at start', () => {
   assert.equal(loadConfig({}).trustedProxies, []);
-  assert.equal(loadConfig({ TRUSTED_PROXIES: '172.31.250.250, 10.0.0.0/8 ::1' }).trustedProxies, ['172.31.250.250', '10.0.0.0/8', '::1']);
+  assert.equal(loadConfig({ TRUSTED_PROXIES: '172.31.250.250, 10.0.0.0/8 ::1' }).trustedProxies, [
+    '172.31.250.250',
+    '10.0.0.0/8',
+    '::1',
+  ]);
   for (const bad of ['nginx', '10.0.0.0/33', '300.1.1.1']) {
-    assert.throws(() => loadConfig({ TRUSTED_PROXIES: bad }), (error: unknown) => error instanceof ConfigError && /TRUSTED_PROXIES/.test((error as Error).message), bad);
+    assert.throws(
+      () => loadConfig({ TRUSTED_PROXIES: bad }),
+      (error: unknown) => error instanceof ConfigError && /TRUSTED_PROXIES/.test((error as Error).message),
+      bad,
+    );
   }
 });
 

@@ -10,7 +10,10 @@ test('SITE_INSTANCE defaults to first and accepts second', () => {
 });
 
 test('any other SITE_INSTANCE is a configuration error', () => {
-  assert.throws(() => loadConfig({ SITE_INSTANCE: 'third' }, '/tmp'), (error: unknown) => error instanceof ConfigError && /SITE_INSTANCE/.test((error as Error).message));
+  assert.throws(
+    () => loadConfig({ SITE_INSTANCE: 'third' }, '/tmp'),
+    (error: unknown) => error instanceof ConfigError && /SITE_INSTANCE/.test((error as Error).message),
+  );
 });
 
 test.run();

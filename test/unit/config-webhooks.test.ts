@@ -9,7 +9,10 @@ test('by default no host is allowed and a delivery is dead-lettered after three 
 });
 
 test('the allow-list and the bound are read from the environment', () => {
-  const { webhooks } = loadConfig({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1, hooks.internal:8443', WEBHOOK_DEAD_LETTER_AFTER_SECONDS: '90' }, '/tmp');
+  const { webhooks } = loadConfig(
+    { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1, hooks.internal:8443', WEBHOOK_DEAD_LETTER_AFTER_SECONDS: '90' },
+    '/tmp',
+  );
   assert.is(webhooks.allowedHosts.length, 2);
   assert.equal(webhooks.allowedHosts[1], { kind: 'name', name: 'hooks.internal', port: 8443 });
   assert.is(webhooks.deadLetterAfterMs, 90_000);

@@ -35,15 +35,28 @@ test('a new post defaults to a floating draft by the actor, open to comments, in
 });
 
 test('pages are closed to comments and pings by default, and may be empty', () => {
-  const [event] = contentDecider.decide({ kind: 'create', id: 8, postType: 'page', input: {}, slug: '', ...ctx }, initialContentState());
+  const [event] = contentDecider.decide(
+    { kind: 'create', id: 8, postType: 'page', input: {}, slug: '', ...ctx },
+    initialContentState(),
+  );
   const { post } = event!.data as PostCreated;
   assert.is(post.comment_status, 'closed');
   assert.is(post.ping_status, 'closed');
 });
 
 test('a post with no title, content or excerpt is refused', () => {
-  rejects(() => create({}), { code: 'invalid_value', subject: 'post', fields: ['title', 'content', 'excerpt'], rule: 'empty' });
-  rejects(() => create({ title: '', content: '', excerpt: '' }), { code: 'invalid_value', subject: 'post', fields: ['title', 'content', 'excerpt'], rule: 'empty' });
+  rejects(() => create({}), {
+    code: 'invalid_value',
+    subject: 'post',
+    fields: ['title', 'content', 'excerpt'],
+    rule: 'empty',
+  });
+  rejects(() => create({ title: '', content: '', excerpt: '' }), {
+    code: 'invalid_value',
+    subject: 'post',
+    fields: ['title', 'content', 'excerpt'],
+    rule: 'empty',
+  });
 });
 
 test('publish dated a minute or more ahead becomes future; future not ahead becomes publish', () => {
@@ -68,39 +81,100 @@ test('dates: local time in the site zone, offsets converted, date wins over date
 });
 
 test('an invalid date is a 400 rest_invalid_param', () => {
-  rejects(() => create({ title: 'x', date: '2010-60-01T02:00:00' }), { code: 'invalid_value', subject: 'post', fields: ['date'], rule: 'unparsable' });
+  rejects(() => create({ title: 'x', date: '2010-60-01T02:00:00' }), {
+    code: 'invalid_value',
+    subject: 'post',
+    fields: ['date'],
+    rule: 'unparsable',
+  });
 });
 
 test('private clears the password; sticky and a password conflict', () => {
   const [event] = create({ title: 'x', status: 'private', password: 'secret' });
   assert.is((event!.data as PostCreated).post.password, '');
-  rejects(() => create({ title: 'x', password: 'secret', sticky: true }), { code: 'invalid_value', subject: 'post', fields: ['sticky', 'password'], rule: 'conflicting' });
+  rejects(() => create({ title: 'x', password: 'secret', sticky: true }), {
+    code: 'invalid_value',
+    subject: 'post',
+    fields: ['sticky', 'password'],
+    rule: 'conflicting',
+  });
 });
 
 test('the first update always makes a revision; later ones only when title, content or excerpt change', () => {
   const state = given(create({ title: 'One', status: 'publish' }, 'one'));
-  const first = contentDecider.decide({ kind: 'update', id: 7, postType: 'post', input: {}, slug: 'one', revisionId: 20, ...ctx }, state);
-  assert.equal(first.map((e) => e.type), ['PostUpdated', 'PostRevised']);
+  const first = contentDecider.decide(
+    { kind: 'update', id: 7, postType: 'post', input: {}, slug: 'one', revisionId: 20, ...ctx },
+    state,
+  );
+  assert.equal(
+    first.map((e) => e.type),
+    ['PostUpdated', 'PostRevised'],
+  );
   const afterFirst = first.reduce(contentDecider.evolve, state);
-  const same = contentDecider.decide({ kind: 'update', id: 7, postType: 'post', input: { comment_status: 'closed' }, slug: 'one', revisionId: 21, ...ctx }, afterFirst);
-  assert.equal(same.map((e) => e.type), ['PostUpdated']);
-  const changed = contentDecider.decide({ kind: 'update', id: 7, postType: 'post', input: { title: 'Two' }, slug: 'one', revisionId: 21, ...ctx }, afterFirst);
-  assert.equal(changed.map((e) => e.type), ['PostUpdated', 'PostRevised']);
+  const same = contentDecider.decide(
+    {
+      kind: 'update',
+      id: 7,
+      postType: 'post',
+      input: { comment_status: 'closed' },
+      slug: 'one',
+      revisionId: 21,
+      ...ctx,
+    },
+    afterFirst,
+  );
+  assert.equal(
+    same.map((e) => e.type),
+    ['PostUpdated'],
+  );
+  const changed = contentDecider.decide(
+    { kind: 'update', id: 7, postType: 'post', input: { title: 'Two' }, slug: 'one', revisionId: 21, ...ctx },
+    afterFirst,
+  );
+  assert.equal(
+    changed.map((e) => e.type),
+    ['PostUpdated', 'PostRevised'],
+  );
 });
 
 test('an update records only the fields that changed, and always the modification time', () => {
   const state = given(create({ title: 'One', status: 'publish' }, 'one'));
   const later = { ...ctx, now: NOW + 3_600_000 };
-  const [updated] = contentDecider.decide({ kind: 'update', id: 7, postType: 'post', input: { title: 'One', excerpt: 'New' }, slug: 'one', revisionId: null, ...later }, state);
+  const [updated] = contentDecider.decide(
+    {
+      kind: 'update',
+      id: 7,
+      postType: 'post',
+      input: { title: 'One', excerpt: 'New' },
+      slug: 'one',
+      revisionId: null,
+      ...later,
+    },
+    state,
+  );
   assert.equal(Object.keys((updated!.data as PostUpdated).changes).sort(), ['excerpt', 'modified', 'modified_gmt']);
 });
 
 test('a floating draft follows its modification time until its date is fixed', () => {
   const state = given(create({ title: 'Draft' }));
   const later = { ...ctx, now: NOW + 86_400_000 };
-  const [updated] = contentDecider.decide({ kind: 'update', id: 7, postType: 'post', input: { content: 'more' }, slug: '', revisionId: null, ...later }, state);
+  const [updated] = contentDecider.decide(
+    { kind: 'update', id: 7, postType: 'post', input: { content: 'more' }, slug: '', revisionId: null, ...later },
+    state,
+  );
   assert.is((updated!.data as PostUpdated).changes.date, '2024-05-02T12:00:00');
-  const [published] = contentDecider.decide({ kind: 'update', id: 7, postType: 'post', input: { status: 'publish' }, slug: 'draft', revisionId: null, ...later }, state);
+  const [published] = contentDecider.decide(
+    {
+      kind: 'update',
+      id: 7,
+      postType: 'post',
+      input: { status: 'publish' },
+      slug: 'draft',
+      revisionId: null,
+      ...later,
+    },
+    state,
+  );
   assert.is((published!.data as PostUpdated).changes.date_gmt, '2024-05-02T12:00:00');
 });
 
@@ -112,14 +186,32 @@ test('trashing renames the slug, twice is 410, and unknown or other-type items a
   assert.is(after.post!.slug, 'one__trashed');
   assert.is(after.post!.status, 'trash');
   assert.is(after.trashedFrom, 'publish');
-  rejects(() => contentDecider.decide({ kind: 'trash', id: 7, postType: 'post', revisionId: null, ...ctx }, after), { code: 'invalid_transition', subject: 'post', from: 'trash', to: 'trash' });
-  rejects(() => contentDecider.decide({ kind: 'delete', id: 7, postType: 'page' }, state), { code: 'not_found', subject: 'post' });
-  rejects(() => contentDecider.decide({ kind: 'delete', id: 9, postType: 'post' }, initialContentState()), { code: 'not_found', subject: 'post' });
+  rejects(() => contentDecider.decide({ kind: 'trash', id: 7, postType: 'post', revisionId: null, ...ctx }, after), {
+    code: 'invalid_transition',
+    subject: 'post',
+    from: 'trash',
+    to: 'trash',
+  });
+  rejects(() => contentDecider.decide({ kind: 'delete', id: 7, postType: 'page' }, state), {
+    code: 'not_found',
+    subject: 'post',
+  });
+  rejects(() => contentDecider.decide({ kind: 'delete', id: 9, postType: 'post' }, initialContentState()), {
+    code: 'not_found',
+    subject: 'post',
+  });
 });
 
 test('an existing stream cannot be created again', () => {
   const state = given(create({ title: 'One' }));
-  rejects(() => contentDecider.decide({ kind: 'create', id: 7, postType: 'post', input: { title: 'x' }, slug: '', ...ctx }, state), { code: 'already_exists', subject: 'post', by: 'id' });
+  rejects(
+    () =>
+      contentDecider.decide(
+        { kind: 'create', id: 7, postType: 'post', input: { title: 'x' }, slug: '', ...ctx },
+        state,
+      ),
+    { code: 'already_exists', subject: 'post', by: 'id' },
+  );
 });
 
 test.run();

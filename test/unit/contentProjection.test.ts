@@ -27,7 +27,14 @@ function fold(events: ContentEvent[], start: ContentDoc | null = null): ContentD
 }
 
 const created = contentDecider.decide(
-  { kind: 'create', id: 7, postType: 'post', input: { title: 'Hello World', status: 'publish', categories: [4], tags: [5, 6] }, slug: 'hello-world', ...ctx },
+  {
+    kind: 'create',
+    id: 7,
+    postType: 'post',
+    input: { title: 'Hello World', status: 'publish', categories: [4], tags: [5, 6] },
+    slug: 'hello-world',
+    ...ctx,
+  },
   initialContentState(),
 );
 
@@ -48,12 +55,18 @@ test('a created post becomes a document in the collection of its type, indexed f
 
 test('updates merge their changes; revisions are counted; trash and delete', () => {
   const state = created.reduce(contentDecider.evolve, initialContentState());
-  const updated = contentDecider.decide({ kind: 'update', id: 7, postType: 'post', input: { title: 'Again' }, slug: 'hello-world', revisionId: 9, ...ctx }, state);
+  const updated = contentDecider.decide(
+    { kind: 'update', id: 7, postType: 'post', input: { title: 'Again' }, slug: 'hello-world', revisionId: 9, ...ctx },
+    state,
+  );
   const doc = fold(updated, fold(created))!;
   assert.is(doc.title, 'Again');
   assert.is(doc.revision_count, 1);
   assert.is(doc.latest_revision_id, 9);
-  const trashed = contentDecider.decide({ kind: 'trash', id: 7, postType: 'post', revisionId: null, ...ctx }, updated.reduce(contentDecider.evolve, state));
+  const trashed = contentDecider.decide(
+    { kind: 'trash', id: 7, postType: 'post', revisionId: null, ...ctx },
+    updated.reduce(contentDecider.evolve, state),
+  );
   const inTrash = fold(trashed, doc)!;
   assert.is(inTrash.status, 'trash');
   assert.is(inTrash.trashed_from, 'publish');
@@ -64,15 +77,35 @@ test('updates merge their changes; revisions are counted; trash and delete', () 
 test('evolve never mutates the document it is given', () => {
   const doc = Object.freeze(fold(created)!);
   const state = created.reduce(contentDecider.evolve, initialContentState());
-  const updated = contentDecider.decide({ kind: 'update', id: 7, postType: 'post', input: { title: 'Changed' }, slug: 'hello-world', revisionId: 9, ...ctx }, state);
+  const updated = contentDecider.decide(
+    {
+      kind: 'update',
+      id: 7,
+      postType: 'post',
+      input: { title: 'Changed' },
+      slug: 'hello-world',
+      revisionId: 9,
+      ...ctx,
+    },
+    state,
+  );
   const next = fold(updated, doc)!;
   assert.is(doc.title, 'Hello World');
   assert.is(next.title, 'Changed');
 });
 
-test('a created document is the event\'s fields then its own, in that order, whether or not the event data is frozen', () => {
+test("a created document is the event's fields then its own, in that order, whether or not the event data is frozen", () => {
   const [event] = created.map(recorded);
-  const expected = { ...(event!.data as { post: object }).post, id: 7, type: 'post', trashed_from: null, revision_count: 0, latest_revision_id: null, last_revision_id: null, autosaves: {} };
+  const expected = {
+    ...(event!.data as { post: object }).post,
+    id: 7,
+    type: 'post',
+    trashed_from: null,
+    revision_count: 0,
+    latest_revision_id: null,
+    last_revision_id: null,
+    autosaves: {},
+  };
   const fromPlain = content.evolve(null, event!)!;
   const frozenEvent = { ...event!, data: JSON.parse(JSON.stringify(event!.data)) as object };
   deepFreeze(frozenEvent.data);
@@ -84,14 +117,20 @@ test('a created document is the event\'s fields then its own, in that order, whe
 });
 
 test('localTimeKey reads years outside 0000-9999 (a NaN sort key would stop the projection)', () => {
-  const keys = ['-0001-11-30T00:00:00', '0000-01-01T00:00:00', '2024-05-01T12:00:00', '10000-01-01T00:00:00'].map(localTimeKey);
+  const keys = ['-0001-11-30T00:00:00', '0000-01-01T00:00:00', '2024-05-01T12:00:00', '10000-01-01T00:00:00'].map(
+    localTimeKey,
+  );
   for (const key of keys) assert.ok(Number.isFinite(key), String(key));
-  assert.equal([...keys].sort((a, b) => a - b), keys);
+  assert.equal(
+    [...keys].sort((a, b) => a - b),
+    keys,
+  );
   assert.is(localTimeKey('2024-05-01T12:00:00'), Date.parse('2024-05-01T12:00:00Z'));
 });
 
 test('localTimeKey reads every wall clock of the form as the calendar does, fields past their range rolling over', () => {
-  const pad = (n: number, width: number) => (n < 0 ? `-${String(-n).padStart(width, '0')}` : String(n).padStart(width, '0'));
+  const pad = (n: number, width: number) =>
+    n < 0 ? `-${String(-n).padStart(width, '0')}` : String(n).padStart(width, '0');
   // The proleptic Gregorian calendar as Date keeps it (setUTCFullYear takes years 0-99 as they are, unlike Date.UTC).
   const calendar = (year: number, month: number, day: number, hour: number, minute: number, second: number): number => {
     const date = new Date(0);
@@ -99,8 +138,20 @@ test('localTimeKey reads every wall clock of the form as the calendar does, fiel
     date.setUTCHours(hour, minute, second, 0);
     return date.getTime();
   };
-  const years = [-1, 0, 1, 4, 99, 100, 399, 400, 1582, 1600, 1899, 1900, 1969, 1970, 1971, 1999, 2000, 2023, 2024, 2100, 2400, 9999, 10000];
-  const times = [[0, 0, 0], [23, 59, 59], [12, 34, 56], [24, 0, 0], [24, 0, 1], [23, 60, 0], [23, 59, 60], [99, 99, 99]];
+  const years = [
+    -1, 0, 1, 4, 99, 100, 399, 400, 1582, 1600, 1899, 1900, 1969, 1970, 1971, 1999, 2000, 2023, 2024, 2100, 2400, 9999,
+    10000,
+  ];
+  const times = [
+    [0, 0, 0],
+    [23, 59, 59],
+    [12, 34, 56],
+    [24, 0, 0],
+    [24, 0, 1],
+    [23, 60, 0],
+    [23, 59, 60],
+    [99, 99, 99],
+  ];
   let checked = 0;
   for (const year of years) {
     for (let month = 0; month <= 13; month++) {
@@ -129,7 +180,15 @@ test('localTimeKey reads the other forms Date.parse reads, and anything else as 
   assert.is(localTimeKey('2024-05-01T12:00'), noon);
   assert.is(localTimeKey('2024-05-01T12:00:00.5'), noon + 500);
   assert.is(localTimeKey('2024-05-01 12:00:00'), noon);
-  for (const local of ['', 'garbage', '2024-5-01T12:00:00', '2024-05-01T12:0a:00', '2024-05-01T12:00:00Z', '+02024-05-01T12:00:00', '99999999-01-01T00:00:00']) {
+  for (const local of [
+    '',
+    'garbage',
+    '2024-5-01T12:00:00',
+    '2024-05-01T12:0a:00',
+    '2024-05-01T12:00:00Z',
+    '+02024-05-01T12:00:00',
+    '99999999-01-01T00:00:00',
+  ]) {
     assert.is(localTimeKey(local), 0, local);
   }
 });

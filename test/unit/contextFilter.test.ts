@@ -28,7 +28,7 @@ const doc = (overrides: Partial<ContentDoc> = {}): ContentDoc =>
   contentDoc(42, {
     slug: 'hello-world',
     title: 'Hello "world"',
-    content: '<!-- wp:paragraph -->\n<p>It\'s -- here.</p>\n<!-- /wp:paragraph -->',
+    content: "<!-- wp:paragraph -->\n<p>It's -- here.</p>\n<!-- /wp:paragraph -->",
     author: 3,
     categories: [1, 5],
     revision_count: 2,
@@ -52,8 +52,14 @@ for (const postType of ['post', 'page'] as const) {
     test(`a presented ${postType} in ${context} context: as the generic filter gives it`, () => {
       const schema = contentSchema(postType);
       const filter = new ContextFilter(schema as JsonSchema, context);
-      for (const d of [doc({ type: postType }), doc({ type: postType, password: 'secret', status: 'private', parent: 7 })]) {
-        for (const extra of [{}, { passwordAccepted: false, parentPath: 'up/', generatedSlug: 'hello-world-2', actions: ['publish'] }]) {
+      for (const d of [
+        doc({ type: postType }),
+        doc({ type: postType, password: 'secret', status: 'private', parent: 7 }),
+      ]) {
+        for (const extra of [
+          {},
+          { passwordAccepted: false, parentPath: 'up/', generatedSlug: 'hello-world-2', actions: ['publish'] },
+        ]) {
           const generic = presentContent(d, schema, options(context, extra));
           const compiled = presentContent(d, schema, options(context, extra), filter);
           assert.is(JSON.stringify(compiled), JSON.stringify(generic));
@@ -83,15 +89,33 @@ const tricky: ResourceSchema = {
     nested: {
       type: 'object',
       context: ALL,
-      properties: { raw: { type: 'string', context: EDIT }, deep: { type: 'object', context: ALL, properties: { x: { type: 'integer', context: EDIT } } } },
+      properties: {
+        raw: { type: 'string', context: EDIT },
+        deep: { type: 'object', context: ALL, properties: { x: { type: 'integer', context: EDIT } } },
+      },
     },
-    list: { type: 'array', context: ALL, items: { type: 'object', context: ALL, properties: { secret: { type: 'string', context: EDIT } } } },
+    list: {
+      type: 'array',
+      context: ALL,
+      items: { type: 'object', context: ALL, properties: { secret: { type: 'string', context: EDIT } } },
+    },
     editItems: { type: 'array', context: ALL, items: { type: 'integer', context: EDIT } },
     bareItems: { type: 'array', context: ALL, items: { type: 'object' } },
-    either: { type: ['object', 'array'], context: ALL, items: { type: 'object', context: ALL }, properties: { secret: { type: 'string', context: EDIT } } },
+    either: {
+      type: ['object', 'array'],
+      context: ALL,
+      items: { type: 'object', context: ALL },
+      properties: { secret: { type: 'string', context: EDIT } },
+    },
     shape: {
       context: ALL,
-      oneOf: [{ type: 'string' }, { type: 'object', properties: { note: { type: 'string', context: EDIT }, size: { type: 'integer', context: ALL } } }],
+      oneOf: [
+        { type: 'string' },
+        {
+          type: 'object',
+          properties: { note: { type: 'string', context: EDIT }, size: { type: 'integer', context: ALL } },
+        },
+      ],
     },
     patterned: { type: 'object', context: ALL, patternProperties: { '^x_': { type: 'string', context: EDIT } } },
     open: { type: 'object', context: ALL, additionalProperties: { type: 'string', context: EDIT } },
@@ -158,8 +182,28 @@ test('an object of many keys comes out with fast properties, as JSON.stringify t
 });
 
 test('one filter on objects whose keys differ in number, order and kind: as the generic filter gives it', () => {
-  const many = (keys: string[]) => Object.fromEntries(keys.map((key, i) => [key, key === 'nested' ? { raw: 'r', rendered: i } : i]));
-  const names = ['plain', 'editOnly', 'nested', 'untyped', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n'];
+  const many = (keys: string[]) =>
+    Object.fromEntries(keys.map((key, i) => [key, key === 'nested' ? { raw: 'r', rendered: i } : i]));
+  const names = [
+    'plain',
+    'editOnly',
+    'nested',
+    'untyped',
+    'a',
+    'b',
+    'c',
+    'd',
+    'e',
+    'f',
+    'g',
+    'h',
+    'i',
+    'j',
+    'k',
+    'l',
+    'm',
+    'n',
+  ];
   const sequences = [
     names,
     [...names].reverse(),
@@ -172,9 +216,16 @@ test('one filter on objects whose keys differ in number, order and kind: as the 
   for (const context of CONTEXTS) {
     const filter = new ContextFilter(tricky as JsonSchema, context);
     for (const keys of [...sequences, ...sequences]) {
-      const value = keys[0] === '__proto__' ? JSON.parse(JSON.stringify(many(keys.slice(1))).replace('{', '{"__proto__": 5,')) : many(keys);
+      const value =
+        keys[0] === '__proto__'
+          ? JSON.parse(JSON.stringify(many(keys.slice(1))).replace('{', '{"__proto__": 5,'))
+          : many(keys);
       const compiled = filter.apply(value) as Record<string, unknown>;
-      assert.is(JSON.stringify(compiled), JSON.stringify(filterByContext(tricky, value, context)), `${context} ${keys.join(',')}`);
+      assert.is(
+        JSON.stringify(compiled),
+        JSON.stringify(filterByContext(tricky, value, context)),
+        `${context} ${keys.join(',')}`,
+      );
       assert.equal(Object.keys(compiled), Object.keys(filterByContext(tricky, value, context) as object));
       assert.is(Object.getPrototypeOf(compiled), Object.prototype);
     }

@@ -33,9 +33,19 @@ function countingRoute() {
   return { judged, dispatcher: new Dispatcher([route], { apiRoot: 'http://example.test/' }) };
 }
 
-const request = (method: string): RestRequest => ({ method, path: '/test/v1/things/5', query: {}, rawQuery: '', json: null, form: null, headers: {}, actor: null, requestId: 'r' });
+const request = (method: string): RestRequest => ({
+  method,
+  path: '/test/v1/things/5',
+  query: {},
+  rawQuery: '',
+  json: null,
+  form: null,
+  headers: {},
+  actor: null,
+  requestId: 'r',
+});
 
-test('Allow: a read judges its own endpoint once (before the handler), the route\'s other endpoints once each', async () => {
+test("Allow: a read judges its own endpoint once (before the handler), the route's other endpoints once each", async () => {
   for (const method of ['GET', 'HEAD']) {
     const { judged, dispatcher } = countingRoute();
     const result = await dispatcher.dispatch(request(method));
@@ -45,7 +55,7 @@ test('Allow: a read judges its own endpoint once (before the handler), the route
   }
 });
 
-test('Allow: a write\'s own endpoint is judged again once it was answered', async () => {
+test("Allow: a write's own endpoint is judged again once it was answered", async () => {
   const { judged, dispatcher } = countingRoute();
   const result = await dispatcher.dispatch(request('DELETE'));
   assert.is(result.headers?.Allow, 'GET, DELETE');
@@ -57,7 +67,12 @@ test('answer: at once when every rule and the handler answer at once, a promise 
     namespace: 'test/v1',
     path: '/test/v1/things/(?P<id>[\\d]+)',
     endpoints: [
-      { methods: ['GET'], args: {}, permission: () => (waits ? Promise.resolve(true) : true), handle: () => ({ status: 200, body: { read: true } }) },
+      {
+        methods: ['GET'],
+        args: {},
+        permission: () => (waits ? Promise.resolve(true) : true),
+        handle: () => ({ status: 200, body: { read: true } }),
+      },
       { methods: ['DELETE'], args: {}, permission: () => true, handle: () => ({ status: 200, body: null }) },
     ],
   });
@@ -81,7 +96,12 @@ test('Allow: endpoints judged in order, those after a rule that waits too; a rul
     path: '/test/v1/things/(?P<id>[\\d]+)',
     endpoints: [
       { methods: ['GET'], args: {}, permission: judge('GET', () => true), handle },
-      { methods: ['POST'], args: {}, permission: judge('POST', () => new Promise((resolve) => setTimeout(() => resolve(true), 5))), handle },
+      {
+        methods: ['POST'],
+        args: {},
+        permission: judge('POST', () => new Promise((resolve) => setTimeout(() => resolve(true), 5))),
+        handle,
+      },
       {
         methods: ['PUT'],
         args: {},
@@ -90,7 +110,12 @@ test('Allow: endpoints judged in order, those after a rule that waits too; a rul
         }),
         handle,
       },
-      { methods: ['PATCH'], args: {}, permission: judge('PATCH', () => Promise.reject(new Error('broken rule'))), handle },
+      {
+        methods: ['PATCH'],
+        args: {},
+        permission: judge('PATCH', () => Promise.reject(new Error('broken rule'))),
+        handle,
+      },
       { methods: ['DELETE'], args: {}, permission: judge('DELETE', () => true), handle },
     ],
   };

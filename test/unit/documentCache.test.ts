@@ -172,7 +172,12 @@ test('everything else is the read model itself', async () => {
   const { cached, put } = setUp();
   await put(1, 'one');
   assert.equal(await cached.checkpoint('notes'), { position: 1, version: 1 });
-  const { items, total } = await cached.query('notes', { filters: [], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: 10 });
+  const { items, total } = await cached.query('notes', {
+    filters: [],
+    order: { kind: 'field', field: 'id', direction: 'asc' },
+    offset: 0,
+    limit: 10,
+  });
   assert.is(total, 1);
   assert.is(text(items[0]!), 'one');
 });

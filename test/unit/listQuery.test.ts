@@ -9,7 +9,11 @@ const test = suite('list query');
 
 test('search terms: split on spaces, commas and plus; quotes kept whole; exclusions; stopwords and letters dropped', () => {
   assert.equal(parseSearch('apple banana'), { phrase: 'apple banana', includes: ['apple', 'banana'], excludes: [] });
-  assert.equal(parseSearch('apple,banana+cherry'), { phrase: 'apple,banana+cherry', includes: ['apple', 'banana', 'cherry'], excludes: [] });
+  assert.equal(parseSearch('apple,banana+cherry'), {
+    phrase: 'apple,banana+cherry',
+    includes: ['apple', 'banana', 'cherry'],
+    excludes: [],
+  });
   assert.equal(parseSearch('"red apple" pie').includes, ['red apple', 'pie']);
   assert.equal(parseSearch('apple -pie'), { phrase: 'apple -pie', includes: ['apple'], excludes: ['pie'] });
   assert.equal(parseSearch('the apple of a tree').includes, ['apple', 'tree']);
@@ -23,7 +27,12 @@ test('search terms: split on spaces, commas and plus; quotes kept whole; exclusi
 async function plan(query: Record<string, unknown>, postType: 'post' | 'page' = 'post', signedIn = false) {
   const validated = validateArgs(contentListArgs(postType), query);
   if ('error' in validated) throw validated.error;
-  return buildListPlan(validated.values, { postType, timezone: 'Europe/Berlin', signedIn, descendants: async (ids) => ids.map((id) => id * 10) });
+  return buildListPlan(validated.values, {
+    postType,
+    timezone: 'Europe/Berlin',
+    signedIn,
+    descendants: async (ids) => ids.map((id) => id * 10),
+  });
 }
 
 test('defaults: published items by date, newest first, first page of ten', async () => {
@@ -36,7 +45,14 @@ test('defaults: published items by date, newest first, first page of ten', async
 });
 
 test('include wins over exclude; offset replaces paging; dates are exclusive local bounds', async () => {
-  const p = await plan({ include: '3,4', exclude: '4', page: '3', per_page: '5', offset: '2', after: '2024-01-01T00:00:00Z' });
+  const p = await plan({
+    include: '3,4',
+    exclude: '4',
+    page: '3',
+    per_page: '5',
+    offset: '2',
+    after: '2024-01-01T00:00:00Z',
+  });
   assert.equal(p.filters[1], { kind: 'any', field: 'id', values: [3, 4] });
   assert.ok(!p.filters.some((f) => f.kind === 'none'));
   assert.is(p.offset, 2);
@@ -45,7 +61,12 @@ test('include wins over exclude; offset replaces paging; dates are exclusive loc
 });
 
 test('taxonomy queries: id lists, objects with operator and children, OR relation', async () => {
-  const p = await plan({ categories: { terms: ['2'], include_children: 'true' }, tags: { terms: ['5', '6'], operator: 'AND' }, tags_exclude: '9', tax_relation: 'OR' });
+  const p = await plan({
+    categories: { terms: ['2'], include_children: 'true' },
+    tags: { terms: ['5', '6'], operator: 'AND' },
+    tags_exclude: '9',
+    tax_relation: 'OR',
+  });
   assert.equal(p.filters[1], {
     kind: 'or',
     filters: [
@@ -95,7 +116,10 @@ test('orderby errors: relevance without search, include without include', async 
 });
 
 test('pages: parent filters, menu_order, no taxonomy or sticky params', async () => {
-  const p = await plan({ parent: '0', parent_exclude: '7', menu_order: '2', orderby: 'menu_order', order: 'asc' }, 'page');
+  const p = await plan(
+    { parent: '0', parent_exclude: '7', menu_order: '2', orderby: 'menu_order', order: 'asc' },
+    'page',
+  );
   assert.equal(p.filters.slice(1), [
     { kind: 'any', field: 'parent', values: [0] },
     { kind: 'none', field: 'parent', values: [7] },

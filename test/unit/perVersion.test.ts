@@ -44,12 +44,18 @@ test('a value computed across a change is not keepable', () => {
 test('reads through a tracked read model, peek among them, do not move the version; a commit does', async () => {
   const version = new ReadModelVersion();
   const tracked = version.track(createMemoryReadModel());
-  await tracked.commit({ writes: [{ collection: 'notes', id: 1, doc: { id: 1, text: 'one' } }], checkpoint: { name: 'notes', position: 1, version: 1 } });
+  await tracked.commit({
+    writes: [{ collection: 'notes', id: 1, doc: { id: 1, text: 'one' } }],
+    checkpoint: { name: 'notes', position: 1, version: 1 },
+  });
   const at = version.current();
   assert.equal(tracked.peek!('notes', 1), { id: 1, text: 'one' });
   assert.equal(await tracked.get('notes', 1), { id: 1, text: 'one' });
   assert.is(version.current(), at, 'a read is not a change');
-  await tracked.commit({ writes: [{ collection: 'notes', id: 1, doc: null }], checkpoint: { name: 'notes', position: 2, version: 1 } });
+  await tracked.commit({
+    writes: [{ collection: 'notes', id: 1, doc: null }],
+    checkpoint: { name: 'notes', position: 2, version: 1 },
+  });
   assert.is.not(version.current(), at);
 });
 

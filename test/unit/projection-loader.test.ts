@@ -63,12 +63,17 @@ export default {
     'nested/deeper.mjs': module('deeper'),
   });
   const loaded = await loadProjections([dir], builtIn);
-  assert.equal(loaded.map((p) => p.name), ['typed', 'visits']);
+  assert.equal(
+    loaded.map((p) => p.name),
+    ['typed', 'visits'],
+  );
   assert.is(loaded[0]!.version, 2);
 });
 
 test('a module that means to be a projection but is not one stops the start, saying why', async () => {
-  const dir = folder({ 'broken.mjs': "export default { name: 'Bad Name', version: '1', collections: [], handles: ['X'], evolve() {} };" });
+  const dir = folder({
+    'broken.mjs': "export default { name: 'Bad Name', version: '1', collections: [], handles: ['X'], evolve() {} };",
+  });
   const message = await failure(loadProjections([dir], builtIn));
   assert.match(message, /broken\.mjs: not a valid projection/);
   assert.match(message, /`name`/);
@@ -78,10 +83,21 @@ test('a module that means to be a projection but is not one stops the start, say
 });
 
 test('names and collections cannot be taken twice, nor from a built-in projection', async () => {
-  assert.match(await failure(loadProjections([folder({ 'x.mjs': module('content', 'mine') })], builtIn)), /named "content" already exists/);
-  assert.match(await failure(loadProjections([folder({ 'x.mjs': module('mine', 'post') })], builtIn)), /collection "post" already belongs to projection content/);
   assert.match(
-    await failure(loadProjections([folder({ 'x.mjs': module('twice', 'one') }), folder({ 'y.mjs': module('twice', 'two') })], builtIn)),
+    await failure(loadProjections([folder({ 'x.mjs': module('content', 'mine') })], builtIn)),
+    /named "content" already exists/,
+  );
+  assert.match(
+    await failure(loadProjections([folder({ 'x.mjs': module('mine', 'post') })], builtIn)),
+    /collection "post" already belongs to projection content/,
+  );
+  assert.match(
+    await failure(
+      loadProjections(
+        [folder({ 'x.mjs': module('twice', 'one') }), folder({ 'y.mjs': module('twice', 'two') })],
+        builtIn,
+      ),
+    ),
     /named "twice" already exists/,
   );
 });
@@ -89,7 +105,10 @@ test('names and collections cannot be taken twice, nor from a built-in projectio
 test('the same folder given twice loads once; a missing folder is no error', async () => {
   const dir = folder({ 'v.mjs': module('once') });
   const loaded = await loadProjections([dir, dir, path.join(dir, 'absent')], builtIn);
-  assert.equal(loaded.map((p) => p.name), ['once']);
+  assert.equal(
+    loaded.map((p) => p.name),
+    ['once'],
+  );
 });
 
 test('PROJECTIONS_DIR adds its projections after the built-in ones, as the same module objects', async () => {

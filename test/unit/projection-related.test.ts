@@ -44,14 +44,19 @@ const teams = defineProjection<Member | Team>({
     if (!context || context.collection === 'members') return memberAfter(doc as Member | null, event);
     const before = context.read('members', (event.data as { member: string }).member) as Member | null;
     const after = memberAfter(before, event);
-    const members = ((doc as Team | null)?.members ?? 0) - (before?.team === context.id ? 1 : 0) + (after?.team === context.id ? 1 : 0);
+    const members =
+      ((doc as Team | null)?.members ?? 0) -
+      (before?.team === context.id ? 1 : 0) +
+      (after?.team === context.id ? 1 : 0);
     return members > 0 ? { id: String(context.id), members } : null;
   },
   index: (doc, collection) => (collection === 'teams' ? { sort: { members: (doc as Team).members } } : {}),
 });
 
 const all = (readModel: ReadModel, collection: string) =>
-  readModel.query(collection, { filters: [], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null }).then((r) => r.items);
+  readModel
+    .query(collection, { filters: [], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null })
+    .then((r) => r.items);
 
 async function fold(store: EventStore, maxBatchSize: number) {
   const readModel = createMemoryReadModel();
@@ -63,9 +68,16 @@ async function fold(store: EventStore, maxBatchSize: number) {
 
 test('moving between aggregates adjusts both, and an emptied aggregate goes away', async () => {
   const store = createMemoryEventStore();
-  await store.appendToStream('log', [joined('ann', 'red'), joined('bob', 'red'), joined('cy', 'blue'), joined('ann', 'blue'), left('bob')], { expectedRevision: 'any' });
+  await store.appendToStream(
+    'log',
+    [joined('ann', 'red'), joined('bob', 'red'), joined('cy', 'blue'), joined('ann', 'blue'), left('bob')],
+    { expectedRevision: 'any' },
+  );
   const { members, teams: counts } = await fold(store, 1000);
-  assert.equal(members, [{ id: 'ann', team: 'blue' }, { id: 'cy', team: 'blue' }]);
+  assert.equal(members, [
+    { id: 'ann', team: 'blue' },
+    { id: 'cy', team: 'blue' },
+  ]);
   assert.equal(counts, [{ id: 'blue', members: 2 }]);
 });
 
@@ -89,10 +101,17 @@ test('one event per batch and the whole log in one batch give the same documents
 test('the index of every related document is written with it', async () => {
   const store = createMemoryEventStore();
   const readModel = createMemoryReadModel();
-  await store.appendToStream('log', [joined('ann', 'red'), joined('bob', 'red'), joined('cy', 'blue')], { expectedRevision: 'any' });
+  await store.appendToStream('log', [joined('ann', 'red'), joined('bob', 'red'), joined('cy', 'blue')], {
+    expectedRevision: 'any',
+  });
   const projector = new Projector({ store, readModel, projections: [teams] });
   await projector.start();
-  const biggest = await readModel.query('teams', { filters: [], order: { kind: 'field', field: 'members', direction: 'desc' }, offset: 0, limit: 1 });
+  const biggest = await readModel.query('teams', {
+    filters: [],
+    order: { kind: 'field', field: 'members', direction: 'desc' },
+    offset: 0,
+    limit: 1,
+  });
   assert.equal(biggest.items, [{ id: 'red', members: 2 }]);
   await projector.stop();
 });
@@ -124,9 +143,19 @@ test('numeric and string ids of the same text are different documents', async ()
     collections: ['keys'],
     handles: ['Keyed'],
     locate: (event) => ({ collection: 'keys', id: (event.data as { key: number | string }).key }),
-    evolve: (doc, event) => ({ id: (event.data as { key: number | string }).key, seen: ((doc?.seen as number) ?? 0) + 1 }),
+    evolve: (doc, event) => ({
+      id: (event.data as { key: number | string }).key,
+      seen: ((doc?.seen as number) ?? 0) + 1,
+    }),
   });
-  await store.appendToStream('k', [{ type: 'Keyed', data: { key: 1 }, metadata }, { type: 'Keyed', data: { key: '1' }, metadata }], { expectedRevision: 'any' });
+  await store.appendToStream(
+    'k',
+    [
+      { type: 'Keyed', data: { key: 1 }, metadata },
+      { type: 'Keyed', data: { key: '1' }, metadata },
+    ],
+    { expectedRevision: 'any' },
+  );
   const projector = new Projector({ store, readModel, projections: [byKey] });
   await projector.start();
   assert.equal(await readModel.get('keys', 1), { id: 1, seen: 1 });

@@ -15,16 +15,48 @@ const metadata = { userId: 1, requestId: 'r', at: '2024-05-01T12:00:00.000Z' };
 
 function post(fields: Partial<PostFields>): PostFields {
   return {
-    title: 'T', content: '', excerpt: '', slug: '', status: 'draft', password: '', author: 1, featured_media: 0,
-    comment_status: 'open', ping_status: 'open', sticky: false, template: '', format: 'standard', meta: { footnotes: '' },
-    categories: [], tags: [], parent: 0, menu_order: 0, date: '2024-05-01T12:00:00', date_gmt: null,
-    modified: '2024-05-01T12:00:00', modified_gmt: '2024-05-01T12:00:00', guid: '/?p=1', ...fields,
+    title: 'T',
+    content: '',
+    excerpt: '',
+    slug: '',
+    status: 'draft',
+    password: '',
+    author: 1,
+    featured_media: 0,
+    comment_status: 'open',
+    ping_status: 'open',
+    sticky: false,
+    template: '',
+    format: 'standard',
+    meta: { footnotes: '' },
+    categories: [],
+    tags: [],
+    parent: 0,
+    menu_order: 0,
+    date: '2024-05-01T12:00:00',
+    date_gmt: null,
+    modified: '2024-05-01T12:00:00',
+    modified_gmt: '2024-05-01T12:00:00',
+    guid: '/?p=1',
+    ...fields,
   };
 }
 
-const created = (id: number, fields: Partial<PostFields>, postType = 'post'): NewEvent => ({ type: 'PostCreated', data: { id, postType, post: post(fields) }, metadata });
-const updated = (id: number, changes: Partial<PostFields>): NewEvent => ({ type: 'PostUpdated', data: { id, postType: 'post', changes }, metadata });
-const trashed = (id: number): NewEvent => ({ type: 'PostTrashed', data: { id, postType: 'post', previousStatus: 'publish', slug: 'x__trashed', modified: '', modified_gmt: '' }, metadata });
+const created = (id: number, fields: Partial<PostFields>, postType = 'post'): NewEvent => ({
+  type: 'PostCreated',
+  data: { id, postType, post: post(fields) },
+  metadata,
+});
+const updated = (id: number, changes: Partial<PostFields>): NewEvent => ({
+  type: 'PostUpdated',
+  data: { id, postType: 'post', changes },
+  metadata,
+});
+const trashed = (id: number): NewEvent => ({
+  type: 'PostTrashed',
+  data: { id, postType: 'post', previousStatus: 'publish', slug: 'x__trashed', modified: '', modified_gmt: '' },
+  metadata,
+});
 const deleted = (id: number): NewEvent => ({ type: 'PostDeleted', data: { id, postType: 'post' }, metadata });
 
 /** The author-month totals after folding the events, as {id: words/posts}. */
@@ -35,10 +67,20 @@ async function totals(events: NewEvent[]): Promise<Record<string, string>> {
     const id = (event.data as { id: number }).id;
     await store.appendToStream(`content-${id}`, [event], { expectedRevision: 'any' });
   }
-  const projector = new Projector({ store, readModel, projections: [wordCount as unknown as Projection], maxBatchSize: 2 });
+  const projector = new Projector({
+    store,
+    readModel,
+    projections: [wordCount as unknown as Projection],
+    maxBatchSize: 2,
+  });
   await projector.start();
   await projector.stop();
-  const { items } = await readModel.query('published-word-count', { filters: [], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null });
+  const { items } = await readModel.query('published-word-count', {
+    filters: [],
+    order: { kind: 'field', field: 'id', direction: 'asc' },
+    offset: 0,
+    limit: null,
+  });
   return Object.fromEntries(items.map((doc) => [doc.id, `${doc.words}/${doc.posts}`]));
 }
 
@@ -59,31 +101,54 @@ test('published posts count their words towards their author and month; drafts a
 });
 
 test('publishing a draft adds it; editing its text changes the count', async () => {
-  assert.equal(await totals([created(1, { content: five }), updated(1, { status: 'publish' })]), { 'author-1-2024-05': '5/1' });
-  assert.equal(await totals([created(1, { status: 'publish', content: five }), updated(1, { content: three })]), { 'author-1-2024-05': '3/1' });
+  assert.equal(await totals([created(1, { content: five }), updated(1, { status: 'publish' })]), {
+    'author-1-2024-05': '5/1',
+  });
+  assert.equal(await totals([created(1, { status: 'publish', content: five }), updated(1, { content: three })]), {
+    'author-1-2024-05': '3/1',
+  });
 });
 
 test('unpublishing, trashing and deleting take the words away again', async () => {
   assert.equal(await totals([created(1, { status: 'publish', content: five }), updated(1, { status: 'draft' })]), {});
-  assert.equal(await totals([created(1, { status: 'publish', content: five }), created(2, { status: 'publish', content: three }), trashed(1)]), { 'author-1-2024-05': '3/1' });
+  assert.equal(
+    await totals([
+      created(1, { status: 'publish', content: five }),
+      created(2, { status: 'publish', content: three }),
+      trashed(1),
+    ]),
+    { 'author-1-2024-05': '3/1' },
+  );
   assert.equal(await totals([created(1, { status: 'publish', content: five }), deleted(1)]), {});
   assert.equal(await totals([created(1, { status: 'publish', content: five }), updated(1, { status: 'private' })]), {});
 });
 
 test('a new author or a new date moves the words to the other author-month', async () => {
   assert.equal(
-    await totals([created(1, { status: 'publish', content: five }), created(2, { status: 'publish', content: three }), updated(1, { author: 7 })]),
+    await totals([
+      created(1, { status: 'publish', content: five }),
+      created(2, { status: 'publish', content: three }),
+      updated(1, { author: 7 }),
+    ]),
     { 'author-1-2024-05': '3/1', 'author-7-2024-05': '5/1' },
   );
   assert.equal(
-    await totals([created(1, { status: 'publish', content: five }), updated(1, { date: '2023-12-31T23:00:00', content: three })]),
+    await totals([
+      created(1, { status: 'publish', content: five }),
+      updated(1, { date: '2023-12-31T23:00:00', content: three }),
+    ]),
     { 'author-1-2023-12': '3/1' },
   );
 });
 
 test('an edit while unpublished counts once it is published again', async () => {
   assert.equal(
-    await totals([created(1, { status: 'publish', content: five }), updated(1, { status: 'pending' }), updated(1, { content: three }), updated(1, { status: 'publish' })]),
+    await totals([
+      created(1, { status: 'publish', content: five }),
+      updated(1, { status: 'pending' }),
+      updated(1, { content: three }),
+      updated(1, { status: 'publish' }),
+    ]),
     { 'author-1-2024-05': '3/1' },
   );
 });
@@ -91,11 +156,25 @@ test('an edit while unpublished counts once it is published again', async () => 
 test('the per-post documents say what each post counts towards', async () => {
   const store = createMemoryEventStore();
   const readModel = createMemoryReadModel();
-  await store.appendToStream('content-9', [created(9, { status: 'publish', content: five, author: 3 })], { expectedRevision: 'any' });
+  await store.appendToStream('content-9', [created(9, { status: 'publish', content: five, author: 3 })], {
+    expectedRevision: 'any',
+  });
   const projector = new Projector({ store, readModel, projections: [wordCount as unknown as Projection] });
   await projector.start();
-  assert.equal(await readModel.get('published-word-count-posts', 9), { id: 9, author: 3, status: 'publish', month: '2024-05', words: 5 });
-  assert.equal(await readModel.get('published-word-count', 'author-3-2024-05'), { id: 'author-3-2024-05', author: 3, month: '2024-05', words: 5, posts: 1 });
+  assert.equal(await readModel.get('published-word-count-posts', 9), {
+    id: 9,
+    author: 3,
+    status: 'publish',
+    month: '2024-05',
+    words: 5,
+  });
+  assert.equal(await readModel.get('published-word-count', 'author-3-2024-05'), {
+    id: 'author-3-2024-05',
+    author: 3,
+    month: '2024-05',
+    words: 5,
+    posts: 1,
+  });
   await projector.stop();
 });
 

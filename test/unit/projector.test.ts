@@ -82,10 +82,20 @@ test('rebuild on demand reports progress and ends equal to the live read model',
   for (let i = 0; i < 50; i++) await append(store, `s${i}`, [counted(i % 5)]);
   const projector = new Projector({ store, readModel, projections: [counterProjection(1)], maxBatchSize: 7 });
   await projector.start();
-  const before = await readModel.query('counter', { filters: [], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null });
+  const before = await readModel.query('counter', {
+    filters: [],
+    order: { kind: 'field', field: 'id', direction: 'asc' },
+    offset: 0,
+    limit: null,
+  });
   const progress: number[] = [];
   const result = await projector.rebuild('counter', (p) => progress.push(p.applied));
-  const after = await readModel.query('counter', { filters: [], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null });
+  const after = await readModel.query('counter', {
+    filters: [],
+    order: { kind: 'field', field: 'id', direction: 'asc' },
+    offset: 0,
+    limit: null,
+  });
   assert.equal(after, before);
   assert.is(result.applied, 50);
   assert.ok(progress.length >= 7, 'progress is reported per batch');
@@ -104,7 +114,12 @@ test('waitFor resolves false after its bound when the position is never reached'
 
 test('a projection that throws is reported as failed instead of silently skipping events', async () => {
   const store = createMemoryEventStore();
-  const broken = { ...counterProjection(1), evolve: () => { throw new Error('boom'); } };
+  const broken = {
+    ...counterProjection(1),
+    evolve: () => {
+      throw new Error('boom');
+    },
+  };
   const projector = new Projector({ store, readModel: createMemoryReadModel(), projections: [broken], log: () => {} });
   await projector.start();
   const position = await append(store, 'a', [counted(1)]);
@@ -133,7 +148,10 @@ test('a batch folds documents 1 and "1" apart and writes each once, in the order
     collections: ['tally'],
     handles: ['Tallied'],
     locate: (event) => ({ collection: 'tally', id: (event.data as { id: number | string }).id }),
-    evolve: (doc, event) => ({ id: (event.data as { id: number | string }).id, n: ((doc?.n as number | undefined) ?? 0) + 1 }),
+    evolve: (doc, event) => ({
+      id: (event.data as { id: number | string }).id,
+      n: ((doc?.n as number | undefined) ?? 0) + 1,
+    }),
   });
   const projector = new Projector({ store, readModel: recording, projections: [projection], maxBatchSize: 100 });
   await projector.start();
@@ -148,7 +166,11 @@ test('a batch folds documents 1 and "1" apart and writes each once, in the order
 
 test('every projection gets the event data frozen throughout; a fold that mutates it fails instead of changing what others read', async () => {
   const store = createMemoryEventStore();
-  const noted: NewEvent = { type: 'Noted', data: { id: 1, post: { title: 't', tags: [1, 2], meta: { footnotes: '' } } }, metadata };
+  const noted: NewEvent = {
+    type: 'Noted',
+    data: { id: 1, post: { title: 't', tags: [1, 2], meta: { footnotes: '' } } },
+    metadata,
+  };
   type Frozen = Doc & { frozen: boolean[] };
   const reader = defineProjection<Frozen>({
     name: 'reader',
@@ -158,7 +180,11 @@ test('every projection gets the event data frozen throughout; a fold that mutate
     locate: () => ({ collection: 'reader', id: 1 }),
     evolve: (_doc, event) => {
       const data = event.data as { post: { title: string; tags: number[]; meta: object } };
-      return { id: 1, title: data.post.title, frozen: [data, data.post, data.post.tags, data.post.meta].map((part) => Object.isFrozen(part)) };
+      return {
+        id: 1,
+        title: data.post.title,
+        frozen: [data, data.post, data.post.tags, data.post.meta].map((part) => Object.isFrozen(part)),
+      };
     },
   });
   const mutating = defineProjection<Doc>({

@@ -72,21 +72,32 @@ test('an outage stops no projection; each resumes from its checkpoint once the r
   const memory = createMemoryReadModel();
   const outage: Outage = { down: false, loseAnswers: 0, failedCalls: 0 };
   const lines: string[] = [];
-  const projector = new Projector({ store, readModel: unreliable(memory, outage), projections: counters, log: (line) => lines.push(line) });
+  const projector = new Projector({
+    store,
+    readModel: unreliable(memory, outage),
+    projections: counters,
+    log: (line) => lines.push(line),
+  });
   await projector.start();
   try {
     await store.appendToStream('a', [counted(1)], { expectedRevision: 'any' });
     outage.down = true;
     let position = 0;
-    for (let i = 0; i < 3; i++) position = (await store.appendToStream('a', [counted(1)], { expectedRevision: 'any' })).position;
+    for (let i = 0; i < 3; i++)
+      position = (await store.appendToStream('a', [counted(1)], { expectedRevision: 'any' })).position;
     // Commits and the resumptions' checkpoint reads fail for a while.
     await until('several calls failed', () => outage.failedCalls >= 4);
     assert.equal(projector.failures, [], 'no projection stopped');
     assert.is(await projector.waitFor(position, 1), false, 'nothing applied meanwhile');
     outage.down = false;
     assert.ok(await projector.waitFor(position, 10_000), 'caught up once the read model answers');
-    for (const name of ['first', 'second']) assert.equal(await memory.get(name, 1), { id: 1, count: 4 }, `${name}: every event once`);
-    assert.equal(lines.filter((line) => /resuming from its checkpoint once it answers/.test(line)).length, 2, lines.join('\n'));
+    for (const name of ['first', 'second'])
+      assert.equal(await memory.get(name, 1), { id: 1, count: 4 }, `${name}: every event once`);
+    assert.equal(
+      lines.filter((line) => /resuming from its checkpoint once it answers/.test(line)).length,
+      2,
+      lines.join('\n'),
+    );
     assert.equal(projector.failures, []);
   } finally {
     await projector.stop();
@@ -97,7 +108,12 @@ test('a commit that landed without an answer is not applied again', async () => 
   const store = createMemoryEventStore();
   const memory = createMemoryReadModel();
   const outage: Outage = { down: false, loseAnswers: 0, failedCalls: 0 };
-  const projector = new Projector({ store, readModel: unreliable(memory, outage), projections: counters, log: () => undefined });
+  const projector = new Projector({
+    store,
+    readModel: unreliable(memory, outage),
+    projections: counters,
+    log: () => undefined,
+  });
   await projector.start();
   try {
     outage.loseAnswers = 2;
@@ -114,7 +130,12 @@ test('a projector stopped during an outage does not resume', async () => {
   const store = createMemoryEventStore();
   const memory = createMemoryReadModel();
   const outage: Outage = { down: true, loseAnswers: 0, failedCalls: 0 };
-  const projector = new Projector({ store, readModel: unreliable(memory, outage), projections: counters.slice(0, 1), log: () => undefined });
+  const projector = new Projector({
+    store,
+    readModel: unreliable(memory, outage),
+    projections: counters.slice(0, 1),
+    log: () => undefined,
+  });
   outage.down = false;
   await projector.start();
   outage.down = true;

@@ -21,7 +21,9 @@ test('lists, maps and repeated keys as before', () => {
 });
 
 test('names as PHP reads them', () => {
-  const parsed = parseQuery('a[b=1&c.d=2&e%20f=3&g[h]i=4&j[k][l=5&m[%20]=6&m[%20]=7&[n]=8&o[5]=1&o[]=2&q[-3]=1&q[]=2&r.s[t.u]=1&%20v=1&w[]]=1');
+  const parsed = parseQuery(
+    'a[b=1&c.d=2&e%20f=3&g[h]i=4&j[k][l=5&m[%20]=6&m[%20]=7&[n]=8&o[5]=1&o[]=2&q[-3]=1&q[]=2&r.s[t.u]=1&%20v=1&w[]]=1',
+  );
   assert.equal(plain(parsed), {
     a_b: '1',
     c_d: '2',
@@ -51,15 +53,29 @@ test('past 1000 variables the rest is ignored; empty parts do not count, unusabl
   const vars = Array.from({ length: MAX_INPUT_VARS - 2 }, (_, i) => `x${i}=1`).join('&');
   assert.equal(Object.keys(parseQuery(`${vars}&&&y=1&z=1&w=1`)).slice(-2), ['y', 'z']);
   assert.equal(Object.keys(parseQuery(`${vars}&[y]=1&z=1&w=1`)).slice(-1), ['z']);
-  assert.is(Object.keys(parseFields(Array.from({ length: 2000 }, (_, i) => [`f${i}`, 'v'] as const))).length, MAX_INPUT_VARS);
+  assert.is(
+    Object.keys(parseFields(Array.from({ length: 2000 }, (_, i) => [`f${i}`, 'v'] as const))).length,
+    MAX_INPUT_VARS,
+  );
 });
 
 test('no name reaches a prototype; the record has none', () => {
-  const parsed = parseQuery('__proto__[x]=1&constructor[prototype][y]=2&prototype=3&a[__proto__][z]=1&b[c][constructor]=1&%5F%5Fproto%5F%5F[k]=1&ok=1');
+  const parsed = parseQuery(
+    '__proto__[x]=1&constructor[prototype][y]=2&prototype=3&a[__proto__][z]=1&b[c][constructor]=1&%5F%5Fproto%5F%5F[k]=1&ok=1',
+  );
   assert.equal(Object.keys(parsed), ['ok']);
   assert.is(Object.getPrototypeOf(parsed), null);
   assert.is(({} as Record<string, unknown>).x, undefined);
-  assert.equal(Object.keys(parseFields([['a[__proto__][x]', '1'], ['a[b]', '2'], ['__proto__', '3']])), ['a']);
+  assert.equal(
+    Object.keys(
+      parseFields([
+        ['a[__proto__][x]', '1'],
+        ['a[b]', '2'],
+        ['__proto__', '3'],
+      ]),
+    ),
+    ['a'],
+  );
 });
 
 test.run();

@@ -50,7 +50,8 @@ const tagged = () =>
 
 async function seeded(): Promise<EventStore> {
   const store = createMemoryEventStore();
-  for (let i = 0; i < 200; i++) await store.appendToStream(`s-${i % 7}`, [counted(i % 37, `t${i % 5}`)], { expectedRevision: 'any' });
+  for (let i = 0; i < 200; i++)
+    await store.appendToStream(`s-${i % 7}`, [counted(i % 37, `t${i % 5}`)], { expectedRevision: 'any' });
   return store;
 }
 
@@ -64,8 +65,18 @@ async function replayed(store: EventStore, projections = [counters(), tagged()])
 
 const plans: QueryPlan[] = [
   { filters: [], order: { kind: 'field', field: 'count', direction: 'desc' }, offset: 0, limit: null },
-  { filters: [{ kind: 'any', field: 'tags', values: ['t2'] }], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null },
-  { filters: [{ kind: 'text', fields: ['tags'], includes: ['T3'], excludes: [] }], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null },
+  {
+    filters: [{ kind: 'any', field: 'tags', values: ['t2'] }],
+    order: { kind: 'field', field: 'id', direction: 'asc' },
+    offset: 0,
+    limit: null,
+  },
+  {
+    filters: [{ kind: 'text', fields: ['tags'], includes: ['T3'], excludes: [] }],
+    order: { kind: 'field', field: 'id', direction: 'asc' },
+    offset: 0,
+    limit: null,
+  },
 ];
 
 async function state(readModel: MemoryReadModel) {
@@ -141,7 +152,10 @@ test('a truncated, corrupt or foreign snapshot is ignored and leaves the read mo
   const shorter = createMemoryEventStore();
   await shorter.appendToStream('s', [counted(1, 't')], { expectedRevision: 'any' });
   await refused(whole, shorter);
-  assert.equal(await loadSnapshot(path.join(path.dirname(file), 'absent'), createMemoryReadModel(), store, [counters()]), { loaded: false, reason: 'no snapshot' });
+  assert.equal(
+    await loadSnapshot(path.join(path.dirname(file), 'absent'), createMemoryReadModel(), store, [counters()]),
+    { loaded: false, reason: 'no snapshot' },
+  );
 });
 
 test('nothing is written before any checkpoint', async () => {

@@ -33,7 +33,12 @@ function ask(cache: ResponseCache, url: string): boolean {
   const req = get(url);
   if (cache.serve(req, response())) return true;
   const version = cache.admit(req);
-  if (version !== null) cache.keep(req, version, { status: 200, headers: ['Content-Type', 'application/json'], body: Buffer.from(`"${url}"`) });
+  if (version !== null)
+    cache.keep(req, version, {
+      status: 200,
+      headers: ['Content-Type', 'application/json'],
+      body: Buffer.from(`"${url}"`),
+    });
   return false;
 }
 
@@ -118,11 +123,19 @@ test('a kept answer holds its body in memory of its own, not a slice of a larger
   const pooled = Buffer.from('{"id":7}');
   const own = Buffer.allocUnsafeSlow(9);
   own.write('{"id":8} ');
-  for (const [url, body] of [['/slice', shared.subarray(100, 110).fill(0x31)], ['/pooled', pooled], ['/own', own]] as const) {
+  for (const [url, body] of [
+    ['/slice', shared.subarray(100, 110).fill(0x31)],
+    ['/pooled', pooled],
+    ['/own', own],
+  ] as const) {
     const req = get(url);
     cache.keep(req, cache.admit(req)!, { status: 200, headers: [], body });
   }
-  for (const [url, expected] of [['/slice', '1111111111'], ['/pooled', '{"id":7}'], ['/own', '{"id":8} ']] as const) {
+  for (const [url, expected] of [
+    ['/slice', '1111111111'],
+    ['/pooled', '{"id":7}'],
+    ['/own', '{"id":8} '],
+  ] as const) {
     const res = response();
     assert.ok(cache.serve(get(url), res), url);
     assert.is(res.written!.toString(), expected, url);
@@ -138,7 +151,7 @@ test('an admission window forgets the oldest URL and admits each URL once per si
   const window = new AdmissionWindow(3);
   for (const key of ['/1', '/2', '/3']) assert.not.ok(window.admits(key));
   assert.ok(window.admits('/2'));
-  assert.not.ok(window.admits('/2'), 'admitted once, then forgotten (and now remembered again, in /1\'s slot)');
+  assert.not.ok(window.admits('/2'), "admitted once, then forgotten (and now remembered again, in /1's slot)");
   assert.not.ok(window.admits('/4'));
   assert.not.ok(window.admits('/1'), '/1 had been forgotten');
   window.remember('/9');

@@ -75,15 +75,38 @@ const sameJson = (actual: unknown, expected: unknown) => assert.is(JSON.stringif
 
 test('every writable property becomes an arg, in schema order; readonly ones do not', () => {
   const create = argsFromSchema(note, 'create');
-  assert.equal(Object.keys(create), ['date', 'slug', 'status', 'password', 'title', 'content', 'author', 'tags', 'meta', 'blocks', 'sticky']);
+  assert.equal(Object.keys(create), [
+    'date',
+    'slug',
+    'status',
+    'password',
+    'title',
+    'content',
+    'author',
+    'tags',
+    'meta',
+    'blocks',
+    'sticky',
+  ]);
   assert.equal(Object.keys(argsFromSchema(note, 'update')), Object.keys(create));
 });
 
 test('create args keep default and required; the index shows default first and required last', () => {
   const described = describeArgs(argsFromSchema(note, 'create'));
-  sameJson(described.status, { default: 'draft', description: 'State.', type: 'string', enum: ['publish', 'draft'], required: false });
+  sameJson(described.status, {
+    default: 'draft',
+    description: 'State.',
+    type: 'string',
+    enum: ['publish', 'draft'],
+    required: false,
+  });
   sameJson(described.author, { description: 'Writer.', type: 'integer', required: true });
-  sameJson(described.date, { description: 'Publication date.', type: ['string', 'null'], format: 'date-time', required: false });
+  sameJson(described.date, {
+    description: 'Publication date.',
+    type: ['string', 'null'],
+    format: 'date-time',
+    required: false,
+  });
   sameJson(described.tags, { description: 'Term ids.', type: 'array', items: { type: 'integer' }, required: false });
 });
 
@@ -119,12 +142,18 @@ test('a create without a required property is refused; an update is not', () => 
 });
 
 test('defaults fill a create, not an update', () => {
-  assert.equal(values(validateArgs(argsFromSchema(note, 'create'), { author: '3', sticky: 'false' })), { status: 'draft', author: 3, sticky: false });
+  assert.equal(values(validateArgs(argsFromSchema(note, 'create'), { author: '3', sticky: 'false' })), {
+    status: 'draft',
+    author: 3,
+    sticky: false,
+  });
   assert.equal(values(validateArgs(argsFromSchema(note, 'update'), { author: '3' })), { author: 3 });
 });
 
 test('readonly fields sent in a body are ignored without error', () => {
-  const v = values(validateArgs(argsFromSchema(note, 'update'), { id: 'not-a-number', modified: 'garbage', slug: 'hello' }));
+  const v = values(
+    validateArgs(argsFromSchema(note, 'update'), { id: 'not-a-number', modified: 'garbage', slug: 'hello' }),
+  );
   assert.equal(v, { slug: 'hello' });
 });
 
@@ -157,7 +186,11 @@ test('contextParam is the standard context arg, as the index shows it', () => {
 });
 
 test('contextParam with a schema lists the contexts its properties use', () => {
-  const viewEditOnly: ResourceSchema = { title: 'r', type: 'object', properties: { a: { type: 'string', context: ['edit', 'view'] } } };
+  const viewEditOnly: ResourceSchema = {
+    title: 'r',
+    type: 'object',
+    properties: { a: { type: 'string', context: ['edit', 'view'] } },
+  };
   assert.equal(contextParam('view', viewEditOnly).enum, ['view', 'edit']);
   assert.equal(contextParam('view', note).enum, ['view', 'embed', 'edit']);
 });
@@ -257,7 +290,10 @@ test('oneOf properties are filtered with the branch the value matches', () => {
         context: ALL,
         oneOf: [
           { type: 'string' },
-          { type: 'object', properties: { note: { type: 'string', context: EDIT }, size: { type: 'integer', context: ALL } } },
+          {
+            type: 'object',
+            properties: { note: { type: 'string', context: EDIT }, size: { type: 'integer', context: ALL } },
+          },
         ],
       },
     },
@@ -274,7 +310,10 @@ const response = () => ({
   title: { raw: 'Hello', rendered: 'Hello!' },
   content: { rendered: '<p>x</p>', protected: false },
   tags: [3, 4],
-  _links: { self: [{ href: 'https://example.org/wp-json/core/v2/notes/7' }], author: [{ embeddable: true, href: 'https://example.org/u/2' }] },
+  _links: {
+    self: [{ href: 'https://example.org/wp-json/core/v2/notes/7' }],
+    author: [{ embeddable: true, href: 'https://example.org/u/2' }],
+  },
   _embedded: { author: [{ id: 2, name: 'Ann' }] },
 });
 
@@ -290,7 +329,10 @@ test('_fields accepts the raw comma/space separated parameter', () => {
 
 test('_fields with a nested path keeps only that branch', () => {
   assert.equal(applyFields(response(), ['content.rendered']), { content: { rendered: '<p>x</p>' } });
-  assert.equal(applyFields(response(), ['title.raw', 'content.protected']), { title: { raw: 'Hello' }, content: { protected: false } });
+  assert.equal(applyFields(response(), ['title.raw', 'content.protected']), {
+    title: { raw: 'Hello' },
+    content: { protected: false },
+  });
 });
 
 test('_fields: id is not added unless listed, and unknown names are ignored', () => {

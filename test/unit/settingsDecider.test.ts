@@ -39,7 +39,9 @@ const when = (input: Record<string, unknown>, events: SettingsEvent[] = []) =>
 const rejects = rejectsWith;
 
 test('a change records only the settings whose values change', () => {
-  assert.equal(when({ title: 'News', posts_per_page: 10, use_smilies: false }), [changed({ title: 'News', use_smilies: false })]);
+  assert.equal(when({ title: 'News', posts_per_page: 10, use_smilies: false }), [
+    changed({ title: 'News', use_smilies: false }),
+  ]);
 });
 
 test('sending the current values changes nothing: no event', () => {
@@ -48,12 +50,16 @@ test('sending the current values changes nothing: no event', () => {
 });
 
 test('title and tagline are stored HTML-escaped, existing entities once', () => {
-  assert.equal(when({ title: '<b>A</b> & "B" \'C\' &amp; &#8220;' }), [changed({ title: '&lt;b&gt;A&lt;/b&gt; &amp; &quot;B&quot; &#039;C&#039; &amp; &#8220;' })]);
+  assert.equal(when({ title: '<b>A</b> & "B" \'C\' &amp; &#8220;' }), [
+    changed({ title: '&lt;b&gt;A&lt;/b&gt; &amp; &quot;B&quot; &#039;C&#039; &amp; &#8220;' }),
+  ]);
   assert.is(escapeHtmlOnce('Tom & Jerry &copy;'), 'Tom &amp; Jerry &copy;');
 });
 
 test('formats lose their tags, keeping their spaces', () => {
-  assert.equal(when({ date_format: '<b>Y</b>', time_format: 'H:i <x>' }), [changed({ date_format: 'Y', time_format: 'H:i ' })]);
+  assert.equal(when({ date_format: '<b>Y</b>', time_format: 'H:i <x>' }), [
+    changed({ date_format: 'Y', time_format: 'H:i ' }),
+  ]);
 });
 
 test('numbers as WordPress saves them: absint, and posts_per_page 0 is 1, below -1 loses its sign', () => {
@@ -79,7 +85,8 @@ test('null puts a stored setting back to its default; for a setting at its defau
 
 test('the deployment owns url and timezone: the same value passes, another is refused', () => {
   assert.equal(when({ url: deployment.url, timezone: 'Europe/Berlin' }), []);
-  const owned = (field: string) => ({ code: 'forbidden', subject: 'settings', rule: 'ownedByDeployment', field }) as const;
+  const owned = (field: string) =>
+    ({ code: 'forbidden', subject: 'settings', rule: 'ownedByDeployment', field }) as const;
   rejects(() => when({ url: 'http://example.org' }), owned('url'));
   rejects(() => when({ timezone: 'America/New_York' }), owned('timezone'));
   rejects(() => when({ timezone: '' }), owned('timezone'));
@@ -101,14 +108,18 @@ test('time-zone names: known zones with their own capitals, no offsets', () => {
 
 test('discussion options: /settings input cannot change them; the option command records a change only', () => {
   assert.equal(when({ require_name_email: false }), []);
-  const option = (value: boolean | null, events: SettingsEvent[] = []) => settingsDecider.decide({ kind: 'option', name: 'require_name_email', value }, given(events));
+  const option = (value: boolean | null, events: SettingsEvent[] = []) =>
+    settingsDecider.decide({ kind: 'option', name: 'require_name_email', value }, given(events));
   assert.equal(option(true), [], 'on is the default');
   assert.equal(option(false), [changed({ require_name_email: false })]);
   assert.equal(option(false, [changed({ require_name_email: false })]), []);
   assert.equal(option(null, [changed({ require_name_email: false })]), [changed({ require_name_email: null })]);
   assert.equal(option(null), []);
   // A settings change keeps the option as it was.
-  assert.equal(given([changed({ require_name_email: false }), changed({ title: 'News' })]).stored, { require_name_email: false, title: 'News' });
+  assert.equal(given([changed({ require_name_email: false }), changed({ title: 'News' })]).stored, {
+    require_name_email: false,
+    title: 'News',
+  });
 });
 
 test.run();

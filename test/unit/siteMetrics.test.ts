@@ -13,7 +13,11 @@ import type { EventStore, NewEvent } from '../../src/ports/eventStore';
 import { startFakeEventStoreDb } from '../support/esdb/server';
 
 const countOf = (text: string, route: string) =>
-  Number(new RegExp(`palimpsest_http_request_duration_seconds_count\\{method="GET",route="${route.replace(/[{}]/g, '\\$&')}",status="200"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+  Number(
+    new RegExp(
+      `palimpsest_http_request_duration_seconds_count\\{method="GET",route="${route.replace(/[{}]/g, '\\$&')}",status="200"\\} (\\d+)`,
+    ).exec(text)?.[1] ?? 0,
+  );
 
 test('request routes: every item path is counted under its route, however many items were asked', async () => {
   const metrics = createSiteMetrics();
@@ -50,7 +54,11 @@ interface LagContext {
 }
 
 const minute = (n: number) => `2024-05-01T12:${String(n).padStart(2, '0')}:00.000Z`;
-const decidedAt = (type: string, at: string): NewEvent => ({ type, data: {}, metadata: { userId: null, requestId: 'r', at } });
+const decidedAt = (type: string, at: string): NewEvent => ({
+  type,
+  data: {},
+  metadata: { userId: null, requestId: 'r', at },
+});
 
 function lagSuite(name: string, open: () => Promise<LagContext>) {
   const lag = suite<LagContext>(`projector lag: ${name}`, {} as LagContext);
@@ -61,22 +69,46 @@ function lagSuite(name: string, open: () => Promise<LagContext>) {
     await cleanup();
   });
 
-  lag('events after the applied position, and the age of the first of them, from any applied position', async ({ store }) => {
-    for (let i = 0; i < 5; i++) await store.appendToStream(`s-${i}`, [decidedAt(`E${i}`, minute(i))], { expectedRevision: 'no_stream' });
-    const log = await store.readAll();
-    const clock = manualClock(Date.parse(minute(30)));
-    for (let applied = 0; applied < log.length; applied++) {
-      const position = applied === 0 ? 0 : log[applied - 1]!.position;
-      const measured = await projectorLag({ store, clock, applied: async () => position });
-      assert.equal(measured, { head: log[4]!.position, applied: position, events: 5 - applied, seconds: (30 - applied) * 60, ahead: false }, `applied ${applied} events`);
-    }
-    assert.equal(await projectorLag({ store, clock, applied: async () => log[4]!.position }), { head: log[4]!.position, applied: log[4]!.position, events: 0, seconds: 0, ahead: false });
-  });
+  lag(
+    'events after the applied position, and the age of the first of them, from any applied position',
+    async ({ store }) => {
+      for (let i = 0; i < 5; i++)
+        await store.appendToStream(`s-${i}`, [decidedAt(`E${i}`, minute(i))], { expectedRevision: 'no_stream' });
+      const log = await store.readAll();
+      const clock = manualClock(Date.parse(minute(30)));
+      for (let applied = 0; applied < log.length; applied++) {
+        const position = applied === 0 ? 0 : log[applied - 1]!.position;
+        const measured = await projectorLag({ store, clock, applied: async () => position });
+        assert.equal(
+          measured,
+          {
+            head: log[4]!.position,
+            applied: position,
+            events: 5 - applied,
+            seconds: (30 - applied) * 60,
+            ahead: false,
+          },
+          `applied ${applied} events`,
+        );
+      }
+      assert.equal(await projectorLag({ store, clock, applied: async () => log[4]!.position }), {
+        head: log[4]!.position,
+        applied: log[4]!.position,
+        events: 0,
+        seconds: 0,
+        ahead: false,
+      });
+    },
+  );
 
   lag('an applied position past the head is ahead of the store, with no lag', async ({ store }) => {
     await store.appendToStream('s-1', [decidedAt('E', minute(1))], { expectedRevision: 'no_stream' });
     const head = await store.headPosition();
-    const measured = await projectorLag({ store, clock: manualClock(Date.parse(minute(2))), applied: async () => head + 10_000 });
+    const measured = await projectorLag({
+      store,
+      clock: manualClock(Date.parse(minute(2))),
+      applied: async () => head + 10_000,
+    });
     assert.equal(measured, { head, applied: head + 10_000, events: 0, seconds: 0, ahead: true });
   });
 
@@ -130,19 +162,27 @@ lagSuite('EventStoreDB (test server)', async () => {
 
 const esdbOnly = suite('projector lag: EventStoreDB positions');
 
-esdbOnly('an applied position inside a record (not one of the log\'s) is ahead, not an error and not a lag of 0', async () => {
-  const server = await startFakeEventStoreDb();
-  const store = createEventStoreDbEventStore({ connectionString: server.connectionString });
-  try {
-    for (let i = 0; i < 3; i++) await store.appendToStream(`s-${i}`, [decidedAt(`E${i}`, minute(i))], { expectedRevision: 'no_stream' });
-    const [first] = await store.readAll();
-    const measured = await projectorLag({ store, clock: manualClock(Date.parse(minute(9))), applied: async () => first!.position + 1 });
-    assert.is(measured.ahead, true);
-    assert.is(measured.events, 0);
-  } finally {
-    await store.close();
-    await server.close();
-  }
-});
+esdbOnly(
+  "an applied position inside a record (not one of the log's) is ahead, not an error and not a lag of 0",
+  async () => {
+    const server = await startFakeEventStoreDb();
+    const store = createEventStoreDbEventStore({ connectionString: server.connectionString });
+    try {
+      for (let i = 0; i < 3; i++)
+        await store.appendToStream(`s-${i}`, [decidedAt(`E${i}`, minute(i))], { expectedRevision: 'no_stream' });
+      const [first] = await store.readAll();
+      const measured = await projectorLag({
+        store,
+        clock: manualClock(Date.parse(minute(9))),
+        applied: async () => first!.position + 1,
+      });
+      assert.is(measured.ahead, true);
+      assert.is(measured.events, 0);
+    } finally {
+      await store.close();
+      await server.close();
+    }
+  },
+);
 
 esdbOnly.run();

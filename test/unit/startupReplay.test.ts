@@ -17,7 +17,11 @@ test('a data folder without a snapshot replays; after a clean stop (snapshot wri
   try {
     const first = await openSite(config);
     assert.is(await replaysWholeLogIntoMemory(first, config), true, 'an empty data folder');
-    assert.is(await replaysWholeLogIntoMemory(first, { ...config, redisUrl: 'redis://127.0.0.1:6379' }), false, 'a Redis read model is not the heap');
+    assert.is(
+      await replaysWholeLogIntoMemory(first, { ...config, redisUrl: 'redis://127.0.0.1:6379' }),
+      false,
+      'a Redis read model is not the heap',
+    );
     await first.startProjector();
     await ensureDefaultCategory(first);
     await first.close();

@@ -34,14 +34,26 @@ function fold(events: RecordedEvent[]): Map<string, TermDoc | TermMembershipDoc>
   return docs;
 }
 
-const post = (extra: Partial<PostFields>): Partial<PostFields> => ({ status: 'publish', categories: [2], tags: [7], ...extra });
+const post = (extra: Partial<PostFields>): Partial<PostFields> => ({
+  status: 'publish',
+  categories: [2],
+  tags: [7],
+  ...extra,
+});
 
 test('a term document follows its creation and updates, and disappears when deleted', () => {
   const docs = fold([
     event('TermCreated', { id: 2, taxonomy: 'category', name: 'News', slug: 'news', description: '', parent: 0 }),
     event('TermUpdated', { id: 2, taxonomy: 'category', changes: { name: 'World news', parent: 1 } }),
   ]);
-  assert.equal(docs.get(`${TERM_COLLECTION}/2`), { id: 2, taxonomy: 'category', name: 'World news', slug: 'news', description: '', parent: 1 });
+  assert.equal(docs.get(`${TERM_COLLECTION}/2`), {
+    id: 2,
+    taxonomy: 'category',
+    name: 'World news',
+    slug: 'news',
+    description: '',
+    parent: 1,
+  });
   const gone = fold([
     event('TermCreated', { id: 3, taxonomy: 'post_tag', name: 'x', slug: 'x', description: '', parent: 0 }),
     event('TermDeleted', { id: 3, taxonomy: 'post_tag', parent: 0 }),
@@ -49,7 +61,7 @@ test('a term document follows its creation and updates, and disappears when dele
   assert.is(gone.size, 0);
 });
 
-test('a post\'s membership remembers its terms and status across partial updates', () => {
+test("a post's membership remembers its terms and status across partial updates", () => {
   const docs = fold([
     event('PostCreated', { id: 10, postType: 'post', post: post({ status: 'draft' }) }),
     event('PostUpdated', { id: 10, postType: 'post', changes: { status: 'publish' } }),
@@ -62,7 +74,14 @@ test('a post\'s membership remembers its terms and status across partial updates
 test('trashing keeps the membership but marks it trash; deleting removes it; pages are not tracked', () => {
   const docs = fold([
     event('PostCreated', { id: 10, postType: 'post', post: post({}) }),
-    event('PostTrashed', { id: 10, postType: 'post', previousStatus: 'publish', slug: 'a__trashed', modified: '', modified_gmt: '' }),
+    event('PostTrashed', {
+      id: 10,
+      postType: 'post',
+      previousStatus: 'publish',
+      slug: 'a__trashed',
+      modified: '',
+      modified_gmt: '',
+    }),
     event('PostCreated', { id: 11, postType: 'post', post: post({}) }),
     event('PostDeleted', { id: 11, postType: 'post' }),
     event('PostCreated', { id: 12, postType: 'page', post: post({}) }),
@@ -81,7 +100,9 @@ test('a membership counts toward its terms only while the post is published', ()
 });
 
 test('term index: descending keys order equal values by ascending id', () => {
-  const key = (id: number, name: string) => terms.index!({ id, taxonomy: 'category', name, slug: `s${id}`, description: '', parent: 0 }, TERM_COLLECTION).sort!.name_desc as string;
+  const key = (id: number, name: string) =>
+    terms.index!({ id, taxonomy: 'category', name, slug: `s${id}`, description: '', parent: 0 }, TERM_COLLECTION).sort!
+      .name_desc as string;
   const byDescendingKey = [key(3, 'Same'), key(9, 'Same'), key(5, 'Zed'), key(1, 'Alpha')].sort().reverse();
   assert.equal(byDescendingKey, [key(5, 'Zed'), key(3, 'Same'), key(9, 'Same'), key(1, 'Alpha')]);
   // A name that is a prefix of another sorts before it.
@@ -89,7 +110,10 @@ test('term index: descending keys order equal values by ascending id', () => {
 });
 
 test('term index: sets for the list filters and the duplicate-name check', () => {
-  const entry = terms.index!({ id: 4, taxonomy: 'post_tag', name: 'ÉTÉ News', slug: 'ete-news', description: 'D', parent: 0 }, TERM_COLLECTION);
+  const entry = terms.index!(
+    { id: 4, taxonomy: 'post_tag', name: 'ÉTÉ News', slug: 'ete-news', description: 'D', parent: 0 },
+    TERM_COLLECTION,
+  );
   assert.equal(entry.sets, { taxonomy: 'post_tag', parent: 0, slug: 'ete-news', name_lower: 'ÉtÉ news' });
   assert.equal(entry.text, { name: 'ÉTÉ News', slug: 'ete-news' });
   assert.is(entry.sort!.name, 'été news');

@@ -22,7 +22,9 @@ test('names: sanitising twice changes nothing more', () => {
 
 test('descriptions: only basic inline tags and their allowed attributes stay', () => {
   assert.is(
-    sanitizeTermDescription('<p>Hi</p> <b>bold</b> <script>x()</script> & <a href="javascript:x" onclick="y">l</a> <a href="http://e.com" title="t">ok</a>'),
+    sanitizeTermDescription(
+      '<p>Hi</p> <b>bold</b> <script>x()</script> & <a href="javascript:x" onclick="y">l</a> <a href="http://e.com" title="t">ok</a>',
+    ),
     'Hi <b>bold</b> x() &amp; <a href="x">l</a> <a href="http://e.com" title="t">ok</a>',
   );
 });

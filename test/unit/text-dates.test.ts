@@ -207,7 +207,15 @@ test('gmtOffsetHours', () => {
 });
 
 test('isValidTimeZone', () => {
-  for (const z of ['UTC', 'Europe/Berlin', 'America/Argentina/Buenos_Aires', 'Asia/Kolkata', 'Asia/Calcutta', 'Etc/GMT+5', 'America/Port-au-Prince']) {
+  for (const z of [
+    'UTC',
+    'Europe/Berlin',
+    'America/Argentina/Buenos_Aires',
+    'Asia/Kolkata',
+    'Asia/Calcutta',
+    'Etc/GMT+5',
+    'America/Port-au-Prince',
+  ]) {
     assert.ok(isValidTimeZone(z), z);
   }
   for (const z of ['', 'europe/berlin', 'utc', 'Foo/Bar', '+05:30', 'Europe/Berlin ', 'Mars/Olympus']) {

@@ -3,7 +3,14 @@ import * as assert from 'uvu/assert';
 import { autop, autopPasses, simpleParagraphs } from '../../src/text/autop';
 import { excerptBlocksOnly, hasBlocks, parseBlocks, stripBlockDelimiters } from '../../src/text/blocks';
 import { maySmile, stripAllTags } from '../../src/text/contentFilters';
-import { generateExcerptText, renderContent, renderContentAndExcerpt, renderExcerpt, renderTitle, splitPages } from '../../src/text/render';
+import {
+  generateExcerptText,
+  renderContent,
+  renderContentAndExcerpt,
+  renderExcerpt,
+  renderTitle,
+  splitPages,
+} from '../../src/text/render';
 import { shortcodeUnautop, shortcodesIn, stripShortcodes, DEFAULT_SHORTCODES } from '../../src/text/shortcodes';
 import { mayTexturize, splitAtHtml, texturize, texturizeParts, TEXTURIZE_SPLIT } from '../../src/text/texturize';
 import { leadingWordsJoined, singleSpacedWordsEnd, wordCount } from '../../src/text/words';
@@ -12,8 +19,8 @@ import { leadingWordsJoined, singleSpacedWordsEnd, wordCount } from '../../src/t
 // or an internal REST GET of a post holding the input).
 
 const TEXTURIZE: Array<[string, string]> = [
-  ["It's a \"test\" -- ok", 'It&#8217;s a &#8220;test&#8221; &#8212; ok'],
-  ["He said 'hello' and \"bye\".", 'He said &#8216;hello&#8217; and &#8220;bye&#8221;.'],
+  ['It\'s a "test" -- ok', 'It&#8217;s a &#8220;test&#8221; &#8212; ok'],
+  ['He said \'hello\' and "bye".', 'He said &#8216;hello&#8217; and &#8220;bye&#8221;.'],
   ["'Twas the night", '&#8216;Twas the night'],
   ["'tis 'twere 'em", '&#8217;tis &#8217;twere &#8217;em'],
   ["Rock 'n' roll", 'Rock &#8216;n&#8217; roll'],
@@ -21,7 +28,7 @@ const TEXTURIZE: Array<[string, string]> = [
   ["He's 5'10\" tall", 'He&#8217;s 5&#8217;10&#8221; tall'],
   ["He is 6' tall.", 'He is 6&#8242; tall.'],
   ['A 12" pizza.', 'A 12&#8243; pizza.'],
-  ["\"42\" and '0.42'", '&#8220;42&#8221; and &#8216;0.42&#8217;'],
+  ['"42" and \'0.42\'', '&#8220;42&#8221; and &#8216;0.42&#8217;'],
   ['"Hello," she said. "Bye."', '&#8220;Hello,&#8221; she said. &#8220;Bye.&#8221;'],
   ["She said, \"It's 'fine'.\"", 'She said, &#8220;It&#8217;s &#8216;fine&#8217;.&#8221;'],
   ["O'Reilly's", 'O&#8217;Reilly&#8217;s'],
@@ -85,8 +92,14 @@ const AUTOP: Array<[string, string]> = [
   ['<script>var a = 1;\n\nvar b = 2;</script>', '<p><script>var a = 1;</p>\n<p>var b = 2;</script></p>\n'],
   ['<a href="x"\ntitle="y">link</a>\nnext', '<p><a href="x"\ntitle="y">link</a><br />\nnext</p>\n'],
   ['text\n<!--more-->\nmore', '<p>text<br />\n<!--more--><br />\nmore</p>\n'],
-  ['<figure><img src="a">\n<figcaption>cap</figcaption>\n</figure>', '<figure><img src="a"><figcaption>cap</figcaption></figure>\n'],
-  ['<select>\n<option>a</option>\n<option>b</option>\n</select>', '<p><select><option>a</option><option>b</option></select></p>\n'],
+  [
+    '<figure><img src="a">\n<figcaption>cap</figcaption>\n</figure>',
+    '<figure><img src="a"><figcaption>cap</figcaption></figure>\n',
+  ],
+  [
+    '<select>\n<option>a</option>\n<option>b</option>\n</select>',
+    '<p><select><option>a</option><option>b</option></select></p>\n',
+  ],
   ['x\u00a0\ny', '<p>x\u00a0<br />\ny</p>\n'], // a non-breaking space is not whitespace to autop
 ];
 
@@ -140,8 +153,44 @@ test('autop: the shortcut against the passes on generated paragraphs and near mi
   let seed = 7;
   const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) / 16777216;
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
-  const pieces = ['word', ' ', "it's", '"q"', '--', '&amp;', '>', '<a href="x">', '</a>', '<em>', '</em>', '<img src=y>', '<code>', '</code>', '\t', '\f', '\u00a0'];
-  const intruders = ['\n', '\r', ' ', '<br>', '<div>', '</div>', '<pre>', '<P>', '<p>', '</p>', '<!-- c -->', '<hr>', '<col>', '<em\n>', '<', '/', 'p'];
+  const pieces = [
+    'word',
+    ' ',
+    "it's",
+    '"q"',
+    '--',
+    '&amp;',
+    '>',
+    '<a href="x">',
+    '</a>',
+    '<em>',
+    '</em>',
+    '<img src=y>',
+    '<code>',
+    '</code>',
+    '\t',
+    '\f',
+    '\u00a0',
+  ];
+  const intruders = [
+    '\n',
+    '\r',
+    ' ',
+    '<br>',
+    '<div>',
+    '</div>',
+    '<pre>',
+    '<P>',
+    '<p>',
+    '</p>',
+    '<!-- c -->',
+    '<hr>',
+    '<col>',
+    '<em\n>',
+    '<',
+    '/',
+    'p',
+  ];
   let took = 0;
   for (let n = 0; n < 3000; n++) {
     let text = pick(['', '\n', '\n\n']);
@@ -153,7 +202,8 @@ test('autop: the shortcut against the passes on generated paragraphs and near mi
     }
     if (random() < 0.5) {
       const at = Math.floor(random() * (text.length + 1));
-      text = random() < 0.7 ? text.slice(0, at) + pick(intruders) + text.slice(at) : text.slice(0, at) + text.slice(at + 1);
+      text =
+        random() < 0.7 ? text.slice(0, at) + pick(intruders) + text.slice(at) : text.slice(0, at) + text.slice(at + 1);
     }
     if (simpleParagraphs(text) !== null) took++;
     assert.is(autop(text), autopPasses(text), JSON.stringify(text));
@@ -176,7 +226,10 @@ test('stripBlockDelimiters keeps the HTML and the newlines around it', () => {
     '\n<h3>H</h3>\n',
   );
   assert.is(stripBlockDelimiters('<!-- wp:spacer {"height":"20px"} /-->after'), 'after');
-  assert.is(stripBlockDelimiters('<!-- wp:my/custom {"a":{"b":1}} -->\n<div>c</div>\n<!-- /wp:my/custom -->'), '\n<div>c</div>\n');
+  assert.is(
+    stripBlockDelimiters('<!-- wp:my/custom {"a":{"b":1}} -->\n<div>c</div>\n<!-- /wp:my/custom -->'),
+    '\n<div>c</div>\n',
+  );
   assert.is(stripBlockDelimiters('no blocks'), 'no blocks');
 });
 
@@ -199,7 +252,9 @@ test('stripBlockDelimiters: malformed input recovers as WordPress does', () => {
 });
 
 test('parseBlocks names, attributes and freeform HTML', () => {
-  const blocks = parseBlocks('intro<!-- wp:heading {"level":2} -->\n<h2>x</h2>\n<!-- /wp:heading --><!-- wp:my/thing /-->');
+  const blocks = parseBlocks(
+    'intro<!-- wp:heading {"level":2} -->\n<h2>x</h2>\n<!-- /wp:heading --><!-- wp:my/thing /-->',
+  );
   assert.equal(
     blocks.map((b) => [b.name, b.attrs]),
     [
@@ -214,7 +269,7 @@ test('parseBlocks names, attributes and freeform HTML', () => {
 
 test('renderContent: classic content is texturized and autop-ed', () => {
   assert.is(
-    renderContent("It's a \"test\".\n\nSecond -- para\nline two"),
+    renderContent('It\'s a "test".\n\nSecond -- para\nline two'),
     '<p>It&#8217;s a &#8220;test&#8221;.</p>\n<p>Second &#8212; para<br />\nline two</p>\n',
   );
   assert.is(renderContent(''), '');
@@ -246,14 +301,26 @@ test('renderContent with `more`: the full-post view of a theme', () => {
     renderContent('Intro\n<!--more-->\nRest', { more: { postId: 69 } }),
     '<p>Intro<br />\n<span id="more-69"></span><br />\nRest</p>\n',
   );
-  assert.is(renderContent('Intro <!--more Read on--> rest', { more: { postId: 70 } }), '<p>Intro <span id="more-70"></span> rest</p>\n');
-  assert.is(renderContent('<!--noteaser-->Teaser<!--more-->Body', { more: { postId: 71 } }), '<p><span id="more-71"></span>Body</p>\n');
+  assert.is(
+    renderContent('Intro <!--more Read on--> rest', { more: { postId: 70 } }),
+    '<p>Intro <span id="more-70"></span> rest</p>\n',
+  );
+  assert.is(
+    renderContent('<!--noteaser-->Teaser<!--more-->Body', { more: { postId: 71 } }),
+    '<p><span id="more-71"></span>Body</p>\n',
+  );
   const moreBlock =
     '<!-- wp:paragraph -->\n<p>A</p>\n<!-- /wp:paragraph -->\n\n<!-- wp:more -->\n<!--more-->\n<!-- /wp:more -->\n\n<!-- wp:paragraph -->\n<p>B</p>\n<!-- /wp:paragraph -->';
-  assert.is(renderContent(moreBlock, { more: { postId: 72 } }), '\n<p>A</p>\n\n\n\n<span id="more-72"></span>\n\n\n\n<p>B</p>\n');
+  assert.is(
+    renderContent(moreBlock, { more: { postId: 72 } }),
+    '\n<p>A</p>\n\n\n\n<span id="more-72"></span>\n\n\n\n<p>B</p>\n',
+  );
   assert.is(renderContent('no more here', { more: { postId: 73 } }), '<p>no more here</p>\n');
   assert.is(renderContent('p1<!--nextpage-->p2<!--more-->x', { more: { postId: 74 } }), '<p>p1</p>\n');
-  assert.is(renderContent('p1<!--nextpage-->p2<!--more-->x', { more: { postId: 74, page: 2 } }), '<p>p2<span id="more-74"></span>x</p>\n');
+  assert.is(
+    renderContent('p1<!--nextpage-->p2<!--more-->x', { more: { postId: 74, page: 2 } }),
+    '<p>p2<span id="more-74"></span>x</p>\n',
+  );
 });
 
 test('renderContent: image and iframe attributes of 6.1', () => {
@@ -314,7 +381,7 @@ const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i + 1}`).jo
 
 test('renderExcerpt: generated from content', () => {
   assert.is(
-    renderExcerpt('', "It's a \"test\".\n\nSecond -- para\nline two"),
+    renderExcerpt('', 'It\'s a "test".\n\nSecond -- para\nline two'),
     '<p>It&#8217;s a &#8220;test&#8221;. Second &#8212; para line two</p>\n',
   );
   assert.is(renderExcerpt('', BLOCK_POST), '<p>Hello &#8220;world&#8221; Second</p>\n');
@@ -356,7 +423,10 @@ test('renderExcerpt: smilies survive tag stripping and are converted again', () 
 });
 
 test('renderExcerpt: an explicit excerpt is texturized and autop-ed, not shortened', () => {
-  assert.is(renderExcerpt("Hand-written it's excerpt\nline two", words(80)), '<p>Hand-written it&#8217;s excerpt<br />\nline two</p>\n');
+  assert.is(
+    renderExcerpt("Hand-written it's excerpt\nline two", words(80)),
+    '<p>Hand-written it&#8217;s excerpt<br />\nline two</p>\n',
+  );
   assert.is(renderExcerpt('<b>bold</b> & more', ''), '<p><b>bold</b> &#038; more</p>\n');
   assert.is(renderExcerpt('Two\n\nparas', ''), '<p>Two</p>\n<p>paras</p>\n');
   assert.is(renderExcerpt(words(70), ''), `<p>${words(70)}</p>\n`);
@@ -397,7 +467,11 @@ test('stripAllTags and wordCount', () => {
 // Content of a post on the reference install and its content.rendered and excerpt.rendered (REST, edit context).
 const REFERENCE_POSTS: Array<{ input: string; content: string | null; excerpt: string }> = [
   // A run of spaces before a newline after "<br />": the break goes from the run's second character on.
-  { input: 'a<br /> \nb\n\nc<br />\n\nd', content: '<p>a<br /> <br />\nb</p>\n<p>c</p>\n<p>d</p>\n', excerpt: '<p>a b c d</p>\n' },
+  {
+    input: 'a<br /> \nb\n\nc<br />\n\nd',
+    content: '<p>a<br /> <br />\nb</p>\n<p>c</p>\n<p>d</p>\n',
+    excerpt: '<p>a b c d</p>\n',
+  },
   // Newlines inside a tag, a comment and a CDATA section are not breaks.
   {
     input: '<a\nhref="q">link</a>\n<!-- one\ntwo -->\nz\n<![CDATA[x\ny]]>',
@@ -407,23 +481,34 @@ const REFERENCE_POSTS: Array<{ input: string; content: string | null; excerpt: s
   // Smilies stand at the start, after a tag, after a space or "&nbsp;"; not after other characters.
   {
     input: '<p>:) after a tag</p>\n\nbefore 8O 8-) a;) x:) <b>:D</b>&nbsp;:P',
-    content: '<p>\u{1F642} after a tag</p>\n<p>before \u{1F62F} \u{1F60E} a;) x:) <b>\u{1F600}</b>&nbsp;\u{1F61B}</p>\n',
+    content:
+      '<p>\u{1F642} after a tag</p>\n<p>before \u{1F62F} \u{1F60E} a;) x:) <b>\u{1F600}</b>&nbsp;\u{1F61B}</p>\n',
     excerpt: '<p>\u{1F642} after a tag before \u{1F62F} \u{1F60E} a;) x:) \u{1F600}&nbsp;\u{1F61B}</p>\n',
   },
-  { input: '<b>:)</b> only after a tag', content: '<p><b>\u{1F642}</b> only after a tag</p>\n', excerpt: '<p>\u{1F642} only after a tag</p>\n' },
+  {
+    input: '<b>:)</b> only after a tag',
+    content: '<p><b>\u{1F642}</b> only after a tag</p>\n',
+    excerpt: '<p>\u{1F642} only after a tag</p>\n',
+  },
   // A newline right after "<br />" stays as it is.
   { input: 'x<br />\ny<br>\n z', content: '<p>x<br />\ny<br />\n z</p>\n', excerpt: '<p>x y z</p>\n' },
-  { input: 'line  \n  \nnext\t\n\t\nlast  ', content: '<p>line  </p>\n<p>next\t</p>\n<p>last  </p>\n', excerpt: '<p>line next last</p>\n' },
+  {
+    input: 'line  \n  \nnext\t\n\t\nlast  ',
+    content: '<p>line  </p>\n<p>next\t</p>\n<p>last  </p>\n',
+    excerpt: '<p>line next last</p>\n',
+  },
   // Block content whose excerpt is made from the same text as content.rendered.
   {
     input:
       '<!-- wp:paragraph -->\n<p>First "block" -- with it\'s quotes and words enough.</p>\n<!-- /wp:paragraph -->\n\n<!-- wp:heading -->\n<h2>Head 5x5</h2>\n<!-- /wp:heading -->',
-    content: '\n<p>First &#8220;block&#8221; &#8212; with it&#8217;s quotes and words enough.</p>\n\n\n\n<h2>Head 5&#215;5</h2>\n',
+    content:
+      '\n<p>First &#8220;block&#8221; &#8212; with it&#8217;s quotes and words enough.</p>\n\n\n\n<h2>Head 5&#215;5</h2>\n',
     excerpt: '<p>First &#8220;block&#8221; &#8212; with it&#8217;s quotes and words enough. Head 5&#215;5</p>\n',
   },
   // The excerpt's source goes through paragraphs (autop), which separates words that block content joins.
   {
-    input: '<!-- wp:html -->\n<p>x</p><p>y</p>\n<!-- /wp:html -->\n\n<!-- wp:paragraph -->\n<p>a<br><br>b</p>\n<!-- /wp:paragraph -->',
+    input:
+      '<!-- wp:html -->\n<p>x</p><p>y</p>\n<!-- /wp:html -->\n\n<!-- wp:paragraph -->\n<p>a<br><br>b</p>\n<!-- /wp:paragraph -->',
     content: '\n<p>x</p><p>y</p>\n\n\n\n<p>a<br><br>b</p>\n',
     excerpt: '<p>x y a b</p>\n',
   },
@@ -485,13 +570,34 @@ test('leading words: one slice per run of words one space apart, the same as spl
   let seed = 11;
   const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) / 16777216;
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
-  const pieces = ['word', 'a', 'élan', '&hellip;', ' ', ' ', ' ', '  ', '\t', '\n', '\r\n', ' \n ', '\u000b', '\u0000', '\u00a0', '\f'];
+  const pieces = [
+    'word',
+    'a',
+    'élan',
+    '&hellip;',
+    ' ',
+    ' ',
+    ' ',
+    '  ',
+    '\t',
+    '\n',
+    '\r\n',
+    ' \n ',
+    '\u000b',
+    '\u0000',
+    '\u00a0',
+    '\f',
+  ];
   for (let n = 0; n < 20000; n++) {
     let text = '';
     const length = Math.floor(random() * 40);
     for (let k = 0; k < length; k++) text += pick(pieces);
     const limit = Math.floor(random() * 12);
-    assert.is(leadingWordsJoined(text, limit, ' [more]'), reference(text, limit, ' [more]'), JSON.stringify([text, limit]));
+    assert.is(
+      leadingWordsJoined(text, limit, ' [more]'),
+      reference(text, limit, ' [more]'),
+      JSON.stringify([text, limit]),
+    );
   }
   assert.is(leadingWordsJoined('', 3, '+'), '');
   assert.is(leadingWordsJoined('one two', 0, '+'), '+');
@@ -523,8 +629,21 @@ const TEXTURIZE_SKIPS = [
 ];
 // Each has one thing texturize changes.
 const TEXTURIZE_TAKES = [
-  "it's", 'say "hi"', 'a - b', 'a -- b', '``quoted', 'wait...', 'Brand (tm)', '2x4', 'a & b', '&amp', '&#;', '&#x;',
-  '<a href="?a=1&b=2">x</a>', '<!-- c & d -->x', '[caption]x"y"[/caption]',
+  "it's",
+  'say "hi"',
+  'a - b',
+  'a -- b',
+  '``quoted',
+  'wait...',
+  'Brand (tm)',
+  '2x4',
+  'a & b',
+  '&amp',
+  '&#;',
+  '&#x;',
+  '<a href="?a=1&b=2">x</a>',
+  '<!-- c & d -->x',
+  '[caption]x"y"[/caption]',
 ];
 
 test('mayTexturize: texts without quotes, dashes, "``", "...", "(tm)", digit-x-digit or a bare "&" are left alone', () => {
@@ -538,13 +657,58 @@ test('mayTexturize: texts without quotes, dashes, "``", "...", "(tm)", digit-x-d
     assert.is(texturize(text), texturizeParts(text), JSON.stringify(text));
   }
   // Each of these is changed by texturize, so the check must let it through.
-  for (const text of ["it's", 'say "hi"', 'a -- b', '``quoted', 'wait...', 'Brand (tm)', '2x4', 'a & b', '<a href="?a=1&b=2">x</a>']) {
+  for (const text of [
+    "it's",
+    'say "hi"',
+    'a -- b',
+    '``quoted',
+    'wait...',
+    'Brand (tm)',
+    '2x4',
+    'a & b',
+    '<a href="?a=1&b=2">x</a>',
+  ]) {
     assert.is.not(texturize(text), text, JSON.stringify(text));
   }
 });
 
 test('texturize with and without the check agree on generated texts', () => {
-  const pieces = ['word', ' ', '.', '..', '`', "'", '"', '-', '--', ' (tm)', '(tm', 'x', '1', '9', '&', '&amp;', '&#1;', '&#xa;', '&X1;', '#', ';', '<b>', '</b>', '<code>', '</code>', '<!--', '-->', '<', '>', '[caption]', '[/caption]', '[code]', '\n', '\u00a0'];
+  const pieces = [
+    'word',
+    ' ',
+    '.',
+    '..',
+    '`',
+    "'",
+    '"',
+    '-',
+    '--',
+    ' (tm)',
+    '(tm',
+    'x',
+    '1',
+    '9',
+    '&',
+    '&amp;',
+    '&#1;',
+    '&#xa;',
+    '&X1;',
+    '#',
+    ';',
+    '<b>',
+    '</b>',
+    '<code>',
+    '</code>',
+    '<!--',
+    '-->',
+    '<',
+    '>',
+    '[caption]',
+    '[/caption]',
+    '[code]',
+    '\n',
+    '\u00a0',
+  ];
   let skipped = 0;
   for (const text of textsOf(pieces, 20000, 5, 10)) {
     if (!mayTexturize(text)) skipped++;
@@ -554,7 +718,22 @@ test('texturize with and without the check agree on generated texts', () => {
 });
 
 test('splitAtHtml gives what splitting on the tag pattern gives', () => {
-  const fixed = ['', 'a', '<', '>', '<>', '<!--', '<!-->', '<!--->', '<!-- x -->y', '<!-- x -- y', '<!- x ->', 'a<b c="d">e</b>f', '<!--a-->-->b<c', 'x<y'];
+  const fixed = [
+    '',
+    'a',
+    '<',
+    '>',
+    '<>',
+    '<!--',
+    '<!-->',
+    '<!--->',
+    '<!-- x -->y',
+    '<!-- x -- y',
+    '<!- x ->',
+    'a<b c="d">e</b>f',
+    '<!--a-->-->b<c',
+    'x<y',
+  ];
   const pieces = ['a', ' ', '<', '>', '!', '-', '--', '-->', '<!--', '<p>', '</p>', '\n'];
   for (const text of [...fixed, ...textsOf(pieces, 20000, 3)]) {
     assert.equal(splitAtHtml(text), text.split(TEXTURIZE_SPLIT), JSON.stringify(text));
@@ -564,14 +743,35 @@ test('splitAtHtml gives what splitting on the tag pattern gives', () => {
 test('shortcodesIn finds what the shortcode-name pattern finds', () => {
   const registered = ['caption', 'gallery', 'code', 'wp_caption', 'é'];
   const reference = (text: string, closers: boolean) => {
-    const seen = new Set([...text.matchAll(closers ? /\[\/?([^<>&/[\]\x00-\x20=]+)/g : /\[([^<>&/[\]\x00-\x20=]+)/g)].map((m) => m[1]));
+    const seen = new Set(
+      [...text.matchAll(closers ? /\[\/?([^<>&/[\]\x00-\x20=]+)/g : /\[([^<>&/[\]\x00-\x20=]+)/g)].map((m) => m[1]),
+    );
     return registered.filter((n) => seen.has(n));
   };
   assert.equal(shortcodesIn('text [&hellip;]', registered), []);
   assert.equal(shortcodesIn('[/code] [gallery ids=1] [caption]', registered), ['caption', 'gallery', 'code']);
   assert.equal(shortcodesIn('[/code]', registered, false), []);
   assert.equal(shortcodesIn('[captions] [caption"x] [/] [', registered), []);
-  const pieces = ['[', '[/', ']', '/', 'caption', 'gallery', 'code', 'wp_', 'é', 's', '=', ' ', '&', '<', '>', '"', '\t', '\u0000'];
+  const pieces = [
+    '[',
+    '[/',
+    ']',
+    '/',
+    'caption',
+    'gallery',
+    'code',
+    'wp_',
+    'é',
+    's',
+    '=',
+    ' ',
+    '&',
+    '<',
+    '>',
+    '"',
+    '\t',
+    '\u0000',
+  ];
   for (const text of textsOf(pieces, 20000, 9, 8)) {
     assert.equal(shortcodesIn(text, registered), reference(text, true), JSON.stringify(text));
     assert.equal(shortcodesIn(text, registered, false), reference(text, false), JSON.stringify(text));
@@ -579,8 +779,10 @@ test('shortcodesIn finds what the shortcode-name pattern finds', () => {
 });
 
 test('maySmile: only where a smiley\'s text starts after a space, ";", ">" or at the start', () => {
-  for (const text of [':)', 'a :-) b', '<b>;)</b>', 'x\n8-O', '&nbsp;:mrgreen:', 'a\u00a0:D']) assert.ok(maySmile(text), JSON.stringify(text));
-  for (const text of ['post 8 of 9', 'who and when; the', 'a:) b', 'time: 8', ': ) ; ) 8 )', '']) assert.not.ok(maySmile(text), JSON.stringify(text));
+  for (const text of [':)', 'a :-) b', '<b>;)</b>', 'x\n8-O', '&nbsp;:mrgreen:', 'a\u00a0:D'])
+    assert.ok(maySmile(text), JSON.stringify(text));
+  for (const text of ['post 8 of 9', 'who and when; the', 'a:) b', 'time: 8', ': ) ; ) 8 )', ''])
+    assert.not.ok(maySmile(text), JSON.stringify(text));
 });
 
 test('singleSpacedWordsEnd: the end of the leading words when they stand one space apart', () => {
@@ -588,7 +790,14 @@ test('singleSpacedWordsEnd: the end of the leading words when they stand one spa
   assert.is(singleSpacedWordsEnd('one two three', 3), 13);
   assert.is(singleSpacedWordsEnd('one\u00a0two\u000bthree x', 1), 13);
   // Not taken: fewer words, a leading break, two spaces, a tab or a newline between them, no limit.
-  for (const [text, limit] of [['one two', 3], [' one two three', 2], ['one  two three', 2], ['one\ttwo three', 2], ['one\ntwo', 2], ['one two', 0]] as const) {
+  for (const [text, limit] of [
+    ['one two', 3],
+    [' one two three', 2],
+    ['one  two three', 2],
+    ['one\ttwo three', 2],
+    ['one\ntwo', 2],
+    ['one two', 0],
+  ] as const) {
     assert.is(singleSpacedWordsEnd(text, limit), -1, JSON.stringify([text, limit]));
   }
 });

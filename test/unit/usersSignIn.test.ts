@@ -55,7 +55,10 @@ test('login passwords: scrypt hashes of earlier versions still verify, and ask t
 
 test('login passwords: hashes written by bcryptjs (earlier versions) verify unchanged', async () => {
   const condensed = createHmac('sha384', 'palimpsest-login-password').update('correct horse', 'utf8').digest('base64');
-  for (const written of [bcryptjs.hashSync(condensed, 4), bcryptjs.hashSync(condensed, 11).replace(/^\$2b\$/, '$2a$')]) {
+  for (const written of [
+    bcryptjs.hashSync(condensed, 4),
+    bcryptjs.hashSync(condensed, 11).replace(/^\$2b\$/, '$2a$'),
+  ]) {
     const stored = `bcrypt-sha384$${written}`;
     assert.ok(await loginPasswordMatches('correct horse', stored), written);
     assert.not.ok(await loginPasswordMatches('correct horse!', stored), written);
@@ -72,7 +75,9 @@ test('login-password checks run off the event loop: it turns, and an unrelated r
     const checks = Array.from({ length: 4 }, () => loginPasswordMatches('wrong horse', hash).finally(() => settled++));
     // Each turn of the loop runs between checks run on the loop itself; checks on other threads leave it free.
     for (let turns = 0; turns < 200; turns++) await new Promise((resolve) => setImmediate(resolve));
-    const answer = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`).then((response) => response.text());
+    const answer = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`).then((response) =>
+      response.text(),
+    );
     assert.is(answer, 'unrelated');
     assert.is(settled, 0, 'the loop turned 200 times and answered a request before any check finished');
     assert.equal(await Promise.all(checks), [false, false, false, false]);
@@ -93,7 +98,10 @@ test('login-password checks are bounded: beyond the running and waiting ones, a 
   });
   const admitted = [checks.matches('right', 'h'), checks.matches('wrong', 'h'), checks.matches('right', 'h')];
   assert.is(checks.inFlight, 3);
-  const refused = await checks.matches('right', 'h').then(() => null, (error: unknown) => error);
+  const refused = await checks.matches('right', 'h').then(
+    () => null,
+    (error: unknown) => error,
+  );
   assert.instance(refused, SignInChecksBusy);
   await new Promise((resolve) => setImmediate(resolve));
   assert.is(started, 2, 'two run, one waits');
@@ -110,7 +118,8 @@ test('the real check: an unknown login (no hash) costs a check and never matches
 
 test('usernames and nicenames as WordPress accepts and derives them', () => {
   for (const ok of ['ada', 'Ada Lovelace', 'a.b-c_d@e']) assert.ok(isValidUsername(ok), ok);
-  for (const bad of ['', 'bad*name', ' padded', 'two  spaces', 'émile', '<b>x</b>']) assert.not.ok(isValidUsername(bad), bad);
+  for (const bad of ['', 'bad*name', ' padded', 'two  spaces', 'émile', '<b>x</b>'])
+    assert.not.ok(isValidUsername(bad), bad);
   assert.is(nicenameFor('Ada Lovelace', undefined), 'ada-lovelace');
   assert.is(nicenameFor('ada', 'Émile Zola!'), 'emile-zola');
   assert.is(nicenameFor('x'.repeat(60), undefined), 'x'.repeat(50));
@@ -134,7 +143,12 @@ function succeed(throttle: SignInThrottle, login: string, address: string): void
 
 test('throttle: a sliding window per address and per login; trusted addresses pass the login limit', () => {
   const clock = manualClock(0);
-  const throttle = new SignInThrottle(clock, { perAddress: { failures: 3, windowMs: 10_000 }, perLogin: { failures: 2, windowMs: 10_000 }, trustAddressMs: 60_000, maxEntries: 10 });
+  const throttle = new SignInThrottle(clock, {
+    perAddress: { failures: 3, windowMs: 10_000 },
+    perLogin: { failures: 2, windowMs: 10_000 },
+    trustAddressMs: 60_000,
+    maxEntries: 10,
+  });
   succeed(throttle, 'ada', 'home');
   fail(throttle, 'ada', 'a');
   clock.advance(1000);
@@ -160,7 +174,12 @@ test('throttle: a sliding window per address and per login; trusted addresses pa
 
 test('throttle: a success takes back only the failures of that login from that address', () => {
   const clock = manualClock(0);
-  const throttle = new SignInThrottle(clock, { perAddress: { failures: 3, windowMs: 10_000 }, perLogin: { failures: 3, windowMs: 10_000 }, trustAddressMs: 60_000, maxEntries: 10 });
+  const throttle = new SignInThrottle(clock, {
+    perAddress: { failures: 3, windowMs: 10_000 },
+    perLogin: { failures: 3, windowMs: 10_000 },
+    trustAddressMs: 60_000,
+    maxEntries: 10,
+  });
   // The attacker's own account signing in between guesses clears nothing of the guesses against others…
   fail(throttle, 'victim', 'd');
   fail(throttle, 'other', 'd');
@@ -184,9 +203,17 @@ test('throttle: a success takes back only the failures of that login from that a
 
 test('throttle: admitted attempts count at once, so concurrent attempts cannot outrun the limit; an abandoned one counts neither way', () => {
   const clock = manualClock(0);
-  const throttle = new SignInThrottle(clock, { perAddress: { failures: 100, windowMs: 10_000 }, perLogin: { failures: 3, windowMs: 10_000 }, trustAddressMs: 60_000, maxEntries: 10 });
+  const throttle = new SignInThrottle(clock, {
+    perAddress: { failures: 100, windowMs: 10_000 },
+    perLogin: { failures: 3, windowMs: 10_000 },
+    trustAddressMs: 60_000,
+    maxEntries: 10,
+  });
   const admissions = Array.from({ length: 5 }, () => throttle.admit('ada', 'a'));
-  assert.equal(admissions.map((a) => a.admitted), [true, true, true, false, false]);
+  assert.equal(
+    admissions.map((a) => a.admitted),
+    [true, true, true, false, false],
+  );
   const first = admissions[0]!;
   if (first.admitted) first.attempt.abandoned();
   assert.ok(throttle.admit('ada', 'a').admitted);
@@ -195,7 +222,12 @@ test('throttle: admitted attempts count at once, so concurrent attempts cannot o
 
 test('throttle: memory stays bounded by forgetting the least recently touched keys', () => {
   const clock = manualClock(0);
-  const throttle = new SignInThrottle(clock, { perAddress: { failures: 1, windowMs: 10_000 }, perLogin: { failures: 100, windowMs: 10_000 }, trustAddressMs: 1, maxEntries: 2 });
+  const throttle = new SignInThrottle(clock, {
+    perAddress: { failures: 1, windowMs: 10_000 },
+    perLogin: { failures: 100, windowMs: 10_000 },
+    trustAddressMs: 1,
+    maxEntries: 2,
+  });
   fail(throttle, 'a', '1');
   fail(throttle, 'b', '2');
   fail(throttle, 'c', '3');
@@ -213,7 +245,10 @@ test('authorization requests: the reject URL defaults to the success URL with su
     successUrl: 'https://a.example/cb?x=1',
     rejectUrl: 'https://a.example/cb?x=1&success=false',
   });
-  assert.is(readAuthorizationRequest({ success_url: 'https://a.example/', reject_url: 'https://b.example/' }).rejectUrl, 'https://b.example/');
+  assert.is(
+    readAuthorizationRequest({ success_url: 'https://a.example/', reject_url: 'https://b.example/' }).rejectUrl,
+    'https://b.example/',
+  );
   assert.is(readAuthorizationRequest({}).rejectUrl, '');
   assert.is(readAuthorizationRequest({ app_name: ['array'] }).appName, '');
   const problems = (query: Record<string, string>) => requestProblems(readAuthorizationRequest(query));
@@ -235,7 +270,9 @@ test('CSRF tokens: bound to the nonce, the request and time', () => {
   assert.not.ok(tokenIsValid('secret', undefined, token, 1000, bound));
   assert.not.ok(tokenIsValid('secret', nonce, token, 1000, ['', 'https://evil.example/', bound[2]!]));
   assert.not.ok(tokenIsValid('secret', nonce, token, 1000 + 30 * 60 * 1000, bound));
-  assert.not.ok(tokenIsValid('secret', nonce, `${Number(token.split('.')[0]) + 1}.${token.split('.')[1]}`, 1000, bound));
+  assert.not.ok(
+    tokenIsValid('secret', nonce, `${Number(token.split('.')[0]) + 1}.${token.split('.')[1]}`, 1000, bound),
+  );
   assert.is(readCookie('a=1; palimpsest_authorize=abc; b=2', 'palimpsest_authorize'), 'abc');
   assert.is(readCookie(undefined, 'palimpsest_authorize'), undefined);
 });

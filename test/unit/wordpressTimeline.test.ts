@@ -38,11 +38,16 @@ const revision = (id: number, date: string, author = 1, slug = `5-revision-v1`):
   excerpt: { raw: '' },
 });
 
-const shape = (steps: ReturnType<typeof timelineOf>) => steps.map((step) => [step.kind, new Date(step.at).toISOString().slice(0, 19), step.author, step.sourceId]);
+const shape = (steps: ReturnType<typeof timelineOf>) =>
+  steps.map((step) => [step.kind, new Date(step.at).toISOString().slice(0, 19), step.author, step.sourceId]);
 
 test('revisions oldest first whatever the answer order, autosaves from either list once, the last update at modified', () => {
   const autosave = revision(9, '2026-01-04T00:00:00', 3, '5-autosave-v1');
-  const steps = timelineOf(post(), [revision(8, '2026-01-03T10:00:00', 2), autosave, revision(7, '2026-01-02T10:00:00')], [autosave]);
+  const steps = timelineOf(
+    post(),
+    [revision(8, '2026-01-03T10:00:00', 2), autosave, revision(7, '2026-01-02T10:00:00')],
+    [autosave],
+  );
   assert.equal(shape(steps), [
     ['create', '2026-01-01T10:00:00', 1, 'post-5'],
     ['revision', '2026-01-02T10:00:00', 1, 'revision-7'],
@@ -55,12 +60,19 @@ test('revisions oldest first whatever the answer order, autosaves from either li
 });
 
 test('an item dated after its revisions is created at the first of them; published later, it is last updated at its date', () => {
-  const steps = timelineOf(post({ date_gmt: '2026-02-01T00:00:00', modified_gmt: '2026-01-02T10:00:00' }), [revision(7, '2026-01-02T10:00:00')], []);
-  assert.equal(shape(steps).map((step) => step.slice(0, 2)), [
-    ['create', '2026-01-02T10:00:00'],
-    ['revision', '2026-01-02T10:00:00'],
-    ['final', '2026-02-01T00:00:00'],
-  ]);
+  const steps = timelineOf(
+    post({ date_gmt: '2026-02-01T00:00:00', modified_gmt: '2026-01-02T10:00:00' }),
+    [revision(7, '2026-01-02T10:00:00')],
+    [],
+  );
+  assert.equal(
+    shape(steps).map((step) => step.slice(0, 2)),
+    [
+      ['create', '2026-01-02T10:00:00'],
+      ['revision', '2026-01-02T10:00:00'],
+      ['final', '2026-02-01T00:00:00'],
+    ],
+  );
 });
 
 test('a floating draft is recognised by its date_gmt equal to modified; its creation is not at that date', () => {
@@ -68,18 +80,44 @@ test('a floating draft is recognised by its date_gmt equal to modified; its crea
   assert.ok(floatingDate(draft));
   assert.not.ok(floatingDate(post({ status: 'draft' })));
   assert.not.ok(floatingDate(post({ date_gmt: '2026-01-03T10:00:00' })));
-  assert.equal(shape(timelineOf(draft, [revision(7, '2026-01-02T00:00:00')], []))[0]!.slice(0, 2), ['create', '2026-01-02T00:00:00']);
+  assert.equal(shape(timelineOf(draft, [revision(7, '2026-01-02T00:00:00')], []))[0]!.slice(0, 2), [
+    'create',
+    '2026-01-02T00:00:00',
+  ]);
 });
 
 test('a revision of another item is refused, naming both', () => {
-  assert.throws(() => timelineOf(post(), [{ ...revision(7, '2026-01-02T10:00:00'), parent: 6 }], []), (error: Error) => error instanceof WordPressImportError && /post 5: its revision 7 names 6/.test(error.message));
+  assert.throws(
+    () => timelineOf(post(), [{ ...revision(7, '2026-01-02T10:00:00'), parent: 6 }], []),
+    (error: Error) => error instanceof WordPressImportError && /post 5: its revision 7 names 6/.test(error.message),
+  );
 });
 
 test('parents first; a loop or a missing parent is named', () => {
-  const items = [{ id: 3, parent: 2 }, { id: 2, parent: 1 }, { id: 1, parent: 0 }];
-  const of = (list: typeof items) => parentsFirst(list, (item) => item.id, (item) => item.parent, (item) => `page ${item.id}`);
-  assert.equal(of(items).map((item) => item.id), [1, 2, 3]);
-  assert.throws(() => of([{ id: 1, parent: 2 }, { id: 2, parent: 1 }]), /page 1: its parents loop \(1 -> 2 -> 1\)/);
+  const items = [
+    { id: 3, parent: 2 },
+    { id: 2, parent: 1 },
+    { id: 1, parent: 0 },
+  ];
+  const of = (list: typeof items) =>
+    parentsFirst(
+      list,
+      (item) => item.id,
+      (item) => item.parent,
+      (item) => `page ${item.id}`,
+    );
+  assert.equal(
+    of(items).map((item) => item.id),
+    [1, 2, 3],
+  );
+  assert.throws(
+    () =>
+      of([
+        { id: 1, parent: 2 },
+        { id: 2, parent: 1 },
+      ]),
+    /page 1: its parents loop \(1 -> 2 -> 1\)/,
+  );
   assert.throws(() => of([{ id: 1, parent: 1 }]), /page 1: its parents loop \(1 -> 1\)/);
   assert.throws(() => of([{ id: 1, parent: 9 }]), /page 1: its parent 9 is not among/);
 });

@@ -109,11 +109,15 @@ async function collect<T>(read: AsyncIterable<T> & Cancellable, opened: Opened):
 
 function toClientExpectedRevision(expected: ExpectedRevision): AppendExpectedRevision {
   switch (expected) {
-    case 'no_stream': return NO_STREAM;
-    case 'stream_exists': return STREAM_EXISTS;
-    case 'any': return ANY;
+    case 'no_stream':
+      return NO_STREAM;
+    case 'stream_exists':
+      return STREAM_EXISTS;
+    case 'any':
+      return ANY;
     default:
-      if (!Number.isSafeInteger(expected) || expected < 0) throw new RangeError(`An expected revision is a non-negative integer; got ${expected}`);
+      if (!Number.isSafeInteger(expected) || expected < 0)
+        throw new RangeError(`An expected revision is a non-negative integer; got ${expected}`);
       return BigInt(expected);
   }
 }
@@ -153,14 +157,21 @@ export function createEventStoreDbEventStore(options: EventStoreDbOptions): Even
     const opened: Opened = new Set();
     const timedOut = () => {
       for (const read of opened) read.cancel().catch(() => undefined);
-      return new DependencyUnavailableError('event store', `EventStoreDB did not answer ${what} within ${timeoutMs} ms`, { outcomeUnknown: append });
+      return new DependencyUnavailableError(
+        'event store',
+        `EventStoreDB did not answer ${what} within ${timeoutMs} ms`,
+        { outcomeUnknown: append },
+      );
     };
     try {
       return await withDeadline(work(opened), timeoutMs, timedOut);
     } catch (error) {
       if (!isTransient(error)) throw error;
       const detail = error instanceof Error ? error.message : String(error);
-      throw new DependencyUnavailableError('event store', `EventStoreDB unavailable (${what}): ${detail}`, { cause: error, outcomeUnknown: append });
+      throw new DependencyUnavailableError('event store', `EventStoreDB unavailable (${what}): ${detail}`, {
+        cause: error,
+        outcomeUnknown: append,
+      });
     }
   }
 
@@ -181,23 +192,39 @@ export function createEventStoreDbEventStore(options: EventStoreDbOptions): Even
   }
 
   async function appendOnce(streamName: string, events: NewEvent[], ids: string[], expectedRevision: ExpectedRevision) {
-    const proposed = events.map((event, i) => jsonEvent({ id: ids[i]!, type: event.type, data: event.data as JSONType, metadata: event.metadata }));
-    return client.appendToStream(streamName, proposed, { expectedRevision: toClientExpectedRevision(expectedRevision) });
+    const proposed = events.map((event, i) =>
+      jsonEvent({ id: ids[i]!, type: event.type, data: event.data as JSONType, metadata: event.metadata }),
+    );
+    return client.appendToStream(streamName, proposed, {
+      expectedRevision: toClientExpectedRevision(expectedRevision),
+    });
   }
 
   /** The position of the event at `revision`, for the node's answer to a retry, which may carry none. */
   async function positionAt(streamName: string, revision: number, opened: Opened): Promise<number> {
-    const [resolved] = await collect(client.readStream(streamName, { direction: FORWARDS, fromRevision: BigInt(revision), maxCount: 1 }), opened);
+    const [resolved] = await collect(
+      client.readStream(streamName, { direction: FORWARDS, fromRevision: BigInt(revision), maxCount: 1 }),
+      opened,
+    );
     if (!resolved?.event) throw new Error(`"${streamName}" has no event at revision ${revision}`);
     return toPortPosition(resolved.event.position);
   }
 
   /** A page of `$all`; a start inside a record (the node's OUT_OF_RANGE "Invalid position") is PositionNotInLogError. */
-  async function readAllPage(direction: 'forwards' | 'backwards', fromPosition: ReadPosition, maxCount: number, opened: Opened): Promise<AllStreamResolvedEvent[]> {
+  async function readAllPage(
+    direction: 'forwards' | 'backwards',
+    fromPosition: ReadPosition,
+    maxCount: number,
+    opened: Opened,
+  ): Promise<AllStreamResolvedEvent[]> {
     try {
-      return await collect(client.readAll({ direction: direction === 'forwards' ? FORWARDS : BACKWARDS, fromPosition, maxCount }), opened);
+      return await collect(
+        client.readAll({ direction: direction === 'forwards' ? FORWARDS : BACKWARDS, fromPosition, maxCount }),
+        opened,
+      );
     } catch (error) {
-      if (isInvalidPosition(error) && typeof fromPosition === 'object') throw new PositionNotInLogError(toPortPosition(fromPosition), 'the node answered "Invalid position"');
+      if (isInvalidPosition(error) && typeof fromPosition === 'object')
+        throw new PositionNotInLogError(toPortPosition(fromPosition), 'the node answered "Invalid position"');
       throw error;
     }
   }
@@ -206,7 +233,14 @@ export function createEventStoreDbEventStore(options: EventStoreDbOptions): Even
    * Up to `maxCount` shown events of `$all`, with continuation across pages of hidden ones. `skipThrough` leaves out
    * the events at or before it (a forward read from an exclusive position starts with the event there).
    */
-  async function readShown(direction: 'forwards' | 'backwards', from: ReadPosition, maxCount: number, into: RecordedEvent[], opened: Opened, skipThrough?: number) {
+  async function readShown(
+    direction: 'forwards' | 'backwards',
+    from: ReadPosition,
+    maxCount: number,
+    into: RecordedEvent[],
+    opened: Opened,
+    skipThrough?: number,
+  ) {
     let next = from;
     // The first page asks for just what is wanted; only pages after hidden events need to be full.
     let pageSize = Math.min(PAGE_SIZE, maxCount - into.length + (skipThrough === undefined ? 0 : 1));
@@ -239,15 +273,16 @@ export function createEventStoreDbEventStore(options: EventStoreDbOptions): Even
     const serverFilter = namespace ? streamNameFilter({ prefixes: [namespace] }) : excludeSystemEvents();
 
     /** Waits until woken (new data, a drop, close) or `ms` passes. */
-    const pause = (ms?: number) => new Promise<void>((resolve) => {
-      const timer = ms === undefined ? undefined : setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wake = undefined;
-        resolve();
-      }
-      wake = done;
-    });
+    const pause = (ms?: number) =>
+      new Promise<void>((resolve) => {
+        const timer = ms === undefined ? undefined : setTimeout(done, ms);
+        function done() {
+          clearTimeout(timer);
+          wake = undefined;
+          resolve();
+        }
+        wake = done;
+      });
 
     /** One catch-up subscription, followed until it drops (throws or ends) or the subscriber closes it. */
     async function follow(): Promise<void> {
@@ -328,7 +363,8 @@ export function createEventStoreDbEventStore(options: EventStoreDbOptions): Even
           if (error instanceof HandlerFailure) throw error.cause;
           if (error instanceof PositionMappingError) throw error;
           // The checkpoint is not one of this log's positions: resubscribing would be refused for ever.
-          if (isInvalidPosition(error)) throw new PositionNotInLogError(resumeAfter, 'the node refused to subscribe from it');
+          if (isInvalidPosition(error))
+            throw new PositionNotInLogError(resumeAfter, 'the node refused to subscribe from it');
           drop = error;
         }
         if (stopped) return;
@@ -346,7 +382,10 @@ export function createEventStoreDbEventStore(options: EventStoreDbOptions): Even
         stopped = true;
         if (subscriber.onError) subscriber.onError(error);
         // A projection that silently stops is worse than a crash.
-        else queueMicrotask(() => { throw error; });
+        else
+          queueMicrotask(() => {
+            throw error;
+          });
       })
       .finally(() => subscriptions.delete(subscription));
 
@@ -370,25 +409,31 @@ export function createEventStoreDbEventStore(options: EventStoreDbOptions): Even
       const retries = isRetrySafe(expectedRevision) ? appendRetries : 0;
       // Retries fit in the call's bound: none is sent once the caller has been told the outcome is unknown.
       const until = Date.now() + timeoutMs;
-      return bounded(`an append to "${streamId}"`, async (opened) => {
-        for (let attempt = 0; ; attempt++) {
-          try {
-            const result = await appendOnce(streamName, events, ids, expectedRevision);
-            const nextExpectedRevision = Number(result.nextExpectedRevision);
-            // The node acknowledges a recognised retry without a position; the original events have one.
-            const position = result.position ? toPortPosition(result.position) : await positionAt(streamName, nextExpectedRevision, opened);
-            return { nextExpectedRevision, position };
-          } catch (error) {
-            if (error instanceof WrongExpectedVersionError) {
-              const actual = error.actualVersion === NO_STREAM ? 'no_stream' : Number(error.actualVersion);
-              throw new WrongExpectedRevisionError(streamId, expectedRevision, actual);
+      return bounded(
+        `an append to "${streamId}"`,
+        async (opened) => {
+          for (let attempt = 0; ; attempt++) {
+            try {
+              const result = await appendOnce(streamName, events, ids, expectedRevision);
+              const nextExpectedRevision = Number(result.nextExpectedRevision);
+              // The node acknowledges a recognised retry without a position; the original events have one.
+              const position = result.position
+                ? toPortPosition(result.position)
+                : await positionAt(streamName, nextExpectedRevision, opened);
+              return { nextExpectedRevision, position };
+            } catch (error) {
+              if (error instanceof WrongExpectedVersionError) {
+                const actual = error.actualVersion === NO_STREAM ? 'no_stream' : Number(error.actualVersion);
+                throw new WrongExpectedRevisionError(streamId, expectedRevision, actual);
+              }
+              const pause = firstDelayMs * 2 ** attempt;
+              if (attempt >= retries || !isTransient(error) || Date.now() + pause >= until) throw error;
+              await sleep(pause);
             }
-            const pause = firstDelayMs * 2 ** attempt;
-            if (attempt >= retries || !isTransient(error) || Date.now() + pause >= until) throw error;
-            await sleep(pause);
           }
-        }
-      }, true);
+        },
+        true,
+      );
     },
 
     async readStream(streamId, { direction = 'forwards', fromRevision, maxCount = Infinity } = {}) {
@@ -431,7 +476,14 @@ export function createEventStoreDbEventStore(options: EventStoreDbOptions): Even
         const events: RecordedEvent[] = [];
         if (after !== undefined) {
           // The read starts with the event at `after` (the checkpoint's own), which is skipped.
-          await readShown('forwards', exclusive ?? START, maxCount, events, opened, exclusive === undefined ? undefined : after);
+          await readShown(
+            'forwards',
+            exclusive ?? START,
+            maxCount,
+            events,
+            opened,
+            exclusive === undefined ? undefined : after,
+          );
           return events;
         }
         if (direction === 'forwards') {
@@ -449,7 +501,8 @@ export function createEventStoreDbEventStore(options: EventStoreDbOptions): Even
           await readShown('backwards', END, maxCount, events, opened);
           return events;
         }
-        if (toPortPosition(atPosition.event.position) === fromPosition && isShown(atPosition.event)) events.push(toRecorded(atPosition.event));
+        if (toPortPosition(atPosition.event.position) === fromPosition && isShown(atPosition.event))
+          events.push(toRecorded(atPosition.event));
         await readShown('backwards', from, maxCount, events, opened);
         return events;
       });
@@ -477,7 +530,11 @@ export function createEventStoreDbEventStore(options: EventStoreDbOptions): Even
         await Promise.all([...subscriptions].map((subscription) => subscription.close()));
         await client.dispose();
       })();
-      await withDeadline(closing, timeoutMs, () => new DependencyUnavailableError('event store', 'EventStoreDB did not let go of the connection in time')).catch(() => undefined);
+      await withDeadline(
+        closing,
+        timeoutMs,
+        () => new DependencyUnavailableError('event store', 'EventStoreDB did not let go of the connection in time'),
+      ).catch(() => undefined);
     },
   };
 }

@@ -24,7 +24,10 @@ export const isUuid = (value: string) => UUID_PATTERN.test(value);
 
 /** A version 5 UUID (RFC 9562): SHA-1 of the namespace's bytes and the name, with the version and variant bits set. */
 export function nameBasedUuid(namespace: string, name: string): string {
-  const hash = createHash('sha1').update(Buffer.from(namespace.replace(/-/g, ''), 'hex')).update(name, 'utf8').digest();
+  const hash = createHash('sha1')
+    .update(Buffer.from(namespace.replace(/-/g, ''), 'hex'))
+    .update(name, 'utf8')
+    .digest();
   const bytes = hash.subarray(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x50;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
@@ -40,7 +43,15 @@ export function eventIdsFor(streamName: string, expectedRevision: ExpectedRevisi
       return event.id.toLowerCase();
     }
     if (expectedRevision === 'any' || expectedRevision === 'stream_exists') return randomUUID();
-    const name = JSON.stringify([streamName, expectedRevision, events.length, index, event.metadata.requestId, event.type, event.data]);
+    const name = JSON.stringify([
+      streamName,
+      expectedRevision,
+      events.length,
+      index,
+      event.metadata.requestId,
+      event.type,
+      event.data,
+    ]);
     return nameBasedUuid(EVENT_ID_NAMESPACE, name);
   });
 }

@@ -26,7 +26,9 @@ const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 /** The port's position of an event EventStoreDB reported. */
 export function toPortPosition(position: EsdbPosition | undefined): number {
   if (position === undefined) {
-    throw new PositionMappingError('EventStoreDB reported no position for an event (older servers omit it in stream reads)');
+    throw new PositionMappingError(
+      'EventStoreDB reported no position for an event (older servers omit it in stream reads)',
+    );
   }
   const { commit, prepare } = position;
   if (commit !== prepare) {
@@ -34,13 +36,15 @@ export function toPortPosition(position: EsdbPosition | undefined): number {
       `The event at commit ${commit} / prepare ${prepare} was written in an explicit transaction; its position has no single-number form`,
     );
   }
-  if (commit < 0n || commit > MAX_EXACT) throw new PositionMappingError(`Position ${commit} is outside the exact range of a number`);
+  if (commit < 0n || commit > MAX_EXACT)
+    throw new PositionMappingError(`Position ${commit} is outside the exact range of a number`);
   return Number(commit);
 }
 
 /** The EventStoreDB position the port's `position` stands for. */
 export function toEsdbPosition(position: number): EsdbPosition {
-  if (!Number.isSafeInteger(position) || position < 0) throw new RangeError(`A position is a non-negative safe integer; got ${position}`);
+  if (!Number.isSafeInteger(position) || position < 0)
+    throw new RangeError(`A position is a non-negative safe integer; got ${position}`);
   const offset = BigInt(position);
   return { commit: offset, prepare: offset };
 }

@@ -53,9 +53,16 @@ export function createFileBlobStore(root: string): BlobStore {
       // Owner only, as everything under DATA_DIR (src/adapters/files/privateFiles.ts): drafts' images are uploads too.
       await fsp.mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
       // Hidden (a name no key can have), so it is never served while it is written.
-      const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.partial`);
+      const temporary = path.join(
+        path.dirname(file),
+        `.${path.basename(file)}.${randomBytes(6).toString('hex')}.partial`,
+      );
       try {
-        if (isBlobFile(body)) await pipeline(fs.createReadStream(body.path), fs.createWriteStream(temporary, { flags: 'wx', mode: PRIVATE_FILE_MODE }));
+        if (isBlobFile(body))
+          await pipeline(
+            fs.createReadStream(body.path),
+            fs.createWriteStream(temporary, { flags: 'wx', mode: PRIVATE_FILE_MODE }),
+          );
         else await fsp.writeFile(temporary, body, { flag: 'wx', mode: PRIVATE_FILE_MODE });
         // link() fails when the name exists: the first writer keeps it.
         await fsp.link(temporary, file);

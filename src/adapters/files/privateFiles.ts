@@ -33,7 +33,9 @@ export function preparePrivateDir(dir: string): void {
   const mode = fs.statSync(dir).mode & 0o777;
   if ((mode & 0o077) !== 0 && !reported.has(dir)) {
     reported.add(dir);
-    logger.warn(`${dir} is open to other users (mode ${mode.toString(8)}); the files palimpsest keeps in it are 0600, but consider chmod 700`);
+    logger.warn(
+      `${dir} is open to other users (mode ${mode.toString(8)}); the files palimpsest keeps in it are 0600, but consider chmod 700`,
+    );
   }
 }
 

@@ -45,7 +45,12 @@ export const normalHostName = (name: string): string => name.toLowerCase().repla
  * True when the allow-list lets a request to `hostname` (as the URL gives it) on `port` reach `address` (what it
  * resolved to; the hostname itself for a literal address).
  */
-export function isAllowedDestination(allowed: readonly AllowedHost[], hostname: string, port: number, address: string): boolean {
+export function isAllowedDestination(
+  allowed: readonly AllowedHost[],
+  hostname: string,
+  port: number,
+  address: string,
+): boolean {
   if (isPublicAddress(address)) return true;
   const name = normalHostName(hostname);
   const parsed = parseAddress(address);
@@ -55,7 +60,10 @@ export function isAllowedDestination(allowed: readonly AllowedHost[], hostname: 
     if (!parsed) return false;
     const [base] = entry.range;
     // An IPv4 range also matches the IPv4-mapped form of its addresses, as a dual-stack socket reports them.
-    const candidate = parsed.kind() === 'ipv6' && base.kind() === 'ipv4' && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address() : parsed;
+    const candidate =
+      parsed.kind() === 'ipv6' && base.kind() === 'ipv4' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()
+        ? (parsed as ipaddr.IPv6).toIPv4Address()
+        : parsed;
     return candidate.kind() === base.kind() && candidate.match(entry.range);
   });
 }
@@ -63,7 +71,9 @@ export function isAllowedDestination(allowed: readonly AllowedHost[], hostname: 
 /** True when some entry names this host (and port): its addresses are then the operator's to vouch for. */
 export function isAllowedName(allowed: readonly AllowedHost[], hostname: string, port: number): boolean {
   const name = normalHostName(hostname);
-  return allowed.some((entry) => entry.kind === 'name' && entry.name === name && (entry.port === null || entry.port === port));
+  return allowed.some(
+    (entry) => entry.kind === 'name' && entry.name === name && (entry.port === null || entry.port === port),
+  );
 }
 
 /**

@@ -70,7 +70,8 @@ export function createOutboundHttp(options: OutboundClientOptions = {}): HttpFet
   const refuseUnlessAllowed = (hop: Hop, addresses: readonly ResolvedAddress[]): void => {
     if (addresses.length === 0) throw new OutboundError('network', `${hop.hostname} did not resolve`);
     for (const { address } of addresses) {
-      if (!isAllowedDestination(allowed, hop.hostname, hop.port, address)) throw new OutboundError('address', `${hop.url.host} is not a reachable destination`);
+      if (!isAllowedDestination(allowed, hop.hostname, hop.port, address))
+        throw new OutboundError('address', `${hop.url.host} is not a reachable destination`);
     }
   };
 
@@ -78,7 +79,8 @@ export function createOutboundHttp(options: OutboundClientOptions = {}): HttpFet
   const checkBeforeConnecting = async (hop: Hop, signal: AbortSignal): Promise<void> => {
     if (isAllowedName(allowed, hop.hostname, hop.port)) return;
     const family = net.isIP(hop.hostname);
-    const addresses = family !== 0 ? [{ address: hop.hostname, family }] : await abortable(resolve(hop.hostname), signal);
+    const addresses =
+      family !== 0 ? [{ address: hop.hostname, family }] : await abortable(resolve(hop.hostname), signal);
     refuseUnlessAllowed(hop, addresses);
   };
 
@@ -90,7 +92,10 @@ export function createOutboundHttp(options: OutboundClientOptions = {}): HttpFet
     ((hostname: string, lookupOptions: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
       resolve(hostname).then(
         (all) => {
-          const wanted = lookupOptions.family === 4 || lookupOptions.family === 6 ? all.filter((a) => a.family === lookupOptions.family) : all;
+          const wanted =
+            lookupOptions.family === 4 || lookupOptions.family === 6
+              ? all.filter((a) => a.family === lookupOptions.family)
+              : all;
           try {
             refuseUnlessAllowed(hop, wanted);
           } catch (error) {
@@ -105,7 +110,13 @@ export function createOutboundHttp(options: OutboundClientOptions = {}): HttpFet
     }) as unknown as net.LookupFunction;
 
   /** One request and its answer's head; the body is left on the stream. */
-  const exchange = (hop: Hop, method: string, headers: Record<string, string>, body: Uint8Array | undefined, signal: AbortSignal) =>
+  const exchange = (
+    hop: Hop,
+    method: string,
+    headers: Record<string, string>,
+    body: Uint8Array | undefined,
+    signal: AbortSignal,
+  ) =>
     new Promise<http.IncomingMessage>((resolveResponse, reject) => {
       const transport = hop.url.protocol === 'https:' ? https : http;
       const request = transport.request({
@@ -113,7 +124,11 @@ export function createOutboundHttp(options: OutboundClientOptions = {}): HttpFet
         hostname: hop.hostname,
         port: hop.port,
         path: `${hop.url.pathname}${hop.url.search}`,
-        headers: { 'user-agent': userAgent, ...headers, ...(body ? { 'content-length': String(body.byteLength) } : {}) },
+        headers: {
+          'user-agent': userAgent,
+          ...headers,
+          ...(body ? { 'content-length': String(body.byteLength) } : {}),
+        },
         // A connection of its own, never pooled: a kept socket would skip the next hop's connect-time check.
         agent: false,
         lookup: lookupAtConnect(hop),
@@ -147,7 +162,8 @@ export function createOutboundHttp(options: OutboundClientOptions = {}): HttpFet
       response.once('end', () => resolveBody(Buffer.concat(chunks)));
       response.once('error', reject);
       response.once('close', () => {
-        if (!response.complete) reject(signal.aborted ? signal.reason : new OutboundError('network', 'the answer was cut short'));
+        if (!response.complete)
+          reject(signal.aborted ? signal.reason : new OutboundError('network', 'the answer was cut short'));
       });
     });
 
@@ -156,7 +172,10 @@ export function createOutboundHttp(options: OutboundClientOptions = {}): HttpFet
       const timeoutMs = init.timeoutMs ?? options.timeoutMs ?? OUTBOUND_DEFAULTS.timeoutMs;
       const maxBytes = init.maxBytes ?? options.maxBytes ?? OUTBOUND_DEFAULTS.maxBytes;
       const deadline = new AbortController();
-      const timer = setTimeout(() => deadline.abort(new OutboundError('timeout', `no answer within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => deadline.abort(new OutboundError('timeout', `no answer within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       const signal = deadline.signal;
       let method = (init.method ?? 'GET').toUpperCase();
       let body = typeof init.body === 'string' ? Buffer.from(init.body) : init.body;
@@ -176,12 +195,17 @@ export function createOutboundHttp(options: OutboundClientOptions = {}): HttpFet
             if (redirects >= maxRedirects) throw new OutboundError('redirects', `more than ${maxRedirects} redirects`);
             const next = hopOf(location, hop.url);
             // As browsers do: a 303, or a 301/302 after a POST, asks for the new place with a GET.
-            if (response.statusCode === 303 ? method !== 'HEAD' : (response.statusCode === 301 || response.statusCode === 302) && method === 'POST') {
+            if (
+              response.statusCode === 303
+                ? method !== 'HEAD'
+                : (response.statusCode === 301 || response.statusCode === 302) && method === 'POST'
+            ) {
               method = 'GET';
               body = undefined;
               headers = withoutHeaders(headers, (name) => name === 'content-type');
             }
-            if (next.url.origin !== hop.url.origin) headers = withoutHeaders(headers, (name) => CREDENTIAL_HEADERS.has(name));
+            if (next.url.origin !== hop.url.origin)
+              headers = withoutHeaders(headers, (name) => CREDENTIAL_HEADERS.has(name));
             hop = next;
             continue;
           }
@@ -215,7 +239,8 @@ function hopOf(location: string, base?: URL): Hop {
   } catch {
     throw new OutboundError('url', 'not a URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundError('url', `${url.protocol} URLs are not fetched`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new OutboundError('url', `${url.protocol} URLs are not fetched`);
   if (url.username || url.password) throw new OutboundError('url', 'URLs with a user name or password are not fetched');
   // The WHATWG parser has already turned every numeric form of an IPv4 address (2130706433, 0x7f.1, 0177.0.0.1,
   // 127.1) into dotted decimal and IPv6 into its compressed form, so what is judged is what is connected to.

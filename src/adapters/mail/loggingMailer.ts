@@ -7,7 +7,9 @@ import type { MailMessage, Mailer } from '../../ports/mailer';
 export function createLoggingMailer(log: (line: string) => void): Mailer {
   return {
     async send(message: MailMessage) {
-      log(`mail not sent (logging mailer): to ${JSON.stringify(message.to)}, subject ${JSON.stringify(message.subject)}`);
+      log(
+        `mail not sent (logging mailer): to ${JSON.stringify(message.to)}, subject ${JSON.stringify(message.subject)}`,
+      );
     },
   };
 }

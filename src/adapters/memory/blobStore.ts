@@ -19,7 +19,12 @@ export function createMemoryBlobStore(): BlobStore {
       const data = isBlobFile(body) ? await fs.readFile(body.path) : Buffer.from(body);
       // Checked again: reading the file took a turn of the event loop.
       if (blobs.has(key)) return false;
-      blobs.set(key, { data, size: data.length, etag: `"${createHash('md5').update(data).digest('hex')}"`, lastModified: new Date() });
+      blobs.set(key, {
+        data,
+        size: data.length,
+        etag: `"${createHash('md5').update(data).digest('hex')}"`,
+        lastModified: new Date(),
+      });
       return true;
     },
     async get(key) {

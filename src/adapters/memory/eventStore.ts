@@ -15,7 +15,11 @@ import {
 } from '../eventStoreShared';
 
 const jsonCopy = <T>(value: T): T => JSON.parse(JSON.stringify(value ?? null)) as T;
-const copyOf = (event: RecordedEvent): RecordedEvent => ({ ...event, data: jsonCopy(event.data), metadata: jsonCopy(event.metadata) });
+const copyOf = (event: RecordedEvent): RecordedEvent => ({
+  ...event,
+  data: jsonCopy(event.data),
+  metadata: jsonCopy(event.metadata),
+});
 
 export function createMemoryEventStore(): EventStore {
   /** The global log: the event at position p sits at index p - 1. */
@@ -35,9 +39,15 @@ export function createMemoryEventStore(): EventStore {
       assertAppendable(events);
       const stream = streams.get(streamId) ?? [];
       if (!satisfiesExpectedRevision(expectedRevision, stream.length - 1)) {
-        const retried = resultOfRetriedAppend(expectedRevision, events, (revision, count) => stream.slice(revision + 1, revision + 1 + count));
+        const retried = resultOfRetriedAppend(expectedRevision, events, (revision, count) =>
+          stream.slice(revision + 1, revision + 1 + count),
+        );
         if (retried) return retried;
-        throw new WrongExpectedRevisionError(streamId, expectedRevision, stream.length === 0 ? 'no_stream' : stream.length - 1);
+        throw new WrongExpectedRevisionError(
+          streamId,
+          expectedRevision,
+          stream.length === 0 ? 'no_stream' : stream.length - 1,
+        );
       }
       for (const event of events) {
         const recorded: RecordedEvent = {
@@ -60,18 +70,20 @@ export function createMemoryEventStore(): EventStore {
     async readStream(streamId, { direction = 'forwards', fromRevision, maxCount = Infinity } = {}) {
       assertOpen();
       const stream = streams.get(streamId) ?? [];
-      const selected = direction === 'forwards'
-        ? stream.slice(Math.max(fromRevision ?? 0, 0))
-        : stream.slice(0, (fromRevision ?? Infinity) + 1).reverse();
+      const selected =
+        direction === 'forwards'
+          ? stream.slice(Math.max(fromRevision ?? 0, 0))
+          : stream.slice(0, (fromRevision ?? Infinity) + 1).reverse();
       return selected.slice(0, maxCount).map(copyOf);
     },
 
     async readAll({ direction = 'forwards', fromPosition, after, maxCount = Infinity } = {}) {
       assertOpen();
       const start = startOfRead(direction, fromPosition, after);
-      const selected = direction === 'forwards'
-        ? log.slice(start === undefined ? 0 : Math.max(start - 1, 0))
-        : log.slice(0, start ?? Infinity).reverse();
+      const selected =
+        direction === 'forwards'
+          ? log.slice(start === undefined ? 0 : Math.max(start - 1, 0))
+          : log.slice(0, start ?? Infinity).reverse();
       return selected.slice(0, maxCount).map(copyOf);
     },
 

@@ -13,7 +13,10 @@
  */
 import type { Redis } from 'ioredis';
 
-export function watchRedisChanges(options: { redis: Redis; subscriber: Redis; prefix: string }, onChange: () => void): () => void {
+export function watchRedisChanges(
+  options: { redis: Redis; subscriber: Redis; prefix: string },
+  onChange: () => void,
+): () => void {
   const { redis, subscriber, prefix } = options;
   const applied = `${prefix}projector:applied`;
   const switched = `${prefix}gen:switched`;

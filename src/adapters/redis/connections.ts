@@ -34,7 +34,11 @@ const LONGEST_RECONNECT_PAUSE_MS = 2_000;
  * ioredis options for one kind of connection: `command` (commands, bounded), or `subscriber` (subscriptions only:
  * no command timeout, queued subscriptions wait for the connection).
  */
-export function redisOptions(kind: 'command' | 'subscriber', timeouts: RedisTimeouts, extra: RedisOptions = {}): RedisOptions {
+export function redisOptions(
+  kind: 'command' | 'subscriber',
+  timeouts: RedisTimeouts,
+  extra: RedisOptions = {},
+): RedisOptions {
   const common: RedisOptions = {
     lazyConnect: false,
     connectTimeout: timeouts.connectTimeoutMs,
@@ -57,11 +61,22 @@ export function redisOptions(kind: 'command' | 'subscriber', timeouts: RedisTime
 }
 
 /** Node's network errors that mean the server cannot be reached (or the connection to it was lost). */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+]);
 /** Redis's own answers that mean "not now" rather than "wrong command". */
 const BUSY_REPLIES = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|NOREPLICAS)\b/;
 /** ioredis's messages for a command that got no answer: timed out, or its connection closed or unusable. */
-const CONNECTION_MESSAGES = /^(Command timed out|Connection is closed|Stream isn't writeable|Ready check failed|Socket timeout|Command aborted due to connection close|Reached the max retries per request limit)/;
+const CONNECTION_MESSAGES =
+  /^(Command timed out|Connection is closed|Stream isn't writeable|Ready check failed|Socket timeout|Command aborted due to connection close|Reached the max retries per request limit)/;
 
 /** Whether `error` says Redis could not be reached or did not answer in time (as opposed to refusing the command). */
 export function isRedisOutage(error: unknown): boolean {
@@ -155,7 +170,8 @@ export function openRedisConnections(
   };
   const markUp = () => {
     if (closing || ready.size < clients.length || state === 'up') return;
-    if (state === 'down') log(`redis: ${target} reachable again after ${((Date.now() - downSince) / 1000).toFixed(1)} s`);
+    if (state === 'down')
+      log(`redis: ${target} reachable again after ${((Date.now() - downSince) / 1000).toFixed(1)} s`);
     state = 'up';
     onState?.(true);
   };
@@ -190,7 +206,9 @@ export function openRedisConnections(
       const late = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, deadlineMs);
       });
-      const quits = Promise.all(clients.map((client) => (client.status === 'end' ? undefined : client.quit().catch(() => undefined))));
+      const quits = Promise.all(
+        clients.map((client) => (client.status === 'end' ? undefined : client.quit().catch(() => undefined))),
+      );
       await Promise.race([quits, late]);
       clearTimeout(timer);
       // Whatever did not quit in time (a server that does not answer, a connection still being made) is cut.

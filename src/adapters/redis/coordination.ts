@@ -67,13 +67,23 @@ export function createRedisLease(options: { redis: Redis; prefix: string; owner:
   };
 }
 
-export function createRedisAppliedProgress(options: { redis: Redis; subscriber?: Redis; prefix: string; pollMs?: number }): AppliedProgress {
+export function createRedisAppliedProgress(options: {
+  redis: Redis;
+  subscriber?: Redis;
+  prefix: string;
+  pollMs?: number;
+}): AppliedProgress {
   const { redis, subscriber, prefix } = options;
   const pollMs = options.pollMs ?? 250;
   const fenceKey = `${prefix}projector:fence`;
   const appliedKey = `${prefix}projector:applied`;
   let known = 0;
-  let waiters: { position: number; resolve(reached: boolean): void; reject(error: unknown): void; timer: NodeJS.Timeout }[] = [];
+  let waiters: {
+    position: number;
+    resolve(reached: boolean): void;
+    reject(error: unknown): void;
+    timer: NodeJS.Timeout;
+  }[] = [];
   let poller: NodeJS.Timeout | null = null;
 
   const observe = (position: number) => {
@@ -121,10 +131,14 @@ export function createRedisAppliedProgress(options: { redis: Redis; subscriber?:
       // The caller's commits up to `position` have landed (their fence was checked as they did): this process's
       // waiters may read them now, a round trip before the others hear of it.
       observe(position);
-      const accepted = Number(await redis.evalsha(publishSha, 2, fenceKey, appliedKey, String(fence), String(position)).catch((error: unknown) => {
-        if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-        return redis.eval(PUBLISH_APPLIED, 2, fenceKey, appliedKey, String(fence), String(position));
-      }));
+      const accepted = Number(
+        await redis
+          .evalsha(publishSha, 2, fenceKey, appliedKey, String(fence), String(position))
+          .catch((error: unknown) => {
+            if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+            return redis.eval(PUBLISH_APPLIED, 2, fenceKey, appliedKey, String(fence), String(position));
+          }),
+      );
       return accepted === 1;
     },
     applied: read,

@@ -16,7 +16,14 @@
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { BlobBody, BlobInfo, BlobStore } from '../../ports/blobStore';
@@ -40,7 +47,10 @@ export interface S3Settings {
 const REQUEST_HANDLER = { connectionTimeout: 3_000, requestTimeout: 30_000, throwOnRequestTimeout: true };
 
 /** The client for these settings: credentials from the SDK's default provider chain, its standard retries. */
-export function createS3Client(settings: Pick<S3Settings, 'endpoint' | 'region'>, overrides: S3ClientConfig = {}): S3Client {
+export function createS3Client(
+  settings: Pick<S3Settings, 'endpoint' | 'region'>,
+  overrides: S3ClientConfig = {},
+): S3Client {
   return new S3Client({
     ...(settings.endpoint ? { endpoint: settings.endpoint, forcePathStyle: true } : {}),
     ...(settings.region ? { region: settings.region } : {}),
@@ -74,22 +84,53 @@ interface SdkError {
 const statusOf = (error: unknown): number | undefined => (error as SdkError | null)?.$metadata?.httpStatusCode;
 
 /** Errors without an answer from the store that say it cannot be reached now. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'EAI_AGAIN', 'ENOTFOUND', 'EPROTO']);
-const NETWORK_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException', 'CredentialsProviderError', 'NetworkingError']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENETDOWN',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'EPROTO',
+]);
+const NETWORK_NAMES = new Set([
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+  'CredentialsProviderError',
+  'NetworkingError',
+]);
 
 /** Whether an error means the store is out of reach or refusing service (rather than a fault of the request). */
 function isUnavailable(error: unknown): boolean {
   if (isDependencyUnavailable(error)) return true;
   const { name = '', code = '' } = (error ?? {}) as SdkError;
   const status = statusOf(error);
-  if (status === undefined) return NETWORK_CODES.has(code) || NETWORK_NAMES.has(name) || /socket hang up/i.test(String((error as Error)?.message));
-  return status >= 500 || status === 429 || status === 401 || status === 403 || status === 301 || status === 307 || name === 'NoSuchBucket';
+  if (status === undefined)
+    return (
+      NETWORK_CODES.has(code) || NETWORK_NAMES.has(name) || /socket hang up/i.test(String((error as Error)?.message))
+    );
+  return (
+    status >= 500 ||
+    status === 429 ||
+    status === 401 ||
+    status === 403 ||
+    status === 301 ||
+    status === 307 ||
+    name === 'NoSuchBucket'
+  );
 }
 
 export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
   const { client, bucket } = options;
   const prefix = options.prefix ?? '';
-  if (prefix !== '' && !prefix.endsWith('/')) throw new Error(`S3 key prefix must be empty or end in "/": ${JSON.stringify(prefix)}`);
+  if (prefix !== '' && !prefix.endsWith('/'))
+    throw new Error(`S3 key prefix must be empty or end in "/": ${JSON.stringify(prefix)}`);
   const partSize = Math.max(5 * MiB, options.partSize ?? 5 * MiB);
   const queueSize = Math.max(1, options.queueSize ?? 2);
   const objectKey = (key: string) => `${prefix}${key}`;
@@ -97,7 +138,11 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
 
   /** The store's failure as DependencyUnavailableError; anything else as it is. */
   const translate = (error: unknown, what: string): unknown =>
-    isUnavailable(error) && !isDependencyUnavailable(error) ? new DependencyUnavailableError('media store', `S3 ${where} did not answer: ${what}: ${describe(error)}`, { cause: error }) : error;
+    isUnavailable(error) && !isDependencyUnavailable(error)
+      ? new DependencyUnavailableError('media store', `S3 ${where} did not answer: ${what}: ${describe(error)}`, {
+          cause: error,
+        })
+      : error;
   const send = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
     try {
       return await run();
@@ -122,7 +167,8 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
   const checkConditionalWrites = (): Promise<void> =>
     (conditionalWrites ??= (async () => {
       const probe = `${prefix}${INTERNAL}conditional-write-probe-${randomUUID()}`;
-      const put = () => client.send(new PutObjectCommand({ Bucket: bucket, Key: probe, Body: Buffer.from('probe'), IfNoneMatch: '*' }));
+      const put = () =>
+        client.send(new PutObjectCommand({ Bucket: bucket, Key: probe, Body: Buffer.from('probe'), IfNoneMatch: '*' }));
       let honoured = false;
       try {
         await put();
@@ -154,7 +200,12 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
     }
     const stream = fs.createReadStream(body.path);
     try {
-      const upload = new Upload({ client, params: { Bucket: bucket, Key, Body: stream, ContentLength: body.size, IfNoneMatch: '*' }, partSize, queueSize });
+      const upload = new Upload({
+        client,
+        params: { Bucket: bucket, Key, Body: stream, ContentLength: body.size, IfNoneMatch: '*' },
+        partSize,
+        queueSize,
+      });
       await upload.done();
     } finally {
       stream.destroy();
@@ -200,7 +251,12 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
       const { range, etag } = options;
       try {
         const object = await client.send(
-          new GetObjectCommand({ Bucket: bucket, Key: objectKey(key), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}), ...(etag !== undefined ? { IfMatch: etag } : {}) }),
+          new GetObjectCommand({
+            Bucket: bucket,
+            Key: objectKey(key),
+            ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+            ...(etag !== undefined ? { IfMatch: etag } : {}),
+          }),
         );
         const body = object.Body as Readable;
         // Checked here too: not every store honours If-Match on a read.
@@ -222,11 +278,18 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
     async *list() {
       let token: string | undefined;
       do {
-        const page = await send('LIST', () => client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token })));
+        const page = await send('LIST', () =>
+          client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token })),
+        );
         for (const object of page.Contents ?? []) {
           const key = object.Key?.startsWith(prefix) ? object.Key.slice(prefix.length) : null;
           if (key === null || !isSafeBlobKey(key)) continue;
-          yield { key, size: object.Size ?? 0, etag: object.ETag ?? '""', lastModified: object.LastModified ?? new Date(0) };
+          yield {
+            key,
+            size: object.Size ?? 0,
+            etag: object.ETag ?? '""',
+            lastModified: object.LastModified ?? new Date(0),
+          };
         }
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
@@ -241,5 +304,7 @@ function describe(error: unknown): string {
   const { name, code } = (error ?? {}) as SdkError;
   const status = statusOf(error);
   const message = error instanceof Error ? error.message : String(error);
-  return [name, code, status !== undefined ? `HTTP ${status}` : null, message].filter((part) => part && part !== 'Error').join(': ');
+  return [name, code, status !== undefined ? `HTTP ${status}` : null, message]
+    .filter((part) => part && part !== 'Error')
+    .join(': ');
 }

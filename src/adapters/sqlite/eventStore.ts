@@ -68,7 +68,15 @@ const SCHEMA = `
  * A row as read: the columns in COLUMNS' order. Statements return arrays (better-sqlite3's `raw`), which it makes
  * faster than an object per row; a replay reads every row of the log.
  */
-type EventRow = [position: number, streamId: string, revision: number, id: string, type: string, data: string, metadata: string];
+type EventRow = [
+  position: number,
+  streamId: string,
+  revision: number,
+  id: string,
+  type: string,
+  data: string,
+  metadata: string,
+];
 
 const COLUMNS = 'position, stream_id, revision, id, type, data, metadata';
 /** SQLite reads a negative LIMIT as "no limit". */
@@ -126,30 +134,50 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEv
     if (--scans === 0 && db.open) db.pragma(`cache_size = ${usualCacheSize}`);
   };
 
-  const lastRevision = db.prepare<[string], number>('SELECT revision FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1').pluck();
+  const lastRevision = db
+    .prepare<[string], number>('SELECT revision FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1')
+    .pluck();
   const insert = db.prepare<[string, number, string, string, string, string]>(
     'INSERT INTO events (stream_id, revision, id, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)',
   );
-  const streamForwards = db.prepare<[string, number, number], EventRow>(
-    `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?`,
-  ).raw();
-  const streamBackwards = db.prepare<[string, number, number], EventRow>(
-    `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`,
-  ).raw();
-  const allForwards = db.prepare<[number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position >= ? ORDER BY position LIMIT ?`).raw();
-  const allBackwards = db.prepare<[number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position <= ? ORDER BY position DESC LIMIT ?`).raw();
+  const streamForwards = db
+    .prepare<[string, number, number], EventRow>(
+      `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?`,
+    )
+    .raw();
+  const streamBackwards = db
+    .prepare<[string, number, number], EventRow>(
+      `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`,
+    )
+    .raw();
+  const allForwards = db
+    .prepare<[number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position >= ? ORDER BY position LIMIT ?`)
+    .raw();
+  const allBackwards = db
+    .prepare<[number, number], EventRow>(
+      `SELECT ${COLUMNS} FROM events WHERE position <= ? ORDER BY position DESC LIMIT ?`,
+    )
+    .raw();
   const head = db.prepare<[], number>('SELECT COALESCE(MAX(position), 0) FROM events').pluck();
   // A subscription that names its types (SubscribeToAllOptions.types): the last position of the next batch of
   // `count` events, then the events of those types up to it and that last one. The others are not read: in a
   // start-up replay they are half the log (name claims, id blocks).
-  const batchEnd = db.prepare<[number, number], number>('SELECT position FROM events WHERE position > ? ORDER BY position LIMIT 1 OFFSET ?').pluck();
-  const typedForwards = db.prepare<{ after: number; end: number; types: string }, EventRow>(
-    `SELECT ${COLUMNS} FROM events WHERE position > @after AND position <= @end AND (position = @end OR type IN (SELECT value FROM json_each(@types))) ORDER BY position`,
-  ).raw();
+  const batchEnd = db
+    .prepare<[number, number], number>(
+      'SELECT position FROM events WHERE position > ? ORDER BY position LIMIT 1 OFFSET ?',
+    )
+    .pluck();
+  const typedForwards = db
+    .prepare<{ after: number; end: number; types: string }, EventRow>(
+      `SELECT ${COLUMNS} FROM events WHERE position > @after AND position <= @end AND (position = @end OR type IN (SELECT value FROM json_each(@types))) ORDER BY position`,
+    )
+    .raw();
   // Positions are row ids, dense as appended: the last position within `count` of `after` is one lookup in the
   // table's tree, where `batchEnd` steps over `count` rows (and their pages). It ends a batch of at most `count`
   // events all the same; only a range with no event at all falls back to counting.
-  const lastWithin = db.prepare<[number, number], number | null>('SELECT MAX(position) FROM events WHERE position > ? AND position <= ?').pluck();
+  const lastWithin = db
+    .prepare<[number, number], number | null>('SELECT MAX(position) FROM events WHERE position > ? AND position <= ?')
+    .pluck();
   const typedBatch = (after: number, count: number, types: string): EventRow[] => {
     const end = lastWithin.get(after, after + count) ?? batchEnd.get(after, count - 1) ?? head.get()!;
     return end > after ? typedForwards.all({ after, end, types }) : [];
@@ -159,7 +187,9 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEv
     const current = lastRevision.get(streamId) ?? -1;
     if (!satisfiesExpectedRevision(expected, current)) {
       const retried = resultOfRetriedAppend(expected, events, (revision, count) =>
-        streamForwards.all(streamId, revision + 1, count).map(([position, , recorded, id]) => ({ id, revision: recorded, position })),
+        streamForwards
+          .all(streamId, revision + 1, count)
+          .map(([position, , recorded, id]) => ({ id, revision: recorded, position })),
       );
       if (retried) return retried;
       throw new WrongExpectedRevisionError(streamId, expected, current === -1 ? 'no_stream' : current);
@@ -169,7 +199,10 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEv
     for (const event of events) {
       revision += 1;
       const data = JSON.stringify(event.data ?? null);
-      position = Number(insert.run(streamId, revision, event.id ?? randomUUID(), event.type, data, JSON.stringify(event.metadata)).lastInsertRowid);
+      position = Number(
+        insert.run(streamId, revision, event.id ?? randomUUID(), event.type, data, JSON.stringify(event.metadata))
+          .lastInsertRowid,
+      );
     }
     return { nextExpectedRevision: revision, position };
   });
@@ -207,7 +240,11 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEv
     } catch (error) {
       // The transaction rolled back: nothing of the batch was written.
       const failure = isBusy(error)
-        ? new DependencyUnavailableError('event store', `the event log stayed locked by another process for ${busyTimeoutMs} ms`, { cause: error })
+        ? new DependencyUnavailableError(
+            'event store',
+            `the event log stayed locked by another process for ${busyTimeoutMs} ms`,
+            { cause: error },
+          )
         : error;
       for (const item of batch) item.reject(failure);
       return;
@@ -236,17 +273,19 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEv
     },
 
     async readStream(streamId, { direction = 'forwards', fromRevision, maxCount = NO_LIMIT } = {}) {
-      const rows = direction === 'forwards'
-        ? streamForwards.all(streamId, fromRevision ?? 0, maxCount)
-        : streamBackwards.all(streamId, fromRevision ?? Number.MAX_SAFE_INTEGER, maxCount);
+      const rows =
+        direction === 'forwards'
+          ? streamForwards.all(streamId, fromRevision ?? 0, maxCount)
+          : streamBackwards.all(streamId, fromRevision ?? Number.MAX_SAFE_INTEGER, maxCount);
       return rows.map(toRecordedEvent);
     },
 
     async readAll({ direction = 'forwards', fromPosition, after, maxCount = NO_LIMIT } = {}) {
       const start = startOfRead(direction, fromPosition, after);
-      const rows = direction === 'forwards'
-        ? allForwards.all(start ?? 1, maxCount)
-        : allBackwards.all(start ?? Number.MAX_SAFE_INTEGER, maxCount);
+      const rows =
+        direction === 'forwards'
+          ? allForwards.all(start ?? 1, maxCount)
+          : allBackwards.all(start ?? Number.MAX_SAFE_INTEGER, maxCount);
       return rows.map(toRecordedEvent);
     },
 
@@ -265,7 +304,8 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEv
       const subscription = startCatchUpSubscription(
         {
           readAfter: (position, maxCount) => {
-            const rows = types === null ? allForwards.all(position + 1, maxCount) : typedBatch(position, maxCount, types);
+            const rows =
+              types === null ? allForwards.all(position + 1, maxCount) : typedBatch(position, maxCount, types);
             if (scanning && (rows.length === 0 || rows[rows.length - 1]![0] >= scanTo)) endScan();
             return rows.map(toRecordedEvent);
           },

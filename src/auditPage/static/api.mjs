@@ -63,7 +63,10 @@ function authHeaders(given) {
 export async function get(path, query = {}, given = null) {
   let response;
   try {
-    response = await fetch(apiUrl(path, query), { headers: { Accept: 'application/json', ...authHeaders(given) }, cache: 'no-store' });
+    response = await fetch(apiUrl(path, query), {
+      headers: { Accept: 'application/json', ...authHeaders(given) },
+      cache: 'no-store',
+    });
   } catch (error) {
     throw new ApiError(0, 'network', `The site could not be reached (${error.message}).`);
   }

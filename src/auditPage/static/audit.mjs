@@ -26,14 +26,32 @@ function showSignIn(message) {
   document.title = 'Sign in · Audit log';
   const alert = h('div', { class: 'alert', role: 'alert', id: 'sign-in-error' }, message ?? '');
   alert.hidden = !message;
-  const username = h('input', { id: 'username', name: 'username', type: 'text', autocomplete: 'username', autocapitalize: 'off', spellcheck: 'false', required: true });
-  const password = h('input', { id: 'password', name: 'password', type: 'password', autocomplete: 'current-password', required: true });
+  const username = h('input', {
+    id: 'username',
+    name: 'username',
+    type: 'text',
+    autocomplete: 'username',
+    autocapitalize: 'off',
+    spellcheck: 'false',
+    required: true,
+  });
+  const password = h('input', {
+    id: 'password',
+    name: 'password',
+    type: 'password',
+    autocomplete: 'current-password',
+    required: true,
+  });
   const button = h('button', { type: 'submit', class: 'primary' }, 'Sign in');
   const form = h(
     'form',
     { class: 'sign-in', novalidate: true },
     h('h2', {}, 'Sign in'),
-    h('p', {}, 'Use an administrator\u2019s username and one of their application passwords. The password is kept in this tab only, until you sign out or close it.'),
+    h(
+      'p',
+      {},
+      'Use an administrator\u2019s username and one of their application passwords. The password is kept in this tab only, until you sign out or close it.',
+    ),
     alert,
     h('label', { for: 'username' }, 'Username'),
     username,
@@ -56,8 +74,10 @@ function showSignIn(message) {
       await get('audit/v1/events', { per_page: 1 }, given);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      if (error.status === 401) return fail(`Signing in failed: the username or application password is not correct. (${error.message})`);
-      if (error.status === 403) return fail(`${given.username} may not read the audit log: it is for administrators only. (${error.message})`);
+      if (error.status === 401)
+        return fail(`Signing in failed: the username or application password is not correct. (${error.message})`);
+      if (error.status === 403)
+        return fail(`${given.username} may not read the audit log: it is for administrators only. (${error.message})`);
       return fail(error.message);
     }
     keepCredentials(given.username, given.password);
@@ -80,7 +100,10 @@ async function route() {
   const [path, query = ''] = hash.split('?');
   let parts;
   try {
-    parts = path.split('/').filter((part) => part !== '').map(decodeURIComponent);
+    parts = path
+      .split('/')
+      .filter((part) => part !== '')
+      .map(decodeURIComponent);
   } catch {
     parts = null;
   }
@@ -99,13 +122,29 @@ async function route() {
   };
   const context = { main: view, expired, onLeave };
   try {
-    if (parts === null) replace(view, h('div', { class: 'alert', role: 'alert' }, 'This address names no view of the audit log. ', h('a', { href: '#/' }, 'See the timeline.')));
+    if (parts === null)
+      replace(
+        view,
+        h(
+          'div',
+          { class: 'alert', role: 'alert' },
+          'This address names no view of the audit log. ',
+          h('a', { href: '#/' }, 'See the timeline.'),
+        ),
+      );
     else if (parts[0] === 'item' && parts[1] && parts[2] === 'as-of') await showAsOf(context, parts[1], parts[3] ?? '');
     else if (parts[0] === 'item' && parts[1]) await showHistory(context, parts[1]);
     else await showTimeline(context, new URLSearchParams(query));
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return expired(error.message);
-    replace(view, h('div', { class: 'alert', role: 'alert' }, error instanceof ApiError ? error.message : `Something went wrong: ${error.message}`));
+    replace(
+      view,
+      h(
+        'div',
+        { class: 'alert', role: 'alert' },
+        error instanceof ApiError ? error.message : `Something went wrong: ${error.message}`,
+      ),
+    );
   }
   view.dataset.ready = 'true';
 }

@@ -63,22 +63,41 @@ const apiFilters = (filters) => ({
 const newerCursors = [];
 
 const badgeClass = (type) =>
-  /Created$|Registered$|Uploaded$|Added$/.test(type) ? 'badge created' : /Deleted$|Trashed$|Revoked$|Removed$/.test(type) ? 'badge deleted' : /Updated$|Changed$|Revised$/.test(type) ? 'badge updated' : 'badge';
+  /Created$|Registered$|Uploaded$|Added$/.test(type)
+    ? 'badge created'
+    : /Deleted$|Trashed$|Revoked$|Removed$/.test(type)
+      ? 'badge deleted'
+      : /Updated$|Changed$|Revised$/.test(type)
+        ? 'badge updated'
+        : 'badge';
 
 function eventRow(entry, fresh) {
   const content = /^content-(\d+)$/.exec(entry.stream);
   const kind = entry.data && typeof entry.data.postType === 'string' ? entry.data.postType : null;
   const item = content
     ? h('a', { href: `#/item/${encodeURIComponent(entry.stream)}`, class: 'item-link' }, entry.stream)
-    : h('a', { href: `#/?stream=${encodeURIComponent(entry.stream)}`, title: 'Only this stream\u2019s events' }, entry.stream);
+    : h(
+        'a',
+        { href: `#/?stream=${encodeURIComponent(entry.stream)}`, title: 'Only this stream\u2019s events' },
+        entry.stream,
+      );
   return h(
     'tr',
     { class: fresh ? 'event fresh' : 'event', 'data-position': entry.position, 'data-type': entry.type },
-    h('td', { class: 'when' }, h('time', { datetime: entry.time }, showTime(entry.time)), fresh ? h('span', { class: 'new' }, 'new') : null),
+    h(
+      'td',
+      { class: 'when' },
+      h('time', { datetime: entry.time }, showTime(entry.time)),
+      fresh ? h('span', { class: 'new' }, 'new') : null,
+    ),
     h('td', { class: 'who' }, whoName(entry.user)),
     h('td', { class: 'what' }, h('span', { class: badgeClass(entry.type) }, entry.type)),
     h('td', { class: 'which' }, item, kind ? h('span', { class: 'kind' }, ` ${kind}`) : null),
-    h('td', { class: 'data' }, h('details', {}, h('summary', {}, `#${entry.position}`), h('pre', {}, showValue(entry.data)))),
+    h(
+      'td',
+      { class: 'data' },
+      h('details', {}, h('summary', {}, `#${entry.position}`), h('pre', {}, showValue(entry.data))),
+    ),
   );
 }
 
@@ -88,13 +107,44 @@ function filterForm(filters, users) {
     { id: 'filter-user', name: 'user' },
     h('option', { value: '' }, 'Anyone'),
     h('option', { value: '0', selected: filters.user.join(',') === '0' }, 'The system'),
-    users.map((user) => h('option', { value: user.id, selected: filters.user.join(',') === String(user.id) }, `${user.name} (${user.username})`)),
+    users.map((user) =>
+      h(
+        'option',
+        { value: user.id, selected: filters.user.join(',') === String(user.id) },
+        `${user.name} (${user.username})`,
+      ),
+    ),
   );
   const field = (id, label, input) => h('div', { class: 'field' }, h('label', { for: id }, label), input);
-  const type = h('input', { id: 'filter-type', name: 'type', type: 'text', value: filters.type.join(','), placeholder: 'PostUpdated, PostCreated', list: 'known-types' });
-  const stream = h('input', { id: 'filter-stream', name: 'stream', type: 'text', value: filters.stream, placeholder: 'content-12, user-' });
-  const after = h('input', { id: 'filter-after', name: 'after', type: 'datetime-local', step: '1', value: localInputValue(filters.after) });
-  const before = h('input', { id: 'filter-before', name: 'before', type: 'datetime-local', step: '1', value: localInputValue(filters.before) });
+  const type = h('input', {
+    id: 'filter-type',
+    name: 'type',
+    type: 'text',
+    value: filters.type.join(','),
+    placeholder: 'PostUpdated, PostCreated',
+    list: 'known-types',
+  });
+  const stream = h('input', {
+    id: 'filter-stream',
+    name: 'stream',
+    type: 'text',
+    value: filters.stream,
+    placeholder: 'content-12, user-',
+  });
+  const after = h('input', {
+    id: 'filter-after',
+    name: 'after',
+    type: 'datetime-local',
+    step: '1',
+    value: localInputValue(filters.after),
+  });
+  const before = h('input', {
+    id: 'filter-before',
+    name: 'before',
+    type: 'datetime-local',
+    step: '1',
+    value: localInputValue(filters.before),
+  });
   const form = h(
     'form',
     { class: 'filters', role: 'search', 'aria-label': 'Filter the events' },
@@ -103,11 +153,25 @@ function filterForm(filters, users) {
     field('filter-stream', 'Item (stream)', stream),
     field('filter-after', 'From (UTC)', after),
     field('filter-before', 'To (UTC)', before),
-    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Filter'), h('a', { href: '#/', class: 'button' }, 'Clear')),
+    h(
+      'div',
+      { class: 'actions' },
+      h('button', { type: 'submit', class: 'primary' }, 'Filter'),
+      h('a', { href: '#/', class: 'button' }, 'Clear'),
+    ),
     h(
       'datalist',
       { id: 'known-types' },
-      ['PostCreated', 'PostUpdated', 'PostRevised', 'PostTrashed', 'PostDeleted', 'PostAutosaved', 'UserRegistered', 'CommentCreated'].map((name) => h('option', { value: name })),
+      [
+        'PostCreated',
+        'PostUpdated',
+        'PostRevised',
+        'PostTrashed',
+        'PostDeleted',
+        'PostAutosaved',
+        'UserRegistered',
+        'CommentCreated',
+      ].map((name) => h('option', { value: name })),
     ),
   );
   form.addEventListener('submit', (event) => {
@@ -141,10 +205,18 @@ export async function showTimeline(context, params) {
   await knowUsers(events.map((entry) => entry.user));
   document.title = 'Timeline · Audit log';
 
-  const rows = h('tbody', {}, events.map((entry) => eventRow(entry, false)));
+  const rows = h(
+    'tbody',
+    {},
+    events.map((entry) => eventRow(entry, false)),
+  );
   const empty = h('p', { class: 'empty' }, 'No events match these filters.');
   empty.hidden = events.length > 0;
-  const feedState = h('span', { class: 'feed', role: 'status', 'data-state': 'off' }, cursor === '' ? 'Connecting to the live feed\u2026' : 'Live events show on the newest page.');
+  const feedState = h(
+    'span',
+    { class: 'feed', role: 'status', 'data-state': 'off' },
+    cursor === '' ? 'Connecting to the live feed\u2026' : 'Live events show on the newest page.',
+  );
   const next = nextLink(page.headers);
   const withCursor = (position) => {
     const query = new URLSearchParams(params);
@@ -176,7 +248,19 @@ export async function showTimeline(context, params) {
       'table',
       { class: 'timeline' },
       h('caption', { class: 'visually-hidden' }, 'Events of the audit log, newest first'),
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'When'), h('th', { scope: 'col' }, 'Who'), h('th', { scope: 'col' }, 'What'), h('th', { scope: 'col' }, 'Item'), h('th', { scope: 'col' }, 'Event'))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'When'),
+          h('th', { scope: 'col' }, 'Who'),
+          h('th', { scope: 'col' }, 'What'),
+          h('th', { scope: 'col' }, 'Item'),
+          h('th', { scope: 'col' }, 'Event'),
+        ),
+      ),
       rows,
     ),
     empty,
@@ -198,7 +282,14 @@ export async function showTimeline(context, params) {
     },
     (state, message, status) => {
       feedState.dataset.state = state;
-      replace(feedState, state === 'live' ? 'Live: new events appear as they happen.' : state === 'reconnecting' ? `Reconnecting to the live feed\u2026 ${message ?? ''}` : `The live feed stopped: ${message}`);
+      replace(
+        feedState,
+        state === 'live'
+          ? 'Live: new events appear as they happen.'
+          : state === 'reconnecting'
+            ? `Reconnecting to the live feed\u2026 ${message ?? ''}`
+            : `The live feed stopped: ${message}`,
+      );
       if (state === 'stopped' && status === 401) context.expired(message);
     },
   );
@@ -213,7 +304,12 @@ const kinds = new Map();
 
 async function contentItem(stream) {
   const match = /^content-(\d+)$/.exec(stream);
-  if (!match) throw new ApiError(404, 'not_content', `${stream} is not a post, page or reusable block: see its events in the timeline.`);
+  if (!match)
+    throw new ApiError(
+      404,
+      'not_content',
+      `${stream} is not a post, page or reusable block: see its events in the timeline.`,
+    );
   const id = Number(match[1]);
   if (kinds.has(id)) return { kind: kinds.get(id), id };
   for (const kind of CONTENT_KINDS) {
@@ -225,7 +321,11 @@ async function contentItem(stream) {
       if (!(error instanceof ApiError) || error.status !== 404) throw error;
     }
   }
-  throw new ApiError(404, 'gone', `There is no post, page or reusable block ${id} now (it may have been deleted): its events stay in the timeline.`);
+  throw new ApiError(
+    404,
+    'gone',
+    `There is no post, page or reusable block ${id} now (it may have been deleted): its events stay in the timeline.`,
+  );
 }
 
 /** Every history entry of an item, oldest first (pages of 100, at most 50 of them). */
@@ -241,12 +341,23 @@ async function wholeHistory(kind, id) {
 
 /** A field's change: strings word by word, other values as before and after. */
 function fieldDiff(from, to) {
-  if ((from === null || from === '') && to === '') return h('div', { class: 'text-diff' }, h('span', { class: 'muted' }, '(empty)'));
+  if ((from === null || from === '') && to === '')
+    return h('div', { class: 'text-diff' }, h('span', { class: 'muted' }, '(empty)'));
   if ((typeof from === 'string' || from === null) && typeof to === 'string') {
     const runs = wordDiff(from ?? '', to);
-    return h('div', { class: 'text-diff' }, runs.map((run) => (run.kind === 'same' ? run.text : h(run.kind, {}, run.text))));
+    return h(
+      'div',
+      { class: 'text-diff' },
+      runs.map((run) => (run.kind === 'same' ? run.text : h(run.kind, {}, run.text))),
+    );
   }
-  return h('div', { class: 'text-diff' }, from === null || from === undefined ? null : h('del', {}, showValue(from)), from === null || from === undefined ? null : ' \u2192 ', h('ins', {}, showValue(to)));
+  return h(
+    'div',
+    { class: 'text-diff' },
+    from === null || from === undefined ? null : h('del', {}, showValue(from)),
+    from === null || from === undefined ? null : ' \u2192 ',
+    h('ins', {}, showValue(to)),
+  );
 }
 
 const itemLinks = (stream) =>
@@ -265,7 +376,10 @@ const toSecond = (iso) => `${new Date(iso).toISOString().slice(0, 19)}Z`;
 
 export async function showHistory(context, stream) {
   const { kind, id } = await contentItem(stream);
-  const [entries, now] = await Promise.all([wholeHistory(kind, id), get(`core/v2/${kind}/${id}`, { context: 'edit' }).then(({ body }) => body)]);
+  const [entries, now] = await Promise.all([
+    wholeHistory(kind, id),
+    get(`core/v2/${kind}/${id}`, { context: 'edit' }).then(({ body }) => body),
+  ]);
   await knowUsers(entries.map((entry) => entry.user));
   const title = now.title?.raw ?? '';
   document.title = `History of ${KIND_NAMES[kind]} ${id} · Audit log`;
@@ -281,7 +395,14 @@ export async function showHistory(context, stream) {
         ' ',
         h('time', { datetime: entry.time }, showTime(entry.time)),
         ` by ${whoName(entry.user)} \u00b7 revision ${entry.revision} \u00b7 #${entry.position} `,
-        h('a', { href: `#/item/${encodeURIComponent(stream)}/as-of/${encodeURIComponent(toSecond(entry.time))}`, class: 'as-of-link' }, 'State after this change'),
+        h(
+          'a',
+          {
+            href: `#/item/${encodeURIComponent(stream)}/as-of/${encodeURIComponent(toSecond(entry.time))}`,
+            class: 'as-of-link',
+          },
+          'State after this change',
+        ),
       ),
       fields.length === 0
         ? h('p', { class: 'no-change' }, 'No field changed.')
@@ -292,7 +413,14 @@ export async function showHistory(context, stream) {
             h(
               'tbody',
               {},
-              fields.map(([field, change]) => h('tr', { 'data-field': field }, h('th', { scope: 'row' }, field), h('td', {}, fieldDiff(change?.from ?? null, change?.to ?? null)))),
+              fields.map(([field, change]) =>
+                h(
+                  'tr',
+                  { 'data-field': field },
+                  h('th', { scope: 'row' }, field),
+                  h('td', {}, fieldDiff(change?.from ?? null, change?.to ?? null)),
+                ),
+              ),
             ),
           ),
     );
@@ -301,7 +429,15 @@ export async function showHistory(context, stream) {
     context.main,
     h('h2', {}, `History of ${KIND_NAMES[kind].toLowerCase()} ${id}: `, h('q', {}, title)),
     itemLinks(stream),
-    h('p', { class: 'legend' }, 'Each change to the item, oldest first, with what it did to each field: ', h('del', {}, 'removed'), ' ', h('ins', {}, 'added'), '.'),
+    h(
+      'p',
+      { class: 'legend' },
+      'Each change to the item, oldest first, with what it did to each field: ',
+      h('del', {}, 'removed'),
+      ' ',
+      h('ins', {}, 'added'),
+      '.',
+    ),
     changes,
   );
 }
@@ -310,7 +446,28 @@ export async function showHistory(context, stream) {
 // An item at a moment
 
 /** The fields compared, in this order; an object with `raw` shows its raw value. */
-const STATE_FIELDS = ['title', 'status', 'slug', 'date', 'modified', 'author', 'excerpt', 'content', 'password', 'comment_status', 'ping_status', 'sticky', 'format', 'template', 'parent', 'menu_order', 'categories', 'tags', 'featured_media', 'meta'];
+const STATE_FIELDS = [
+  'title',
+  'status',
+  'slug',
+  'date',
+  'modified',
+  'author',
+  'excerpt',
+  'content',
+  'password',
+  'comment_status',
+  'ping_status',
+  'sticky',
+  'format',
+  'template',
+  'parent',
+  'menu_order',
+  'categories',
+  'tags',
+  'featured_media',
+  'meta',
+];
 
 const fieldValue = (item, field) => {
   const value = item?.[field];
@@ -320,7 +477,14 @@ const fieldValue = (item, field) => {
 export async function showAsOf(context, stream, at) {
   const { kind, id } = await contentItem(stream);
   const moment = at === '' ? '' : new Date(at);
-  const input = h('input', { id: 'as-of', name: 'as_of', type: 'datetime-local', step: '1', value: moment === '' ? '' : localInputValue(moment.toISOString()), required: true });
+  const input = h('input', {
+    id: 'as-of',
+    name: 'as_of',
+    type: 'datetime-local',
+    step: '1',
+    value: moment === '' ? '' : localInputValue(moment.toISOString()),
+    required: true,
+  });
   const form = h(
     'form',
     { class: 'as-of-form' },
@@ -331,7 +495,8 @@ export async function showAsOf(context, stream, at) {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const iso = fromLocalInput(input.value);
-    if (iso !== '') window.location.hash = `#/item/${encodeURIComponent(stream)}/as-of/${encodeURIComponent(toSecond(iso))}`;
+    if (iso !== '')
+      window.location.hash = `#/item/${encodeURIComponent(stream)}/as-of/${encodeURIComponent(toSecond(iso))}`;
   });
   document.title = `${KIND_NAMES[kind]} ${id} as it was · Audit log`;
   const heading = h('h2', {}, `${KIND_NAMES[kind]} ${id} at a moment`);
@@ -346,7 +511,13 @@ export async function showAsOf(context, stream, at) {
     then = (await get(`core/v2/${kind}/${id}`, { context: 'edit', as_of: iso })).body;
   } catch (error) {
     if (!(error instanceof ApiError) || error.status !== 404) throw error;
-    replace(context.main, heading, itemLinks(stream), form, h('p', { class: 'alert', role: 'alert' }, `The item did not exist at ${showTime(iso)}.`));
+    replace(
+      context.main,
+      heading,
+      itemLinks(stream),
+      form,
+      h('p', { class: 'alert', role: 'alert' }, `The item did not exist at ${showTime(iso)}.`),
+    );
     return;
   }
   const rows = STATE_FIELDS.filter((field) => field in then || field in now).map((field) => {
@@ -370,7 +541,17 @@ export async function showAsOf(context, stream, at) {
     h(
       'table',
       { class: 'state' },
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Field'), h('th', { scope: 'col' }, `At ${showTime(iso)}`), h('th', { scope: 'col' }, 'Now'))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'Field'),
+          h('th', { scope: 'col' }, `At ${showTime(iso)}`),
+          h('th', { scope: 'col' }, 'Now'),
+        ),
+      ),
       h('tbody', {}, rows),
     ),
   );

@@ -84,9 +84,24 @@ const ADMIN_ROLES: Role[] = ['administrator'];
 export async function importWordPress(site: Site, options: LiveImportOptions): Promise<LiveImportReport> {
   const say = options.progress ?? (() => undefined);
   const dryRun = options.dryRun === true;
-  const source = new WordPressSource({ url: options.url, user: options.user, appPassword: options.appPassword, http: options.http, ...options.limits });
-  const counts = Object.fromEntries(KINDS.map((kind) => [kind, { created: 0, existing: 0, skipped: 0 }])) as LiveImportReport['counts'];
-  const report: LiveImportReport = { source: source.site, dryRun, counts, changedIds: [], skipped: [], missingFiles: [] };
+  const source = new WordPressSource({
+    url: options.url,
+    user: options.user,
+    appPassword: options.appPassword,
+    http: options.http,
+    ...options.limits,
+  });
+  const counts = Object.fromEntries(
+    KINDS.map((kind) => [kind, { created: 0, existing: 0, skipped: 0 }]),
+  ) as LiveImportReport['counts'];
+  const report: LiveImportReport = {
+    source: source.site,
+    dryRun,
+    counts,
+    changedIds: [],
+    skipped: [],
+    missingFiles: [],
+  };
 
   // --- read and check everything ----------------------------------------------------------------------------------
   const who = await source.check();
@@ -96,18 +111,33 @@ export async function importWordPress(site: Site, options: LiveImportOptions): P
   const tags = await source.all('/wp/v2/tags', {}, 'term', 'tags', say);
   const media = await source.all('/wp/v2/media', { status: 'inherit,private' }, 'media', 'media', say);
   const items: Item[] = [];
-  for (const [kind, route] of [['page', 'pages'], ['post', 'posts']] as const) {
+  for (const [kind, route] of [
+    ['page', 'pages'],
+    ['post', 'posts'],
+  ] as const) {
     const listed = await source.all(`/wp/v2/${route}`, { status: STATUSES }, 'post', route, say);
     for (const [index, post] of listed.entries()) {
       if (index > 0 && index % 50 === 0) say(`${route}: revisions of ${index} of ${listed.length} read`);
-      if (post.type !== kind) throw new WordPressImportError(`${route}: item ${post.id} is of type "${post.type}", not ${kind}`);
-      const revisions = await source.all(`/wp/v2/${route}/${post.id}/revisions`, {}, 'revision', `revisions of ${kind} ${post.id}`);
-      const autosaves = await source.list(`/wp/v2/${route}/${post.id}/autosaves`, 'revision', `autosaves of ${kind} ${post.id}`);
+      if (post.type !== kind)
+        throw new WordPressImportError(`${route}: item ${post.id} is of type "${post.type}", not ${kind}`);
+      const revisions = await source.all(
+        `/wp/v2/${route}/${post.id}/revisions`,
+        {},
+        'revision',
+        `revisions of ${kind} ${post.id}`,
+      );
+      const autosaves = await source.list(
+        `/wp/v2/${route}/${post.id}/autosaves`,
+        'revision',
+        `autosaves of ${kind} ${post.id}`,
+      );
       items.push({ kind, post, steps: timelineOf(post, revisions, autosaves) });
     }
     say(`${route}: ${listed.length} read with their revisions`);
   }
-  say(`${users.length} users, ${categories.length} categories, ${tags.length} tags, ${media.length} media, ${items.length} posts and pages`);
+  say(
+    `${users.length} users, ${categories.length} categories, ${tags.length} tags, ${media.length} media, ${items.length} posts and pages`,
+  );
   const plan = checkedPlan(users, categories, tags, media, items);
 
   // --- which ids are there already, which are kept ------------------------------------------------------------------
@@ -121,7 +151,13 @@ export async function importWordPress(site: Site, options: LiveImportOptions): P
     const metadata = (userId: number | null, request: string): EventMetadata => ({
       ...site.metadata(userId, request),
       at: new Date(moment).toISOString(),
-      imported: { format: 'wordpress', source: source.site, sourceId, originalAt: new Date(moment).toISOString(), importedAt },
+      imported: {
+        format: 'wordpress',
+        source: source.site,
+        sourceId,
+        originalAt: new Date(moment).toISOString(),
+        importedAt,
+      },
     });
     Object.defineProperty(wrapped, 'metadata', { value: metadata });
     Object.defineProperty(wrapped, 'clock', { value: { now: () => moment } });
@@ -141,7 +177,10 @@ export async function importWordPress(site: Site, options: LiveImportOptions): P
   }
   const termIds = new Map<number, number>();
   const termsMark = await lastReserved(site, 'terms');
-  for (const [taxonomy, terms] of [['category', categories], ['post_tag', tags]] as const) {
+  for (const [taxonomy, terms] of [
+    ['category', categories],
+    ['post_tag', tags],
+  ] as const) {
     for (const term of terms) {
       const existing = await site.claims.ownerOf(termSlugScope(taxonomy), term.slug);
       if (existing !== null) termIds.set(term.id, existing);
@@ -154,14 +193,32 @@ export async function importWordPress(site: Site, options: LiveImportOptions): P
     if (existing !== null) contentIds.set(id, existing);
   }
   // Kept: free here (past the sequence's last block), or in a block an earlier run of this import reserved.
-  const ours = { users: await blocksOf(site, 'users', source.site), terms: await blocksOf(site, 'terms', source.site), content: await blocksOf(site, 'content', source.site) };
-  const keptUsers = new Set(users.filter((user) => !userIds.has(user.id) && (user.id > usersMark.last || ours.users(user.id))).map((user) => user.id));
-  const keptTerms = new Set([...categories, ...tags].filter((term) => !termIds.has(term.id) && (term.id > termsMark.last || ours.terms(term.id))).map((term) => term.id));
-  const keptContent = new Set(plan.contentSourceIds.filter((id) => !contentIds.has(id) && (id > contentMark.last || ours.content(id))));
+  const ours = {
+    users: await blocksOf(site, 'users', source.site),
+    terms: await blocksOf(site, 'terms', source.site),
+    content: await blocksOf(site, 'content', source.site),
+  };
+  const keptUsers = new Set(
+    users
+      .filter((user) => !userIds.has(user.id) && (user.id > usersMark.last || ours.users(user.id)))
+      .map((user) => user.id),
+  );
+  const keptTerms = new Set(
+    [...categories, ...tags]
+      .filter((term) => !termIds.has(term.id) && (term.id > termsMark.last || ours.terms(term.id)))
+      .map((term) => term.id),
+  );
+  const keptContent = new Set(
+    plan.contentSourceIds.filter((id) => !contentIds.has(id) && (id > contentMark.last || ours.content(id))),
+  );
   if (!dryRun) {
     const reservation = { format: 'wordpress', source: source.site, importedAt };
     const past = (kept: Set<number>, mark: { last: number }) => new Set([...kept].filter((id) => id > mark.last));
-    for (const [sequence, kept, mark] of [['users', keptUsers, usersMark], ['terms', keptTerms, termsMark], ['content', keptContent, contentMark]] as const) {
+    for (const [sequence, kept, mark] of [
+      ['users', keptUsers, usersMark],
+      ['terms', keptTerms, termsMark],
+      ['content', keptContent, contentMark],
+    ] as const) {
       const reserving = past(kept, mark);
       await reserveThrough(site, sequence, mark, reserving, reservation);
       // Ids another process took meanwhile are not kept.
@@ -169,7 +226,8 @@ export async function importWordPress(site: Site, options: LiveImportOptions): P
     }
   }
   const changed = (kind: LiveImportKind, from: number, to: number) => {
-    if (from !== to) report.changedIds.push({ kind, from, to, reason: dryRun ? 'id taken: a new one will be given' : 'id taken' });
+    if (from !== to)
+      report.changedIds.push({ kind, from, to, reason: dryRun ? 'id taken: a new one will be given' : 'id taken' });
   };
 
   // --- users --------------------------------------------------------------------------------------------------------
@@ -216,7 +274,10 @@ export async function importWordPress(site: Site, options: LiveImportOptions): P
   }
 
   // --- terms, parents first -----------------------------------------------------------------------------------------
-  for (const [taxonomy, terms] of [['category', plan.categories], ['post_tag', tags]] as const) {
+  for (const [taxonomy, terms] of [
+    ['category', plan.categories],
+    ['post_tag', tags],
+  ] as const) {
     const kind = taxonomy === 'category' ? 'category' : 'tag';
     for (const term of terms) {
       if (termIds.has(term.id)) {
@@ -234,7 +295,12 @@ export async function importWordPress(site: Site, options: LiveImportOptions): P
         const outcome = await createTerm(
           at(site.clock.now(), `term-${term.id}`),
           taxonomy as Taxonomy,
-          { name: term.name, slug: term.slug, description: term.description, ...(taxonomy === 'category' ? { parent } : {}) },
+          {
+            name: term.name,
+            slug: term.slug,
+            description: term.description,
+            ...(taxonomy === 'category' ? { parent } : {}),
+          },
           null,
           requestId,
           keptTerms.has(term.id) ? term.id : undefined,
@@ -257,7 +323,12 @@ export async function importWordPress(site: Site, options: LiveImportOptions): P
       continue;
     }
     const wanted = keptContent.has(id) ? id : await site.ids.content.nextId();
-    const claimed = await site.claims.claimExact(RECORD_SCOPE, recordKey(id), wanted, at(site.clock.now(), `record-${id}`).metadata(null, requestId));
+    const claimed = await site.claims.claimExact(
+      RECORD_SCOPE,
+      recordKey(id),
+      wanted,
+      at(site.clock.now(), `record-${id}`).metadata(null, requestId),
+    );
     contentIds.set(id, claimed ? wanted : ((await site.claims.ownerOf(RECORD_SCOPE, recordKey(id))) ?? wanted));
   }
   const actorOf = (sourceUser: number): Actor => ({ id: userIds.get(sourceUser) ?? 0, roles: ADMIN_ROLES });
@@ -284,7 +355,12 @@ export async function importWordPress(site: Site, options: LiveImportOptions): P
     if ('missing' in file) {
       counts.attachment.skipped++;
       report.missingFiles.push({ id: attachment.id, url: attachment.source_url, reason: file.missing });
-      report.skipped.push({ kind: 'attachment', id: attachment.id, title, reason: `its file could not be fetched (${file.missing})` });
+      report.skipped.push({
+        kind: 'attachment',
+        id: attachment.id,
+        title,
+        reason: `its file could not be fetched (${file.missing})`,
+      });
       say(`attachment ${attachment.id}: file missing`);
       continue;
     }
@@ -294,7 +370,12 @@ export async function importWordPress(site: Site, options: LiveImportOptions): P
       const parent = attachment.post !== null && attachment.post > 0 ? contentIds.get(attachment.post) : undefined;
       const outcome = await createAttachment(
         when,
-        { body: file.bytes, filename: decodeURIComponent(new URL(attachment.source_url).pathname.split('/').pop() ?? '') || `file-${attachment.id}` },
+        {
+          body: file.bytes,
+          filename:
+            decodeURIComponent(new URL(attachment.source_url).pathname.split('/').pop() ?? '') ||
+            `file-${attachment.id}`,
+        },
         {
           title,
           caption: attachment.caption.raw,
@@ -322,9 +403,15 @@ export async function importWordPress(site: Site, options: LiveImportOptions): P
       say(`attachment ${attachment.id}: ${target}`);
     } catch (error) {
       // A file this site does not take (its type, its size) leaves the attachment out; anything else stops.
-      if (answerableError(error) === null) throw new WordPressImportError(`attachment ${attachment.id} "${title}": ${messageOf(error)}`);
+      if (answerableError(error) === null)
+        throw new WordPressImportError(`attachment ${attachment.id} "${title}": ${messageOf(error)}`);
       counts.attachment.skipped++;
-      report.skipped.push({ kind: 'attachment', id: attachment.id, title, reason: `refused here: ${messageOf(error)}` });
+      report.skipped.push({
+        kind: 'attachment',
+        id: attachment.id,
+        title,
+        reason: `refused here: ${messageOf(error)}`,
+      });
     }
   }
 
@@ -333,8 +420,15 @@ export async function importWordPress(site: Site, options: LiveImportOptions): P
     const { post, kind } = item;
     const target = contentIds.get(post.id)!;
     const name = `${kind} ${post.id} "${post.title.raw}"`;
-    const featured = post.featured_media > 0 && carriedMedia.has(post.featured_media) ? contentIds.get(post.featured_media)! : 0;
-    if (post.featured_media > 0 && featured === 0) report.skipped.push({ kind: 'featured image', id: post.id, title: post.title.raw, reason: `featured image ${post.featured_media} not set: that attachment is not carried` });
+    const featured =
+      post.featured_media > 0 && carriedMedia.has(post.featured_media) ? contentIds.get(post.featured_media)! : 0;
+    if (post.featured_media > 0 && featured === 0)
+      report.skipped.push({
+        kind: 'featured image',
+        id: post.id,
+        title: post.title.raw,
+        reason: `featured image ${post.featured_media} not set: that attachment is not carried`,
+      });
     const revisionSteps = item.steps.filter((step) => step.kind === 'revision' || step.kind === 'autosave');
     if (dryRun && target > 0 && (await site.store.readStream(contentStreamId(target), { maxCount: 1 })).length > 0) {
       // Already imported; a dry run does not look into how much of its past is there.
@@ -354,7 +448,14 @@ export async function importWordPress(site: Site, options: LiveImportOptions): P
     }
     const fields = finalFields(item, { users: userIds, terms: termIds, content: contentIds }, featured);
     try {
-      const written = await replayItem(site, at, item, target, fields, { contentIds, userIdOf, actorOf, requestId, report, say });
+      const written = await replayItem(site, at, item, target, fields, {
+        contentIds,
+        userIdOf,
+        actorOf,
+        requestId,
+        report,
+        say,
+      });
       counts[kind][written.created ? 'created' : 'existing']++;
       if (written.created) changed(kind, post.id, target);
       for (const step of revisionSteps) {
@@ -386,7 +487,8 @@ function checkedPlan(users: WpUser[], categories: WpTerm[], tags: WpTerm[], medi
   const logins = new Set<string>();
   for (const user of users) {
     if (user.username.trim() === '') throw new WordPressImportError(`user ${user.id}: no username`);
-    if (logins.has(user.username.toLowerCase())) throw new WordPressImportError(`user ${user.id} "${user.username}": the login appears twice`);
+    if (logins.has(user.username.toLowerCase()))
+      throw new WordPressImportError(`user ${user.id} "${user.username}": the login appears twice`);
     logins.add(user.username.toLowerCase());
   }
   const categoryIds = new Set(categories.map((term) => term.id));
@@ -398,20 +500,32 @@ function checkedPlan(users: WpUser[], categories: WpTerm[], tags: WpTerm[], medi
   };
   for (const attachment of media) {
     once(attachment.id, `attachment ${attachment.id}`);
-    if (!userIds.has(attachment.author) && attachment.author !== 0) throw new WordPressImportError(`attachment ${attachment.id} "${attachment.title.raw}": its author ${attachment.author} is not among the site's users`);
+    if (!userIds.has(attachment.author) && attachment.author !== 0)
+      throw new WordPressImportError(
+        `attachment ${attachment.id} "${attachment.title.raw}": its author ${attachment.author} is not among the site's users`,
+      );
   }
   for (const { post, kind, steps } of items) {
     const name = `${kind} ${post.id} "${post.title.raw}"`;
     once(post.id, name);
-    if (!userIds.has(post.author)) throw new WordPressImportError(`${name}: its author ${post.author} is not among the site's users`);
-    for (const id of post.categories ?? []) if (!categoryIds.has(id)) throw new WordPressImportError(`${name}: its category ${id} is not among the site's categories`);
-    for (const id of post.tags ?? []) if (!tagIds.has(id)) throw new WordPressImportError(`${name}: its tag ${id} is not among the site's tags`);
+    if (!userIds.has(post.author))
+      throw new WordPressImportError(`${name}: its author ${post.author} is not among the site's users`);
+    for (const id of post.categories ?? [])
+      if (!categoryIds.has(id))
+        throw new WordPressImportError(`${name}: its category ${id} is not among the site's categories`);
+    for (const id of post.tags ?? [])
+      if (!tagIds.has(id)) throw new WordPressImportError(`${name}: its tag ${id} is not among the site's tags`);
     for (const step of steps) {
       if (step.kind === 'revision') once(step.revision.id, `revision ${step.revision.id} of ${name}`);
       if (step.kind === 'autosave') once(step.autosave.id, `autosave ${step.autosave.id} of ${name}`);
     }
   }
-  const orderedCategories = parentsFirst(categories, (term) => term.id, (term) => term.parent ?? 0, (term) => `category ${term.id} "${term.slug}"`);
+  const orderedCategories = parentsFirst(
+    categories,
+    (term) => term.id,
+    (term) => term.parent ?? 0,
+    (term) => `category ${term.id} "${term.slug}"`,
+  );
   const orderedPages = parentsFirst(
     items.filter((item) => item.kind === 'page'),
     (item) => item.post.id,
@@ -426,7 +540,11 @@ function checkedPlan(users: WpUser[], categories: WpTerm[], tags: WpTerm[], medi
 }
 
 /** The item's fields as the source has them now, references rewritten. */
-function finalFields(item: Item, ids: { users: Map<number, number>; terms: Map<number, number>; content: Map<number, number> }, featured: number): PostInput {
+function finalFields(
+  item: Item,
+  ids: { users: Map<number, number>; terms: Map<number, number>; content: Map<number, number> },
+  featured: number,
+): PostInput {
   const { post, kind } = item;
   const input: PostInput = {
     status: post.status,
@@ -490,23 +608,40 @@ async function replayItem(
     const actorId = userId ?? 0;
     if (step.kind === 'create') {
       if (events.length > 0) throw new WordPressImportError(`its id ${id} is already used here by something else`);
-      const outcome = await createItem(when, kind, { ...fields, ...step.text, ...(post.slug ? { slug: post.slug } : {}) }, ctx.actorOf(step.author), ctx.requestId, id);
+      const outcome = await createItem(
+        when,
+        kind,
+        { ...fields, ...step.text, ...(post.slug ? { slug: post.slug } : {}) },
+        ctx.actorOf(step.author),
+        ctx.requestId,
+        id,
+      );
       await site.settle(outcome.position);
       created = true;
       appended.add(step.sourceId);
       continue;
     }
     const state = fold(await site.store.readStream(stream));
-    if (!state.exists || !state.post) throw new WordPressImportError(`its stream ${stream} holds no item to add ${step.sourceId} to`);
+    if (!state.exists || !state.post)
+      throw new WordPressImportError(`its stream ${stream} holds no item to add ${step.sourceId} to`);
     let command: ContentCommand;
     if (step.kind === 'autosave') {
       const autosaveId = ctx.contentIds.get(step.autosave.id)!;
-      const text = { title: step.autosave.title.raw, content: step.autosave.content.raw, excerpt: step.autosave.excerpt.raw };
+      const text = {
+        title: step.autosave.title.raw,
+        content: step.autosave.content.raw,
+        excerpt: step.autosave.excerpt.raw,
+      };
       command = { kind: 'autosave', id, postType: kind, input: text, autosaveId, actorId, now: step.at, timezone };
       const probe = contentDecider.decide(command, state);
       if (!probe.some((event) => event.type === 'PostAutosaved')) {
         skipped.add(step.sourceId);
-        ctx.report.skipped.push({ kind: 'autosave', id: step.autosave.id, title: post.title.raw, reason: 'it would save its author\'s own draft here, or equals the item' });
+        ctx.report.skipped.push({
+          kind: 'autosave',
+          id: step.autosave.id,
+          title: post.title.raw,
+          reason: "it would save its author's own draft here, or equals the item",
+        });
         continue;
       }
     } else {
@@ -515,11 +650,26 @@ async function replayItem(
           ? { title: step.revision.title.raw, content: step.revision.content.raw, excerpt: step.revision.excerpt.raw }
           : { ...fields, title: post.title.raw, content: post.content.raw, excerpt: post.excerpt?.raw ?? '' };
       const revisionId = step.kind === 'revision' ? ctx.contentIds.get(step.revision.id)! : -1;
-      command = { kind: 'update', id, postType: kind, input, slug: state.post.slug, revisionId: hasRevisions ? revisionId : null, actorId, now: step.at, timezone };
+      command = {
+        kind: 'update',
+        id,
+        postType: kind,
+        input,
+        slug: state.post.slug,
+        revisionId: hasRevisions ? revisionId : null,
+        actorId,
+        now: step.at,
+        timezone,
+      };
       const probe = contentDecider.decide(command, state);
       if (step.kind === 'revision' && !probe.some((event) => event.type === 'PostRevised')) {
         skipped.add(step.sourceId);
-        ctx.report.skipped.push({ kind: 'revision', id: step.revision.id, title: post.title.raw, reason: 'its text equals the revision before it' });
+        ctx.report.skipped.push({
+          kind: 'revision',
+          id: step.revision.id,
+          title: post.title.raw,
+          reason: 'its text equals the revision before it',
+        });
         continue;
       }
       if (step.kind === 'final') {
@@ -539,7 +689,8 @@ async function replayItem(
   return { created: created || appended.size > 0, appended, skipped };
 }
 
-const fold = (events: readonly RecordedEvent[]): ContentState => events.reduce((state, event) => evolveContent(state, event as unknown as ContentEvent), initialContentState());
+const fold = (events: readonly RecordedEvent[]): ContentState =>
+  events.reduce((state, event) => evolveContent(state, event as unknown as ContentEvent), initialContentState());
 
 const importedSourceId = (event: RecordedEvent): string | null => {
   const imported = event.metadata.imported as { format?: unknown; sourceId?: unknown } | undefined;
@@ -548,5 +699,9 @@ const importedSourceId = (event: RecordedEvent): string | null => {
 
 function messageOf(error: unknown): string {
   const refusal = answerableError(error);
-  return refusal !== null ? `${refusal.code}: ${refusal.message}` : error instanceof Error ? error.message : String(error);
+  return refusal !== null
+    ? `${refusal.code}: ${refusal.message}`
+    : error instanceof Error
+      ? error.message
+      : String(error);
 }

@@ -121,7 +121,21 @@ const USER: JSONSchemaType<WpUser> = {
     registered_date: text,
     locale: text,
   },
-  required: ['id', 'username', 'name', 'first_name', 'last_name', 'email', 'url', 'description', 'nickname', 'slug', 'roles', 'registered_date', 'locale'],
+  required: [
+    'id',
+    'username',
+    'name',
+    'first_name',
+    'last_name',
+    'email',
+    'url',
+    'description',
+    'nickname',
+    'slug',
+    'roles',
+    'registered_date',
+    'locale',
+  ],
 };
 
 const TERM: JSONSchemaType<WpTerm> = {
@@ -156,7 +170,23 @@ const POST = {
     parent: int,
     menu_order: int,
   },
-  required: ['id', 'type', 'date', 'date_gmt', 'modified_gmt', 'slug', 'status', 'password', 'title', 'content', 'author', 'featured_media', 'comment_status', 'ping_status', 'template'],
+  required: [
+    'id',
+    'type',
+    'date',
+    'date_gmt',
+    'modified_gmt',
+    'slug',
+    'status',
+    'password',
+    'title',
+    'content',
+    'author',
+    'featured_media',
+    'comment_status',
+    'ping_status',
+    'template',
+  ],
 } as const;
 
 const REVISION = {
@@ -183,7 +213,22 @@ const MEDIA = {
     source_url: text,
     mime_type: text,
   },
-  required: ['id', 'date_gmt', 'slug', 'status', 'author', 'title', 'caption', 'description', 'alt_text', 'comment_status', 'ping_status', 'post', 'source_url', 'mime_type'],
+  required: [
+    'id',
+    'date_gmt',
+    'slug',
+    'status',
+    'author',
+    'title',
+    'caption',
+    'description',
+    'alt_text',
+    'comment_status',
+    'ping_status',
+    'post',
+    'source_url',
+    'mime_type',
+  ],
 } as const;
 
 const INDEX = {
@@ -202,7 +247,15 @@ const validators = {
   index: ajv.compile<WpIndex>(INDEX),
 };
 export type ItemKind = Exclude<keyof typeof validators, 'index'>;
-type Shape<K extends ItemKind> = K extends 'user' ? WpUser : K extends 'term' ? WpTerm : K extends 'post' ? WpPost : K extends 'revision' ? WpRevision : WpMedia;
+type Shape<K extends ItemKind> = K extends 'user'
+  ? WpUser
+  : K extends 'term'
+    ? WpTerm
+    : K extends 'post'
+      ? WpPost
+      : K extends 'revision'
+        ? WpRevision
+        : WpMedia;
 
 /** WordPress's REST date-time without offset, `YYYY-MM-DDTHH:MM:SS`. */
 const REST_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
@@ -226,12 +279,22 @@ export interface SourceOptions {
   fileTimeoutMs?: number;
 }
 
-export const SOURCE_DEFAULTS = { timeoutMs: 30_000, fileTimeoutMs: 600_000, maxJsonBytes: 32 * 1024 * 1024, maxFileBytes: 256 * 1024 * 1024 } as const;
+export const SOURCE_DEFAULTS = {
+  timeoutMs: 30_000,
+  fileTimeoutMs: 600_000,
+  maxJsonBytes: 32 * 1024 * 1024,
+  maxFileBytes: 256 * 1024 * 1024,
+} as const;
 
 /** The outbound client for the operator's site: its host and port allowed (it may be on a private network). */
 export function sourceClient(url: URL, timeoutMs: number, maxBytes: number): HttpFetcher {
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  return createOutboundHttp({ allowedHosts: parseAllowedHosts(`${url.hostname}:${port}`), timeoutMs, maxBytes, userAgent: 'palimpsest-import' });
+  return createOutboundHttp({
+    allowedHosts: parseAllowedHosts(`${url.hostname}:${port}`),
+    timeoutMs,
+    maxBytes,
+    userAgent: 'palimpsest-import',
+  });
 }
 
 /** The site's address without a trailing slash or `/wp-json`; refused unless http(s) without credentials. */
@@ -242,8 +305,12 @@ export function siteAddress(given: string): URL {
   } catch {
     throw new WordPressImportError(`"${given}" is not a URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WordPressImportError(`"${given}": only http and https sites are imported`);
-  if (url.username || url.password) throw new WordPressImportError(`"${given}": give the user with --user and the password with --app-password, not in the URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new WordPressImportError(`"${given}": only http and https sites are imported`);
+  if (url.username || url.password)
+    throw new WordPressImportError(
+      `"${given}": give the user with --user and the password with --app-password, not in the URL`,
+    );
   url.search = '';
   url.hash = '';
   url.pathname = url.pathname.replace(/\/+$/, '').replace(/\/wp-json$/, '');
@@ -267,33 +334,57 @@ export class WordPressSource {
     this.maxJsonBytes = options.maxJsonBytes ?? SOURCE_DEFAULTS.maxJsonBytes;
     this.maxFileBytes = options.maxFileBytes ?? SOURCE_DEFAULTS.maxFileBytes;
     this.fileTimeoutMs = options.fileTimeoutMs ?? SOURCE_DEFAULTS.fileTimeoutMs;
-    this.http = options.http ?? sourceClient(url, options.timeoutMs ?? SOURCE_DEFAULTS.timeoutMs, Math.max(this.maxJsonBytes, this.maxFileBytes));
+    this.http =
+      options.http ??
+      sourceClient(url, options.timeoutMs ?? SOURCE_DEFAULTS.timeoutMs, Math.max(this.maxJsonBytes, this.maxFileBytes));
     this.authorization = `Basic ${Buffer.from(`${options.user}:${options.appPassword}`).toString('base64')}`;
   }
 
   /** Checks that this is a WordPress with `wp/v2`, and that the credentials are taken with the right to edit. */
   async check(): Promise<{ name: string; user: string }> {
     const { body } = await this.json('/', {}, 'the REST index');
-    if (!validators.index(body)) throw new WordPressImportError(`${this.root}/ is not a WordPress REST API (its index has no ${shapeError(validators.index)})`);
-    if (!body.namespaces.includes('wp/v2')) throw new WordPressImportError(`${this.root}/ is not a WordPress REST API with wp/v2 (namespaces: ${body.namespaces.join(', ') || 'none'})`);
+    if (!validators.index(body))
+      throw new WordPressImportError(
+        `${this.root}/ is not a WordPress REST API (its index has no ${shapeError(validators.index)})`,
+      );
+    if (!body.namespaces.includes('wp/v2'))
+      throw new WordPressImportError(
+        `${this.root}/ is not a WordPress REST API with wp/v2 (namespaces: ${body.namespaces.join(', ') || 'none'})`,
+      );
     // WordPress treats a refused application password as no credentials at all: ask who we are.
     const { body: me } = await this.json('/wp/v2/users/me', { context: 'edit' }, 'the signed-in user');
     const user = this.checked('user', me, 'the signed-in user');
-    if (!user.roles.includes('administrator')) throw new WordPressImportError(`user "${user.username}" is not an administrator of ${this.site}: an import reads every item in edit context`);
+    if (!user.roles.includes('administrator'))
+      throw new WordPressImportError(
+        `user "${user.username}" is not an administrator of ${this.site}: an import reads every item in edit context`,
+      );
     return { name: body.name, user: user.username };
   }
 
   /** Every item of a collection, page by page, each checked. */
-  async all<K extends ItemKind>(route: string, query: Record<string, string>, kind: K, what: string, progress?: (line: string) => void): Promise<Shape<K>[]> {
+  async all<K extends ItemKind>(
+    route: string,
+    query: Record<string, string>,
+    kind: K,
+    what: string,
+    progress?: (line: string) => void,
+  ): Promise<Shape<K>[]> {
     const items: Shape<K>[] = [];
     for (let page = 1, pages = 1; page <= pages; page++) {
-      const { body, response } = await this.json(route, { ...query, context: 'edit', per_page: '100', page: String(page) }, `${what}, page ${page}`);
-      if (!Array.isArray(body)) throw new WordPressImportError(`${what}, page ${page}: ${this.root}${route} did not answer a list`);
+      const { body, response } = await this.json(
+        route,
+        { ...query, context: 'edit', per_page: '100', page: String(page) },
+        `${what}, page ${page}`,
+      );
+      if (!Array.isArray(body))
+        throw new WordPressImportError(`${what}, page ${page}: ${this.root}${route} did not answer a list`);
       const header = response.headers['x-wp-totalpages'];
       if (page === 1) {
-        if (header !== undefined && !/^\d+$/.test(header)) throw new WordPressImportError(`${what}: X-WP-TotalPages "${header.slice(0, 40)}" is not a number`);
+        if (header !== undefined && !/^\d+$/.test(header))
+          throw new WordPressImportError(`${what}: X-WP-TotalPages "${header.slice(0, 40)}" is not a number`);
         pages = header === undefined ? 1 : Number(header);
-        if (pages > MAX_PAGES) throw new WordPressImportError(`${what}: ${pages} pages is more than the ${MAX_PAGES} followed`);
+        if (pages > MAX_PAGES)
+          throw new WordPressImportError(`${what}: ${pages} pages is more than the ${MAX_PAGES} followed`);
       }
       for (const item of body) items.push(this.checked(kind, item, `${what}, page ${page}`));
       if (pages > 1) progress?.(`${what}: page ${page} of ${pages}`);
@@ -321,7 +412,11 @@ export class WordPressSource {
     }
     const sameOrigin = target.origin === new URL(this.site).origin;
     try {
-      const response = await this.http.request(target.toString(), { headers: sameOrigin ? { authorization: this.authorization } : {}, maxBytes: this.maxFileBytes, timeoutMs: this.fileTimeoutMs });
+      const response = await this.http.request(target.toString(), {
+        headers: sameOrigin ? { authorization: this.authorization } : {},
+        maxBytes: this.maxFileBytes,
+        timeoutMs: this.fileTimeoutMs,
+      });
       if (response.status !== 200) return { missing: `${url} answered ${response.status}` };
       return { bytes: Buffer.from(response.bytes) };
     } catch (error) {
@@ -331,21 +426,34 @@ export class WordPressSource {
 
   private checked<K extends ItemKind>(kind: K, item: unknown, what: string): Shape<K> {
     const validate = validators[kind] as ValidateFunction<Shape<K>>;
-    const id = item && typeof item === 'object' && 'id' in item ? ` ${JSON.stringify((item as { id: unknown }).id).slice(0, 40)}` : '';
+    const id =
+      item && typeof item === 'object' && 'id' in item
+        ? ` ${JSON.stringify((item as { id: unknown }).id).slice(0, 40)}`
+        : '';
     if (!validate(item)) throw new WordPressImportError(`${what}: ${kind}${id} is malformed: ${shapeError(validate)}`);
     for (const field of ['date_gmt', 'modified_gmt', 'registered_date'] as const) {
       const value = (item as unknown as Record<string, unknown>)[field];
-      if (typeof value === 'string' && !REST_DATE.test(value.replace(/(\.\d+)?(Z|[+-]00:00)?$/, ''))) throw new WordPressImportError(`${what}: ${kind}${id} is malformed: ${field} "${value.slice(0, 40)}" is not a date`);
+      if (typeof value === 'string' && !REST_DATE.test(value.replace(/(\.\d+)?(Z|[+-]00:00)?$/, '')))
+        throw new WordPressImportError(
+          `${what}: ${kind}${id} is malformed: ${field} "${value.slice(0, 40)}" is not a date`,
+        );
     }
     return item;
   }
 
-  private async json(route: string, query: Record<string, string>, what: string): Promise<{ body: unknown; response: HttpResponse }> {
+  private async json(
+    route: string,
+    query: Record<string, string>,
+    what: string,
+  ): Promise<{ body: unknown; response: HttpResponse }> {
     const search = new URLSearchParams(query).toString();
     const url = `${this.root}${route}${search ? `?${search}` : ''}`;
     let response: HttpResponse;
     try {
-      response = await this.http.request(url, { headers: { authorization: this.authorization, accept: 'application/json' }, maxBytes: this.maxJsonBytes });
+      response = await this.http.request(url, {
+        headers: { authorization: this.authorization, accept: 'application/json' },
+        maxBytes: this.maxJsonBytes,
+      });
     } catch (error) {
       throw new WordPressImportError(`${what}: ${url}: ${(error as Error).message}`);
     }
@@ -353,11 +461,15 @@ export class WordPressSource {
     try {
       body = JSON.parse(response.body);
     } catch {
-      throw new WordPressImportError(`${what}: ${url} answered ${response.status} with something that is not JSON (is ${this.site} a WordPress site?)`);
+      throw new WordPressImportError(
+        `${what}: ${url} answered ${response.status} with something that is not JSON (is ${this.site} a WordPress site?)`,
+      );
     }
     if (response.status === 401 || response.status === 403) {
       const code = errorCode(body);
-      throw new WordPressImportError(`${what}: ${url} answered ${response.status}${code ? ` (${code})` : ''}: the user name or application password was refused, or lacks the right to read this`);
+      throw new WordPressImportError(
+        `${what}: ${url} answered ${response.status}${code ? ` (${code})` : ''}: the user name or application password was refused, or lacks the right to read this`,
+      );
     }
     if (response.status !== 200) {
       const code = errorCode(body);
@@ -367,11 +479,16 @@ export class WordPressSource {
   }
 }
 
-const errorCode = (body: unknown): string | null => (body && typeof body === 'object' && typeof (body as { code?: unknown }).code === 'string' ? (body as { code: string }).code.slice(0, 80) : null);
+const errorCode = (body: unknown): string | null =>
+  body && typeof body === 'object' && typeof (body as { code?: unknown }).code === 'string'
+    ? (body as { code: string }).code.slice(0, 80)
+    : null;
 
 function shapeError(validate: ValidateFunction): string {
   const [first] = validate.errors ?? [];
   if (!first) return 'an unknown shape';
-  const where = first.instancePath ? first.instancePath.slice(1).replace(/\//g, '.') : (first.params as { missingProperty?: string }).missingProperty ?? 'the item';
+  const where = first.instancePath
+    ? first.instancePath.slice(1).replace(/\//g, '.')
+    : ((first.params as { missingProperty?: string }).missingProperty ?? 'the item');
   return first.keyword === 'required' ? `no ${where}` : `${where} ${first.message ?? 'is wrong'}`;
 }

@@ -31,7 +31,10 @@ const RANK: Record<Step['kind'], number> = { create: 0, revision: 1, final: 2, a
 
 /** Whether a draft's date floats: WordPress answers a floating date_gmt computed from its date, equal to modified. */
 export function floatingDate(item: WpPost): boolean {
-  return (item.status === 'draft' || item.status === 'pending') && (item.date_gmt === null || item.date_gmt === item.modified_gmt);
+  return (
+    (item.status === 'draft' || item.status === 'pending') &&
+    (item.date_gmt === null || item.date_gmt === item.modified_gmt)
+  );
 }
 
 /**
@@ -45,40 +48,75 @@ export function timelineOf(item: WpPost, revisions: readonly WpRevision[], autos
   const autosaved = new Map<number, WpRevision>();
   for (const autosave of [...autosaves, ...revisions.filter(isAutosave)]) autosaved.set(autosave.id, autosave);
   for (const revision of [...saved, ...autosaved.values()]) {
-    if (revision.parent !== item.id) throw new WordPressImportError(`${item.type} ${item.id}: its revision ${revision.id} names ${revision.parent} as its parent`);
+    if (revision.parent !== item.id)
+      throw new WordPressImportError(
+        `${item.type} ${item.id}: its revision ${revision.id} names ${revision.parent} as its parent`,
+      );
   }
   const modified = gmtMs(item.modified_gmt);
   const dated = floatingDate(item) || item.date_gmt === null ? Number.POSITIVE_INFINITY : gmtMs(item.date_gmt);
   const first = saved[0];
   const created = Math.min(dated, modified, first ? gmtMs(first.date_gmt) : Number.POSITIVE_INFINITY);
-  const textOf = (source: WpPost | WpRevision): Text => ({ title: source.title.raw, content: source.content.raw, excerpt: source.excerpt?.raw ?? '' });
-  const steps: Step[] = [{ kind: 'create', at: created, author: item.author, sourceId: `post-${item.id}`, text: textOf(first ?? item) }];
-  for (const revision of saved) steps.push({ kind: 'revision', at: gmtMs(revision.date_gmt), author: revision.author, sourceId: `revision-${revision.id}`, revision });
+  const textOf = (source: WpPost | WpRevision): Text => ({
+    title: source.title.raw,
+    content: source.content.raw,
+    excerpt: source.excerpt?.raw ?? '',
+  });
+  const steps: Step[] = [
+    { kind: 'create', at: created, author: item.author, sourceId: `post-${item.id}`, text: textOf(first ?? item) },
+  ];
+  for (const revision of saved)
+    steps.push({
+      kind: 'revision',
+      at: gmtMs(revision.date_gmt),
+      author: revision.author,
+      sourceId: `revision-${revision.id}`,
+      revision,
+    });
   const last = saved.at(-1);
   // A post published on a date after its last change was scheduled, then published when that date came.
   const publishedLater = item.status === 'publish' && Number.isFinite(dated) && dated > modified ? dated : modified;
   const finalAt = Math.max(publishedLater, last ? gmtMs(last.date_gmt) : created);
   steps.push({ kind: 'final', at: finalAt, author: last?.author ?? item.author, sourceId: `post-${item.id}-final` });
-  for (const autosave of autosaved.values()) steps.push({ kind: 'autosave', at: gmtMs(autosave.date_gmt), author: autosave.author, sourceId: `autosave-${autosave.id}`, autosave });
-  return steps.map((step, index) => ({ step, index })).sort((a, b) => a.step.at - b.step.at || RANK[a.step.kind] - RANK[b.step.kind] || a.index - b.index).map(({ step }) => step);
+  for (const autosave of autosaved.values())
+    steps.push({
+      kind: 'autosave',
+      at: gmtMs(autosave.date_gmt),
+      author: autosave.author,
+      sourceId: `autosave-${autosave.id}`,
+      autosave,
+    });
+  return steps
+    .map((step, index) => ({ step, index }))
+    .sort((a, b) => a.step.at - b.step.at || RANK[a.step.kind] - RANK[b.step.kind] || a.index - b.index)
+    .map(({ step }) => step);
 }
 
 /**
  * Items with every parent before its children. A parent not among them, or parents that loop, is an error naming
  * the item.
  */
-export function parentsFirst<T>(items: readonly T[], idOf: (item: T) => number, parentOf: (item: T) => number, name: (item: T) => string): T[] {
+export function parentsFirst<T>(
+  items: readonly T[],
+  idOf: (item: T) => number,
+  parentOf: (item: T) => number,
+  name: (item: T) => string,
+): T[] {
   const byId = new Map(items.map((item) => [idOf(item), item]));
   const ordered: T[] = [];
   const done = new Set<number>();
   const visit = (item: T, path: number[]) => {
     const id = idOf(item);
     if (done.has(id)) return;
-    if (path.includes(id)) throw new WordPressImportError(`${name(item)}: its parents loop (${[...path, id].join(' -> ')})`);
+    if (path.includes(id))
+      throw new WordPressImportError(`${name(item)}: its parents loop (${[...path, id].join(' -> ')})`);
     const parent = parentOf(item);
     if (parent > 0) {
       const found = byId.get(parent);
-      if (!found) throw new WordPressImportError(`${name(item)}: its parent ${parent} is not among what the site answered (in the trash, or not readable?)`);
+      if (!found)
+        throw new WordPressImportError(
+          `${name(item)}: its parent ${parent} is not among what the site answered (in the trash, or not readable?)`,
+        );
       visit(found, [...path, id]);
     }
     done.add(id);

@@ -72,7 +72,16 @@ const TAXONOMIES = new Set<string>(['category', 'post_tag']);
 /** Taxonomies of WordPress itself that are known but not carried. */
 const TAXONOMIES_NOT_CARRIED = new Set(['post_format', 'wp_theme', 'wp_template_part_area', 'link_category']);
 
-export type ImportKind = 'user' | 'category' | 'tag' | 'menu' | 'post' | 'page' | 'attachment' | 'menu_item' | 'comment';
+export type ImportKind =
+  | 'user'
+  | 'category'
+  | 'tag'
+  | 'menu'
+  | 'post'
+  | 'page'
+  | 'attachment'
+  | 'menu_item'
+  | 'comment';
 
 export interface ImportReport {
   file: string;
@@ -124,7 +133,18 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
   const report: ImportReport = {
     file: fileName,
     dryRun,
-    counts: { user: zero(), category: zero(), tag: zero(), menu: zero(), post: zero(), page: zero(), attachment: zero(), menu_item: zero(), comment: zero(), other: zero() },
+    counts: {
+      user: zero(),
+      category: zero(),
+      tag: zero(),
+      menu: zero(),
+      post: zero(),
+      page: zero(),
+      attachment: zero(),
+      menu_item: zero(),
+      comment: zero(),
+      other: zero(),
+    },
     changedIds: [],
     skipped: [],
     missingFiles: [],
@@ -132,7 +152,9 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
 
   say(`reading ${fileName}`);
   const plan = await readPlan(file, options.uploads);
-  say(`${plan.authors.length} authors, ${plan.terms.length} terms, ${plan.items.length} items in ${fileName} (from ${plan.baseSiteUrl || 'an unnamed site'})`);
+  say(
+    `${plan.authors.length} authors, ${plan.terms.length} terms, ${plan.items.length} items in ${fileName} (from ${plan.baseSiteUrl || 'an unnamed site'})`,
+  );
 
   const importedSite = (sourceId: string, originalAt: string | null): Site => {
     const wrapped = Object.create(site) as Site;
@@ -156,7 +178,8 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
   const userByLogin = new Map<string, number>();
   const termIds = new Map<string, number>();
   const contentIds = new Map<number, number>();
-  const recordKey = (id: number | string) => `${createHash('sha256').update(plan.baseSiteUrl).digest('hex').slice(0, 16)}-${id}`;
+  const recordKey = (id: number | string) =>
+    `${createHash('sha256').update(plan.baseSiteUrl).digest('hex').slice(0, 16)}-${id}`;
 
   const usersLast = await lastReserved(site, 'users');
   const newUsers: WxrAuthor[] = [];
@@ -170,7 +193,8 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
   const termsLast = await lastReserved(site, 'terms');
   const newTerms: WxrTerm[] = [];
   // A site makes its default category on first need: a dry run counts it as there, as the import would find it.
-  const defaultCategoryToCome = dryRun && (await site.store.readStream(termStreamId(DEFAULT_CATEGORY_ID), { maxCount: 1 })).length === 0;
+  const defaultCategoryToCome =
+    dryRun && (await site.store.readStream(termStreamId(DEFAULT_CATEGORY_ID), { maxCount: 1 })).length === 0;
   for (const term of plan.terms) {
     const existing =
       defaultCategoryToCome && term.taxonomy === 'category' && term.slug === 'uncategorized'
@@ -183,7 +207,9 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
   const menuIds = new Map<string, number>();
   const newMenus: WxrTerm[] = [];
   for (const menu of plan.menus) {
-    const existing = (await site.claims.ownerOf('wxr-import', recordKey(`menu-${menu.id}`))) ?? (await site.claims.ownerOf('term-nav_menu', menu.slug));
+    const existing =
+      (await site.claims.ownerOf('wxr-import', recordKey(`menu-${menu.id}`))) ??
+      (await site.claims.ownerOf('term-nav_menu', menu.slug));
     if (existing !== null) menuIds.set(menu.slug, existing);
     else newMenus.push(menu);
   }
@@ -208,9 +234,16 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
   const keptComments = newComments.filter((id) => id > commentsLast.last);
   const keptUsers = newUsers.filter((author) => author.id > usersLast.last).map((author) => author.id);
   // Id 1 is the default category's, whatever the sequence says (the sequence starts past it).
-  const keptTerms = [...newTerms, ...newMenus].filter((term) => term.id > Math.max(termsLast.last, DEFAULT_CATEGORY_ID)).map((term) => term.id);
+  const keptTerms = [...newTerms, ...newMenus]
+    .filter((term) => term.id > Math.max(termsLast.last, DEFAULT_CATEGORY_ID))
+    .map((term) => term.id);
   const keptItems = newItems.filter((item) => carried(item) && item.id > contentLast.last).map((item) => item.id);
-  const kept = { users: new Set(keptUsers), terms: new Set(keptTerms), items: new Set(keptItems), comments: new Set(keptComments) };
+  const kept = {
+    users: new Set(keptUsers),
+    terms: new Set(keptTerms),
+    items: new Set(keptItems),
+    comments: new Set(keptComments),
+  };
   if (!dryRun) {
     // Each set keeps only the ids still free once reserved (another process may have reserved meanwhile).
     const imported = { format: 'wxr', source: plan.baseSiteUrl };
@@ -228,14 +261,24 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
     }
     if (dryRun) {
       report.counts.user.created++;
-      if (!kept.users.has(author.id)) report.changedIds.push({ kind: 'user', from: author.id, to: 0, reason: 'id taken: a new one will be given' });
+      if (!kept.users.has(author.id))
+        report.changedIds.push({ kind: 'user', from: author.id, to: 0, reason: 'id taken: a new one will be given' });
       continue;
     }
     const chosen = kept.users.has(author.id) ? author.id : undefined;
     try {
       const { id, position } = await createUser(
         importedSite(`user-${author.id}`, null),
-        { id: chosen, login: author.login, email: author.email, roles: ['author'], displayName: author.displayName, firstName: author.firstName, lastName: author.lastName, password: null },
+        {
+          id: chosen,
+          login: author.login,
+          email: author.email,
+          roles: ['author'],
+          displayName: author.displayName,
+          firstName: author.firstName,
+          lastName: author.lastName,
+          password: null,
+        },
         actor.id === SYSTEM_ACTOR.id ? null : actor.id,
         requestId,
       );
@@ -261,7 +304,8 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
     if (dryRun) {
       report.counts[kind].created++;
       termIds.set(key, kept.terms.has(term.id) ? term.id : 0);
-      if (!kept.terms.has(term.id)) report.changedIds.push({ kind, from: term.id, to: 0, reason: 'id taken: a new one will be given' });
+      if (!kept.terms.has(term.id))
+        report.changedIds.push({ kind, from: term.id, to: 0, reason: 'id taken: a new one will be given' });
       continue;
     }
     const parent = term.parentSlug ? termIds.get(termKey(term.taxonomy, term.parentSlug)) : 0;
@@ -269,7 +313,12 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
       const outcome = await createTerm(
         importedSite(`term-${term.id}`, null),
         term.taxonomy as Taxonomy,
-        { name: term.name, slug: term.slug, description: term.description, ...(term.taxonomy === 'category' ? { parent: parent ?? 0 } : {}) },
+        {
+          name: term.name,
+          slug: term.slug,
+          description: term.description,
+          ...(term.taxonomy === 'category' ? { parent: parent ?? 0 } : {}),
+        },
         actor.id === SYSTEM_ACTOR.id ? null : actor,
         requestId,
         kept.terms.has(term.id) ? term.id : undefined,
@@ -300,29 +349,55 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
     if (dryRun) {
       report.counts.menu.created++;
       menuIds.set(menu.slug, kept.terms.has(menu.id) ? menu.id : 0);
-      if (!kept.terms.has(menu.id)) report.changedIds.push({ kind: 'menu', from: menu.id, to: 0, reason: 'id taken: a new one will be given' });
+      if (!kept.terms.has(menu.id))
+        report.changedIds.push({ kind: 'menu', from: menu.id, to: 0, reason: 'id taken: a new one will be given' });
       continue;
     }
     const at = importedSite(`term-${menu.id}`, null);
     if (target === undefined) {
       const wanted = kept.terms.has(menu.id) ? menu.id : await nextTermId(site);
-      const claimed = await site.claims.claimExact('wxr-import', recordKey(`menu-${menu.id}`), wanted, at.metadata(null, requestId));
+      const claimed = await site.claims.claimExact(
+        'wxr-import',
+        recordKey(`menu-${menu.id}`),
+        wanted,
+        at.metadata(null, requestId),
+      );
       target = claimed ? wanted : ((await site.claims.ownerOf('wxr-import', recordKey(`menu-${menu.id}`))) ?? wanted);
     }
     try {
-      const outcome = await createMenu(at, { name: menu.name, description: menu.description }, actor.id === SYSTEM_ACTOR.id ? null : actor, requestId, { chosenId: target });
+      const outcome = await createMenu(
+        at,
+        { name: menu.name, description: menu.description },
+        actor.id === SYSTEM_ACTOR.id ? null : actor,
+        requestId,
+        { chosenId: target },
+      );
       await write(outcome.position);
       menuIds.set(menu.slug, target);
       report.counts.menu.created++;
       if (target !== menu.id) report.changedIds.push({ kind: 'menu', from: menu.id, to: target, reason: 'id taken' });
-      if (outcome.state.menu && outcome.state.menu.slug !== menu.slug) report.skipped.push({ kind: 'menu slug', id: menu.id, title: menu.name, reason: `slug "${menu.slug}" became "${outcome.state.menu.slug}": a menu's slug is made from its name` });
+      if (outcome.state.menu && outcome.state.menu.slug !== menu.slug)
+        report.skipped.push({
+          kind: 'menu slug',
+          id: menu.id,
+          title: menu.name,
+          reason: `slug "${menu.slug}" became "${outcome.state.menu.slug}": a menu's slug is made from its name`,
+        });
     } catch (error) {
-      const existing = error instanceof AlreadyExists && error.subject === 'menu' && error.by === 'name' ? error.details.existingId : undefined;
+      const existing =
+        error instanceof AlreadyExists && error.subject === 'menu' && error.by === 'name'
+          ? error.details.existingId
+          : undefined;
       if (existing === undefined) throw new WxrImportError(`menu ${menu.id} "${menu.slug}": ${messageOf(error)}`);
       // Menu names are unique: the site's menu of that name (under another slug) is the file's menu.
       menuIds.set(menu.slug, existing);
       report.counts.menu.existing++;
-      report.skipped.push({ kind: 'menu', id: menu.id, title: menu.name, reason: `the site's menu ${existing} has that name: its items join it` });
+      report.skipped.push({
+        kind: 'menu',
+        id: menu.id,
+        title: menu.name,
+        reason: `the site's menu ${existing} has that name: its items join it`,
+      });
     }
   }
 
@@ -334,8 +409,16 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
       continue;
     }
     const wanted = kept.items.has(item.id) ? item.id : await site.ids.content.nextId();
-    const claimed = await site.claims.claimExact('wxr-import', recordKey(item.id), wanted, importedSite(`post-${item.id}`, null).metadata(null, requestId));
-    contentIds.set(item.id, claimed ? wanted : ((await site.claims.ownerOf('wxr-import', recordKey(item.id))) ?? wanted));
+    const claimed = await site.claims.claimExact(
+      'wxr-import',
+      recordKey(item.id),
+      wanted,
+      importedSite(`post-${item.id}`, null).metadata(null, requestId),
+    );
+    contentIds.set(
+      item.id,
+      claimed ? wanted : ((await site.claims.ownerOf('wxr-import', recordKey(item.id))) ?? wanted),
+    );
   }
 
   // Comments the same way; new ids come from the comments' own sequence, the one createComment uses.
@@ -345,7 +428,12 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
       continue;
     }
     if (kept.comments.has(id)) {
-      const claimed = await site.claims.claimExact('wxr-import', recordKey(`comment-${id}`), id, importedSite(`comment-${id}`, null).metadata(null, requestId));
+      const claimed = await site.claims.claimExact(
+        'wxr-import',
+        recordKey(`comment-${id}`),
+        id,
+        importedSite(`comment-${id}`, null).metadata(null, requestId),
+      );
       commentIds.set(id, claimed ? id : ((await site.claims.ownerOf('wxr-import', recordKey(`comment-${id}`))) ?? id));
     }
     // A comment whose id is taken gets its new id when it is written, and its record then.
@@ -363,7 +451,13 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
       let target = commentIds.get(comment.id);
       if (dryRun) {
         report.counts.comment.created++;
-        if (target !== comment.id) report.changedIds.push({ kind: 'comment', from: comment.id, to: target ?? 0, reason: 'id taken: a new one will be given' });
+        if (target !== comment.id)
+          report.changedIds.push({
+            kind: 'comment',
+            from: comment.id,
+            to: target ?? 0,
+            reason: 'id taken: a new one will be given',
+          });
         continue;
       }
       if (target !== undefined) {
@@ -373,9 +467,15 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
           continue;
         }
       }
-      if (!post) throw new WxrImportError(`comment ${comment.id} on ${record.postType} ${record.id}: the ${record.postType} is not in the read model`);
+      if (!post)
+        throw new WxrImportError(
+          `comment ${comment.id} on ${record.postType} ${record.id}: the ${record.postType} is not in the read model`,
+        );
       const parent = comment.parent > 0 ? commentIds.get(comment.parent) : 0;
-      if (parent === undefined) throw new WxrImportError(`comment ${comment.id} on ${record.postType} ${record.id}: its parent comment ${comment.parent} is not among the item's comments before it`);
+      if (parent === undefined)
+        throw new WxrImportError(
+          `comment ${comment.id} on ${record.postType} ${record.id}: its parent comment ${comment.parent} is not among the item's comments before it`,
+        );
       const user = comment.userId > 0 ? userIds.get(comment.userId) : undefined;
       const when = commentTime(site, comment);
       const at = importedSite(`comment-${comment.id}`, comment.dateGmt || comment.date);
@@ -401,38 +501,68 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
         );
         if (target === undefined) {
           target = outcome.id;
-          await site.claims.claimExact('wxr-import', recordKey(`comment-${comment.id}`), target, at.metadata(null, requestId));
+          await site.claims.claimExact(
+            'wxr-import',
+            recordKey(`comment-${comment.id}`),
+            target,
+            at.metadata(null, requestId),
+          );
           commentIds.set(comment.id, target);
         }
         await write(outcome.position);
         report.counts.comment.created++;
-        if (target !== comment.id) report.changedIds.push({ kind: 'comment', from: comment.id, to: target, reason: 'id taken' });
+        if (target !== comment.id)
+          report.changedIds.push({ kind: 'comment', from: comment.id, to: target, reason: 'id taken' });
       } catch (error) {
         if (error instanceof AlreadyExists && error.subject === 'comment' && error.by === 'content') {
           report.counts.comment.skipped++;
-          report.skipped.push({ kind: 'comment', id: comment.id, title: record.title, reason: 'the same comment by the same author is already on the item' });
+          report.skipped.push({
+            kind: 'comment',
+            id: comment.id,
+            title: record.title,
+            reason: 'the same comment by the same author is already on the item',
+          });
           continue;
         }
-        throw new WxrImportError(`comment ${comment.id} on ${record.postType} ${record.id} "${record.title}": ${messageOf(error)}`);
+        throw new WxrImportError(
+          `comment ${comment.id} on ${record.postType} ${record.id} "${record.title}": ${messageOf(error)}`,
+        );
       }
     }
   };
 
   // --- items, streamed again -------------------------------------------------------------------------------------
-  const attachments = new Map(plan.items.filter((item) => item.postType === 'attachment' && item.file !== null).map((item) => [item.id, item.file!]));
+  const attachments = new Map(
+    plan.items
+      .filter((item) => item.postType === 'attachment' && item.file !== null)
+      .map((item) => [item.id, item.file!]),
+  );
   const importAttachment = async (record: WxrItem) => {
     const source = attachments.get(record.id);
     if (source === undefined) {
       report.counts.attachment.skipped++;
       const attached = attachedFileOf(record);
       report.missingFiles.push({ id: record.id, url: record.attachmentUrl, file: attached });
-      report.skipped.push({ kind: 'attachment', id: record.id, title: record.title, reason: options.uploads ? `its file ${attached || '(none named)'} is not under ${options.uploads}` : 'no --uploads folder given for its file' });
+      report.skipped.push({
+        kind: 'attachment',
+        id: record.id,
+        title: record.title,
+        reason: options.uploads
+          ? `its file ${attached || '(none named)'} is not under ${options.uploads}`
+          : 'no --uploads folder given for its file',
+      });
       return;
     }
     const target = contentIds.get(record.id)!;
     if (dryRun) {
       report.counts.attachment.created++;
-      if (target !== record.id) report.changedIds.push({ kind: 'attachment', from: record.id, to: target, reason: 'id taken: a new one will be given' });
+      if (target !== record.id)
+        report.changedIds.push({
+          kind: 'attachment',
+          from: record.id,
+          to: target,
+          reason: 'id taken: a new one will be given',
+        });
       return;
     }
     const [existing] = await site.store.readStream(attachmentStreamId(target), { maxCount: 1 });
@@ -470,7 +600,8 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
       }
       await write(position);
       report.counts.attachment.created++;
-      if (target !== record.id) report.changedIds.push({ kind: 'attachment', from: record.id, to: target, reason: 'id taken' });
+      if (target !== record.id)
+        report.changedIds.push({ kind: 'attachment', from: record.id, to: target, reason: 'id taken' });
     } catch (error) {
       throw new WxrImportError(`attachment ${record.id} "${record.title}": ${messageOf(error)}`);
     }
@@ -487,24 +618,40 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
     if (record.postType === 'nav_menu_item') continue;
     if (!CARRIED_TYPES.has(record.postType)) {
       report.counts.other.skipped++;
-      report.skipped.push({ kind: record.postType, id: record.id, title: record.title, reason: NOT_CARRIED[record.postType]! });
+      report.skipped.push({
+        kind: record.postType,
+        id: record.id,
+        title: record.title,
+        reason: NOT_CARRIED[record.postType]!,
+      });
       continue;
     }
     const kind = record.postType as 'post' | 'page';
     if (!STATUSES.has(record.status)) {
       report.counts[kind].skipped++;
-      report.skipped.push({ kind, id: record.id, title: record.title, reason: `status "${record.status}" is not carried` });
+      report.skipped.push({
+        kind,
+        id: record.id,
+        title: record.title,
+        reason: `status "${record.status}" is not carried`,
+      });
       continue;
     }
     const target = contentIds.get(record.id)!;
     const thumbnail = Number(record.meta.find((meta) => meta.key === '_thumbnail_id')?.value ?? 0);
     const featured = thumbnail > 0 && attachments.has(thumbnail) ? contentIds.get(thumbnail) : undefined;
     if (thumbnail > 0 && featured === undefined) {
-      report.skipped.push({ kind: 'featured image', id: record.id, title: record.title, reason: `featured image ${thumbnail} not set: that attachment is not carried` });
+      report.skipped.push({
+        kind: 'featured image',
+        id: record.id,
+        title: record.title,
+        reason: `featured image ${thumbnail} not set: that attachment is not carried`,
+      });
     }
     if (dryRun) {
       report.counts[kind].created++;
-      if (target !== record.id) report.changedIds.push({ kind, from: record.id, to: target, reason: 'id taken: a new one will be given' });
+      if (target !== record.id)
+        report.changedIds.push({ kind, from: record.id, to: target, reason: 'id taken: a new one will be given' });
       await importComments(record, target);
       continue;
     }
@@ -517,7 +664,14 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
     try {
       const input = itemInput(record, { users: userByLogin, terms: termIds, content: contentIds });
       if (featured !== undefined) input.featured_media = featured;
-      const outcome = await createItem(importedSite(`post-${record.id}`, record.dateGmt || record.date), kind, input, actor, requestId, target);
+      const outcome = await createItem(
+        importedSite(`post-${record.id}`, record.dateGmt || record.date),
+        kind,
+        input,
+        actor,
+        requestId,
+        target,
+      );
       await write(outcome.position);
       report.counts[kind].created++;
       if (target !== record.id) report.changedIds.push({ kind, from: record.id, to: target, reason: 'id taken' });
@@ -546,11 +700,18 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
         skip(planned.skip);
         continue;
       }
-      for (const note of planned.notes) report.skipped.push({ kind: 'nav_menu_item', id: record.id, title: record.title, reason: note });
+      for (const note of planned.notes)
+        report.skipped.push({ kind: 'nav_menu_item', id: record.id, title: record.title, reason: note });
       const target = contentIds.get(record.id)!;
       if (dryRun) {
         report.counts.menu_item.created++;
-        if (target !== record.id) report.changedIds.push({ kind: 'menu_item', from: record.id, to: target, reason: 'id taken: a new one will be given' });
+        if (target !== record.id)
+          report.changedIds.push({
+            kind: 'menu_item',
+            from: record.id,
+            to: target,
+            reason: 'id taken: a new one will be given',
+          });
         continue;
       }
       if ((await site.store.readStream(menuItemStreamId(target), { maxCount: 1 })).length > 0) {
@@ -560,10 +721,17 @@ export async function importWxr(site: Site, file: string, options: ImportOptions
       try {
         const gmt = wxrDate(record.dateGmt);
         const at = gmt ? Date.parse(`${gmt}Z`) : undefined;
-        const outcome = await createMenuItem(importedSite(`post-${record.id}`, record.dateGmt || record.date), planned.input, actor, requestId, { chosenId: target, ...(at !== undefined && Number.isFinite(at) ? { at } : {}) });
+        const outcome = await createMenuItem(
+          importedSite(`post-${record.id}`, record.dateGmt || record.date),
+          planned.input,
+          actor,
+          requestId,
+          { chosenId: target, ...(at !== undefined && Number.isFinite(at) ? { at } : {}) },
+        );
         await write(outcome.position);
         report.counts.menu_item.created++;
-        if (target !== record.id) report.changedIds.push({ kind: 'menu_item', from: record.id, to: target, reason: 'id taken' });
+        if (target !== record.id)
+          report.changedIds.push({ kind: 'menu_item', from: record.id, to: target, reason: 'id taken' });
       } catch (error) {
         throw new WxrImportError(`menu item ${record.id} "${record.title}": ${messageOf(error)}`);
       }
@@ -592,7 +760,8 @@ async function readPlan(file: string, uploads: string | undefined): Promise<Plan
         termSeen.add(termKey('nav_menu', record.slug));
         continue;
       }
-      if (!TAXONOMIES.has(record.taxonomy)) throw new WxrImportError(`term ${record.id} "${record.slug}": taxonomy "${record.taxonomy}" is not known here`);
+      if (!TAXONOMIES.has(record.taxonomy))
+        throw new WxrImportError(`term ${record.id} "${record.slug}": taxonomy "${record.taxonomy}" is not known here`);
       if (!record.slug) throw new WxrImportError(`term ${record.id} "${record.name}": no slug`);
       // WordPress writes a category both as wp:category and as wp:term.
       const key = termKey(record.taxonomy, record.slug);
@@ -601,19 +770,36 @@ async function readPlan(file: string, uploads: string | undefined): Promise<Plan
       plan.terms.push(record);
     } else {
       if (record.id <= 0) throw new WxrImportError(`item "${record.title}": no wp:post_id`);
-      if (itemSeen.has(record.id)) throw new WxrImportError(`item ${record.id} "${record.title}": its id appears twice in the file`);
+      if (itemSeen.has(record.id))
+        throw new WxrImportError(`item ${record.id} "${record.title}": its id appears twice in the file`);
       itemSeen.add(record.id);
-      if (!CARRIED_TYPES.has(record.postType) && record.postType !== 'attachment' && record.postType !== 'nav_menu_item' && !(record.postType in NOT_CARRIED)) {
+      if (
+        !CARRIED_TYPES.has(record.postType) &&
+        record.postType !== 'attachment' &&
+        record.postType !== 'nav_menu_item' &&
+        !(record.postType in NOT_CARRIED)
+      ) {
         unknownTypes.push(`item ${record.id} "${record.title}" (post type "${record.postType}")`);
         continue;
       }
       const attached = record.postType === 'attachment' ? attachedFileOf(record) : '';
-      const comments = CARRIED_TYPES.has(record.postType) ? record.comments.filter((comment) => commentCarried(comment) === null).map((comment) => comment.id) : [];
-      plan.items.push({ id: record.id, postType: record.postType, title: record.title, status: record.status, file: uploads && attached ? fileUnder(uploads, attached) : null, comments });
+      const comments = CARRIED_TYPES.has(record.postType)
+        ? record.comments.filter((comment) => commentCarried(comment) === null).map((comment) => comment.id)
+        : [];
+      plan.items.push({
+        id: record.id,
+        postType: record.postType,
+        title: record.title,
+        status: record.status,
+        file: uploads && attached ? fileUnder(uploads, attached) : null,
+        comments,
+      });
     }
   }
   if (unknownTypes.length > 0) {
-    throw new WxrImportError(`unknown post type: ${unknownTypes.slice(0, 10).join('; ')}${unknownTypes.length > 10 ? ` and ${unknownTypes.length - 10} more` : ''}; only ${[...CARRIED_TYPES, 'attachment', 'nav_menu_item'].join(', ')} are carried`);
+    throw new WxrImportError(
+      `unknown post type: ${unknownTypes.slice(0, 10).join('; ')}${unknownTypes.length > 10 ? ` and ${unknownTypes.length - 10} more` : ''}; only ${[...CARRIED_TYPES, 'attachment', 'nav_menu_item'].join(', ')} are carried`,
+    );
   }
   orderedTerms(plan.terms);
   return plan;
@@ -626,7 +812,8 @@ const carried = (item: Plan['items'][number]): boolean =>
   (item.postType === 'nav_menu_item' && MENU_ITEM_STATUSES.has(item.status));
 
 /** The path under the uploads folder an attachment names (`2024/05/photo.jpg`). */
-const attachedFileOf = (item: WxrItem): string => item.meta.find((meta) => meta.key === '_wp_attached_file')?.value.trim() ?? '';
+const attachedFileOf = (item: WxrItem): string =>
+  item.meta.find((meta) => meta.key === '_wp_attached_file')?.value.trim() ?? '';
 
 /** `relative` under `root` when it is a file there; never a path that leaves `root`. */
 function fileUnder(root: string, relative: string): string | null {
@@ -660,10 +847,14 @@ function orderedTerms(terms: WxrTerm[]): WxrTerm[] {
   const visit = (term: WxrTerm, path: string[]) => {
     const key = termKey(term.taxonomy, term.slug);
     if (done.has(key)) return;
-    if (path.includes(key)) throw new WxrImportError(`term ${term.id} "${term.slug}": its parents loop (${[...path, key].map((k) => k.split('\u0000')[1]).join(' -> ')})`);
+    if (path.includes(key))
+      throw new WxrImportError(
+        `term ${term.id} "${term.slug}": its parents loop (${[...path, key].map((k) => k.split('\u0000')[1]).join(' -> ')})`,
+      );
     if (term.parentSlug) {
       const parent = bySlug.get(termKey(term.taxonomy, term.parentSlug));
-      if (!parent) throw new WxrImportError(`term ${term.id} "${term.slug}": its parent "${term.parentSlug}" is not in the file`);
+      if (!parent)
+        throw new WxrImportError(`term ${term.id} "${term.slug}": its parent "${term.parentSlug}" is not in the file`);
       visit(parent, [...path, key]);
     }
     done.add(key);
@@ -692,15 +883,26 @@ function wxrDate(value: string): string | null {
   return value.replace(' ', 'T');
 }
 
-function itemInput(item: WxrItem, ids: { users: Map<string, number>; terms: Map<string, number>; content: Map<number, number> }): PostInput {
+function itemInput(
+  item: WxrItem,
+  ids: { users: Map<string, number>; terms: Map<string, number>; content: Map<number, number> },
+): PostInput {
   const termsOf = (taxonomy: string) =>
-    item.terms.filter((term) => term.taxonomy === taxonomy).map((term) => {
-      const id = ids.terms.get(termKey(taxonomy, term.slug));
-      if (id === undefined) throw new WxrImportError(`item ${item.id} "${item.title}": its ${taxonomy} "${term.slug}" is not among the file's terms`);
-      return id;
-    });
+    item.terms
+      .filter((term) => term.taxonomy === taxonomy)
+      .map((term) => {
+        const id = ids.terms.get(termKey(taxonomy, term.slug));
+        if (id === undefined)
+          throw new WxrImportError(
+            `item ${item.id} "${item.title}": its ${taxonomy} "${term.slug}" is not among the file's terms`,
+          );
+        return id;
+      });
   const author = ids.users.get(item.creator);
-  if (author === undefined) throw new WxrImportError(`item ${item.id} "${item.title}": its author "${item.creator}" is not among the file's authors`);
+  if (author === undefined)
+    throw new WxrImportError(
+      `item ${item.id} "${item.title}": its author "${item.creator}" is not among the file's authors`,
+    );
   const gmt = wxrDate(item.dateGmt);
   const local = wxrDate(item.date);
   const input: PostInput = {
@@ -728,7 +930,8 @@ function itemInput(item: WxrItem, ids: { users: Map<string, number>; terms: Map<
     input.tags = termsOf('post_tag');
   } else {
     const parent = item.parent > 0 ? ids.content.get(item.parent) : 0;
-    if (parent === undefined) throw new WxrImportError(`page ${item.id} "${item.title}": its parent ${item.parent} is not a page of the file`);
+    if (parent === undefined)
+      throw new WxrImportError(`page ${item.id} "${item.title}": its parent ${item.parent} is not a page of the file`);
     input.parent = parent;
   }
   return input;
@@ -737,6 +940,9 @@ function itemInput(item: WxrItem, ids: { users: Map<string, number>; terms: Map<
 /** The last id a sequence has handed out or reserved, and its stream's revision. */
 function messageOf(error: unknown): string {
   const refusal = answerableError(error);
-  return refusal !== null ? `${refusal.code}: ${refusal.message}` : error instanceof Error ? error.message : String(error);
+  return refusal !== null
+    ? `${refusal.code}: ${refusal.message}`
+    : error instanceof Error
+      ? error.message
+      : String(error);
 }
-

@@ -54,7 +54,8 @@ export function menuItemPlan(item: WxrItem, refs: MenuItemRefs): MenuItemPlan {
   let objectId = 0;
   if (type === 'post_type') {
     const id = refs.content.get(linked);
-    if (id === undefined) return { skip: `it links to ${refs.postTypes.get(linked) ?? 'item'} ${linked}, which is not carried` };
+    if (id === undefined)
+      return { skip: `it links to ${refs.postTypes.get(linked) ?? 'item'} ${linked}, which is not carried` };
     objectId = id;
   } else if (type === 'taxonomy') {
     const id = object === 'category' || object === 'post_tag' ? refs.terms.get(linked) : undefined;

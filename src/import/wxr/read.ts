@@ -124,19 +124,39 @@ export async function* readWxr(file: string): AsyncGenerator<WxrRecord> {
   });
   parser.on('opentag', (tag) => {
     const name = tag.name;
-    if (stack.length === 0 && name !== 'rss') failure ??= new WxrError(`not a WXR export: the document is <${name}>, not <rss>`);
+    if (stack.length === 0 && name !== 'rss')
+      failure ??= new WxrError(`not a WXR export: the document is <${name}>, not <rss>`);
     if (name === 'rss') sawRss = true;
     if (name === 'channel' && stack.at(-1) === 'rss') sawChannel = true;
     const inChannel = stack.length === 2 && stack[1] === 'channel';
     stack.push(name);
     text = '';
-    if (inChannel && (name === 'wp:author' || name === 'wp:category' || name === 'wp:tag' || name === 'wp:term')) fields = {};
+    if (inChannel && (name === 'wp:author' || name === 'wp:category' || name === 'wp:tag' || name === 'wp:term'))
+      fields = {};
     if (inChannel && name === 'item') {
       sendHeader();
       item = {
-        kind: 'item', id: 0, postType: '', title: '', creator: '', content: '', excerpt: '', date: '', dateGmt: '',
-        commentStatus: 'closed', pingStatus: 'closed', slug: '', status: '', parent: 0, menuOrder: 0, password: '',
-        sticky: false, attachmentUrl: '', terms: [], meta: [], comments: [],
+        kind: 'item',
+        id: 0,
+        postType: '',
+        title: '',
+        creator: '',
+        content: '',
+        excerpt: '',
+        date: '',
+        dateGmt: '',
+        commentStatus: 'closed',
+        pingStatus: 'closed',
+        slug: '',
+        status: '',
+        parent: 0,
+        menuOrder: 0,
+        password: '',
+        sticky: false,
+        attachmentUrl: '',
+        terms: [],
+        meta: [],
+        comments: [],
       };
     }
     if (item && name === 'category' && stack.length === 4) {
@@ -213,10 +233,26 @@ function channelRecord(name: string, f: Fields): WxrRecord {
     };
   }
   if (name === 'wp:category') {
-    return { kind: 'term', id: int(f['wp:term_id']), taxonomy: 'category', slug: decodeSlug(f['wp:category_nicename'] ?? ''), name: f['wp:cat_name'] ?? '', description: f['wp:category_description'] ?? '', parentSlug: (f['wp:category_parent'] ?? '').trim() };
+    return {
+      kind: 'term',
+      id: int(f['wp:term_id']),
+      taxonomy: 'category',
+      slug: decodeSlug(f['wp:category_nicename'] ?? ''),
+      name: f['wp:cat_name'] ?? '',
+      description: f['wp:category_description'] ?? '',
+      parentSlug: (f['wp:category_parent'] ?? '').trim(),
+    };
   }
   if (name === 'wp:tag') {
-    return { kind: 'term', id: int(f['wp:term_id']), taxonomy: 'post_tag', slug: decodeSlug(f['wp:tag_slug'] ?? ''), name: f['wp:tag_name'] ?? '', description: f['wp:tag_description'] ?? '', parentSlug: '' };
+    return {
+      kind: 'term',
+      id: int(f['wp:term_id']),
+      taxonomy: 'post_tag',
+      slug: decodeSlug(f['wp:tag_slug'] ?? ''),
+      name: f['wp:tag_name'] ?? '',
+      description: f['wp:tag_description'] ?? '',
+      parentSlug: '',
+    };
   }
   return {
     kind: 'term',
@@ -248,22 +284,56 @@ function commentOf(f: Fields): WxrComment {
 
 function setItemField(item: WxrItem, name: string, value: string): void {
   switch (name) {
-    case 'title': item.title = value; break;
-    case 'dc:creator': item.creator = value.trim(); break;
-    case 'content:encoded': item.content = value; break;
-    case 'excerpt:encoded': item.excerpt = value; break;
-    case 'wp:post_id': item.id = int(value); break;
-    case 'wp:post_date': item.date = value.trim(); break;
-    case 'wp:post_date_gmt': item.dateGmt = value.trim(); break;
-    case 'wp:comment_status': item.commentStatus = value.trim(); break;
-    case 'wp:ping_status': item.pingStatus = value.trim(); break;
-    case 'wp:post_name': item.slug = value.trim(); break;
-    case 'wp:status': item.status = value.trim(); break;
-    case 'wp:post_parent': item.parent = int(value); break;
-    case 'wp:menu_order': item.menuOrder = int(value); break;
-    case 'wp:post_type': item.postType = value.trim(); break;
-    case 'wp:post_password': item.password = value; break;
-    case 'wp:is_sticky': item.sticky = value.trim() === '1'; break;
-    case 'wp:attachment_url': item.attachmentUrl = value.trim(); break;
+    case 'title':
+      item.title = value;
+      break;
+    case 'dc:creator':
+      item.creator = value.trim();
+      break;
+    case 'content:encoded':
+      item.content = value;
+      break;
+    case 'excerpt:encoded':
+      item.excerpt = value;
+      break;
+    case 'wp:post_id':
+      item.id = int(value);
+      break;
+    case 'wp:post_date':
+      item.date = value.trim();
+      break;
+    case 'wp:post_date_gmt':
+      item.dateGmt = value.trim();
+      break;
+    case 'wp:comment_status':
+      item.commentStatus = value.trim();
+      break;
+    case 'wp:ping_status':
+      item.pingStatus = value.trim();
+      break;
+    case 'wp:post_name':
+      item.slug = value.trim();
+      break;
+    case 'wp:status':
+      item.status = value.trim();
+      break;
+    case 'wp:post_parent':
+      item.parent = int(value);
+      break;
+    case 'wp:menu_order':
+      item.menuOrder = int(value);
+      break;
+    case 'wp:post_type':
+      item.postType = value.trim();
+      break;
+    case 'wp:post_password':
+      item.password = value;
+      break;
+    case 'wp:is_sticky':
+      item.sticky = value.trim() === '1';
+      break;
+    case 'wp:attachment_url':
+      item.attachmentUrl = value.trim();
+      break;
   }
 }

@@ -177,7 +177,8 @@ export class Arena {
       const { starts, lengths, owners } = chunk;
       for (let i = 0; i < chunk.count; i++) {
         const location = index * SPAN + starts[i]!;
-        if (this.owners.isLive(owners[i]!, location)) yield { bytes: chunk.bytes, start: starts[i]!, length: lengths[i]!, owner: owners[i]!, location };
+        if (this.owners.isLive(owners[i]!, location))
+          yield { bytes: chunk.bytes, start: starts[i]!, length: lengths[i]!, owner: owners[i]!, location };
       }
     }
   }
@@ -186,19 +187,41 @@ export class Arena {
    * Each chunk holding live records, for a scan: its bytes, how many are used, and its records in append order
    * (ascending starts), with a test of whether record `i` is live.
    */
-  *chunksForScan(): Generator<{ bytes: Buffer; used: number; starts: Uint32Array; lengths: Uint32Array; owners: Uint32Array; isLive(i: number): boolean }> {
+  *chunksForScan(): Generator<{
+    bytes: Buffer;
+    used: number;
+    starts: Uint32Array;
+    lengths: Uint32Array;
+    owners: Uint32Array;
+    isLive(i: number): boolean;
+  }> {
     for (let index = 0; index < this.chunks.length; index++) {
       const chunk = this.chunks[index];
       if (chunk === undefined || chunk.live === 0) continue;
       const owners = chunk.owners.subarray(0, chunk.count);
       const starts = chunk.starts.subarray(0, chunk.count);
       const live = this.owners;
-      yield { bytes: chunk.bytes, used: chunk.used, starts, lengths: chunk.lengths.subarray(0, chunk.count), owners, isLive: (i) => live.isLive(owners[i]!, index * SPAN + starts[i]!) };
+      yield {
+        bytes: chunk.bytes,
+        used: chunk.used,
+        starts,
+        lengths: chunk.lengths.subarray(0, chunk.count),
+        owners,
+        isLive: (i) => live.isLive(owners[i]!, index * SPAN + starts[i]!),
+      };
     }
   }
 
   private newChunk(size: number): number {
-    const chunk: Chunk = { bytes: Buffer.allocUnsafeSlow(size), used: 0, live: 0, count: 0, starts: new Uint32Array(FIRST_RECORDS), lengths: new Uint32Array(FIRST_RECORDS), owners: new Uint32Array(FIRST_RECORDS) };
+    const chunk: Chunk = {
+      bytes: Buffer.allocUnsafeSlow(size),
+      used: 0,
+      live: 0,
+      count: 0,
+      starts: new Uint32Array(FIRST_RECORDS),
+      lengths: new Uint32Array(FIRST_RECORDS),
+      owners: new Uint32Array(FIRST_RECORDS),
+    };
     this.made = Math.min(this.made + 1, 16);
     const index = this.free.pop() ?? this.chunks.length;
     this.chunks[index] = chunk;

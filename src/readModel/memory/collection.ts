@@ -2,7 +2,18 @@
 import type { Scalar } from '../../ports/readModel';
 import { Arena } from './arena';
 import { OrderIndex } from './orderIndex';
-import { EMPTY_LAYOUT, NO_VALUES, Row, hasValueIn, samePartitioning, setEntries, sortEntries, sortKeyIn, sortKeyOf, valuesIn } from './row';
+import {
+  EMPTY_LAYOUT,
+  NO_VALUES,
+  Row,
+  hasValueIn,
+  samePartitioning,
+  setEntries,
+  sortEntries,
+  sortKeyIn,
+  sortKeyOf,
+  valuesIn,
+} from './row';
 import type { Layout, PartitionView } from './row';
 import { BITS_MIN, BITS_SHARE, RowBits, RowsById, membersAsSet } from './rowSets';
 import type { Members, RowSet } from './rowSets';
@@ -37,8 +48,14 @@ export class Collection {
    * The rows' bytes, each record owned by its row's slot. A dead record's slot may hold a later row by then: that
    * row's record is elsewhere (a location names one record), so it is not taken for the owner.
    */
-  readonly docs = new Arena({ isLive: (slot, at) => this.slots[slot]?.doc === at, moved: (slot, _from, to) => (this.slots[slot]!.doc = to) });
-  readonly texts = new Arena({ isLive: (slot, at) => this.slots[slot]?.text === at, moved: (slot, _from, to) => (this.slots[slot]!.text = to) });
+  readonly docs = new Arena({
+    isLive: (slot, at) => this.slots[slot]?.doc === at,
+    moved: (slot, _from, to) => (this.slots[slot]!.doc = to),
+  });
+  readonly texts = new Arena({
+    isLive: (slot, at) => this.slots[slot]?.text === at,
+    moved: (slot, _from, to) => (this.slots[slot]!.text = to),
+  });
   /** Text columns of rows whose text UTF-8 cannot hold (see Row.text). */
   readonly looseText = new Map<Row, string[]>();
   /**
@@ -103,7 +120,14 @@ export class Collection {
   }
 
   /** Puts a row loaded from a snapshot (bytes copied as they are); the collection is deferred. */
-  putStored(id: Scalar, layout: Layout, values: Scalar[], doc: Uint8Array, text: Uint8Array | null, looseText: string[] | null): void {
+  putStored(
+    id: Scalar,
+    layout: Layout,
+    values: Scalar[],
+    doc: Uint8Array,
+    text: Uint8Array | null,
+    looseText: string[] | null,
+  ): void {
     let row = this.rows.get(id);
     if (row === undefined) this.rows.add((row = this.newRow(id)));
     else this.freeBytes(row);
@@ -242,12 +266,15 @@ export class Collection {
     }
     const old = before.layout;
     for (let i = 0; i < old.setNames.length; i++) {
-      for (let j = old.setStarts[i]!; j < old.setEnds[i]!; j++) if (!hasValueIn(after, old.setNames[i]!, before.values[j]!)) this.leaveSet(old.setNames[i]!, before.values[j]!, row);
+      for (let j = old.setStarts[i]!; j < old.setEnds[i]!; j++)
+        if (!hasValueIn(after, old.setNames[i]!, before.values[j]!))
+          this.leaveSet(old.setNames[i]!, before.values[j]!, row);
     }
     row.layout = layout;
     row.values = values;
     for (let i = 0; i < layout.setNames.length; i++) {
-      for (let j = layout.setStarts[i]!; j < layout.setEnds[i]!; j++) if (!hasValueIn(before, layout.setNames[i]!, values[j]!)) this.joinSet(layout.setNames[i]!, values[j]!, row);
+      for (let j = layout.setStarts[i]!; j < layout.setEnds[i]!; j++)
+        if (!hasValueIn(before, layout.setNames[i]!, values[j]!)) this.joinSet(layout.setNames[i]!, values[j]!, row);
     }
     this.repartition(row, before, after);
   }
@@ -268,7 +295,8 @@ export class Collection {
       seen.rows++;
       const values = row.values;
       for (let i = 0; i < setNames.length; i++) {
-        for (let j = setStarts[i]!; j < setEnds[i]!; j++) this.join((seen.sets[i] ??= this.valuesOf(setNames[i]!)), values[j]!, row);
+        for (let j = setStarts[i]!; j < setEnds[i]!; j++)
+          this.join((seen.sets[i] ??= this.valuesOf(setNames[i]!)), values[j]!, row);
       }
       for (const field of declared) {
         const i = setNames.indexOf(field);
@@ -409,7 +437,8 @@ export class Collection {
       if (members !== row) byValue.set(value, new Set([members, row]));
     } else {
       members.add(row);
-      if (members instanceof Set && members.size >= BITS_MIN && members.size >= this.slots.length * BITS_SHARE) byValue.set(value, new RowBits(this.slots, members));
+      if (members instanceof Set && members.size >= BITS_MIN && members.size >= this.slots.length * BITS_SHARE)
+        byValue.set(value, new RowBits(this.slots, members));
     }
   }
 
@@ -421,7 +450,8 @@ export class Collection {
     } else {
       members.delete(row);
       if (members.size === 1) byValue.set(value, members[Symbol.iterator]().next().value!);
-      else if (members instanceof RowBits && members.size < this.slots.length * (BITS_SHARE / 4)) byValue.set(value, new Set(members));
+      else if (members instanceof RowBits && members.size < this.slots.length * (BITS_SHARE / 4))
+        byValue.set(value, new Set(members));
     }
     if (byValue.size === 0) this.sets.delete(field);
   }

@@ -44,16 +44,27 @@ export class Layouts {
 
   /** The layout of the first `*Count` names of each list. */
   private of(
-    sort: readonly string[], sortCount: number,
-    sets: readonly string[], counts: readonly number[], setCount: number,
-    text: readonly string[], elided: readonly boolean[], textCount: number,
-    partitions: readonly string[], partitionCount: number,
+    sort: readonly string[],
+    sortCount: number,
+    sets: readonly string[],
+    counts: readonly number[],
+    setCount: number,
+    text: readonly string[],
+    elided: readonly boolean[],
+    textCount: number,
+    partitions: readonly string[],
+    partitionCount: number,
   ): Layout {
     for (const layout of this.recent) {
       if (
-        sameNames(layout.sortNames, sort, sortCount) && sameNames(layout.setNames, sets, setCount) && sameNames(layout.textNames, text, textCount) &&
-        sameNames(layout.elided, elided, textCount) && sameNames(layout.partitions, partitions, partitionCount) && sameCounts(layout, counts)
-      ) return layout;
+        sameNames(layout.sortNames, sort, sortCount) &&
+        sameNames(layout.setNames, sets, setCount) &&
+        sameNames(layout.textNames, text, textCount) &&
+        sameNames(layout.elided, elided, textCount) &&
+        sameNames(layout.partitions, partitions, partitionCount) &&
+        sameCounts(layout, counts)
+      )
+        return layout;
     }
     let key = '';
     // Length-prefixed names: no name can be mistaken for a separator.
@@ -94,7 +105,18 @@ export class Layouts {
   }
 
   ofDefinition(d: LayoutDefinition): Layout {
-    return this.of(d.sort, d.sort.length, d.sets, d.counts, d.sets.length, d.text, d.elided, d.text.length, d.partitions, d.partitions.length);
+    return this.of(
+      d.sort,
+      d.sort.length,
+      d.sets,
+      d.counts,
+      d.sets.length,
+      d.text,
+      d.elided,
+      d.text.length,
+      d.partitions,
+      d.partitions.length,
+    );
   }
 }
 
@@ -107,7 +129,8 @@ function sameNames(a: readonly unknown[], b: readonly unknown[], n: number): boo
 
 /** Whether each of the layout's set fields holds as many values as `counts` says (the names matched already). */
 function sameCounts(layout: Layout, counts: readonly number[]): boolean {
-  for (let i = 0; i < layout.setNames.length; i++) if (layout.setEnds[i]! - layout.setStarts[i]! !== counts[i]) return false;
+  for (let i = 0; i < layout.setNames.length; i++)
+    if (layout.setEnds[i]! - layout.setStarts[i]! !== counts[i]) return false;
   return true;
 }
 
@@ -125,15 +148,24 @@ export function definitionOf(layout: Layout): LayoutDefinition {
 /** Checks a layout definition read from a snapshot. */
 export function checkDefinition(d: LayoutDefinition, values: unknown): void {
   const names = (list: unknown) => Array.isArray(list) && list.every((x) => typeof x === 'string');
-  if (!isRecord(d) || !names(d.sort) || !names(d.sets) || !names(d.text) || !names(d.partitions)) invalid('a stored row has no sound layout');
-  if (!Array.isArray(d.counts) || d.counts.length !== d.sets.length || !d.counts.every((c) => Number.isSafeInteger(c) && c >= 0)) invalid('a stored row has no sound layout');
-  if (!Array.isArray(d.elided) || d.elided.length !== d.text.length || !d.elided.every((e) => typeof e === 'boolean')) invalid('a stored row has no sound layout');
+  if (!isRecord(d) || !names(d.sort) || !names(d.sets) || !names(d.text) || !names(d.partitions))
+    invalid('a stored row has no sound layout');
+  if (
+    !Array.isArray(d.counts) ||
+    d.counts.length !== d.sets.length ||
+    !d.counts.every((c) => Number.isSafeInteger(c) && c >= 0)
+  )
+    invalid('a stored row has no sound layout');
+  if (!Array.isArray(d.elided) || d.elided.length !== d.text.length || !d.elided.every((e) => typeof e === 'boolean'))
+    invalid('a stored row has no sound layout');
   const total = d.sort.length + d.counts.reduce((a, b) => a + b, 0);
-  if (!Array.isArray(values) || values.length !== total || !values.every(isScalar)) invalid('a stored row\'s values do not fit its layout');
+  if (!Array.isArray(values) || values.length !== total || !values.every(isScalar))
+    invalid("a stored row's values do not fit its layout");
 }
 
 /** Checks a stored row's values against a layout already checked. */
 export function checkValuesFit(layout: Layout, values: unknown): void {
   const total = layout.setEnds.length > 0 ? layout.setEnds[layout.setEnds.length - 1]! : layout.sortNames.length;
-  if (!Array.isArray(values) || values.length !== total || !values.every(isScalar)) invalid('a stored row\'s values do not fit its layout');
+  if (!Array.isArray(values) || values.length !== total || !values.every(isScalar))
+    invalid("a stored row's values do not fit its layout");
 }

@@ -55,7 +55,8 @@ export class OrderIndex {
     }
     const index = new OrderIndex();
     // Slices: each chunk exactly sized.
-    for (let i = 0; i < n; i += CHUNK) index.chunks.push({ keys: orderedKeys.slice(i, i + CHUNK), rows: orderedRows.slice(i, i + CHUNK) });
+    for (let i = 0; i < n; i += CHUNK)
+      index.chunks.push({ keys: orderedKeys.slice(i, i + CHUNK), rows: orderedRows.slice(i, i + CHUNK) });
     index.size = n;
     return index;
   }

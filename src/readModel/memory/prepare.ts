@@ -22,18 +22,37 @@ function isPlainRecord(value: Record<string, unknown>): boolean {
 /** Refuses a commit whose checkpoint no longer stands where it expects (Commit.expectedPosition). */
 export function checkExpectedPosition(expected: number | null, found: Checkpoint | undefined, name: string): void {
   const position = found === undefined ? null : found.position;
-  if (position !== expected) throw new StaleCommitError('checkpoint', `checkpoint ${name} is at ${position ?? 'none'}, not ${expected ?? 'none'}`);
+  if (position !== expected)
+    throw new StaleCommitError(
+      'checkpoint',
+      `checkpoint ${name} is at ${position ?? 'none'}, not ${expected ?? 'none'}`,
+    );
 }
 
 /**
  * Validates a commit and serialises its documents, as `prepareCommit` does (the same checks, the same messages),
  * laying out each index entry against the interned layouts and choosing which text columns stand for a field.
  */
-export function prepareStoredCommit(commit: Commit, layouts: Layouts, entry: EntryReader): { writes: StoredWrite[]; name: string; checkpoint: Checkpoint } {
+export function prepareStoredCommit(
+  commit: Commit,
+  layouts: Layouts,
+  entry: EntryReader,
+): { writes: StoredWrite[]; name: string; checkpoint: Checkpoint } {
   const { name, checkpoint } = checkCommit(commit);
   const writes = commit.writes.map((write, n): StoredWrite => {
     const { collection, id, doc } = checkWrite(write, n);
-    if (doc === null) return { collection, id, json: null, jsonBytes: 0, layout: EMPTY_LAYOUT, values: NO_VALUES, texts: NO_NAMES, textBytes: [], loose: false };
+    if (doc === null)
+      return {
+        collection,
+        id,
+        json: null,
+        jsonBytes: 0,
+        layout: EMPTY_LAYOUT,
+        values: NO_VALUES,
+        texts: NO_NAMES,
+        textBytes: [],
+        loose: false,
+      };
     let plain = doc;
     if (!isPlainRecord(doc) || !isScalar(doc.id)) {
       // toJSON, class instances, an id that is not a scalar as it is: what JSON makes of it is what is stored.
@@ -47,7 +66,8 @@ export function prepareStoredCommit(commit: Commit, layouts: Layouts, entry: Ent
       if (!isRecord(copy)) invalid(`write ${n}: doc does not serialise to a JSON object`);
       plain = copy;
     }
-    if (norm(plain.id as Scalar) !== id) invalid(`write ${n}: doc.id ${JSON.stringify(plain.id)} is not the write's id ${JSON.stringify(id)}`);
+    if (norm(plain.id as Scalar) !== id)
+      invalid(`write ${n}: doc.id ${JSON.stringify(plain.id)} is not the write's id ${JSON.stringify(id)}`);
     entry.read(write.index);
     // Text columns as stored; a column holding exactly the document's field of the same name stands for it.
     const textNames = entry.text;
@@ -67,7 +87,8 @@ export function prepareStoredCommit(commit: Commit, layouts: Layouts, entry: Ent
       if (!ascii && LONE_SURROGATE.test(stored)) loose = true;
       texts[i] = stored;
       textBytes[i] = ascii ? byteLength : Buffer.byteLength(stored, 'utf8');
-      const stands = stored === value && column !== '__proto__' && Object.hasOwn(plain, column) && plain[column] === value;
+      const stands =
+        stored === value && column !== '__proto__' && Object.hasOwn(plain, column) && plain[column] === value;
       elided[i] = stands;
       if (stands) anyStands = true;
     }
@@ -80,7 +101,17 @@ export function prepareStoredCommit(commit: Commit, layouts: Layouts, entry: Ent
       invalid(`write ${n}: doc cannot be serialised (${(error as Error).message})`);
     }
     const layout = layouts.ofEntry(entry, elided);
-    return { collection, id, json: json!, jsonBytes: Buffer.byteLength(json!, 'utf8'), layout, values: entry.takeValues(), texts, textBytes, loose };
+    return {
+      collection,
+      id,
+      json: json!,
+      jsonBytes: Buffer.byteLength(json!, 'utf8'),
+      layout,
+      values: entry.takeValues(),
+      texts,
+      textBytes,
+      loose,
+    };
   });
   return { writes, name, checkpoint };
 }
@@ -92,12 +123,17 @@ export function prepareStoredCommit(commit: Commit, layouts: Layouts, entry: Ent
  * one's ~35 fields cost about as much as serialising it); otherwise (frozen, a getter or setter, a proxy) a copy is
  * serialised.
  */
-function jsonWithPlaceholders(doc: Record<string, unknown>, textNames: readonly string[], elided: readonly boolean[]): string {
+function jsonWithPlaceholders(
+  doc: Record<string, unknown>,
+  textNames: readonly string[],
+  elided: readonly boolean[],
+): string {
   if (types.isProxy(doc)) return JSON.stringify(withPlaceholders(doc, textNames, elided));
   for (let i = 0; i < elided.length; i++) {
     if (!elided[i]) continue;
     const property = Object.getOwnPropertyDescriptor(doc, textNames[i]!);
-    if (property === undefined || property.writable !== true) return JSON.stringify(withPlaceholders(doc, textNames, elided));
+    if (property === undefined || property.writable !== true)
+      return JSON.stringify(withPlaceholders(doc, textNames, elided));
   }
   const values: unknown[] = new Array<unknown>(elided.length);
   for (let i = 0; i < elided.length; i++) {
@@ -117,7 +153,11 @@ function jsonWithPlaceholders(doc: Record<string, unknown>, textNames: readonly 
  * then change from strings to numbers makes V8 generalise the copy's hidden class, which took longer than
  * serialising the document. An own `__proto__` key, which an assignment would take for the prototype, keeps the spread.
  */
-function withPlaceholders(doc: Record<string, unknown>, textNames: readonly string[], elided: readonly boolean[]): Record<string, unknown> {
+function withPlaceholders(
+  doc: Record<string, unknown>,
+  textNames: readonly string[],
+  elided: readonly boolean[],
+): Record<string, unknown> {
   const isElided = (key: string) => {
     for (let i = 0; i < elided.length; i++) if (elided[i] && textNames[i] === key) return true;
     return false;
@@ -212,7 +252,8 @@ export class EntryReader {
   }
 
   private addSetValue(field: string, v: unknown, start: number): void {
-    if (!isScalar(v)) invalid(`set field ${JSON.stringify(field)} holds a value that is not a finite number or a string`);
+    if (!isScalar(v))
+      invalid(`set field ${JSON.stringify(field)} holds a value that is not a finite number or a string`);
     const x = norm(v);
     for (let j = start; j < this.valueCount; j++) if (this.values[j] === x) return;
     this.values[this.valueCount++] = x;

@@ -350,7 +350,8 @@ export class Query {
    */
   private byPartition(shape: PartitionShape, offset: number, take: number): { rows: Row[]; total: number } | null {
     const size = this.c.partitionSize(shape.field, shape.value);
-    if (size === 0 || size !== (this.c.members(shape.field, shape.value)?.size ?? 0)) return size === 0 && !this.c.members(shape.field, shape.value) ? { rows: [], total: 0 } : null;
+    if (size === 0 || size !== (this.c.members(shape.field, shape.value)?.size ?? 0))
+      return size === 0 && !this.c.members(shape.field, shape.value) ? { rows: [], total: 0 } : null;
     const index = this.c.partitionOrder(shape.field, shape.value, shape.order);
     const keyed = index.size;
     const total = shape.bounds === undefined ? size : index.count(shape.bounds);
@@ -402,4 +403,3 @@ export class Query {
     return { rows: out, total };
   }
 }
-

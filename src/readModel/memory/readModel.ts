@@ -167,7 +167,8 @@ export function createMemoryReadModel(options: MemoryReadModelOptions = {}): Mem
     async commit(commit) {
       // Everything that can fail happens in prepareStoredCommit; applying below cannot throw, so it is all or nothing.
       const prepared = prepareStoredCommit(commit, layouts, entryReader);
-      if (commit.expectedPosition !== undefined) checkExpectedPosition(commit.expectedPosition, checkpoints.get(prepared.name), prepared.name);
+      if (commit.expectedPosition !== undefined)
+        checkExpectedPosition(commit.expectedPosition, checkpoints.get(prepared.name), prepared.name);
       for (const write of prepared.writes) {
         let c = collections.get(write.collection);
         if (write.json === null) {
@@ -224,12 +225,14 @@ export function createMemoryReadModel(options: MemoryReadModelOptions = {}): Mem
     },
 
     load(loadedCheckpoints, rows) {
-      if (collections.size > 0 || checkpoints.size > 0) throw new Error('read model: a snapshot loads into an empty read model only');
+      if (collections.size > 0 || checkpoints.size > 0)
+        throw new Error('read model: a snapshot loads into an empty read model only');
       // A snapshot hands out one definition object per layout.
       const known = new Map<LayoutDefinition, Layout>();
       try {
         for (const row of rows) {
-          if (typeof row.collection !== 'string' || row.collection === '' || !isScalar(row.id)) invalid('a stored row needs a collection and a scalar id');
+          if (typeof row.collection !== 'string' || row.collection === '' || !isScalar(row.id))
+            invalid('a stored row needs a collection and a scalar id');
           let layout = known.get(row.layout);
           if (layout === undefined) {
             checkDefinition(row.layout, row.values);
@@ -237,9 +240,12 @@ export function createMemoryReadModel(options: MemoryReadModelOptions = {}): Mem
           } else checkValuesFit(layout, row.values);
           const { doc, text, looseText } = row;
           // The stored JSON of an object; its text record at least as long as its header.
-          if (!(doc instanceof Uint8Array) || doc.length < 2 || doc[0] !== 0x7b || doc[doc.length - 1] !== 0x7d) invalid('a stored row has no document');
-          if (text !== null && (!(text instanceof Uint8Array) || text.length < 4 * row.layout.text.length)) invalid('a stored row\'s text is cut short');
-          if (looseText !== null && (!Array.isArray(looseText) || !looseText.every((t) => typeof t === 'string'))) invalid('a stored row\'s text is not sound');
+          if (!(doc instanceof Uint8Array) || doc.length < 2 || doc[0] !== 0x7b || doc[doc.length - 1] !== 0x7d)
+            invalid('a stored row has no document');
+          if (text !== null && (!(text instanceof Uint8Array) || text.length < 4 * row.layout.text.length))
+            invalid("a stored row's text is cut short");
+          if (looseText !== null && (!Array.isArray(looseText) || !looseText.every((t) => typeof t === 'string')))
+            invalid("a stored row's text is not sound");
           let c = collections.get(row.collection);
           if (c === undefined) {
             collections.set(row.collection, (c = new Collection()));

@@ -57,7 +57,17 @@ export class Row {
 
 export const NO_VALUES: Scalar[] = [];
 export const NO_NAMES: string[] = [];
-export const EMPTY_LAYOUT: Layout = { key: '', sortNames: NO_NAMES, setNames: NO_NAMES, setStarts: [], setEnds: [], textNames: NO_NAMES, elided: [], anyElided: false, partitions: NO_NAMES };
+export const EMPTY_LAYOUT: Layout = {
+  key: '',
+  sortNames: NO_NAMES,
+  setNames: NO_NAMES,
+  setStarts: [],
+  setEnds: [],
+  textNames: NO_NAMES,
+  elided: [],
+  anyElided: false,
+  partitions: NO_NAMES,
+};
 
 export function sortKeyOf(row: Row, field: string): Scalar | undefined {
   if (field === 'id') return row.id;
@@ -87,7 +97,8 @@ export function* sortEntries(row: Row): Generator<[string, Scalar]> {
 
 export function* setEntries(row: Row): Generator<[string, Scalar]> {
   const { setNames, setStarts, setEnds } = row.layout;
-  for (let i = 0; i < setNames.length; i++) for (let j = setStarts[i]!; j < setEnds[i]!; j++) yield [setNames[i]!, row.values[j]!];
+  for (let i = 0; i < setNames.length; i++)
+    for (let j = setStarts[i]!; j < setEnds[i]!; j++) yield [setNames[i]!, row.values[j]!];
 }
 /** What decides a row's places in the partition orders. */
 export interface PartitionView {

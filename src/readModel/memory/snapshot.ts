@@ -100,7 +100,12 @@ class FrameWriter {
 }
 
 /** Writes the snapshot; false (and nothing written) when the read model holds no checkpoint yet. */
-export async function writeSnapshot(file: string, readModel: MemoryReadModel, store: EventStore, projections: readonly Projection[]): Promise<boolean> {
+export async function writeSnapshot(
+  file: string,
+  readModel: MemoryReadModel,
+  store: EventStore,
+  projections: readonly Projection[],
+): Promise<boolean> {
   const { checkpoints, rows } = readModel.dump();
   const position = Math.max(0, ...checkpoints.map(([, cp]) => cp.position));
   if (position === 0) return false;
@@ -111,7 +116,9 @@ export async function writeSnapshot(file: string, readModel: MemoryReadModel, st
     formatVersion: FORMAT_VERSION,
     position,
     eventId: event.id,
-    projections: Object.fromEntries(projections.map((p) => [p.name, { version: p.version, collections: [...p.collections] }])),
+    projections: Object.fromEntries(
+      projections.map((p) => [p.name, { version: p.version, collections: [...p.collections] }]),
+    ),
     checkpoints,
   };
   const temporary = `${file}.${process.pid}.tmp`;
@@ -233,7 +240,8 @@ class BlockReader {
   }
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Loads the snapshot into the (empty) read model if it is whole and matches the log; returns what happened, for
@@ -258,10 +266,14 @@ export async function loadSnapshot(
     } catch (error) {
       return { loaded: false, reason: `unreadable (${error instanceof Error ? error.message : String(error)})` };
     }
-    if (header?.format !== FORMAT || header.formatVersion !== FORMAT_VERSION) return { loaded: false, reason: 'not a snapshot of this format' };
+    if (header?.format !== FORMAT || header.formatVersion !== FORMAT_VERSION)
+      return { loaded: false, reason: 'not a snapshot of this format' };
     const { position, checkpoints } = header;
     const sound = (cp: Checkpoint | undefined) =>
-      Number.isSafeInteger(cp?.position) && cp!.position >= 0 && cp!.position <= position && Number.isSafeInteger(cp!.version);
+      Number.isSafeInteger(cp?.position) &&
+      cp!.position >= 0 &&
+      cp!.position <= position &&
+      Number.isSafeInteger(cp!.version);
     if (
       !Number.isSafeInteger(position) ||
       typeof header.projections !== 'object' ||
@@ -273,7 +285,10 @@ export async function loadSnapshot(
     }
     const [event] = await store.readAll({ fromPosition: position, maxCount: 1 });
     if (!event || event.position !== position || event.id !== header.eventId) {
-      return { loaded: false, reason: `the log does not hold its event ${String(header.eventId)} at position ${position}` };
+      return {
+        loaded: false,
+        reason: `the log does not hold its event ${String(header.eventId)} at position ${position}`,
+      };
     }
     // Projections whose version changed (or that are new) start from nothing: the projector rebuilds them.
     const kept = new Set<string>();
@@ -281,7 +296,12 @@ export async function loadSnapshot(
     const owned = new Set<string>();
     for (const projection of projections) {
       const then = header.projections[projection.name];
-      if (then && then.version === projection.version && Array.isArray(then.collections) && then.collections.join('\u0000') === projection.collections.join('\u0000')) {
+      if (
+        then &&
+        then.version === projection.version &&
+        Array.isArray(then.collections) &&
+        then.collections.join('\u0000') === projection.collections.join('\u0000')
+      ) {
         kept.add(projection.name);
         for (const collection of projection.collections) owned.add(collection);
       } else rebuilt.push(projection.name);
@@ -296,9 +316,19 @@ export async function loadSnapshot(
           const [c, id, l, values, looseText] = meta as RowMeta;
           const collection = collections[c];
           const layout = layouts[l];
-          if (collection === undefined || layout === undefined) throw new Refused('a row names an unknown collection or layout');
+          if (collection === undefined || layout === undefined)
+            throw new Refused('a row names an unknown collection or layout');
           count++;
-          if (owned.has(collection)) yield { collection, id, layout, values, doc: frame.doc, text: frame.text.length > 0 ? frame.text : null, looseText };
+          if (owned.has(collection))
+            yield {
+              collection,
+              id,
+              layout,
+              values,
+              doc: frame.doc,
+              text: frame.text.length > 0 ? frame.text : null,
+              looseText,
+            };
         } else if (isRecord(meta) && typeof meta.collection === 'string') collections.push(meta.collection);
         else if (isRecord(meta) && isRecord(meta.layout)) layouts.push(meta.layout as unknown as LayoutDefinition);
         else if (isRecord(meta) && 'end' in meta) {
@@ -311,9 +341,18 @@ export async function loadSnapshot(
       throw new Refused('truncated');
     }
     try {
-      readModel.load(checkpoints.filter(([name]) => kept.has(name)), rows());
+      readModel.load(
+        checkpoints.filter(([name]) => kept.has(name)),
+        rows(),
+      );
     } catch (error) {
-      return { loaded: false, reason: error instanceof Refused ? error.message : `unreadable (${error instanceof Error ? error.message : String(error)})` };
+      return {
+        loaded: false,
+        reason:
+          error instanceof Refused
+            ? error.message
+            : `unreadable (${error instanceof Error ? error.message : String(error)})`,
+      };
     }
     // Its event checked out: the read model is this log's, as an epoch says (src/projection/epoch.ts).
     await readModel.commit(epochCommit(await epochAt(store, position, Date.now())));

@@ -52,12 +52,15 @@ function rowsWithTerms(collection: Collection, terms: readonly string[], columns
       return;
     }
     const has = textMatcher(term);
-    for (const row of collection.rows.values()) if (columns.some((c) => has(collection.textOf(row, c)))) found[t]!.add(row);
+    for (const row of collection.rows.values())
+      if (columns.some((c) => has(collection.textOf(row, c)))) found[t]!.add(row);
   });
   if (scanned.length > 0) {
     const patterns = scanned.map((t) => {
       const term = terms[t]!;
-      return ASCII.test(term) && ASCII_LETTER.test(term) ? new RegExp(escapeRegExp(term), 'gi') : Buffer.from(term, 'utf8');
+      return ASCII.test(term) && ASCII_LETTER.test(term)
+        ? new RegExp(escapeRegExp(term), 'gi')
+        : Buffer.from(term, 'utf8');
     });
     const lengths = scanned.map((t) => Buffer.byteLength(terms[t]!, 'utf8'));
     for (const chunk of collection.texts.chunksForScan()) {
@@ -66,7 +69,10 @@ function rowsWithTerms(collection: Collection, terms: readonly string[], columns
         const pattern = patterns[k]!;
         const into = found[scanned[k]!]!;
         const termLength = lengths[k]!;
-        const find = pattern instanceof RegExp ? caselessFinder(bytes, used, pattern, termLength) : (from: number) => bytes.indexOf(pattern, from);
+        const find =
+          pattern instanceof RegExp
+            ? caselessFinder(bytes, used, pattern, termLength)
+            : (from: number) => bytes.indexOf(pattern, from);
         let record = 0;
         let p = find(0);
         while (p >= 0 && p + termLength <= used) {
@@ -104,7 +110,8 @@ function rowsWithTerms(collection: Collection, terms: readonly string[], columns
   if (collection.looseText.size > 0) {
     terms.forEach((term, t) => {
       const has = textMatcher(term);
-      for (const [row, texts] of collection.looseText) if (row.layout.textNames.some((c, i) => wanted.has(c) && has(texts[i] ?? ''))) found[t]!.add(row);
+      for (const [row, texts] of collection.looseText)
+        if (row.layout.textNames.some((c, i) => wanted.has(c) && has(texts[i] ?? ''))) found[t]!.add(row);
     });
   }
   return found;
@@ -114,7 +121,12 @@ function rowsWithTerms(collection: Collection, terms: readonly string[], columns
  * The rows matching a text filter (its fields, and its include and exclude terms as `searchTerms` makes them), from
  * the collection's cache of recent text matches (Collection.textMatches) or found now and kept there.
  */
-export function rowsMatchingText(collection: Collection, fields: string[], includes: string[], excludes: string[]): Set<Row> {
+export function rowsMatchingText(
+  collection: Collection,
+  fields: string[],
+  includes: string[],
+  excludes: string[],
+): Set<Row> {
   // No trigram index here: trigram sets of whole post bodies would cost far more memory than the
   // documents. One scan of the text arena per term finds the matches, kept until the next write.
   const key = JSON.stringify([fields, includes, excludes]);
@@ -146,7 +158,12 @@ export const SCAN_WINDOW = 64 * 1024;
  * glibc kept those blocks after they were freed: one search over 100,000 posts grew the process by ~100 MB for
  * good. Windows overlap by the term's length less one byte, so a match is always whole in the window it starts in.
  */
-export function caselessFinder(bytes: Buffer, used: number, pattern: RegExp, termLength: number): (from: number) => number {
+export function caselessFinder(
+  bytes: Buffer,
+  used: number,
+  pattern: RegExp,
+  termLength: number,
+): (from: number) => number {
   let windowStart = -1;
   let text = '';
   return (from) => {

@@ -69,27 +69,50 @@ export async function bulkCommit(engine: BulkEngine, prepared: PreparedCommit, g
   try {
     if (fresh.length > 0) await writeNewDocuments(engine, prepared.name, fresh, generation);
     for (let from = 0; from < known.length; from += BULK_STEP) {
-      await runCommit(redis, commitArgs(keys.prefix, [{ prepared, writes: known.slice(from, from + BULK_STEP), checkpoint: '', generation }], false));
+      await runCommit(
+        redis,
+        commitArgs(
+          keys.prefix,
+          [{ prepared, writes: known.slice(from, from + BULK_STEP), checkpoint: '', generation }],
+          false,
+        ),
+      );
     }
     // Last, the checkpoint (and the check that the generation is still staged).
-    await runCommit(redis, commitArgs(keys.prefix, [{ prepared: { ...prepared, writes: [] }, writes: [], checkpoint: checkpointJson(prepared), generation }], false));
+    await runCommit(
+      redis,
+      commitArgs(
+        keys.prefix,
+        [{ prepared: { ...prepared, writes: [] }, writes: [], checkpoint: checkpointJson(prepared), generation }],
+        false,
+      ),
+    );
   } catch (error) {
     if (error instanceof StaleCommitError && error.reason === 'generation') {
-      await deleter.delete(inGeneration(new Set(prepared.writes.map((write) => write.collection)), generation)).catch(() => undefined);
+      await deleter
+        .delete(inGeneration(new Set(prepared.writes.map((write) => write.collection)), generation))
+        .catch(() => undefined);
     }
     throw error;
   }
 }
 
 /** The writes whose document the generation already holds (one HMGET of C:i per collection and 10,000 ids). */
-async function heldWrites({ redis, keys }: BulkEngine, writes: readonly PreparedWrite[], generation: number): Promise<Set<PreparedWrite>> {
+async function heldWrites(
+  { redis, keys }: BulkEngine,
+  writes: readonly PreparedWrite[],
+  generation: number,
+): Promise<Set<PreparedWrite>> {
   const held = new Set<PreparedWrite>();
   for (const [collection, own] of groupBy(writes, (write) => write.collection)) {
     const key = Buffer.concat([keys.collection(collection, generation), Buffer.from('i')]);
     if ((await redis.hlen(key as unknown as string)) === 0) continue;
     for (let from = 0; from < own.length; from += 10_000) {
       const part = own.slice(from, from + 10_000);
-      const handles = await redis.hmget(key as unknown as string, ...(part.map((write) => ord(write.id)) as unknown as string[]));
+      const handles = await redis.hmget(
+        key as unknown as string,
+        ...(part.map((write) => ord(write.id)) as unknown as string[]),
+      );
       part.forEach((write, i) => {
         if (handles[i] !== null) held.add(write);
       });
@@ -105,10 +128,16 @@ async function heldWrites({ redis, keys }: BulkEngine, writes: readonly Prepared
  * (CommandBatch): one HSET per hash, one ZADD per sorted set, one SADD per set and posting set, while the next
  * chunk is prepared. Tokens that gained postings join their column's vocabulary at the end (BULK_VOCABULARY).
  */
-async function writeNewDocuments({ redis, keys }: BulkEngine, projection: string, writes: readonly PreparedWrite[], generation: number): Promise<void> {
+async function writeNewDocuments(
+  { redis, keys }: BulkEngine,
+  projection: string,
+  writes: readonly PreparedWrite[],
+  generation: number,
+): Promise<void> {
   const byCollection = groupBy(writes, (write) => write.collection);
   const reserve: Token[] = [keys.prefix, cesu8(projection), String(generation)];
-  for (const [collection, own] of byCollection) reserve.push(keys.collection(collection, generation), String(own.length));
+  for (const [collection, own] of byCollection)
+    reserve.push(keys.collection(collection, generation), String(own.length));
   let last: number[];
   try {
     last = (await run(redis, RESERVE_SCRIPT, reserve)) as number[];
@@ -128,7 +157,8 @@ async function writeNewDocuments({ redis, keys }: BulkEngine, projection: string
   let c = 0;
   for (const [collection, own] of byCollection) {
     const base = keys.collection(collection, generation);
-    const key = (...rest: (Buffer | string)[]) => Buffer.concat([base, ...rest.map((r) => (typeof r === 'string' ? Buffer.from(r) : r))]);
+    const key = (...rest: (Buffer | string)[]) =>
+      Buffer.concat([base, ...rest.map((r) => (typeof r === 'string' ? Buffer.from(r) : r))]);
     const [docs, ids, owners, entries, byId] = [key('d'), key('i'), key('o'), key('m'), key('z:id')];
     // Keys by kind and the KeyParts buffer they are made of (one buffer per distinct name or suffix).
     const made = new Map<string, Map<Buffer, Buffer>>();
@@ -176,8 +206,14 @@ async function writeNewDocuments({ redis, keys }: BulkEngine, projection: string
           const sorted = keyOf('z:', f);
           const members = keyOf('k:', f);
           const member = [k, oid];
-          batch.command(sorted, 'ZADD', sorted, perDocument * 2).piece('0').piecesThen(member, h);
-          batch.command(members, 'HSET', members, perDocument * 2).integer(h).piecesThen(member, h);
+          batch
+            .command(sorted, 'ZADD', sorted, perDocument * 2)
+            .piece('0')
+            .piecesThen(member, h);
+          batch
+            .command(members, 'HSET', members, perDocument * 2)
+            .integer(h)
+            .piecesThen(member, h);
         });
         const t: Buffer[] = [];
         sets.forEach((values, field) => {
@@ -196,7 +232,10 @@ async function writeNewDocuments({ redis, keys }: BulkEngine, projection: string
           if (lowered === '') return;
           const texts = keyOf('x:', col);
           // Sized for the chunk from its first text (grown by doubling otherwise, a copy each time).
-          batch.command(texts, 'HSET', texts, Math.min((lowered.length + 16) * chunk.length, 1 << 22) + perDocument).integer(h).piece(SURROGATE.test(lowered) ? cesu8(lowered) : lowered);
+          batch
+            .command(texts, 'HSET', texts, Math.min((lowered.length + 16) * chunk.length, 1 << 22) + perDocument)
+            .integer(h)
+            .piece(SURROGATE.test(lowered) ? cesu8(lowered) : lowered);
           let byToken = postings.get(col);
           if (byToken === undefined) postings.set(col, (byToken = new Map()));
           gatherTokens(lowered, h, byToken);
@@ -209,15 +248,29 @@ async function writeNewDocuments({ redis, keys }: BulkEngine, projection: string
           for (const value of sets.get(field) ?? []) {
             const pv = ord(value);
             const byId = keyOf('q:', parts.partitionSuffix(field, 'id'));
-            batch.command(byId, 'ZADD', byId, perDocument * 2).piece('0').piecesThen([pv, oid], h);
+            batch
+              .command(byId, 'ZADD', byId, perDocument * 2)
+              .piece('0')
+              .piecesThen([pv, oid], h);
             for (let i = 0; i < sortNames.length; i++) {
               const partition = keyOf('q:', parts.partitionSuffix(field, sortNames[i]!));
-              batch.command(partition, 'ZADD', partition, perDocument * 2).piece('0').piecesThen([pv, sortOrds[i]!, oid], h);
+              batch
+                .command(partition, 'ZADD', partition, perDocument * 2)
+                .piece('0')
+                .piecesThen([pv, sortOrds[i]!, oid], h);
             }
           }
         }
         // The entry COMMIT reads to unindex the document later (the table cmsgpack would pack).
-        entryList.push([h, packEntry([['P', partitions], ['t', t], ['s', s], ['x', x]])]);
+        entryList.push([
+          h,
+          packEntry([
+            ['P', partitions],
+            ['t', t],
+            ['s', s],
+            ['x', x],
+          ]),
+        ]);
       }
       const entriesCommand = batch.command(entries, 'HSET', entries, perDocument * 8);
       for (const [h, entry] of entryList) entriesCommand.integer(h).piece(entry);
@@ -230,7 +283,12 @@ async function writeNewDocuments({ redis, keys }: BulkEngine, projection: string
         batches.push(own);
         for (const { token, handles } of [...byToken.values()].flat()) {
           column.tokens.add(token);
-          const posting = own.command(token, 'SADD', [column.postings, SURROGATE.test(token) ? cesu8(token) : token], 8 * handles.length + 64);
+          const posting = own.command(
+            token,
+            'SADD',
+            [column.postings, SURROGATE.test(token) ? cesu8(token) : token],
+            8 * handles.length + 64,
+          );
           for (const h of handles) posting.integer(h);
         }
       }
@@ -241,7 +299,12 @@ async function writeNewDocuments({ redis, keys }: BulkEngine, projection: string
     for (const [col, { postings, tokens }] of columns) {
       const list = [...tokens];
       for (let from = 0; from < list.length; from += BULK_MEMBERS) {
-        vocabulary.push(postings, key('v:', col), key('y:', col, COLON), cesu8(list.slice(from, from + BULK_MEMBERS).join(' ')));
+        vocabulary.push(
+          postings,
+          key('v:', col),
+          key('y:', col, COLON),
+          cesu8(list.slice(from, from + BULK_MEMBERS).join(' ')),
+        );
       }
     }
   }

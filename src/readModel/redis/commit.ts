@@ -13,7 +13,11 @@ import { distinctTokens } from './text';
 
 export const staleCommit = (error: unknown): StaleCommitError | null => {
   if (!(error instanceof Error) || !error.message.startsWith('STALE ')) return null;
-  const reason = error.message.startsWith('STALE fence') ? 'fence' : error.message.startsWith('STALE checkpoint') ? 'checkpoint' : 'generation';
+  const reason = error.message.startsWith('STALE fence')
+    ? 'fence'
+    : error.message.startsWith('STALE checkpoint')
+      ? 'checkpoint'
+      : 'generation';
   return new StaleCommitError(reason, error.message.slice(6));
 };
 
@@ -30,10 +34,12 @@ export const checkpointJson = (prepared: PreparedCommit) => JSON.stringify({ ...
 /** Checked before a commit is sent (a Lua error part-way would not roll back). */
 export function checkTokens(commit: Commit): void {
   const { generation, fence } = commit;
-  if (generation !== undefined && !(Number.isSafeInteger(generation) && generation >= 0)) throw new RangeError('generation must be a non-negative integer');
+  if (generation !== undefined && !(Number.isSafeInteger(generation) && generation >= 0))
+    throw new RangeError('generation must be a non-negative integer');
   if (fence !== undefined && !Number.isSafeInteger(fence)) throw new RangeError('fence must be an integer');
   const expected = commit.expectedPosition;
-  if (expected !== undefined && expected !== null && !(Number.isSafeInteger(expected) && expected >= 0)) throw new RangeError('expectedPosition must be null or a non-negative integer');
+  if (expected !== undefined && expected !== null && !(Number.isSafeInteger(expected) && expected >= 0))
+    throw new RangeError('expectedPosition must be null or a non-negative integer');
 }
 
 /** One projection's part of a COMMIT call. */
@@ -103,4 +109,3 @@ export async function runCommit(redis: Redis, args: Token[]): Promise<unknown> {
     throw staleCommit(error) ?? error;
   }
 }
-

@@ -23,7 +23,12 @@ export function generationOfKey(key: Buffer, prefix: Buffer): { generation: numb
     if (end === at + 1 || key[end] !== COLON) return null;
     generation = Number(key.subarray(at + 1, end).toString('latin1'));
     // A generation number is written without leading zeros; anything else is not one of ours.
-    if (!Number.isSafeInteger(generation) || generation === 0 || key.subarray(at + 1, end).toString('latin1') !== String(generation)) return null;
+    if (
+      !Number.isSafeInteger(generation) ||
+      generation === 0 ||
+      key.subarray(at + 1, end).toString('latin1') !== String(generation)
+    )
+      return null;
     at = end + 1;
   }
   if (key[at] !== 0x63 /* c */ || key[at + 1] !== COLON) return null;
@@ -95,10 +100,19 @@ export class GenerationKeyDeleter {
     }
     // One generation: the pattern narrows the replies to its keys (SCAN walks the same keyspace either way).
     const only = doomed.size === 1 ? [...doomed.keys()][0]! : null;
-    const pattern = Buffer.concat([this.prefixGlob, Buffer.from(only === null ? '*' : only === 0 ? 'c:*' : `g${only}:c:*`)]);
+    const pattern = Buffer.concat([
+      this.prefixGlob,
+      Buffer.from(only === null ? '*' : only === 0 ? 'c:*' : `g${only}:c:*`),
+    ]);
     let cursor = '0';
     do {
-      const [next, keys] = await this.redis.scanBuffer(cursor, 'MATCH', pattern as unknown as string, 'COUNT', this.count);
+      const [next, keys] = await this.redis.scanBuffer(
+        cursor,
+        'MATCH',
+        pattern as unknown as string,
+        'COUNT',
+        this.count,
+      );
       cursor = next.toString();
       const gone = keys.filter((key) => {
         const parsed = generationOfKey(key, this.prefix);

@@ -46,7 +46,9 @@ export class LiveGenerations {
 
   refresh(): Promise<void> {
     const load = this.redis.hgetall(this.keys.meta('gen:collections') as unknown as string).then((all) => {
-      this.generations = new Map(Object.entries(all).map(([collection, generation]) => [collection, Number(generation)]));
+      this.generations = new Map(
+        Object.entries(all).map(([collection, generation]) => [collection, Number(generation)]),
+      );
     });
     // A failed load is retried by the next read rather than remembered.
     this.loaded = load.catch((error) => {
@@ -81,7 +83,8 @@ export class LiveGenerations {
     subscriber.off('messageBuffer', this.onSwitch).off('ready', this.onReady);
     // Only on a live connection: a command queued on one that is down would wait for a reconnection that closing
     // the connection then cancels without answering it.
-    if (subscriber.status === 'ready') await subscriber.unsubscribe(this.switches as unknown as string).catch(() => undefined);
+    if (subscriber.status === 'ready')
+      await subscriber.unsubscribe(this.switches as unknown as string).catch(() => undefined);
   }
 }
 
@@ -140,11 +143,21 @@ interface GenerationsEngine {
   parse(json: string | null): Doc | null;
 }
 
-export function createGenerations({ redis, reader, keys, live, leases, deleter, parse }: GenerationsEngine): GenerationalReadModel {
+export function createGenerations({
+  redis,
+  reader,
+  keys,
+  live,
+  leases,
+  deleter,
+  parse,
+}: GenerationsEngine): GenerationalReadModel {
   const { prefix } = keys;
   return {
     async liveGeneration(projection) {
-      return Number((await redis.hget(keys.meta('gen:live') as unknown as string, cesu8(projection) as unknown as string)) ?? 0);
+      return Number(
+        (await redis.hget(keys.meta('gen:live') as unknown as string, cesu8(projection) as unknown as string)) ?? 0,
+      );
     },
 
     async getManyIn(generation, collection, ids) {
@@ -153,14 +166,20 @@ export function createGenerations({ redis, reader, keys, live, leases, deleter, 
       if (fields.length === 0) return ids.map(() => null);
       // On the reads' connection: the projections of a batch fetch their documents at once, and an auto-pipelined
       // reader sends those fetches together (commits are awaited before the next batch folds, so they are seen).
-      const found = await reader.hmget(Buffer.concat([keys.collection(collection, generation), Buffer.from('d')]), ...fields);
+      const found = await reader.hmget(
+        Buffer.concat([keys.collection(collection, generation), Buffer.from('d')]),
+        ...fields,
+      );
       let i = 0;
       return wanted.map((f) => (f === null ? null : parse(found[i++] ?? null)));
     },
 
     async stageGeneration(projection, collections) {
       // Staged with its build lease (buildLeaseKey), so a sweep never takes it for abandoned.
-      const [staged, previous] = (await run(redis, STAGE_SCRIPT, [prefix, cesu8(projection), String(leases.ms)])) as [number, string | null];
+      const [staged, previous] = (await run(redis, STAGE_SCRIPT, [prefix, cesu8(projection), String(leases.ms)])) as [
+        number,
+        string | null,
+      ];
       const generation = Number(staged);
       leases.keep(projection, generation);
       // An abandoned build (its builder died) is replaced: its keys are nobody's. The new generation has none.
@@ -184,7 +203,12 @@ export function createGenerations({ redis, reader, keys, live, leases, deleter, 
     async promote(projection, generation, collections) {
       let reply: unknown;
       try {
-        reply = await run(redis, PROMOTE_SCRIPT, [prefix, cesu8(projection), String(generation), ...collections.map(cesu8)]);
+        reply = await run(redis, PROMOTE_SCRIPT, [
+          prefix,
+          cesu8(projection),
+          String(generation),
+          ...collections.map(cesu8),
+        ]);
       } catch (error) {
         throw staleCommit(error) ?? error;
       }
@@ -209,7 +233,11 @@ export function createGenerations({ redis, reader, keys, live, leases, deleter, 
       }
       // One walk of the keyspace for them all.
       await deleter.delete(retired.flatMap(({ collections, generation }) => inGeneration(collections, generation)));
-      if (retired.length > 0) await redis.hdel(keys.meta('gen:retired') as unknown as string, ...retired.map(({ generation }) => String(generation)));
+      if (retired.length > 0)
+        await redis.hdel(
+          keys.meta('gen:retired') as unknown as string,
+          ...retired.map(({ generation }) => String(generation)),
+        );
     },
   };
 }

@@ -106,7 +106,8 @@ export function globEscape(key: Buffer): Buffer {
 }
 
 /** The build lease of staged generation G: `<prefix>gen:building:<G>`. */
-export const buildLeaseKey = (prefix: Buffer, generation: number): Buffer => Buffer.concat([prefix, Buffer.from(`gen:building:${generation}`)]);
+export const buildLeaseKey = (prefix: Buffer, generation: number): Buffer =>
+  Buffer.concat([prefix, Buffer.from(`gen:building:${generation}`)]);
 
 /** The keys of one read model, under its prefix. */
 export class ReadModelKeys {
@@ -126,6 +127,11 @@ export class ReadModelKeys {
 
   /** The prefix of a collection's keys in a generation: `<prefix>c:<name>:` (generation 0), `<prefix>g<G>:c:<name>:`. */
   collection(collection: string, generation: number): Buffer {
-    return Buffer.concat([this.prefix, Buffer.from(generation === 0 ? 'c:' : `g${generation}:c:`), name(collection), COLON]);
+    return Buffer.concat([
+      this.prefix,
+      Buffer.from(generation === 0 ? 'c:' : `g${generation}:c:`),
+      name(collection),
+      COLON,
+    ]);
   }
 }

@@ -99,11 +99,21 @@ function compileFilter(filter: Filter): Compiled {
 export function compileOrder(order: Order): Token[] {
   switch (order.kind) {
     case 'field':
-      return ['field', order.field === 'id' ? '1' : '0', order.field === 'id' ? '' : name(order.field), order.direction];
+      return [
+        'field',
+        order.field === 'id' ? '1' : '0',
+        order.field === 'id' ? '' : name(order.field),
+        order.direction,
+      ];
     case 'list': {
       const values = distinctValues(order.values);
       const isId = order.field === 'id';
-      return ['list', isId ? '1' : '0', String(values.length), ...values.map((v) => (isId ? ord(v) : setSuffix(order.field, v)))];
+      return [
+        'list',
+        isId ? '1' : '0',
+        String(values.length),
+        ...values.map((v) => (isId ? ord(v) : setSuffix(order.field, v))),
+      ];
     }
     case 'relevance': {
       const terms = searchTerms(order.terms);

@@ -213,22 +213,62 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
       checkTokens(commit);
       if (commit.alongside !== undefined && commit.alongside.length > 0) {
         if (commit.bulk === true) throw new RangeError('a bulk commit goes alone');
-        const sections: CommitSection[] = [{ prepared, writes: prepared.writes, checkpoint: checkpointJson(prepared), generation, fence, expectedPosition }];
+        const sections: CommitSection[] = [
+          {
+            prepared,
+            writes: prepared.writes,
+            checkpoint: checkpointJson(prepared),
+            generation,
+            fence,
+            expectedPosition,
+          },
+        ];
         for (const other of commit.alongside) {
-          if (other.bulk === true || (other.alongside?.length ?? 0) > 0) throw new RangeError('commits alongside go without bulk or commits of their own');
+          if (other.bulk === true || (other.alongside?.length ?? 0) > 0)
+            throw new RangeError('commits alongside go without bulk or commits of their own');
           const own = prepareCommit(other, false);
           checkTokens(other);
-          sections.push({ prepared: own, writes: own.writes, checkpoint: checkpointJson(own), generation: other.generation, fence: other.fence, expectedPosition: other.expectedPosition });
+          sections.push({
+            prepared: own,
+            writes: own.writes,
+            checkpoint: checkpointJson(own),
+            generation: other.generation,
+            fence: other.fence,
+            expectedPosition: other.expectedPosition,
+          });
         }
         await runCommit(redis, commitArgs(prefix, sections, false));
         return;
       }
-      if (commit.bulk === true && expectedPosition !== undefined) throw new RangeError('a bulk commit expects no checkpoint position');
-      if (commit.bulk === true && generation !== undefined && prepared.writes.length > 0 && distinctWrites(prepared) && (await liveGeneration(prepared.name)) !== generation) {
+      if (commit.bulk === true && expectedPosition !== undefined)
+        throw new RangeError('a bulk commit expects no checkpoint position');
+      if (
+        commit.bulk === true &&
+        generation !== undefined &&
+        prepared.writes.length > 0 &&
+        distinctWrites(prepared) &&
+        (await liveGeneration(prepared.name)) !== generation
+      ) {
         await bulkCommit({ redis, keys, deleter }, prepared, generation);
         return;
       }
-      await runCommit(redis, commitArgs(prefix, [{ prepared, writes: prepared.writes, checkpoint: checkpointJson(prepared), generation, fence, expectedPosition }], false));
+      await runCommit(
+        redis,
+        commitArgs(
+          prefix,
+          [
+            {
+              prepared,
+              writes: prepared.writes,
+              checkpoint: checkpointJson(prepared),
+              generation,
+              fence,
+              expectedPosition,
+            },
+          ],
+          false,
+        ),
+      );
     },
 
     commitsAlongside: true,

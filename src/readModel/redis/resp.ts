@@ -16,7 +16,8 @@ export type Piece = Buffer | string;
 const CR_LF = 0x0d0a;
 
 /** Decimal digits of a non-negative integer. */
-const digitCount = (n: number): number => (n < 10 ? 1 : n < 100 ? 2 : n < 1000 ? 3 : n < 10_000 ? 4 : n < 100_000 ? 5 : n < 1_000_000 ? 6 : String(n).length);
+const digitCount = (n: number): number =>
+  n < 10 ? 1 : n < 100 ? 2 : n < 1000 ? 3 : n < 10_000 ? 4 : n < 100_000 ? 5 : n < 1_000_000 ? 6 : String(n).length;
 
 const pieceLength = (piece: Piece): number => (typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length);
 
@@ -88,7 +89,9 @@ export class CommandWriter {
     capacity = 256,
     private readonly pool?: BufferPool,
   ) {
-    this.buf = this.allocate(Math.max(capacity, 64 + name.length + (Array.isArray(key) ? 0 : pieceLength(key as Piece))));
+    this.buf = this.allocate(
+      Math.max(capacity, 64 + name.length + (Array.isArray(key) ? 0 : pieceLength(key as Piece))),
+    );
     this.header(name.length);
     this.at += this.buf.write(name, this.at, 'latin1');
     this.crlf();
@@ -238,7 +241,13 @@ export class CommandBatch {
     }
   }
 
-  private async sendWritten(redis: Redis, writers: readonly CommandWriter[], commands: EncodedCommand[], pairs: Buffer[], singles?: { sha: string; source: string }): Promise<void> {
+  private async sendWritten(
+    redis: Redis,
+    writers: readonly CommandWriter[],
+    commands: EncodedCommand[],
+    pairs: Buffer[],
+    singles?: { sha: string; source: string },
+  ): Promise<void> {
     for (const writer of writers) {
       if (writer.size === 0) continue;
       if (singles !== undefined && writer.size === 1 && writer.name === 'SADD') {
@@ -248,13 +257,19 @@ export class CommandBatch {
       commands.push(new EncodedCommand(writer.name, writer.bytes()));
     }
     this.writers.clear();
-    if (singles !== undefined && pairs.length > 0) commands.push(new EncodedCommand('evalsha', scriptCall('EVALSHA', singles.sha, pairs)));
+    if (singles !== undefined && pairs.length > 0)
+      commands.push(new EncodedCommand('evalsha', scriptCall('EVALSHA', singles.sha, pairs)));
     if (commands.length === 0) return;
     // Each command written to the socket as it is, corked so they leave in one write: an ioredis pipeline would first
     // copy them all into one buffer (as many bytes again as the rebuild sends, and garbage for the collector).
     const socket = (redis as unknown as { stream?: { cork?(): void; uncork?(): void } }).stream;
     socket?.cork?.();
-    const replies = commands.map((command) => (redis.sendCommand(command) as Promise<unknown>).then((): Error | null => null, (error: Error) => error));
+    const replies = commands.map((command) =>
+      (redis.sendCommand(command) as Promise<unknown>).then(
+        (): Error | null => null,
+        (error: Error) => error,
+      ),
+    );
     socket?.uncork?.();
     const errors = await Promise.all(replies);
     for (let i = 0; i < errors.length; i++) {

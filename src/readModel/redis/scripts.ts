@@ -39,7 +39,8 @@ const read = (file: string): string => readFileSync(new URL(`${file}.lua`, LUA_D
 function load(file: string): string {
   const included = read(file).replace(INCLUDE, (_, fragment: string) => {
     const text = read(fragment);
-    if (INCLUDES.test(text)) throw new Error(`lua/${fragment}.lua, included by lua/${file}.lua, includes another fragment`);
+    if (INCLUDES.test(text))
+      throw new Error(`lua/${fragment}.lua, included by lua/${file}.lua, includes another fragment`);
     return text.endsWith('\n') ? text.slice(0, -1) : text;
   });
   return included.replace(CONSTANT, (_, constant: string) => {

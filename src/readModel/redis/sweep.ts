@@ -52,15 +52,23 @@ export async function sweepGenerations(options: SweepOptions): Promise<SweepRepo
   const { redis } = options;
   const prefix = cesu8(options.prefix);
   const dryRun = options.dryRun === true;
-  const reply = (await redis.callBuffer('EVAL', [SWEEP_PLAN_SCRIPT.source, 0, prefix, String(options.retiredGraceMs ?? 60_000), dryRun ? '1' : '0'])) as [Buffer, Buffer[], Buffer[], Buffer[]];
+  const reply = (await redis.callBuffer('EVAL', [
+    SWEEP_PLAN_SCRIPT.source,
+    0,
+    prefix,
+    String(options.retiredGraceMs ?? 60_000),
+    dryRun ? '1' : '0',
+  ])) as [Buffer, Buffer[], Buffer[], Buffer[]];
   const [seqReply, keptReply, collectionsReply, unstagedReply] = reply;
   const counter = Number(seqReply.toString());
   const kept = new Set(keptReply.map((g) => Number(g.toString())));
   // Generation 0 has no number in its keys: a collection's are orphaned once another generation of it is live.
   const liveOfCollection = new Map<string, number>();
-  for (let i = 0; i < collectionsReply.length; i += 2) liveOfCollection.set(keyName(collectionsReply[i]!), Number(collectionsReply[i + 1]!.toString()));
+  for (let i = 0; i < collectionsReply.length; i += 2)
+    liveOfCollection.set(keyName(collectionsReply[i]!), Number(collectionsReply[i + 1]!.toString()));
   const unstaged: SweepReport['unstaged'] = [];
-  for (let i = 0; i < unstagedReply.length; i += 2) unstaged.push({ projection: unstagedReply[i]!.toString(), generation: Number(unstagedReply[i + 1]!.toString()) });
+  for (let i = 0; i < unstagedReply.length; i += 2)
+    unstaged.push({ projection: unstagedReply[i]!.toString(), generation: Number(unstagedReply[i + 1]!.toString()) });
 
   const orphaned = (generation: number, collection: string): boolean => {
     if (kept.has(generation)) return false;
@@ -72,7 +80,10 @@ export async function sweepGenerations(options: SweepOptions): Promise<SweepRepo
   const swept = new Set<number>();
   let keys = 0;
   const escaped = globEscape(prefix);
-  for (const pattern of [Buffer.concat([escaped, Buffer.from('c:*')]), Buffer.concat([escaped, Buffer.from('g[0-9]*')])]) {
+  for (const pattern of [
+    Buffer.concat([escaped, Buffer.from('c:*')]),
+    Buffer.concat([escaped, Buffer.from('g[0-9]*')]),
+  ]) {
     let cursor = '0';
     do {
       const [next, found] = await redis.scanBuffer(cursor, 'MATCH', pattern as unknown as string, 'COUNT', 1000);
@@ -92,7 +103,8 @@ export async function sweepGenerations(options: SweepOptions): Promise<SweepRepo
     // Retirements past the grace are done with, swept or not (their generation held no keys).
     const retired = await redis.hgetallBuffer(Buffer.concat([prefix, Buffer.from('gen:retired')]) as unknown as string);
     const done = Object.keys(retired).filter((generation) => !kept.has(Number(generation)));
-    if (done.length > 0) await redis.hdel(Buffer.concat([prefix, Buffer.from('gen:retired')]) as unknown as string, ...done);
+    if (done.length > 0)
+      await redis.hdel(Buffer.concat([prefix, Buffer.from('gen:retired')]) as unknown as string, ...done);
   }
   return { unstaged, generations: [...swept].sort((a, b) => a - b), keys };
 }

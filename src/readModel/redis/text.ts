@@ -34,7 +34,8 @@ function trigrams(term: Buffer, max = 8): Buffer[] {
 const TOKEN = /[0-9A-Za-z\u0080-\uffff]+/g;
 
 /** Token characters (TOKEN) by UTF-16 code unit. */
-const isTokenUnit = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || c >= 0x80;
+const isTokenUnit = (c: number) =>
+  (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || c >= 0x80;
 
 /**
  * Tokens shorter than this many bytes (CESU-8) have no posting set and are not in the vocabulary: a search finds
@@ -85,7 +86,9 @@ export function gatherTokens(lowered: string, h: number, into: ChunkTokens): voi
     let bucket = into.get(key);
     let found: { token: string; handles: number[] } | undefined;
     if (bucket === undefined) into.set(key, (bucket = []));
-    else for (const entry of bucket) if (entry.token.length === length && lowered.startsWith(entry.token, start)) found = entry;
+    else
+      for (const entry of bucket)
+        if (entry.token.length === length && lowered.startsWith(entry.token, start)) found = entry;
     if (found === undefined) bucket.push({ token: lowered.slice(start, i), handles: [h] });
     else if (found.handles[found.handles.length - 1] !== h) found.handles.push(h);
   }

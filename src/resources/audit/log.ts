@@ -71,7 +71,11 @@ export async function readAuditPage(store: EventStore, request: AuditPageRequest
   while (found.length <= perPage) {
     if (backwards && bound !== undefined && bound <= 1) break;
     const chunk = backwards
-      ? await store.readAll({ direction: 'backwards', fromPosition: bound, maxCount: SCAN_CHUNK + (bound === undefined ? 0 : 1) })
+      ? await store.readAll({
+          direction: 'backwards',
+          fromPosition: bound,
+          maxCount: SCAN_CHUNK + (bound === undefined ? 0 : 1),
+        })
       : await store.readAll({ after: bound ?? 0, maxCount: SCAN_CHUNK });
     const fresh = backwards && bound !== undefined ? chunk.filter((e) => e.position < bound!) : chunk;
     for (const event of fresh) {

@@ -101,7 +101,10 @@ export class AuditStreams {
         wake?.();
       },
       destroy(error, callback) {
-        stop().then(() => callback(error), () => callback(error));
+        stop().then(
+          () => callback(error),
+          () => callback(error),
+        );
       },
     });
     const send = async (text: string): Promise<void> => {

@@ -21,7 +21,11 @@ const FILE_SCHEMA = {
         type: 'object',
         additionalProperties: false,
         required: ['name', 'label'],
-        properties: { name: { type: 'string', minLength: 1 }, label: { type: 'string' }, description: { type: 'string' } },
+        properties: {
+          name: { type: 'string', minLength: 1 },
+          label: { type: 'string' },
+          description: { type: 'string' },
+        },
       },
     },
     patterns: {
@@ -60,7 +64,8 @@ export async function loadBlockPatterns(dir: string): Promise<BlockPatternLibrar
     throw new BlockPatternsError(`BLOCK_PATTERNS_DIR ${dir}: ${(error as Error).message}`);
   }
   const libraries: BlockPatternLibrary[] = [];
-  for (const name of names) libraries.push(parseLibrary(await fs.readFile(path.join(dir, name), 'utf8'), path.join(dir, name)));
+  for (const name of names)
+    libraries.push(parseLibrary(await fs.readFile(path.join(dir, name), 'utf8'), path.join(dir, name)));
   return mergeLibraries(libraries);
 }
 
@@ -74,7 +79,9 @@ export function parseLibrary(text: string, source: string): BlockPatternLibrary 
   }
   if (!validate(value)) {
     const [issue] = validate.errors ?? [];
-    throw new BlockPatternsError(`${source}: ${issue ? `${issue.instancePath || '/'} ${issue.message}` : 'not a block pattern library'}`);
+    throw new BlockPatternsError(
+      `${source}: ${issue ? `${issue.instancePath || '/'} ${issue.message}` : 'not a block pattern library'}`,
+    );
   }
   return { categories: value.categories ?? [], patterns: value.patterns ?? [] };
 }

@@ -25,9 +25,9 @@ export const blockPatternSchema: ResourceSchema = {
     viewport_width: readonly('number', 'Width to preview the pattern at in the inserter.'),
     block_types: readonly('array', 'Block types the pattern is meant for.'),
     post_types: readonly('array', 'Post types the pattern is limited to.'),
-    categories: readonly('array', 'Names of the pattern\'s categories.'),
+    categories: readonly('array', "Names of the pattern's categories."),
     keywords: readonly('array', 'Words the pattern is found by.'),
-    content: readonly('string', 'The pattern\'s block markup.'),
+    content: readonly('string', "The pattern's block markup."),
     inserter: readonly('boolean', 'Whether the inserter shows the pattern.'),
   },
 } as unknown as ResourceSchema;
@@ -43,17 +43,36 @@ export const blockPatternCategorySchema: ResourceSchema = {
 } as unknown as ResourceSchema;
 
 /** Whether the caller may edit items of some type (posts, pages, menus, templates): what reading patterns takes. */
-const mayEditSomething = (actor: Actor | null) => ['edit_posts', 'edit_pages', 'edit_theme_options'].some((cap) => hasCap(actor, cap));
+const mayEditSomething = (actor: Actor | null) =>
+  ['edit_posts', 'edit_pages', 'edit_theme_options'].some((cap) => hasCap(actor, cap));
 
 /** The context asked for: these routes register no `context` argument, so it is read from the query as sent. */
-const contextOf = (ctx: HandlerContext): Context => (typeof ctx.request.query.context === 'string' && ctx.request.query.context !== '' ? ctx.request.query.context : 'view') as Context;
+const contextOf = (ctx: HandlerContext): Context =>
+  (typeof ctx.request.query.context === 'string' && ctx.request.query.context !== ''
+    ? ctx.request.query.context
+    : 'view') as Context;
 
 /** The fields in WordPress's order, each only when the entry has it. */
-const PATTERN_FIELDS = ['name', 'title', 'description', 'viewport_width', 'block_types', 'post_types', 'categories', 'keywords', 'content', 'inserter'] as const;
+const PATTERN_FIELDS = [
+  'name',
+  'title',
+  'description',
+  'viewport_width',
+  'block_types',
+  'post_types',
+  'categories',
+  'keywords',
+  'content',
+  'inserter',
+] as const;
 
 export function blockPatternRoutes(library: BlockPatternLibrary): RouteDefinition[] {
   const refusal = (ctx: HandlerContext, what: string) =>
-    restError('rest_cannot_view', `Sorry, you are not allowed to view the registered ${what}.`, authorizationStatus(ctx.actor?.id ?? null));
+    restError(
+      'rest_cannot_view',
+      `Sorry, you are not allowed to view the registered ${what}.`,
+      authorizationStatus(ctx.actor?.id ?? null),
+    );
   return [
     {
       namespace: 'core/v2',
@@ -86,7 +105,16 @@ export function blockPatternRoutes(library: BlockPatternLibrary): RouteDefinitio
           args: {},
           permission: (ctx) => mayEditSomething(ctx.actor) || refusal(ctx, 'block pattern categories'),
           signedInOnly: true,
-          handle: (ctx) => ok(library.categories.map((category) => filterByContext(blockPatternCategorySchema, { name: category.name, label: category.label }, contextOf(ctx)))),
+          handle: (ctx) =>
+            ok(
+              library.categories.map((category) =>
+                filterByContext(
+                  blockPatternCategorySchema,
+                  { name: category.name, label: category.label },
+                  contextOf(ctx),
+                ),
+              ),
+            ),
         },
       ],
     },

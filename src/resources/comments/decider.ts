@@ -57,8 +57,22 @@ export type SentText = Partial<Pick<CommentFields, 'author_name' | 'author_email
 
 export type CommentCommand =
   /** `status`: a moderator's explicit status, applied after the approval rules. */
-  | { kind: 'create'; id: number; fields: Omit<CommentFields, 'status' | 'status_before'>; sent?: SentText; status: StatusRequest | null; facts: CreateFacts }
-  | { kind: 'update'; id: number; changes: Partial<Omit<CommentFields, 'status' | 'status_before'>>; sent?: SentText; status: StatusRequest | null; parentOnPost: boolean }
+  | {
+      kind: 'create';
+      id: number;
+      fields: Omit<CommentFields, 'status' | 'status_before'>;
+      sent?: SentText;
+      status: StatusRequest | null;
+      facts: CreateFacts;
+    }
+  | {
+      kind: 'update';
+      id: number;
+      changes: Partial<Omit<CommentFields, 'status' | 'status_before'>>;
+      sent?: SentText;
+      status: StatusRequest | null;
+      parentOnPost: boolean;
+    }
   | { kind: 'trash'; id: number }
   /** `withPost`: the comment goes with its post (already gone: nothing to record). */
   | { kind: 'delete'; id: number; withPost?: boolean }
@@ -120,7 +134,10 @@ export function statusRequest(value: unknown): StatusRequest | null {
 }
 
 /** The status a request leaves, and the status to restore later (trash and spam remember where they came from). */
-function applyStatus(current: CommentFields, request: StatusRequest | null): Pick<CommentFields, 'status' | 'status_before'> {
+function applyStatus(
+  current: CommentFields,
+  request: StatusRequest | null,
+): Pick<CommentFields, 'status' | 'status_before'> {
   const keep = { status: current.status, status_before: current.status_before };
   switch (request) {
     case null:
@@ -132,7 +149,13 @@ function applyStatus(current: CommentFields, request: StatusRequest | null): Pic
     case 'spam':
     case 'trash': {
       const to: CommentStatus = request;
-      return current.status === to ? keep : { status: to, status_before: current.status === 'trash' || current.status === 'spam' ? current.status_before : current.status };
+      return current.status === to
+        ? keep
+        : {
+            status: to,
+            status_before:
+              current.status === 'trash' || current.status === 'spam' ? current.status_before : current.status,
+          };
     }
     case 'unspam':
     case 'untrash': {
@@ -153,9 +176,17 @@ export function evolveComment(state: CommentState, event: CommentEvent): Comment
     case 'CommentUpdated':
       return state.comment ? { ...state, comment: { ...state.comment, ...event.data.changes } } : state;
     case 'CommentPostTrashed':
-      return state.comment ? { ...state, comment: { ...state.comment, status: 'post-trashed' }, postTrashedFrom: event.data.previousStatus } : state;
+      return state.comment
+        ? {
+            ...state,
+            comment: { ...state.comment, status: 'post-trashed' },
+            postTrashedFrom: event.data.previousStatus,
+          }
+        : state;
     case 'CommentPostRestored':
-      return state.comment ? { ...state, comment: { ...state.comment, status: event.data.status }, postTrashedFrom: null } : state;
+      return state.comment
+        ? { ...state, comment: { ...state.comment, status: event.data.status }, postTrashedFrom: null }
+        : state;
     case 'CommentDeleted':
       return initialCommentState();
   }
@@ -193,12 +224,22 @@ function decideComment(command: CommentCommand, state: CommentState): CommentEve
   const current = state.comment;
   if (!state.exists || !current) {
     // What goes with a post may have gone on its own meanwhile.
-    if ((command.kind === 'delete' && command.withPost) || command.kind === 'postTrashed' || command.kind === 'postRestored') return [];
+    if (
+      (command.kind === 'delete' && command.withPost) ||
+      command.kind === 'postTrashed' ||
+      command.kind === 'postRestored'
+    )
+      return [];
     throw new NotFound('comment');
   }
   switch (command.kind) {
     case 'delete':
-      return [{ type: 'CommentDeleted', data: command.withPost ? { id, post: current.post, withPost: true } : { id, post: current.post } }];
+      return [
+        {
+          type: 'CommentDeleted',
+          data: command.withPost ? { id, post: current.post, withPost: true } : { id, post: current.post },
+        },
+      ];
     case 'postTrashed':
       if (current.post !== command.post || current.status === 'post-trashed') return [];
       return [{ type: 'CommentPostTrashed', data: { id, post: current.post, previousStatus: current.status } }];
@@ -210,14 +251,28 @@ function decideComment(command: CommentCommand, state: CommentState): CommentEve
       if (current.status === 'trash') throw new InvalidTransition('comment', 'trash', 'trash');
       return changed(id, current, { ...current, ...applyStatus(current, 'trash') });
     case 'update': {
-      if ((command.sent?.content !== undefined && blank(command.sent.content)) || (command.changes.content !== undefined && blank(command.changes.content))) throw contentInvalid();
+      if (
+        (command.sent?.content !== undefined && blank(command.sent.content)) ||
+        (command.changes.content !== undefined && blank(command.changes.content))
+      )
+        throw contentInvalid();
       if (command.sent) checkCommentLengths(command.sent);
       checkCommentLengths(command.changes);
       const next: CommentFields = { ...current, ...command.changes };
-      if (command.changes.parent !== undefined && next.parent !== 0 && next.parent !== current.parent && !command.parentOnPost) throw parentInvalid();
+      if (
+        command.changes.parent !== undefined &&
+        next.parent !== 0 &&
+        next.parent !== current.parent &&
+        !command.parentOnPost
+      )
+        throw parentInvalid();
       return changed(id, current, { ...next, ...applyStatus(next, command.status) });
     }
   }
 }
 
-export const commentDecider: Decider<CommentState, CommentCommand, CommentEvent> = { initialState: initialCommentState, evolve: evolveComment, decide: decideComment };
+export const commentDecider: Decider<CommentState, CommentCommand, CommentEvent> = {
+  initialState: initialCommentState,
+  evolve: evolveComment,
+  decide: decideComment,
+};

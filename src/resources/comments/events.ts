@@ -73,5 +73,11 @@ export type CommentEvent =
   | DomainEvent<'CommentPostTrashed', CommentPostTrashed>
   | DomainEvent<'CommentPostRestored', CommentPostRestored>;
 
-export const COMMENT_EVENT_TYPES = ['CommentCreated', 'CommentUpdated', 'CommentDeleted', 'CommentPostTrashed', 'CommentPostRestored'] as const;
+export const COMMENT_EVENT_TYPES = [
+  'CommentCreated',
+  'CommentUpdated',
+  'CommentDeleted',
+  'CommentPostTrashed',
+  'CommentPostRestored',
+] as const;
 export const commentStreamId = (id: number): string => `comment-${id}`;

@@ -17,7 +17,9 @@ export function storedCommentText(text: string, unfiltered: boolean, siteUrl: st
 }
 
 /** The author fields as stored. */
-export function storedAuthorFields<T extends Partial<Pick<CommentFields, 'author_name' | 'author_email' | 'author_url'>>>(fields: T): T {
+export function storedAuthorFields<
+  T extends Partial<Pick<CommentFields, 'author_name' | 'author_email' | 'author_url'>>,
+>(fields: T): T {
   const out = { ...fields };
   if (out.author_name !== undefined) out.author_name = sanitizeTermName(out.author_name);
   if (out.author_email !== undefined) out.author_email = phpTrim(out.author_email);
@@ -61,12 +63,15 @@ export function withUgcRel(html: string, siteHost: string | null): string {
   return html.replace(/<a (.+?)>/gi, (_whole, inside: string) => {
     const attributes = attributesOf(inside);
     const href = attributes.get('href');
-    if (href && siteHost !== null && /^https?:/i.test(href.value.trim()) && hostOf(href.value.trim()) === siteHost) return `<a ${inside}>`;
+    if (href && siteHost !== null && /^https?:/i.test(href.value.trim()) && hostOf(href.value.trim()) === siteHost)
+      return `<a ${inside}>`;
     const rel = attributes.get('rel');
     if (!rel) return `<a ${inside} rel="nofollow ugc">`;
     const values = [...new Set([...rel.value.split(' ').map((part) => part.trim()), 'nofollow', 'ugc'])];
     attributes.delete('rel');
-    const kept = [...attributes.values()].map((a) => (a.valueless ? a.name : `${a.name}="${escapeHtmlOnce(a.value)}"`)).join(' ');
+    const kept = [...attributes.values()]
+      .map((a) => (a.valueless ? a.name : `${a.name}="${escapeHtmlOnce(a.value)}"`))
+      .join(' ');
     return `<a ${kept} rel="${escapeHtmlOnce(values.join(' '))}">`;
   });
 }

@@ -76,7 +76,8 @@ export async function readUserDoc(site: Site, id: number): Promise<UserDoc | nul
 }
 
 /** The stored text: filtered for writers without unfiltered_html, links marked (src/resources/comments/filters.ts). */
-const filtered = (site: Site, actor: Actor | null, content: string): string => storedCommentText(content, canSaveUnfilteredHtml(actor), site.settings.siteUrl);
+const filtered = (site: Site, actor: Actor | null, content: string): string =>
+  storedCommentText(content, canSaveUnfilteredHtml(actor), site.settings.siteUrl);
 
 /**
  * The most characters of a user agent kept: WordPress's column holds 255 and its own comment form cuts the header
@@ -140,7 +141,9 @@ async function floodFacts(site: Site, actor: Actor | null, email: string, ip: st
       {
         kind: 'or',
         filters: [
-          actor ? { kind: 'any', field: 'author', values: [actor.id] } : { kind: 'any', field: 'author_ip', values: [ip] },
+          actor
+            ? { kind: 'any', field: 'author', values: [actor.id] }
+            : { kind: 'any', field: 'author_ip', values: [ip] },
           { kind: 'any', field: 'author_email', values: [email.toLowerCase()] },
         ],
       },
@@ -155,7 +158,10 @@ async function floodFacts(site: Site, actor: Actor | null, email: string, ip: st
 }
 
 /** Whether this author already has an approved comment (by user, else by name and email), as WordPress's check_comment asks. */
-async function previouslyApproved(site: Site, fields: Pick<CommentFields, 'author' | 'author_name' | 'author_email'>): Promise<boolean> {
+async function previouslyApproved(
+  site: Site,
+  fields: Pick<CommentFields, 'author' | 'author_name' | 'author_email'>,
+): Promise<boolean> {
   if (fields.author_name === '' || fields.author_email === '') return false;
   const filters =
     fields.author !== 0
@@ -178,7 +184,14 @@ async function previouslyApproved(site: Site, fields: Pick<CommentFields, 'autho
  * `imported`: a comment brought from another site (src/import): `chosenId` is an id the caller reserved, and the text
  * is stored as the other site stored it (its links were marked there, or deliberately not).
  */
-export async function createComment(site: Site, post: ContentDoc, input: CommentInput, actor: Actor | null, requestId: string, imported?: { chosenId?: number }): Promise<CommentWriteOutcome> {
+export async function createComment(
+  site: Site,
+  post: ContentDoc,
+  input: CommentInput,
+  actor: Actor | null,
+  requestId: string,
+  imported?: { chosenId?: number },
+): Promise<CommentWriteOutcome> {
   const metadata = site.metadata(actor?.id ?? null, requestId);
   let author = 0;
   let name = '';
@@ -196,7 +209,12 @@ export async function createComment(site: Site, post: ContentDoc, input: Comment
     const me = await readUserDoc(site, actor.id);
     [author, name, email, url] = [actor.id, me?.name ?? '', me?.email ?? '', me?.url ?? ''];
   }
-  const sentText: SentText = { author_name: name, author_email: email, author_url: url, content: phpTrim(input.content ?? '') };
+  const sentText: SentText = {
+    author_name: name,
+    author_email: email,
+    author_url: url,
+    content: phpTrim(input.content ?? ''),
+  };
   const unfiltered: Omit<CommentFields, 'status' | 'status_before'> = {
     post: post.id,
     parent: input.parent ?? 0,
@@ -213,19 +231,42 @@ export async function createComment(site: Site, post: ContentDoc, input: Comment
   };
   const requireNameEmail = await readDiscussionOption(site, 'require_name_email');
   // What needs no look-up (and no filtering of a text that may be megabytes long) is refused first.
-  const unknown: CreateFacts = { trusted: false, previouslyApproved: false, duplicateOf: null, parentOnPost: true, requireNameEmail, flood: { exempt: true, latestAt: null, intervalMs: 0 } };
-  commentDecider.decide({ kind: 'create', id: 0, fields: unfiltered, status: null, facts: unknown }, commentDecider.initialState());
-  const fields = { ...unfiltered, ...storedAuthorFields({ author_name: name, author_email: email, author_url: url }), content: imported ? unfiltered.content : filtered(site, actor, unfiltered.content) };
+  const unknown: CreateFacts = {
+    trusted: false,
+    previouslyApproved: false,
+    duplicateOf: null,
+    parentOnPost: true,
+    requireNameEmail,
+    flood: { exempt: true, latestAt: null, intervalMs: 0 },
+  };
+  commentDecider.decide(
+    { kind: 'create', id: 0, fields: unfiltered, status: null, facts: unknown },
+    commentDecider.initialState(),
+  );
+  const fields = {
+    ...unfiltered,
+    ...storedAuthorFields({ author_name: name, author_email: email, author_url: url }),
+    content: imported ? unfiltered.content : filtered(site, actor, unfiltered.content),
+  };
   const facts: CreateFacts = {
     trusted: author !== 0 && (author === post.author || (await authorModerates(site, author, actor))),
     previouslyApproved: await previouslyApproved(site, fields),
-    duplicateOf: await duplicateOf(site, { post: post.id, parent: fields.parent, author_name: name, author_email: email, content: unfiltered.content }),
+    duplicateOf: await duplicateOf(site, {
+      post: post.id,
+      parent: fields.parent,
+      author_name: name,
+      author_email: email,
+      content: unfiltered.content,
+    }),
     parentOnPost: fields.parent === 0 || (await parentOnPost(site, fields.parent, post.id)),
     requireNameEmail,
     flood: await floodFacts(site, actor, email, fields.author_ip),
   };
   // Refuse before spending an id.
-  commentDecider.decide({ kind: 'create', id: 0, fields, sent: sentText, status: input.status ?? null, facts }, commentDecider.initialState());
+  commentDecider.decide(
+    { kind: 'create', id: 0, fields, sent: sentText, status: input.status ?? null, facts },
+    commentDecider.initialState(),
+  );
   const id = imported?.chosenId ?? (await commentSequence(site).nextId());
   const command: CommentCommand = { kind: 'create', id, fields, sent: sentText, status: input.status ?? null, facts };
   const result = await site.commands.handle(commentStreamId(id), commentDecider, async () => command, metadata);
@@ -239,21 +280,40 @@ async function authorModerates(site: Site, author: number, actor: Actor | null):
   return user !== null && hasCap({ id: user.id, roles: user.roles }, 'moderate_comments');
 }
 
-export const invalidAuthor = (): RestError => restError('rest_comment_author_invalid', 'Invalid comment author ID.', 400);
+export const invalidAuthor = (): RestError =>
+  restError('rest_comment_author_invalid', 'Invalid comment author ID.', 400);
 
-export async function updateComment(site: Site, id: number, input: CommentInput, actor: Actor | null, requestId: string): Promise<CommentWriteOutcome> {
+export async function updateComment(
+  site: Site,
+  id: number,
+  input: CommentInput,
+  actor: Actor | null,
+  requestId: string,
+): Promise<CommentWriteOutcome> {
   const metadata = site.metadata(actor?.id ?? null, requestId);
   const changes: Partial<Omit<CommentFields, 'status' | 'status_before'>> = {};
-  for (const key of ['post', 'parent', 'author_name', 'author_email', 'author_url', 'author_ip', 'author_user_agent', 'date', 'date_gmt'] as const) {
+  for (const key of [
+    'post',
+    'parent',
+    'author_name',
+    'author_email',
+    'author_url',
+    'author_ip',
+    'author_user_agent',
+    'date',
+    'date_gmt',
+  ] as const) {
     if (input[key] !== undefined) (changes as Record<string, unknown>)[key] = input[key];
   }
   const sentText: SentText = {};
-  for (const key of ['author_name', 'author_email', 'author_url'] as const) if (input[key] !== undefined) sentText[key] = input[key];
+  for (const key of ['author_name', 'author_email', 'author_url'] as const)
+    if (input[key] !== undefined) sentText[key] = input[key];
   if (input.content !== undefined) sentText.content = phpTrim(input.content);
   // Refused before the filters run on a text that may be megabytes long.
   checkCommentLengths(sentText);
   if (sentText.content !== undefined) changes.content = filtered(site, actor, sentText.content);
-  if (input.author_user_agent !== undefined) changes.author_user_agent = input.author_user_agent.slice(0, USER_AGENT_MAX_CHARS);
+  if (input.author_user_agent !== undefined)
+    changes.author_user_agent = input.author_user_agent.slice(0, USER_AGENT_MAX_CHARS);
   if (input.author !== undefined) {
     const user = await readUserDoc(site, input.author);
     if (!user) throw invalidAuthor();
@@ -270,20 +330,42 @@ export async function updateComment(site: Site, id: number, input: CommentInput,
     async (state: CommentState): Promise<CommentCommand> => {
       const post = changes.post ?? state.comment?.post ?? 0;
       const parent = changes.parent ?? 0;
-      return { kind: 'update', id, changes, sent: sentText, status: input.status ?? null, parentOnPost: parent === 0 || (await parentOnPost(site, parent, post)) };
+      return {
+        kind: 'update',
+        id,
+        changes,
+        sent: sentText,
+        status: input.status ?? null,
+        parentOnPost: parent === 0 || (await parentOnPost(site, parent, post)),
+      };
     },
     metadata,
   );
   return { id, state: result.state, position: result.position };
 }
 
-export async function trashComment(site: Site, id: number, actor: Actor | null, requestId: string): Promise<CommentWriteOutcome> {
-  const result = await site.commands.handle(commentStreamId(id), commentDecider, async (): Promise<CommentCommand> => ({ kind: 'trash', id }), site.metadata(actor?.id ?? null, requestId));
+export async function trashComment(
+  site: Site,
+  id: number,
+  actor: Actor | null,
+  requestId: string,
+): Promise<CommentWriteOutcome> {
+  const result = await site.commands.handle(
+    commentStreamId(id),
+    commentDecider,
+    async (): Promise<CommentCommand> => ({ kind: 'trash', id }),
+    site.metadata(actor?.id ?? null, requestId),
+  );
   return { id, state: result.state, position: result.position };
 }
 
 /** Deletes a comment for good; its replies move up to its parent, as WordPress re-parents them. */
-export async function deleteComment(site: Site, id: number, actor: Actor | null, requestId: string): Promise<CommentWriteOutcome> {
+export async function deleteComment(
+  site: Site,
+  id: number,
+  actor: Actor | null,
+  requestId: string,
+): Promise<CommentWriteOutcome> {
   const metadata = site.metadata(actor?.id ?? null, requestId);
   let parent = 0;
   const result = await site.commands.handle(
@@ -296,9 +378,25 @@ export async function deleteComment(site: Site, id: number, actor: Actor | null,
     metadata,
   );
   let position = result.position;
-  const { items } = await site.readModel.query(COMMENT_COLLECTION, { filters: [{ kind: 'any', field: 'parent', values: [id] }], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null });
+  const { items } = await site.readModel.query(COMMENT_COLLECTION, {
+    filters: [{ kind: 'any', field: 'parent', values: [id] }],
+    order: { kind: 'field', field: 'id', direction: 'asc' },
+    offset: 0,
+    limit: null,
+  });
   for (const child of items as CommentDoc[]) {
-    const moved = await site.commands.handle(commentStreamId(child.id), commentDecider, async (): Promise<CommentCommand> => ({ kind: 'update', id: child.id, changes: { parent }, status: null, parentOnPost: true }), metadata);
+    const moved = await site.commands.handle(
+      commentStreamId(child.id),
+      commentDecider,
+      async (): Promise<CommentCommand> => ({
+        kind: 'update',
+        id: child.id,
+        changes: { parent },
+        status: null,
+        parentOnPost: true,
+      }),
+      metadata,
+    );
     position = Math.max(position, moved.position);
   }
   return { id, state: result.state, position };
@@ -313,7 +411,14 @@ const CASCADE_CONCURRENCY = 8;
  * Appends `command(id)` to the stream of every comment on `post` (any status), a few at a time, once the read
  * model has every comment written before `after` (the post's own event). Returns the last position written.
  */
-async function forEachCommentOf(site: Site, post: number, after: number, actor: Actor | null, requestId: string, command: (id: number) => CommentCommand): Promise<number> {
+async function forEachCommentOf(
+  site: Site,
+  post: number,
+  after: number,
+  actor: Actor | null,
+  requestId: string,
+  command: (id: number) => CommentCommand,
+): Promise<number> {
   await site.settle(after);
   const { items } = await site.readModel.query(COMMENT_COLLECTION, {
     filters: [{ kind: 'any', field: 'post', values: [post] }],
@@ -324,22 +429,45 @@ async function forEachCommentOf(site: Site, post: number, after: number, actor: 
   const metadata = site.metadata(actor?.id ?? null, requestId);
   const limit = pLimit(CASCADE_CONCURRENCY);
   const positions = await Promise.all(
-    (items as CommentDoc[]).map((doc) => limit(async () => (await site.commands.handle(commentStreamId(doc.id), commentDecider, command(doc.id), metadata)).position)),
+    (items as CommentDoc[]).map((doc) =>
+      limit(
+        async () =>
+          (await site.commands.handle(commentStreamId(doc.id), commentDecider, command(doc.id), metadata)).position,
+      ),
+    ),
   );
   return positions.reduce((last, position) => Math.max(last, position), 0);
 }
 
 /** The post went to the trash (its event at `after`): its comments are hidden with it, each remembering its status. */
-export function trashCommentsOfPost(site: Site, post: number, after: number, actor: Actor | null, requestId: string): Promise<number> {
+export function trashCommentsOfPost(
+  site: Site,
+  post: number,
+  after: number,
+  actor: Actor | null,
+  requestId: string,
+): Promise<number> {
   return forEachCommentOf(site, post, after, actor, requestId, (id) => ({ kind: 'postTrashed', id, post }));
 }
 
 /** The post left the trash: its comments hidden with it get back the status they had. */
-export function restoreCommentsOfPost(site: Site, post: number, after: number, actor: Actor | null, requestId: string): Promise<number> {
+export function restoreCommentsOfPost(
+  site: Site,
+  post: number,
+  after: number,
+  actor: Actor | null,
+  requestId: string,
+): Promise<number> {
   return forEachCommentOf(site, post, after, actor, requestId, (id) => ({ kind: 'postRestored', id }));
 }
 
 /** The post was deleted for good: its comments go with it. */
-export function deleteCommentsOfPost(site: Site, post: number, after: number, actor: Actor | null, requestId: string): Promise<number> {
+export function deleteCommentsOfPost(
+  site: Site,
+  post: number,
+  after: number,
+  actor: Actor | null,
+  requestId: string,
+): Promise<number> {
   return forEachCommentOf(site, post, after, actor, requestId, (id) => ({ kind: 'delete', id, withPost: true }));
 }

@@ -51,12 +51,24 @@ export function presentComment(doc: CommentDoc, options: CommentPresentOptions):
   return filtered;
 }
 
-export function commentLinks(doc: CommentDoc, options: Pick<CommentPresentOptions, 'apiRoot' | 'post' | 'hasChildren'>): Record<string, unknown[]> {
+export function commentLinks(
+  doc: CommentDoc,
+  options: Pick<CommentPresentOptions, 'apiRoot' | 'post' | 'hasChildren'>,
+): Record<string, unknown[]> {
   const collection = `${options.apiRoot}core/v2/comments`;
-  const links: Record<string, unknown[]> = { self: [{ href: `${collection}/${doc.id}` }], collection: [{ href: collection }] };
+  const links: Record<string, unknown[]> = {
+    self: [{ href: `${collection}/${doc.id}` }],
+    collection: [{ href: collection }],
+  };
   if (doc.author !== 0) links.author = [{ embeddable: true, href: `${options.apiRoot}core/v2/users/${doc.author}` }];
   if (doc.post !== 0 && options.post) {
-    links.up = [{ embeddable: true, post_type: options.post.type, href: `${options.apiRoot}core/v2/${options.post.type}s/${doc.post}` }];
+    links.up = [
+      {
+        embeddable: true,
+        post_type: options.post.type,
+        href: `${options.apiRoot}core/v2/${options.post.type}s/${doc.post}`,
+      },
+    ];
   }
   if (doc.parent !== 0) links['in-reply-to'] = [{ embeddable: true, href: `${collection}/${doc.parent}` }];
   if (options.hasChildren) links.children = [{ embeddable: true, href: `${collection}?parent=${doc.id}` }];

@@ -43,7 +43,11 @@ const shownSchema = publicSchema(commentSchema);
 const status = (actor: Actor | null) => authorizationStatus(actor?.id ?? null);
 const moderates = (actor: Actor | null): boolean => hasCap(actor, 'moderate_comments');
 const capsOf = (post: ContentDoc) => postTypeCaps(post.type === 'page' ? 'pages' : 'posts');
-const owned = (post: ContentDoc) => ({ author: post.author as number, status: post.status as string, trashedFrom: (post.trashed_from as string | null) ?? null });
+const owned = (post: ContentDoc) => ({
+  author: post.author as number,
+  status: post.status as string,
+  trashedFrom: (post.trashed_from as string | null) ?? null,
+});
 
 // --- rules ---------------------------------------------------------------------------------------------------
 
@@ -51,9 +55,18 @@ const owned = (post: ContentDoc) => ({ author: post.author as number, status: po
  * May the actor read the post a comment is on? A password-protected post takes the right to edit it, unless the
  * request names that one post (or comment) and gives its password.
  */
-export function canReadCommentPost(actor: Actor | null, post: ContentDoc, password: unknown, specific: boolean): boolean {
+export function canReadCommentPost(
+  actor: Actor | null,
+  post: ContentDoc,
+  password: unknown,
+  specific: boolean,
+): boolean {
   const protectedPost = typeof post.password === 'string' && post.password !== '';
-  const unlocked = protectedPost && specific && (canEditItem(actor, capsOf(post), owned(post)) || (typeof password === 'string' && password !== '' && password === post.password));
+  const unlocked =
+    protectedPost &&
+    specific &&
+    (canEditItem(actor, capsOf(post), owned(post)) ||
+      (typeof password === 'string' && password !== '' && password === post.password));
   if (protectedPost && !unlocked) return canEditItem(actor, capsOf(post), owned(post));
   return canReadItem(actor, capsOf(post), owned(post));
 }
@@ -66,7 +79,13 @@ export function canEditComment(actor: Actor | null, post: ContentDoc | null): bo
 }
 
 /** May the actor see this comment? Approved ones on a readable post are public; one's own always. */
-export function canReadComment(actor: Actor | null, comment: CommentDoc, post: ContentDoc | null, password: unknown, specific: boolean): boolean {
+export function canReadComment(
+  actor: Actor | null,
+  comment: CommentDoc,
+  post: ContentDoc | null,
+  password: unknown,
+  specific: boolean,
+): boolean {
   if (post && comment.status === 'approved' && canReadCommentPost(actor, post, password, specific)) return true;
   if (!actor) return false;
   if (comment.post === 0 && !moderates(actor)) return false;
@@ -76,7 +95,13 @@ export function canReadComment(actor: Actor | null, comment: CommentDoc, post: C
 
 /** PHP's empty(): WordPress's test of "sent" for `id` and `type` on create. */
 const phpEmpty = (value: unknown): boolean =>
-  value === undefined || value === null || value === false || value === 0 || value === '' || value === '0' || (Array.isArray(value) && value.length === 0);
+  value === undefined ||
+  value === null ||
+  value === false ||
+  value === 0 ||
+  value === '' ||
+  value === '0' ||
+  (Array.isArray(value) && value.length === 0);
 
 /**
  * The write arguments. `author_email` is checked as WordPress's own callback checks it, after the other arguments:
@@ -108,11 +133,20 @@ const PROTECTED_PARAMS = ['author', 'author_exclude', 'author_email', 'type', 's
 export function commentListArgs(): Record<string, ArgSchema> {
   const idArray = (description: string): ArgSchema => ({ description, type: 'array', items: { type: 'integer' } });
   return {
-    ...collectionParams({ context: contextParam('view'), noun: 'comments', search: 'Only comments matching this search.' }),
+    ...collectionParams({
+      context: contextParam('view'),
+      noun: 'comments',
+      search: 'Only comments matching this search.',
+    }),
     after: { description: 'Only comments published after this date.', type: 'string', format: 'date-time' },
     author: idArray('Only comments by these users. Requires authorization.'),
     author_exclude: idArray('No comments by these users. Requires authorization.'),
-    author_email: { default: null, description: 'Only comments from this email address. Requires authorization.', format: 'email', type: 'string' },
+    author_email: {
+      default: null,
+      description: 'Only comments from this email address. Requires authorization.',
+      format: 'email',
+      type: 'string',
+    },
     before: { description: 'Only comments published before this date.', type: 'string', format: 'date-time' },
     exclude: idList('Leave out these ids.'),
     include: idList('Only these ids.'),
@@ -121,7 +155,11 @@ export function commentListArgs(): Record<string, ArgSchema> {
     parent: { ...idArray('Only answers to these comments.'), default: [] },
     parent_exclude: { ...idArray('No answers to these comments.'), default: [] },
     post: { ...idArray('Only comments on these posts.'), default: [] },
-    status: { default: 'approve', description: 'Only comments with this status. Requires authorization.', type: 'string' },
+    status: {
+      default: 'approve',
+      description: 'Only comments with this status. Requires authorization.',
+      type: 'string',
+    },
     type: { default: 'comment', description: 'Only comments of this type. Requires authorization.', type: 'string' },
     password: { description: 'The password of the post, when it is protected.', type: 'string' },
   };
@@ -155,19 +193,30 @@ export function buildCommentPlan(params: Record<string, unknown>, timezone: stri
   none('author', params.author_exclude);
   any('id', params.include);
   none('id', params.exclude);
-  if (typeof params.author_email === 'string' && params.author_email !== '') filters.push({ kind: 'any', field: 'author_email', values: [params.author_email.toLowerCase()] });
+  if (typeof params.author_email === 'string' && params.author_email !== '')
+    filters.push({ kind: 'any', field: 'author_email', values: [params.author_email.toLowerCase()] });
   filters.push({ kind: 'any', field: 'status', values: statusValues(String(params.status)) });
-  if (params.type !== 'all' && params.type !== '') filters.push({ kind: 'any', field: 'type', values: [String(params.type)] });
+  if (params.type !== 'all' && params.type !== '')
+    filters.push({ kind: 'any', field: 'type', values: [String(params.type)] });
   filters.push(...dateFilters(params, timezone));
   if (typeof params.search === 'string' && params.search.trim() !== '') {
     const terms = params.search.trim().split(/\s+/);
-    filters.push({ kind: 'text', fields: ['author_name', 'author_email', 'author_url', 'author_ip', 'content'], includes: terms, excludes: [] });
+    filters.push({
+      kind: 'text',
+      fields: ['author_name', 'author_email', 'author_url', 'author_ip', 'content'],
+      includes: terms,
+      excludes: [],
+    });
   }
   const include = (params.include as number[] | undefined) ?? [];
   const order: Order =
     params.orderby === 'include' && include.length > 0
       ? { kind: 'list', field: 'id', values: include }
-      : { kind: 'field', field: params.orderby === 'include' ? 'date_gmt' : (params.orderby as string), direction: params.order as 'asc' | 'desc' };
+      : {
+          kind: 'field',
+          field: params.orderby === 'include' ? 'date_gmt' : (params.orderby as string),
+          direction: params.order as 'asc' | 'desc',
+        };
   const perPage = params.per_page as number;
   const offset = offsetGiven(params) ? params.offset : (Math.max(params.page as number, 1) - 1) * perPage;
   return { filters, order, offset: readModelOffset(offset), limit: perPage };
@@ -176,7 +225,9 @@ export function buildCommentPlan(params: Record<string, unknown>, timezone: stri
 // --- routes --------------------------------------------------------------------------------------------------
 
 export function commentRoutes(site: Site): RouteDefinition[] {
-  const idArg: Record<string, ArgSchema> = { id: { description: 'Unique identifier of the comment.', type: 'integer' } };
+  const idArg: Record<string, ArgSchema> = {
+    id: { description: 'Unique identifier of the comment.', type: 'integer' },
+  };
   const existing = (ctx: HandlerContext) => memo(ctx, 'comment', () => currentComment(site, ctx.params.id as number));
   const postOf = (ctx: HandlerContext, id: number) => memo(ctx, `post-${id}`, () => commentedPost(site, id));
 
@@ -191,8 +242,16 @@ export function commentRoutes(site: Site): RouteDefinition[] {
 
   const answer = async (doc: CommentDoc, context: Context, links = true) => {
     const post = doc.post !== 0 ? await commentedPost(site, doc.post) : null;
-    const parentPath = post && post.type === 'page' && (post.parent as number) > 0 ? await ancestorPath(site, post.parent as number) : '';
-    const { items } = await site.readModel.query(COMMENT_COLLECTION, { filters: [{ kind: 'any', field: 'parent', values: [doc.id] }], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: 1 });
+    const parentPath =
+      post && post.type === 'page' && (post.parent as number) > 0
+        ? await ancestorPath(site, post.parent as number)
+        : '';
+    const { items } = await site.readModel.query(COMMENT_COLLECTION, {
+      filters: [{ kind: 'any', field: 'parent', values: [doc.id] }],
+      order: { kind: 'field', field: 'id', direction: 'asc' },
+      offset: 0,
+      limit: 1,
+    });
     return presentComment(doc, {
       context,
       apiRoot: site.apiRoot,
@@ -204,7 +263,13 @@ export function commentRoutes(site: Site): RouteDefinition[] {
   };
 
   const written = async (id: number, position: number): Promise<CommentDoc> => {
-    const doc = await readWritten<CommentDoc>(site, { projection: 'comments', collection: COMMENT_COLLECTION, id, stream: commentStreamId(id), position });
+    const doc = await readWritten<CommentDoc>(site, {
+      projection: 'comments',
+      collection: COMMENT_COLLECTION,
+      id,
+      stream: commentStreamId(id),
+      position,
+    });
     if (!doc) throw restErrorOf(new NotFound('comment'));
     return doc;
   };
@@ -230,11 +295,25 @@ export function commentRoutes(site: Site): RouteDefinition[] {
             for (const id of posts) {
               const post = id !== 0 ? await postOf(ctx, id) : null;
               if (post && !canReadCommentPost(ctx.actor, post, ctx.params.password, posts.length === 1)) {
-                return restError('rest_cannot_read_post', 'Sorry, you are not allowed to read the post for this comment.', status(ctx.actor));
+                return restError(
+                  'rest_cannot_read_post',
+                  'Sorry, you are not allowed to read the post for this comment.',
+                  status(ctx.actor),
+                );
               }
-              if (id === 0 && !moderates(ctx.actor)) return restError('rest_cannot_read', 'Sorry, you are not allowed to read comments without a post.', status(ctx.actor));
+              if (id === 0 && !moderates(ctx.actor))
+                return restError(
+                  'rest_cannot_read',
+                  'Sorry, you are not allowed to read comments without a post.',
+                  status(ctx.actor),
+                );
             }
-            if (ctx.params.context === 'edit' && !moderates(ctx.actor)) return restError('rest_forbidden_context', 'Sorry, you are not allowed to edit comments.', status(ctx.actor));
+            if (ctx.params.context === 'edit' && !moderates(ctx.actor))
+              return restError(
+                'rest_forbidden_context',
+                'Sorry, you are not allowed to edit comments.',
+                status(ctx.actor),
+              );
             if (!hasCap(ctx.actor, 'edit_posts')) {
               const forbidden = PROTECTED_PARAMS.filter((name) => {
                 const value = ctx.params[name];
@@ -242,12 +321,20 @@ export function commentRoutes(site: Site): RouteDefinition[] {
                 if (name === 'type') return value !== 'comment';
                 return Array.isArray(value) ? value.length > 0 : value !== undefined && value !== null && value !== '';
               });
-              if (forbidden.length > 0) return restError('rest_forbidden_param', `Query parameter not permitted: ${forbidden.join(', ')}`, status(ctx.actor));
+              if (forbidden.length > 0)
+                return restError(
+                  'rest_forbidden_param',
+                  `Query parameter not permitted: ${forbidden.join(', ')}`,
+                  status(ctx.actor),
+                );
             }
             return true;
           },
           handle: async (ctx) => {
-            const { items, total } = await site.readModel.query(COMMENT_COLLECTION, buildCommentPlan(ctx.params, site.settings.timezone));
+            const { items, total } = await site.readModel.query(
+              COMMENT_COLLECTION,
+              buildCommentPlan(ctx.params, site.settings.timezone),
+            );
             const posts = (ctx.params.post as number[] | undefined) ?? [];
             const body: unknown[] = [];
             // As WordPress: the total counts every match, the page shows those the caller may read.
@@ -256,7 +343,12 @@ export function commentRoutes(site: Site): RouteDefinition[] {
               if (!canReadComment(ctx.actor, doc, post, ctx.params.password, posts.length === 1)) continue;
               body.push(await answer(doc, ctx.params.context as Context));
             }
-            return collectionResult(body, { total, page: ctx.params.page as number, perPage: ctx.params.per_page as number }, `${site.apiRoot}core/v2/comments`, linkQuery(ctx));
+            return collectionResult(
+              body,
+              { total, page: ctx.params.page as number, perPage: ctx.params.per_page as number },
+              `${site.apiRoot}core/v2/comments`,
+              linkQuery(ctx),
+            );
           },
         },
         {
@@ -266,12 +358,25 @@ export function commentRoutes(site: Site): RouteDefinition[] {
           permission: async (ctx) => {
             const actor = ctx.actor;
             // WordPress refuses anonymous REST comments unless a plug-in allows them; none can here.
-            if (!actor) return restError('rest_comment_login_required', 'Sorry, you must be logged in to comment.', 401);
-            const notAllowed = (field: string) => restError(`rest_comment_invalid_${field}`, `Sorry, you are not allowed to edit '${field}' for comments.`, status(actor));
-            if (ctx.params.author !== undefined && ctx.params.author !== actor.id && !moderates(actor)) return notAllowed('author');
-            if (ctx.params.author_ip !== undefined && !moderates(actor) && ctx.params.author_ip !== clientIp(ctx)) return notAllowed('author_ip');
+            if (!actor)
+              return restError('rest_comment_login_required', 'Sorry, you must be logged in to comment.', 401);
+            const notAllowed = (field: string) =>
+              restError(
+                `rest_comment_invalid_${field}`,
+                `Sorry, you are not allowed to edit '${field}' for comments.`,
+                status(actor),
+              );
+            if (ctx.params.author !== undefined && ctx.params.author !== actor.id && !moderates(actor))
+              return notAllowed('author');
+            if (ctx.params.author_ip !== undefined && !moderates(actor) && ctx.params.author_ip !== clientIp(ctx))
+              return notAllowed('author_ip');
             if (statusSet(ctx) && !moderates(actor)) return notAllowed('status');
-            const noPost = () => restError('rest_comment_invalid_post_id', 'Sorry, you are not allowed to create this comment without a post.', 403);
+            const noPost = () =>
+              restError(
+                'rest_comment_invalid_post_id',
+                'Sorry, you are not allowed to create this comment without a post.',
+                403,
+              );
             const postId = ctx.params.post as number;
             if (!postId) return noPost();
             const post = await postOf(ctx, postId);
@@ -279,20 +384,31 @@ export function commentRoutes(site: Site): RouteDefinition[] {
             const onThis = 'Sorry, you are not allowed to create a comment on this post.';
             if (post.status === 'draft') return restError('rest_comment_draft_post', onThis, 403);
             if (post.status === 'trash') return restError('rest_comment_trash_post', onThis, 403);
-            if (!canReadCommentPost(actor, post, ctx.params.password, true)) return restError('rest_cannot_read_post', 'Sorry, you are not allowed to read the post for this comment.', status(actor));
-            if (post.comment_status !== 'open') return restError('rest_comment_closed', 'Sorry, comments are closed for this item.', 403);
+            if (!canReadCommentPost(actor, post, ctx.params.password, true))
+              return restError(
+                'rest_cannot_read_post',
+                'Sorry, you are not allowed to read the post for this comment.',
+                status(actor),
+              );
+            if (post.comment_status !== 'open')
+              return restError('rest_comment_closed', 'Sorry, comments are closed for this item.', 403);
             return true;
           },
           handle: async (ctx) => {
-            if (!phpEmpty(ctx.params.id)) throw restError('rest_comment_exists', 'Cannot create existing comment.', 400);
-            if (!phpEmpty(ctx.params.type) && ctx.params.type !== 'comment') throw restError('rest_invalid_comment_type', 'Cannot create a comment with that type.', 400);
+            if (!phpEmpty(ctx.params.id))
+              throw restError('rest_comment_exists', 'Cannot create existing comment.', 400);
+            if (!phpEmpty(ctx.params.type) && ctx.params.type !== 'comment')
+              throw restError('rest_invalid_comment_type', 'Cannot create a comment with that type.', 400);
             const post = (await postOf(ctx, ctx.params.post as number))!;
             const input = commentInput(site, ctx, true);
             const outcome = await createComment(site, post, input, ctx.actor, ctx.request.requestId);
             await site.settle(outcome.position);
             // As WordPress: a moderator is answered in the edit context, anyone else in the view context.
             const context = moderates(ctx.actor) ? 'edit' : 'view';
-            return created(await answer(await written(outcome.id, outcome.position), context), `${site.apiRoot}core/v2/comments/${outcome.id}`);
+            return created(
+              await answer(await written(outcome.id, outcome.position), context),
+              `${site.apiRoot}core/v2/comments/${outcome.id}`,
+            );
           },
         },
       ],
@@ -304,15 +420,34 @@ export function commentRoutes(site: Site): RouteDefinition[] {
       endpoints: [
         {
           methods: ['GET'],
-          args: { ...idArg, context: contextParam('view', commentSchema), password: { description: 'The password of the post, when it is protected.', type: 'string' } },
+          args: {
+            ...idArg,
+            context: contextParam('view', commentSchema),
+            password: { description: 'The password of the post, when it is protected.', type: 'string' },
+          },
           cacheable: true,
           permission: async (ctx) => {
             const target = await found(ctx);
             if ('code' in target) return target as RestError;
-            if (ctx.params.context === 'edit' && !moderates(ctx.actor)) return restError('rest_forbidden_context', 'Sorry, you are not allowed to edit comments.', status(ctx.actor));
+            if (ctx.params.context === 'edit' && !moderates(ctx.actor))
+              return restError(
+                'rest_forbidden_context',
+                'Sorry, you are not allowed to edit comments.',
+                status(ctx.actor),
+              );
             const { comment, post } = target;
-            if (!canReadComment(ctx.actor, comment, post, ctx.params.password, true)) return restError('rest_cannot_read', 'Sorry, you are not allowed to read this comment.', status(ctx.actor));
-            if (post && !canReadCommentPost(ctx.actor, post, ctx.params.password, true)) return restError('rest_cannot_read_post', 'Sorry, you are not allowed to read the post for this comment.', status(ctx.actor));
+            if (!canReadComment(ctx.actor, comment, post, ctx.params.password, true))
+              return restError(
+                'rest_cannot_read',
+                'Sorry, you are not allowed to read this comment.',
+                status(ctx.actor),
+              );
+            if (post && !canReadCommentPost(ctx.actor, post, ctx.params.password, true))
+              return restError(
+                'rest_cannot_read_post',
+                'Sorry, you are not allowed to read the post for this comment.',
+                status(ctx.actor),
+              );
             return true;
           },
           handle: async (ctx) => ok(await answer((await existing(ctx))!, ctx.params.context as Context)),
@@ -325,21 +460,40 @@ export function commentRoutes(site: Site): RouteDefinition[] {
           handle: async (ctx) => {
             const id = ctx.params.id as number;
             if (ctx.params.type !== undefined && ctx.params.type !== (await existing(ctx))?.type) {
-              throw restError('rest_comment_invalid_type', 'Sorry, you are not allowed to change the comment type.', 404);
+              throw restError(
+                'rest_comment_invalid_type',
+                'Sorry, you are not allowed to change the comment type.',
+                404,
+              );
             }
-            if (ctx.params.post !== undefined && ctx.params.post !== 0 && !(await commentedPost(site, ctx.params.post as number))) {
+            if (
+              ctx.params.post !== undefined &&
+              ctx.params.post !== 0 &&
+              !(await commentedPost(site, ctx.params.post as number))
+            ) {
               throw restError('rest_comment_invalid_post_id', 'Invalid post ID.', 403);
             }
-            const outcome = await updateComment(site, id, commentInput(site, ctx, false), ctx.actor, ctx.request.requestId);
+            const outcome = await updateComment(
+              site,
+              id,
+              commentInput(site, ctx, false),
+              ctx.actor,
+              ctx.request.requestId,
+            );
             await site.settle(outcome.position);
             return ok(await answer(await written(id, outcome.position), 'edit'));
           },
         },
         {
           methods: ['DELETE'],
-          args: { ...idArg, force: { type: 'boolean', default: false, description: 'Whether to bypass the trash and delete for good.' }, password: { description: 'The password of the post, when it is protected.', type: 'string' } },
+          args: {
+            ...idArg,
+            force: { type: 'boolean', default: false, description: 'Whether to bypass the trash and delete for good.' },
+            password: { description: 'The password of the post, when it is protected.', type: 'string' },
+          },
           signedInOnly: true,
-          permission: (ctx) => editRule(ctx, 'rest_cannot_delete', 'Sorry, you are not allowed to delete this comment.'),
+          permission: (ctx) =>
+            editRule(ctx, 'rest_cannot_delete', 'Sorry, you are not allowed to delete this comment.'),
           handle: async (ctx) => {
             const doc = (await existing(ctx))!;
             if (ctx.params.force === true) {
@@ -380,7 +534,8 @@ function commentInput(site: Site, ctx: HandlerContext, creating: boolean): Comme
   if (typeof p.author_email === 'string') input.author_email = p.author_email;
   else if (p.author_email === false) input.author_email = '';
   const content = p.content as string | { raw?: unknown } | null | undefined;
-  if (content !== undefined) input.content = typeof content === 'string' ? content : typeof content?.raw === 'string' ? content.raw : undefined;
+  if (content !== undefined)
+    input.content = typeof content === 'string' ? content : typeof content?.raw === 'string' ? content.raw : undefined;
   if (p.author_ip !== undefined && moderates(ctx.actor)) input.author_ip = p.author_ip as string;
   else if (creating) input.author_ip = clientIp(ctx);
   if (creating && !input.author_user_agent) {
@@ -390,7 +545,13 @@ function commentInput(site: Site, ctx: HandlerContext, creating: boolean): Comme
   if (p.status !== undefined) input.status = statusRequest(p.status);
   const timezone = site.settings.timezone;
   const ms =
-    typeof p.date_gmt === 'string' ? parseRestDateGmt(p.date_gmt) : typeof p.date === 'string' ? parseRestDate(p.date, timezone) : creating ? site.clock.now() : null;
+    typeof p.date_gmt === 'string'
+      ? parseRestDateGmt(p.date_gmt)
+      : typeof p.date === 'string'
+        ? parseRestDate(p.date, timezone)
+        : creating
+          ? site.clock.now()
+          : null;
   if (ms !== null) {
     input.date = formatLocal(ms, timezone);
     input.date_gmt = formatGmt(ms);
@@ -406,5 +567,10 @@ async function memo<T>(ctx: HandlerContext, key: string, load: () => Promise<T>)
 /** The comment `id` as the log has it now (also while its projection rebuilds). */
 async function currentComment(site: Site, id: number): Promise<CommentDoc | null> {
   if (!Number.isInteger(id) || id <= 0) return null;
-  return readCurrent<CommentDoc>(site, { projection: 'comments', collection: COMMENT_COLLECTION, id, stream: commentStreamId(id) });
+  return readCurrent<CommentDoc>(site, {
+    projection: 'comments',
+    collection: COMMENT_COLLECTION,
+    id,
+    stream: commentStreamId(id),
+  });
 }

@@ -16,10 +16,17 @@ export interface ContactFormState {
 }
 
 export type ContactFormCommand =
-  | { kind: 'create'; id: number; slug: string; input: ContactFormInput; defaults: Omit<ContactFormFields, 'slug' | 'author' | 'date' | 'modified'>; actorId: number; now: string }
+  | {
+      kind: 'create';
+      id: number;
+      slug: string;
+      input: ContactFormInput;
+      defaults: Omit<ContactFormFields, 'slug' | 'author' | 'date' | 'modified'>;
+      actorId: number;
+      now: string;
+    }
   | { kind: 'update'; id: number; input: ContactFormInput; now: string }
   | { kind: 'delete'; id: number };
-
 
 export const initialContactFormState = (): ContactFormState => ({ exists: false, deleted: false, form: null });
 
@@ -35,7 +42,10 @@ export function evolveContactForm(state: ContactFormState, event: ContactFormEve
 }
 
 /** The form a write would leave (also what an unsaved write answers with). */
-export function mergeContactForm(current: Omit<ContactFormFields, 'slug' | 'author' | 'date' | 'modified'>, input: ContactFormInput) {
+export function mergeContactForm(
+  current: Omit<ContactFormFields, 'slug' | 'author' | 'date' | 'modified'>,
+  input: ContactFormInput,
+) {
   return {
     title: input.title ?? current.title,
     locale: input.locale ?? current.locale,
@@ -48,7 +58,13 @@ function decideContactForm(command: ContactFormCommand, state: ContactFormState)
   if (command.kind === 'create') {
     if (state.exists || state.deleted) throw new AlreadyExists('contactForm', 'id');
     const merged = mergeContactForm(command.defaults, command.input);
-    const form: ContactFormFields = { ...merged, slug: command.slug, author: command.actorId, date: command.now, modified: command.now };
+    const form: ContactFormFields = {
+      ...merged,
+      slug: command.slug,
+      author: command.actorId,
+      date: command.now,
+      modified: command.now,
+    };
     return [{ type: 'ContactFormCreated', data: { id, form } }];
   }
   const current = state.form;

@@ -59,7 +59,15 @@ export interface ContactFormDeleted {
 }
 
 /** How a submission ended (the feedback response's `status`). */
-export const SUBMISSION_STATUSES = ['mail_sent', 'mail_failed', 'validation_failed', 'acceptance_missing', 'spam', 'aborted', 'error'] as const;
+export const SUBMISSION_STATUSES = [
+  'mail_sent',
+  'mail_failed',
+  'validation_failed',
+  'acceptance_missing',
+  'spam',
+  'aborted',
+  'error',
+] as const;
 export type SubmissionStatus = (typeof SUBMISSION_STATUSES)[number];
 
 export interface ContactFormSubmitted {

@@ -40,7 +40,8 @@ export interface Evaluation {
 }
 
 /** What a unit tag keeps: letters, digits, `_` and `-`. */
-export const sanitizeUnitTag = (value: unknown): string => (typeof value === 'string' ? value.replace(/[^A-Za-z0-9_-]/g, '') : '');
+export const sanitizeUnitTag = (value: unknown): string =>
+  typeof value === 'string' ? value.replace(/[^A-Za-z0-9_-]/g, '') : '';
 
 const MULTIPLE = new Set(['checkbox', 'select', 'radio']);
 
@@ -48,19 +49,49 @@ const MULTIPLE = new Set(['checkbox', 'select', 'radio']);
 function postedValue(tag: FormTag, raw: unknown): string | string[] {
   if (MULTIPLE.has(tag.basetype)) {
     const list = Array.isArray(raw) ? raw : raw === undefined || raw === null ? [] : [raw];
-    return list.filter((v): v is string | number => typeof v === 'string' || typeof v === 'number').map(String).filter((v) => v !== '');
+    return list
+      .filter((v): v is string | number => typeof v === 'string' || typeof v === 'number')
+      .map(String)
+      .filter((v) => v !== '');
   }
   return typeof raw === 'string' ? raw : typeof raw === 'number' ? String(raw) : '';
 }
 
-const ALLOWED_SCHEMES = new Set(['http', 'https', 'ftp', 'ftps', 'mailto', 'news', 'irc', 'irc6', 'ircs', 'gopher', 'nntp', 'feed', 'telnet', 'mms', 'rtsp', 'sms', 'svn', 'tel', 'fax', 'xmpp', 'webcal', 'urn']);
+const ALLOWED_SCHEMES = new Set([
+  'http',
+  'https',
+  'ftp',
+  'ftps',
+  'mailto',
+  'news',
+  'irc',
+  'irc6',
+  'ircs',
+  'gopher',
+  'nntp',
+  'feed',
+  'telnet',
+  'mms',
+  'rtsp',
+  'sms',
+  'svn',
+  'tel',
+  'fax',
+  'xmpp',
+  'webcal',
+  'urn',
+]);
 
-export const isEmail = (value: string): boolean => /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/.test(value);
+export const isEmail = (value: string): boolean =>
+  /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/.test(
+    value,
+  );
 export const isUrl = (value: string): boolean => {
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(value)?.[1]?.toLowerCase();
   return scheme !== undefined && ALLOWED_SCHEMES.has(scheme);
 };
-export const isTel = (value: string): boolean => /^[+]?(?:\([0-9]+\)|[0-9]+)(?:[/ -]*(?:\([0-9]+\)|[0-9]+))*$/.test(value.trim());
+export const isTel = (value: string): boolean =>
+  /^[+]?(?:\([0-9]+\)|[0-9]+)(?:[/ -]*(?:\([0-9]+\)|[0-9]+))*$/.test(value.trim());
 export const isNumber = (value: string): boolean => /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/.test(value);
 
 /** The first problem with one field's value, as a message key, or null. */
@@ -109,9 +140,15 @@ export function evaluateSubmission(properties: ContactFormProperties, submission
   const postedData: Record<string, string | string[]> = {};
   for (const tag of tags) postedData[tag.name] = postedValue(tag, submission.posted[tag.name]);
   const demoMode = settingIsOn(settings, 'demo_mode');
-  const base = { postedData, demoMode, skipMail: demoMode || settingIsOn(settings, 'skip_mail'), invalidFields: [] as InvalidField[] };
+  const base = {
+    postedData,
+    demoMode,
+    skipMail: demoMode || settingIsOn(settings, 'skip_mail'),
+    invalidFields: [] as InvalidField[],
+  };
 
-  if (settingIsOn(settings, 'subscribers_only') && !submission.signedIn) return { ...base, status: 'error', message: SUBSCRIBERS_ONLY_MESSAGE };
+  if (settingIsOn(settings, 'subscribers_only') && !submission.signedIn)
+    return { ...base, status: 'error', message: SUBSCRIBERS_ONLY_MESSAGE };
 
   const acceptanceAsValidation = settingIsOn(settings, 'acceptance_as_validation');
   const invalidFields: InvalidField[] = [];
@@ -121,12 +158,21 @@ export function evaluateSubmission(properties: ContactFormProperties, submission
     const problem = fieldProblem(tag, postedData[tag.name]!, acceptanceAsValidation);
     if (problem === null) continue;
     seen.add(tag.name);
-    invalidFields.push({ field: tag.name, message: message(problem), idref: idOption(tag), error_id: `${submission.unitTag}-ve-${tag.name.replace(/\./g, '_')}` });
+    invalidFields.push({
+      field: tag.name,
+      message: message(problem),
+      idref: idOption(tag),
+      error_id: `${submission.unitTag}-ve-${tag.name.replace(/\./g, '_')}`,
+    });
   }
-  if (invalidFields.length > 0) return { ...base, status: 'validation_failed', message: message('validation_error'), invalidFields };
+  if (invalidFields.length > 0)
+    return { ...base, status: 'validation_failed', message: message('validation_error'), invalidFields };
 
   if (!acceptanceAsValidation) {
-    const missing = tags.some((tag) => tag.basetype === 'acceptance' && !hasOption(tag, 'optional') && !accepted(tag, postedData[tag.name] as string));
+    const missing = tags.some(
+      (tag) =>
+        tag.basetype === 'acceptance' && !hasOption(tag, 'optional') && !accepted(tag, postedData[tag.name] as string),
+    );
     if (missing) return { ...base, status: 'acceptance_missing', message: message('accept_terms') };
   }
   // The plug-in's own spam rule: a browser always sends a user agent of some length.
@@ -150,7 +196,12 @@ export interface MailContext {
  * A mail template with its mail-tags replaced: `[field]` by the posted value (choices joined by `, `, piped
  * choices by their mailed part), `[_site_title]`-style special tags by the site's. Unknown tags stay as written.
  */
-export function composeMail(template: MailTemplate, properties: ContactFormProperties, postedData: Record<string, string | string[]>, context: MailContext): MailMessage {
+export function composeMail(
+  template: MailTemplate,
+  properties: ContactFormProperties,
+  postedData: Record<string, string | string[]>,
+  context: MailContext,
+): MailMessage {
   const tags = new Map(scanFormTags(properties.form).map((tag) => [tag.name, tag]));
   const special: Record<string, string> = {
     _site_title: context.siteTitle,

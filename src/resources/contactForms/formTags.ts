@@ -4,7 +4,19 @@
  * feedback route validates against. Only the basic tag types are known; any other bracketed text is plain text.
  */
 
-export const FIELD_BASETYPES = ['text', 'email', 'url', 'tel', 'number', 'range', 'textarea', 'select', 'checkbox', 'radio', 'acceptance'] as const;
+export const FIELD_BASETYPES = [
+  'text',
+  'email',
+  'url',
+  'tel',
+  'number',
+  'range',
+  'textarea',
+  'select',
+  'checkbox',
+  'radio',
+  'acceptance',
+] as const;
 /** Types that may end in `*` (required). Radio buttons and acceptance boxes have no required variant. */
 const REQUIRABLE = new Set(['text', 'email', 'url', 'tel', 'number', 'range', 'textarea', 'select', 'checkbox']);
 const KNOWN_TYPES = new Set<string>([...FIELD_BASETYPES, ...[...REQUIRABLE].map((t) => `${t}*`), 'submit']);
@@ -26,7 +38,8 @@ export interface FormTag {
 
 const NAME = /^[A-Za-z][-A-Za-z0-9_:.]*$/;
 // The tag name, then everything up to the closing bracket (quoted values may contain `]`), then optional content.
-const TAG = /\[(\[?)([a-zA-Z][0-9a-zA-Z:._-]*\*?)(?:[\r\n\t ]((?:"[^"]*"|'[^']*'|[^\]"'])*?))?(?:[\r\n\t ]*\/)?\](?:([^[]*?)\[\/\2\])?(\]?)/g;
+const TAG =
+  /\[(\[?)([a-zA-Z][0-9a-zA-Z:._-]*\*?)(?:[\r\n\t ]((?:"[^"]*"|'[^']*'|[^\]"'])*?))?(?:[\r\n\t ]*\/)?\](?:([^[]*?)\[\/\2\])?(\]?)/g;
 
 /** Splits a tag's attribute text into bare options and quoted values, as they are written. */
 function parseAttributes(text: string): { options: string[]; values: string[] } {

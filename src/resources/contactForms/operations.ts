@@ -37,10 +37,15 @@ export async function readContactFormDoc(site: Site, id: number): Promise<Contac
 }
 
 /** The template a new form starts from. */
-export const newFormDefaults = (): UnsavedForm => ({ title: DEFAULT_TITLE, locale: DEFAULT_LOCALE, properties: defaultProperties() });
+export const newFormDefaults = (): UnsavedForm => ({
+  title: DEFAULT_TITLE,
+  locale: DEFAULT_LOCALE,
+  properties: defaultProperties(),
+});
 
 /** A write's result without storing it. */
-export const previewContactForm = (current: UnsavedForm, input: ContactFormInput): UnsavedForm => mergeContactForm(current, input);
+export const previewContactForm = (current: UnsavedForm, input: ContactFormInput): UnsavedForm =>
+  mergeContactForm(current, input);
 
 const now = (site: Site) => formatLocal(site.clock.now(), site.settings.timezone);
 
@@ -49,14 +54,24 @@ function* slugCandidates(base: string): Iterable<string> {
   for (let n = 2; ; n++) yield `${base}-${n}`;
 }
 
-export async function createContactForm(site: Site, input: ContactFormInput, actor: Actor, requestId: string): Promise<ContactFormWriteOutcome> {
+export async function createContactForm(
+  site: Site,
+  input: ContactFormInput,
+  actor: Actor,
+  requestId: string,
+): Promise<ContactFormWriteOutcome> {
   const metadata = site.metadata(actor.id, requestId);
   const id = await site.ids.content.nextId();
   const defaults = newFormDefaults();
   const title = input.title ?? defaults.title;
   let claimed: string | null = null;
   const prepare = async (): Promise<ContactFormCommand> => {
-    claimed ??= await site.claims.claimFirstFree(SLUG_SCOPE, slugCandidates(sanitizeSlug(title) || String(id)), id, metadata);
+    claimed ??= await site.claims.claimFirstFree(
+      SLUG_SCOPE,
+      slugCandidates(sanitizeSlug(title) || String(id)),
+      id,
+      metadata,
+    );
     return { kind: 'create', id, slug: claimed, input, defaults, actorId: actor.id, now: now(site) };
   };
   try {
@@ -68,15 +83,36 @@ export async function createContactForm(site: Site, input: ContactFormInput, act
   }
 }
 
-export async function updateContactForm(site: Site, id: number, input: ContactFormInput, actor: Actor, requestId: string): Promise<ContactFormWriteOutcome> {
+export async function updateContactForm(
+  site: Site,
+  id: number,
+  input: ContactFormInput,
+  actor: Actor,
+  requestId: string,
+): Promise<ContactFormWriteOutcome> {
   const metadata = site.metadata(actor.id, requestId);
-  const result = await site.commands.handle(contactFormStreamId(id), contactFormDecider, async (): Promise<ContactFormCommand> => ({ kind: 'update', id, input, now: now(site) }), metadata);
+  const result = await site.commands.handle(
+    contactFormStreamId(id),
+    contactFormDecider,
+    async (): Promise<ContactFormCommand> => ({ kind: 'update', id, input, now: now(site) }),
+    metadata,
+  );
   return { id, state: result.state, position: result.position };
 }
 
-export async function deleteContactForm(site: Site, id: number, actor: Actor, requestId: string): Promise<ContactFormWriteOutcome> {
+export async function deleteContactForm(
+  site: Site,
+  id: number,
+  actor: Actor,
+  requestId: string,
+): Promise<ContactFormWriteOutcome> {
   const metadata = site.metadata(actor.id, requestId);
-  const result = await site.commands.handle(contactFormStreamId(id), contactFormDecider, { kind: 'delete', id }, metadata);
+  const result = await site.commands.handle(
+    contactFormStreamId(id),
+    contactFormDecider,
+    { kind: 'delete', id },
+    metadata,
+  );
   const deleted = result.events[0]?.data as { slug?: string } | undefined;
   if (deleted?.slug) await site.claims.release(SLUG_SCOPE, deleted.slug, id, metadata);
   return { id, state: result.state, position: result.position };
@@ -94,7 +130,12 @@ export async function listContactForms(site: Site, options: ListOptions): Promis
   const filters: Filter[] = [];
   const terms = options.search.split(/\s+/).filter((term) => term !== '');
   if (terms.length > 0) filters.push({ kind: 'text', fields: ['title', 'content'], includes: terms, excludes: [] });
-  const { items } = await site.readModel.query(CONTACT_FORM_COLLECTION, { filters, order: options.order, offset: options.offset, limit: options.limit });
+  const { items } = await site.readModel.query(CONTACT_FORM_COLLECTION, {
+    filters,
+    order: options.order,
+    offset: options.offset,
+    limit: options.limit,
+  });
   return items as ContactFormDoc[];
 }
 
@@ -142,7 +183,12 @@ export async function submitFeedback(
     userAgent: submission.userAgent,
   };
   const metadata = site.metadata(actor?.id ?? null, requestId);
-  const result = await site.commands.handle(submissionStreamId(id), submissionDecider, { kind: 'record', submission: event }, metadata);
+  const result = await site.commands.handle(
+    submissionStreamId(id),
+    submissionDecider,
+    { kind: 'record', submission: event },
+    metadata,
+  );
   const hashed = status === 'mail_sent' || status === 'mail_failed';
   return {
     status,
@@ -155,9 +201,20 @@ export async function submitFeedback(
 }
 
 /** The form's mail, then its second mail when active; false as soon as the mailer refuses one. */
-async function sendMails(site: Site, form: ContactFormDoc, evaluation: Evaluation, submission: Submission & { remoteIp: string }): Promise<boolean> {
+async function sendMails(
+  site: Site,
+  form: ContactFormDoc,
+  evaluation: Evaluation,
+  submission: Submission & { remoteIp: string },
+): Promise<boolean> {
   const host = new URL(site.settings.siteUrl).hostname;
-  const context = { siteTitle: site.settings.name, siteUrl: site.settings.siteUrl, adminEmail: `wordpress@${host}`, remoteIp: submission.remoteIp, userAgent: submission.userAgent };
+  const context = {
+    siteTitle: site.settings.name,
+    siteUrl: site.settings.siteUrl,
+    adminEmail: `wordpress@${host}`,
+    remoteIp: submission.remoteIp,
+    userAgent: submission.userAgent,
+  };
   const templates = [form.properties.mail, ...(form.properties.mail_2.active === true ? [form.properties.mail_2] : [])];
   for (const template of templates) {
     try {

@@ -78,7 +78,10 @@ export function scalarText(value: unknown): string | undefined {
   return undefined;
 }
 
-const truthy = (value: unknown): boolean => value === true || value === 1 || (typeof value === 'string' && value !== '' && value !== '0' && value.toLowerCase() !== 'false');
+const truthy = (value: unknown): boolean =>
+  value === true ||
+  value === 1 ||
+  (typeof value === 'string' && value !== '' && value !== '0' && value.toLowerCase() !== 'false');
 
 /** A title as stored: tags stripped, trimmed, never empty. */
 export function sanitizeTitle(value: string): string {
@@ -87,11 +90,13 @@ export function sanitizeTitle(value: string): string {
 }
 
 /** A locale such as `en_US` or `ja`; anything else means the default. */
-export const sanitizeLocale = (value: string): string => (/^[a-z]{2,3}(?:_[a-zA-Z_]{2,})?$/.test(value) ? value : DEFAULT_LOCALE);
+export const sanitizeLocale = (value: string): string =>
+  /^[a-z]{2,3}(?:_[a-zA-Z_]{2,})?$/.test(value) ? value : DEFAULT_LOCALE;
 
 /** A mail template from a request: every key present, missing ones empty (not the defaults), as the plug-in stores it. */
 export function sanitizeMail(input: unknown, withActive: boolean): MailTemplate {
-  const source = input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+  const source =
+    input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
   const text = (key: string) => (scalarText(source[key]) ?? '').trim();
   return {
     ...(withActive ? { active: truthy(source.active) } : {}),
@@ -193,7 +198,10 @@ export function presentProperties(properties: ContactFormProperties): Record<str
     messages: properties.messages,
     additional_settings: {
       content: properties.additional_settings,
-      settings: parseAdditionalSettings(properties.additional_settings).map(([name, value]) => [name, settingValue(value)]),
+      settings: parseAdditionalSettings(properties.additional_settings).map(([name, value]) => [
+        name,
+        settingValue(value),
+      ]),
     },
   };
 }

@@ -52,16 +52,28 @@ export function phpInt(value: unknown): number {
 
 /** PHP's truthiness of a parameter. */
 const phpTruthy = (value: unknown): boolean =>
-  !(value === undefined || value === null || value === false || value === '' || value === '0' || value === 0 || (Array.isArray(value) && value.length === 0));
+  !(
+    value === undefined ||
+    value === null ||
+    value === false ||
+    value === '' ||
+    value === '0' ||
+    value === 0 ||
+    (Array.isArray(value) && value.length === 0)
+  );
 
-function present(doc: { id: number | null; slug: string | null } & UnsavedForm, extra: 'properties' | 'config' | 'none') {
+function present(
+  doc: { id: number | null; slug: string | null } & UnsavedForm,
+  extra: 'properties' | 'config' | 'none',
+) {
   const body: Record<string, unknown> = { id: doc.id, slug: doc.slug, title: doc.title, locale: doc.locale };
   if (extra !== 'none') body.properties = presentProperties(doc.properties);
   if (extra === 'config') body.config_errors = configErrors(doc.properties);
   return body;
 }
 
-const headerText = (value: string | string[] | undefined): string => (Array.isArray(value) ? (value[0] ?? '') : (value ?? ''));
+const headerText = (value: string | string[] | undefined): string =>
+  Array.isArray(value) ? (value[0] ?? '') : (value ?? '');
 
 export function contactFormRoutes(site: Site): RouteDefinition[] {
   const editRule = (ctx: HandlerContext) => (canEditContactForms(ctx.actor) ? true : forbidden(NOT_ALLOWED_ITEM));
@@ -80,19 +92,24 @@ export function contactFormRoutes(site: Site): RouteDefinition[] {
         {
           methods: ['GET'],
           args: {},
-          permission: (ctx) => (canReadContactForms(ctx.actor) ? true : forbidden('You are not allowed to access contact forms.')),
-          handle: async (ctx) => ok((await listContactForms(site, listOptions(ctx.params))).map((doc) => present(doc, 'none'))),
+          permission: (ctx) =>
+            canReadContactForms(ctx.actor) ? true : forbidden('You are not allowed to access contact forms.'),
+          handle: async (ctx) =>
+            ok((await listContactForms(site, listOptions(ctx.params))).map((doc) => present(doc, 'none'))),
         },
         {
           methods: ['POST'],
           args: {},
-          permission: (ctx) => (canEditContactForms(ctx.actor) ? true : forbidden('You are not allowed to create a contact form.')),
+          permission: (ctx) =>
+            canEditContactForms(ctx.actor) ? true : forbidden('You are not allowed to create a contact form.'),
           // Creating, editing and deleting forms take publish_pages; submitting feedback (below) is open to anyone.
           signedInOnly: true,
           handle: async (ctx) => {
-            if (phpInt(ctx.params.id) !== 0) throw restError('wpcf7_post_exists', 'Cannot create existing contact form.', 400);
+            if (phpInt(ctx.params.id) !== 0)
+              throw restError('wpcf7_post_exists', 'Cannot create existing contact form.', 400);
             const input = contactFormInput(ctx.params);
-            if (!saving(ctx)) return ok(present({ id: null, slug: null, ...previewContactForm(newFormDefaults(), input) }, 'config'));
+            if (!saving(ctx))
+              return ok(present({ id: null, slug: null, ...previewContactForm(newFormDefaults(), input) }, 'config'));
             const outcome = await createContactForm(site, input, ctx.actor as Actor, ctx.request.requestId);
             await site.settle(outcome.position);
             const doc = await writtenContactForm(site, outcome.id, outcome.position);
@@ -120,7 +137,8 @@ export function contactFormRoutes(site: Site): RouteDefinition[] {
           handle: async (ctx) => {
             const doc = await existing(ctx);
             const input = contactFormInput(ctx.params);
-            if (!saving(ctx)) return ok(present({ id: doc.id, slug: doc.slug, ...previewContactForm(doc, input) }, 'config'));
+            if (!saving(ctx))
+              return ok(present({ id: doc.id, slug: doc.slug, ...previewContactForm(doc, input) }, 'config'));
             const outcome = await updateContactForm(site, doc.id, input, ctx.actor as Actor, ctx.request.requestId);
             await site.settle(outcome.position);
             const saved = await writtenContactForm(site, doc.id, outcome.position);
@@ -210,10 +228,17 @@ export function contactFormRoutes(site: Site): RouteDefinition[] {
  */
 async function formFields(ctx: HandlerContext): Promise<Record<string, unknown>> {
   const lists = ctx.request.multipartFields;
-  if (lists) return listedFields(Object.entries(lists).flatMap(([key, values]) => values.map((value): [string, string] => [key, value])));
+  if (lists)
+    return listedFields(
+      Object.entries(lists).flatMap(([key, values]) => values.map((value): [string, string] => [key, value])),
+    );
   const body = ctx.request.rawBody;
   if (!body || body.length === 0) return {};
-  const parsed = await new Response(body, { headers: { 'content-type': headerText(ctx.request.headers['content-type']) } }).formData().catch(() => null);
+  const parsed = await new Response(body, {
+    headers: { 'content-type': headerText(ctx.request.headers['content-type']) },
+  })
+    .formData()
+    .catch(() => null);
   if (!parsed) return {};
   return listedFields([...parsed.entries()].filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }
@@ -245,7 +270,17 @@ function listOptions(params: Record<string, unknown>) {
   const offset = limit !== null && phpTruthy(params.offset) ? countable(phpInt(params.offset)) : 0;
   const order = phpTruthy(params.order) ? (String(params.order).toUpperCase() === 'ASC' ? 'asc' : 'desc') : 'asc';
   const orderby = phpTruthy(params.orderby) ? String(params.orderby) : 'ID';
-  const field: Record<string, string> = { ID: 'id', title: 'title', post_title: 'title', name: 'slug', post_name: 'slug', date: 'date', post_date: 'date', modified: 'modified', post_modified: 'modified' };
+  const field: Record<string, string> = {
+    ID: 'id',
+    title: 'title',
+    post_title: 'title',
+    name: 'slug',
+    post_name: 'slug',
+    date: 'date',
+    post_date: 'date',
+    modified: 'modified',
+    post_modified: 'modified',
+  };
   // An order the query does not know falls back to the date.
   const sortOrder: Order = { kind: 'field', field: field[orderby] ?? 'date', direction: order };
   const search = typeof params.search === 'string' && phpTruthy(params.search) ? params.search.trim() : '';
@@ -254,5 +289,11 @@ function listOptions(params: Record<string, unknown>) {
 
 /** The form as the write at `position` left it, for the write's answer (also while its projection rebuilds). */
 function writtenContactForm(site: Site, id: number, position: number): Promise<ContactFormDoc | null> {
-  return readWritten<ContactFormDoc>(site, { projection: 'contact-forms', collection: CONTACT_FORM_COLLECTION, id, stream: contactFormStreamId(id), position });
+  return readWritten<ContactFormDoc>(site, {
+    projection: 'contact-forms',
+    collection: CONTACT_FORM_COLLECTION,
+    id,
+    stream: contactFormStreamId(id),
+    position,
+  });
 }

@@ -37,7 +37,12 @@ const NO_RULES: ReadonlyMap<string, Rule> = new Map();
 function compile(schema: JsonSchema, context: Context): { apply: Apply; rules: ReadonlyMap<string, Rule> } {
   const generic: Apply = (value) => filterByContext(schema, value, context);
   const additional = schema.additionalProperties;
-  if (schema.anyOf || schema.oneOf || schema.patternProperties || (additional !== null && typeof additional === 'object' && !Array.isArray(additional))) {
+  if (
+    schema.anyOf ||
+    schema.oneOf ||
+    schema.patternProperties ||
+    (additional !== null && typeof additional === 'object' && !Array.isArray(additional))
+  ) {
     return { apply: generic, rules: NO_RULES };
   }
   let type = schema.type;
@@ -58,13 +63,18 @@ function compile(schema: JsonSchema, context: Context): { apply: Apply; rules: R
       else rules.set(name, compile(property, context).apply);
     }
     const plans = new ObjectPlans(rules);
-    return { apply: (value) => (Array.isArray(value) ? generic(value) : plans.filter(value as Record<string, unknown>)), rules };
+    return {
+      apply: (value) => (Array.isArray(value) ? generic(value) : plans.filter(value as Record<string, unknown>)),
+      rules,
+    };
   }
   if (asArray) {
     const items = schema.items;
-    if (!items || items.context === undefined) return { apply: (value) => (Array.isArray(value) ? value.slice() : generic(value)), rules: NO_RULES };
+    if (!items || items.context === undefined)
+      return { apply: (value) => (Array.isArray(value) ? value.slice() : generic(value)), rules: NO_RULES };
     // Items share one schema: if one is out of context, all are.
-    if (!items.context.includes(context)) return { apply: (value) => (Array.isArray(value) ? [] : generic(value)), rules: NO_RULES };
+    if (!items.context.includes(context))
+      return { apply: (value) => (Array.isArray(value) ? [] : generic(value)), rules: NO_RULES };
     const item = compile(items, context).apply;
     return { apply: (value) => (Array.isArray(value) ? filterArray(value, item) : generic(value)), rules: NO_RULES };
   }
@@ -140,16 +150,22 @@ function makePlan(keys: readonly string[], rules: ReadonlyMap<string, Rule>): Ob
   return { keys, kept, keptRules, shape };
 }
 
-function filterObject(value: Record<string, unknown>, rules: ReadonlyMap<string, Rule>, keys: readonly string[]): Record<string, unknown> {
+function filterObject(
+  value: Record<string, unknown>,
+  rules: ReadonlyMap<string, Rule>,
+  keys: readonly string[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
     const rule = rules.get(key);
     if (rule === 'drop') continue;
     const inner = value[key];
-    const kept = rule === undefined || rule === 'keep' || inner === null || typeof inner !== 'object' ? inner : rule(inner);
+    const kept =
+      rule === undefined || rule === 'keep' || inner === null || typeof inner !== 'object' ? inner : rule(inner);
     // An own "__proto__" key is a property like any other in a copy; assigning it would set the prototype.
-    if (key === '__proto__') Object.defineProperty(out, key, { value: kept, enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: kept, enumerable: true, writable: true, configurable: true });
     else out[key] = kept;
   }
   return out;

@@ -42,8 +42,22 @@ export interface WriteContext {
 
 export type ContentCommand =
   /** `parentPath`: the ancestors' slugs of a child page (`parent/`), for its guid. */
-  | ({ kind: 'create'; id: number; postType: PostType; input: PostInput; slug: string; parentPath?: string } & WriteContext)
-  | ({ kind: 'update'; id: number; postType: PostType; input: PostInput; slug: string; revisionId: number | null } & WriteContext)
+  | ({
+      kind: 'create';
+      id: number;
+      postType: PostType;
+      input: PostInput;
+      slug: string;
+      parentPath?: string;
+    } & WriteContext)
+  | ({
+      kind: 'update';
+      id: number;
+      postType: PostType;
+      input: PostInput;
+      slug: string;
+      revisionId: number | null;
+    } & WriteContext)
   | ({ kind: 'trash'; id: number; postType: PostType; revisionId: number | null } & WriteContext)
   /** `autosaveId`: the caller's existing autosave id, or a newly reserved one (ignored when the item itself is saved). */
   | ({ kind: 'autosave'; id: number; postType: PostType; input: PostInput; autosaveId: number } & WriteContext)
@@ -126,7 +140,11 @@ export function evolveContent(state: ContentState, event: ContentEvent): Content
 
 /** Whether an autosave by this actor saves the item itself: its own draft (WordPress's rule). */
 export function autosaveUpdatesItem(state: ContentState, actorId: number): boolean {
-  return !!state.post && (state.post.status === 'draft' || state.post.status === 'auto-draft') && state.post.author === actorId;
+  return (
+    !!state.post &&
+    (state.post.status === 'draft' || state.post.status === 'auto-draft') &&
+    state.post.author === actorId
+  );
 }
 
 /** The resolved status and dates of a write, computed the same way by the decider and by slug preparation. */
@@ -239,7 +257,10 @@ function assertNotEmpty(postType: PostType, post: PostFields): void {
   }
 }
 
-function defaults(postType: PostType, actorId: number): Omit<PostFields, 'date' | 'date_gmt' | 'modified' | 'modified_gmt' | 'status' | 'slug' | 'guid'> {
+function defaults(
+  postType: PostType,
+  actorId: number,
+): Omit<PostFields, 'date' | 'date_gmt' | 'modified' | 'modified_gmt' | 'status' | 'slug' | 'guid'> {
   // Only posts take comments and pings by default (a reusable block does not support them at all).
   const open = postType === 'post';
   return {
@@ -320,7 +341,10 @@ function decide(command: ContentCommand, state: ContentState): ContentEvent[] {
     // WordPress appends the suffix to an empty slug too: a trashed draft without one is `__trashed`.
     const slug = current.slug.endsWith('__trashed') ? current.slug : `${current.slug}__trashed`;
     const events: ContentEvent[] = [
-      { type: 'PostTrashed', data: { id, postType, previousStatus: current.status, slug, modified, modified_gmt: modifiedGmt } },
+      {
+        type: 'PostTrashed',
+        data: { id, postType, previousStatus: current.status, slug, modified, modified_gmt: modifiedGmt },
+      },
     ];
     const trashed = { ...current, status: 'trash', slug, modified, modified_gmt: modifiedGmt };
     if (command.revisionId !== null && updateMakesRevision(state, trashed)) {
@@ -332,7 +356,20 @@ function decide(command: ContentCommand, state: ContentState): ContentEvent[] {
   if (command.kind === 'autosave') {
     if (autosaveUpdatesItem(state, command.actorId)) {
       // The author's own draft: the draft itself is saved, without a revision.
-      return decide({ kind: 'update', id, postType, input: command.input, slug: current.slug, revisionId: null, actorId: command.actorId, now: command.now, timezone: command.timezone }, state);
+      return decide(
+        {
+          kind: 'update',
+          id,
+          postType,
+          input: command.input,
+          slug: current.slug,
+          revisionId: null,
+          actorId: command.actorId,
+          now: command.now,
+          timezone: command.timezone,
+        },
+        state,
+      );
     }
     const snapshot = {
       title: command.input.title ?? '',
@@ -340,7 +377,8 @@ function decide(command: ContentCommand, state: ContentState): ContentEvent[] {
       excerpt: command.input.excerpt ?? '',
     };
     const existing = state.autosaves[command.actorId];
-    const unchanged = snapshot.title === current.title && snapshot.content === current.content && snapshot.excerpt === current.excerpt;
+    const unchanged =
+      snapshot.title === current.title && snapshot.content === current.content && snapshot.excerpt === current.excerpt;
     // An existing autosave that would now equal the item is dropped instead (the caller reports no changes).
     if (unchanged && existing !== undefined) {
       return [{ type: 'AutosaveDiscarded', data: { id, postType, autosaveId: existing, userId: command.actorId } }];
@@ -348,7 +386,15 @@ function decide(command: ContentCommand, state: ContentState): ContentEvent[] {
     return [
       {
         type: 'PostAutosaved',
-        data: { id, postType, autosaveId: existing ?? command.autosaveId, userId: command.actorId, ...snapshot, date: modified, date_gmt: modifiedGmt },
+        data: {
+          id,
+          postType,
+          autosaveId: existing ?? command.autosaveId,
+          userId: command.actorId,
+          ...snapshot,
+          date: modified,
+          date_gmt: modifiedGmt,
+        },
       },
     ];
   }
@@ -356,13 +402,23 @@ function decide(command: ContentCommand, state: ContentState): ContentEvent[] {
   // update
   const schedule = resolveSchedule(command.input, current, command);
   const next = applyInput(
-    { ...current, status: schedule.status, slug: command.slug, date: schedule.date, date_gmt: schedule.date_gmt, modified, modified_gmt: modifiedGmt },
+    {
+      ...current,
+      status: schedule.status,
+      slug: command.slug,
+      date: schedule.date,
+      date_gmt: schedule.date_gmt,
+      modified,
+      modified_gmt: modifiedGmt,
+    },
     command.input,
   );
   if (next.status === 'private') next.password = '';
   assertStickyRules(command.input, current);
   assertNotEmpty(postType, next);
-  const events: ContentEvent[] = [{ type: 'PostUpdated', data: { id, postType, changes: changedFields(current, next) } }];
+  const events: ContentEvent[] = [
+    { type: 'PostUpdated', data: { id, postType, changes: changedFields(current, next) } },
+  ];
   if (command.revisionId !== null && updateMakesRevision(state, next)) {
     events.push(revisedEvent(id, postType, command.revisionId, next));
   }

@@ -110,6 +110,14 @@ export type ContentEvent =
   | DomainEvent<'AutosaveDiscarded', AutosaveDiscarded>
   | DomainEvent<'PostDeleted', PostDeleted>;
 
-export const CONTENT_EVENT_TYPES = ['PostCreated', 'PostUpdated', 'PostRevised', 'PostTrashed', 'PostAutosaved', 'AutosaveDiscarded', 'PostDeleted'] as const;
+export const CONTENT_EVENT_TYPES = [
+  'PostCreated',
+  'PostUpdated',
+  'PostRevised',
+  'PostTrashed',
+  'PostAutosaved',
+  'AutosaveDiscarded',
+  'PostDeleted',
+] as const;
 
 export const contentStreamId = (id: number): string => `content-${id}`;

@@ -21,7 +21,11 @@ const NO_EXTRAS: ItemExtras = Object.freeze({ parentPath: '' });
  * The extras of an item that needs none looked up (not in edit context, not a page under another, with its
  * links), without waiting: lists present most items this way. Null when itemExtras has work to do.
  */
-export function plainItemExtras(doc: ContentDoc, context: 'view' | 'edit' | 'embed', options: { withoutLinks?: boolean } = {}): ItemExtras | null {
+export function plainItemExtras(
+  doc: ContentDoc,
+  context: 'view' | 'edit' | 'embed',
+  options: { withoutLinks?: boolean } = {},
+): ItemExtras | null {
   return context === 'edit' || options.withoutLinks || (doc.type === 'page' && doc.parent > 0) ? null : NO_EXTRAS;
 }
 
@@ -105,11 +109,19 @@ class GeneratedSlugBatcher {
       let unresolved = batch;
       for (let round = 0; unresolved.length > 0; round++) {
         const size = round === 0 ? 1 : CANDIDATES_PER_ROUND;
-        const asked = unresolved.map((item) => ({ item, names: Array.from({ length: size }, () => item.candidates.next().value as string) }));
+        const asked = unresolved.map((item) => ({
+          item,
+          names: Array.from({ length: size }, () => item.candidates.next().value as string),
+        }));
         const owners = await this.owners(asked);
         unresolved = [];
         for (const { item, names } of asked) {
-          const free = names.find((name) => !(owners.get(`${item.doc.type} ${name}`) ?? []).some((o) => o.id !== item.doc.id && (item.doc.type !== 'page' || o.parent === item.doc.parent)));
+          const free = names.find(
+            (name) =>
+              !(owners.get(`${item.doc.type} ${name}`) ?? []).some(
+                (o) => o.id !== item.doc.id && (item.doc.type !== 'page' || o.parent === item.doc.parent),
+              ),
+          );
           if (free !== undefined) item.resolve(free);
           else unresolved.push(item);
         }
@@ -120,7 +132,9 @@ class GeneratedSlugBatcher {
   }
 
   /** Who holds each asked name, by post type and name: one read-model query per post type. */
-  private async owners(asked: { item: PendingSlug; names: string[] }[]): Promise<Map<string, { id: number; parent: number }[]>> {
+  private async owners(
+    asked: { item: PendingSlug; names: string[] }[],
+  ): Promise<Map<string, { id: number; parent: number }[]>> {
     const byType = new Map<ContentDoc['type'], Set<string>>();
     for (const { item, names } of asked) {
       const set = byType.get(item.doc.type) ?? new Set<string>();

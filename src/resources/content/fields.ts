@@ -18,7 +18,12 @@ export function renderedText(description: string, contexts: string[], extra: Rec
     arg_options: { type: ['string', 'object'], properties: { raw: { type: 'string' } } },
     properties: {
       raw: { description: `${description} As stored, before rendering.`, type: 'string', context: EDIT },
-      rendered: { description: `${description} As HTML for display.`, type: 'string', context: contexts, readonly: true },
+      rendered: {
+        description: `${description} As HTML for display.`,
+        type: 'string',
+        context: contexts,
+        readonly: true,
+      },
       ...extra,
     },
   };
@@ -46,13 +51,35 @@ export function guidField(what: string) {
 export function postTypeFields(slugDescription: string, statuses: readonly string[]) {
   return {
     identity: {
-      date: { description: 'Publication date, in the site time zone.', type: ['string', 'null'], format: 'date-time', context: ALL },
-      date_gmt: { description: 'Publication date, in UTC.', type: ['string', 'null'], format: 'date-time', context: VIEW_EDIT },
+      date: {
+        description: 'Publication date, in the site time zone.',
+        type: ['string', 'null'],
+        format: 'date-time',
+        context: ALL,
+      },
+      date_gmt: {
+        description: 'Publication date, in UTC.',
+        type: ['string', 'null'],
+        format: 'date-time',
+        context: VIEW_EDIT,
+      },
       guid: guidField('item'),
       id: { description: 'Unique identifier of the item.', type: 'integer', context: ALL, readonly: true },
       link: { description: 'Public URL of the item.', type: 'string', format: 'uri', context: ALL, readonly: true },
-      modified: { description: 'Last modification date, in the site time zone.', type: 'string', format: 'date-time', context: VIEW_EDIT, readonly: true },
-      modified_gmt: { description: 'Last modification date, in UTC.', type: 'string', format: 'date-time', context: VIEW_EDIT, readonly: true },
+      modified: {
+        description: 'Last modification date, in the site time zone.',
+        type: 'string',
+        format: 'date-time',
+        context: VIEW_EDIT,
+        readonly: true,
+      },
+      modified_gmt: {
+        description: 'Last modification date, in UTC.',
+        type: 'string',
+        format: 'date-time',
+        context: VIEW_EDIT,
+        readonly: true,
+      },
       slug: { description: slugDescription, type: 'string', context: ALL },
       status: { description: 'Publication status.', type: 'string', enum: [...statuses], context: VIEW_EDIT },
       type: { description: 'The post type.', type: 'string', context: ALL, readonly: true },
@@ -64,8 +91,18 @@ export function postTypeFields(slugDescription: string, statuses: readonly strin
     title: renderedText('Title of the item.', ALL),
     author: { description: 'Identifier of the author.', type: 'integer', context: ALL },
     discussion: {
-      comment_status: { description: 'Whether comments are open.', type: 'string', enum: ['open', 'closed'], context: VIEW_EDIT },
-      ping_status: { description: 'Whether pings are accepted.', type: 'string', enum: ['open', 'closed'], context: VIEW_EDIT },
+      comment_status: {
+        description: 'Whether comments are open.',
+        type: 'string',
+        enum: ['open', 'closed'],
+        context: VIEW_EDIT,
+      },
+      ping_status: {
+        description: 'Whether pings are accepted.',
+        type: 'string',
+        enum: ['open', 'closed'],
+        context: VIEW_EDIT,
+      },
     },
     template: { description: 'Theme template used to display the item.', type: 'string', context: VIEW_EDIT },
   };

@@ -32,10 +32,25 @@ export const LIST_STATUSES = [
 ] as const;
 
 /** `status=any` means every status that shows in searches: not trash, not auto-draft. */
-export const ANY_STATUSES = ['publish', 'future', 'draft', 'pending', 'private', 'inherit', 'request-pending', 'request-confirmed', 'request-failed', 'request-completed'];
+export const ANY_STATUSES = [
+  'publish',
+  'future',
+  'draft',
+  'pending',
+  'private',
+  'inherit',
+  'request-pending',
+  'request-confirmed',
+  'request-failed',
+  'request-completed',
+];
 
 /** The list filter values with the statuses the instance registers (src/instances/): they come before `any`. */
-export const listStatuses = (registered: readonly string[]): readonly string[] => [...LIST_STATUSES.slice(0, -1), ...registered, 'any'];
+export const listStatuses = (registered: readonly string[]): readonly string[] => [
+  ...LIST_STATUSES.slice(0, -1),
+  ...registered,
+  'any',
+];
 
 /** What `any` covers with the statuses the instance registers: a registered status shows in searches unless it says otherwise. */
 export const anyStatuses = (registered: readonly string[]): readonly string[] => [...ANY_STATUSES, ...registered];
@@ -54,24 +69,55 @@ export const searchColumnsArg = (): ArgSchema => ({
  * A taxonomy filter: a list of term ids or a taxonomy-query object. `noun` names the terms in the object's
  * descriptions ("term" for categories and tags, "menu" for menus).
  */
-export function termQueryArg(description: string, options: { children: boolean; operator: boolean; noun?: string }): ArgSchema {
+export function termQueryArg(
+  description: string,
+  options: { children: boolean; operator: boolean; noun?: string },
+): ArgSchema {
   const noun = options.noun ?? 'term';
   const properties: Record<string, unknown> = {
-    terms: { description: `${noun[0]!.toUpperCase()}${noun.slice(1)} ids.`, type: 'array', items: { type: 'integer' }, default: [] },
+    terms: {
+      description: `${noun[0]!.toUpperCase()}${noun.slice(1)} ids.`,
+      type: 'array',
+      items: { type: 'integer' },
+      default: [],
+    },
   };
-  if (options.children) properties.include_children = { description: 'Whether to include child terms.', type: 'boolean', default: false };
-  if (options.operator) properties.operator = { description: `Whether every ${noun} must match (AND) or any (OR).`, type: 'string', enum: ['AND', 'OR'], default: 'OR' };
+  if (options.children)
+    properties.include_children = { description: 'Whether to include child terms.', type: 'boolean', default: false };
+  if (options.operator)
+    properties.operator = {
+      description: `Whether every ${noun} must match (AND) or any (OR).`,
+      type: 'string',
+      enum: ['AND', 'OR'],
+      default: 'OR',
+    };
   return {
     description,
     type: ['object', 'array'],
     oneOf: [
-      { title: 'Term ID List', description: `${description} As a list of ids.`, type: 'array', items: { type: 'integer' } },
-      { title: 'Term ID Taxonomy Query', description: `${description} As a query object.`, type: 'object', properties, additionalProperties: false },
+      {
+        title: 'Term ID List',
+        description: `${description} As a list of ids.`,
+        type: 'array',
+        items: { type: 'integer' },
+      },
+      {
+        title: 'Term ID Taxonomy Query',
+        description: `${description} As a query object.`,
+        type: 'object',
+        properties,
+        additionalProperties: false,
+      },
     ],
   } as ArgSchema;
 }
 
-export const idList = (description: string): ArgSchema => ({ description, type: 'array', items: { type: 'integer' }, default: [] });
+export const idList = (description: string): ArgSchema => ({
+  description,
+  type: 'array',
+  items: { type: 'integer' },
+  default: [],
+});
 
 export interface ListArgsOptions {
   /**
@@ -92,12 +138,26 @@ export function contentListArgs(postType: PostType, options: ListArgsOptions = {
   const isPage = postType === 'page';
   // Reusable blocks have no author, and take WordPress 6.1's arguments only (no search_columns).
   const isBlock = postType === 'wp_block';
-  const orderby = ['author', 'date', 'id', 'include', 'modified', 'parent', 'relevance', 'slug', 'include_slugs', 'title', ...(isPage ? ['menu_order'] : [])];
+  const orderby = [
+    'author',
+    'date',
+    'id',
+    'include',
+    'modified',
+    'parent',
+    'relevance',
+    'slug',
+    'include_slugs',
+    'title',
+    ...(isPage ? ['menu_order'] : []),
+  ];
   const args: Record<string, ArgSchema> = {
     ...collectionParams({ context: contextParam('view'), search: 'Only items matching this search.' }),
     after: { description: 'Only items published after this date.', type: 'string', format: 'date-time' },
     modified_after: { description: 'Only items modified after this date.', type: 'string', format: 'date-time' },
-    ...(isBlock ? {} : { author: idList('Only items by these authors.'), author_exclude: idList('No items by these authors.') }),
+    ...(isBlock
+      ? {}
+      : { author: idList('Only items by these authors.'), author_exclude: idList('No items by these authors.') }),
     before: { description: 'Only items published before this date.', type: 'string', format: 'date-time' },
     modified_before: { description: 'Only items modified before this date.', type: 'string', format: 'date-time' },
     exclude: idList('Leave out these ids.'),
@@ -139,7 +199,9 @@ export function contentListArgs(postType: PostType, options: ListArgsOptions = {
 }
 
 const STOPWORDS = new Set(
-  'about an are as at be by com for from how in is it of on or that the this to was what when where who will with www'.split(' '),
+  'about an are as at be by com for from how in is it of on or that the this to was what when where who will with www'.split(
+    ' ',
+  ),
 );
 
 export interface ParsedSearch {
@@ -193,7 +255,8 @@ interface TermQuery {
   operator?: 'AND' | 'OR';
 }
 
-const asTermQuery = (value: unknown): TermQuery => (Array.isArray(value) ? { terms: value as number[] } : ((value ?? { terms: [] }) as TermQuery));
+const asTermQuery = (value: unknown): TermQuery =>
+  Array.isArray(value) ? { terms: value as number[] } : ((value ?? { terms: [] }) as TermQuery);
 
 /** A date-time argument as the sortable site-local key the content projection indexes dates with. */
 function localKey(value: string, timezone: string): number {
@@ -233,29 +296,46 @@ export function dateFilters(params: Record<string, unknown>, timezone: string): 
  * `hello-world`, `日本` its percent-encoded form), duplicates dropped. An entry with nothing left is kept as the
  * empty slug, which finds the drafts that were never named, as in WordPress.
  */
-export const slugList = (param: unknown): string[] => [...new Set(((param as string[] | undefined) ?? []).map((slug) => sanitizeSlug(slug)))];
+export const slugList = (param: unknown): string[] => [
+  ...new Set(((param as string[] | undefined) ?? []).map((slug) => sanitizeSlug(slug))),
+];
 
-export const slugFilters = (slugs: string[]): Filter[] => (slugs.length > 0 ? [{ kind: 'any', field: 'slug', values: slugs }] : []);
+export const slugFilters = (slugs: string[]): Filter[] =>
+  slugs.length > 0 ? [{ kind: 'any', field: 'slug', values: slugs }] : [];
 
 /** The text filter of a non-blank `search`, in the chosen `search_columns`, with the parsed search for relevance. */
 export function searchFilter(params: Record<string, unknown>): { search: ParsedSearch; filter: Filter } | null {
   if (typeof params.search !== 'string' || params.search.trim() === '') return null;
   const search = parseSearch(params.search);
   const chosen = (params.search_columns as string[] | undefined) ?? [];
-  const fields = chosen.length > 0 ? chosen.map((c) => SEARCH_COLUMNS[c as keyof typeof SEARCH_COLUMNS]) : ['title', 'excerpt', 'content'];
+  const fields =
+    chosen.length > 0
+      ? chosen.map((c) => SEARCH_COLUMNS[c as keyof typeof SEARCH_COLUMNS])
+      : ['title', 'excerpt', 'content'];
   return { search, filter: { kind: 'text', fields, includes: search.includes, excludes: search.excludes } };
 }
 
 /** The order of a post-type list: by the `include` or `slug` list, by relevance to the search, or by a field. */
-export function listOrder(params: Record<string, unknown>, include: number[], slugs: string[], search: ParsedSearch | null): Order {
+export function listOrder(
+  params: Record<string, unknown>,
+  include: number[],
+  slugs: string[],
+  search: ParsedSearch | null,
+): Order {
   switch (params.orderby) {
     case 'include':
-      if (include.length === 0) throw restError('rest_orderby_include_missing_include', 'You need to define an include parameter to order by include.', 400);
+      if (include.length === 0)
+        throw restError(
+          'rest_orderby_include_missing_include',
+          'You need to define an include parameter to order by include.',
+          400,
+        );
       return { kind: 'list', field: 'id', values: include };
     case 'include_slugs':
       return { kind: 'list', field: 'slug', values: slugs };
     case 'relevance':
-      if (!search) throw restError('rest_no_search_term_defined', 'You need to define a search term to order by relevance.', 400);
+      if (!search)
+        throw restError('rest_no_search_term_defined', 'You need to define a search term to order by relevance.', 400);
       return {
         kind: 'relevance',
         phrase: search.phrase,
@@ -281,14 +361,17 @@ export function listWindow(params: Record<string, unknown>): { offset: number; l
   return { offset: readModelOffset(offset), limit: perPage };
 }
 
-
 /**
  * The paging a WP_Query list reports, given the read model's total and how many matches the page holds. WordPress
  * counts the matches only when the page holds some, so a page an `offset` leaves empty reports a total of 0 (and is
  * then never out of range); a page past the last one without an offset is refused.
  */
 export function listPaging(params: Record<string, unknown>, total: number, onPage: number): Page {
-  const paging = { total: offsetGiven(params) && onPage === 0 ? 0 : total, page: params.page as number, perPage: params.per_page as number };
+  const paging = {
+    total: offsetGiven(params) && onPage === 0 ? 0 : total,
+    page: params.page as number,
+    perPage: params.per_page as number,
+  };
   assertPageInRange(paging);
   return paging;
 }
@@ -316,7 +399,8 @@ export async function buildListPlan(params: Record<string, unknown>, ctx: ListCo
     const parentExclude = (params.parent_exclude as number[] | undefined) ?? [];
     if (parent.length > 0) filters.push({ kind: 'any', field: 'parent', values: parent });
     if (parentExclude.length > 0) filters.push({ kind: 'none', field: 'parent', values: parentExclude });
-    if (typeof params.menu_order === 'number') filters.push({ kind: 'range', field: 'menu_order', gte: params.menu_order, lte: params.menu_order });
+    if (typeof params.menu_order === 'number')
+      filters.push({ kind: 'range', field: 'menu_order', gte: params.menu_order, lte: params.menu_order });
   }
 
   if (ctx.postType === 'post') {
@@ -331,12 +415,20 @@ export async function buildListPlan(params: Record<string, unknown>, ctx: ListCo
     ] as const) {
       const query = asTermQuery(params[param]);
       if (!query.terms || query.terms.length === 0) continue;
-      const terms = field === 'categories' && query.include_children ? [...new Set([...query.terms, ...(await ctx.descendants(query.terms))])] : query.terms;
+      const terms =
+        field === 'categories' && query.include_children
+          ? [...new Set([...query.terms, ...(await ctx.descendants(query.terms))])]
+          : query.terms;
       if (mode === 'exclude') clauses.push({ kind: 'none', field, values: terms });
       else if (query.operator === 'AND') clauses.push({ kind: 'all', field, values: query.terms });
       else clauses.push({ kind: 'any', field, values: terms });
     }
-    if (clauses.length > 0) filters.push(params.tax_relation === 'OR' && clauses.length > 1 ? { kind: 'or', filters: clauses } : { kind: 'and', filters: clauses });
+    if (clauses.length > 0)
+      filters.push(
+        params.tax_relation === 'OR' && clauses.length > 1
+          ? { kind: 'or', filters: clauses }
+          : { kind: 'and', filters: clauses },
+      );
   }
 
   const searched = searchFilter(params);

@@ -23,7 +23,8 @@ export interface WriteOutcome {
 }
 
 /** Slugs are unique per post type; pages (hierarchical) only among siblings. */
-export const slugScope = (postType: PostType, parent: number): string => (postType === 'page' ? `page-${parent}` : postType);
+export const slugScope = (postType: PostType, parent: number): string =>
+  postType === 'page' ? `page-${parent}` : postType;
 
 function writeContext(site: Site, actor: Actor): WriteContext {
   return { actorId: actor.id, now: site.clock.now(), timezone: site.settings.timezone };
@@ -38,7 +39,10 @@ interface Claim {
  * Title, content and excerpt as this actor may save them: verbatim for those with `unfiltered_html` (editors,
  * administrators), otherwise filtered to WordPress's allowed HTML (titles to the smaller inline set).
  */
-export function filterTextFields<T extends Pick<PostInput, 'title' | 'content' | 'excerpt'>>(input: T, actor: Actor): T {
+export function filterTextFields<T extends Pick<PostInput, 'title' | 'content' | 'excerpt'>>(
+  input: T,
+  actor: Actor,
+): T {
   if (canSaveUnfilteredHtml(actor)) return input;
   const filtered = { ...input };
   if (filtered.title !== undefined) filtered.title = filterHtml(filtered.title, 'title');
@@ -48,7 +52,14 @@ export function filterTextFields<T extends Pick<PostInput, 'title' | 'content' |
 }
 
 /** `chosenId`: an id the caller reserved (an import keeping its source's ids); else the next one. */
-export async function createItem(site: Site, postType: PostType, sent: PostInput, actor: Actor, requestId: string, chosenId?: number): Promise<WriteOutcome> {
+export async function createItem(
+  site: Site,
+  postType: PostType,
+  sent: PostInput,
+  actor: Actor,
+  requestId: string,
+  chosenId?: number,
+): Promise<WriteOutcome> {
   const input = filterTextFields(sent, actor);
   const metadata = site.metadata(actor.id, requestId);
   const id = chosenId ?? (await site.ids.content.nextId());
@@ -57,7 +68,8 @@ export async function createItem(site: Site, postType: PostType, sent: PostInput
     const ctx = writeContext(site, actor);
     const schedule = resolveSchedule(input, null, ctx);
     const explicit = input.slug !== undefined ? sanitizeSlug(input.slug) : '';
-    const base = explicit !== '' ? explicit : needsGeneratedSlug(schedule.status, '') ? generatedSlug(input.title ?? '', id) : '';
+    const base =
+      explicit !== '' ? explicit : needsGeneratedSlug(schedule.status, '') ? generatedSlug(input.title ?? '', id) : '';
     let slug = '';
     if (base !== '') {
       const scope = slugScope(postType, input.parent ?? 0);
@@ -79,7 +91,14 @@ export async function createItem(site: Site, postType: PostType, sent: PostInput
   }
 }
 
-export async function updateItem(site: Site, postType: PostType, id: number, sent: PostInput, actor: Actor, requestId: string): Promise<WriteOutcome> {
+export async function updateItem(
+  site: Site,
+  postType: PostType,
+  id: number,
+  sent: PostInput,
+  actor: Actor,
+  requestId: string,
+): Promise<WriteOutcome> {
   const input = filterTextFields(sent, actor);
   const metadata = site.metadata(actor.id, requestId);
   const claims: Claim[] = [];
@@ -101,7 +120,12 @@ export async function updateItem(site: Site, postType: PostType, id: number, sen
       slug = await site.claims.claimFirstFree(scope, slugCandidates(explicit, postType), id, metadata);
       claims.push({ scope, slug });
     } else if (needsGeneratedSlug(schedule.status, current.slug)) {
-      slug = await site.claims.claimFirstFree(scope, slugCandidates(generatedSlug(input.title ?? current.title, id), postType), id, metadata);
+      slug = await site.claims.claimFirstFree(
+        scope,
+        slugCandidates(generatedSlug(input.title ?? current.title, id), postType),
+        id,
+        metadata,
+      );
       claims.push({ scope, slug });
     } else if (scopeChanged && current.slug !== '') {
       slug = await site.claims.claimFirstFree(scope, slugCandidates(current.slug, postType), id, metadata);
@@ -118,7 +142,12 @@ export async function updateItem(site: Site, postType: PostType, id: number, sen
     const result = await site.commands.handle(contentStreamId(id), contentDecider, prepare, metadata);
     const after = result.state.post;
     previous = before as PostFields | null;
-    if (previous && after && previous.slug !== '' && (previous.slug !== after.slug || previous.parent !== after.parent)) {
+    if (
+      previous &&
+      after &&
+      previous.slug !== '' &&
+      (previous.slug !== after.slug || previous.parent !== after.parent)
+    ) {
       await site.claims.release(slugScope(postType, previous.parent), previous.slug, id, metadata);
     }
     await releaseAllBut(site, claims, after, id, metadata);
@@ -136,12 +165,27 @@ export async function updateItem(site: Site, postType: PostType, id: number, sen
 }
 
 /** A top-level page that has just been published joins the menus with auto_add on (site.contentReactions). */
-async function joinAutoAddMenus(site: Site, postType: PostType, id: number, before: PostFields | null, after: PostFields | null, actor: Actor, requestId: string): Promise<number> {
-  if (postType !== 'page' || !after || after.status !== 'publish' || before?.status === 'publish' || after.parent !== 0) return 0;
+async function joinAutoAddMenus(
+  site: Site,
+  postType: PostType,
+  id: number,
+  before: PostFields | null,
+  after: PostFields | null,
+  actor: Actor,
+  requestId: string,
+): Promise<number> {
+  if (postType !== 'page' || !after || after.status !== 'publish' || before?.status === 'publish' || after.parent !== 0)
+    return 0;
   return site.contentReactions.pagePublished(site, id, actor, requestId);
 }
 
-export async function trashItem(site: Site, postType: PostType, id: number, actor: Actor, requestId: string): Promise<WriteOutcome> {
+export async function trashItem(
+  site: Site,
+  postType: PostType,
+  id: number,
+  actor: Actor,
+  requestId: string,
+): Promise<WriteOutcome> {
   const metadata = site.metadata(actor.id, requestId);
   let original: PostFields | null = null;
   const prepare = async (state: ContentState): Promise<ContentCommand> => {
@@ -154,13 +198,20 @@ export async function trashItem(site: Site, postType: PostType, id: number, acto
   const result = await site.commands.handle(contentStreamId(id), contentDecider, prepare, metadata);
   const previous = original as PostFields | null;
   // The trashed item is renamed `slug__trashed`, which frees its slug for others.
-  if (previous && previous.slug !== '') await site.claims.release(slugScope(postType, previous.parent), previous.slug, id, metadata);
+  if (previous && previous.slug !== '')
+    await site.claims.release(slugScope(postType, previous.parent), previous.slug, id, metadata);
   // Its comments are hidden with it (docs/events.md, comment streams).
   const hidden = await site.contentReactions.trashed(site, id, result.position, actor, requestId);
   return { id, state: result.state, position: Math.max(result.position, hidden) };
 }
 
-export async function deleteItem(site: Site, postType: PostType, id: number, actor: Actor, requestId: string): Promise<WriteOutcome & { previous: PostFields }> {
+export async function deleteItem(
+  site: Site,
+  postType: PostType,
+  id: number,
+  actor: Actor,
+  requestId: string,
+): Promise<WriteOutcome & { previous: PostFields }> {
   const metadata = site.metadata(actor.id, requestId);
   let previous: PostFields | null = null;
   const result = await site.commands.handle(
@@ -174,7 +225,8 @@ export async function deleteItem(site: Site, postType: PostType, id: number, act
   );
   const last = previous as PostFields | null;
   if (!last) throw new Error('deleted an item without state');
-  if (last.slug !== '' && last.status !== 'trash') await site.claims.release(slugScope(postType, last.parent), last.slug, id, metadata);
+  if (last.slug !== '' && last.status !== 'trash')
+    await site.claims.release(slugScope(postType, last.parent), last.slug, id, metadata);
   // Its comments go with it (docs/events.md, comment streams).
   const gone = await site.contentReactions.deleted(site, id, result.position, actor, requestId);
   return { id, state: result.state, position: Math.max(result.position, gone), previous: last };
@@ -184,7 +236,11 @@ export async function deleteItem(site: Site, postType: PostType, id: number, act
  * The path of a page's ancestors' slugs, `grandparent/parent/`, starting from `parentId`: what a child page's
  * permalink is under (ancestors without a slug are skipped, as WordPress skips them). Stops at a loop.
  */
-export async function ancestorPath(site: Site, parentId: number, cache = new Map<number, Promise<ContentDoc | null>>()): Promise<string> {
+export async function ancestorPath(
+  site: Site,
+  parentId: number,
+  cache = new Map<number, Promise<ContentDoc | null>>(),
+): Promise<string> {
   let path = '';
   const seen = new Set<number>();
   for (let id = parentId; id > 0 && !seen.has(id); ) {
@@ -207,11 +263,19 @@ function generatedSlug(title: string, id: number): string {
 }
 
 /** Releases claims this write made but did not end up using (a failed write, or a retry that chose another). */
-async function releaseAllBut(site: Site, claims: Claim[], post: PostFields | null, id: number, metadata: ReturnType<Site['metadata']>): Promise<void> {
+async function releaseAllBut(
+  site: Site,
+  claims: Claim[],
+  post: PostFields | null,
+  id: number,
+  metadata: ReturnType<Site['metadata']>,
+): Promise<void> {
   for (const claim of claims) {
-    const kept = post !== null && post.slug === claim.slug && claim.scope === slugScope(postTypeOfScope(claim.scope), post.parent);
+    const kept =
+      post !== null && post.slug === claim.slug && claim.scope === slugScope(postTypeOfScope(claim.scope), post.parent);
     if (!kept) await site.claims.release(claim.scope, claim.slug, id, metadata);
   }
 }
 
-const postTypeOfScope = (scope: string): PostType => (scope.startsWith('page-') ? 'page' : scope === 'wp_block' ? 'wp_block' : 'post');
+const postTypeOfScope = (scope: string): PostType =>
+  scope.startsWith('page-') ? 'page' : scope === 'wp_block' ? 'wp_block' : 'post';

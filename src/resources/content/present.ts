@@ -49,7 +49,8 @@ export function permalink(doc: ContentDoc, siteUrl: string, parentPath = ''): st
  * ancestors), except for a trashed post, which only has its plain URL (a trashed page keeps the pattern).
  */
 function permalinkTemplate(doc: ContentDoc, siteUrl: string, parentPath: string): string {
-  if (doc.status === 'trash' && doc.type !== 'page') return `${siteUrl}${permalinkPath(doc.type, doc.id, doc.status, '')}`;
+  if (doc.status === 'trash' && doc.type !== 'page')
+    return `${siteUrl}${permalinkPath(doc.type, doc.id, doc.status, '')}`;
   return `${siteUrl}/${parentPath}${doc.type === 'page' ? '%pagename%' : '%postname%'}/`;
 }
 
@@ -105,10 +106,15 @@ export function presentContent(
       ? { format: doc.format, sticky: doc.sticky, categories: doc.categories, tags: doc.tags }
       : { parent: doc.parent, menu_order: doc.menu_order }),
     password: doc.password,
-    permalink_template: wanted(filter, 'permalink_template') ? permalinkTemplate(doc, siteUrl, options.parentPath ?? '') : undefined,
+    permalink_template: wanted(filter, 'permalink_template')
+      ? permalinkTemplate(doc, siteUrl, options.parentPath ?? '')
+      : undefined,
     generated_slug: wanted(filter, 'generated_slug') ? (options.generatedSlug ?? sanitizeForDisplay(doc)) : undefined,
   };
-  const filtered = (filter === undefined ? filterByContext(schema, item, context) : filter.apply(item)) as Record<string, unknown>;
+  const filtered = (filter === undefined ? filterByContext(schema, item, context) : filter.apply(item)) as Record<
+    string,
+    unknown
+  >;
   if (options.withoutLinks) return filtered;
   filtered._links = contentLinks(doc, apiRoot, options.restBase, options.actions);
   return filtered;
@@ -119,7 +125,12 @@ export function presentContent(
  * never shown rendered), even a protected block's content (WordPress withholds nothing of a block: reading one already
  * takes edit rights). A title left with no field (the embed context) is an empty list, as PHP encodes an empty array.
  */
-function presentBlock(doc: ContentDoc, schema: ResourceSchema, options: PresentOptions, filter?: ContextFilter): Record<string, unknown> {
+function presentBlock(
+  doc: ContentDoc,
+  schema: ResourceSchema,
+  options: PresentOptions,
+  filter?: ContextFilter,
+): Record<string, unknown> {
   const guid = `${options.siteUrl}${doc.guid}`;
   const item: Record<string, unknown> = {
     id: doc.id,
@@ -134,10 +145,16 @@ function presentBlock(doc: ContentDoc, schema: ResourceSchema, options: PresentO
     type: doc.type,
     link: permalink(doc, options.siteUrl),
     title: { raw: doc.title },
-    content: { raw: doc.content, protected: doc.password !== '', block_version: doc.content.includes('<!-- wp:') ? 1 : 0 },
+    content: {
+      raw: doc.content,
+      protected: doc.password !== '',
+      block_version: doc.content.includes('<!-- wp:') ? 1 : 0,
+    },
     template: doc.template,
   };
-  const filtered = (filter === undefined ? filterByContext(schema, item, options.context) : filter.apply(item)) as Record<string, unknown>;
+  const filtered = (
+    filter === undefined ? filterByContext(schema, item, options.context) : filter.apply(item)
+  ) as Record<string, unknown>;
   const title = filtered.title;
   if (title !== null && typeof title === 'object' && Object.keys(title).length === 0) filtered.title = [];
   if (options.withoutLinks) return filtered;
@@ -229,7 +246,11 @@ export class PresentationCache {
     }
     // Kept as JSON. Answered without rebuilding the item: `link` (a single item's Link header) and `then` (an item
     // is awaited, which asks whether it is a promise; an item has no such field).
-    const item = keptAsJson(presentContent(doc, this.schema, options, this.filterFor(options.context)), ['id', 'link', 'then']);
+    const item = keptAsJson(presentContent(doc, this.schema, options, this.filterFor(options.context)), [
+      'id',
+      'link',
+      'then',
+    ]);
     const size = serializedLength(item);
     if (kept === undefined) {
       kept = { doc, firstVariant: variant, firstItem: item, variants: null, bytes: 0, older: this.newest, newer: null };
@@ -299,7 +320,8 @@ export class PresentationCache {
 
   private filterFor(context: Context): ContextFilter {
     let filter = this.filters.get(context);
-    if (filter === undefined) this.filters.set(context, (filter = new ContextFilter(this.schema as JsonSchema, context)));
+    if (filter === undefined)
+      this.filters.set(context, (filter = new ContextFilter(this.schema as JsonSchema, context)));
     return filter;
   }
 }
@@ -323,7 +345,9 @@ const VARIANT_OPTIONS = [
   'actions',
   'withoutLinks',
 ] as const satisfies readonly (keyof PresentOptions)[];
-const everyOptionInTheKey: Exclude<keyof PresentOptions, (typeof VARIANT_OPTIONS)[number]> extends never ? true : never = true;
+const everyOptionInTheKey: Exclude<keyof PresentOptions, (typeof VARIANT_OPTIONS)[number]> extends never
+  ? true
+  : never = true;
 void everyOptionInTheKey;
 
 /**
@@ -346,7 +370,12 @@ function sanitizeForDisplay(doc: ContentDoc): string {
   return doc.title === '' ? String(doc.id) : slugFromTitle(doc.title) || String(doc.id);
 }
 
-export function contentLinks(doc: ContentDoc, apiRoot: string, restBase: string, actions: readonly string[] = []): Record<string, unknown[]> {
+export function contentLinks(
+  doc: ContentDoc,
+  apiRoot: string,
+  restBase: string,
+  actions: readonly string[] = [],
+): Record<string, unknown[]> {
   const self = `${apiRoot}${restBase}/${doc.id}`;
   const links: Record<string, unknown[]> = {
     self: [{ href: self }],
@@ -359,10 +388,14 @@ export function contentLinks(doc: ContentDoc, apiRoot: string, restBase: string,
   if (!block) links.replies = [{ embeddable: true, href: `${apiRoot}core/v2/comments?post=${doc.id}` }];
   links['version-history'] = [{ count: doc.revision_count, href: `${self}/revisions` }];
   if (doc.revision_count > 0 && doc.latest_revision_id !== null) {
-    links['predecessor-version'] = [{ id: doc.latest_revision_id, href: `${self}/revisions/${doc.latest_revision_id}` }];
+    links['predecessor-version'] = [
+      { id: doc.latest_revision_id, href: `${self}/revisions/${doc.latest_revision_id}` },
+    ];
   }
-  if (doc.type === 'page' && doc.parent > 0) links.up = [{ embeddable: true, href: `${apiRoot}${restBase}/${doc.parent}` }];
-  if (doc.featured_media > 0) links['wp:featuredmedia'] = [{ embeddable: true, href: `${apiRoot}core/v2/media/${doc.featured_media}` }];
+  if (doc.type === 'page' && doc.parent > 0)
+    links.up = [{ embeddable: true, href: `${apiRoot}${restBase}/${doc.parent}` }];
+  if (doc.featured_media > 0)
+    links['wp:featuredmedia'] = [{ embeddable: true, href: `${apiRoot}core/v2/media/${doc.featured_media}` }];
   links['wp:attachment'] = [{ href: `${apiRoot}core/v2/media?parent=${doc.id}` }];
   if (doc.type === 'post') {
     links['wp:term'] = [

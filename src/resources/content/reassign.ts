@@ -46,7 +46,13 @@ async function itemsBy(site: Site, author: number): Promise<ContentDoc[]> {
 }
 
 /** Gives every item of `from` (any status, the trash included) to `to`. Returns the last position written. */
-export async function reassignContent(site: Site, from: number, to: number, actor: Actor, requestId: string): Promise<number> {
+export async function reassignContent(
+  site: Site,
+  from: number,
+  to: number,
+  actor: Actor,
+  requestId: string,
+): Promise<number> {
   const metadata = site.metadata(actor.id, requestId);
   let position = 0;
   for (const doc of await itemsBy(site, from)) {
@@ -60,7 +66,10 @@ export async function reassignContent(site: Site, from: number, to: number, acto
 export async function discardContentOf(site: Site, author: number, actor: Actor, requestId: string): Promise<number> {
   let position = 0;
   for (const doc of await itemsBy(site, author)) {
-    const outcome = doc.status === 'trash' ? await deleteItem(site, doc.type, doc.id, actor, requestId) : await trashItem(site, doc.type, doc.id, actor, requestId);
+    const outcome =
+      doc.status === 'trash'
+        ? await deleteItem(site, doc.type, doc.id, actor, requestId)
+        : await trashItem(site, doc.type, doc.id, actor, requestId);
     position = Math.max(position, outcome.position);
   }
   return position;

@@ -50,7 +50,10 @@ export interface ContentRouteDeps {
   /** Makes sure the default category ("Uncategorized") exists, and gives its id. */
   defaultCategory(): Promise<number>;
   /** Time travel (`as_of`, an extension; from the history slice): its arg, and the item as it was then. */
-  asOf: { arg: ArgSchema; item(ctx: HandlerContext, current: ContentDoc, schema: ContentPresenter['schema']): Promise<RestResult> };
+  asOf: {
+    arg: ArgSchema;
+    item(ctx: HandlerContext, current: ContentDoc, schema: ContentPresenter['schema']): Promise<RestResult>;
+  };
   /** The featured image a write keeps, or undefined to leave it as it is (from the media slice). */
   featuredMediaToKeep(requested: number): Promise<number | undefined>;
 }
@@ -58,7 +61,14 @@ export interface ContentRouteDeps {
 export function contentRoutes(site: Site, presenter: ContentPresenter, deps: ContentRouteDeps): RouteDefinition[] {
   const { postType, schema } = presenter;
   const plural = postType === 'page' ? 'pages' : postType === 'wp_block' ? 'blocks' : 'posts';
-  const type: TypeInfo = { postType, plural, caps: capsOfPostType(postType), restBase: presenter.restBase, presenter, docKey: `doc:${postType}` };
+  const type: TypeInfo = {
+    postType,
+    plural,
+    caps: capsOfPostType(postType),
+    restBase: presenter.restBase,
+    presenter,
+    docKey: `doc:${postType}`,
+  };
   const writeArgs = (kind: 'create' | 'update') => withTemplateCheck(argsFromSchema(schema, kind), kind);
   const strictTemplateArg = writeArgs('create').template!;
   const shownSchema = publicSchema(schema, contentActionLinks(postType, site.apiRoot));
@@ -67,7 +77,8 @@ export function contentRoutes(site: Site, presenter: ContentPresenter, deps: Con
 
   const listArgs = contentListArgs(postType, {
     statuses: listStatuses(site.instance.statuses),
-    statusRule: (value, arg) => forbiddenStatus(value as string[], (arg.request as RestRequest | undefined)?.actor ?? null, type) ?? true,
+    statusRule: (value, arg) =>
+      forbiddenStatus(value as string[], (arg.request as RestRequest | undefined)?.actor ?? null, type) ?? true,
   });
 
   const itemArgs: Record<string, ArgSchema> = {
@@ -101,7 +112,10 @@ export function contentRoutes(site: Site, presenter: ContentPresenter, deps: Con
             const outcome = await createItem(site, postType, input, actor, ctx.request.requestId);
             await site.settle(outcome.position);
             const doc = await writtenItem(site, postType, outcome.id, outcome.position);
-            return created(await presenter.present(ctx, doc, 'edit', true), `${site.apiRoot}${type.restBase}/${outcome.id}`);
+            return created(
+              await presenter.present(ctx, doc, 'edit', true),
+              `${site.apiRoot}${type.restBase}/${outcome.id}`,
+            );
           },
         },
       ],
@@ -113,13 +127,20 @@ export function contentRoutes(site: Site, presenter: ContentPresenter, deps: Con
       endpoints: [
         {
           methods: ['GET'],
-          args: { ...itemArgs, context: contextParam('view'), password: { description: 'The password of a protected item.', type: 'string' }, as_of: deps.asOf.arg },
+          args: {
+            ...itemArgs,
+            context: contextParam('view'),
+            password: { description: 'The password of a protected item.', type: 'string' },
+            as_of: deps.asOf.arg,
+          },
           allowBatch: true,
           cacheable: true,
           permission: (ctx) => readPermission(site, ctx, type),
           handle: (ctx) => {
             const loaded = loadDoc(site, ctx, type);
-            return isPromise(loaded) ? loaded.then((doc) => readItem(ctx, type, schema, doc!, deps)) : readItem(ctx, type, schema, loaded!, deps);
+            return isPromise(loaded)
+              ? loaded.then((doc) => readItem(ctx, type, schema, doc!, deps))
+              : readItem(ctx, type, schema, loaded!, deps);
           },
         },
         {
@@ -133,12 +154,17 @@ export function contentRoutes(site: Site, presenter: ContentPresenter, deps: Con
             const input = await writeInput(site, ctx, type, doc, deps);
             const outcome = await updateItem(site, postType, doc.id, input, ctx.actor!, ctx.request.requestId);
             await site.settle(outcome.position);
-            return ok(await presenter.present(ctx, await writtenItem(site, postType, doc.id, outcome.position), 'edit', true));
+            return ok(
+              await presenter.present(ctx, await writtenItem(site, postType, doc.id, outcome.position), 'edit', true),
+            );
           },
         },
         {
           methods: ['DELETE'],
-          args: { ...itemArgs, force: { type: 'boolean', default: false, description: 'Delete for good instead of moving to the trash.' } },
+          args: {
+            ...itemArgs,
+            force: { type: 'boolean', default: false, description: 'Delete for good instead of moving to the trash.' },
+          },
           allowBatch: true,
           permission: (ctx) => deletePermission(site, ctx, type),
           signedInOnly: true,
@@ -152,10 +178,13 @@ export function contentRoutes(site: Site, presenter: ContentPresenter, deps: Con
               await site.settle(outcome.position);
               return ok({ deleted: true, previous });
             }
-            if (doc.status === 'trash') throw restError('rest_already_trashed', 'The post has already been deleted.', 410);
+            if (doc.status === 'trash')
+              throw restError('rest_already_trashed', 'The post has already been deleted.', 410);
             const outcome = await trashItem(site, postType, doc.id, actor, ctx.request.requestId);
             await site.settle(outcome.position);
-            return ok(await presenter.present(ctx, await writtenItem(site, postType, doc.id, outcome.position), 'edit', true));
+            return ok(
+              await presenter.present(ctx, await writtenItem(site, postType, doc.id, outcome.position), 'edit', true),
+            );
           },
         },
       ],
@@ -167,7 +196,11 @@ export function contentRoutes(site: Site, presenter: ContentPresenter, deps: Con
 
 function listPermission(ctx: HandlerContext, type: TypeInfo): true | RestError {
   if (ctx.params.context === 'edit' && !hasCap(ctx.actor, type.caps.edit_posts)) {
-    return restError('rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.', authorizationStatus(ctx.actor?.id ?? null));
+    return restError(
+      'rest_forbidden_context',
+      'Sorry, you are not allowed to edit posts in this post type.',
+      authorizationStatus(ctx.actor?.id ?? null),
+    );
   }
   return true;
 }
@@ -179,8 +212,12 @@ function listPermission(ctx: HandlerContext, type: TypeInfo): true | RestError {
 function forbiddenStatus(statuses: readonly string[], actor: Actor | null, type: TypeInfo): RestError | null {
   for (const status of statuses) {
     if (status === 'publish') continue;
-    const allowed = status === 'private' ? hasCap(actor, type.caps.read_private_posts) || hasCap(actor, type.caps.edit_posts) : hasCap(actor, type.caps.edit_posts);
-    if (!allowed) return restError('rest_forbidden_status', 'Status is forbidden.', authorizationStatus(actor?.id ?? null));
+    const allowed =
+      status === 'private'
+        ? hasCap(actor, type.caps.read_private_posts) || hasCap(actor, type.caps.edit_posts)
+        : hasCap(actor, type.caps.edit_posts);
+    if (!allowed)
+      return restError('rest_forbidden_status', 'Status is forbidden.', authorizationStatus(actor?.id ?? null));
   }
   return null;
 }
@@ -194,7 +231,11 @@ function createPermission(ctx: HandlerContext, type: TypeInfo): true | RestError
   if (ctx.params.author && ctx.params.author !== actor?.id && !hasCap(actor, type.caps.edit_others_posts)) {
     return restError('rest_cannot_edit_others', 'Sorry, you are not allowed to create posts as this user.', status);
   }
-  if (ctx.params.sticky === true && !hasCap(actor, type.caps.edit_others_posts) && !hasCap(actor, type.caps.publish_posts)) {
+  if (
+    ctx.params.sticky === true &&
+    !hasCap(actor, type.caps.edit_others_posts) &&
+    !hasCap(actor, type.caps.publish_posts)
+  ) {
     return restError('rest_cannot_assign_sticky', 'Sorry, you are not allowed to make posts sticky.', status);
   }
   if (!hasCap(actor, type.caps.create_posts)) {
@@ -204,7 +245,13 @@ function createPermission(ctx: HandlerContext, type: TypeInfo): true | RestError
 }
 
 /** The item read (its rule passed): at once when the item presents without waiting. */
-function readItem(ctx: HandlerContext, type: TypeInfo, schema: ContentPresenter['schema'], doc: ContentDoc, deps: ContentRouteDeps): MaybeAsync<RestResult> {
+function readItem(
+  ctx: HandlerContext,
+  type: TypeInfo,
+  schema: ContentPresenter['schema'],
+  doc: ContentDoc,
+  deps: ContentRouteDeps,
+): MaybeAsync<RestResult> {
   // Time travel (an extension): the item folded from its stream up to `as_of` (read from the log: not cached).
   if (ctx.params.as_of !== undefined) return deps.asOf.item(ctx, doc, schema).then(uncacheable);
   const context = ctx.params.context as 'view' | 'edit' | 'embed';
@@ -215,7 +262,8 @@ function readItem(ctx: HandlerContext, type: TypeInfo, schema: ContentPresenter[
   return isPromise(item) ? item.then(readResult) : readResult(item);
 }
 
-const readResult = (item: Record<string, unknown>): RestResult => ok(item, { Link: `<${(item.link as string | undefined) ?? ''}>; rel="alternate"; type=text/html` });
+const readResult = (item: Record<string, unknown>): RestResult =>
+  ok(item, { Link: `<${(item.link as string | undefined) ?? ''}>; rel="alternate"; type=text/html` });
 
 function readPermission(site: Site, ctx: HandlerContext, type: TypeInfo): MaybeAsync<boolean | RestError> {
   const loaded = loadDoc(site, ctx, type);
@@ -235,7 +283,12 @@ function judgeRead(ctx: HandlerContext, type: TypeInfo, doc: ContentDoc | null):
   return canReadItem(ctx.actor, type.caps, owned(doc));
 }
 
-async function updatePermission(site: Site, ctx: HandlerContext, type: TypeInfo, strictTemplateArg: ArgSchema): Promise<boolean | RestError> {
+async function updatePermission(
+  site: Site,
+  ctx: HandlerContext,
+  type: TypeInfo,
+  strictTemplateArg: ArgSchema,
+): Promise<boolean | RestError> {
   const doc = await loadDoc(site, ctx, type);
   // The rest of the template's argument check (see withTemplateCheck): a validation failure, so before the rest.
   const template = ctx.params.template;
@@ -252,7 +305,11 @@ async function updatePermission(site: Site, ctx: HandlerContext, type: TypeInfo,
   if (ctx.params.author && ctx.params.author !== actor?.id && !hasCap(actor, type.caps.edit_others_posts)) {
     return restError('rest_cannot_edit_others', 'Sorry, you are not allowed to update posts as this user.', status);
   }
-  if (ctx.params.sticky === true && !hasCap(actor, type.caps.edit_others_posts) && !hasCap(actor, type.caps.publish_posts)) {
+  if (
+    ctx.params.sticky === true &&
+    !hasCap(actor, type.caps.edit_others_posts) &&
+    !hasCap(actor, type.caps.publish_posts)
+  ) {
     return restError('rest_cannot_assign_sticky', 'Sorry, you are not allowed to make posts sticky.', status);
   }
   return true;
@@ -262,7 +319,11 @@ async function deletePermission(site: Site, ctx: HandlerContext, type: TypeInfo)
   const doc = await loadDoc(site, ctx, type);
   if (!doc) return invalidId();
   if (!canDeleteItem(ctx.actor, type.caps, owned(doc))) {
-    return restError('rest_cannot_delete', 'Sorry, you are not allowed to delete this post.', authorizationStatus(ctx.actor?.id ?? null));
+    return restError(
+      'rest_cannot_delete',
+      'Sorry, you are not allowed to delete this post.',
+      authorizationStatus(ctx.actor?.id ?? null),
+    );
   }
   return true;
 }
@@ -271,11 +332,19 @@ async function deletePermission(site: Site, ctx: HandlerContext, type: TypeInfo)
  * The refusal of a status that publishes (published, scheduled or private) to a caller without publish_posts; a status
  * the item already has is not checked.
  */
-export function publishRefusal(actor: Actor | null, caps: PostTypeCaps, wanted: unknown, current: ContentDoc | null): RestError | null {
+export function publishRefusal(
+  actor: Actor | null,
+  caps: PostTypeCaps,
+  wanted: unknown,
+  current: ContentDoc | null,
+): RestError | null {
   if (wanted === undefined || wanted === current?.status) return null;
   if (!['publish', 'future', 'private'].includes(wanted as string) || hasCap(actor, caps.publish_posts)) return null;
   // WordPress's messages say "posts" whatever the type.
-  const message = wanted === 'private' ? 'Sorry, you are not allowed to create private posts in this post type.' : 'Sorry, you are not allowed to publish posts in this post type.';
+  const message =
+    wanted === 'private'
+      ? 'Sorry, you are not allowed to create private posts in this post type.'
+      : 'Sorry, you are not allowed to publish posts in this post type.';
   return restError('rest_cannot_publish', message, authorizationStatus(actor?.id ?? null));
 }
 
@@ -305,18 +374,30 @@ async function listItems(site: Site, ctx: HandlerContext, type: TypeInfo, deps: 
     if (item instanceof Promise) pending = true;
     body.push(item);
   }
-  return collectionResult(pending ? await Promise.all(body) : body, paging, `${site.apiRoot}${type.restBase}`, linkQuery(ctx));
+  return collectionResult(
+    pending ? await Promise.all(body) : body,
+    paging,
+    `${site.apiRoot}${type.restBase}`,
+    linkQuery(ctx),
+  );
 }
 
 /** Turns validated body params into the decider's input, enforcing the rules that need the site. */
-async function writeInput(site: Site, ctx: HandlerContext, type: TypeInfo, current: ContentDoc | null, deps: ContentRouteDeps): Promise<PostInput> {
+async function writeInput(
+  site: Site,
+  ctx: HandlerContext,
+  type: TypeInfo,
+  current: ContentDoc | null,
+  deps: ContentRouteDeps,
+): Promise<PostInput> {
   const p = ctx.params;
   const body = { ...(ctx.request.form ?? {}), ...(ctx.request.json ?? {}) };
   const sent = (key: string) => Object.hasOwn(body, key) || Object.hasOwn(ctx.request.query, key);
   const input: PostInput = {};
   const text = (value: unknown): string | undefined => {
     if (typeof value === 'string') return value;
-    if (value && typeof value === 'object' && typeof (value as { raw?: unknown }).raw === 'string') return (value as { raw: string }).raw;
+    if (value && typeof value === 'object' && typeof (value as { raw?: unknown }).raw === 'string')
+      return (value as { raw: string }).raw;
     return undefined;
   };
   for (const field of ['title', 'content', 'excerpt'] as const) {
@@ -325,8 +406,23 @@ async function writeInput(site: Site, ctx: HandlerContext, type: TypeInfo, curre
       if (value !== undefined) input[field] = value;
     }
   }
-  const copy = ['slug', 'status', 'password', 'featured_media', 'comment_status', 'ping_status', 'sticky', 'template', 'format', 'categories', 'tags', 'parent', 'menu_order'] as const;
-  for (const field of copy) if (sent(field) && p[field] !== undefined) (input as Record<string, unknown>)[field] = p[field];
+  const copy = [
+    'slug',
+    'status',
+    'password',
+    'featured_media',
+    'comment_status',
+    'ping_status',
+    'sticky',
+    'template',
+    'format',
+    'categories',
+    'tags',
+    'parent',
+    'menu_order',
+  ] as const;
+  for (const field of copy)
+    if (sent(field) && p[field] !== undefined) (input as Record<string, unknown>)[field] = p[field];
   if (input.featured_media !== undefined) {
     const kept = await deps.featuredMediaToKeep(input.featured_media);
     if (kept === undefined) delete input.featured_media;
@@ -334,12 +430,14 @@ async function writeInput(site: Site, ctx: HandlerContext, type: TypeInfo, curre
   }
   if (sent('date')) input.date = (p.date as string | null | undefined) ?? null;
   if (sent('date_gmt')) input.date_gmt = (p.date_gmt as string | null | undefined) ?? null;
-  if (sent('meta') && p.meta && typeof p.meta === 'object') input.meta = { footnotes: String((p.meta as { footnotes?: unknown }).footnotes ?? '') };
+  if (sent('meta') && p.meta && typeof p.meta === 'object')
+    input.meta = { footnotes: String((p.meta as { footnotes?: unknown }).footnotes ?? '') };
 
   const actor = ctx.actor!;
   if (sent('author') && p.author) {
     // Only another user's id is looked up; naming oneself always works (and takes the item over).
-    if (p.author !== actor.id && !(await site.readModel.get('user', p.author as number))) throw restError('rest_invalid_author', 'Invalid author ID.', 400);
+    if (p.author !== actor.id && !(await site.readModel.get('user', p.author as number)))
+      throw restError('rest_invalid_author', 'Invalid author ID.', 400);
     input.author = p.author as number;
   }
   const refusal = publishRefusal(actor, type.caps, input.status, current);
@@ -362,7 +460,8 @@ async function writeInput(site: Site, ctx: HandlerContext, type: TypeInfo, curre
     if (input.tags !== undefined) input.tags = await deps.existingTerms('post_tag', input.tags);
     // WordPress files a post saved without categories under the default one; categories sent are set exactly
     // as sent (once unknown ids are dropped), even when that leaves none.
-    if (input.categories === undefined && (current?.categories ?? []).length === 0) input.categories = [await deps.defaultCategory()];
+    if (input.categories === undefined && (current?.categories ?? []).length === 0)
+      input.categories = [await deps.defaultCategory()];
   }
   return input;
 }

@@ -9,13 +9,30 @@ import { ALL, EDIT, VIEW_EDIT, postTypeFields, renderedText } from './fields';
 
 export const WRITABLE_STATUSES = ['publish', 'future', 'draft', 'pending', 'private'] as const;
 /** The statuses a write accepts with those the instance registers (src/instances/), which come after the built-in ones. */
-export const writableStatuses = (registered: readonly string[]): readonly string[] => [...WRITABLE_STATUSES, ...registered];
-export const POST_FORMATS = ['standard', 'aside', 'chat', 'gallery', 'link', 'image', 'quote', 'status', 'video', 'audio'] as const;
+export const writableStatuses = (registered: readonly string[]): readonly string[] => [
+  ...WRITABLE_STATUSES,
+  ...registered,
+];
+export const POST_FORMATS = [
+  'standard',
+  'aside',
+  'chat',
+  'gallery',
+  'link',
+  'image',
+  'quote',
+  'status',
+  'video',
+  'audio',
+] as const;
 
 export function contentSchema(postType: PostType, options: { statuses?: readonly string[] } = {}): ResourceSchema {
   if (postType === 'wp_block') return blockSchema(options.statuses ?? WRITABLE_STATUSES);
   const isPost = postType === 'post';
-  const shared = postTypeFields('URL-safe identifier, unique within the post type.', options.statuses ?? WRITABLE_STATUSES);
+  const shared = postTypeFields(
+    'URL-safe identifier, unique within the post type.',
+    options.statuses ?? WRITABLE_STATUSES,
+  );
   const properties: Record<string, unknown> = {
     ...shared.identity,
     password: { description: 'Password that protects the content and excerpt.', type: 'string', context: EDIT },
@@ -27,35 +44,71 @@ export function contentSchema(postType: PostType, options: { statuses?: readonly
       : {}),
     title: shared.title,
     content: renderedText('Content of the item.', VIEW_EDIT, {
-      protected: { description: 'Whether a password protects the content.', type: 'boolean', context: ALL, readonly: true },
-      block_version: { description: 'Block format version of the content.', type: 'integer', context: EDIT, readonly: true },
+      protected: {
+        description: 'Whether a password protects the content.',
+        type: 'boolean',
+        context: ALL,
+        readonly: true,
+      },
+      block_version: {
+        description: 'Block format version of the content.',
+        type: 'integer',
+        context: EDIT,
+        readonly: true,
+      },
     }),
     author: shared.author,
     excerpt: renderedText('Excerpt of the item.', ALL, {
-      protected: { description: 'Whether a password protects the excerpt.', type: 'boolean', context: ALL, readonly: true },
+      protected: {
+        description: 'Whether a password protects the excerpt.',
+        type: 'boolean',
+        context: ALL,
+        readonly: true,
+      },
     }),
     featured_media: { description: 'Identifier of the featured media item.', type: 'integer', context: ALL },
     ...shared.discussion,
     ...(postType === 'page'
       ? { menu_order: { description: 'Position among sibling pages.', type: 'integer', context: VIEW_EDIT } }
       : {}),
-    ...(isPost ? { format: { description: 'Post format.', type: 'string', enum: [...POST_FORMATS], context: VIEW_EDIT } } : {}),
+    ...(isPost
+      ? { format: { description: 'Post format.', type: 'string', enum: [...POST_FORMATS], context: VIEW_EDIT } }
+      : {}),
     meta: {
       description: 'Registered meta fields.',
       type: 'object',
       context: VIEW_EDIT,
-      properties: { footnotes: { description: 'Footnotes of the item, as block data.', type: 'string', default: '', context: VIEW_EDIT } },
+      properties: {
+        footnotes: {
+          description: 'Footnotes of the item, as block data.',
+          type: 'string',
+          default: '',
+          context: VIEW_EDIT,
+        },
+      },
     },
-    ...(isPost ? { sticky: { description: 'Whether the post stays at the top of lists.', type: 'boolean', context: VIEW_EDIT } } : {}),
+    ...(isPost
+      ? { sticky: { description: 'Whether the post stays at the top of lists.', type: 'boolean', context: VIEW_EDIT } }
+      : {}),
     template: shared.template,
     ...(isPost
       ? {
-          categories: { description: 'Category term ids.', type: 'array', items: { type: 'integer' }, context: VIEW_EDIT },
+          categories: {
+            description: 'Category term ids.',
+            type: 'array',
+            items: { type: 'integer' },
+            context: VIEW_EDIT,
+          },
           tags: { description: 'Tag term ids.', type: 'array', items: { type: 'integer' }, context: VIEW_EDIT },
         }
       : {}),
   };
-  return { $schema: 'http://json-schema.org/draft-04/schema#', title: postType, type: 'object', properties } as ResourceSchema;
+  return {
+    $schema: 'http://json-schema.org/draft-04/schema#',
+    title: postType,
+    type: 'object',
+    properties,
+  } as ResourceSchema;
 }
 
 /**
@@ -82,13 +135,28 @@ function blockSchema(statuses: readonly string[]): ResourceSchema {
       arg_options: { type: ['string', 'object'], properties: { raw: { type: 'string' } } },
       properties: {
         raw: { description: 'Content of the block, as stored: block markup.', type: 'string', context: VIEW_EDIT },
-        protected: { description: 'Whether a password protects the content.', type: 'boolean', context: ALL, readonly: true },
-        block_version: { description: 'Block format version of the content.', type: 'integer', context: EDIT, readonly: true },
+        protected: {
+          description: 'Whether a password protects the content.',
+          type: 'boolean',
+          context: ALL,
+          readonly: true,
+        },
+        block_version: {
+          description: 'Block format version of the content.',
+          type: 'integer',
+          context: EDIT,
+          readonly: true,
+        },
       },
     },
     template: shared.template,
   };
-  return { $schema: 'http://json-schema.org/draft-04/schema#', title: 'wp_block', type: 'object', properties } as ResourceSchema;
+  return {
+    $schema: 'http://json-schema.org/draft-04/schema#',
+    title: 'wp_block',
+    type: 'object',
+    properties,
+  } as ResourceSchema;
 }
 
 /**
@@ -106,11 +174,14 @@ export function contentActionLinks(postType: PostType, apiRoot: string): Record<
   const termIds = { type: 'array', items: { type: 'integer' } };
   const links = [
     link('publish', 'The caller may publish the item.', { status: { type: 'string', enum: ['publish', 'future'] } }),
-    link('unfiltered-html', 'The caller may save HTML and scripts unfiltered.', { content: { raw: { type: 'string' } } }),
+    link('unfiltered-html', 'The caller may save HTML and scripts unfiltered.', {
+      content: { raw: { type: 'string' } },
+    }),
   ];
   // A reusable block has no author, terms or sticky flag.
   if (postType === 'wp_block') return links;
-  if (postType === 'post') links.push(link('sticky', 'The caller may make the post sticky.', { sticky: { type: 'boolean' } }));
+  if (postType === 'post')
+    links.push(link('sticky', 'The caller may make the post sticky.', { sticky: { type: 'boolean' } }));
   links.push(link('assign-author', 'The caller may change the author.', { author: { type: 'integer' } }));
   if (postType === 'post') {
     links.push(

@@ -32,7 +32,12 @@ export const detachTermDecider: Decider<ContentState, DetachTermCommand, Content
     if (!current.includes(command.termId)) return [];
     let remaining = current.filter((id) => id !== command.termId);
     if (remaining.length === 0 && command.fallback !== null) remaining = [command.fallback];
-    return [{ type: 'PostUpdated', data: { id: state.id, postType: state.postType, changes: { [command.field]: remaining } } }];
+    return [
+      {
+        type: 'PostUpdated',
+        data: { id: state.id, postType: state.postType, changes: { [command.field]: remaining } },
+      },
+    ];
   },
 };
 
@@ -60,7 +65,12 @@ export async function detachTermFromPosts(
   const metadata = site.metadata(actor?.id ?? null, requestId);
   let position = 0;
   for (const doc of items as ContentDoc[]) {
-    const result = await site.commands.handle(contentStreamId(doc.id), detachTermDecider, { field, termId, fallback }, metadata);
+    const result = await site.commands.handle(
+      contentStreamId(doc.id),
+      detachTermDecider,
+      { field, termId, fallback },
+      metadata,
+    );
     position = Math.max(position, result.position);
   }
   return position;

@@ -13,16 +13,33 @@ import type { PostType } from './events';
 import type { MaybeAsync } from '../../core/maybeAsync';
 
 export async function writtenItem(site: Site, postType: PostType, id: number, position: number): Promise<ContentDoc> {
-  const doc = await readWritten<ContentDoc>(site, { projection: 'content', collection: postType, id, stream: contentStreamId(id), position });
+  const doc = await readWritten<ContentDoc>(site, {
+    projection: 'content',
+    collection: postType,
+    id,
+    stream: contentStreamId(id),
+    position,
+  });
   if (!doc) throw restError('rest_post_invalid_id', 'Invalid post ID.', 404);
   return doc;
 }
 
 /** The post or page `id` as the log has it now, for its item routes (also while the content projection rebuilds). */
 export function currentItem(site: Site, postType: PostType, id: number): MaybeAsync<ContentDoc | null> {
-  return readCurrent<ContentDoc>(site, { projection: 'content', collection: postType, id, stream: contentStreamId(id) });
+  return readCurrent<ContentDoc>(site, {
+    projection: 'content',
+    collection: postType,
+    id,
+    stream: contentStreamId(id),
+  });
 }
 
 export async function writtenHistory(site: Site, id: number, position: number): Promise<RevisionsDoc | null> {
-  return readWritten<RevisionsDoc>(site, { projection: 'revisions', collection: 'revisions', id, stream: contentStreamId(id), position });
+  return readWritten<RevisionsDoc>(site, {
+    projection: 'revisions',
+    collection: 'revisions',
+    id,
+    stream: contentStreamId(id),
+    position,
+  });
 }

@@ -21,24 +21,40 @@ export type GlobalStylesCommand =
   /** Validated input: `styles` and `settings` objects replace the stored ones whole; `title` a string or `{raw}`. */
   | { kind: 'change'; input: { title?: unknown; styles?: unknown; settings?: unknown } };
 
-export const initialGlobalStylesState = (): GlobalStylesState => ({ exists: false, id: 0, stylesheet: '', title: '', styles: {}, settings: {} });
+export const initialGlobalStylesState = (): GlobalStylesState => ({
+  exists: false,
+  id: 0,
+  stylesheet: '',
+  title: '',
+  styles: {},
+  settings: {},
+});
 
 export function evolveGlobalStyles(state: GlobalStylesState, event: GlobalStylesEvent): GlobalStylesState {
   switch (event.type) {
     case 'GlobalStylesCreated':
-      return { exists: true, id: event.data.id, stylesheet: event.data.stylesheet, title: event.data.title, styles: {}, settings: {} };
+      return {
+        exists: true,
+        id: event.data.id,
+        stylesheet: event.data.stylesheet,
+        title: event.data.title,
+        styles: {},
+        settings: {},
+      };
     case 'GlobalStylesChanged':
       return { ...state, ...event.data.changes };
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * An object sent for styles or settings. WordPress takes a list too (a PHP array either way): its keys are numbers,
  * which no theme.json key is, so it stands for an empty object.
  */
-const asObject = (value: unknown): Record<string, unknown> | null => (isObject(value) ? value : Array.isArray(value) ? {} : null);
+const asObject = (value: unknown): Record<string, unknown> | null =>
+  isObject(value) ? value : Array.isArray(value) ? {} : null;
 
 /** The title sent: a string, or `{raw}` with a non-empty raw (WordPress ignores an empty one). */
 function titleOf(value: unknown): string | undefined {
@@ -50,7 +66,9 @@ function titleOf(value: unknown): string | undefined {
 function decide(command: GlobalStylesCommand, state: GlobalStylesState): GlobalStylesEvent[] {
   if (command.kind === 'create') {
     if (state.exists) return [];
-    return [{ type: 'GlobalStylesCreated', data: { id: command.id, stylesheet: command.stylesheet, title: command.title } }];
+    return [
+      { type: 'GlobalStylesCreated', data: { id: command.id, stylesheet: command.stylesheet, title: command.title } },
+    ];
   }
   if (!state.exists) throw new NotFound('globalStyles');
   const changes: { title?: string; styles?: ThemeJsonObject; settings?: ThemeJsonObject } = {};

@@ -22,7 +22,9 @@ export interface GlobalStylesChanged {
   changes: { title?: string; styles?: ThemeJsonObject; settings?: ThemeJsonObject };
 }
 
-export type GlobalStylesEvent = DomainEvent<'GlobalStylesCreated', GlobalStylesCreated> | DomainEvent<'GlobalStylesChanged', GlobalStylesChanged>;
+export type GlobalStylesEvent =
+  | DomainEvent<'GlobalStylesCreated', GlobalStylesCreated>
+  | DomainEvent<'GlobalStylesChanged', GlobalStylesChanged>;
 
 export const GLOBAL_STYLES_EVENT_TYPES = ['GlobalStylesCreated', 'GlobalStylesChanged'] as const;
 

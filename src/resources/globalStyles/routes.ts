@@ -36,7 +36,12 @@ export const globalStylesSchema: ResourceSchema = {
       context: ALL,
       properties: {
         raw: { description: 'The title as stored.', type: 'string', context: ['view', 'edit', 'embed'] },
-        rendered: { description: 'The title for display.', type: 'string', context: ['view', 'edit', 'embed'], readonly: true },
+        rendered: {
+          description: 'The title for display.',
+          type: 'string',
+          context: ['view', 'edit', 'embed'],
+          readonly: true,
+        },
       },
     },
   },
@@ -52,11 +57,18 @@ export const VARIATIONS_STYLESHEET = '[\\/\\s%\\w\\.\\x28\\x29\\[\\]\\@_\\-]+';
 export const THEME_DIRECTORY = '[^\\/:<>\\*\\?"\\|]+(?:\\/[^\\/:<>\\*\\?"\\|]+)?';
 
 const manageRefusal = (ctx: HandlerContext): RestError =>
-  restError('rest_cannot_manage_global_styles', 'Sorry, you are not allowed to access the global styles on this site.', authorizationStatus(ctx.actor?.id ?? null));
+  restError(
+    'rest_cannot_manage_global_styles',
+    'Sorry, you are not allowed to access the global styles on this site.',
+    authorizationStatus(ctx.actor?.id ?? null),
+  );
 const themeManagers: PermissionRule = (ctx) => hasCap(ctx.actor, 'edit_theme_options') || manageRefusal(ctx);
 
 /** The context asked for: global styles register no `context` argument, so it is read from the query as sent. */
-const contextOf = (ctx: HandlerContext): Context => (typeof ctx.request.query.context === 'string' && ctx.request.query.context !== '' ? ctx.request.query.context : 'view') as Context;
+const contextOf = (ctx: HandlerContext): Context =>
+  (typeof ctx.request.query.context === 'string' && ctx.request.query.context !== ''
+    ? ctx.request.query.context
+    : 'view') as Context;
 
 /** A path parameter as a stylesheet: percent-decoded, as WordPress decodes it (undecodable text stays as sent). */
 function decoded(value: unknown): string {
@@ -102,10 +114,20 @@ export function globalStylesRoutes(site: Site, theme: StyledTheme): RouteDefinit
       return doc;
     });
   };
-  const judged = <T>(value: MaybeAsync<T>, judge: (value: T) => true | RestError): MaybeAsync<true | RestError> => (isPromise(value) ? value.then(judge) : judge(value));
+  const judged = <T>(value: MaybeAsync<T>, judge: (value: T) => true | RestError): MaybeAsync<true | RestError> =>
+    isPromise(value) ? value.then(judge) : judge(value);
 
   const present = (ctx: HandlerContext, doc: GlobalStylesDoc) => {
-    const item = filterByContext(globalStylesSchema, { id: doc.id, title: { raw: doc.title, rendered: renderTitle(doc.title) }, settings: doc.settings, styles: doc.styles }, contextOf(ctx)) as Record<string, unknown>;
+    const item = filterByContext(
+      globalStylesSchema,
+      {
+        id: doc.id,
+        title: { raw: doc.title, rendered: renderTitle(doc.title) },
+        settings: doc.settings,
+        styles: doc.styles,
+      },
+      contextOf(ctx),
+    ) as Record<string, unknown>;
     const self = `${site.apiRoot}core/v2/global-styles/${doc.id}`;
     const links: Record<string, unknown[]> = { self: [{ href: self }] };
     if (hasCap(ctx.actor, 'publish_posts')) links['wp:action-publish'] = [{ href: self }];
@@ -120,7 +142,7 @@ export function globalStylesRoutes(site: Site, theme: StyledTheme): RouteDefinit
       endpoints: [
         {
           methods: ['GET'],
-          args: { stylesheet: { description: 'The theme\'s stylesheet.', type: 'string' } },
+          args: { stylesheet: { description: "The theme's stylesheet.", type: 'string' } },
           permission: themeManagers,
           signedInOnly: true,
           handle: (ctx) => {
@@ -136,14 +158,21 @@ export function globalStylesRoutes(site: Site, theme: StyledTheme): RouteDefinit
       endpoints: [
         {
           methods: ['GET'],
-          args: { stylesheet: { description: 'The theme\'s stylesheet.', type: 'string' } },
+          args: { stylesheet: { description: "The theme's stylesheet.", type: 'string' } },
           permission: themeManagers,
           signedInOnly: true,
           handle: (ctx) => {
             const stylesheet = decoded(ctx.params.stylesheet);
             if (stylesheet !== theme.stylesheet) throw themeNotFound();
-            const item = filterByContext(globalStylesSchema, { settings: theme.baseSettings, styles: theme.baseStyles }, contextOf(ctx)) as Record<string, unknown>;
-            return ok({ ...item, _links: { self: [{ href: `${site.apiRoot}core/v2/global-styles/themes/${stylesheet}` }] } });
+            const item = filterByContext(
+              globalStylesSchema,
+              { settings: theme.baseSettings, styles: theme.baseStyles },
+              contextOf(ctx),
+            ) as Record<string, unknown>;
+            return ok({
+              ...item,
+              _links: { self: [{ href: `${site.apiRoot}core/v2/global-styles/themes/${stylesheet}` }] },
+            });
           },
         },
       ],
@@ -160,8 +189,16 @@ export function globalStylesRoutes(site: Site, theme: StyledTheme): RouteDefinit
             judged(load(ctx), (doc) => {
               if (!doc) return notFound();
               const status = authorizationStatus(ctx.actor?.id ?? null);
-              if (contextOf(ctx) === 'edit' && !mayManage(ctx)) return restError('rest_forbidden_context', 'Sorry, you are not allowed to edit this global style.', status);
-              return mayManage(ctx) || restError('rest_cannot_view', 'Sorry, you are not allowed to view this global style.', status);
+              if (contextOf(ctx) === 'edit' && !mayManage(ctx))
+                return restError(
+                  'rest_forbidden_context',
+                  'Sorry, you are not allowed to edit this global style.',
+                  status,
+                );
+              return (
+                mayManage(ctx) ||
+                restError('rest_cannot_view', 'Sorry, you are not allowed to view this global style.', status)
+              );
             }),
           signedInOnly: true,
           handle: async (ctx) => ok(present(ctx, (await load(ctx))!)),
@@ -172,15 +209,29 @@ export function globalStylesRoutes(site: Site, theme: StyledTheme): RouteDefinit
           permission: (ctx) =>
             judged(load(ctx), (doc) => {
               if (!doc) return notFound();
-              return mayManage(ctx) || restError('rest_cannot_edit', 'Sorry, you are not allowed to edit this global style.', authorizationStatus(ctx.actor?.id ?? null));
+              return (
+                mayManage(ctx) ||
+                restError(
+                  'rest_cannot_edit',
+                  'Sorry, you are not allowed to edit this global style.',
+                  authorizationStatus(ctx.actor?.id ?? null),
+                )
+              );
             }),
           signedInOnly: true,
           handle: async (ctx) => {
             const doc = (await load(ctx))!;
             const { styles, settings, title } = ctx.params;
-            const outcome = await changeGlobalStyles(site, doc.stylesheet, { styles, settings, title }, ctx.actor!, ctx.request.requestId);
+            const outcome = await changeGlobalStyles(
+              site,
+              doc.stylesheet,
+              { styles, settings, title },
+              ctx.actor!,
+              ctx.request.requestId,
+            );
             await site.settle(outcome.position);
-            const written = outcome.position > 0 ? await writtenGlobalStyles(site, doc.stylesheet, doc.id, outcome.position) : doc;
+            const written =
+              outcome.position > 0 ? await writtenGlobalStyles(site, doc.stylesheet, doc.id, outcome.position) : doc;
             return ok(present(ctx, written ?? doc));
           },
         },

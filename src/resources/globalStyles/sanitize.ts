@@ -19,31 +19,69 @@ const STYLE_PROPERTIES: Shape = {
   filter: keys('duotone'),
   shadow: LEAF,
   spacing: keys('margin', 'padding', 'blockGap'),
-  typography: keys('fontFamily', 'fontSize', 'fontStyle', 'fontWeight', 'letterSpacing', 'lineHeight', 'textDecoration', 'textTransform'),
+  typography: keys(
+    'fontFamily',
+    'fontSize',
+    'fontStyle',
+    'fontWeight',
+    'letterSpacing',
+    'lineHeight',
+    'textDecoration',
+    'textTransform',
+  ),
 };
 
 /** Elements styled on their own; links and buttons also in their interactive states. */
 const ELEMENTS = ['link', 'heading', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'button', 'caption', 'cite'];
 const STATES = [':visited', ':hover', ':focus', ':active'];
 
-const elementShape = (name: string): Shape => (name === 'link' || name === 'button' ? { ...STYLE_PROPERTIES, ...Object.fromEntries(STATES.map((state) => [state, STYLE_PROPERTIES])) } : STYLE_PROPERTIES);
+const elementShape = (name: string): Shape =>
+  name === 'link' || name === 'button'
+    ? { ...STYLE_PROPERTIES, ...Object.fromEntries(STATES.map((state) => [state, STYLE_PROPERTIES])) }
+    : STYLE_PROPERTIES;
 const ELEMENT_STYLES: Shape = Object.fromEntries(ELEMENTS.map((name) => [name, elementShape(name)]));
 
 const SETTINGS: Shape = {
   appearanceTools: LEAF,
   useRootPaddingAwareAlignments: LEAF,
   border: keys('color', 'radius', 'style', 'width'),
-  color: keys('background', 'custom', 'customDuotone', 'customGradient', 'defaultDuotone', 'defaultGradients', 'defaultPalette', 'duotone', 'gradients', 'link', 'palette', 'text'),
+  color: keys(
+    'background',
+    'custom',
+    'customDuotone',
+    'customGradient',
+    'defaultDuotone',
+    'defaultGradients',
+    'defaultPalette',
+    'duotone',
+    'gradients',
+    'link',
+    'palette',
+    'text',
+  ),
   custom: LEAF,
   layout: keys('contentSize', 'definitions', 'wideSize'),
   spacing: keys('customSpacingSize', 'spacingSizes', 'spacingScale', 'blockGap', 'margin', 'padding', 'units'),
-  typography: keys('fluid', 'customFontSize', 'dropCap', 'fontFamilies', 'fontSizes', 'fontStyle', 'fontWeight', 'letterSpacing', 'lineHeight', 'textDecoration', 'textTransform'),
+  typography: keys(
+    'fluid',
+    'customFontSize',
+    'dropCap',
+    'fontFamilies',
+    'fontSizes',
+    'fontStyle',
+    'fontWeight',
+    'letterSpacing',
+    'lineHeight',
+    'textDecoration',
+    'textTransform',
+  ),
 };
 
 /** A block's name, `namespace/name` (lower-case letters, digits and dashes). */
 const BLOCK_NAME = /^[a-z][a-z0-9-]*\/[a-z][a-z0-9-]*$/;
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 function prune(value: Record<string, unknown>, shape: Shape): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -61,7 +99,10 @@ function prune(value: Record<string, unknown>, shape: Shape): Record<string, unk
 }
 
 /** Each `blocks` entry named like a block, pruned by `shape`. */
-function pruneBlocks(value: unknown, shape: (block: Record<string, unknown>) => Record<string, unknown>): Record<string, unknown> | undefined {
+function pruneBlocks(
+  value: unknown,
+  shape: (block: Record<string, unknown>) => Record<string, unknown>,
+): Record<string, unknown> | undefined {
   if (!isObject(value)) return undefined;
   const out: Record<string, unknown> = {};
   for (const [name, entry] of Object.entries(value)) {

@@ -72,7 +72,8 @@ export function historyOf(events: readonly RecordedEvent[]): HistoryEntry[] {
  * Whether the event had happened by `asOfMs`. Item dates are kept to the second, so an event counts from the
  * start of the second it happened in: `as_of` equal to an item's `modified` shows that modification.
  */
-export const happenedBy = (event: RecordedEvent, asOfMs: number): boolean => Math.floor(Date.parse(event.metadata.at) / 1000) * 1000 <= asOfMs;
+export const happenedBy = (event: RecordedEvent, asOfMs: number): boolean =>
+  Math.floor(Date.parse(event.metadata.at) / 1000) * 1000 <= asOfMs;
 
 /**
  * The item's read-model document as it was at `asOfMs`: the stream folded up to its last event that had

@@ -32,12 +32,17 @@ export async function itemHistory(site: Site, id: number): Promise<HistoryEntry[
 export function historyRefusal(actor: Actor | null, doc: ContentDoc): RestError | null {
   const caps = capsOfPostType(doc.type);
   if (canEditItem(actor, caps, { author: doc.author, status: doc.status, trashedFrom: doc.trashed_from })) return null;
-  return restError('rest_cannot_read', `Sorry, you are not allowed to view the history of this ${doc.type}.`, authorizationStatus(actor?.id ?? null));
+  return restError(
+    'rest_cannot_read',
+    `Sorry, you are not allowed to view the history of this ${doc.type}.`,
+    authorizationStatus(actor?.id ?? null),
+  );
 }
 
 /** The `as_of` argument of a single item: a date-time, in the site's time zone unless it carries an offset. */
 export const asOfArg = {
-  description: 'Show the item as it was at this moment (site time zone unless an offset is given). An extension to WordPress.',
+  description:
+    'Show the item as it was at this moment (site time zone unless an offset is given). An extension to WordPress.',
   type: 'string' as const,
   format: 'date-time',
 };
@@ -46,7 +51,12 @@ export const asOfArg = {
  * `GET /core/v2/{posts,pages}/{id}?as_of=…`: the item folded from its stream up to that moment, presented
  * like the live item. `current` is the live document the route already found (and checked readable).
  */
-export async function itemAsOf(site: Site, ctx: HandlerContext, current: ContentDoc, schema: ResourceSchema): Promise<RestResult> {
+export async function itemAsOf(
+  site: Site,
+  ctx: HandlerContext,
+  current: ContentDoc,
+  schema: ResourceSchema,
+): Promise<RestResult> {
   const refusal = historyRefusal(ctx.actor, current);
   if (refusal) throw refusal;
   const asOf = parseRestDate(String(ctx.params.as_of), site.settings.timezone);
@@ -83,8 +93,18 @@ export interface RevisionText {
  * Restores a revision's title, content and excerpt through the normal update, so the item gets a new
  * revision (unless its text already equals the revision, when WordPress makes none either).
  */
-export function restoreRevision(site: Site, postType: PostType, id: number, revision: RevisionText, actor: Actor, requestId: string): Promise<WriteOutcome> {
+export function restoreRevision(
+  site: Site,
+  postType: PostType,
+  id: number,
+  revision: RevisionText,
+  actor: Actor,
+  requestId: string,
+): Promise<WriteOutcome> {
   // A reusable block has no excerpt to restore.
-  const text = postType === 'wp_block' ? { title: revision.title, content: revision.content } : { title: revision.title, content: revision.content, excerpt: revision.excerpt };
+  const text =
+    postType === 'wp_block'
+      ? { title: revision.title, content: revision.content }
+      : { title: revision.title, content: revision.content, excerpt: revision.excerpt };
   return updateItem(site, postType, id, text, actor, requestId);
 }

@@ -22,13 +22,44 @@ export const historyEntrySchema: ResourceSchema = {
   title: 'history-entry',
   type: 'object',
   properties: {
-    revision: { description: '0-based index of the event in the item\'s stream.', type: 'integer', context: ALL, readonly: true },
-    position: { description: 'Position of the event in the global event log.', type: 'integer', context: ALL, readonly: true },
+    revision: {
+      description: "0-based index of the event in the item's stream.",
+      type: 'integer',
+      context: ALL,
+      readonly: true,
+    },
+    position: {
+      description: 'Position of the event in the global event log.',
+      type: 'integer',
+      context: ALL,
+      readonly: true,
+    },
     type: { description: 'Event type.', type: 'string', context: ALL, readonly: true },
-    time: { description: 'When it happened, ISO 8601 UTC.', type: 'string', format: 'date-time', context: ALL, readonly: true },
-    user: { description: 'Identifier of the acting user; null for the system.', type: ['integer', 'null'], context: ALL, readonly: true },
-    request_id: { description: 'Identifier of the request that made it.', type: 'string', context: ALL, readonly: true },
-    diff: { description: 'The item\'s fields it changed: {field: {from, to}}.', type: 'object', context: ALL, readonly: true },
+    time: {
+      description: 'When it happened, ISO 8601 UTC.',
+      type: 'string',
+      format: 'date-time',
+      context: ALL,
+      readonly: true,
+    },
+    user: {
+      description: 'Identifier of the acting user; null for the system.',
+      type: ['integer', 'null'],
+      context: ALL,
+      readonly: true,
+    },
+    request_id: {
+      description: 'Identifier of the request that made it.',
+      type: 'string',
+      context: ALL,
+      readonly: true,
+    },
+    diff: {
+      description: "The item's fields it changed: {field: {from, to}}.",
+      type: 'object',
+      context: ALL,
+      readonly: true,
+    },
     revision_id: { description: 'The revision it made (PostRevised).', type: 'integer', context: ALL, readonly: true },
     autosave_id: { description: 'The autosave it wrote or dropped.', type: 'integer', context: ALL, readonly: true },
   },
@@ -38,7 +69,12 @@ export const historyEntrySchema: ResourceSchema = {
 export const historyArgs = (): Record<string, ArgSchema> => ({
   id: { description: 'Unique identifier of the item.', type: 'integer' },
   ...collectionParams({ noun: 'events' }),
-  order: { description: 'Oldest first (asc) or newest first (desc).', type: 'string', default: 'asc', enum: ['asc', 'desc'] },
+  order: {
+    description: 'Oldest first (asc) or newest first (desc).',
+    type: 'string',
+    default: 'asc',
+    enum: ['asc', 'desc'],
+  },
 });
 
 /** The requested page of a stream's history entries (oldest first as given), with what its paging headers need. */
@@ -60,8 +96,10 @@ export function historyRoutes(site: Site, postType: PostType): RouteDefinition[]
   };
   const present = (entry: HistoryEntry, id: number) => {
     const links: Record<string, unknown[]> = {};
-    if (entry.user !== null && entry.user > 0) links.author = [{ embeddable: true, href: `${site.apiRoot}core/v2/users/${entry.user}` }];
-    if (entry.revision_id !== undefined) links.revision = [{ href: `${site.apiRoot}${restBase}/${id}/revisions/${entry.revision_id}` }];
+    if (entry.user !== null && entry.user > 0)
+      links.author = [{ embeddable: true, href: `${site.apiRoot}core/v2/users/${entry.user}` }];
+    if (entry.revision_id !== undefined)
+      links.revision = [{ href: `${site.apiRoot}${restBase}/${id}/revisions/${entry.revision_id}` }];
     return { ...entry, _links: links };
   };
 
@@ -82,7 +120,12 @@ export function historyRoutes(site: Site, postType: PostType): RouteDefinition[]
           handle: async (ctx) => {
             const id = Number(ctx.params.id);
             const { entries, paging } = historyPage(await itemHistory(site, id), ctx.params);
-            return collectionResult(entries.map((entry) => present(entry, id)), paging, `${site.apiRoot}${restBase}/${id}/history`, linkQuery(ctx));
+            return collectionResult(
+              entries.map((entry) => present(entry, id)),
+              paging,
+              `${site.apiRoot}${restBase}/${id}/history`,
+              linkQuery(ctx),
+            );
           },
         },
       ],

@@ -50,7 +50,10 @@ export async function servingKeyed<T>(request: KeyedRequest, serve: () => T | Pr
  * a keyed request being served by that caller; null otherwise (also for what the system appends meanwhile: a default
  * category made on first need, an id block).
  */
-export function keyedMetadata(userId: number | null, requestId: string): { idempotencyKey: string; idempotencyScope: string } | null {
+export function keyedMetadata(
+  userId: number | null,
+  requestId: string,
+): { idempotencyKey: string; idempotencyScope: string } | null {
   if (serving.size === 0) return null;
   const request = serving.get(requestId);
   if (request === undefined || request.userId !== userId) return null;

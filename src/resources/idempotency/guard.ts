@@ -35,8 +35,22 @@ import { serializeBody } from '../../rest/serialized';
 import type { MaybeAsync } from '../../core/maybeAsync';
 import { servingKeyed, uniqueRequestId } from './context';
 import type { KeyedRequest } from './context';
-import { IDEMPOTENCY_COLLECTION, foldKeyStream, idempotencyScope, idempotencyStream, KEYED_METHODS, parseIdempotencyKey, requestFingerprint } from './keys';
-import type { IdempotencyKeyClaimed, IdempotencyKeyReleased, IdempotentRequestEnded, IdempotentResponseRecorded, KeyState } from './keys';
+import {
+  IDEMPOTENCY_COLLECTION,
+  foldKeyStream,
+  idempotencyScope,
+  idempotencyStream,
+  KEYED_METHODS,
+  parseIdempotencyKey,
+  requestFingerprint,
+} from './keys';
+import type {
+  IdempotencyKeyClaimed,
+  IdempotencyKeyReleased,
+  IdempotentRequestEnded,
+  IdempotentResponseRecorded,
+  KeyState,
+} from './keys';
 
 /** How long a key is kept after its claim, by default. */
 export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -73,7 +87,16 @@ interface KeyDoc extends Doc {
 }
 
 /** The resource events a create makes: a recovered create is answered 201, as the create itself. */
-const CREATED = new Set(['PostCreated', 'AttachmentCreated', 'UserRegistered', 'TermCreated', 'MenuCreated', 'MenuItemCreated', 'CommentCreated', 'ContactFormCreated']);
+const CREATED = new Set([
+  'PostCreated',
+  'AttachmentCreated',
+  'UserRegistered',
+  'TermCreated',
+  'MenuCreated',
+  'MenuItemCreated',
+  'CommentCreated',
+  'ContactFormCreated',
+]);
 
 export class IdempotencyGuard {
   private readonly ttlMs: number;
@@ -93,16 +116,31 @@ export class IdempotencyGuard {
    * Runs `serve` for the request, once per key: at once (without a promise) when the request carries no key or its
    * key is not honoured here.
    */
-  guard(request: RestRequest, endpoint: Endpoint | null, serve: (request: RestRequest) => MaybeAsync<RestResult>): MaybeAsync<RestResult> {
+  guard(
+    request: RestRequest,
+    endpoint: Endpoint | null,
+    serve: (request: RestRequest) => MaybeAsync<RestResult>,
+  ): MaybeAsync<RestResult> {
     const header = request.headers['idempotency-key'];
-    if (header === undefined || !KEYED_METHODS.has(request.method) || request.actor === null || endpoint === null || endpoint.answersSecret === true) return serve(request);
+    if (
+      header === undefined ||
+      !KEYED_METHODS.has(request.method) ||
+      request.actor === null ||
+      endpoint === null ||
+      endpoint.answersSecret === true
+    )
+      return serve(request);
     const parsed = parseIdempotencyKey(header);
     if (parsed === null) return serve(request);
     if (!('key' in parsed)) return errorResult(parsed);
     return this.keyed(request, parsed.key, serve);
   }
 
-  private async keyed(request: RestRequest, key: string, serve: (request: RestRequest) => MaybeAsync<RestResult>): Promise<RestResult> {
+  private async keyed(
+    request: RestRequest,
+    key: string,
+    serve: (request: RestRequest) => MaybeAsync<RestResult>,
+  ): Promise<RestResult> {
     const userId = request.actor!.id;
     const scope = idempotencyScope(userId, key);
     const stream = idempotencyStream(scope);
@@ -128,19 +166,38 @@ export class IdempotencyGuard {
       // Free (never used, expired, released, or abandoned without changing anything): claim it. The request is served
       // under a request id no other keyed request being served has (context.ts), which its claim names.
       const served = withRequestId(request, uniqueRequestId(request.requestId));
-      const claimed: IdempotencyKeyClaimed = { scope, userId, key, fingerprint, method: request.method, path: request.path };
+      const claimed: IdempotencyKeyClaimed = {
+        scope,
+        userId,
+        key,
+        fingerprint,
+        method: request.method,
+        path: request.path,
+      };
       const appended = await this.append(stream, 'IdempotencyKeyClaimed', claimed, state.revision, served);
       if (appended === 'conflict') {
         // Another request claimed or answered meanwhile: judge again on the stream as it is now.
         if (tries + 1 < CLAIM_TRIES) continue;
         return inFlight();
       }
-      return this.run(served, { key, scope, userId, requestId: served.requestId, appended: 0, uncertain: false }, stream, appended, serve);
+      return this.run(
+        served,
+        { key, scope, userId, requestId: served.requestId, appended: 0, uncertain: false },
+        stream,
+        appended,
+        serve,
+      );
     }
   }
 
   /** Serves the claimed request, then records its answer (or that it ended without one). */
-  private async run(request: RestRequest, keyed: KeyedRequest, stream: string, claimRevision: number, serve: (request: RestRequest) => MaybeAsync<RestResult>): Promise<RestResult> {
+  private async run(
+    request: RestRequest,
+    keyed: KeyedRequest,
+    stream: string,
+    claimRevision: number,
+    serve: (request: RestRequest) => MaybeAsync<RestResult>,
+  ): Promise<RestResult> {
     let result: RestResult;
     try {
       result = await servingKeyed(keyed, () => serve(request));
@@ -157,14 +214,30 @@ export class IdempotencyGuard {
   }
 
   /** The request ended without an answer to keep. */
-  private async end(request: RestRequest, keyed: KeyedRequest, stream: string, claimRevision: number, status: number): Promise<void> {
+  private async end(
+    request: RestRequest,
+    keyed: KeyedRequest,
+    stream: string,
+    claimRevision: number,
+    status: number,
+  ): Promise<void> {
     const changed = keyed.appended > 0 || keyed.uncertain;
     const type = changed ? 'IdempotentRequestEnded' : 'IdempotencyKeyReleased';
-    const data: IdempotentRequestEnded | IdempotencyKeyReleased = changed ? { scope: keyed.scope, status, appended: keyed.appended > 0 } : { scope: keyed.scope, status };
-    await this.append(stream, type, data, claimRevision, request).catch((error) => this.deps.log?.(`[${request.requestId}] could not record the end of a keyed request`, error));
+    const data: IdempotentRequestEnded | IdempotencyKeyReleased = changed
+      ? { scope: keyed.scope, status, appended: keyed.appended > 0 }
+      : { scope: keyed.scope, status };
+    await this.append(stream, type, data, claimRevision, request).catch((error) =>
+      this.deps.log?.(`[${request.requestId}] could not record the end of a keyed request`, error),
+    );
   }
 
-  private async record(request: RestRequest, stream: string, revision: number, result: RestResult, recovered: boolean): Promise<void> {
+  private async record(
+    request: RestRequest,
+    stream: string,
+    revision: number,
+    result: RestResult,
+    recovered: boolean,
+  ): Promise<void> {
     const json = result.body === null || result.body === undefined ? null : serializeBody(result.body);
     const recorded: IdempotentResponseRecorded = {
       scope: stream.slice('idempotency-'.length),
@@ -175,14 +248,23 @@ export class IdempotencyGuard {
     };
     // A failure to record (an answer too large for the store, a store outage) leaves the claim: a retry answers from
     // what the request changed instead.
-    await this.append(stream, 'IdempotentResponseRecorded', recorded, revision, request).catch((error) => this.deps.log?.(`[${request.requestId}] could not record the answer of a keyed request`, error));
+    await this.append(stream, 'IdempotentResponseRecorded', recorded, revision, request).catch((error) =>
+      this.deps.log?.(`[${request.requestId}] could not record the answer of a keyed request`, error),
+    );
   }
 
   /** Appends one event at the expected revision: the new revision, or 'conflict'. */
-  private async append(stream: string, type: string, data: object, expected: number | 'no_stream', request: RestRequest): Promise<number | 'conflict'> {
+  private async append(
+    stream: string,
+    type: string,
+    data: object,
+    expected: number | 'no_stream',
+    request: RestRequest,
+  ): Promise<number | 'conflict'> {
     const event: NewEvent = { type, data, metadata: this.deps.metadata(request.actor?.id ?? null, request.requestId) };
     try {
-      return (await this.deps.store.appendToStream(stream, [event], { expectedRevision: expected })).nextExpectedRevision;
+      return (await this.deps.store.appendToStream(stream, [event], { expectedRevision: expected }))
+        .nextExpectedRevision;
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError) return 'conflict';
       throw error;
@@ -211,27 +293,59 @@ export class IdempotencyGuard {
       const read = await this.present(request, named.path!);
       const created = CREATED.has(named.type) && request.method === 'POST' && base !== named.path;
       if (read.status === 200) {
-        result = created ? { status: 201, body: read.body, headers: { ...(read.headers ?? {}), Location: `${this.deps.apiRoot}${named.path!.slice(1)}` } } : { status: 200, body: read.body, headers: read.headers ?? {} };
-      } else result = { status: 200, body: { recovered: true, events: doc.resources.map(({ type, streamId }) => ({ type, stream: streamId })) }, headers: {} };
-    } else result = { status: 200, body: { recovered: true, events: doc.resources.map(({ type, streamId }) => ({ type, stream: streamId })) }, headers: {} };
+        result = created
+          ? {
+              status: 201,
+              body: read.body,
+              headers: { ...(read.headers ?? {}), Location: `${this.deps.apiRoot}${named.path!.slice(1)}` },
+            }
+          : { status: 200, body: read.body, headers: read.headers ?? {} };
+      } else
+        result = {
+          status: 200,
+          body: { recovered: true, events: doc.resources.map(({ type, streamId }) => ({ type, stream: streamId })) },
+          headers: {},
+        };
+    } else
+      result = {
+        status: 200,
+        body: { recovered: true, events: doc.resources.map(({ type, streamId }) => ({ type, stream: streamId })) },
+        headers: {},
+      };
     await this.record(request, idempotencyStream(scope), state.revision as number, result, true);
     return withReplayHeader(result);
   }
 }
 
 const reused = () =>
-  restError('rest_idempotency_key_reused', 'This Idempotency-Key was already used for another request. Send a new key with a new request.', 422);
+  restError(
+    'rest_idempotency_key_reused',
+    'This Idempotency-Key was already used for another request. Send a new key with a new request.',
+    422,
+  );
 
 function inFlight(): RestResult {
-  const error = restError('rest_idempotency_key_in_flight', 'A request with this Idempotency-Key is still being processed. Try again shortly.', 409);
+  const error = restError(
+    'rest_idempotency_key_in_flight',
+    'A request with this Idempotency-Key is still being processed. Try again shortly.',
+    409,
+  );
   return { ...errorResult(error), headers: { 'Retry-After': '1' } };
 }
 
-const withRequestId = (request: RestRequest, requestId: string): RestRequest => (requestId === request.requestId ? request : { ...request, requestId });
+const withRequestId = (request: RestRequest, requestId: string): RestRequest =>
+  requestId === request.requestId ? request : { ...request, requestId };
 
-const withReplayHeader = (result: RestResult): RestResult => ({ ...result, headers: { ...(result.headers ?? {}), 'Idempotent-Replayed': 'true' } });
+const withReplayHeader = (result: RestResult): RestResult => ({
+  ...result,
+  headers: { ...(result.headers ?? {}), 'Idempotent-Replayed': 'true' },
+});
 
 /** The recorded answer: its JSON parsed again serialises to the same bytes (it was made by JSON.stringify). */
 function replayed(outcome: IdempotentResponseRecorded): RestResult {
-  return withReplayHeader({ status: outcome.status, headers: { ...outcome.headers }, body: outcome.body === null ? null : (JSON.parse(outcome.body) as unknown) });
+  return withReplayHeader({
+    status: outcome.status,
+    headers: { ...outcome.headers },
+    body: outcome.body === null ? null : (JSON.parse(outcome.body) as unknown),
+  });
 }

@@ -36,7 +36,8 @@ export const KEYED_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH
  */
 export function parseIdempotencyKey(header: string | string[] | undefined): { key: string } | null | RestError {
   if (header === undefined) return null;
-  if (Array.isArray(header)) return header.length === 0 ? null : invalidKey('Send one Idempotency-Key header, not several.');
+  if (Array.isArray(header))
+    return header.length === 0 ? null : invalidKey('Send one Idempotency-Key header, not several.');
   const value = header.trim();
   let key: string;
   if (value.startsWith('"')) {
@@ -44,19 +45,24 @@ export function parseIdempotencyKey(header: string | string[] | undefined): { ke
     try {
       item = parseItem(value);
     } catch {
-      return invalidKey('The Idempotency-Key header is not a valid string: a quoted value of printable ASCII characters.');
+      return invalidKey(
+        'The Idempotency-Key header is not a valid string: a quoted value of printable ASCII characters.',
+      );
     }
     if (typeof item[0] !== 'string') return invalidKey('The Idempotency-Key header must be a string.');
     key = item[0];
   } else {
     // Node joins repeated fields with ", ", so a comma here also means several keys.
     if (!/^[\x21-\x7e]+$/.test(value) || value.includes(',') || value.includes('"')) {
-      return invalidKey('The Idempotency-Key header must be a quoted string, or a value of visible ASCII characters without commas.');
+      return invalidKey(
+        'The Idempotency-Key header must be a quoted string, or a value of visible ASCII characters without commas.',
+      );
     }
     key = value;
   }
   if (key.length === 0) return invalidKey('The Idempotency-Key header is empty.');
-  if (key.length > MAX_KEY_LENGTH) return invalidKey(`The Idempotency-Key header is longer than ${MAX_KEY_LENGTH} characters.`);
+  if (key.length > MAX_KEY_LENGTH)
+    return invalidKey(`The Idempotency-Key header is longer than ${MAX_KEY_LENGTH} characters.`);
   return { key };
 }
 
@@ -78,15 +84,30 @@ export const idempotencyStream = (scope: string) => `idempotency-${scope}`;
  * the same bytes, so the same parsed values in the same order.
  */
 export function requestFingerprint(request: RestRequest): string {
-  const file = (f: { originalFilename: string | null; mimetype: string | null; size: number; md5?: string } | undefined) =>
-    f === undefined ? null : [f.originalFilename, f.mimetype, f.size, f.md5 ?? null];
+  const file = (
+    f: { originalFilename: string | null; mimetype: string | null; size: number; md5?: string } | undefined,
+  ) => (f === undefined ? null : [f.originalFilename, f.mimetype, f.size, f.md5 ?? null]);
   const files = request.files ? Object.entries(request.files).map(([name, f]) => [name, file(f)]) : null;
-  const parts = [request.method, request.path, request.query, request.json, request.form, request.multipartFields ?? null, files, file(request.rawFile)];
+  const parts = [
+    request.method,
+    request.path,
+    request.query,
+    request.json,
+    request.form,
+    request.multipartFields ?? null,
+    files,
+    file(request.rawFile),
+  ];
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
 /** Event types of the key streams (`idempotency-{scope}`). */
-export const IDEMPOTENCY_EVENT_TYPES = ['IdempotencyKeyClaimed', 'IdempotentResponseRecorded', 'IdempotencyKeyReleased', 'IdempotentRequestEnded'] as const;
+export const IDEMPOTENCY_EVENT_TYPES = [
+  'IdempotencyKeyClaimed',
+  'IdempotentResponseRecorded',
+  'IdempotencyKeyReleased',
+  'IdempotentRequestEnded',
+] as const;
 
 export interface IdempotencyKeyClaimed {
   scope: string;
@@ -165,7 +186,12 @@ export function foldKeyStream(events: readonly RecordedEvent[]): KeyState {
     state.revision = event.revision;
     if (event.type === 'IdempotencyKeyClaimed') {
       const data = event.data as IdempotencyKeyClaimed;
-      state.claim = { revision: event.revision, at: Date.parse(event.metadata.at), fingerprint: data.fingerprint, requestId: event.metadata.requestId };
+      state.claim = {
+        revision: event.revision,
+        at: Date.parse(event.metadata.at),
+        fingerprint: data.fingerprint,
+        requestId: event.metadata.requestId,
+      };
       state.outcome = null;
       state.ended = null;
       state.appended = false;
@@ -185,13 +211,20 @@ export function resourcePathOf(event: { type: string; streamId: string; data: un
   const id = typeof data.id === 'number' ? data.id : null;
   if (event.type === 'SiteSettingsChanged') return '/core/v2/settings';
   if (id === null) return null;
-  if (event.streamId.startsWith('content-')) return data.postType === 'post' ? `/core/v2/posts/${id}` : data.postType === 'page' ? `/core/v2/pages/${id}` : null;
+  if (event.streamId.startsWith('content-'))
+    return data.postType === 'post' ? `/core/v2/posts/${id}` : data.postType === 'page' ? `/core/v2/pages/${id}` : null;
   if (event.streamId.startsWith('attachment-')) return `/core/v2/media/${id}`;
   if (event.streamId.startsWith('user-')) return `/core/v2/users/${id}`;
-  if (event.streamId.startsWith('term-')) return data.taxonomy === 'category' ? `/core/v2/categories/${id}` : data.taxonomy === 'post_tag' ? `/core/v2/tags/${id}` : null;
+  if (event.streamId.startsWith('term-'))
+    return data.taxonomy === 'category'
+      ? `/core/v2/categories/${id}`
+      : data.taxonomy === 'post_tag'
+        ? `/core/v2/tags/${id}`
+        : null;
   if (event.streamId.startsWith('menu-item-')) return `/core/v2/menu-items/${id}`;
   if (event.streamId.startsWith('menu-')) return `/core/v2/menus/${id}`;
   if (event.streamId.startsWith('comment-')) return `/core/v2/comments/${id}`;
-  if (event.streamId.startsWith('contact-form-') && !event.streamId.startsWith('contact-form-submission-')) return `/contact-form/v1/contact-forms/${id}`;
+  if (event.streamId.startsWith('contact-form-') && !event.streamId.startsWith('contact-form-submission-'))
+    return `/contact-form/v1/contact-forms/${id}`;
   return null;
 }

@@ -33,7 +33,14 @@ export interface MediaWriteContext {
 }
 
 export type MediaCommand =
-  | ({ kind: 'create'; id: number; input: AttachmentInput; slug: string; mimeType: string; details: MediaDetails } & MediaWriteContext)
+  | ({
+      kind: 'create';
+      id: number;
+      input: AttachmentInput;
+      slug: string;
+      mimeType: string;
+      details: MediaDetails;
+    } & MediaWriteContext)
   | ({ kind: 'update'; id: number; input: AttachmentInput; slug: string; details?: MediaDetails } & MediaWriteContext)
   | { kind: 'delete'; id: number };
 
@@ -85,7 +92,18 @@ function requestedDates(input: AttachmentInput, ctx: MediaWriteContext): { date:
 
 function applyInput(base: AttachmentFields, input: AttachmentInput): AttachmentFields {
   const next = { ...base };
-  for (const key of ['title', 'caption', 'description', 'alt_text', 'author', 'comment_status', 'ping_status', 'template', 'post', 'featured_media'] as const) {
+  for (const key of [
+    'title',
+    'caption',
+    'description',
+    'alt_text',
+    'author',
+    'comment_status',
+    'ping_status',
+    'template',
+    'post',
+    'featured_media',
+  ] as const) {
     if (input[key] !== undefined) (next as Record<string, unknown>)[key] = input[key];
   }
   next.status = attachmentStatus(input.status, base.status);
@@ -130,7 +148,8 @@ function decide(command: MediaCommand, state: MediaState): MediaEvent[] {
   }
   if (!state.exists || !state.attachment) throw new NotFound('attachment');
   const current = state.attachment;
-  if (command.kind === 'delete') return [{ type: 'AttachmentDeleted', data: { id, files: attachmentFiles(current.media_details) } }];
+  if (command.kind === 'delete')
+    return [{ type: 'AttachmentDeleted', data: { id, files: attachmentFiles(current.media_details) } }];
 
   const dates = requestedDates(command.input, command);
   const next = applyInput(

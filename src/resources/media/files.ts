@@ -63,7 +63,9 @@ async function md5Of(body: BlobBody): Promise<string> {
 
 /** An uploaded file: in memory, or the temporary file the edge streamed it to. */
 const bodyOf = (file: UploadedFile | undefined): BlobBody =>
-  !file || file.size === 0 ? Buffer.alloc(0) : (file.data ?? (file.filepath !== '' ? { path: file.filepath, size: file.size } : Buffer.alloc(0)));
+  !file || file.size === 0
+    ? Buffer.alloc(0)
+    : (file.data ?? (file.filepath !== '' ? { path: file.filepath, size: file.size } : Buffer.alloc(0)));
 
 /** What sharp reads: the bytes, or the file (libvips reads it itself). */
 export const sharpInput = (body: BlobBody): Buffer | string => (isBlobFile(body) ? body.path : body);
@@ -92,11 +94,17 @@ export async function uploadedContent(request: RestRequest): Promise<{ content: 
   }
   // A multipart body is read into fields and files (as PHP does): without a file there is no data at all.
   const multipartBody = /^multipart\/form-data\b/i.test(header(request, 'content-type'));
-  const body = multipartBody ? Buffer.alloc(0) : request.rawFile ? bodyOf(request.rawFile) : (request.rawBody ?? Buffer.alloc(0));
+  const body = multipartBody
+    ? Buffer.alloc(0)
+    : request.rawFile
+      ? bodyOf(request.rawFile)
+      : (request.rawBody ?? Buffer.alloc(0));
   if (blobSize(body) === 0) throw restError('rest_upload_no_data', 'No data supplied.', 400);
-  if (header(request, 'content-type').trim() === '') throw restError('rest_upload_no_content_type', 'No Content-Type supplied.', 400);
+  if (header(request, 'content-type').trim() === '')
+    throw restError('rest_upload_no_content_type', 'No Content-Type supplied.', 400);
   const disposition = header(request, 'content-disposition');
-  if (disposition.trim() === '') throw restError('rest_upload_no_content_disposition', 'No Content-Disposition supplied.', 400);
+  if (disposition.trim() === '')
+    throw restError('rest_upload_no_content_disposition', 'No Content-Disposition supplied.', 400);
   const filename = filenameFromDisposition(disposition);
   if (!filename) {
     throw restError(
@@ -114,34 +122,107 @@ export async function uploadedContent(request: RestRequest): Promise<{ content: 
  * name says), under the code of the path the file came by. WordPress answers it 500; it is the client's input, so 400.
  */
 export const fileTypeNotAllowed = (multipart: boolean) =>
-  restError(multipart ? 'rest_upload_unknown_error' : 'rest_upload_sideload_error', 'Sorry, you are not allowed to upload this file type.', 400);
+  restError(
+    multipart ? 'rest_upload_unknown_error' : 'rest_upload_sideload_error',
+    'Sorry, you are not allowed to upload this file type.',
+    400,
+  );
 
 /** The file types WordPress allows by default, by extension (it decides by the name, not the sent type). */
 const ALLOWED_TYPES: Record<string, string> = {
-  jpg: 'image/jpeg', jpeg: 'image/jpeg', jpe: 'image/jpeg', gif: 'image/gif', png: 'image/png', bmp: 'image/bmp',
-  tiff: 'image/tiff', tif: 'image/tiff', webp: 'image/webp', ico: 'image/x-icon', heic: 'image/heic',
-  asf: 'video/x-ms-asf', asx: 'video/x-ms-asf', wmv: 'video/x-ms-wmv', wmx: 'video/x-ms-wmx', wm: 'video/x-ms-wm',
-  avi: 'video/avi', divx: 'video/divx', flv: 'video/x-flv', mov: 'video/quicktime', qt: 'video/quicktime',
-  mpeg: 'video/mpeg', mpg: 'video/mpeg', mpe: 'video/mpeg', mp4: 'video/mp4', m4v: 'video/mp4', ogv: 'video/ogg',
-  webm: 'video/webm', mkv: 'video/x-matroska', '3gp': 'video/3gpp', '3gpp': 'video/3gpp', '3g2': 'video/3gpp2', '3gp2': 'video/3gpp2',
-  txt: 'text/plain', asc: 'text/plain', c: 'text/plain', cc: 'text/plain', h: 'text/plain', srt: 'text/plain',
-  csv: 'text/csv', tsv: 'text/tab-separated-values', ics: 'text/calendar', rtx: 'text/richtext', css: 'text/css',
-  vtt: 'text/vtt', dfxp: 'application/ttaf+xml',
-  mp3: 'audio/mpeg', m4a: 'audio/mpeg', m4b: 'audio/mpeg', aac: 'audio/aac', ra: 'audio/x-realaudio', ram: 'audio/x-realaudio',
-  wav: 'audio/wav', ogg: 'audio/ogg', oga: 'audio/ogg', flac: 'audio/flac', mid: 'audio/midi', midi: 'audio/midi',
-  wma: 'audio/x-ms-wma', wax: 'audio/x-ms-wax', mka: 'audio/x-matroska',
-  rtf: 'application/rtf', pdf: 'application/pdf', class: 'application/java', tar: 'application/x-tar',
-  zip: 'application/zip', gz: 'application/x-gzip', gzip: 'application/x-gzip', rar: 'application/rar', '7z': 'application/x-7z-compressed',
-  psd: 'application/octet-stream', xcf: 'application/octet-stream',
-  doc: 'application/msword', pot: 'application/vnd.ms-powerpoint', pps: 'application/vnd.ms-powerpoint', ppt: 'application/vnd.ms-powerpoint',
-  wri: 'application/vnd.ms-write', xla: 'application/vnd.ms-excel', xls: 'application/vnd.ms-excel', xlt: 'application/vnd.ms-excel', xlw: 'application/vnd.ms-excel',
-  mdb: 'application/vnd.ms-access', mpp: 'application/vnd.ms-project',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  jpe: 'image/jpeg',
+  gif: 'image/gif',
+  png: 'image/png',
+  bmp: 'image/bmp',
+  tiff: 'image/tiff',
+  tif: 'image/tiff',
+  webp: 'image/webp',
+  ico: 'image/x-icon',
+  heic: 'image/heic',
+  asf: 'video/x-ms-asf',
+  asx: 'video/x-ms-asf',
+  wmv: 'video/x-ms-wmv',
+  wmx: 'video/x-ms-wmx',
+  wm: 'video/x-ms-wm',
+  avi: 'video/avi',
+  divx: 'video/divx',
+  flv: 'video/x-flv',
+  mov: 'video/quicktime',
+  qt: 'video/quicktime',
+  mpeg: 'video/mpeg',
+  mpg: 'video/mpeg',
+  mpe: 'video/mpeg',
+  mp4: 'video/mp4',
+  m4v: 'video/mp4',
+  ogv: 'video/ogg',
+  webm: 'video/webm',
+  mkv: 'video/x-matroska',
+  '3gp': 'video/3gpp',
+  '3gpp': 'video/3gpp',
+  '3g2': 'video/3gpp2',
+  '3gp2': 'video/3gpp2',
+  txt: 'text/plain',
+  asc: 'text/plain',
+  c: 'text/plain',
+  cc: 'text/plain',
+  h: 'text/plain',
+  srt: 'text/plain',
+  csv: 'text/csv',
+  tsv: 'text/tab-separated-values',
+  ics: 'text/calendar',
+  rtx: 'text/richtext',
+  css: 'text/css',
+  vtt: 'text/vtt',
+  dfxp: 'application/ttaf+xml',
+  mp3: 'audio/mpeg',
+  m4a: 'audio/mpeg',
+  m4b: 'audio/mpeg',
+  aac: 'audio/aac',
+  ra: 'audio/x-realaudio',
+  ram: 'audio/x-realaudio',
+  wav: 'audio/wav',
+  ogg: 'audio/ogg',
+  oga: 'audio/ogg',
+  flac: 'audio/flac',
+  mid: 'audio/midi',
+  midi: 'audio/midi',
+  wma: 'audio/x-ms-wma',
+  wax: 'audio/x-ms-wax',
+  mka: 'audio/x-matroska',
+  rtf: 'application/rtf',
+  pdf: 'application/pdf',
+  class: 'application/java',
+  tar: 'application/x-tar',
+  zip: 'application/zip',
+  gz: 'application/x-gzip',
+  gzip: 'application/x-gzip',
+  rar: 'application/rar',
+  '7z': 'application/x-7z-compressed',
+  psd: 'application/octet-stream',
+  xcf: 'application/octet-stream',
+  doc: 'application/msword',
+  pot: 'application/vnd.ms-powerpoint',
+  pps: 'application/vnd.ms-powerpoint',
+  ppt: 'application/vnd.ms-powerpoint',
+  wri: 'application/vnd.ms-write',
+  xla: 'application/vnd.ms-excel',
+  xls: 'application/vnd.ms-excel',
+  xlt: 'application/vnd.ms-excel',
+  xlw: 'application/vnd.ms-excel',
+  mdb: 'application/vnd.ms-access',
+  mpp: 'application/vnd.ms-project',
   docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-  odt: 'application/vnd.oasis.opendocument.text', ods: 'application/vnd.oasis.opendocument.spreadsheet',
-  odp: 'application/vnd.oasis.opendocument.presentation', odg: 'application/vnd.oasis.opendocument.graphics',
-  key: 'application/vnd.apple.keynote', numbers: 'application/vnd.apple.numbers', pages: 'application/vnd.apple.pages',
+  odt: 'application/vnd.oasis.opendocument.text',
+  ods: 'application/vnd.oasis.opendocument.spreadsheet',
+  odp: 'application/vnd.oasis.opendocument.presentation',
+  odg: 'application/vnd.oasis.opendocument.graphics',
+  key: 'application/vnd.apple.keynote',
+  numbers: 'application/vnd.apple.numbers',
+  pages: 'application/vnd.apple.pages',
 };
 /** Allowed only to those who may save unfiltered HTML (WordPress drops them from everyone else's list). */
 const UNFILTERED_TYPES: Record<string, string> = { htm: 'text/html', html: 'text/html', js: 'application/javascript' };
@@ -155,7 +236,8 @@ export function allowedMimeType(filename: string, unfilteredHtml: boolean): stri
 }
 
 /** The extension's type, for serving stored files (any extension we could have stored). */
-export const contentTypeOf = (filename: string): string => allowedMimeType(filename, true) ?? 'application/octet-stream';
+export const contentTypeOf = (filename: string): string =>
+  allowedMimeType(filename, true) ?? 'application/octet-stream';
 
 /**
  * A file name as WordPress stores it: no path, no characters beyond letters, digits, `.`, `_`, `-`; spaces
@@ -227,12 +309,20 @@ export const needsScaledCopy = (mime: string, dims: { width: number; height: num
   EDITABLE_TYPES.has(mime) && mime !== 'image/png' && Math.max(dims.width, dims.height) > BIG_IMAGE_THRESHOLD;
 
 /** The image scaled to fit in the threshold square, with its dimensions. */
-export async function scaledCopy(input: BlobBody, mime: string, dims: { width: number; height: number }, maxPixels: number): Promise<{ data: Buffer; width: number; height: number }> {
+export async function scaledCopy(
+  input: BlobBody,
+  mime: string,
+  dims: { width: number; height: number },
+  maxPixels: number,
+): Promise<{ data: Buffer; width: number; height: number }> {
   const scale = BIG_IMAGE_THRESHOLD / Math.max(dims.width, dims.height);
   const width = Math.max(1, Math.round(dims.width * scale));
   const height = Math.max(1, Math.round(dims.height * scale));
   const sharp = await loadSharp();
-  const scaled = await sharp(sharpInput(input), { limitInputPixels: maxPixels }).resize(width, height, { fit: 'fill' }).toFormat(formatOf(mime)).toBuffer();
+  const scaled = await sharp(sharpInput(input), { limitInputPixels: maxPixels })
+    .resize(width, height, { fit: 'fill' })
+    .toFormat(formatOf(mime))
+    .toBuffer();
   return { data: scaled, width, height };
 }
 
@@ -243,7 +333,11 @@ export const EDITABLE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', '
  * The target box of a size for an image, or null when the size would not be smaller (WordPress makes
  * only sizes smaller than the original). Uncropped sizes fit inside the box keeping the aspect ratio.
  */
-export function sizeFor(size: (typeof IMAGE_SIZES)[number], width: number, height: number): { width: number; height: number } | null {
+export function sizeFor(
+  size: (typeof IMAGE_SIZES)[number],
+  width: number,
+  height: number,
+): { width: number; height: number } | null {
   if (size.crop) {
     if (width <= size.width && height <= size.height) return null;
     return { width: Math.min(size.width, width), height: Math.min(size.height, height) };
@@ -254,7 +348,8 @@ export function sizeFor(size: (typeof IMAGE_SIZES)[number], width: number, heigh
   return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
 }
 
-const formatOf = (mime: string): 'jpeg' | 'png' | 'gif' | 'webp' => (mime === 'image/png' ? 'png' : mime === 'image/gif' ? 'gif' : mime === 'image/webp' ? 'webp' : 'jpeg');
+const formatOf = (mime: string): 'jpeg' | 'png' | 'gif' | 'webp' =>
+  mime === 'image/png' ? 'png' : mime === 'image/gif' ? 'gif' : mime === 'image/webp' ? 'webp' : 'jpeg';
 
 /** Width and height of an image as its header gives them (nothing decoded, so no pixel limit), or null when it cannot be read as one. */
 export async function imageDimensions(input: BlobBody): Promise<{ width: number; height: number } | null> {
@@ -262,7 +357,14 @@ export async function imageDimensions(input: BlobBody): Promise<{ width: number;
   return found?.width && found.height ? { width: found.width, height: found.height } : null;
 }
 
-const SHARP_FORMATS: Record<string, string> = { jpeg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp', tiff: 'image/tiff', svg: 'image/svg+xml' };
+const SHARP_FORMATS: Record<string, string> = {
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  tiff: 'image/tiff',
+  svg: 'image/svg+xml',
+};
 
 /**
  * An image's real type and dimensions, read from its header without decoding it: sharp's reading where it knows
@@ -273,7 +375,12 @@ export async function inspectImage(input: BlobBody): Promise<{ mime: string; wid
   const sharp = await loadSharp();
   try {
     const meta = await sharp(sharpInput(input), { limitInputPixels: false }).metadata();
-    const mime = meta.format === 'heif' ? (meta.compression === 'hevc' ? 'image/heic' : 'image/avif') : SHARP_FORMATS[meta.format ?? ''];
+    const mime =
+      meta.format === 'heif'
+        ? meta.compression === 'hevc'
+          ? 'image/heic'
+          : 'image/avif'
+        : SHARP_FORMATS[meta.format ?? ''];
     if (mime) return { mime, ...(meta.width && meta.height ? { width: meta.width, height: meta.height } : {}) };
   } catch {
     // Not a format sharp reads: the signatures below may still know it.
@@ -281,15 +388,30 @@ export async function inspectImage(input: BlobBody): Promise<{ mime: string; wid
   const data = await headOf(input, 12);
   if (data.length >= 2 && data[0] === 0x42 && data[1] === 0x4d) return { mime: 'image/bmp' };
   if (data.length >= 4 && data.readUInt32BE(0) === 0x00000100) return { mime: 'image/x-icon' };
-  if (data.length >= 12 && data.toString('latin1', 4, 8) === 'ftyp' && /^(heic|heix|mif1|msf1|hevc)$/.test(data.toString('latin1', 8, 12))) return { mime: 'image/heic' };
+  if (
+    data.length >= 12 &&
+    data.toString('latin1', 4, 8) === 'ftyp' &&
+    /^(heic|heix|mif1|msf1|hevc)$/.test(data.toString('latin1', 8, 12))
+  )
+    return { mime: 'image/heic' };
   return null;
 }
 
 /** The extension WordPress gives a file of this image type (when its name had another). */
-export const IMAGE_EXTENSIONS: Record<string, string> = { 'image/jpeg': 'jpg', 'image/png': 'png', 'image/gif': 'gif', 'image/webp': 'webp', 'image/bmp': 'bmp', 'image/tiff': 'tif', 'image/x-icon': 'ico', 'image/heic': 'heic' };
+export const IMAGE_EXTENSIONS: Record<string, string> = {
+  'image/jpeg': 'jpg',
+  'image/png': 'png',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'image/bmp': 'bmp',
+  'image/tiff': 'tif',
+  'image/x-icon': 'ico',
+  'image/heic': 'heic',
+};
 
 /** Whether sharp may decode this image under the pixel limit (the header's dimensions against it). */
-export const decodable = (dims: { width: number; height: number }, maxPixels: number): boolean => dims.width * dims.height <= maxPixels;
+export const decodable = (dims: { width: number; height: number }, maxPixels: number): boolean =>
+  dims.width * dims.height <= maxPixels;
 
 /** A sub-size made in memory, not yet stored. */
 export interface RenderedSize {
@@ -303,7 +425,13 @@ export interface RenderedSize {
  * Makes the sub-sizes an image lacks (all those smaller than it, minus `existing`) in memory, decoding it under the
  * pixel limit. Throws when the image cannot be decoded; nothing is stored yet.
  */
-export async function renderSubsizes(input: BlobBody, mime: string, dims: { width: number; height: number }, maxPixels: number, existing: Record<string, ImageSize> = {}): Promise<RenderedSize[]> {
+export async function renderSubsizes(
+  input: BlobBody,
+  mime: string,
+  dims: { width: number; height: number },
+  maxPixels: number,
+  existing: Record<string, ImageSize> = {},
+): Promise<RenderedSize[]> {
   if (!EDITABLE_TYPES.has(mime)) return [];
   const sharp = await loadSharp();
   const rendered: RenderedSize[] = [];
@@ -324,7 +452,14 @@ export async function renderSubsizes(input: BlobBody, mime: string, dims: { widt
  * Stores rendered sub-sizes beside the image at `key` (`name-WxH.ext`), noting each key written in `stored`, and
  * returns every size it then has.
  */
-export async function storeSubsizes(blobs: BlobStore, key: string, rendered: readonly RenderedSize[], mime: string, existing: Record<string, ImageSize> = {}, stored: string[] = []): Promise<Record<string, ImageSize>> {
+export async function storeSubsizes(
+  blobs: BlobStore,
+  key: string,
+  rendered: readonly RenderedSize[],
+  mime: string,
+  existing: Record<string, ImageSize> = {},
+  stored: string[] = [],
+): Promise<Record<string, ImageSize>> {
   const sizes: Record<string, ImageSize> = { ...existing };
   const folder = key.slice(0, key.lastIndexOf('/'));
   const { stem, extension } = splitExtension(key.slice(key.lastIndexOf('/') + 1));
@@ -332,7 +467,13 @@ export async function storeSubsizes(blobs: BlobStore, key: string, rendered: rea
     const name = `${stem}-${size.width}x${size.height}${extension}`;
     // Two sizes may share dimensions (and so a file); a name already there is that same image.
     if (await blobs.putNew(`${folder}/${name}`, size.data)) stored.push(`${folder}/${name}`);
-    sizes[size.name] = { file: name, width: size.width, height: size.height, filesize: size.data.length, mime_type: mime };
+    sizes[size.name] = {
+      file: name,
+      width: size.width,
+      height: size.height,
+      filesize: size.data.length,
+      mime_type: mime,
+    };
   }
   return sizes;
 }
@@ -340,24 +481,37 @@ export async function storeSubsizes(blobs: BlobStore, key: string, rendered: rea
 /** Sizes an image should have but lacks (what `missing_image_sizes` lists). */
 export function missingSizes(details: MediaDetails, mime: string): string[] {
   if (!EDITABLE_TYPES.has(mime) || !details.width || !details.height) return [];
-  return IMAGE_SIZES.filter((size) => !details.sizes[size.name] && sizeFor(size, details.width!, details.height!) !== null).map((size) => size.name);
+  return IMAGE_SIZES.filter(
+    (size) => !details.sizes[size.name] && sizeFor(size, details.width!, details.height!) !== null,
+  ).map((size) => size.name);
 }
 
-export type Modifier = { type: 'rotate'; args: { angle: number } } | { type: 'crop'; args: { left: number; top: number; width: number; height: number } };
+export type Modifier =
+  | { type: 'rotate'; args: { angle: number } }
+  | { type: 'crop'; args: { left: number; top: number; width: number; height: number } };
 
 /** Applies the modifiers in order (rotation clockwise; crop in percentages of the current image). */
-export async function applyModifiers(data: Buffer, mime: string, modifiers: readonly Modifier[], maxPixels: number): Promise<Buffer> {
+export async function applyModifiers(
+  data: Buffer,
+  mime: string,
+  modifiers: readonly Modifier[],
+  maxPixels: number,
+): Promise<Buffer> {
   const sharp = await loadSharp();
   // As WordPress answers when its editor cannot load the image (too large, or not an image after all).
   const header = await imageDimensions(data);
-  if (!header || !decodable(header, maxPixels)) throw restError('rest_unknown_image_file_type', 'Unable to edit this image.', 400);
+  if (!header || !decodable(header, maxPixels))
+    throw restError('rest_unknown_image_file_type', 'Unable to edit this image.', 400);
   let current = data;
   for (const modifier of modifiers) {
     if (modifier.type === 'rotate') {
       const angle = ((modifier.args.angle % 360) + 360) % 360;
       if (angle === 0) continue;
       try {
-        current = await sharp(current, { limitInputPixels: maxPixels }).rotate(angle).toFormat(formatOf(mime)).toBuffer();
+        current = await sharp(current, { limitInputPixels: maxPixels })
+          .rotate(angle)
+          .toFormat(formatOf(mime))
+          .toBuffer();
       } catch {
         throw restError('rest_image_rotation_failed', 'Unable to rotate this image.', 500);
       }
@@ -368,9 +522,13 @@ export async function applyModifiers(data: Buffer, mime: string, modifiers: read
       const top = Math.round((modifier.args.top / 100) * dims.height);
       const width = Math.min(dims.width - left, Math.round((modifier.args.width / 100) * dims.width));
       const height = Math.min(dims.height - top, Math.round((modifier.args.height / 100) * dims.height));
-      if (width < 1 || height < 1 || left < 0 || top < 0) throw restError('rest_image_crop_failed', 'Unable to crop this image.', 500);
+      if (width < 1 || height < 1 || left < 0 || top < 0)
+        throw restError('rest_image_crop_failed', 'Unable to crop this image.', 500);
       try {
-        current = await sharp(current, { limitInputPixels: maxPixels }).extract({ left, top, width, height }).toFormat(formatOf(mime)).toBuffer();
+        current = await sharp(current, { limitInputPixels: maxPixels })
+          .extract({ left, top, width, height })
+          .toFormat(formatOf(mime))
+          .toBuffer();
       } catch {
         throw restError('rest_image_crop_failed', 'Unable to crop this image.', 500);
       }

@@ -33,7 +33,15 @@ export function mediaHistoryOf(events: readonly RecordedEvent[]): HistoryEntry[]
       const to = after[key] ?? null;
       if (JSON.stringify(from) !== JSON.stringify(to)) diff[key] = { from, to };
     }
-    return { revision: event.revision, position: event.position, type: event.type, time: event.metadata.at, user: event.metadata.userId ?? null, request_id: event.metadata.requestId, diff };
+    return {
+      revision: event.revision,
+      position: event.position,
+      type: event.type,
+      time: event.metadata.at,
+      user: event.metadata.userId ?? null,
+      request_id: event.metadata.requestId,
+      diff,
+    };
   });
 }
 
@@ -54,12 +62,24 @@ export function mediaHistoryRoute(
           const doc = await load(ctx);
           if (!doc) return restError('rest_post_invalid_id', 'Invalid post ID.', 404);
           if (await canEdit(ctx.actor, doc)) return true;
-          return restError('rest_cannot_read', 'Sorry, you are not allowed to view the history of this attachment.', authorizationStatus(ctx.actor?.id ?? null));
+          return restError(
+            'rest_cannot_read',
+            'Sorry, you are not allowed to view the history of this attachment.',
+            authorizationStatus(ctx.actor?.id ?? null),
+          );
         },
         handle: async (ctx) => {
           const id = Number(ctx.params.id);
-          const { entries, paging } = historyPage(mediaHistoryOf(await site.store.readStream(attachmentStreamId(id))), ctx.params);
-          const body = entries.map((entry) => ({ ...entry, _links: entry.user ? { author: [{ embeddable: true, href: `${site.apiRoot}core/v2/users/${entry.user}` }] } : {} }));
+          const { entries, paging } = historyPage(
+            mediaHistoryOf(await site.store.readStream(attachmentStreamId(id))),
+            ctx.params,
+          );
+          const body = entries.map((entry) => ({
+            ...entry,
+            _links: entry.user
+              ? { author: [{ embeddable: true, href: `${site.apiRoot}core/v2/users/${entry.user}` }] }
+              : {},
+          }));
           return collectionResult(body, paging, `${site.apiRoot}core/v2/media/${id}/history`, linkQuery(ctx));
         },
       },
@@ -84,8 +104,19 @@ export function mediaDocumentAsOf(events: readonly RecordedEvent[], asOfMs: numb
 }
 
 /** The attachment at the `as_of` moment, for one who may edit it (earlier states may never have been public). */
-export async function mediaAsOf(site: Site, id: number, asOf: string, actor: Actor | null, canEdit: boolean): Promise<MediaDoc> {
-  if (!canEdit) throw restError('rest_cannot_read', 'Sorry, you are not allowed to view the history of this attachment.', authorizationStatus(actor?.id ?? null));
+export async function mediaAsOf(
+  site: Site,
+  id: number,
+  asOf: string,
+  actor: Actor | null,
+  canEdit: boolean,
+): Promise<MediaDoc> {
+  if (!canEdit)
+    throw restError(
+      'rest_cannot_read',
+      'Sorry, you are not allowed to view the history of this attachment.',
+      authorizationStatus(actor?.id ?? null),
+    );
   const ms = parseRestDate(asOf, site.settings.timezone);
   if (ms === null) {
     throw restError('rest_invalid_param', 'Invalid parameter(s): as_of', 400, {

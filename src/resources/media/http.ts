@@ -25,7 +25,12 @@ export interface UploadResponse {
 }
 
 /** The answer to a GET/HEAD under the uploads path, or null when the path is not an upload's. */
-export async function serveUpload(site: Site, method: string, path: string, headers: IncomingHttpHeaders = {}): Promise<UploadResponse | null> {
+export async function serveUpload(
+  site: Site,
+  method: string,
+  path: string,
+  headers: IncomingHttpHeaders = {},
+): Promise<UploadResponse | null> {
   const base = new URL(site.settings.siteUrl).pathname.replace(/\/$/, '');
   const prefix = `${base}${UPLOADS_PATH}`;
   if (!path.startsWith(prefix) || (method !== 'GET' && method !== 'HEAD')) return null;
@@ -40,10 +45,19 @@ export async function serveUpload(site: Site, method: string, path: string, head
   if (!info) return notFound();
   const validators = { ETag: info.etag, 'Last-Modified': info.lastModified.toUTCString() };
   if (notModified(headers, info)) return { status: 304, headers: validators, body: null };
-  const fixed = { 'Content-Type': contentTypeOf(key), 'X-Content-Type-Options': 'nosniff', 'Accept-Ranges': 'bytes', ...validators };
+  const fixed = {
+    'Content-Type': contentTypeOf(key),
+    'X-Content-Type-Options': 'nosniff',
+    'Accept-Ranges': 'bytes',
+    ...validators,
+  };
   const range = method === 'GET' ? requestedRange(headers, info) : null;
   if (range === 'unsatisfiable') {
-    return { status: 416, headers: { ...fixed, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Range': `bytes */${info.size}` }, body: 'Range Not Satisfiable' };
+    return {
+      status: 416,
+      headers: { ...fixed, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Range': `bytes */${info.size}` },
+      body: 'Range Not Satisfiable',
+    };
   }
   if (method === 'HEAD') return { status: 200, headers: { ...fixed, 'Content-Length': String(info.size) }, body: null };
   // The blob looked at, not one written under the name since.
@@ -52,12 +66,20 @@ export async function serveUpload(site: Site, method: string, path: string, head
   if (!range) return { status: 200, headers: { ...fixed, 'Content-Length': String(info.size) }, body: stream };
   return {
     status: 206,
-    headers: { ...fixed, 'Content-Length': String(range.end - range.start + 1), 'Content-Range': `bytes ${range.start}-${range.end}/${info.size}` },
+    headers: {
+      ...fixed,
+      'Content-Length': String(range.end - range.start + 1),
+      'Content-Range': `bytes ${range.start}-${range.end}/${info.size}`,
+    },
     body: stream,
   };
 }
 
-const notFound = (): UploadResponse => ({ status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: 'Not Found' });
+const notFound = (): UploadResponse => ({
+  status: 404,
+  headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+  body: 'Not Found',
+});
 
 const headerOf = (headers: IncomingHttpHeaders, name: string): string | undefined => {
   const value = headers[name];
@@ -91,7 +113,10 @@ export function requestedRange(headers: IncomingHttpHeaders, info: BlobInfo): Bl
   const ifRange = headerOf(headers, 'if-range')?.trim();
   if (ifRange) {
     // An entity tag must match strongly (a weak one never does); a date must be the file's exactly.
-    const matches = ifRange.startsWith('"') || ifRange.startsWith('W/') ? ifRange === info.etag : Date.parse(ifRange) === seconds(info.lastModified);
+    const matches =
+      ifRange.startsWith('"') || ifRange.startsWith('W/')
+        ? ifRange === info.etag
+        : Date.parse(ifRange) === seconds(info.lastModified);
     if (!matches) return null;
   }
   const match = /^bytes=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(value.trim());

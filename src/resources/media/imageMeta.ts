@@ -24,8 +24,18 @@ export interface ImageMeta {
 }
 
 export const defaultImageMeta = (): ImageMeta => ({
-  aperture: '0', credit: '', camera: '', caption: '', created_timestamp: '0', copyright: '',
-  focal_length: '0', iso: '0', shutter_speed: '0', title: '', orientation: '0', keywords: [],
+  aperture: '0',
+  credit: '',
+  camera: '',
+  caption: '',
+  created_timestamp: '0',
+  copyright: '',
+  focal_length: '0',
+  iso: '0',
+  shutter_speed: '0',
+  title: '',
+  orientation: '0',
+  keywords: [],
 });
 
 type ExifValue = string | number | number[];
@@ -71,7 +81,8 @@ export function parseExif(block: Buffer): Map<number, ExifValue> {
         tags.set(tag, n === 1 ? values[0]! : values);
       } else if (type === 3 || type === 4 || type === 9 || type === 1) {
         const values = [];
-        for (let k = 0; k < n; k++) values.push(type === 3 ? u16(at + k * 2) : type === 1 ? tiff[at + k]! : u32(at + k * 4));
+        for (let k = 0; k < n; k++)
+          values.push(type === 3 ? u16(at + k * 2) : type === 1 ? tiff[at + k]! : u32(at + k * 4));
         tags.set(tag, n === 1 ? values[0]! : values);
       }
     }
@@ -147,7 +158,11 @@ export function imageMetaFrom(exifBlock: Buffer | undefined, iptcBlock: Buffer |
     const num = (tag: number): number | null => {
       const value = exif.get(tag);
       const first = Array.isArray(value) ? value[0] : value;
-      return typeof first === 'number' ? first : typeof first === 'string' && first.trim() !== '' && !Number.isNaN(Number(first)) ? Number(first) : null;
+      return typeof first === 'number'
+        ? first
+        : typeof first === 'string' && first.trim() !== '' && !Number.isNaN(Number(first))
+          ? Number(first)
+          : null;
     };
     const description = text(0x010e);
     const comment = text(0x9286);

@@ -15,7 +15,21 @@ import { mediaDecider } from './decider';
 import type { AttachmentInput, MediaCommand, MediaState } from './decider';
 import { attachmentStreamId } from './events';
 import type { AttachmentFields, MediaDetails } from './events';
-import { IMAGE_EXTENSIONS, allowedMimeType, applyModifiers, decodable, fileTypeNotAllowed, inspectImage, needsScaledCopy, renderSubsizes, sanitizeFileName, scaledCopy, splitExtension, storeSubsizes, storeUnique } from './files';
+import {
+  IMAGE_EXTENSIONS,
+  allowedMimeType,
+  applyModifiers,
+  decodable,
+  fileTypeNotAllowed,
+  inspectImage,
+  needsScaledCopy,
+  renderSubsizes,
+  sanitizeFileName,
+  scaledCopy,
+  splitExtension,
+  storeSubsizes,
+  storeUnique,
+} from './files';
 import type { RenderedSize } from './files';
 import { DEFAULT_IMAGE_MAX_PIXELS } from './sharp';
 import type { Modifier, UploadedContent } from './files';
@@ -32,7 +46,11 @@ export interface MediaWriteOutcome {
   position: number;
 }
 
-const writeContext = (site: Site, actor: Actor) => ({ actorId: actor.id, now: site.clock.now(), timezone: site.settings.timezone });
+const writeContext = (site: Site, actor: Actor) => ({
+  actorId: actor.id,
+  now: site.clock.now(),
+  timezone: site.settings.timezone,
+});
 
 /** Title, caption and description as this actor may save them (filtered unless they have unfiltered_html). */
 function filterText(input: AttachmentInput, actor: Actor): AttachmentInput {
@@ -53,7 +71,14 @@ const maxPixelsOf = (site: Site): number => site.settings.imageMaxPixels ?? DEFA
  * be decoded (over the pixel limit, truncated) is stored with its header's dimensions and no sub-sizes, as WordPress
  * leaves one its editor cannot load. Every key written is noted in `stored`, for the caller to remove on failure.
  */
-async function storeFile(site: Site, name: string, data: BlobBody, mime: string, dims: { width: number; height: number } | null, stored: string[]): Promise<MediaDetails> {
+async function storeFile(
+  site: Site,
+  name: string,
+  data: BlobBody,
+  mime: string,
+  dims: { width: number; height: number } | null,
+  stored: string[],
+): Promise<MediaDetails> {
   const folder = formatLocal(site.clock.now(), site.settings.timezone).slice(0, 7).replace('-', '/');
   const maxPixels = maxPixelsOf(site);
   let rendered: RenderedSize[] = [];
@@ -94,7 +119,11 @@ async function storeFile(site: Site, name: string, data: BlobBody, mime: string,
  * The name and type a file is stored with, as WordPress checks an upload: the type its name gives must be allowed,
  * and an image's content must be an image; one of another allowed image type is renamed to that type's extension.
  */
-async function checkedType(upload: UploadedContent, actor: Actor, multipart: boolean): Promise<{ name: string; mime: string; dims: { width: number; height: number } | null }> {
+async function checkedType(
+  upload: UploadedContent,
+  actor: Actor,
+  multipart: boolean,
+): Promise<{ name: string; mime: string; dims: { width: number; height: number } | null }> {
   let name = sanitizeFileName(upload.filename);
   const unfiltered = canSaveUnfilteredHtml(actor);
   let mime = allowedMimeType(name, unfiltered);
@@ -123,7 +152,12 @@ function titleAndCaptionOf(details: MediaDetails, fileStem: string): { title: st
   return meta && meta.caption.trim() !== '' ? { title, caption: meta.caption } : { title };
 }
 
-async function claimSlug(site: Site, base: string, id: number, metadata: ReturnType<Site['metadata']>): Promise<string> {
+async function claimSlug(
+  site: Site,
+  base: string,
+  id: number,
+  metadata: ReturnType<Site['metadata']>,
+): Promise<string> {
   return site.claims.claimFirstFree(MEDIA_SLUG_SCOPE, slugCandidates(base, 'post'), id, metadata);
 }
 
@@ -153,7 +187,7 @@ export async function createAttachment(
     throw error;
   }
   if (extra.parentImage) details.parent_image = extra.parentImage;
-  const storedName = details.original_image ?? details.file.slice(details.file.lastIndexOf("/") + 1);
+  const storedName = details.original_image ?? details.file.slice(details.file.lastIndexOf('/') + 1);
   const input = filterText({ ...titleAndCaptionOf(details, splitExtension(storedName).stem), ...sent }, actor);
   const metadata = site.metadata(actor.id, requestId);
   const id = extra.chosenId ?? (await site.ids.content.nextId());
@@ -174,7 +208,14 @@ export async function createAttachment(
   }
 }
 
-export async function updateAttachment(site: Site, id: number, sent: AttachmentInput & { slug?: string }, actor: Actor, requestId: string, details?: MediaDetails): Promise<MediaWriteOutcome> {
+export async function updateAttachment(
+  site: Site,
+  id: number,
+  sent: AttachmentInput & { slug?: string },
+  actor: Actor,
+  requestId: string,
+  details?: MediaDetails,
+): Promise<MediaWriteOutcome> {
   const { slug: requestedSlug, ...rest } = sent;
   const input = filterText(rest, actor);
   const metadata = site.metadata(actor.id, requestId);
@@ -209,7 +250,12 @@ export async function updateAttachment(site: Site, id: number, sent: AttachmentI
  * before anything is recorded (DependencyUnavailableError), so that the files of an attachment deleted in an outage
  * are not left served; a removal that still fails leaves orphans for `palimpsest media sweep`.
  */
-export async function deleteAttachment(site: Site, id: number, actor: Actor, requestId: string): Promise<MediaWriteOutcome & { previous: AttachmentFields }> {
+export async function deleteAttachment(
+  site: Site,
+  id: number,
+  actor: Actor,
+  requestId: string,
+): Promise<MediaWriteOutcome & { previous: AttachmentFields }> {
   const metadata = site.metadata(actor.id, requestId);
   let previous: AttachmentFields | null = null;
   const result = await site.commands.handle(
@@ -225,17 +271,26 @@ export async function deleteAttachment(site: Site, id: number, actor: Actor, req
   const last = previous as AttachmentFields | null;
   if (!last) throw new Error('deleted an attachment without state');
   if (last.slug !== '') await site.claims.release(MEDIA_SLUG_SCOPE, last.slug, id, metadata);
-  const deleted = result.events.find((event) => event.type === 'AttachmentDeleted')?.data as { files: string[] } | undefined;
+  const deleted = result.events.find((event) => event.type === 'AttachmentDeleted')?.data as
+    | { files: string[] }
+    | undefined;
   for (const key of deleted?.files ?? []) {
     await site.blobs.delete(key).catch((error: unknown) => {
-      logger.warn(`file ${key} of deleted attachment ${id} not removed (palimpsest media sweep removes it): ${error instanceof Error ? error.message : String(error)}`);
+      logger.warn(
+        `file ${key} of deleted attachment ${id} not removed (palimpsest media sweep removes it): ${error instanceof Error ? error.message : String(error)}`,
+      );
     });
   }
   return { id, state: result.state, position: result.position, previous: last };
 }
 
 /** `create-image-subsizes`: makes the sizes an image lacks (after an interrupted upload, or new sizes). */
-export async function createMissingSubsizes(site: Site, id: number, actor: Actor, requestId: string): Promise<MediaWriteOutcome> {
+export async function createMissingSubsizes(
+  site: Site,
+  id: number,
+  actor: Actor,
+  requestId: string,
+): Promise<MediaWriteOutcome> {
   const state = await loadAttachment(site, id);
   const attachment = state.attachment;
   if (!attachment) throw restError('rest_post_invalid_id', 'Invalid post ID.', 404);
@@ -245,7 +300,9 @@ export async function createMissingSubsizes(site: Site, id: number, actor: Actor
   if (!data) throw restError('rest_unknown_attachment', 'Unable to get meta information for file.', 404);
   const dims = { width: details.width, height: details.height };
   // An image that cannot be decoded keeps the sizes it has, as WordPress answers it unchanged.
-  const rendered = decodable(dims, maxPixelsOf(site)) ? await renderSubsizes(data, attachment.mime_type, dims, maxPixelsOf(site), details.sizes).catch(() => []) : [];
+  const rendered = decodable(dims, maxPixelsOf(site))
+    ? await renderSubsizes(data, attachment.mime_type, dims, maxPixelsOf(site), details.sizes).catch(() => [])
+    : [];
   // As for an upload: the files written are removed again if the update is not recorded.
   const stored: string[] = [];
   try {
@@ -262,7 +319,13 @@ export async function createMissingSubsizes(site: Site, id: number, actor: Actor
  * Saves an edited copy of an image as a new attachment (`name-edited.ext`, never `-edited-edited`), with the
  * original's title, caption, description and alt text, and a pointer to it.
  */
-export async function editImage(site: Site, id: number, modifiers: readonly Modifier[], actor: Actor, requestId: string): Promise<MediaWriteOutcome> {
+export async function editImage(
+  site: Site,
+  id: number,
+  modifiers: readonly Modifier[],
+  actor: Actor,
+  requestId: string,
+): Promise<MediaWriteOutcome> {
   const original = (await loadAttachment(site, id)).attachment;
   if (!original) throw restError('rest_post_invalid_id', 'Invalid post ID.', 404);
   const data = await site.blobs.get(original.media_details.file);
@@ -274,7 +337,12 @@ export async function editImage(site: Site, id: number, modifiers: readonly Modi
   return createAttachment(
     site,
     { body: edited, filename: name },
-    { title: original.title, caption: original.caption, description: original.description, alt_text: original.alt_text },
+    {
+      title: original.title,
+      caption: original.caption,
+      description: original.description,
+      alt_text: original.alt_text,
+    },
     actor,
     requestId,
     { parentImage: { attachment_id: String(id), file } },

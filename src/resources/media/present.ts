@@ -27,7 +27,13 @@ export const UPLOADS_PATH = '/wp-content/uploads/';
 export const uploadUrl = (siteUrl: string, key: string): string => `${siteUrl}${UPLOADS_PATH}${key}`;
 
 const folderOf = (key: string): string => (key.includes('/') ? key.slice(0, key.lastIndexOf('/') + 1) : '');
-const escapeAttribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/'/g, '&#039;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeAttribute = (text: string) =>
+  text
+    .replace(/&/g, '&amp;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#039;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;');
 
 /** The media_details WordPress shows: sizes with their URLs (and `full`, the original, when there are any), image_meta for images. */
 function presentDetails(doc: MediaDoc, siteUrl: string): Record<string, unknown> {
@@ -39,10 +45,24 @@ function presentDetails(doc: MediaDoc, siteUrl: string): Record<string, unknown>
     return { ...rest, sizes: {} };
   }
   const sizes: Record<string, unknown> = {};
-  for (const [name, size] of Object.entries(details.sizes)) sizes[name] = { ...size, source_url: uploadUrl(siteUrl, `${folder}${size.file}`) };
+  for (const [name, size] of Object.entries(details.sizes))
+    sizes[name] = { ...size, source_url: uploadUrl(siteUrl, `${folder}${size.file}`) };
   // WordPress adds `full` only beside sub-sizes: an image smaller than every size shows `sizes: {}`.
-  if (Object.keys(sizes).length > 0) sizes.full = { file: details.file.slice(folder.length), width: details.width, height: details.height, mime_type: doc.mime_type, source_url: uploadUrl(siteUrl, details.file) };
-  const shown: Record<string, unknown> = { width: details.width, height: details.height, file: details.file, filesize: details.filesize, sizes };
+  if (Object.keys(sizes).length > 0)
+    sizes.full = {
+      file: details.file.slice(folder.length),
+      width: details.width,
+      height: details.height,
+      mime_type: doc.mime_type,
+      source_url: uploadUrl(siteUrl, details.file),
+    };
+  const shown: Record<string, unknown> = {
+    width: details.width,
+    height: details.height,
+    file: details.file,
+    filesize: details.filesize,
+    sizes,
+  };
   shown.image_meta = details.image_meta ?? defaultImageMeta();
   if (details.original_image) shown.original_image = details.original_image;
   if (details.parent_image) shown.parent_image = details.parent_image;
@@ -68,7 +88,11 @@ export function imageSrcset(doc: MediaDoc, siteUrl: string, shown: { width: numb
   if (details.width === undefined || details.height === undefined) return '';
   const folder = folderOf(details.file);
   const candidates = [
-    ...Object.values(details.sizes).map((size) => ({ width: size.width, height: size.height, url: uploadUrl(siteUrl, `${folder}${size.file}`) })),
+    ...Object.values(details.sizes).map((size) => ({
+      width: size.width,
+      height: size.height,
+      url: uploadUrl(siteUrl, `${folder}${size.file}`),
+    })),
     { width: details.width, height: details.height, url: uploadUrl(siteUrl, details.file) },
   ];
   const sources = new Map<number, string>();
@@ -95,7 +119,9 @@ function renderedDescription(doc: MediaDoc, siteUrl: string): string {
     const medium = details.sizes.medium;
     // Without a medium copy (an image already small enough) the full file is shown, fitted in the medium box, and
     // still classed as the medium size that was asked for.
-    const [src, width, height] = medium ? [uploadUrl(siteUrl, `${folder}${medium.file}`), medium.width, medium.height] : [source, ...fitInMediumBox(details.width, details.height)];
+    const [src, width, height] = medium
+      ? [uploadUrl(siteUrl, `${folder}${medium.file}`), medium.width, medium.height]
+      : [source, ...fitInMediumBox(details.width, details.height)];
     const size = 'medium';
     const srcset = imageSrcset(doc, siteUrl, { width, height });
     const responsive = srcset === '' ? '' : ` srcset="${srcset}" sizes="(max-width: ${width}px) 100vw, ${width}px"`;
@@ -120,9 +146,15 @@ export function mediaLink(doc: MediaDoc, siteUrl: string, parentLink: string | n
 
 /** The editable pattern: under the parent's pretty permalink when it has one, else the plain id URL. */
 const mediaPermalinkTemplate = (doc: MediaDoc, siteUrl: string, parentLink: string | null): string =>
-  parentLink !== null && !parentLink.includes('?') ? `${parentLink.replace(/\/?$/, '/')}%postname%/` : `${siteUrl}/?attachment_id=${doc.id}`;
+  parentLink !== null && !parentLink.includes('?')
+    ? `${parentLink.replace(/\/?$/, '/')}%postname%/`
+    : `${siteUrl}/?attachment_id=${doc.id}`;
 
-export function presentMedia(doc: MediaDoc, schema: ResourceSchema, options: MediaPresentOptions): Record<string, unknown> {
+export function presentMedia(
+  doc: MediaDoc,
+  schema: ResourceSchema,
+  options: MediaPresentOptions,
+): Record<string, unknown> {
   const { siteUrl, apiRoot } = options;
   const source = uploadUrl(siteUrl, doc.media_details.file);
   // The guid is the URL of the file as uploaded, before any scaled copy.

@@ -30,7 +30,14 @@ import { mediaLink, presentMedia, uploadUrl } from './present';
 import type { AttachmentInput } from './decider';
 import { uploadedContent, EDITABLE_TYPES } from './files';
 import type { Modifier } from './files';
-import { MEDIA_SLUG_SCOPE, createAttachment, createMissingSubsizes, deleteAttachment, editImage, updateAttachment } from './operations';
+import {
+  MEDIA_SLUG_SCOPE,
+  createAttachment,
+  createMissingSubsizes,
+  deleteAttachment,
+  editImage,
+  updateAttachment,
+} from './operations';
 import { mediaAsOf, mediaHistoryRoute } from './history';
 import { asOfArg } from '../history/operations';
 import { attachmentStreamId } from './events';
@@ -43,13 +50,21 @@ const MEDIA_STATUSES = ['inherit', 'private', 'trash'];
 const MEDIA_TYPES = ['image', 'video', 'text', 'application', 'audio'];
 
 export function mediaRoutes(site: Site): RouteDefinition[] {
-  const schema = mediaSchema(writableStatuses(site.instance.statuses), { featuredMedia: site.instance.media.featuredMedia });
+  const schema = mediaSchema(writableStatuses(site.instance.statuses), {
+    featuredMedia: site.instance.media.featuredMedia,
+  });
   const shownSchema = publicSchema(schema, mediaActionLinks(site.apiRoot));
-  const itemArgs: Record<string, ArgSchema> = { id: { description: 'Unique identifier of the item.', type: 'integer' } };
+  const itemArgs: Record<string, ArgSchema> = {
+    id: { description: 'Unique identifier of the item.', type: 'integer' },
+  };
   const writeArgs = (kind: 'create' | 'update') => {
     const args = argsFromSchema(schema, kind);
     // No theme here: only the default template ("") exists.
-    if (args.template) args.template = { ...args.template, validate: (value) => value === '' || new SchemaIssue('rest_invalid_param', 'template is not one of .') };
+    if (args.template)
+      args.template = {
+        ...args.template,
+        validate: (value) => value === '' || new SchemaIssue('rest_invalid_param', 'template is not one of .'),
+      };
     return args;
   };
 
@@ -65,7 +80,11 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
           cacheable: true,
           permission: (ctx) =>
             ctx.params.context === 'edit' && !hasCap(ctx.actor, MEDIA_CAPS.edit_posts)
-              ? restError('rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.', authorizationStatus(ctx.actor?.id ?? null))
+              ? restError(
+                  'rest_forbidden_context',
+                  'Sorry, you are not allowed to edit posts in this post type.',
+                  authorizationStatus(ctx.actor?.id ?? null),
+                )
               : true,
           handle: (ctx) => listMedia(site, ctx, schema),
         },
@@ -77,7 +96,11 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
           signedInOnly: true,
           handle: async (ctx) => {
             const actor = ctx.actor!;
-            if (typeof ctx.params.post === 'number' && ctx.params.post > 0 && (await site.readModel.get('attachment', ctx.params.post))) {
+            if (
+              typeof ctx.params.post === 'number' &&
+              ctx.params.post > 0 &&
+              (await site.readModel.get('attachment', ctx.params.post))
+            ) {
               throw restError('rest_invalid_param', 'Invalid parent type.', 400);
             }
             const { content, multipart } = await uploadedContent(ctx.request);
@@ -85,7 +108,10 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
             const outcome = await createAttachment(site, content, input, actor, ctx.request.requestId, { multipart });
             await site.settle(outcome.position);
             const doc = await readDoc(site, outcome.id, outcome.position);
-            const result = created(await present(site, ctx, doc, schema, 'edit'), `${site.apiRoot}core/v2/media/${outcome.id}`);
+            const result = created(
+              await present(site, ctx, doc, schema, 'edit'),
+              `${site.apiRoot}core/v2/media/${outcome.id}`,
+            );
             result.headers!['X-WP-Upload-Attachment-ID'] = String(outcome.id);
             return result;
           },
@@ -99,13 +125,31 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
       endpoints: [
         {
           methods: ['GET'],
-          args: { ...itemArgs, context: { description: 'Scope under which the request is made; determines fields present in response.', type: 'string', enum: ['view', 'embed', 'edit'], default: 'view' }, as_of: asOfArg },
+          args: {
+            ...itemArgs,
+            context: {
+              description: 'Scope under which the request is made; determines fields present in response.',
+              type: 'string',
+              enum: ['view', 'embed', 'edit'],
+              default: 'view',
+            },
+            as_of: asOfArg,
+          },
           cacheable: true,
           permission: (ctx) => readPermission(site, ctx),
           handle: async (ctx) => {
             const live = (await loadDoc(site, ctx))!;
             // Time travel (an extension, as for posts): the attachment folded from its stream up to `as_of`.
-            const doc = ctx.params.as_of !== undefined ? await mediaAsOf(site, live.id, String(ctx.params.as_of), ctx.actor, await canEditMedia(site, ctx.actor, live)) : live;
+            const doc =
+              ctx.params.as_of !== undefined
+                ? await mediaAsOf(
+                    site,
+                    live.id,
+                    String(ctx.params.as_of),
+                    ctx.actor,
+                    await canEditMedia(site, ctx.actor, live),
+                  )
+                : live;
             const item = await present(site, ctx, doc, schema, ctx.params.context as Context);
             // As for posts, the item's page on the site (WordPress sends it for every viewable type).
             const link = mediaLink(doc, site.settings.siteUrl, await parentPermalink(site, doc.post));
@@ -124,19 +168,33 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
             const input = await writeInput(site, ctx, schema);
             const body = { ...(ctx.request.form ?? {}), ...(ctx.request.json ?? {}) };
             const slugSent = Object.hasOwn(body, 'slug') || Object.hasOwn(ctx.request.query, 'slug');
-            const outcome = await updateAttachment(site, doc.id, { ...input, ...(slugSent && typeof ctx.params.slug === 'string' ? { slug: ctx.params.slug } : {}) }, ctx.actor!, ctx.request.requestId);
+            const outcome = await updateAttachment(
+              site,
+              doc.id,
+              { ...input, ...(slugSent && typeof ctx.params.slug === 'string' ? { slug: ctx.params.slug } : {}) },
+              ctx.actor!,
+              ctx.request.requestId,
+            );
             await site.settle(outcome.position);
             return ok(await present(site, ctx, await readDoc(site, doc.id, outcome.position), schema, 'edit'));
           },
         },
         {
           methods: ['DELETE'],
-          args: { ...itemArgs, force: { type: 'boolean', default: false, description: 'Delete for good (attachments cannot be trashed).' } },
+          args: {
+            ...itemArgs,
+            force: { type: 'boolean', default: false, description: 'Delete for good (attachments cannot be trashed).' },
+          },
           permission: (ctx) => deletePermission(site, ctx),
           signedInOnly: true,
           handle: async (ctx) => {
             const doc = (await loadDoc(site, ctx))!;
-            if (ctx.params.force !== true) throw restError('rest_trash_not_supported', "The post does not support trashing. Set 'force=true' to delete.", 501);
+            if (ctx.params.force !== true)
+              throw restError(
+                'rest_trash_not_supported',
+                "The post does not support trashing. Set 'force=true' to delete.",
+                501,
+              );
             const previous = await present(site, ctx, doc, schema, 'edit', { withoutLinks: true });
             const outcome = await deleteAttachment(site, doc.id, ctx.actor!, ctx.request.requestId);
             await site.settle(outcome.position);
@@ -187,17 +245,25 @@ export function mediaRoutes(site: Site): RouteDefinition[] {
               if (isImage && isSubsizeUrl(String(ctx.params.src), site, doc)) throw notEdited();
               throw restError('rest_unknown_attachment', 'Unable to get meta information for file.', 404);
             }
-            if (!EDITABLE_TYPES.has(doc.mime_type)) throw restError('rest_cannot_edit_file_type', 'This type of file cannot be edited.', 400);
+            if (!EDITABLE_TYPES.has(doc.mime_type))
+              throw restError('rest_cannot_edit_file_type', 'This type of file cannot be edited.', 400);
             if (modifiers.length === 0) throw notEdited();
             const outcome = await editImage(site, doc.id, modifiers, ctx.actor!, ctx.request.requestId);
             await site.settle(outcome.position);
             // WordPress answers the edit in view context.
-            return created(await present(site, ctx, await readDoc(site, outcome.id, outcome.position), schema, 'view'), `${site.apiRoot}core/v2/media/${outcome.id}`);
+            return created(
+              await present(site, ctx, await readDoc(site, outcome.id, outcome.position), schema, 'view'),
+              `${site.apiRoot}core/v2/media/${outcome.id}`,
+            );
           },
         },
       ],
     },
-    mediaHistoryRoute(site, (ctx) => loadDoc(site, ctx), (actor, doc) => canEditMedia(site, actor, doc)),
+    mediaHistoryRoute(
+      site,
+      (ctx) => loadDoc(site, ctx),
+      (actor, doc) => canEditMedia(site, actor, doc),
+    ),
   ];
 }
 
@@ -210,17 +276,46 @@ export function mediaListArgs(): Record<string, ArgSchema> {
   for (const [name, arg] of Object.entries(post)) {
     if (['tax_relation', 'categories', 'categories_exclude', 'tags', 'tags_exclude', 'sticky'].includes(name)) continue;
     if (name === 'status') {
-      args.status = { ...arg, default: 'inherit', items: { enum: MEDIA_STATUSES, type: 'string' }, validate: (value, ctx) => forbiddenStatus(value as string[], (ctx.request as RestRequest | undefined)?.actor ?? null) ?? true };
+      args.status = {
+        ...arg,
+        default: 'inherit',
+        items: { enum: MEDIA_STATUSES, type: 'string' },
+        validate: (value, ctx) =>
+          forbiddenStatus(value as string[], (ctx.request as RestRequest | undefined)?.actor ?? null) ?? true,
+      };
       continue;
     }
     args[name] = arg;
     if (name === 'orderby') {
-      args.parent = { description: 'Only attachments of these posts.', type: 'array', items: { type: 'integer' }, default: [], lateValidation: true };
-      args.parent_exclude = { description: 'No attachments of these posts.', type: 'array', items: { type: 'integer' }, default: [], lateValidation: true };
+      args.parent = {
+        description: 'Only attachments of these posts.',
+        type: 'array',
+        items: { type: 'integer' },
+        default: [],
+        lateValidation: true,
+      };
+      args.parent_exclude = {
+        description: 'No attachments of these posts.',
+        type: 'array',
+        items: { type: 'integer' },
+        default: [],
+        lateValidation: true,
+      };
     }
   }
-  args.media_type = { description: 'Only attachments of this kind.', type: 'string', enum: MEDIA_TYPES, default: null as unknown as string, lateValidation: true };
-  args.mime_type = { description: 'Only attachments of this MIME type.', type: 'string', default: null as unknown as string, lateValidation: true };
+  args.media_type = {
+    description: 'Only attachments of this kind.',
+    type: 'string',
+    enum: MEDIA_TYPES,
+    default: null as unknown as string,
+    lateValidation: true,
+  };
+  args.mime_type = {
+    description: 'Only attachments of this MIME type.',
+    type: 'string',
+    default: null as unknown as string,
+    lateValidation: true,
+  };
   return args;
 }
 
@@ -228,24 +323,42 @@ export function mediaListArgs(): Record<string, ArgSchema> {
 function forbiddenStatus(statuses: readonly string[], actor: Actor | null): RestError | null {
   for (const status of statuses) {
     if (status === 'inherit') continue;
-    const allowed = status === 'private' ? hasCap(actor, MEDIA_CAPS.read_private_posts) || hasCap(actor, MEDIA_CAPS.edit_posts) : hasCap(actor, MEDIA_CAPS.edit_posts);
-    if (!allowed) return restError('rest_forbidden_status', 'Status is forbidden.', authorizationStatus(actor?.id ?? null));
+    const allowed =
+      status === 'private'
+        ? hasCap(actor, MEDIA_CAPS.read_private_posts) || hasCap(actor, MEDIA_CAPS.edit_posts)
+        : hasCap(actor, MEDIA_CAPS.edit_posts);
+    if (!allowed)
+      return restError('rest_forbidden_status', 'Status is forbidden.', authorizationStatus(actor?.id ?? null));
   }
   return null;
 }
 
 /** The media list plan: the posts' plan (same filters, search, order, paging) plus the media filters. */
-export async function buildMediaListPlan(params: Record<string, unknown>, options: { timezone: string; signedIn: boolean }) {
-  const plan = await buildListPlan(params, { postType: 'post', timezone: options.timezone, signedIn: options.signedIn, descendants: async () => [] });
+export async function buildMediaListPlan(
+  params: Record<string, unknown>,
+  options: { timezone: string; signedIn: boolean },
+) {
+  const plan = await buildListPlan(params, {
+    postType: 'post',
+    timezone: options.timezone,
+    signedIn: options.signedIn,
+    descendants: async () => [],
+  });
   const filters: Filter[] = [...plan.filters];
   const parent = (params.parent as number[] | undefined) ?? [];
   const parentExclude = (params.parent_exclude as number[] | undefined) ?? [];
   if (parent.length > 0) filters.push({ kind: 'any', field: 'parent', values: parent });
   if (parentExclude.length > 0) filters.push({ kind: 'none', field: 'parent', values: parentExclude });
-  if (typeof params.media_type === 'string') filters.push({ kind: 'any', field: 'media_type', values: [params.media_type] });
-  if (typeof params.mime_type === 'string' && params.mime_type !== '') filters.push({ kind: 'any', field: 'mime_type', values: [params.mime_type] });
+  if (typeof params.media_type === 'string')
+    filters.push({ kind: 'any', field: 'media_type', values: [params.media_type] });
+  if (typeof params.mime_type === 'string' && params.mime_type !== '')
+    filters.push({ kind: 'any', field: 'mime_type', values: [params.mime_type] });
   // Media search also looks in the file name.
-  const withFile = filters.map((filter) => (filter.kind === 'text' && !((params.search_columns as string[] | undefined) ?? []).length ? { ...filter, fields: [...filter.fields, 'file'] } : filter));
+  const withFile = filters.map((filter) =>
+    filter.kind === 'text' && !((params.search_columns as string[] | undefined) ?? []).length
+      ? { ...filter, fields: [...filter.fields, 'file'] }
+      : filter,
+  );
   return { ...plan, filters: withFile };
 }
 
@@ -255,7 +368,10 @@ async function listMedia(site: Site, ctx: HandlerContext, schema: ReturnType<typ
   const { items, total } = await site.readModel.query('attachment', plan);
   const paging = listPaging(p, total, items.length);
   const docs = items as MediaDoc[];
-  const visible = await listableItems(docs, p.context, { mayRead: (doc) => canReadMedia(site, ctx.actor, doc), mayEdit: (doc) => canEditMedia(site, ctx.actor, doc) });
+  const visible = await listableItems(docs, p.context, {
+    mayRead: (doc) => canReadMedia(site, ctx.actor, doc),
+    mayEdit: (doc) => canEditMedia(site, ctx.actor, doc),
+  });
   const body = await Promise.all(visible.map((doc) => present(site, ctx, doc, schema, p.context as Context)));
   return collectionResult(body, paging, `${site.apiRoot}core/v2/media`, linkQuery(ctx));
 }
@@ -306,7 +422,11 @@ async function canAttachTo(site: Site, actor: Actor | null, postId: number): Pro
 async function createPermission(site: Site, ctx: HandlerContext): Promise<true | RestError> {
   const actor = ctx.actor;
   const status = authorizationStatus(actor?.id ?? null);
-  if (typeof ctx.params.post === 'number' && ctx.params.post > 0 && !(await canAttachTo(site, actor, ctx.params.post))) {
+  if (
+    typeof ctx.params.post === 'number' &&
+    ctx.params.post > 0 &&
+    !(await canAttachTo(site, actor, ctx.params.post))
+  ) {
     return restError('rest_cannot_edit', 'Sorry, you are not allowed to upload media to this post.', status);
   }
   if (ctx.params.id !== undefined && ctx.params.id !== null && ctx.params.id !== '' && ctx.params.id !== 0) {
@@ -315,7 +435,8 @@ async function createPermission(site: Site, ctx: HandlerContext): Promise<true |
   if (ctx.params.author && ctx.params.author !== actor?.id && !hasCap(actor, MEDIA_CAPS.edit_others_posts)) {
     return restError('rest_cannot_edit_others', 'Sorry, you are not allowed to create posts as this user.', status);
   }
-  if (!hasCap(actor, MEDIA_CAPS.create_posts)) return restError('rest_cannot_create', 'Sorry, you are not allowed to create posts as this user.', status);
+  if (!hasCap(actor, MEDIA_CAPS.create_posts))
+    return restError('rest_cannot_create', 'Sorry, you are not allowed to create posts as this user.', status);
   return true;
 }
 
@@ -323,7 +444,11 @@ async function readPermission(site: Site, ctx: HandlerContext): Promise<boolean 
   const doc = await loadDoc(site, ctx);
   if (!doc) return invalidId();
   if (ctx.params.context === 'edit' && !(await canEditMedia(site, ctx.actor, doc))) {
-    return restError('rest_forbidden_context', 'Sorry, you are not allowed to edit this post.', authorizationStatus(ctx.actor?.id ?? null));
+    return restError(
+      'rest_forbidden_context',
+      'Sorry, you are not allowed to edit this post.',
+      authorizationStatus(ctx.actor?.id ?? null),
+    );
   }
   return canReadMedia(site, ctx.actor, doc);
 }
@@ -333,11 +458,17 @@ async function updatePermission(site: Site, ctx: HandlerContext): Promise<boolea
   if (!doc) return invalidId();
   const actor = ctx.actor;
   const status = authorizationStatus(actor?.id ?? null);
-  if (!(await canEditMedia(site, actor, doc))) return restError('rest_cannot_edit', 'Sorry, you are not allowed to edit this post.', status);
+  if (!(await canEditMedia(site, actor, doc)))
+    return restError('rest_cannot_edit', 'Sorry, you are not allowed to edit this post.', status);
   if (ctx.params.author && ctx.params.author !== actor?.id && !hasCap(actor, MEDIA_CAPS.edit_others_posts)) {
     return restError('rest_cannot_edit_others', 'Sorry, you are not allowed to update posts as this user.', status);
   }
-  if (typeof ctx.params.post === 'number' && ctx.params.post > 0 && ctx.params.post !== doc.post && !(await canAttachTo(site, actor, ctx.params.post))) {
+  if (
+    typeof ctx.params.post === 'number' &&
+    ctx.params.post > 0 &&
+    ctx.params.post !== doc.post &&
+    !(await canAttachTo(site, actor, ctx.params.post))
+  ) {
     return restError('rest_cannot_edit', 'Sorry, you are not allowed to upload media to this post.', status);
   }
   return true;
@@ -347,7 +478,11 @@ async function deletePermission(site: Site, ctx: HandlerContext): Promise<boolea
   const doc = await loadDoc(site, ctx);
   if (!doc) return invalidId();
   if (!canDeleteItem(ctx.actor, MEDIA_CAPS, { author: doc.author, status: await effectiveStatus(site, doc) })) {
-    return restError('rest_cannot_delete', 'Sorry, you are not allowed to delete this post.', authorizationStatus(ctx.actor?.id ?? null));
+    return restError(
+      'rest_cannot_delete',
+      'Sorry, you are not allowed to delete this post.',
+      authorizationStatus(ctx.actor?.id ?? null),
+    );
   }
   return true;
 }
@@ -356,10 +491,12 @@ async function deletePermission(site: Site, ctx: HandlerContext): Promise<boolea
 async function editImagePermission(site: Site, ctx: HandlerContext): Promise<boolean | RestError> {
   const actor = ctx.actor;
   const status = authorizationStatus(actor?.id ?? null);
-  if (!hasCap(actor, 'upload_files')) return restError('rest_cannot_edit_image', 'Sorry, you are not allowed to upload media on this site.', status);
+  if (!hasCap(actor, 'upload_files'))
+    return restError('rest_cannot_edit_image', 'Sorry, you are not allowed to upload media on this site.', status);
   const doc = await loadDoc(site, ctx);
   if (!doc) return invalidId();
-  if (!(await canEditMedia(site, actor, doc))) return restError('rest_cannot_edit', 'Sorry, you are not allowed to edit this post.', status);
+  if (!(await canEditMedia(site, actor, doc)))
+    return restError('rest_cannot_edit', 'Sorry, you are not allowed to edit this post.', status);
   return true;
 }
 
@@ -383,7 +520,12 @@ function editArgs(): Record<string, ArgSchema> {
             title: 'Rotation',
             properties: {
               type: { description: 'Rotation type.', type: 'string', enum: ['rotate'] },
-              args: { description: 'Rotation arguments.', type: 'object', required: ['angle'], properties: { angle: { description: 'Angle to rotate clockwise in degrees.', type: 'number' } } },
+              args: {
+                description: 'Rotation arguments.',
+                type: 'object',
+                required: ['angle'],
+                properties: { angle: { description: 'Angle to rotate clockwise in degrees.', type: 'number' } },
+              },
             },
           },
           {
@@ -395,8 +537,16 @@ function editArgs(): Record<string, ArgSchema> {
                 type: 'object',
                 required: ['left', 'top', 'width', 'height'],
                 properties: {
-                  left: { description: 'Horizontal position from the left to begin the crop as a percentage of the image width.', type: 'number' },
-                  top: { description: 'Vertical position from the top to begin the crop as a percentage of the image height.', type: 'number' },
+                  left: {
+                    description:
+                      'Horizontal position from the left to begin the crop as a percentage of the image width.',
+                    type: 'number',
+                  },
+                  top: {
+                    description:
+                      'Vertical position from the top to begin the crop as a percentage of the image height.',
+                    type: 'number',
+                  },
                   width: { description: 'Width of the crop as a percentage of the image width.', type: 'number' },
                   height: { description: 'Height of the crop as a percentage of the image height.', type: 'number' },
                 },
@@ -406,11 +556,26 @@ function editArgs(): Record<string, ArgSchema> {
         ],
       },
     } as ArgSchema,
-    rotation: { description: 'The amount to rotate the image clockwise in degrees. DEPRECATED: Use `modifiers` instead.', type: 'integer', minimum: 0, exclusiveMinimum: true, maximum: 360, exclusiveMaximum: true } as ArgSchema,
-    x: percent('As a percentage of the image, the x position to start the crop from. DEPRECATED: Use `modifiers` instead.'),
-    y: percent('As a percentage of the image, the y position to start the crop from. DEPRECATED: Use `modifiers` instead.'),
-    width: percent('As a percentage of the image, the width to crop the image to. DEPRECATED: Use `modifiers` instead.'),
-    height: percent('As a percentage of the image, the height to crop the image to. DEPRECATED: Use `modifiers` instead.'),
+    rotation: {
+      description: 'The amount to rotate the image clockwise in degrees. DEPRECATED: Use `modifiers` instead.',
+      type: 'integer',
+      minimum: 0,
+      exclusiveMinimum: true,
+      maximum: 360,
+      exclusiveMaximum: true,
+    } as ArgSchema,
+    x: percent(
+      'As a percentage of the image, the x position to start the crop from. DEPRECATED: Use `modifiers` instead.',
+    ),
+    y: percent(
+      'As a percentage of the image, the y position to start the crop from. DEPRECATED: Use `modifiers` instead.',
+    ),
+    width: percent(
+      'As a percentage of the image, the width to crop the image to. DEPRECATED: Use `modifiers` instead.',
+    ),
+    height: percent(
+      'As a percentage of the image, the height to crop the image to. DEPRECATED: Use `modifiers` instead.',
+    ),
   };
 }
 
@@ -418,7 +583,8 @@ function editArgs(): Record<string, ArgSchema> {
 function editModifiers(params: Record<string, unknown>): Modifier[] {
   if (Array.isArray(params.modifiers)) return params.modifiers as Modifier[];
   const modifiers: Modifier[] = [];
-  if (typeof params.rotation === 'number' && params.rotation !== 0) modifiers.push({ type: 'rotate', args: { angle: params.rotation } });
+  if (typeof params.rotation === 'number' && params.rotation !== 0)
+    modifiers.push({ type: 'rotate', args: { angle: params.rotation } });
   const { x, y, width, height } = params;
   if (typeof x === 'number' && typeof y === 'number' && typeof width === 'number' && typeof height === 'number') {
     modifiers.push({ type: 'crop', args: { left: x, top: y, width, height } });
@@ -431,13 +597,18 @@ const stripQuery = (url: string) => url.split(/[?#]/)[0]!;
 function srcMatches(src: string, site: Site, doc: MediaDoc): boolean {
   const { file, original_image: original } = doc.media_details;
   const folder = file.slice(0, file.lastIndexOf('/') + 1);
-  return [file, ...(original ? [`${folder}${original}`] : [])].some((key) => stripQuery(src) === uploadUrl(site.settings.siteUrl, key));
+  return [file, ...(original ? [`${folder}${original}`] : [])].some(
+    (key) => stripQuery(src) === uploadUrl(site.settings.siteUrl, key),
+  );
 }
 function isSubsizeUrl(src: string, site: Site, doc: MediaDoc): boolean {
   const folder = doc.media_details.file.slice(0, doc.media_details.file.lastIndexOf('/') + 1);
-  return Object.values(doc.media_details.sizes).some((size) => stripQuery(src) === uploadUrl(site.settings.siteUrl, `${folder}${size.file}`));
+  return Object.values(doc.media_details.sizes).some(
+    (size) => stripQuery(src) === uploadUrl(site.settings.siteUrl, `${folder}${size.file}`),
+  );
 }
-const notEdited = () => restError('rest_image_not_edited', 'The image was not edited. Edit the image before applying the changes.', 400);
+const notEdited = () =>
+  restError('rest_image_not_edited', 'The image was not edited. Edit the image before applying the changes.', 400);
 
 // --- helpers ------------------------------------------------------------------------------------------------
 
@@ -447,14 +618,30 @@ async function loadDoc(site: Site, ctx: HandlerContext): Promise<MediaDoc | null
   if (!ctx.memo.has('doc:attachment')) {
     const id = Number(ctx.params.id);
     // As the log has it now, also while the media projection rebuilds.
-    ctx.memo.set('doc:attachment', Number.isInteger(id) && id > 0 ? await readCurrent<MediaDoc>(site, { projection: 'media', collection: 'attachment', id, stream: attachmentStreamId(id) }) : null);
+    ctx.memo.set(
+      'doc:attachment',
+      Number.isInteger(id) && id > 0
+        ? await readCurrent<MediaDoc>(site, {
+            projection: 'media',
+            collection: 'attachment',
+            id,
+            stream: attachmentStreamId(id),
+          })
+        : null,
+    );
   }
   return ctx.memo.get('doc:attachment') as MediaDoc | null;
 }
 
 /** The attachment as the write at `position` left it, for the write's answer (also while the media projection rebuilds). */
 async function readDoc(site: Site, id: number, position: number): Promise<MediaDoc> {
-  const doc = await readWritten<MediaDoc>(site, { projection: 'media', collection: 'attachment', id, stream: attachmentStreamId(id), position });
+  const doc = await readWritten<MediaDoc>(site, {
+    projection: 'media',
+    collection: 'attachment',
+    id,
+    stream: attachmentStreamId(id),
+    position,
+  });
   if (!doc) throw invalidId();
   return doc;
 }
@@ -465,14 +652,19 @@ async function writeInput(site: Site, ctx: HandlerContext, schema: ResourceSchem
   const body = { ...(ctx.request.form ?? {}), ...(ctx.request.json ?? {}) };
   const sent = (key: string) => Object.hasOwn(body, key) || Object.hasOwn(ctx.request.query, key);
   const text = (value: unknown): string | undefined =>
-    typeof value === 'string' ? value : value && typeof value === 'object' && typeof (value as { raw?: unknown }).raw === 'string' ? (value as { raw: string }).raw : undefined;
+    typeof value === 'string'
+      ? value
+      : value && typeof value === 'object' && typeof (value as { raw?: unknown }).raw === 'string'
+        ? (value as { raw: string }).raw
+        : undefined;
   const input: AttachmentInput = {};
   for (const field of ['title', 'caption', 'description'] as const) {
     const value = sent(field) ? text(p[field]) : undefined;
     if (value !== undefined) input[field] = value;
   }
   for (const field of ['alt_text', 'status', 'comment_status', 'ping_status', 'template', 'post'] as const) {
-    if (sent(field) && p[field] !== undefined && p[field] !== null) (input as Record<string, unknown>)[field] = p[field];
+    if (sent(field) && p[field] !== undefined && p[field] !== null)
+      (input as Record<string, unknown>)[field] = p[field];
   }
   if (sent('date')) input.date = (p.date as string | null | undefined) ?? null;
   if (sent('date_gmt')) input.date_gmt = (p.date_gmt as string | null | undefined) ?? null;
@@ -485,13 +677,21 @@ async function writeInput(site: Site, ctx: HandlerContext, schema: ResourceSchem
     throw restError('rest_invalid_param', 'Invalid parent type.', 400);
   }
   if (sent('author') && p.author) {
-    if (p.author !== ctx.actor!.id && !(await site.readModel.get('user', p.author as number))) throw restError('rest_invalid_author', 'Invalid author ID.', 400);
+    if (p.author !== ctx.actor!.id && !(await site.readModel.get('user', p.author as number)))
+      throw restError('rest_invalid_author', 'Invalid author ID.', 400);
     input.author = p.author as number;
   }
   return input;
 }
 
-async function present(site: Site, ctx: HandlerContext, doc: MediaDoc, schema: ReturnType<typeof mediaSchema>, context: 'view' | 'edit' | 'embed', options: { withoutLinks?: boolean } = {}) {
+async function present(
+  site: Site,
+  ctx: HandlerContext,
+  doc: MediaDoc,
+  schema: ReturnType<typeof mediaSchema>,
+  context: 'view' | 'edit' | 'embed',
+  options: { withoutLinks?: boolean } = {},
+) {
   const edit = context === 'edit';
   return presentMedia(doc, schema, {
     context,
@@ -515,7 +715,11 @@ function mediaActions(actor: Actor | null): string[] {
 export async function parentPermalink(site: Site, postId: number): Promise<string | null> {
   const parent = await parentOf(site, postId);
   if (!parent) return null;
-  return permalink(parent, site.settings.siteUrl, parent.type === 'page' && parent.parent > 0 ? await ancestorPath(site, parent.parent) : '');
+  return permalink(
+    parent,
+    site.settings.siteUrl,
+    parent.type === 'page' && parent.parent > 0 ? await ancestorPath(site, parent.parent) : '',
+  );
 }
 
 async function uniqueTitleSlug(site: Site, doc: MediaDoc): Promise<string> {

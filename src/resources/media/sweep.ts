@@ -70,13 +70,25 @@ export async function namedFiles(store: EventStore): Promise<Set<string>> {
   return named;
 }
 
-export async function sweepOrphanedFiles(source: { store: EventStore; blobs: BlobStore }, options: SweepOptions): Promise<SweepOutcome> {
+export async function sweepOrphanedFiles(
+  source: { store: EventStore; blobs: BlobStore },
+  options: SweepOptions,
+): Promise<SweepOutcome> {
   const listedBlobs: { key: string; old: boolean }[] = [];
-  for await (const blob of source.blobs.list()) listedBlobs.push({ key: blob.key, old: options.now - blob.lastModified.getTime() >= options.olderThanMs });
+  for await (const blob of source.blobs.list())
+    listedBlobs.push({ key: blob.key, old: options.now - blob.lastModified.getTime() >= options.olderThanMs });
   // After the listing (see above).
   const named = await namedFiles(source.store);
   const unnamed = listedBlobs.filter((blob) => !named.has(blob.key));
-  const orphans = unnamed.filter((blob) => blob.old).map((blob) => blob.key).sort();
+  const orphans = unnamed
+    .filter((blob) => blob.old)
+    .map((blob) => blob.key)
+    .sort();
   if (!options.dryRun) for (const key of orphans) await source.blobs.delete(key);
-  return { listed: listedBlobs.length, named: listedBlobs.length - unnamed.length, young: unnamed.length - orphans.length, orphans };
+  return {
+    listed: listedBlobs.length,
+    named: listedBlobs.length - unnamed.length,
+    young: unnamed.length - orphans.length,
+    orphans,
+  };
 }

@@ -22,7 +22,8 @@ import { menuItemAutosaveSchema, menuItemSchema } from './schema';
 const NS = 'core/v2';
 const BASE = '/core/v2/menu-items';
 
-const newestFirst = (a: MenuItemAutosaveEntry, b: MenuItemAutosaveEntry) => (a.date === b.date ? b.id - a.id : a.date < b.date ? 1 : -1);
+const newestFirst = (a: MenuItemAutosaveEntry, b: MenuItemAutosaveEntry) =>
+  a.date === b.date ? b.id - a.id : a.date < b.date ? 1 : -1;
 
 export function menuItemAutosaveRoutes(site: Site): RouteDefinition[] {
   const schema = menuItemAutosaveSchema;
@@ -40,10 +41,18 @@ export function menuItemAutosaveRoutes(site: Site): RouteDefinition[] {
   };
 
   /** WordPress checks the item first (404 for anyone), then the right to edit it. */
-  const readRule = async (ctx: HandlerContext, key: string, what: 'autosaves' | 'revisions'): Promise<true | RestError> => {
+  const readRule = async (
+    ctx: HandlerContext,
+    key: string,
+    what: 'autosaves' | 'revisions',
+  ): Promise<true | RestError> => {
     if (!(await item(ctx, key))) return restError('rest_post_invalid_parent', 'Invalid post parent ID.', 404);
     if (!canManageMenus(ctx.actor)) {
-      return restError('rest_cannot_read', `Sorry, you are not allowed to view ${what} of this post.`, authorizationStatus(ctx.actor?.id ?? null));
+      return restError(
+        'rest_cannot_read',
+        `Sorry, you are not allowed to view ${what} of this post.`,
+        authorizationStatus(ctx.actor?.id ?? null),
+      );
     }
     return true;
   };
@@ -76,7 +85,10 @@ export function menuItemAutosaveRoutes(site: Site): RouteDefinition[] {
    * save through the item as `date` and the time it was first published as `date_gmt`. Its slug (empty unless it
    * was published) and its guid from its creation; no post parent (its menu parent is not one), so no links either.
    */
-  const presentDraft = (doc: MenuItemDoc, dates: { savedAt: string | null; publishedAt: string | null } | null): Record<string, unknown> => {
+  const presentDraft = (
+    doc: MenuItemDoc,
+    dates: { savedAt: string | null; publishedAt: string | null } | null,
+  ): Record<string, unknown> => {
     const guid = `${site.settings.siteUrl}${doc.guid}`;
     const gmtOf = (local: string | null) => {
       const at = local === null ? null : parseRestDate(local, site.settings.timezone);
@@ -121,7 +133,13 @@ export function menuItemAutosaveRoutes(site: Site): RouteDefinition[] {
           args: { parent: parentArg, ...argsFromSchema(menuItemSchema, 'update') },
           permission: async (ctx) => {
             if (!(await item(ctx, 'id'))) return restError('rest_post_invalid_id', 'Invalid post ID.', 404);
-            return canManageMenus(ctx.actor) ? true : restError('rest_cannot_edit', 'Sorry, you are not allowed to edit this post.', authorizationStatus(ctx.actor?.id ?? null));
+            return canManageMenus(ctx.actor)
+              ? true
+              : restError(
+                  'rest_cannot_edit',
+                  'Sorry, you are not allowed to edit this post.',
+                  authorizationStatus(ctx.actor?.id ?? null),
+                );
           },
           signedInOnly: true,
           handle: async (ctx) => {
@@ -145,7 +163,11 @@ export function menuItemAutosaveRoutes(site: Site): RouteDefinition[] {
       endpoints: [
         {
           methods: ['GET'],
-          args: { parent: parentArg, id: { description: 'Identifier of the autosave.', type: 'integer' }, context: contextParam('view') },
+          args: {
+            parent: parentArg,
+            id: { description: 'Identifier of the autosave.', type: 'integer' },
+            context: contextParam('view'),
+          },
           // WordPress checks a single autosave with the revisions rule, message included.
           permission: (ctx) => readRule(ctx, 'parent', 'revisions'),
           handle: async (ctx) => {

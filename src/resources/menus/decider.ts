@@ -25,7 +25,8 @@ export type MenuCommand =
   | { kind: 'delete'; id: number };
 
 /** Menu names are unique, ignoring case. */
-const menuExists = (name: string, existingId: number): AlreadyExists => new AlreadyExists('menu', 'name', { value: name, existingId });
+const menuExists = (name: string, existingId: number): AlreadyExists =>
+  new AlreadyExists('menu', 'name', { value: name, existingId });
 
 function assertMenuName(name: string): void {
   if (/^[ \t\n\r\0\x0B]*$/.test(name)) throw new InvalidValue('menu', ['name'], 'empty');
@@ -65,12 +66,17 @@ function decideMenu(command: MenuCommand, state: MenuState): MenuEvent[] {
   }
   const changes: Partial<MenuFields> = {};
   for (const key of Object.keys(next) as (keyof MenuFields)[]) {
-    if (JSON.stringify(next[key]) !== JSON.stringify(current[key])) (changes as Record<string, unknown>)[key] = next[key];
+    if (JSON.stringify(next[key]) !== JSON.stringify(current[key]))
+      (changes as Record<string, unknown>)[key] = next[key];
   }
   return Object.keys(changes).length === 0 ? [] : [{ type: 'MenuUpdated', data: { id, changes } }];
 }
 
-export const menuDecider: Decider<MenuState, MenuCommand, MenuEvent> = { initialState: initialMenuState, evolve: evolveMenu, decide: decideMenu };
+export const menuDecider: Decider<MenuState, MenuCommand, MenuEvent> = {
+  initialState: initialMenuState,
+  evolve: evolveMenu,
+  decide: decideMenu,
+};
 
 // --- menu items ----------------------------------------------------------------------------------------------
 
@@ -116,7 +122,15 @@ export interface MenuItemFacts {
  * '' otherwise; a write that needs one and has none is refused as a programming error.
  */
 export type MenuItemCommand =
-  | { kind: 'create'; id: number; input: MenuItemInput; facts: MenuItemFacts; slug: string; actorId: number; now: string }
+  | {
+      kind: 'create';
+      id: number;
+      input: MenuItemInput;
+      facts: MenuItemFacts;
+      slug: string;
+      actorId: number;
+      now: string;
+    }
   | { kind: 'update'; id: number; input: MenuItemInput; facts: MenuItemFacts; slug: string; now: string }
   | { kind: 'delete'; id: number }
   /**
@@ -168,7 +182,8 @@ export function withOwnTitle<Item extends MenuItemWritable>(item: Item, facts: M
 
 /** WordPress's checks of an item, in its order; a custom link missing both title and url reports both. */
 function assertValidItem(item: MenuItemWritable, facts: MenuItemFacts): void {
-  if (item.type === 'post_type_archive' && !facts.archiveTypeExists) throw new InvalidValue('menuItem', ['object'], 'unknownReference');
+  if (item.type === 'post_type_archive' && !facts.archiveTypeExists)
+    throw new InvalidValue('menuItem', ['object'], 'unknownReference');
   if (item.type === 'custom') {
     const titleMissing = item.title === '';
     const urlMissing = item.url === '';
@@ -192,13 +207,27 @@ export function menuItemSlugBase(id: number, title: string): string {
   return sanitizeSlug(title) || String(id);
 }
 
-export const initialMenuItemState = (): MenuItemState => ({ exists: false, deleted: false, item: null, autosaves: {}, savedAt: null, publishedAt: null });
+export const initialMenuItemState = (): MenuItemState => ({
+  exists: false,
+  deleted: false,
+  item: null,
+  autosaves: {},
+  savedAt: null,
+  publishedAt: null,
+});
 
 export function evolveMenuItem(state: MenuItemState, event: MenuItemEvent): MenuItemState {
   switch (event.type) {
     case 'MenuItemCreated': {
       const item = withRecordedSlug(event.data.id, event.data.item, null) as MenuItemFields;
-      return { ...state, exists: true, deleted: false, item, savedAt: item.date, publishedAt: item.status === 'publish' ? item.date : null };
+      return {
+        ...state,
+        exists: true,
+        deleted: false,
+        item,
+        savedAt: item.date,
+        publishedAt: item.status === 'publish' ? item.date : null,
+      };
     }
     case 'MenuItemUpdated': {
       if (!state.item) return state;
@@ -234,7 +263,14 @@ function decideMenuItem(command: MenuItemCommand, state: MenuItemState): MenuIte
     const slug = menuItemNeedsSlug('', next) ? requireSlug(command.slug) : '';
     // WordPress fixes the guid at creation: the permalink then, a pretty one only for an item created published.
     const guid = slug !== '' ? `/${slug}/` : `/?p=${id}`;
-    const item: MenuItemFields = { ...next, slug, guid, author: command.actorId, date: command.now, modified: command.now };
+    const item: MenuItemFields = {
+      ...next,
+      slug,
+      guid,
+      author: command.actorId,
+      date: command.now,
+      modified: command.now,
+    };
     return [{ type: 'MenuItemCreated', data: { id, item } }];
   }
   const current = state.item;
@@ -260,12 +296,22 @@ function decideMenuItem(command: MenuItemCommand, state: MenuItemState): MenuIte
  * the item: a caller without an autosave gets a new (empty) one, and a caller who has one gets it discarded
  * (answered with `rest_autosave_no_changes`).
  */
-function decideAutosave(command: Extract<MenuItemCommand, { kind: 'autosave' }>, state: MenuItemState): MenuItemEvent[] {
+function decideAutosave(
+  command: Extract<MenuItemCommand, { kind: 'autosave' }>,
+  state: MenuItemState,
+): MenuItemEvent[] {
   const { id, actorId } = command;
-  if (autosaveSavesMenuItem(state, actorId)) return [{ type: 'MenuItemUpdated', data: { id, changes: { modified: command.now }, autosave: true } }];
+  if (autosaveSavesMenuItem(state, actorId))
+    return [{ type: 'MenuItemUpdated', data: { id, changes: { modified: command.now }, autosave: true } }];
   const existing = state.autosaves[actorId];
-  if (existing !== undefined) return [{ type: 'MenuItemAutosaveDiscarded', data: { id, autosaveId: existing, userId: actorId } }];
-  return [{ type: 'MenuItemAutosaved', data: { id, autosaveId: command.autosaveId, userId: actorId, date: command.now, date_gmt: command.nowGmt } }];
+  if (existing !== undefined)
+    return [{ type: 'MenuItemAutosaveDiscarded', data: { id, autosaveId: existing, userId: actorId } }];
+  return [
+    {
+      type: 'MenuItemAutosaved',
+      data: { id, autosaveId: command.autosaveId, userId: actorId, date: command.now, date_gmt: command.nowGmt },
+    },
+  ];
 }
 
 export const menuItemDecider: Decider<MenuItemState, MenuItemCommand, MenuItemEvent> = {

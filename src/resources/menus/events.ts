@@ -31,7 +31,10 @@ export interface MenuDeleted {
   id: number;
 }
 
-export type MenuEvent = DomainEvent<'MenuCreated', MenuCreated> | DomainEvent<'MenuUpdated', MenuUpdated> | DomainEvent<'MenuDeleted', MenuDeleted>;
+export type MenuEvent =
+  | DomainEvent<'MenuCreated', MenuCreated>
+  | DomainEvent<'MenuUpdated', MenuUpdated>
+  | DomainEvent<'MenuDeleted', MenuDeleted>;
 
 export const MENU_EVENT_TYPES = ['MenuCreated', 'MenuUpdated', 'MenuDeleted'] as const;
 export const menuStreamId = (id: number): string => `menu-${id}`;
@@ -93,12 +96,21 @@ export interface MenuItemCreated {
  * once published (the slug WordPress gives an untitled item) and `/?p={id}` as the guid. No name was claimed for
  * those ids. Pure; the decider and the projection both fold with it.
  */
-export function withRecordedSlug<T extends Partial<MenuItemFields>>(id: number, fields: T, before: Pick<MenuItemFields, 'slug' | 'guid'> | null): T & Partial<Pick<MenuItemFields, 'slug' | 'guid'>> {
+export function withRecordedSlug<T extends Partial<MenuItemFields>>(
+  id: number,
+  fields: T,
+  before: Pick<MenuItemFields, 'slug' | 'guid'> | null,
+): T & Partial<Pick<MenuItemFields, 'slug' | 'guid'>> {
   if (before === null) {
     if (fields.slug !== undefined && fields.guid !== undefined) return fields;
-    return { ...fields, slug: fields.slug ?? (fields.status === 'publish' ? String(id) : ''), guid: fields.guid ?? `/?p=${id}` };
+    return {
+      ...fields,
+      slug: fields.slug ?? (fields.status === 'publish' ? String(id) : ''),
+      guid: fields.guid ?? `/?p=${id}`,
+    };
   }
-  if (fields.status === 'publish' && fields.slug === undefined && before.slug === '') return { ...fields, slug: String(id) };
+  if (fields.status === 'publish' && fields.slug === undefined && before.slug === '')
+    return { ...fields, slug: String(id) };
   return fields;
 }
 
@@ -148,5 +160,11 @@ export type MenuItemEvent =
   | DomainEvent<'MenuItemAutosaved', MenuItemAutosaved>
   | DomainEvent<'MenuItemAutosaveDiscarded', MenuItemAutosaveDiscarded>;
 
-export const MENU_ITEM_EVENT_TYPES = ['MenuItemCreated', 'MenuItemUpdated', 'MenuItemDeleted', 'MenuItemAutosaved', 'MenuItemAutosaveDiscarded'] as const;
+export const MENU_ITEM_EVENT_TYPES = [
+  'MenuItemCreated',
+  'MenuItemUpdated',
+  'MenuItemDeleted',
+  'MenuItemAutosaved',
+  'MenuItemAutosaveDiscarded',
+] as const;
 export const menuItemStreamId = (id: number): string => `menu-item-${id}`;

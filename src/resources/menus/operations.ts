@@ -17,7 +17,16 @@ import type { MenuItemDoc } from '../../../projections/menuItems';
 import { nextTermId, termSlugCandidates } from '../terms/operations';
 import { slugCandidates } from '../content/slugCandidates';
 import { sanitizeTermDescription, sanitizeTermName } from '../terms/sanitize';
-import { MENU_ITEM_DEFAULTS, autosaveSavesMenuItem, menuDecider, menuItemDecider, menuItemNeedsSlug, menuItemSlugBase, mergeMenuItem, withOwnTitle } from './decider';
+import {
+  MENU_ITEM_DEFAULTS,
+  autosaveSavesMenuItem,
+  menuDecider,
+  menuItemDecider,
+  menuItemNeedsSlug,
+  menuItemSlugBase,
+  mergeMenuItem,
+  withOwnTitle,
+} from './decider';
 import { archiveTitle } from './present';
 import { readTermDoc } from '../terms/operations';
 import type { ContentDoc } from '../../../projections/content';
@@ -76,12 +85,21 @@ async function menuNamed(site: Site, name: string): Promise<number | null> {
 }
 
 /** `imported.chosenId`: an id the caller reserved (an import keeping the source's ids), instead of the next free one. */
-export async function createMenu(site: Site, input: MenuInput, actor: Actor | null, requestId: string, imported?: { chosenId?: number }): Promise<MenuWriteOutcome> {
+export async function createMenu(
+  site: Site,
+  input: MenuInput,
+  actor: Actor | null,
+  requestId: string,
+  imported?: { chosenId?: number },
+): Promise<MenuWriteOutcome> {
   const metadata = site.metadata(actor?.id ?? null, requestId);
   const name = sanitizeTermName(input.name ?? '');
   const nameConflict = name.trim() === '' ? null : await menuNamed(site, name);
   // Refuse before spending an id or a slug.
-  menuDecider.decide({ kind: 'create', id: 0, fields: { name, slug: '', description: '', autoAdd: false, locations: [] }, nameConflict }, menuDecider.initialState());
+  menuDecider.decide(
+    { kind: 'create', id: 0, fields: { name, slug: '', description: '', autoAdd: false, locations: [] }, nameConflict },
+    menuDecider.initialState(),
+  );
   const id = imported?.chosenId ?? (await nextTermId(site));
   const base = sanitizeSlug(name) || String(id);
   const claimed: string[] = [];
@@ -107,7 +125,13 @@ export async function createMenu(site: Site, input: MenuInput, actor: Actor | nu
   }
 }
 
-export async function updateMenu(site: Site, id: number, input: MenuInput, actor: Actor | null, requestId: string): Promise<MenuWriteOutcome> {
+export async function updateMenu(
+  site: Site,
+  id: number,
+  input: MenuInput,
+  actor: Actor | null,
+  requestId: string,
+): Promise<MenuWriteOutcome> {
   const metadata = site.metadata(actor?.id ?? null, requestId);
   const claimed: string[] = [];
   let previousSlug: string | null = null;
@@ -126,7 +150,12 @@ export async function updateMenu(site: Site, id: number, input: MenuInput, actor
     if (input.locations !== undefined) changes.locations = input.locations;
     if (current) {
       const base = sanitizeSlug(changes.name ?? current.name) || String(id);
-      const slug = await site.claims.claimFirstFree(MENU_SLUG_SCOPE, menuSlugCandidates(base, current.slug), id, metadata);
+      const slug = await site.claims.claimFirstFree(
+        MENU_SLUG_SCOPE,
+        menuSlugCandidates(base, current.slug),
+        id,
+        metadata,
+      );
       if (slug !== current.slug) {
         changes.slug = slug;
         claimed.push(slug);
@@ -137,7 +166,8 @@ export async function updateMenu(site: Site, id: number, input: MenuInput, actor
   try {
     const result = await site.commands.handle(menuStreamId(id), menuDecider, prepare, metadata);
     const after = result.state.menu?.slug ?? null;
-    if (previousSlug !== null && after !== previousSlug) await site.claims.release(MENU_SLUG_SCOPE, previousSlug, id, metadata);
+    if (previousSlug !== null && after !== previousSlug)
+      await site.claims.release(MENU_SLUG_SCOPE, previousSlug, id, metadata);
     await site.claims.releaseAllBut(MENU_SLUG_SCOPE, claimed, after, id, metadata);
     return { id, state: result.state, position: result.position };
   } catch (error) {
@@ -159,7 +189,12 @@ function* menuSlugCandidates(base: string, current: string | null): Generator<st
 }
 
 /** Deletes a menu and, as WordPress does, every item in it (each its own `MenuItemDeleted`). */
-export async function deleteMenu(site: Site, id: number, actor: Actor | null, requestId: string): Promise<MenuWriteOutcome> {
+export async function deleteMenu(
+  site: Site,
+  id: number,
+  actor: Actor | null,
+  requestId: string,
+): Promise<MenuWriteOutcome> {
   const metadata = site.metadata(actor?.id ?? null, requestId);
   let slug: string | null = null;
   const result = await site.commands.handle(
@@ -189,7 +224,12 @@ export async function readMenuItemDoc(site: Site, id: number): Promise<MenuItemD
 }
 
 export async function menuItemsWhere(site: Site, filters: readonly Filter[]): Promise<MenuItemDoc[]> {
-  const { items } = await site.readModel.query(MENU_ITEM_COLLECTION, { filters, order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null });
+  const { items } = await site.readModel.query(MENU_ITEM_COLLECTION, {
+    filters,
+    order: { kind: 'field', field: 'id', direction: 'asc' },
+    offset: 0,
+    limit: null,
+  });
   return items as MenuItemDoc[];
 }
 
@@ -201,7 +241,12 @@ export function sanitizeHtmlClass(name: string): string {
 /** A list of class names (or XFN relations) as WordPress stores it: each sanitised, joined by spaces. */
 export const joinClasses = (names: readonly string[]): string => names.map(sanitizeHtmlClass).join(' ');
 
-async function gatherFacts(site: Site, id: number, base: Parameters<typeof mergeMenuItem>[1], input: MenuItemInput): Promise<MenuItemFacts> {
+async function gatherFacts(
+  site: Site,
+  id: number,
+  base: Parameters<typeof mergeMenuItem>[1],
+  input: MenuItemInput,
+): Promise<MenuItemFacts> {
   const next = mergeMenuItem(id, base, input);
   return {
     menuExists: next.menu === 0 || (await readMenuDoc(site, next.menu)) !== null,
@@ -212,12 +257,18 @@ async function gatherFacts(site: Site, id: number, base: Parameters<typeof merge
 
 /** WordPress's decoding of `&amp;`, `&lt;` and `&gt;` (named, decimal or hex) when it compares titles. */
 const decodeSpecialChars = (text: string): string =>
-  text.replace(/&(?:amp|#0*38|#x0*26);/gi, '&').replace(/&(?:lt|#0*60|#x0*3c);/gi, '<').replace(/&(?:gt|#0*62|#x0*3e);/gi, '>');
+  text
+    .replace(/&(?:amp|#0*38|#x0*26);/gi, '&')
+    .replace(/&(?:lt|#0*60|#x0*3c);/gi, '<')
+    .replace(/&(?:gt|#0*62|#x0*3e);/gi, '>');
 
 /** The title of what an object item links to, as the decider compares it (see MenuItemFacts.linkedTitle). */
 async function linkedTitle(site: Site, item: ReturnType<typeof mergeMenuItem>): Promise<string | null> {
   if (item.type === 'post_type') {
-    const post = item.object_id > 0 ? ((await site.readModel.get(item.object, item.object_id).catch(() => null)) as ContentDoc | null) : null;
+    const post =
+      item.object_id > 0
+        ? ((await site.readModel.get(item.object, item.object_id).catch(() => null)) as ContentDoc | null)
+        : null;
     return post ? decodeSpecialChars(post.title) : null;
   }
   if (item.type === 'taxonomy') {
@@ -229,7 +280,12 @@ async function linkedTitle(site: Site, item: ReturnType<typeof mergeMenuItem>): 
 }
 
 /** A post-type item without `object` links to whatever the post is (post or page). */
-async function withObjectType(site: Site, input: MenuItemInput, type: string, objectId: number): Promise<MenuItemInput> {
+async function withObjectType(
+  site: Site,
+  input: MenuItemInput,
+  type: string,
+  objectId: number,
+): Promise<MenuItemInput> {
   if (type !== 'post_type' || input.object !== undefined || objectId === 0) return input;
   for (const collection of ['post', 'page']) {
     if (await site.readModel.get(collection, objectId)) return { ...input, object: collection };
@@ -241,9 +297,21 @@ async function withObjectType(site: Site, input: MenuItemInput, type: string, ob
  * The slug a write that first publishes the item needs ('' for any other write), claimed in the event store so that
  * two items never share one; recorded in `claimed` so that what the write does not keep is released.
  */
-async function claimSlugIfPublishing(site: Site, id: number, currentSlug: string, next: ReturnType<typeof mergeMenuItem>, claimed: string[], metadata: EventMetadata): Promise<string> {
+async function claimSlugIfPublishing(
+  site: Site,
+  id: number,
+  currentSlug: string,
+  next: ReturnType<typeof mergeMenuItem>,
+  claimed: string[],
+  metadata: EventMetadata,
+): Promise<string> {
   if (!menuItemNeedsSlug(currentSlug, next)) return '';
-  const slug = await site.claims.claimFirstFree(MENU_ITEM_SLUG_SCOPE, slugCandidates(menuItemSlugBase(id, next.title), 'nav_menu_item'), id, metadata);
+  const slug = await site.claims.claimFirstFree(
+    MENU_ITEM_SLUG_SCOPE,
+    slugCandidates(menuItemSlugBase(id, next.title), 'nav_menu_item'),
+    id,
+    metadata,
+  );
   claimed.push(slug);
   return slug;
 }
@@ -252,15 +320,36 @@ async function claimSlugIfPublishing(site: Site, id: number, currentSlug: string
  * `imported`, for an import keeping the source's ids and times: `chosenId`, an id the caller reserved, instead of the
  * next free one; `at`, the item's own creation time (ms), instead of now.
  */
-export async function createMenuItem(site: Site, sent: MenuItemInput, actor: Actor, requestId: string, imported?: { chosenId?: number; at?: number }): Promise<MenuItemWriteOutcome> {
+export async function createMenuItem(
+  site: Site,
+  sent: MenuItemInput,
+  actor: Actor,
+  requestId: string,
+  imported?: { chosenId?: number; at?: number },
+): Promise<MenuItemWriteOutcome> {
   const metadata = site.metadata(actor.id, requestId);
   const id = imported?.chosenId ?? (await site.ids.content.nextId());
   const claimed: string[] = [];
   const prepare = async (): Promise<MenuItemCommand> => {
     const input = await withObjectType(site, sent, sent.type ?? MENU_ITEM_DEFAULTS.type, sent.object_id ?? 0);
     const facts = await gatherFacts(site, id, MENU_ITEM_DEFAULTS, input);
-    const slug = await claimSlugIfPublishing(site, id, '', withOwnTitle(mergeMenuItem(id, MENU_ITEM_DEFAULTS, input), facts), claimed, metadata);
-    return { kind: 'create', id, input, facts, slug, actorId: actor.id, now: formatLocal(imported?.at ?? site.clock.now(), site.settings.timezone) };
+    const slug = await claimSlugIfPublishing(
+      site,
+      id,
+      '',
+      withOwnTitle(mergeMenuItem(id, MENU_ITEM_DEFAULTS, input), facts),
+      claimed,
+      metadata,
+    );
+    return {
+      kind: 'create',
+      id,
+      input,
+      facts,
+      slug,
+      actorId: actor.id,
+      now: formatLocal(imported?.at ?? site.clock.now(), site.settings.timezone),
+    };
   };
   try {
     const result = await site.commands.handle(menuItemStreamId(id), menuItemDecider, prepare, metadata);
@@ -272,17 +361,43 @@ export async function createMenuItem(site: Site, sent: MenuItemInput, actor: Act
   }
 }
 
-export async function updateMenuItem(site: Site, id: number, sent: MenuItemInput, actor: Actor, requestId: string): Promise<MenuItemWriteOutcome> {
+export async function updateMenuItem(
+  site: Site,
+  id: number,
+  sent: MenuItemInput,
+  actor: Actor,
+  requestId: string,
+): Promise<MenuItemWriteOutcome> {
   const metadata = site.metadata(actor.id, requestId);
   const claimed: string[] = [];
   let slugBefore: string | null = null;
   const prepare = async (state: MenuItemState): Promise<MenuItemCommand> => {
     const now = formatLocal(site.clock.now(), site.settings.timezone);
-    if (!state.item) return { kind: 'update', id, input: sent, facts: { menuExists: false, archiveTypeExists: false, linkedTitle: null }, slug: '', now };
+    if (!state.item)
+      return {
+        kind: 'update',
+        id,
+        input: sent,
+        facts: { menuExists: false, archiveTypeExists: false, linkedTitle: null },
+        slug: '',
+        now,
+      };
     slugBefore = state.item.slug;
-    const input = await withObjectType(site, sent, sent.type ?? state.item.type, sent.object_id ?? state.item.object_id);
+    const input = await withObjectType(
+      site,
+      sent,
+      sent.type ?? state.item.type,
+      sent.object_id ?? state.item.object_id,
+    );
     const facts = await gatherFacts(site, id, state.item, input);
-    const slug = await claimSlugIfPublishing(site, id, state.item.slug, withOwnTitle(mergeMenuItem(id, state.item, input), facts), claimed, metadata);
+    const slug = await claimSlugIfPublishing(
+      site,
+      id,
+      state.item.slug,
+      withOwnTitle(mergeMenuItem(id, state.item, input), facts),
+      claimed,
+      metadata,
+    );
     return { kind: 'update', id, input, facts, slug, now };
   };
   try {
@@ -310,7 +425,12 @@ export interface MenuItemAutosaveOutcome {
  * Autosaves a menu item for the actor (see the decider's rule). A discarded autosave is recorded, read back,
  * and then refused with `rest_autosave_no_changes`, as WordPress deletes it and answers with that error.
  */
-export async function autosaveMenuItem(site: Site, id: number, actor: Actor, requestId: string): Promise<MenuItemAutosaveOutcome> {
+export async function autosaveMenuItem(
+  site: Site,
+  id: number,
+  actor: Actor,
+  requestId: string,
+): Promise<MenuItemAutosaveOutcome> {
   const metadata = site.metadata(actor.id, requestId);
   let savedItem = false;
   const prepare = async (state: MenuItemState): Promise<MenuItemCommand> => {
@@ -329,14 +449,28 @@ export async function autosaveMenuItem(site: Site, id: number, actor: Actor, req
   const result = await site.commands.handle(menuItemStreamId(id), menuItemDecider, prepare, metadata);
   if (result.events.some((event) => event.type === 'MenuItemAutosaveDiscarded')) {
     await site.settle(result.position);
-    throw restError('rest_autosave_no_changes', 'There is nothing to save. The autosave and the post content are the same.', 400);
+    throw restError(
+      'rest_autosave_no_changes',
+      'There is nothing to save. The autosave and the post content are the same.',
+      400,
+    );
   }
   const saved = result.events.find((event) => event.type === 'MenuItemAutosaved');
   const itemDates = savedItem ? { savedAt: result.state.savedAt, publishedAt: result.state.publishedAt } : null;
-  return { position: result.position, savedItem, autosaveId: saved ? (saved.data as { autosaveId: number }).autosaveId : null, itemDates };
+  return {
+    position: result.position,
+    savedItem,
+    autosaveId: saved ? (saved.data as { autosaveId: number }).autosaveId : null,
+    itemDates,
+  };
 }
 
-export async function deleteMenuItem(site: Site, id: number, actor: Actor | null, requestId: string): Promise<MenuItemWriteOutcome> {
+export async function deleteMenuItem(
+  site: Site,
+  id: number,
+  actor: Actor | null,
+  requestId: string,
+): Promise<MenuItemWriteOutcome> {
   const metadata = site.metadata(actor?.id ?? null, requestId);
   let slug = '';
   const result = await site.commands.handle(
@@ -360,15 +494,30 @@ export async function deleteMenuItem(site: Site, id: number, actor: Actor | null
  * unless the menu already links to the page. Each addition is a `MenuItemCreated` on its own menu-item stream,
  * made by the user who published the page. Returns the last position written (0 when nothing was added).
  */
-export async function addPageToAutoAddMenus(site: Site, pageId: number, actor: Actor, requestId: string): Promise<number> {
-  const { items } = await site.readModel.query(MENU_COLLECTION, { filters: [], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null });
+export async function addPageToAutoAddMenus(
+  site: Site,
+  pageId: number,
+  actor: Actor,
+  requestId: string,
+): Promise<number> {
+  const { items } = await site.readModel.query(MENU_COLLECTION, {
+    filters: [],
+    order: { kind: 'field', field: 'id', direction: 'asc' },
+    offset: 0,
+    limit: null,
+  });
   let position = 0;
   for (const menu of items as MenuDoc[]) {
     if (!menu.auto_add) continue;
     const menuItems = await menuItemsWhere(site, [{ kind: 'any', field: 'menus', values: [menu.id] }]);
     if (menuItems.some((item) => item.object === 'page' && item.object_id === pageId)) continue;
     const menuOrder = menuItems.length === 0 ? 0 : menuItems.length + 1;
-    const outcome = await createMenuItem(site, { type: 'post_type', object: 'page', object_id: pageId, menu: menu.id, status: 'publish', menu_order: menuOrder }, actor, requestId);
+    const outcome = await createMenuItem(
+      site,
+      { type: 'post_type', object: 'page', object_id: pageId, menu: menu.id, status: 'publish', menu_order: menuOrder },
+      actor,
+      requestId,
+    );
     position = Math.max(position, outcome.position);
   }
   return position;

@@ -18,8 +18,18 @@ export interface LinkedObject {
   href?: string;
 }
 
-const TYPE_LABELS: Record<string, string> = { post: 'Post', page: 'Page', attachment: 'Media', category: 'Category', post_tag: 'Tag' };
-const ARCHIVE_TITLES: Record<string, string> = { post: 'Post Archives', page: 'Page Archives', attachment: 'Media Archives' };
+const TYPE_LABELS: Record<string, string> = {
+  post: 'Post',
+  page: 'Page',
+  attachment: 'Media',
+  category: 'Category',
+  post_tag: 'Tag',
+};
+const ARCHIVE_TITLES: Record<string, string> = {
+  post: 'Post Archives',
+  page: 'Page Archives',
+  attachment: 'Media Archives',
+};
 
 export const archiveTitle = (postType: string): string => ARCHIVE_TITLES[postType] ?? '';
 
@@ -45,7 +55,11 @@ export function presentMenuItem(doc: MenuItemDoc, options: MenuItemPresentOption
   const linked = options.linked;
   // An object item without a label of its own shows its object's title, "#id (no title)" when there is none. A
   // post's title is taken as displayed (texturized), raw included, as WordPress takes it from get_the_title.
-  const fallback = linked?.title ? (doc.type === 'post_type' ? renderTitle(linked.title) : linked.title) : `#${doc.object_id} (no title)`;
+  const fallback = linked?.title
+    ? doc.type === 'post_type'
+      ? renderTitle(linked.title)
+      : linked.title
+    : `#${doc.object_id} (no title)`;
   const title = isCustom || doc.title !== '' ? doc.title : fallback;
   const item: Record<string, unknown> = {
     id: doc.id,
@@ -74,7 +88,12 @@ export function presentMenuItem(doc: MenuItemDoc, options: MenuItemPresentOption
   return filtered;
 }
 
-export function menuItemLinks(doc: MenuItemDoc, apiRoot: string, linked: LinkedObject | null, actions: readonly string[]): Record<string, unknown[]> {
+export function menuItemLinks(
+  doc: MenuItemDoc,
+  apiRoot: string,
+  linked: LinkedObject | null,
+  actions: readonly string[],
+): Record<string, unknown[]> {
   const collection = `${apiRoot}core/v2/menu-items`;
   const self = `${collection}/${doc.id}`;
   const links: Record<string, unknown[]> = {
@@ -99,7 +118,15 @@ export interface MenuPresentOptions {
 }
 
 export function presentMenu(doc: MenuDoc, options: MenuPresentOptions): Record<string, unknown> {
-  const item = { id: doc.id, description: doc.description, name: doc.name, slug: doc.slug, meta: [], locations: doc.locations, auto_add: doc.auto_add };
+  const item = {
+    id: doc.id,
+    description: doc.description,
+    name: doc.name,
+    slug: doc.slug,
+    meta: [],
+    locations: doc.locations,
+    auto_add: doc.auto_add,
+  };
   const filtered = filterByContext(menuSchema, item, options.context) as Record<string, unknown>;
   if (options.links !== false) {
     const collection = `${options.apiRoot}core/v2/menus`;

@@ -65,16 +65,20 @@ function menuItemRoutes(site: Site): RouteDefinition[] {
   const idArg: Record<string, ArgSchema> = { id: { description: 'Unique identifier of the item.', type: 'integer' } };
   // As WordPress, the edit context is judged first (it is the posts' own rule; viewing menus is the menus' addition).
   const readRule = (ctx: HandlerContext, message: string): true | RestError => {
-    if (ctx.params.context === 'edit' && !canManageMenus(ctx.actor)) return restError('rest_forbidden_context', message, status(ctx));
-    if (!canReadMenus(ctx.actor)) return restError('rest_cannot_view', 'Sorry, you are not allowed to view menu items.', status(ctx));
+    if (ctx.params.context === 'edit' && !canManageMenus(ctx.actor))
+      return restError('rest_forbidden_context', message, status(ctx));
+    if (!canReadMenus(ctx.actor))
+      return restError('rest_cannot_view', 'Sorry, you are not allowed to view menu items.', status(ctx));
     return true;
   };
-  const existing = async (ctx: HandlerContext) => memo(ctx, 'item', () => currentMenuItem(site, ctx.params.id as number));
+  const existing = async (ctx: HandlerContext) =>
+    memo(ctx, 'item', () => currentMenuItem(site, ctx.params.id as number));
   const writeRule = async (ctx: HandlerContext, code: string, message: string): Promise<true | RestError> => {
     if (!(await existing(ctx))) return restErrorOf(new NotFound('menuItem'));
     return canManageMenus(ctx.actor) ? true : restError(code, message, status(ctx));
   };
-  const answer = async (ctx: HandlerContext, doc: MenuItemDoc, context: Context) => presentItem(site, ctx.actor, doc, context);
+  const answer = async (ctx: HandlerContext, doc: MenuItemDoc, context: Context) =>
+    presentItem(site, ctx.actor, doc, context);
 
   return [
     {
@@ -91,15 +95,29 @@ function menuItemRoutes(site: Site): RouteDefinition[] {
           handle: async (ctx) => {
             const plan = buildMenuItemPlan(ctx.params, site.settings.timezone);
             const { items, total } = await site.readModel.query(MENU_ITEM_COLLECTION, plan);
-            const body = await Promise.all((items as MenuItemDoc[]).map((doc) => answer(ctx, doc, ctx.params.context as Context)));
-            return collectionResult(body, listPaging(ctx.params, total, items.length), `${site.apiRoot}core/v2/menu-items`, linkQuery(ctx));
+            const body = await Promise.all(
+              (items as MenuItemDoc[]).map((doc) => answer(ctx, doc, ctx.params.context as Context)),
+            );
+            return collectionResult(
+              body,
+              listPaging(ctx.params, total, items.length),
+              `${site.apiRoot}core/v2/menu-items`,
+              linkQuery(ctx),
+            );
           },
         },
         {
           methods: ['POST'],
           args: argsFromSchema(menuItemSchema, 'create'),
           allowBatch: true,
-          permission: (ctx) => (canManageMenus(ctx.actor) ? true : restError('rest_cannot_create', 'Sorry, you are not allowed to create posts as this user.', status(ctx))),
+          permission: (ctx) =>
+            canManageMenus(ctx.actor)
+              ? true
+              : restError(
+                  'rest_cannot_create',
+                  'Sorry, you are not allowed to create posts as this user.',
+                  status(ctx),
+                ),
           // Every write to menus and menu items takes edit_theme_options, which no anonymous caller holds.
           signedInOnly: true,
           handle: async (ctx) => {
@@ -143,17 +161,29 @@ function menuItemRoutes(site: Site): RouteDefinition[] {
         },
         {
           methods: ['DELETE'],
-          args: { ...idArg, force: { type: 'boolean', default: false, description: 'Must be true: menu items have no trash.' } },
+          args: {
+            ...idArg,
+            force: { type: 'boolean', default: false, description: 'Must be true: menu items have no trash.' },
+          },
           allowBatch: true,
           permission: (ctx) => writeRule(ctx, 'rest_cannot_delete', 'Sorry, you are not allowed to delete this post.'),
           signedInOnly: true,
           handle: async (ctx) => {
             const doc = (await existing(ctx))!;
             if (ctx.params.force !== true) {
-              throw restError('rest_trash_not_supported', "Menu items do not support trashing. Set 'force=true' to delete.", 501);
+              throw restError(
+                'rest_trash_not_supported',
+                "Menu items do not support trashing. Set 'force=true' to delete.",
+                501,
+              );
             }
             // WordPress answers with the item as it was, in the view context and without links.
-            const previous = presentMenuItem(doc, { context: 'view', apiRoot: site.apiRoot, linked: await linkedObject(site, doc), links: false });
+            const previous = presentMenuItem(doc, {
+              context: 'view',
+              apiRoot: site.apiRoot,
+              linked: await linkedObject(site, doc),
+              links: false,
+            });
             const outcome = await deleteMenuItem(site, doc.id, ctx.actor, ctx.request.requestId);
             await site.settle(outcome.position);
             return ok({ deleted: true, previous });
@@ -166,8 +196,23 @@ function menuItemRoutes(site: Site): RouteDefinition[] {
 
 function itemInput(params: Record<string, unknown>): MenuItemInput {
   const input: MenuItemInput = {};
-  if (params.title !== undefined) input.title = typeof params.title === 'string' ? params.title : String((params.title as { raw?: unknown } | null | undefined)?.raw ?? '');
-  for (const key of ['status', 'url', 'attr_title', 'description', 'type', 'object', 'object_id', 'parent', 'menu_order', 'target'] as const) {
+  if (params.title !== undefined)
+    input.title =
+      typeof params.title === 'string'
+        ? params.title
+        : String((params.title as { raw?: unknown } | null | undefined)?.raw ?? '');
+  for (const key of [
+    'status',
+    'url',
+    'attr_title',
+    'description',
+    'type',
+    'object',
+    'object_id',
+    'parent',
+    'menu_order',
+    'target',
+  ] as const) {
     if (params[key] !== undefined) (input as Record<string, unknown>)[key] = params[key];
   }
   if (params.classes !== undefined) input.classes = joinClasses(params.classes as string[]);
@@ -184,14 +229,28 @@ export async function linkedObject(site: Site, doc: MenuItemDoc): Promise<Linked
     const post = (await site.readModel.get(doc.object, doc.object_id)) as ContentDoc | null;
     if (!post || post.status === 'trash') return null;
     const parentPath = post.type === 'page' && post.parent > 0 ? await ancestorPath(site, post.parent) : '';
-    return { title: post.title, url: permalink(post, siteUrl, parentPath), href: `${site.apiRoot}core/v2/${doc.object}s/${post.id}` };
+    return {
+      title: post.title,
+      url: permalink(post, siteUrl, parentPath),
+      href: `${site.apiRoot}core/v2/${doc.object}s/${post.id}`,
+    };
   }
   if (doc.type === 'taxonomy') {
-    const tax = doc.object === 'category' ? TAXONOMIES.category : doc.object === 'post_tag' ? TAXONOMIES.post_tag : null;
+    const tax =
+      doc.object === 'category' ? TAXONOMIES.category : doc.object === 'post_tag' ? TAXONOMIES.post_tag : null;
     const term = tax ? await readTermDoc(site, doc.object_id) : null;
     if (!tax || !term || term.taxonomy !== tax.taxonomy) return null;
     const ancestors = term.parent > 0 ? await ancestorChain(site, term.parent) : [];
-    return { title: term.name, url: termLink(term, tax, siteUrl, ancestors.map((a) => a.slug)), href: `${site.apiRoot}core/v2/${tax.restBase}/${term.id}` };
+    return {
+      title: term.name,
+      url: termLink(
+        term,
+        tax,
+        siteUrl,
+        ancestors.map((a) => a.slug),
+      ),
+      href: `${site.apiRoot}core/v2/${tax.restBase}/${term.id}`,
+    };
   }
   if (doc.type === 'post_type_archive') {
     const title = archiveTitle(doc.object);
@@ -202,7 +261,12 @@ export async function linkedObject(site: Site, doc: MenuItemDoc): Promise<Linked
   return null;
 }
 
-async function presentItem(site: Site, actor: Actor | null, doc: MenuItemDoc, context: Context): Promise<Record<string, unknown>> {
+async function presentItem(
+  site: Site,
+  actor: Actor | null,
+  doc: MenuItemDoc,
+  context: Context,
+): Promise<Record<string, unknown>> {
   const linked = doc.type === 'custom' ? null : await linkedObject(site, doc);
   const actions = context === 'edit' && canManageMenus(actor) ? ITEM_ACTIONS : [];
   return presentMenuItem(doc, { context, apiRoot: site.apiRoot, linked, actions });
@@ -214,16 +278,23 @@ const MENU_ORDERBY = ['id', 'include', 'name', 'slug', 'include_slugs', 'term_gr
 
 function menuTermRoutes(site: Site): RouteDefinition[] {
   const idArg: Record<string, ArgSchema> = { id: { description: 'Unique identifier of the menu.', type: 'integer' } };
-  const withLocationRule = (args: Record<string, ArgSchema>) => ({ ...args, locations: { ...args.locations!, validate: noSuchLocation } });
+  const withLocationRule = (args: Record<string, ArgSchema>) => ({
+    ...args,
+    locations: { ...args.locations!, validate: noSuchLocation },
+  });
   const existing = (ctx: HandlerContext) => memo(ctx, 'menu', () => currentMenu(site, ctx.params.id as number));
-  const cannotView = (ctx: HandlerContext) => restError('rest_cannot_view', 'Sorry, you are not allowed to view menus.', status(ctx));
+  const cannotView = (ctx: HandlerContext) =>
+    restError('rest_cannot_view', 'Sorry, you are not allowed to view menus.', status(ctx));
   const writeRule = async (ctx: HandlerContext, code: string, message: string): Promise<true | RestError> => {
     if (!(await existing(ctx))) return restErrorOf(new NotFound('menu'));
     return canManageMenus(ctx.actor) ? true : restError(code, message, status(ctx));
   };
 
   const listArgs: Record<string, ArgSchema> = {
-    ...collectionParams({ context: contextParam('view', menuSchema), search: 'Only menus whose name or slug contains this text.' }),
+    ...collectionParams({
+      context: contextParam('view', menuSchema),
+      search: 'Only menus whose name or slug contains this text.',
+    }),
     exclude: { description: 'Leave out these ids.', type: 'array', items: { type: 'integer' }, default: [] },
     include: { description: 'Only these ids.', type: 'array', items: { type: 'integer' }, default: [] },
     offset: offsetArg(),
@@ -247,7 +318,11 @@ function menuTermRoutes(site: Site): RouteDefinition[] {
           permission: async (ctx) => {
             // As WordPress, the edit context is judged first (the terms' own rule; viewing menus is the menus' addition).
             if (ctx.params.context === 'edit' && !canManageMenus(ctx.actor)) {
-              return restError('rest_forbidden_context', 'Sorry, you are not allowed to edit terms in this taxonomy.', status(ctx));
+              return restError(
+                'rest_forbidden_context',
+                'Sorry, you are not allowed to edit terms in this taxonomy.',
+                status(ctx),
+              );
             }
             if (!canReadMenus(ctx.actor)) return cannotView(ctx);
             const postId = ctx.params.post;
@@ -257,7 +332,11 @@ function menuTermRoutes(site: Site): RouteDefinition[] {
               const post = (await site.readModel.get('post', postId)) ?? (await site.readModel.get('page', postId));
               if (!post) return restError('rest_post_invalid_id', 'Invalid post ID.', 400);
               // Posts and pages have no menus: WordPress refuses to list their terms of this taxonomy.
-              return restError('rest_forbidden_context', 'Sorry, you are not allowed to view terms for this post.', status(ctx));
+              return restError(
+                'rest_forbidden_context',
+                'Sorry, you are not allowed to view terms for this post.',
+                status(ctx),
+              );
             }
             return true;
           },
@@ -267,13 +346,23 @@ function menuTermRoutes(site: Site): RouteDefinition[] {
           methods: ['POST'],
           args: withLocationRule(argsFromSchema(menuSchema, 'create')),
           allowBatch: true,
-          permission: (ctx) => (canManageMenus(ctx.actor) ? true : restError('rest_cannot_create', 'Sorry, you are not allowed to create terms in this taxonomy.', status(ctx))),
+          permission: (ctx) =>
+            canManageMenus(ctx.actor)
+              ? true
+              : restError(
+                  'rest_cannot_create',
+                  'Sorry, you are not allowed to create terms in this taxonomy.',
+                  status(ctx),
+                ),
           signedInOnly: true,
           handle: async (ctx) => {
             const outcome = await createMenu(site, menuInput(ctx.params), ctx.actor, ctx.request.requestId);
             await site.settle(outcome.position);
             const doc = await writtenMenu(site, outcome.id, outcome.position);
-            return created(presentMenu(doc, { context: 'edit', apiRoot: site.apiRoot }), `${site.apiRoot}core/v2/menus/${outcome.id}`);
+            return created(
+              presentMenu(doc, { context: 'edit', apiRoot: site.apiRoot }),
+              `${site.apiRoot}core/v2/menus/${outcome.id}`,
+            );
           },
         },
       ],
@@ -295,7 +384,8 @@ function menuTermRoutes(site: Site): RouteDefinition[] {
             if (!canReadMenus(ctx.actor)) return cannotView(ctx);
             return (await existing(ctx)) ? true : restErrorOf(new NotFound('menu'));
           },
-          handle: async (ctx) => ok(presentMenu((await existing(ctx))!, { context: ctx.params.context as Context, apiRoot: site.apiRoot })),
+          handle: async (ctx) =>
+            ok(presentMenu((await existing(ctx))!, { context: ctx.params.context as Context, apiRoot: site.apiRoot })),
         },
         {
           methods: ['POST', 'PUT', 'PATCH'],
@@ -307,18 +397,28 @@ function menuTermRoutes(site: Site): RouteDefinition[] {
             const id = ctx.params.id as number;
             const outcome = await updateMenu(site, id, menuInput(ctx.params), ctx.actor, ctx.request.requestId);
             await site.settle(outcome.position);
-            return ok(presentMenu(await writtenMenu(site, id, outcome.position), { context: 'edit', apiRoot: site.apiRoot }));
+            return ok(
+              presentMenu(await writtenMenu(site, id, outcome.position), { context: 'edit', apiRoot: site.apiRoot }),
+            );
           },
         },
         {
           methods: ['DELETE'],
-          args: { ...idArg, force: { type: 'boolean', default: false, description: 'Must be true: menus have no trash.' } },
+          args: {
+            ...idArg,
+            force: { type: 'boolean', default: false, description: 'Must be true: menus have no trash.' },
+          },
           allowBatch: true,
           permission: (ctx) => writeRule(ctx, 'rest_cannot_delete', 'Sorry, you are not allowed to delete this term.'),
           signedInOnly: true,
           handle: async (ctx) => {
             const doc = (await existing(ctx))!;
-            if (ctx.params.force !== true) throw restError('rest_trash_not_supported', "Menus do not support trashing. Set 'force=true' to delete.", 501);
+            if (ctx.params.force !== true)
+              throw restError(
+                'rest_trash_not_supported',
+                "Menus do not support trashing. Set 'force=true' to delete.",
+                501,
+              );
             const previous = presentMenu(doc, { context: 'view', apiRoot: site.apiRoot, links: false });
             const outcome = await deleteMenu(site, doc.id, ctx.actor, ctx.request.requestId);
             await site.settle(outcome.position);
@@ -349,7 +449,8 @@ async function listMenus(site: Site, ctx: HandlerContext) {
   const filters: Filter[] = [];
   const include = p.include as number[];
   if (include.length > 0) filters.push({ kind: 'any', field: 'id', values: include });
-  else if ((p.exclude as number[]).length > 0) filters.push({ kind: 'none', field: 'id', values: p.exclude as number[] });
+  else if ((p.exclude as number[]).length > 0)
+    filters.push({ kind: 'none', field: 'id', values: p.exclude as number[] });
   const search = typeof p.search === 'string' ? sanitizeTextField(p.search) : '';
   if (search !== '') filters.push({ kind: 'text', fields: ['name', 'slug'], includes: [search], excludes: [] });
   const slugs = Array.isArray(p.slug) ? (p.slug as unknown[]).map((s) => sanitizeSlug(String(s))) : [];
@@ -361,12 +462,14 @@ async function listMenus(site: Site, ctx: HandlerContext) {
 
   let orderby = p.orderby as (typeof MENU_ORDERBY)[number];
   const direction = p.order as 'asc' | 'desc';
-  if ((orderby === 'include' && include.length === 0) || (orderby === 'include_slugs' && slugs.length === 0)) orderby = 'name';
+  if ((orderby === 'include' && include.length === 0) || (orderby === 'include_slugs' && slugs.length === 0))
+    orderby = 'name';
   let order: Order;
   if (orderby === 'include') order = { kind: 'list', field: 'id', values: include };
   else if (orderby === 'include_slugs') order = { kind: 'list', field: 'slug', values: slugs };
   else if (orderby === 'id' || orderby === 'slug') order = { kind: 'field', field: orderby, direction };
-  else if (orderby === 'description') order = { kind: 'field', field: direction === 'desc' ? 'description_desc' : 'description', direction };
+  else if (orderby === 'description')
+    order = { kind: 'field', field: direction === 'desc' ? 'description_desc' : 'description', direction };
   // term_group is 0 for every menu, so it orders by id; `count` is ranked below.
   else if (orderby === 'term_group') order = { kind: 'field', field: 'id', direction: 'asc' };
   else order = { kind: 'field', field: direction === 'desc' ? 'name_desc' : 'name', direction };
@@ -382,7 +485,12 @@ async function listMenus(site: Site, ctx: HandlerContext) {
     const { items } = await site.readModel.query(MENU_COLLECTION, { filters, order, offset: 0, limit: null });
     const counts = new Map<number, number>();
     for (const menu of items as MenuDoc[]) {
-      const { total: n } = await site.readModel.query(MENU_ITEM_COLLECTION, { filters: [{ kind: 'any', field: 'menus', values: [menu.id] }], order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: 0 });
+      const { total: n } = await site.readModel.query(MENU_ITEM_COLLECTION, {
+        filters: [{ kind: 'any', field: 'menus', values: [menu.id] }],
+        order: { kind: 'field', field: 'id', direction: 'asc' },
+        offset: 0,
+        limit: 0,
+      });
       counts.set(menu.id, n);
     }
     let matches = items as MenuDoc[];
@@ -395,21 +503,36 @@ async function listMenus(site: Site, ctx: HandlerContext) {
     docs = matches.slice(start, start + perPage);
   }
   const body = docs.map((doc) => presentMenu(doc, { context: p.context as Context, apiRoot: site.apiRoot }));
-  return collectionResult(body, { total, page: Math.ceil(offset / perPage + 1), perPage }, `${site.apiRoot}core/v2/menus`, linkQuery(ctx));
+  return collectionResult(
+    body,
+    { total, page: Math.ceil(offset / perPage + 1), perPage },
+    `${site.apiRoot}core/v2/menus`,
+    linkQuery(ctx),
+  );
 }
 
 // --- menu locations --------------------------------------------------------------------------------------------
 
 function menuLocationRoutes(): RouteDefinition[] {
   const rule = (ctx: HandlerContext): true | RestError =>
-    canManageMenus(ctx.actor) ? true : restError('rest_cannot_view', 'Sorry, you are not allowed to view menu locations.', status(ctx));
+    canManageMenus(ctx.actor)
+      ? true
+      : restError('rest_cannot_view', 'Sorry, you are not allowed to view menu locations.', status(ctx));
   return [
     {
       namespace: NS,
       path: '/core/v2/menu-locations',
       schema: menuLocationSchema,
       // No theme registers a location, so the list is always empty.
-      endpoints: [{ methods: ['GET'], args: { context: contextParam('view', menuLocationSchema) }, cacheable: true, permission: rule, handle: () => ok([]) }],
+      endpoints: [
+        {
+          methods: ['GET'],
+          args: { context: contextParam('view', menuLocationSchema) },
+          cacheable: true,
+          permission: rule,
+          handle: () => ok([]),
+        },
+      ],
     },
     {
       namespace: NS,
@@ -418,7 +541,10 @@ function menuLocationRoutes(): RouteDefinition[] {
       endpoints: [
         {
           methods: ['GET'],
-          args: { location: { description: 'An alphanumeric identifier for the menu location.', type: 'string' }, context: contextParam('view', menuLocationSchema) },
+          args: {
+            location: { description: 'An alphanumeric identifier for the menu location.', type: 'string' },
+            context: contextParam('view', menuLocationSchema),
+          },
           cacheable: true,
           permission: rule,
           handle: () => {
@@ -438,7 +564,12 @@ async function memo<T>(ctx: HandlerContext, key: string, load: () => Promise<T>)
 /** The menu item `id` as the log has it now, for its item routes (also while its projection rebuilds). */
 async function currentMenuItem(site: Site, id: number): Promise<MenuItemDoc | null> {
   if (!Number.isInteger(id) || id <= 0) return null;
-  return readCurrent<MenuItemDoc>(site, { projection: 'menu-items', collection: MENU_ITEM_COLLECTION, id, stream: menuItemStreamId(id) });
+  return readCurrent<MenuItemDoc>(site, {
+    projection: 'menu-items',
+    collection: MENU_ITEM_COLLECTION,
+    id,
+    stream: menuItemStreamId(id),
+  });
 }
 
 /** The menu `id` as the log has it now, for its item routes (also while its projection rebuilds). */
@@ -449,14 +580,26 @@ async function currentMenu(site: Site, id: number): Promise<MenuDoc | null> {
 
 /** The menu item as the write at `position` left it, for the write's answer (also while its projection rebuilds). */
 async function writtenMenuItem(site: Site, id: number, position: number): Promise<MenuItemDoc> {
-  const doc = await readWritten<MenuItemDoc>(site, { projection: 'menu-items', collection: MENU_ITEM_COLLECTION, id, stream: menuItemStreamId(id), position });
+  const doc = await readWritten<MenuItemDoc>(site, {
+    projection: 'menu-items',
+    collection: MENU_ITEM_COLLECTION,
+    id,
+    stream: menuItemStreamId(id),
+    position,
+  });
   if (!doc) throw restErrorOf(new NotFound('menuItem'));
   return doc;
 }
 
 /** The menu as the write at `position` left it, for the write's answer (also while its projection rebuilds). */
 async function writtenMenu(site: Site, id: number, position: number): Promise<MenuDoc> {
-  const doc = await readWritten<MenuDoc>(site, { projection: 'menus', collection: MENU_COLLECTION, id, stream: menuStreamId(id), position });
+  const doc = await readWritten<MenuDoc>(site, {
+    projection: 'menus',
+    collection: MENU_COLLECTION,
+    id,
+    stream: menuStreamId(id),
+    position,
+  });
   if (!doc) throw restErrorOf(new NotFound('menu'));
   return doc;
 }

@@ -54,9 +54,14 @@ export async function localItemFor(site: Site, url: string): Promise<EmbeddableD
   const attachmentId = parsed.searchParams.get('attachment_id');
   if (attachmentId !== null) {
     const id = Number(attachmentId);
-    return Number.isInteger(id) && id > 0 ? viewableAttachment(site, (await site.readModel.get('attachment', id)) as MediaDoc | null) : null;
+    return Number.isInteger(id) && id > 0
+      ? viewableAttachment(site, (await site.readModel.get('attachment', id)) as MediaDoc | null)
+      : null;
   }
-  for (const [param, types] of [['p', ['post', 'page']], ['page_id', ['page']]] as const) {
+  for (const [param, types] of [
+    ['p', ['post', 'page']],
+    ['page_id', ['page']],
+  ] as const) {
     const value = parsed.searchParams.get(param);
     if (value === null) continue;
     const id = Number(value);
@@ -101,7 +106,8 @@ async function contentAtPath(site: Site, segments: string[]): Promise<ContentDoc
 async function viewableAttachment(site: Site, doc: MediaDoc | null): Promise<MediaDoc | null> {
   if (doc?.status !== 'inherit') return null;
   if (doc.post === 0) return doc;
-  const parent = ((await site.readModel.get('post', doc.post)) ?? (await site.readModel.get('page', doc.post))) as ContentDoc | null;
+  const parent = ((await site.readModel.get('post', doc.post)) ??
+    (await site.readModel.get('page', doc.post))) as ContentDoc | null;
   return parent && parent.status === 'publish' ? doc : null;
 }
 
@@ -126,17 +132,32 @@ export async function itemLink(site: Site, doc: EmbeddableDoc): Promise<string> 
  * The thumbnail WordPress offers: the item's featured image (an image attachment is its own), as its full
  * file scaled down to the frame's width.
  */
-async function thumbnailOf(site: Site, doc: EmbeddableDoc, frameWidth: number): Promise<Pick<OEmbedData, 'thumbnail_url' | 'thumbnail_width' | 'thumbnail_height'>> {
-  const image = isAttachment(doc) ? doc : doc.featured_media > 0 ? ((await site.readModel.get('attachment', doc.featured_media)) as MediaDoc | null) : null;
+async function thumbnailOf(
+  site: Site,
+  doc: EmbeddableDoc,
+  frameWidth: number,
+): Promise<Pick<OEmbedData, 'thumbnail_url' | 'thumbnail_width' | 'thumbnail_height'>> {
+  const image = isAttachment(doc)
+    ? doc
+    : doc.featured_media > 0
+      ? ((await site.readModel.get('attachment', doc.featured_media)) as MediaDoc | null)
+      : null;
   const { width, height, file } = image?.media_details ?? {};
   if (!image?.mime_type.startsWith('image/') || !width || !height || !file) return {};
   const scale = Math.min(1, frameWidth / width);
-  return { thumbnail_url: uploadUrl(site.settings.siteUrl, file), thumbnail_width: Math.round(width * scale), thumbnail_height: Math.round(height * scale) };
+  return {
+    thumbnail_url: uploadUrl(site.settings.siteUrl, file),
+    thumbnail_width: Math.round(width * scale),
+    thumbnail_height: Math.round(height * scale),
+  };
 }
 
 async function pageAtPath(site: Site, segments: string[]): Promise<ContentDoc | null> {
   const candidates = await bySlug(site, 'page', segments[segments.length - 1]!);
-  const wanted = segments.slice(0, -1).map((s) => `${s}/`).join('');
+  const wanted = segments
+    .slice(0, -1)
+    .map((s) => `${s}/`)
+    .join('');
   for (const page of candidates) {
     if (page.status !== 'publish') continue;
     if ((page.parent > 0 ? await ancestorPath(site, page.parent) : '') === wanted) return page;
@@ -169,7 +190,12 @@ export function embedSize(maxwidth: number | undefined): { width: number; height
 }
 
 /** The embed data of a publicly viewable item; `secret` ties the frame to its fallback link. */
-export async function embedData(site: Site, doc: EmbeddableDoc, maxwidth: number | undefined, secret: string): Promise<OEmbedData> {
+export async function embedData(
+  site: Site,
+  doc: EmbeddableDoc,
+  maxwidth: number | undefined,
+  secret: string,
+): Promise<OEmbedData> {
   const { siteUrl, name: siteName } = site.settings;
   const author = (await site.readModel.get('user', doc.author)) as { name: string; slug: string } | null;
   const link = await itemLink(site, doc);
@@ -191,13 +217,22 @@ export async function embedData(site: Site, doc: EmbeddableDoc, maxwidth: number
 }
 
 /** The rendered title; outside the REST API a protected item's title says so. */
-const embedTitle = (doc: EmbeddableDoc): string => renderTitle(!isAttachment(doc) && doc.password !== '' ? `Protected: ${doc.title}` : doc.title);
+const embedTitle = (doc: EmbeddableDoc): string =>
+  renderTitle(!isAttachment(doc) && doc.password !== '' ? `Protected: ${doc.title}` : doc.title);
 
-const escapeHtml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#039;');
+const escapeHtml = (text: string): string =>
+  text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#039;');
 /** Rendered HTML reduced to its text (entities decoded once), ready to be escaped again. */
 const plainText = (html: string): string =>
   stripAllTags(html)
-    .replace(/&#(\d{1,7});/g, (entity, code) => (Number(code) > 0 && Number(code) <= 0x10ffff ? String.fromCodePoint(Number(code)) : entity))
+    .replace(/&#(\d{1,7});/g, (entity, code) =>
+      Number(code) > 0 && Number(code) <= 0x10ffff ? String.fromCodePoint(Number(code)) : entity,
+    )
     .replace(/&quot;/g, '"')
     .replace(/&hellip;/g, '\u2026')
     .replace(/&nbsp;/g, ' ')
@@ -243,7 +278,11 @@ export async function embedPage(site: Site, doc: EmbeddableDoc): Promise<string>
 }
 
 /** The answer to a GET/HEAD of an item's embed view (`…/embed/`), or null when the path is not one. */
-export async function serveEmbedPage(site: Site, method: string, path: string): Promise<{ status: number; type: string; body: string; headers: Record<string, string> } | null> {
+export async function serveEmbedPage(
+  site: Site,
+  method: string,
+  path: string,
+): Promise<{ status: number; type: string; body: string; headers: Record<string, string> } | null> {
   if ((method !== 'GET' && method !== 'HEAD') || !path.endsWith('/embed/')) return null;
   const doc = await localItemFor(site, new URL(path, site.settings.siteUrl).href);
   if (!doc) return null;
@@ -252,17 +291,33 @@ export async function serveEmbedPage(site: Site, method: string, path: string): 
     type: 'text/html; charset=utf-8',
     body: await embedPage(site, doc),
     // The page is only text and a stylesheet: forbid every script, and let any site frame it (that is its use).
-    headers: { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src *; base-uri 'none'; form-action 'none'", 'X-Content-Type-Options': 'nosniff' },
+    headers: {
+      'Content-Security-Policy':
+        "default-src 'none'; style-src 'unsafe-inline'; img-src *; base-uri 'none'; form-action 'none'",
+      'X-Content-Type-Options': 'nosniff',
+    },
   };
 }
 
-const escapeAttribute = (text: string): string => text.replace(/&(?!#?\w+;)/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeAttribute = (text: string): string =>
+  text
+    .replace(/&(?!#?\w+;)/g, '&amp;')
+    .replace(/"/g, '&quot;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;');
 
 /**
  * The markup another site pastes: the frame hides the link and sizes itself from the height the embedded page
  * posts to it (between 200 and 1000 pixels), checking the shared secret first.
  */
-function embedHtml(o: { link: string; title: string; siteName: string; width: number; height: number; secret: string }): string {
+function embedHtml(o: {
+  link: string;
+  title: string;
+  siteName: string;
+  width: number;
+  height: number;
+  secret: string;
+}): string {
   const link = escapeAttribute(o.link);
   const frameTitle = escapeAttribute(`\u201c${o.title}\u201d \u2014 ${o.siteName}`);
   const script =
@@ -271,7 +326,7 @@ function embedHtml(o: { link: string; title: string; siteName: string; width: nu
     ';w.addEventListener("message",function(e){var m=e.data;if(!m||m.secret!==s)return;' +
     'd.querySelectorAll(\'blockquote[data-secret="\'+s+\'"]\').forEach(function(b){b.style.display="none"});' +
     'if(m.message==="height"){var h=Math.min(Math.max(parseInt(m.value,10)||0,200),1000);' +
-    'd.querySelectorAll(\'iframe[data-secret="\'+s+\'"]\').forEach(function(f){if(f.contentWindow===e.source)f.height=h})}});})(window,document);</script>';
+    "d.querySelectorAll('iframe[data-secret=\"'+s+'\"]').forEach(function(f){if(f.contentWindow===e.source)f.height=h})}});})(window,document);</script>";
   return (
     `<blockquote class="wp-embedded-content" data-secret="${o.secret}"><a href="${link}">${o.title}</a></blockquote>` +
     `<iframe class="wp-embedded-content" sandbox="allow-scripts" security="restricted" title="${frameTitle}" ` +

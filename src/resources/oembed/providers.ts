@@ -16,12 +16,27 @@ export const OEMBED_PROVIDERS: readonly OEmbedProvider[] = [
     matches: [/^https?:\/\/(www\.|m\.)?youtube\.com\/(watch|playlist|shorts\/)/i, /^https?:\/\/youtu\.be\//i],
     endpoint: 'https://www.youtube.com/oembed',
   },
-  { name: 'Vimeo', matches: [/^https?:\/\/(www\.|player\.)?vimeo\.com\//i], endpoint: 'https://vimeo.com/api/oembed.json' },
-  { name: 'SoundCloud', matches: [/^https?:\/\/(www\.)?soundcloud\.com\//i], endpoint: 'https://soundcloud.com/oembed' },
-  { name: 'Flickr', matches: [/^https?:\/\/(www\.)?flickr\.com\//i, /^https?:\/\/flic\.kr\//i], endpoint: 'https://www.flickr.com/services/oembed/' },
+  {
+    name: 'Vimeo',
+    matches: [/^https?:\/\/(www\.|player\.)?vimeo\.com\//i],
+    endpoint: 'https://vimeo.com/api/oembed.json',
+  },
+  {
+    name: 'SoundCloud',
+    matches: [/^https?:\/\/(www\.)?soundcloud\.com\//i],
+    endpoint: 'https://soundcloud.com/oembed',
+  },
+  {
+    name: 'Flickr',
+    matches: [/^https?:\/\/(www\.)?flickr\.com\//i, /^https?:\/\/flic\.kr\//i],
+    endpoint: 'https://www.flickr.com/services/oembed/',
+  },
   { name: 'Spotify', matches: [/^https?:\/\/open\.spotify\.com\//i], endpoint: 'https://open.spotify.com/oembed' },
 ];
 
-export function providerFor(url: string, providers: readonly OEmbedProvider[] = OEMBED_PROVIDERS): OEmbedProvider | null {
+export function providerFor(
+  url: string,
+  providers: readonly OEmbedProvider[] = OEMBED_PROVIDERS,
+): OEmbedProvider | null {
   return providers.find((p) => p.matches.some((pattern) => pattern.test(url))) ?? null;
 }

@@ -41,7 +41,10 @@ export function createRemoteEmbeds(options: RemoteEmbedOptions): RemoteEmbeds {
       const response = await options.fetcher.request(endpoint);
       if (response.status < 200 || response.status >= 300) return null;
       const data: unknown = JSON.parse(response.body);
-      return data !== null && typeof data === 'object' && !Array.isArray(data) && typeof (data as { type?: unknown }).type === 'string'
+      return data !== null &&
+        typeof data === 'object' &&
+        !Array.isArray(data) &&
+        typeof (data as { type?: unknown }).type === 'string'
         ? (data as Record<string, unknown>)
         : null;
     } catch {
@@ -81,7 +84,11 @@ export function createRemoteEmbeds(options: RemoteEmbedOptions): RemoteEmbeds {
       const kept = cache.get(key);
       if (kept && kept.until > now) return kept.data;
       const provider = providerFor(request.url, providers);
-      const data = provider ? await fetchJson(withSize(provider.endpoint, request, true)) : request.discover ? await discover(request) : null;
+      const data = provider
+        ? await fetchJson(withSize(provider.endpoint, request, true))
+        : request.discover
+          ? await discover(request)
+          : null;
       cache.delete(key);
       cache.set(key, { until: now + ttl, data });
       while (cache.size > maxEntries) cache.delete(cache.keys().next().value as string);
@@ -98,7 +105,8 @@ export function discoveredEndpoint(html: string, pageUrl: string): string | null
       attributes.set(m[1]!.toLowerCase(), decodeEntities(m[3] ?? m[4] ?? m[5] ?? ''));
     }
     const rel = (attributes.get('rel') ?? '').toLowerCase().split(/\s+/);
-    if (!rel.includes('alternate') || (attributes.get('type') ?? '').toLowerCase() !== 'application/json+oembed') continue;
+    if (!rel.includes('alternate') || (attributes.get('type') ?? '').toLowerCase() !== 'application/json+oembed')
+      continue;
     const href = attributes.get('href');
     if (!href) continue;
     try {
@@ -112,4 +120,7 @@ export function discoveredEndpoint(html: string, pageUrl: string): string | null
 }
 
 const decodeEntities = (text: string): string =>
-  text.replace(/&(amp|quot|#39|lt|gt);/g, (_, name: string) => ({ amp: '&', quot: '"', '#39': "'", lt: '<', gt: '>' })[name]!);
+  text.replace(
+    /&(amp|quot|#39|lt|gt);/g,
+    (_, name: string) => ({ amp: '&', quot: '"', '#39': "'", lt: '<', gt: '>' })[name]!,
+  );

@@ -13,7 +13,12 @@ import { rawBody } from '../../rest/serialized';
 import { embedData, localItemFor, toXml } from './local';
 import type { RemoteEmbeds } from './remote';
 
-const URL_ARG = { description: 'The URL of the resource for which to fetch oEmbed data.', type: 'string', format: 'uri', required: true } as const;
+const URL_ARG = {
+  description: 'The URL of the resource for which to fetch oEmbed data.',
+  type: 'string',
+  format: 'uri',
+  required: true,
+} as const;
 
 const notFound = () => restError('oembed_invalid_url', 'Not Found', 404);
 
@@ -25,7 +30,8 @@ function frameSecret(): string {
 
 /** The data as JSON, or as XML when asked (anything else falls back to JSON, as in WordPress). */
 function answer(data: Record<string, unknown>, format: unknown): RestResult {
-  if (format === 'xml') return { status: 200, body: rawBody(toXml(data)), headers: { 'Content-Type': 'text/xml; charset=UTF-8' } };
+  if (format === 'xml')
+    return { status: 200, body: rawBody(toXml(data)), headers: { 'Content-Type': 'text/xml; charset=UTF-8' } };
   return ok(data);
 }
 
@@ -63,20 +69,47 @@ export function oembedRoutes(site: Site, remote: RemoteEmbeds): RouteDefinition[
           methods: ['GET'],
           args: {
             url: URL_ARG,
-            format: { description: 'The oEmbed format to use.', type: 'string', default: 'json', enum: ['json', 'xml'] },
+            format: {
+              description: 'The oEmbed format to use.',
+              type: 'string',
+              default: 'json',
+              enum: ['json', 'xml'],
+            },
             // Described as integers, but WordPress only sanitizes them (absint), so any value is taken.
-            maxwidth: { description: 'The maximum width of the embed frame in pixels.', type: 'integer', default: 600, accepts: {} },
-            maxheight: { description: 'The maximum height of the embed frame in pixels.', type: 'integer', accepts: {} },
-            discover: { description: 'Whether to perform an oEmbed discovery request for unsanctioned providers.', type: 'boolean', default: true },
+            maxwidth: {
+              description: 'The maximum width of the embed frame in pixels.',
+              type: 'integer',
+              default: 600,
+              accepts: {},
+            },
+            maxheight: {
+              description: 'The maximum height of the embed frame in pixels.',
+              type: 'integer',
+              accepts: {},
+            },
+            discover: {
+              description: 'Whether to perform an oEmbed discovery request for unsanctioned providers.',
+              type: 'boolean',
+              default: true,
+            },
           },
           permission: (ctx) =>
             hasCap(ctx.actor, 'edit_posts') ||
-            restError('rest_forbidden', 'Sorry, you are not allowed to make proxied oEmbed requests.', authorizationStatus(ctx.actor?.id ?? null)),
+            restError(
+              'rest_forbidden',
+              'Sorry, you are not allowed to make proxied oEmbed requests.',
+              authorizationStatus(ctx.actor?.id ?? null),
+            ),
           handle: async (ctx) => {
             const url = String(ctx.params.url);
             const own = await local(ctx, url);
             if (own) return own;
-            const data = await remote.lookup({ url, maxwidth: pixels(ctx.params.maxwidth), maxheight: pixels(ctx.params.maxheight), discover: ctx.params.discover !== false });
+            const data = await remote.lookup({
+              url,
+              maxwidth: pixels(ctx.params.maxwidth),
+              maxheight: pixels(ctx.params.maxheight),
+              discover: ctx.params.discover !== false,
+            });
             if (!data) throw notFound();
             return answer(data, ctx.params.format);
           },

@@ -15,7 +15,8 @@ import { collectionParams } from '../../rest/collectionParams';
 import builtInProjections from '../../../projections/index';
 
 /** The projections the site runs beyond the built-in ones (which have their own REST routes). */
-export const customProjections = (site: Site): Projection[] => site.projector.projections.filter((p) => !builtInProjections.includes(p));
+export const customProjections = (site: Site): Projection[] =>
+  site.projector.projections.filter((p) => !builtInProjections.includes(p));
 
 const administrators: PermissionRule = (ctx) => hasCap(ctx.actor, 'manage_options');
 
@@ -23,7 +24,7 @@ export function projectionRoutes(site: Site, projections: readonly Projection[])
   return projections.flatMap((projection): RouteDefinition[] => {
     const base = `/projections/v1/${projection.name}`;
     const collection: ArgSchema = {
-      description: 'Which of the projection\'s collections to read.',
+      description: "Which of the projection's collections to read.",
       type: 'string',
       enum: [...projection.collections],
       default: projection.collections[0],
@@ -38,12 +39,23 @@ export function projectionRoutes(site: Site, projections: readonly Projection[])
             args: {
               collection,
               ...collectionParams({ noun: 'documents' }),
-              orderby: { description: 'A sort key the projection\'s index declares, or id.', type: 'string', default: 'id', pattern: '^[A-Za-z0-9_]+$' },
+              orderby: {
+                description: "A sort key the projection's index declares, or id.",
+                type: 'string',
+                default: 'id',
+                pattern: '^[A-Za-z0-9_]+$',
+              },
               order: { description: 'Sort direction.', type: 'string', default: 'asc', enum: ['asc', 'desc'] },
             },
             permission: administrators,
             handle: async (ctx) => {
-              const p = ctx.params as { collection: string; page: number; per_page: number; orderby: string; order: 'asc' | 'desc' };
+              const p = ctx.params as {
+                collection: string;
+                page: number;
+                per_page: number;
+                orderby: string;
+                order: 'asc' | 'desc';
+              };
               const { items, total } = await site.readModel.query(p.collection, {
                 filters: [],
                 order: { kind: 'field', field: p.orderby, direction: p.order },
@@ -52,7 +64,12 @@ export function projectionRoutes(site: Site, projections: readonly Projection[])
                 limit: p.per_page,
               });
               assertPageInRange({ total, page: p.page, perPage: p.per_page }, 'rest_invalid_page_number');
-              return collectionResult(items, { total, page: p.page, perPage: p.per_page }, `${site.apiRoot}${base.slice(1)}`, linkQuery(ctx));
+              return collectionResult(
+                items,
+                { total, page: p.page, perPage: p.per_page },
+                `${site.apiRoot}${base.slice(1)}`,
+                linkQuery(ctx),
+              );
             },
           },
         ],

@@ -18,7 +18,8 @@ export interface AutosaveOutcome {
 
 const text = (value: unknown): string | undefined => {
   if (typeof value === 'string') return value;
-  if (value && typeof value === 'object' && typeof (value as { raw?: unknown }).raw === 'string') return (value as { raw: string }).raw;
+  if (value && typeof value === 'object' && typeof (value as { raw?: unknown }).raw === 'string')
+    return (value as { raw: string }).raw;
   return undefined;
 };
 
@@ -32,7 +33,14 @@ function autosaveInput(ctx: HandlerContext): PostInput {
   return input;
 }
 
-export async function autosaveItem(site: Site, postType: PostType, id: number, ctx: HandlerContext, actor: Actor, requestId: string): Promise<AutosaveOutcome> {
+export async function autosaveItem(
+  site: Site,
+  postType: PostType,
+  id: number,
+  ctx: HandlerContext,
+  actor: Actor,
+  requestId: string,
+): Promise<AutosaveOutcome> {
   const metadata = site.metadata(actor.id, requestId);
   const input = filterTextFields(autosaveInput(ctx), actor);
   let savedItem = false;
@@ -43,14 +51,31 @@ export async function autosaveItem(site: Site, postType: PostType, id: number, c
       savedItem = autosaveUpdatesItem(state, actor.id);
       const existing = state.autosaves[actor.id];
       const autosaveId = savedItem ? 0 : (existing ?? (await site.ids.content.nextId()));
-      return { kind: 'autosave', id, postType, input, autosaveId, actorId: actor.id, now: site.clock.now(), timezone: site.settings.timezone };
+      return {
+        kind: 'autosave',
+        id,
+        postType,
+        input,
+        autosaveId,
+        actorId: actor.id,
+        now: site.clock.now(),
+        timezone: site.settings.timezone,
+      };
     },
     metadata,
   );
   if (result.events.some((event) => event.type === 'AutosaveDiscarded')) {
     await site.settle(result.position);
-    throw restError('rest_autosave_no_changes', 'There is nothing to save. The autosave and the post content are the same.', 400);
+    throw restError(
+      'rest_autosave_no_changes',
+      'There is nothing to save. The autosave and the post content are the same.',
+      400,
+    );
   }
   const saved = result.events.find((event) => event.type === 'PostAutosaved');
-  return { position: result.position, savedItem, autosaveId: saved ? (saved.data as { autosaveId: number }).autosaveId : null };
+  return {
+    position: result.position,
+    savedItem,
+    autosaveId: saved ? (saved.data as { autosaveId: number }).autosaveId : null,
+  };
 }

@@ -51,21 +51,55 @@ export function revisionSchema(postType: PostType, autosave: boolean): ResourceS
     properties: { raw: { description: `${description} As stored.`, type: 'string', context: VIEW_EDIT } },
   });
   const properties: Record<string, unknown> = {
-    author: { description: 'Identifier of the revision\'s author.', type: 'integer', context: ALL },
-    date: { description: 'When the revision was made, in the site time zone.', type: 'string', format: 'date-time', context: ALL },
-    date_gmt: { description: 'When the revision was made, in UTC.', type: 'string', format: 'date-time', context: VIEW_EDIT },
+    author: { description: "Identifier of the revision's author.", type: 'integer', context: ALL },
+    date: {
+      description: 'When the revision was made, in the site time zone.',
+      type: 'string',
+      format: 'date-time',
+      context: ALL,
+    },
+    date_gmt: {
+      description: 'When the revision was made, in UTC.',
+      type: 'string',
+      format: 'date-time',
+      context: VIEW_EDIT,
+    },
     guid: guidField('revision'),
     id: { description: 'Unique identifier of the revision.', type: 'integer', context: ALL },
-    modified: { description: 'Last modification, in the site time zone.', type: 'string', format: 'date-time', context: VIEW_EDIT },
-    modified_gmt: { description: 'Last modification, in UTC.', type: 'string', format: 'date-time', context: VIEW_EDIT },
+    modified: {
+      description: 'Last modification, in the site time zone.',
+      type: 'string',
+      format: 'date-time',
+      context: VIEW_EDIT,
+    },
+    modified_gmt: {
+      description: 'Last modification, in UTC.',
+      type: 'string',
+      format: 'date-time',
+      context: VIEW_EDIT,
+    },
     parent: { description: 'Identifier of the item the revision belongs to.', type: 'integer', context: ALL },
     slug: { description: 'URL-safe identifier of the revision.', type: 'string', context: ALL },
     title: block ? blockText('Title of the revision.', ALL) : revisionText('Title of the revision.', ALL),
-    content: block ? blockText('Content of the revision.', VIEW_EDIT) : revisionText('Content of the revision.', VIEW_EDIT),
+    content: block
+      ? blockText('Content of the revision.', VIEW_EDIT)
+      : revisionText('Content of the revision.', VIEW_EDIT),
   };
   if (!block) properties.excerpt = revisionText('Excerpt of the revision.', ALL);
-  if (autosave) properties.preview_link = { description: 'Preview URL of the autosave.', type: 'string', format: 'uri', context: EDIT, readonly: true };
-  return { $schema: 'http://json-schema.org/draft-04/schema#', title: `${postType}-revision`, type: 'object', properties } as ResourceSchema;
+  if (autosave)
+    properties.preview_link = {
+      description: 'Preview URL of the autosave.',
+      type: 'string',
+      format: 'uri',
+      context: EDIT,
+      readonly: true,
+    };
+  return {
+    $schema: 'http://json-schema.org/draft-04/schema#',
+    title: `${postType}-revision`,
+    type: 'object',
+    properties,
+  } as ResourceSchema;
 }
 
 interface TypeInfo {
@@ -96,7 +130,12 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
     return link.toString();
   };
 
-  const present = (entry: RevisionEntry, parent: ContentDoc, schema: ResourceSchema, context: 'view' | 'edit' | 'embed') => {
+  const present = (
+    entry: RevisionEntry,
+    parent: ContentDoc,
+    schema: ResourceSchema,
+    context: 'view' | 'edit' | 'embed',
+  ) => {
     const guid = `${siteUrl}/?p=${entry.id}`;
     const item: Record<string, unknown> = {
       author: entry.author,
@@ -148,19 +187,29 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
     return filtered;
   };
 
-  const history = async (parentId: number): Promise<RevisionsDoc | null> => (await site.readModel.get('revisions', parentId)) as RevisionsDoc | null;
+  const history = async (parentId: number): Promise<RevisionsDoc | null> =>
+    (await site.readModel.get('revisions', parentId)) as RevisionsDoc | null;
 
   /** The parent, checked as WordPress checks it for reading its revisions or autosaves. */
-  const readableParent = async (ctx: HandlerContext, what: 'revisions' | 'autosaves', key = 'parent'): Promise<ContentDoc | RestError> => {
+  const readableParent = async (
+    ctx: HandlerContext,
+    what: 'revisions' | 'autosaves',
+    key = 'parent',
+  ): Promise<ContentDoc | RestError> => {
     const parent = await loadParent(site, ctx, type, key);
     if (!parent) return restError('rest_post_invalid_parent', 'Invalid post parent ID.', 404);
     if (!canEditItem(ctx.actor, type.caps, owned(parent))) {
-      return restError('rest_cannot_read', `Sorry, you are not allowed to view ${what} of this post.`, authorizationStatus(ctx.actor?.id ?? null));
+      return restError(
+        'rest_cannot_read',
+        `Sorry, you are not allowed to view ${what} of this post.`,
+        authorizationStatus(ctx.actor?.id ?? null),
+      );
     }
     return parent;
   };
 
-  const newestFirst = (a: RevisionEntry, b: RevisionEntry) => (a.date === b.date ? b.id - a.id : a.date < b.date ? 1 : -1);
+  const newestFirst = (a: RevisionEntry, b: RevisionEntry) =>
+    a.date === b.date ? b.id - a.id : a.date < b.date ? 1 : -1;
 
   return [
     {
@@ -172,7 +221,11 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
           methods: ['GET'],
           args: {
             parent: parentArg,
-            ...collectionParams({ context: contextParam('view'), perPageDefault: null, search: 'Only revisions matching this search.' }),
+            ...collectionParams({
+              context: contextParam('view'),
+              perPageDefault: null,
+              search: 'Only revisions matching this search.',
+            }),
             exclude: { description: 'Leave out these ids.', type: 'array', items: { type: 'integer' }, default: [] },
             include: { description: 'Only these ids.', type: 'array', items: { type: 'integer' }, default: [] },
             offset: offsetArg('Skip this many matches.'),
@@ -189,21 +242,38 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
             let entries = doc ? [...doc.revisions, ...doc.autosaves] : [];
             const include = p.include as number[];
             if (include.length > 0) entries = entries.filter((e) => include.includes(e.id));
-            else if ((p.exclude as number[]).length > 0) entries = entries.filter((e) => !(p.exclude as number[]).includes(e.id));
+            else if ((p.exclude as number[]).length > 0)
+              entries = entries.filter((e) => !(p.exclude as number[]).includes(e.id));
             const search = typeof p.search === 'string' && p.search.trim() !== '' ? parseSearch(p.search) : null;
             if (search) {
               const { includes, excludes } = search;
-              const has = (e: RevisionEntry, term: string) => [e.title, e.excerpt, e.content].some((text) => text.toLowerCase().includes(term.toLowerCase()));
-              entries = entries.filter((e) => includes.every((term) => has(e, term)) && !excludes.some((term) => has(e, term)));
+              const has = (e: RevisionEntry, term: string) =>
+                [e.title, e.excerpt, e.content].some((text) => text.toLowerCase().includes(term.toLowerCase()));
+              entries = entries.filter(
+                (e) => includes.every((term) => has(e, term)) && !excludes.some((term) => has(e, term)),
+              );
             }
             if (p.orderby === 'include' && include.length === 0) {
-              throw restError('rest_orderby_include_missing_include', 'You need to define an include parameter to order by include.', 400);
+              throw restError(
+                'rest_orderby_include_missing_include',
+                'You need to define an include parameter to order by include.',
+                400,
+              );
             }
             if (p.orderby === 'relevance' && !(typeof p.search === 'string' && p.search !== '')) {
-              throw restError('rest_no_search_term_defined', 'You need to define a search term to order by relevance.', 400);
+              throw restError(
+                'rest_no_search_term_defined',
+                'You need to define a search term to order by relevance.',
+                400,
+              );
             }
             entries.sort(newestFirst);
-            const byTitle = (a: RevisionEntry, b: RevisionEntry) => (a.title.toLowerCase() < b.title.toLowerCase() ? -1 : a.title.toLowerCase() > b.title.toLowerCase() ? 1 : 0);
+            const byTitle = (a: RevisionEntry, b: RevisionEntry) =>
+              a.title.toLowerCase() < b.title.toLowerCase()
+                ? -1
+                : a.title.toLowerCase() > b.title.toLowerCase()
+                  ? 1
+                  : 0;
             // Every revision has the slug `{parent}-revision-v1`, every autosave `{parent}-autosave-v1`.
             const bySlug = (a: RevisionEntry, b: RevisionEntry) => Number(!a.autosave) - Number(!b.autosave);
             const descending = p.order !== 'asc';
@@ -216,8 +286,7 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
               if (!descending) entries.reverse();
               const rank = relevanceRank(search);
               entries.sort((a, b) => rank(a) - rank(b));
-            }
-            else if (!descending) entries.reverse();
+            } else if (!descending) entries.reverse();
 
             // As WordPress: everything when per_page is absent; an offset at or past the end, or (without an
             // offset) a page past the last, is an error whenever there is anything at all.
@@ -227,10 +296,18 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
             const page = p.page as number;
             const pages = perPage === null ? (total > 0 ? 1 : 0) : Math.ceil(total / perPage);
             if (total > 0 && offset >= total) {
-              throw restError('rest_revision_invalid_offset_number', 'The offset number requested is larger than or equal to the number of available revisions.', 400);
+              throw restError(
+                'rest_revision_invalid_offset_number',
+                'The offset number requested is larger than or equal to the number of available revisions.',
+                400,
+              );
             }
             if (total > 0 && offset === 0 && page > pages) {
-              throw restError('rest_revision_invalid_page_number', 'The page number requested is larger than the number of pages available.', 400);
+              throw restError(
+                'rest_revision_invalid_page_number',
+                'The page number requested is larger than the number of pages available.',
+                400,
+              );
             }
             // As WP_Query: an offset skips its absolute value; page 0 (`page=1e400`, as PHP casts it) is the first.
             const start = perPage === null ? 0 : offset !== 0 ? Math.abs(offset) : (Math.max(page, 1) - 1) * perPage;
@@ -264,24 +341,45 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
         },
         {
           methods: ['DELETE'],
-          args: { parent: parentArg, id: idArg, force: { type: 'boolean', default: false, description: 'Required to be true, as revisions do not support trashing.' } },
+          args: {
+            parent: parentArg,
+            id: idArg,
+            force: {
+              type: 'boolean',
+              default: false,
+              description: 'Required to be true, as revisions do not support trashing.',
+            },
+          },
           permission: async (ctx) => {
             const status = authorizationStatus(ctx.actor?.id ?? null);
             const parent = await loadParent(site, ctx, type, 'parent');
             if (!parent) return restError('rest_post_invalid_parent', 'Invalid post parent ID.', 404);
             if (!canDeleteItem(ctx.actor, type.caps, owned(parent))) {
-              return restError('rest_cannot_delete', 'Sorry, you are not allowed to delete revisions of this post.', status);
+              return restError(
+                'rest_cannot_delete',
+                'Sorry, you are not allowed to delete revisions of this post.',
+                status,
+              );
             }
-            if (!findRevision(await history(parent.id), Number(ctx.params.id))) return restError('rest_post_invalid_id', 'Invalid revision ID.', 404);
+            if (!findRevision(await history(parent.id), Number(ctx.params.id)))
+              return restError('rest_post_invalid_id', 'Invalid revision ID.', 404);
             if (!canEditItem(ctx.actor, type.caps, owned(parent))) {
-              return restError('rest_cannot_read', 'Sorry, you are not allowed to view revisions of this post.', status);
+              return restError(
+                'rest_cannot_read',
+                'Sorry, you are not allowed to view revisions of this post.',
+                status,
+              );
             }
             // WordPress 6.1 maps deleting a revision to a capability nobody has: every caller is refused here.
             return restError('rest_cannot_delete', 'Sorry, you are not allowed to delete this revision.', 403);
           },
           signedInOnly: true,
           handle: () => {
-            throw restError('rest_trash_not_supported', "Revisions do not support trashing. Set 'force=true' to delete.", 501);
+            throw restError(
+              'rest_trash_not_supported',
+              "Revisions do not support trashing. Set 'force=true' to delete.",
+              501,
+            );
           },
         },
       ],
@@ -299,9 +397,14 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
             const parent = await loadParent(site, ctx, type, 'parent');
             if (!parent) return restError('rest_post_invalid_parent', 'Invalid post parent ID.', 404);
             if (!canEditItem(ctx.actor, type.caps, owned(parent))) {
-              return restError('rest_cannot_edit', `Sorry, you are not allowed to edit this ${postType}.`, authorizationStatus(ctx.actor?.id ?? null));
+              return restError(
+                'rest_cannot_edit',
+                `Sorry, you are not allowed to edit this ${postType}.`,
+                authorizationStatus(ctx.actor?.id ?? null),
+              );
             }
-            if (!findRevision(await history(parent.id), Number(ctx.params.id))) return restError('rest_post_invalid_id', 'Invalid revision ID.', 404);
+            if (!findRevision(await history(parent.id), Number(ctx.params.id)))
+              return restError('rest_post_invalid_id', 'Invalid revision ID.', 404);
             return true;
           },
           // Restoring and autosaving take the right to edit the item, which no anonymous caller has.
@@ -312,7 +415,14 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
             const outcome = await restoreRevision(site, postType, parent.id, entry, ctx.actor!, ctx.request.requestId);
             await site.settle(outcome.position);
             // The restored item as its own routes show it to this caller in edit context, links included.
-            return ok(await presenter.present(ctx, await writtenItem(site, postType, parent.id, outcome.position), 'edit', true));
+            return ok(
+              await presenter.present(
+                ctx,
+                await writtenItem(site, postType, parent.id, outcome.position),
+                'edit',
+                true,
+              ),
+            );
           },
         },
       ],
@@ -347,10 +457,22 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
             if (!canEditItem(ctx.actor, type.caps, owned(parent))) {
               return restError('rest_cannot_edit', 'Sorry, you are not allowed to edit this post.', status);
             }
-            if (ctx.params.author && ctx.params.author !== ctx.actor?.id && !hasCap(ctx.actor, type.caps.edit_others_posts)) {
-              return restError('rest_cannot_edit_others', 'Sorry, you are not allowed to update posts as this user.', status);
+            if (
+              ctx.params.author &&
+              ctx.params.author !== ctx.actor?.id &&
+              !hasCap(ctx.actor, type.caps.edit_others_posts)
+            ) {
+              return restError(
+                'rest_cannot_edit_others',
+                'Sorry, you are not allowed to update posts as this user.',
+                status,
+              );
             }
-            if (ctx.params.sticky === true && !hasCap(ctx.actor, type.caps.edit_others_posts) && !hasCap(ctx.actor, type.caps.publish_posts)) {
+            if (
+              ctx.params.sticky === true &&
+              !hasCap(ctx.actor, type.caps.edit_others_posts) &&
+              !hasCap(ctx.actor, type.caps.publish_posts)
+            ) {
               return restError('rest_cannot_assign_sticky', 'Sorry, you are not allowed to make posts sticky.', status);
             }
             // An autosave keeps no status, but asking for one that publishes is refused as an update would be,
@@ -367,7 +489,8 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
               return ok(presentDraft(await writtenItem(site, postType, parent.id, outcome.position)));
             }
             const entry = findRevision(await writtenHistory(site, parent.id, outcome.position), outcome.autosaveId!);
-            if (!entry) throw new Error(`autosave ${outcome.autosaveId} of ${postType} ${parent.id} missing from its history`);
+            if (!entry)
+              throw new Error(`autosave ${outcome.autosaveId} of ${postType} ${parent.id} missing from its history`);
             return ok(present(entry, parent, autosaves, 'edit'));
           },
         },
@@ -380,7 +503,11 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
       endpoints: [
         {
           methods: ['GET'],
-          args: { parent: parentArg, id: { description: 'Identifier of the autosave.', type: 'integer' }, context: contextParam('view') },
+          args: {
+            parent: parentArg,
+            id: { description: 'Identifier of the autosave.', type: 'integer' },
+            context: contextParam('view'),
+          },
           // WordPress checks a single autosave with the revisions rule, message included.
           permission: async (ctx) => {
             const parent = await readableParent(ctx, 'revisions');
@@ -409,7 +536,8 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
 function relevanceRank(search: { phrase: string; includes: readonly string[]; excludes: readonly string[] }) {
   const words = search.includes.map((word) => word.toLowerCase());
   const inTitle = (entry: RevisionEntry, word: string) => entry.title.toLowerCase().includes(word);
-  if (words.length + search.excludes.length <= 1) return (entry: RevisionEntry): number => (words.length === 1 && inTitle(entry, words[0]!) ? 0 : 1);
+  if (words.length + search.excludes.length <= 1)
+    return (entry: RevisionEntry): number => (words.length === 1 && inTitle(entry, words[0]!) ? 0 : 1);
   const sentence = /(?:\s|^)-/.test(search.phrase) ? null : search.phrase.toLowerCase();
   const fewTerms = words.length < 7;
   return (entry: RevisionEntry): number => {

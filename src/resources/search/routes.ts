@@ -48,27 +48,59 @@ export const searchSchema: ResourceSchema = {
   title: 'search-result',
   type: 'object',
   properties: {
-    id: { description: 'Unique identifier for the object.', type: ['integer', 'string'], context: VIEW_EMBED, readonly: true },
+    id: {
+      description: 'Unique identifier for the object.',
+      type: ['integer', 'string'],
+      context: VIEW_EMBED,
+      readonly: true,
+    },
     title: { description: 'The title for the object.', type: 'string', context: VIEW_EMBED, readonly: true },
     url: { description: 'URL to the object.', type: 'string', format: 'uri', context: VIEW_EMBED, readonly: true },
     type: { description: 'Object type.', type: 'string', enum: [...SEARCH_TYPES], context: VIEW_EMBED, readonly: true },
-    subtype: { description: 'Object subtype.', type: 'string', enum: [...POST_SUBTYPES, ...TERM_SUBTYPES], context: VIEW_EMBED, readonly: true },
+    subtype: {
+      description: 'Object subtype.',
+      type: 'string',
+      enum: [...POST_SUBTYPES, ...TERM_SUBTYPES],
+      context: VIEW_EMBED,
+      readonly: true,
+    },
   },
 } as unknown as ResourceSchema;
 
 const searchArgs: Record<string, ArgSchema> = {
-  context: { description: 'Scope under which the request is made; determines fields present in response.', type: 'string', enum: VIEW_EMBED, default: 'view' },
+  context: {
+    description: 'Scope under which the request is made; determines fields present in response.',
+    type: 'string',
+    enum: VIEW_EMBED,
+    default: 'view',
+  },
   page: { description: 'Current page of the collection.', type: 'integer', default: 1, minimum: 1 },
-  per_page: { description: 'Maximum number of items to be returned in result set.', type: 'integer', default: 10, minimum: 1, maximum: 100 },
+  per_page: {
+    description: 'Maximum number of items to be returned in result set.',
+    type: 'integer',
+    default: 10,
+    minimum: 1,
+    maximum: 100,
+  },
   search: { description: 'Limit results to those matching a string.', type: 'string' },
-  type: { default: 'post', description: 'Limit results to items of an object type.', type: 'string', enum: [...SEARCH_TYPES] },
+  type: {
+    default: 'post',
+    description: 'Limit results to items of an object type.',
+    type: 'string',
+    enum: [...SEARCH_TYPES],
+  },
   subtype: {
     default: 'any',
     description: 'Limit results to items of one or more object subtypes.',
     type: 'array',
     items: { enum: [...POST_SUBTYPES, ...TERM_SUBTYPES, 'any'], type: 'string' },
   },
-  exclude: { description: 'Ensure result set excludes specific IDs.', type: 'array', items: { type: 'integer' }, default: [] },
+  exclude: {
+    description: 'Ensure result set excludes specific IDs.',
+    type: 'array',
+    items: { type: 'integer' },
+    default: [],
+  },
   include: { description: 'Limit result set to specific IDs.', type: 'array', items: { type: 'integer' }, default: [] },
 };
 
@@ -118,7 +150,8 @@ async function search(site: Site, ctx: HandlerContext) {
   const result = collectionResult(found.items, { total: found.total, page, perPage }, url, linkQuery(ctx));
   if (found.total === 0 && page > 1) {
     // WordPress's search links the page before this one, however far past the end: as a collection ending there would.
-    const link = collectionResult([], { total: (page - 1) * perPage, page, perPage }, url, linkQuery(ctx)).headers?.Link;
+    const link = collectionResult([], { total: (page - 1) * perPage, page, perPage }, url, linkQuery(ctx)).headers
+      ?.Link;
     if (link) result.headers = { ...result.headers, Link: link };
   }
   return result;
@@ -158,16 +191,30 @@ async function searchPosts(
   window: { offset: number; limit: number },
   signedIn: boolean,
 ): Promise<Found> {
-  const filters: Filter[] = [{ kind: 'any', field: 'status', values: ['publish'] }, ...idFilters(ids.include, ids.exclude)];
+  const filters: Filter[] = [
+    { kind: 'any', field: 'status', values: ['publish'] },
+    ...idFilters(ids.include, ids.exclude),
+  ];
   const parsed = text.trim() === '' ? null : parseSearch(text);
   if (parsed) {
-    filters.push({ kind: 'text', fields: ['title', 'excerpt', 'content'], includes: parsed.includes, excludes: parsed.excludes });
+    filters.push({
+      kind: 'text',
+      fields: ['title', 'excerpt', 'content'],
+      includes: parsed.includes,
+      excludes: parsed.excludes,
+    });
     // As WP_Query: a search by an anonymous caller leaves password-protected items out.
     if (!signedIn) filters.push({ kind: 'none', field: 'protected', values: [1] });
   }
   const byDate: Order = { kind: 'field', field: 'date', direction: 'desc' };
   const order: Order = parsed
-    ? { kind: 'relevance', phrase: parsed.phrase, terms: parsed.includes, columns: { title: 'title', excerpt: 'excerpt', content: 'content' }, tieBreak: byDate }
+    ? {
+        kind: 'relevance',
+        phrase: parsed.phrase,
+        terms: parsed.includes,
+        columns: { title: 'title', excerpt: 'excerpt', content: 'content' },
+        tieBreak: byDate,
+      }
     : byDate;
   let onPage: ContentDoc[];
   let lists: QueryResult[];
@@ -176,10 +223,24 @@ async function searchPosts(
     onPage = lists[0]!.items as ContentDoc[];
   } else {
     // Each list up to the end of the page asked for, then merged in the same order: the page is then exact.
-    lists = await Promise.all(types.map((type) => site.readModel.query(type, { filters, order, offset: 0, limit: Math.min(window.offset + window.limit, Number.MAX_SAFE_INTEGER) })));
+    lists = await Promise.all(
+      types.map((type) =>
+        site.readModel.query(type, {
+          filters,
+          order,
+          offset: 0,
+          limit: Math.min(window.offset + window.limit, Number.MAX_SAFE_INTEGER),
+        }),
+      ),
+    );
     const merged = lists
       .flatMap((list) => list.items as ContentDoc[])
-      .sort((a, b) => (parsed ? relevanceRank(a, parsed) - relevanceRank(b, parsed) : 0) || localTimeKey(b.date) - localTimeKey(a.date) || b.id - a.id);
+      .sort(
+        (a, b) =>
+          (parsed ? relevanceRank(a, parsed) - relevanceRank(b, parsed) : 0) ||
+          localTimeKey(b.date) - localTimeKey(a.date) ||
+          b.id - a.id,
+      );
     onPage = merged.slice(window.offset, window.offset + window.limit);
   }
   const items = await Promise.all(onPage.map((doc) => presentPost(site, doc)));
@@ -213,10 +274,17 @@ async function searchTerms(
   ids: { include: number[]; exclude: number[] },
   window: { offset: number; limit: number },
 ): Promise<Found> {
-  const filters: Filter[] = [{ kind: 'any', field: 'taxonomy', values: taxonomies }, ...idFilters(ids.include, ids.exclude)];
+  const filters: Filter[] = [
+    { kind: 'any', field: 'taxonomy', values: taxonomies },
+    ...idFilters(ids.include, ids.exclude),
+  ];
   const search = sanitizeTextField(text);
   if (search !== '') filters.push({ kind: 'text', fields: ['name', 'slug'], includes: [search], excludes: [] });
-  const result = await site.readModel.query(TERM_COLLECTION, { filters, order: { kind: 'field', field: 'name', direction: 'asc' }, ...window });
+  const result = await site.readModel.query(TERM_COLLECTION, {
+    filters,
+    order: { kind: 'field', field: 'name', direction: 'asc' },
+    ...window,
+  });
   const docs = result.items as TermDoc[];
   const items = await Promise.all(docs.map((doc) => presentTerm(site, doc)));
   return { items, total: result.total };
@@ -252,7 +320,9 @@ async function presentTerm(site: Site, doc: TermDoc): Promise<Record<string, unk
 /** Post formats are a fixed list: searched by label, in WordPress's order. */
 function searchFormats(site: Site, text: string, window: { offset: number; limit: number }): Found {
   const needle = text.toLowerCase();
-  const matches = POST_FORMATS.filter((format) => format !== 'standard').filter((format) => FORMAT_LABELS[format]!.toLowerCase().includes(needle));
+  const matches = POST_FORMATS.filter((format) => format !== 'standard').filter((format) =>
+    FORMAT_LABELS[format]!.toLowerCase().includes(needle),
+  );
   const items = matches.slice(window.offset, window.offset + window.limit).map((format) => ({
     id: format,
     title: FORMAT_LABELS[format],

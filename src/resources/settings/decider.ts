@@ -31,7 +31,8 @@ export const STORED_SETTINGS: readonly (keyof StoredSettings)[] = [
 /** The discussion options and their defaults (a fresh WordPress's). */
 export const DISCUSSION_OPTION_DEFAULTS: DiscussionOptions = { require_name_email: true };
 
-export const isDiscussionOption = (name: string): name is DiscussionOptionName => Object.hasOwn(DISCUSSION_OPTION_DEFAULTS, name);
+export const isDiscussionOption = (name: string): name is DiscussionOptionName =>
+  Object.hasOwn(DISCUSSION_OPTION_DEFAULTS, name);
 
 /** What the events stored: only settings changed through the API or the CLI (the others read as their defaults). */
 export interface SettingsState {
@@ -88,7 +89,8 @@ export function isKnownTimeZone(zone: string): boolean {
 }
 
 /** Refusal of a change to a setting the deployment owns. */
-const deploymentSettingError = (name: 'url' | 'timezone'): ForbiddenByRule => new ForbiddenByRule('settings', 'ownedByDeployment', name);
+const deploymentSettingError = (name: 'url' | 'timezone'): ForbiddenByRule =>
+  new ForbiddenByRule('settings', 'ownedByDeployment', name);
 
 function checkDeploymentSettings(input: Record<string, unknown>, deployment: DeploymentSettings): void {
   const url = input.url;
@@ -97,13 +99,17 @@ function checkDeploymentSettings(input: Record<string, unknown>, deployment: Dep
   if (timezone === undefined || timezone === deployment.timezone) return;
   if (timezone === 'UTC' && deployment.timezone === '') return;
   // WordPress's sanitizer drops a name it does not know and keeps the zone: so do we. A real change is refused.
-  if (timezone === null || timezone === '' || isKnownTimeZone(String(timezone))) throw deploymentSettingError('timezone');
+  if (timezone === null || timezone === '' || isKnownTimeZone(String(timezone)))
+    throw deploymentSettingError('timezone');
 }
 
 function decide(command: ChangeSettings | SetDiscussionOption, state: SettingsState): SettingsEvent[] {
   if (command.kind === 'option') {
     const { name, value } = command;
-    if (value === null) return Object.hasOwn(state.stored, name) ? [{ type: 'SiteSettingsChanged', data: { changes: { [name]: null } } }] : [];
+    if (value === null)
+      return Object.hasOwn(state.stored, name)
+        ? [{ type: 'SiteSettingsChanged', data: { changes: { [name]: null } } }]
+        : [];
     if (value === (state.stored[name] ?? DISCUSSION_OPTION_DEFAULTS[name])) return [];
     return [{ type: 'SiteSettingsChanged', data: { changes: { [name]: value } } }];
   }

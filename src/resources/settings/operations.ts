@@ -62,7 +62,12 @@ function view(site: Site, stored: Partial<StoredSettings>): SiteSettingsView {
 
 /** The settings now, as the read model has them. */
 export async function readSettings(site: Site): Promise<SiteSettingsView> {
-  const doc = await readCurrent<SettingsDoc>(site, { projection: 'settings', collection: SETTINGS_COLLECTION, id: SETTINGS_DOC_ID, stream: SETTINGS_STREAM });
+  const doc = await readCurrent<SettingsDoc>(site, {
+    projection: 'settings',
+    collection: SETTINGS_COLLECTION,
+    id: SETTINGS_DOC_ID,
+    stream: SETTINGS_STREAM,
+  });
   const { id: _id, ...stored } = doc ?? { id: SETTINGS_DOC_ID };
   return view(site, stored as Partial<StoredSettings>);
 }
@@ -74,27 +79,64 @@ export interface SettingsWriteOutcome {
 }
 
 /** Changes the settings given in `input` (validated values; null for the default back). */
-export async function changeSettings(site: Site, input: Record<string, unknown>, actor: Actor, requestId: string): Promise<SettingsWriteOutcome> {
-  const command = { kind: 'change' as const, input, defaults: settingsDefaults(site), deployment: deploymentSettings(site) };
-  const result = await site.commands.handle<SettingsState, typeof command, never>(SETTINGS_STREAM, settingsDecider as never, command, site.metadata(actor.id, requestId));
+export async function changeSettings(
+  site: Site,
+  input: Record<string, unknown>,
+  actor: Actor,
+  requestId: string,
+): Promise<SettingsWriteOutcome> {
+  const command = {
+    kind: 'change' as const,
+    input,
+    defaults: settingsDefaults(site),
+    deployment: deploymentSettings(site),
+  };
+  const result = await site.commands.handle<SettingsState, typeof command, never>(
+    SETTINGS_STREAM,
+    settingsDecider as never,
+    command,
+    site.metadata(actor.id, requestId),
+  );
   return { settings: view(site, result.state.stored), position: result.position };
 }
 
 /** A discussion option now (stored, or its default); not part of `/settings`, as in WordPress. */
-export async function readDiscussionOption<K extends DiscussionOptionName>(site: Site, name: K): Promise<DiscussionOptions[K]> {
-  const doc = await readCurrent<SettingsDoc>(site, { projection: 'settings', collection: SETTINGS_COLLECTION, id: SETTINGS_DOC_ID, stream: SETTINGS_STREAM });
+export async function readDiscussionOption<K extends DiscussionOptionName>(
+  site: Site,
+  name: K,
+): Promise<DiscussionOptions[K]> {
+  const doc = await readCurrent<SettingsDoc>(site, {
+    projection: 'settings',
+    collection: SETTINGS_COLLECTION,
+    id: SETTINGS_DOC_ID,
+    stream: SETTINGS_STREAM,
+  });
   const stored = doc?.[name];
   return stored === undefined || stored === null ? DISCUSSION_OPTION_DEFAULTS[name] : (stored as DiscussionOptions[K]);
 }
 
 /** Sets a discussion option (null: back to its default); `userId` null for the CLI. Returns the position written (0: no change). */
-export async function setDiscussionOption<K extends DiscussionOptionName>(site: Site, name: K, value: DiscussionOptions[K] | null, userId: number | null, requestId: string): Promise<number> {
-  const result = await site.commands.handle(SETTINGS_STREAM, settingsDecider, { kind: 'option', name, value }, site.metadata(userId, requestId));
+export async function setDiscussionOption<K extends DiscussionOptionName>(
+  site: Site,
+  name: K,
+  value: DiscussionOptions[K] | null,
+  userId: number | null,
+  requestId: string,
+): Promise<number> {
+  const result = await site.commands.handle(
+    SETTINGS_STREAM,
+    settingsDecider,
+    { kind: 'option', name, value },
+    site.metadata(userId, requestId),
+  );
   return result.position;
 }
 
 /** A discussion option as the log has it (the CLI's read: no read model needed). */
-export async function loggedDiscussionOption<K extends DiscussionOptionName>(site: Site, name: K): Promise<DiscussionOptions[K]> {
+export async function loggedDiscussionOption<K extends DiscussionOptionName>(
+  site: Site,
+  name: K,
+): Promise<DiscussionOptions[K]> {
   const { state } = await site.commands.load(SETTINGS_STREAM, settingsDecider);
   return (state.stored[name] ?? DISCUSSION_OPTION_DEFAULTS[name]) as DiscussionOptions[K];
 }

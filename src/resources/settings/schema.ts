@@ -9,7 +9,12 @@ import { argsFromSchema } from '../../rest/schema';
 
 const OPEN_CLOSED = ['open', 'closed'];
 
-const property = (type: string, description: string, extra: Record<string, unknown> = {}) => ({ type, description, default: null, ...extra });
+const property = (type: string, description: string, extra: Record<string, unknown> = {}) => ({
+  type,
+  description,
+  default: null,
+  ...extra,
+});
 
 export const settingsSchema: ResourceSchema = {
   $schema: 'http://json-schema.org/draft-04/schema#',
@@ -19,7 +24,9 @@ export const settingsSchema: ResourceSchema = {
     title: property('string', 'Site title.'),
     description: property('string', 'Site tagline.'),
     url: property('string', 'Site URL.', { format: 'uri' }),
-    email: property('string', 'This address is used for admin purposes, like new user notification.', { format: 'email' }),
+    email: property('string', 'This address is used for admin purposes, like new user notification.', {
+      format: 'email',
+    }),
     timezone: property('string', 'A city in the same timezone as you.'),
     date_format: property('string', 'A date format for all date strings.'),
     time_format: property('string', 'A time format for all time strings.'),
@@ -32,7 +39,11 @@ export const settingsSchema: ResourceSchema = {
     show_on_front: property('string', 'What to show on the front page'),
     page_on_front: property('integer', 'The ID of the page that should be displayed on the front page'),
     page_for_posts: property('integer', 'The ID of the page that should display the latest posts'),
-    default_ping_status: property('string', 'Allow link notifications from other blogs (pingbacks and trackbacks) on new articles.', { enum: OPEN_CLOSED }),
+    default_ping_status: property(
+      'string',
+      'Allow link notifications from other blogs (pingbacks and trackbacks) on new articles.',
+      { enum: OPEN_CLOSED },
+    ),
     default_comment_status: property('string', 'Allow people to submit comments on new posts.', { enum: OPEN_CLOSED }),
     site_logo: property('integer', 'Site logo.'),
     site_icon: property('integer', 'Site icon.'),

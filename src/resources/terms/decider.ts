@@ -34,7 +34,10 @@ export type TermCommand =
 
 /** Names are unique among a category's siblings, and in a whole taxonomy of tags. */
 export function termExistsError(taxonomy: Taxonomy, termId: number): AlreadyExists {
-  return new AlreadyExists('term', 'name', { existingId: termId, scope: isHierarchical(taxonomy) ? 'parent' : 'taxonomy' });
+  return new AlreadyExists('term', 'name', {
+    existingId: termId,
+    scope: isHierarchical(taxonomy) ? 'parent' : 'taxonomy',
+  });
 }
 
 export const duplicateSlugError = (slug: string): AlreadyExists => new AlreadyExists('term', 'slug', { value: slug });

@@ -63,7 +63,9 @@ export class EmbeddedTermsBatch {
       for (const type of ['post', 'page']) {
         if (missing.length === 0) break;
         const docs = (await site.readModel.getMany(type, missing)) as (ContentDoc | null)[];
-        missing.forEach((id, i) => { found.set(id, docs[i] ?? null); });
+        missing.forEach((id, i) => {
+          found.set(id, docs[i] ?? null);
+        });
         missing = missing.filter((id) => found.get(id) === null);
       }
       return found;
@@ -87,7 +89,14 @@ export class EmbeddedTermsBatch {
         const items =
           union.length === 0
             ? []
-            : ((await this.site.readModel.query(TERM_COLLECTION, { filters: [taxonomyFilter(taxonomy), { kind: 'any', field: 'id', values: union }], order, offset: 0, limit: null })).items as TermDoc[]);
+            : ((
+                await this.site.readModel.query(TERM_COLLECTION, {
+                  filters: [taxonomyFilter(taxonomy), { kind: 'any', field: 'id', values: union }],
+                  order,
+                  offset: 0,
+                  limit: null,
+                })
+              ).items as TermDoc[]);
         return new Map(
           wanted.map((w) => {
             const own = new Set(w.ids);

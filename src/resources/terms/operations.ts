@@ -101,10 +101,24 @@ export async function ensureDefaultCategory(site: Site): Promise<{ created: bool
   const [existing] = await site.store.readStream(streamId, { maxCount: 1 });
   if (existing) return { created: false, position: 0 };
   const metadata = site.metadata(null, `bootstrap-${randomUUID()}`);
-  const slug = await site.claims.claimFirstFree(termSlugScope('category'), termSlugCandidates('uncategorized', []), DEFAULT_CATEGORY_ID, metadata);
-  const data: TermCreated = { id: DEFAULT_CATEGORY_ID, taxonomy: 'category', name: 'Uncategorized', slug, description: '', parent: 0 };
+  const slug = await site.claims.claimFirstFree(
+    termSlugScope('category'),
+    termSlugCandidates('uncategorized', []),
+    DEFAULT_CATEGORY_ID,
+    metadata,
+  );
+  const data: TermCreated = {
+    id: DEFAULT_CATEGORY_ID,
+    taxonomy: 'category',
+    name: 'Uncategorized',
+    slug,
+    description: '',
+    parent: 0,
+  };
   try {
-    const result = await site.store.appendToStream(streamId, [{ type: 'TermCreated', data, metadata }], { expectedRevision: 'no_stream' });
+    const result = await site.store.appendToStream(streamId, [{ type: 'TermCreated', data, metadata }], {
+      expectedRevision: 'no_stream',
+    });
     return { created: true, position: result.position };
   } catch (error) {
     if (error instanceof WrongExpectedRevisionError) return { created: false, position: 0 };
@@ -118,7 +132,10 @@ export async function ensureDefaultCategory(site: Site): Promise<{ created: bool
  * Slug candidates in WordPress's order: the base; for a child term, the base followed by its ancestors' slugs
  * one by one (`child-parent`, `child-parent-grandparent`); then numbered versions of the longest form.
  */
-export function* termSlugCandidates(base: string, ancestorSlugs: readonly string[]): Generator<string, never, undefined> {
+export function* termSlugCandidates(
+  base: string,
+  ancestorSlugs: readonly string[],
+): Generator<string, never, undefined> {
   yield base;
   let longest = base;
   for (const slug of ancestorSlugs) {
@@ -129,7 +146,14 @@ export function* termSlugCandidates(base: string, ancestorSlugs: readonly string
 }
 
 /** `chosenId`: an id the caller reserved (an import keeping its source's ids); else the next one. */
-export async function createTerm(site: Site, taxonomy: Taxonomy, input: TermInput, actor: Actor | null, requestId: string, chosenId?: number): Promise<TermWriteOutcome> {
+export async function createTerm(
+  site: Site,
+  taxonomy: Taxonomy,
+  input: TermInput,
+  actor: Actor | null,
+  requestId: string,
+  chosenId?: number,
+): Promise<TermWriteOutcome> {
   const metadata = site.metadata(actor?.id ?? null, requestId);
   const hierarchical = isHierarchical(taxonomy);
   const parent = hierarchical ? (input.parent ?? 0) : 0;
@@ -150,7 +174,15 @@ export async function createTerm(site: Site, taxonomy: Taxonomy, input: TermInpu
   const prepare = async (): Promise<TermCommand> => {
     // A name that leaves no slug gets its id as slug, as WordPress does.
     const base = slugBase !== '' ? slugBase : String(id);
-    const slug = await site.claims.claimFirstFree(scope, termSlugCandidates(base, ancestors.map((a) => a.slug)), id, metadata);
+    const slug = await site.claims.claimFirstFree(
+      scope,
+      termSlugCandidates(
+        base,
+        ancestors.map((a) => a.slug),
+      ),
+      id,
+      metadata,
+    );
     claimed.push(slug);
     return { kind: 'create', id, taxonomy, fields: { name, slug, description, parent }, nameConflict };
   };
@@ -179,7 +211,8 @@ export async function updateTerm(
   const prepare = async (state: TermState): Promise<TermCommand> => {
     before = state.term;
     const current = state.term;
-    if (!state.exists || !current || state.taxonomy !== taxonomy) return { kind: 'update', id, taxonomy, input: {}, parentAncestors: [] };
+    if (!state.exists || !current || state.taxonomy !== taxonomy)
+      return { kind: 'update', id, taxonomy, input: {}, parentAncestors: [] };
     const changes: Partial<TermFields> = {};
     // WordPress's order of refusals: the parent, then an empty name, then a slug in use.
     let parent = current.parent;
@@ -210,7 +243,15 @@ export async function updateTerm(
       if (await site.claims.claimExact(scope, wanted, id, metadata)) {
         claimed.push(wanted);
       } else if (regenerated || parent !== current.parent) {
-        wanted = await site.claims.claimFirstFree(scope, termSlugCandidates(wanted, ancestors.map((a) => a.slug)), id, metadata);
+        wanted = await site.claims.claimFirstFree(
+          scope,
+          termSlugCandidates(
+            wanted,
+            ancestors.map((a) => a.slug),
+          ),
+          id,
+          metadata,
+        );
         claimed.push(wanted);
       } else {
         throw duplicateSlugError(wanted);
@@ -223,7 +264,8 @@ export async function updateTerm(
     const result = await site.commands.handle(termStreamId(id), termDecider, prepare, metadata);
     const previous = before as TermFields | null;
     const after = result.state.term;
-    if (previous && after && previous.slug !== after.slug) await site.claims.release(scope, previous.slug, id, metadata);
+    if (previous && after && previous.slug !== after.slug)
+      await site.claims.release(scope, previous.slug, id, metadata);
     await site.claims.releaseAllBut(scope, claimed, after?.slug ?? null, id, metadata);
     return { id, state: result.state, position: result.position };
   } catch (error) {
@@ -298,7 +340,10 @@ export async function descendantCategoryIds(site: Site, ids: readonly number[]):
   const seen = new Set(out);
   let frontier = out;
   while (frontier.length > 0) {
-    const children = await termsWhere(site, [taxonomyFilter('category'), { kind: 'any', field: 'parent', values: frontier }]);
+    const children = await termsWhere(site, [
+      taxonomyFilter('category'),
+      { kind: 'any', field: 'parent', values: frontier },
+    ]);
     frontier = children.map((c) => c.id).filter((id) => !seen.has(id));
     for (const id of frontier) {
       seen.add(id);
@@ -332,7 +377,12 @@ export const taxonomyFilter = (taxonomy: Taxonomy): Filter => ({ kind: 'any', fi
 
 /** Every term matching the filters, by id. */
 export async function termsWhere(site: Site, filters: readonly Filter[]): Promise<TermDoc[]> {
-  const { items } = await site.readModel.query(TERM_COLLECTION, { filters, order: { kind: 'field', field: 'id', direction: 'asc' }, offset: 0, limit: null });
+  const { items } = await site.readModel.query(TERM_COLLECTION, {
+    filters,
+    order: { kind: 'field', field: 'id', direction: 'asc' },
+    offset: 0,
+    limit: null,
+  });
   return items as TermDoc[];
 }
 
@@ -369,7 +419,10 @@ async function nameConflictOf(
   ]);
   const nameMatch = sameLevel[0];
   if (!nameMatch) return null;
-  const [slugMatch] = candidate.slug === '' ? [] : await termsWhere(site, [taxonomyFilter(taxonomy), { kind: 'any', field: 'slug', values: [candidate.slug] }]);
+  const [slugMatch] =
+    candidate.slug === ''
+      ? []
+      : await termsWhere(site, [taxonomyFilter(taxonomy), { kind: 'any', field: 'slug', values: [candidate.slug] }]);
   return findNameConflict({
     hierarchical: isHierarchical(taxonomy),
     ...candidate,

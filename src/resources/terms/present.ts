@@ -22,12 +22,21 @@ export interface TermPresentOptions {
  * A term's public URL with the site's pretty permalinks: `/tag/slug/`, and for categories the whole path of
  * ancestor slugs, `/category/grandparent/parent/slug/`. `ancestorSlugs` are nearest first.
  */
-export function termLink(doc: TermDoc, taxonomy: TaxonomyInfo, siteUrl: string, ancestorSlugs: readonly string[]): string {
+export function termLink(
+  doc: TermDoc,
+  taxonomy: TaxonomyInfo,
+  siteUrl: string,
+  ancestorSlugs: readonly string[],
+): string {
   const path = taxonomy.hierarchical ? [...ancestorSlugs].reverse().concat(doc.slug) : [doc.slug];
   return `${siteUrl}/${taxonomy.linkBase}/${path.join('/')}/`;
 }
 
-export function presentTerm(doc: TermDoc, schema: ResourceSchema, options: TermPresentOptions): Record<string, unknown> {
+export function presentTerm(
+  doc: TermDoc,
+  schema: ResourceSchema,
+  options: TermPresentOptions,
+): Record<string, unknown> {
   const item: Record<string, unknown> = {
     id: doc.id,
     count: options.count,

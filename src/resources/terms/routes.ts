@@ -68,13 +68,18 @@ function taxonomyRoutes(site: Site, tax: TaxonomyInfo, deps: TermRouteDeps): Rou
   const itemPath = `${collectionPath}/(?P<id>[\\d]+)`;
 
   const listArgs: Record<string, ArgSchema> = {
-    ...collectionParams({ context: contextParam('view', schema), search: 'Only terms whose name or slug contains this text.' }),
+    ...collectionParams({
+      context: contextParam('view', schema),
+      search: 'Only terms whose name or slug contains this text.',
+    }),
     exclude: { description: 'Leave out these ids.', type: 'array', items: { type: 'integer' }, default: [] },
     include: { description: 'Only these ids.', type: 'array', items: { type: 'integer' }, default: [] },
     ...(tax.hierarchical ? {} : { offset: offsetArg() }),
     ...sortArgs('asc', 'name', ORDERBY),
     hide_empty: { description: 'Leave out terms no published post has.', type: 'boolean', default: false },
-    ...(tax.hierarchical ? { parent: { description: 'Only the direct children of this term (0: top-level terms).', type: 'integer' } } : {}),
+    ...(tax.hierarchical
+      ? { parent: { description: 'Only the direct children of this term (0: top-level terms).', type: 'integer' } }
+      : {}),
     post: { description: 'Only the terms of this post.', type: 'integer', default: null },
     slug: { description: 'Only terms with one of these slugs.', type: 'array', items: { type: 'string' } },
   };
@@ -145,14 +150,21 @@ function taxonomyRoutes(site: Site, tax: TaxonomyInfo, deps: TermRouteDeps): Rou
         },
         {
           methods: ['DELETE'],
-          args: { ...idArg, force: { type: 'boolean', default: false, description: 'Must be true: terms have no trash.' } },
+          args: {
+            ...idArg,
+            force: { type: 'boolean', default: false, description: 'Must be true: terms have no trash.' },
+          },
           allowBatch: true,
           permission: (ctx) => deletePermission(site, ctx, tax),
           signedInOnly: true,
           handle: async (ctx) => {
             const doc = (await loadDoc(site, ctx, tax))!;
             if (ctx.params.force !== true) {
-              throw restError('rest_trash_not_supported', "Terms do not support trashing. Set 'force=true' to delete.", 501);
+              throw restError(
+                'rest_trash_not_supported',
+                "Terms do not support trashing. Set 'force=true' to delete.",
+                501,
+              );
             }
             // WordPress answers with the term as it was, in the view context and without links.
             const previous = (await presentMany(site, tax, schema, [doc], 'view', false))[0];
@@ -181,8 +193,14 @@ async function listPermission(site: Site, ctx: HandlerContext): Promise<true | R
     // Only posts have categories and tags; a published post's terms are public, others need read access.
     const readable =
       found.type === 'post' &&
-      (found.status === 'publish' || canReadItem(ctx.actor, postTypeCaps('posts'), { author: found.author, status: found.status, trashedFrom: found.trashed_from }));
-    if (!readable) return restError('rest_forbidden_context', 'Sorry, you are not allowed to view terms for this post.', status);
+      (found.status === 'publish' ||
+        canReadItem(ctx.actor, postTypeCaps('posts'), {
+          author: found.author,
+          status: found.status,
+          trashedFrom: found.trashed_from,
+        }));
+    if (!readable)
+      return restError('rest_forbidden_context', 'Sorry, you are not allowed to view terms for this post.', status);
   }
   return true;
 }
@@ -190,7 +208,11 @@ async function listPermission(site: Site, ctx: HandlerContext): Promise<true | R
 function createPermission(ctx: HandlerContext, tax: TaxonomyInfo): true | RestError {
   const needed = tax.hierarchical ? MANAGE_TERMS : ASSIGN_TERMS;
   if (!hasCap(ctx.actor, needed)) {
-    return restError('rest_cannot_create', 'Sorry, you are not allowed to create terms in this taxonomy.', authorizationStatus(ctx.actor?.id ?? null));
+    return restError(
+      'rest_cannot_create',
+      'Sorry, you are not allowed to create terms in this taxonomy.',
+      authorizationStatus(ctx.actor?.id ?? null),
+    );
   }
   return true;
 }
@@ -198,7 +220,11 @@ function createPermission(ctx: HandlerContext, tax: TaxonomyInfo): true | RestEr
 async function readPermission(site: Site, ctx: HandlerContext, tax: TaxonomyInfo): Promise<true | RestError> {
   if (!(await loadDoc(site, ctx, tax))) return termInvalid();
   if (ctx.params.context === 'edit' && !hasCap(ctx.actor, MANAGE_TERMS)) {
-    return restError('rest_forbidden_context', 'Sorry, you are not allowed to edit this term.', authorizationStatus(ctx.actor?.id ?? null));
+    return restError(
+      'rest_forbidden_context',
+      'Sorry, you are not allowed to edit this term.',
+      authorizationStatus(ctx.actor?.id ?? null),
+    );
   }
   return true;
 }
@@ -206,7 +232,11 @@ async function readPermission(site: Site, ctx: HandlerContext, tax: TaxonomyInfo
 async function updatePermission(site: Site, ctx: HandlerContext, tax: TaxonomyInfo): Promise<true | RestError> {
   if (!(await loadDoc(site, ctx, tax))) return termInvalid();
   if (!hasCap(ctx.actor, MANAGE_TERMS)) {
-    return restError('rest_cannot_update', 'Sorry, you are not allowed to edit this term.', authorizationStatus(ctx.actor?.id ?? null));
+    return restError(
+      'rest_cannot_update',
+      'Sorry, you are not allowed to edit this term.',
+      authorizationStatus(ctx.actor?.id ?? null),
+    );
   }
   return true;
 }
@@ -217,7 +247,11 @@ async function deletePermission(site: Site, ctx: HandlerContext, tax: TaxonomyIn
   // Nobody may delete the default category.
   const isDefault = tax.taxonomy === 'category' && doc.id === DEFAULT_CATEGORY_ID;
   if (isDefault || !hasCap(ctx.actor, MANAGE_TERMS)) {
-    return restError('rest_cannot_delete', 'Sorry, you are not allowed to delete this term.', authorizationStatus(ctx.actor?.id ?? null));
+    return restError(
+      'rest_cannot_delete',
+      'Sorry, you are not allowed to delete this term.',
+      authorizationStatus(ctx.actor?.id ?? null),
+    );
   }
   return true;
 }
@@ -237,12 +271,14 @@ async function listTerms(site: Site, ctx: HandlerContext, tax: TaxonomyInfo, sch
   const include = p.include as number[];
   // `exclude` only counts when there is no `include`.
   if (include.length > 0) filters.push({ kind: 'any', field: 'id', values: include });
-  else if ((p.exclude as number[]).length > 0) filters.push({ kind: 'none', field: 'id', values: p.exclude as number[] });
+  else if ((p.exclude as number[]).length > 0)
+    filters.push({ kind: 'none', field: 'id', values: p.exclude as number[] });
   const search = typeof p.search === 'string' ? sanitizeTextField(p.search) : '';
   if (search !== '') filters.push({ kind: 'text', fields: ['name', 'slug'], includes: [search], excludes: [] });
   const slugs = Array.isArray(p.slug) ? (p.slug as unknown[]).map((s) => sanitizeSlug(String(s))) : [];
   if (slugs.length > 0) filters.push({ kind: 'any', field: 'slug', values: slugs });
-  if (tax.hierarchical && typeof p.parent === 'number') filters.push({ kind: 'any', field: 'parent', values: [p.parent] });
+  if (tax.hierarchical && typeof p.parent === 'number')
+    filters.push({ kind: 'any', field: 'parent', values: [p.parent] });
   let hideEmpty = p.hide_empty === true;
   const post = typeof p.post === 'number' && p.post !== 0 ? await loadPost(site, ctx, p.post) : null;
   const postTerms = post ? ((tax.taxonomy === 'category' ? post.categories : post.tags) ?? []) : null;
@@ -255,7 +291,8 @@ async function listTerms(site: Site, ctx: HandlerContext, tax: TaxonomyInfo, sch
   let orderby = p.orderby as (typeof ORDERBY)[number];
   const direction = p.order as 'asc' | 'desc';
   // Ordering by a list that was not given falls back to the name.
-  if ((orderby === 'include' && include.length === 0) || (orderby === 'include_slugs' && slugs.length === 0)) orderby = 'name';
+  if ((orderby === 'include' && include.length === 0) || (orderby === 'include_slugs' && slugs.length === 0))
+    orderby = 'name';
   const order = orderOf(orderby, direction, include, slugs);
 
   let docs: TermDoc[];
@@ -263,22 +300,34 @@ async function listTerms(site: Site, ctx: HandlerContext, tax: TaxonomyInfo, sch
   let counts: Map<number, number>;
   // An embedded post's terms (filtered on the taxonomy and the post's terms only) are resolved with the other
   // posts' of the same response (embedBatch.ts).
-  const batch = postTerms && filters.length === 2 && orderby !== 'count' ? embeddedTermsBatch(site, ctx.request.shared) : null;
+  const batch =
+    postTerms && filters.length === 2 && orderby !== 'count' ? embeddedTermsBatch(site, ctx.request.shared) : null;
   if (batch && postTerms) {
     const matches = await batch.termsAmong(tax.taxonomy, order, postTerms);
     total = matches.length;
     docs = matches.slice(start, start + perPage);
-    counts = await batch.counts(tax.taxonomy, docs.map((d) => d.id));
+    counts = await batch.counts(
+      tax.taxonomy,
+      docs.map((d) => d.id),
+    );
   } else if (orderby !== 'count' && !hideEmpty) {
     const result = await site.readModel.query(TERM_COLLECTION, { filters, order, offset: start, limit: perPage });
     docs = result.items as TermDoc[];
     total = result.total;
-    counts = await termCounts(site, tax.taxonomy, docs.map((d) => d.id));
+    counts = await termCounts(
+      site,
+      tax.taxonomy,
+      docs.map((d) => d.id),
+    );
   } else {
     // Counts are not a read-model sort key (see projections/terms.ts): rank the matches here.
     const { items } = await site.readModel.query(TERM_COLLECTION, { filters, order, offset: 0, limit: null });
     let matches = items as TermDoc[];
-    counts = await termCounts(site, tax.taxonomy, matches.map((d) => d.id));
+    counts = await termCounts(
+      site,
+      tax.taxonomy,
+      matches.map((d) => d.id),
+    );
     total = matches.length;
     if (hideEmpty) {
       const counted = matches.filter((d) => (counts.get(d.id) ?? 0) > 0);
@@ -295,7 +344,12 @@ async function listTerms(site: Site, ctx: HandlerContext, tax: TaxonomyInfo, sch
 
   const body = await presentMany(site, tax, schema, docs, p.context as Context, true, counts);
   const reportedPage = Math.ceil(offset / perPage + 1);
-  return collectionResult(body, { total, page: reportedPage, perPage }, `${site.apiRoot}core/v2/${tax.restBase}`, linkQuery(ctx));
+  return collectionResult(
+    body,
+    { total, page: reportedPage, perPage },
+    `${site.apiRoot}core/v2/${tax.restBase}`,
+    linkQuery(ctx),
+  );
 }
 
 function orderOf(orderby: string, direction: 'asc' | 'desc', include: number[], slugs: string[]): Order {
@@ -312,7 +366,9 @@ function orderOf(orderby: string, direction: 'asc' | 'desc', include: number[], 
     case 'description':
     case 'name':
       // Ties go by ascending id in both directions, hence a dedicated key for descending orders.
-      return direction === 'asc' ? { kind: 'field', field: orderby, direction } : { kind: 'field', field: `${orderby}_desc`, direction };
+      return direction === 'asc'
+        ? { kind: 'field', field: orderby, direction }
+        : { kind: 'field', field: `${orderby}_desc`, direction };
     default:
       // term_group is always 0 here; count is ranked by the handler after this id order.
       return { kind: 'field', field: 'id', direction: 'asc' };
@@ -320,7 +376,12 @@ function orderOf(orderby: string, direction: 'asc' | 'desc', include: number[], 
 }
 
 /** Keeps the terms that are counted, or have a counted descendant (WordPress lists such empty parents). */
-async function withCountedDescendants(site: Site, tax: TaxonomyInfo, matches: TermDoc[], counts: Map<number, number>): Promise<TermDoc[]> {
+async function withCountedDescendants(
+  site: Site,
+  tax: TaxonomyInfo,
+  matches: TermDoc[],
+  counts: Map<number, number>,
+): Promise<TermDoc[]> {
   const everything = await termsWhere(site, [taxonomyFilter(tax.taxonomy)]);
   const unknown = everything.filter((d) => !counts.has(d.id)).map((d) => d.id);
   const allCounts = new Map([...counts, ...(await termCounts(site, tax.taxonomy, unknown))]);
@@ -345,12 +406,22 @@ async function presentMany(
   links = true,
   knownCounts?: Map<number, number>,
 ): Promise<Record<string, unknown>[]> {
-  const counts = knownCounts ?? (await termCounts(site, tax.taxonomy, docs.map((d) => d.id)));
+  const counts =
+    knownCounts ??
+    (await termCounts(
+      site,
+      tax.taxonomy,
+      docs.map((d) => d.id),
+    ));
   const ancestors = tax.hierarchical ? await ancestorsOf(site, docs) : new Map<number, TermDoc>();
   return docs.map((doc) => {
     const slugs: string[] = [];
     const seen = new Set<number>([doc.id]);
-    for (let parent = doc.parent; parent > 0 && ancestors.has(parent) && !seen.has(parent); parent = ancestors.get(parent)!.parent) {
+    for (
+      let parent = doc.parent;
+      parent > 0 && ancestors.has(parent) && !seen.has(parent);
+      parent = ancestors.get(parent)!.parent
+    ) {
       seen.add(parent);
       slugs.push(ancestors.get(parent)!.slug);
     }
@@ -370,7 +441,9 @@ async function ancestorsOf(site: Site, docs: TermDoc[]): Promise<Map<number, Ter
   const known = new Map<number, TermDoc>(docs.map((d) => [d.id, d]));
   const absent = new Set<number>();
   for (;;) {
-    const missing = [...new Set([...known.values()].map((d) => d.parent))].filter((id) => id > 0 && !known.has(id) && !absent.has(id));
+    const missing = [...new Set([...known.values()].map((d) => d.parent))].filter(
+      (id) => id > 0 && !known.has(id) && !absent.has(id),
+    );
     if (missing.length === 0) return known;
     const fetched = (await site.readModel.getMany(TERM_COLLECTION, missing)) as (TermDoc | null)[];
     fetched.forEach((doc, i) => {
@@ -385,7 +458,8 @@ async function writeInput(site: Site, ctx: HandlerContext, tax: TaxonomyInfo): P
   const p = ctx.params;
   const given = (key: string) => p[key] !== undefined && p[key] !== null;
   if (given('parent')) {
-    if (!tax.hierarchical) throw restError('rest_taxonomy_not_hierarchical', 'Cannot set parent term, taxonomy is not hierarchical.', 400);
+    if (!tax.hierarchical)
+      throw restError('rest_taxonomy_not_hierarchical', 'Cannot set parent term, taxonomy is not hierarchical.', 400);
     const parent = p.parent as number;
     if (parent !== 0) {
       const doc = await readTermDoc(site, parent);
@@ -409,7 +483,15 @@ async function loadDoc(site: Site, ctx: HandlerContext, tax: TaxonomyInfo): Prom
   const key = `term:${tax.taxonomy}`;
   if (!ctx.memo.has(key)) {
     const id = Number(ctx.params.id);
-    const doc = Number.isInteger(id) && id > 0 ? await readCurrent<TermDoc>(site, { projection: 'terms', collection: TERM_COLLECTION, id, stream: termStreamId(id) }) : null;
+    const doc =
+      Number.isInteger(id) && id > 0
+        ? await readCurrent<TermDoc>(site, {
+            projection: 'terms',
+            collection: TERM_COLLECTION,
+            id,
+            stream: termStreamId(id),
+          })
+        : null;
     ctx.memo.set(key, doc && doc.taxonomy === tax.taxonomy ? doc : null);
   }
   return ctx.memo.get(key) as TermDoc | null;
@@ -417,7 +499,13 @@ async function loadDoc(site: Site, ctx: HandlerContext, tax: TaxonomyInfo): Prom
 
 /** The term as the write at `position` left it, for the write's answer (also while the terms projection rebuilds). */
 async function requireWritten(site: Site, tax: TaxonomyInfo, id: number, position: number): Promise<TermDoc> {
-  const doc = await readWritten<TermDoc>(site, { projection: 'terms', collection: TERM_COLLECTION, id, stream: termStreamId(id), position });
+  const doc = await readWritten<TermDoc>(site, {
+    projection: 'terms',
+    collection: TERM_COLLECTION,
+    id,
+    stream: termStreamId(id),
+    position,
+  });
   if (!doc || doc.taxonomy !== tax.taxonomy) throw termInvalid();
   return doc;
 }

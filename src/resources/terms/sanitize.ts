@@ -32,13 +32,48 @@ const BASIC_TAGS: Record<string, readonly string[]> = {
 
 /** Attributes holding a URL, whose scheme must be an allowed one. */
 const URL_ATTRIBUTES = new Set([
-  'action', 'archive', 'background', 'cite', 'classid', 'codebase', 'data', 'formaction', 'href', 'icon', 'longdesc',
-  'manifest', 'poster', 'profile', 'src', 'usemap', 'xmlns',
+  'action',
+  'archive',
+  'background',
+  'cite',
+  'classid',
+  'codebase',
+  'data',
+  'formaction',
+  'href',
+  'icon',
+  'longdesc',
+  'manifest',
+  'poster',
+  'profile',
+  'src',
+  'usemap',
+  'xmlns',
 ]);
 
 const ALLOWED_PROTOCOLS = new Set([
-  'http', 'https', 'ftp', 'ftps', 'mailto', 'news', 'irc', 'irc6', 'ircs', 'gopher', 'nntp', 'feed', 'telnet', 'mms',
-  'rtsp', 'sms', 'svn', 'tel', 'fax', 'xmpp', 'webcal', 'urn',
+  'http',
+  'https',
+  'ftp',
+  'ftps',
+  'mailto',
+  'news',
+  'irc',
+  'irc6',
+  'ircs',
+  'gopher',
+  'nntp',
+  'feed',
+  'telnet',
+  'mms',
+  'rtsp',
+  'sms',
+  'svn',
+  'tel',
+  'fax',
+  'xmpp',
+  'webcal',
+  'urn',
 ]);
 
 /** Named character references the filter leaves alone (HTML 4's set plus apos); others get their `&` escaped. */
@@ -132,7 +167,8 @@ function parseAttributes(list: string): Attribute[] {
   const add = (name: string, whole: string) => {
     if (!found.has(name)) found.set(name, { name, whole });
   };
-  const urlChecked = (name: string, value: string) => (URL_ATTRIBUTES.has(name.toLowerCase()) ? stripBadProtocols(value) : value);
+  const urlChecked = (name: string, value: string) =>
+    URL_ATTRIBUTES.has(name.toLowerCase()) ? stripBadProtocols(value) : value;
   let rest = list;
   let mode: 'name' | 'equals' | 'value' = 'name';
   let name = '';
@@ -165,7 +201,11 @@ function parseAttributes(list: string): Attribute[] {
       const forms: [RegExp, RegExp, (value: string) => string][] = [
         [new RegExp(`^"([^"]*)"(?:${WS}+|/?$)`), new RegExp(`^"[^"]*"(?:${WS}+|$)`), (v) => `${name}="${v}"`],
         [new RegExp(`^'([^']*)'(?:${WS}+|/?$)`), new RegExp(`^'[^']*'(?:${WS}+|$)`), (v) => `${name}='${v}'`],
-        [new RegExp(`^([^ \\t\\n\\r\\f\\v"']+)(?:${WS}+|/?$)`), new RegExp(`^[^ \\t\\n\\r\\f\\v"']+(?:${WS}+|$)`), (v) => `${name}="${v}"`],
+        [
+          new RegExp(`^([^ \\t\\n\\r\\f\\v"']+)(?:${WS}+|/?$)`),
+          new RegExp(`^[^ \\t\\n\\r\\f\\v"']+(?:${WS}+|$)`),
+          (v) => `${name}="${v}"`,
+        ],
       ];
       for (const [match, consume, whole] of forms) {
         const m = match.exec(rest);
@@ -221,7 +261,11 @@ function allowedProtocolOf(candidate: string): string {
   const decoded = candidate
     .replace(/&#([0-9]+);/g, (_, n: string) => String.fromCharCode(Number(n) % 256))
     .replace(/&#[Xx]([0-9A-Fa-f]+);/g, (_, h: string) => String.fromCharCode(parseInt(h, 16) % 256));
-  const name = decoded.replace(/[ \t\n\r\f\v]/g, '').replace(/[\x00-\x08\x0B\x0C\x0E-\x1F]/g, '').replace(/\\+0+/g, '').toLowerCase();
+  const name = decoded
+    .replace(/[ \t\n\r\f\v]/g, '')
+    .replace(/[\x00-\x08\x0B\x0C\x0E-\x1F]/g, '')
+    .replace(/\\+0+/g, '')
+    .toLowerCase();
   return ALLOWED_PROTOCOLS.has(name) ? `${name}:` : '';
 }
 
@@ -229,7 +273,9 @@ function allowedProtocolOf(candidate: string): string {
 function normaliseEntities(text: string): string {
   return text
     .replace(/&/g, '&amp;')
-    .replace(/&amp;([A-Za-z]{2,8}[0-9]{0,2});/g, (_, name: string) => (ENTITY_NAMES.has(name) ? `&${name};` : `&amp;${name};`))
+    .replace(/&amp;([A-Za-z]{2,8}[0-9]{0,2});/g, (_, name: string) =>
+      ENTITY_NAMES.has(name) ? `&${name};` : `&amp;${name};`,
+    )
     .replace(/&amp;#(0*[0-9]{1,7});/g, (_, digits: string) => {
       if (digits === '0') return '';
       return isValidCodePoint(Number(digits)) ? `&#${digits.replace(/^0+/, '').padStart(3, '0')};` : `&amp;#${digits};`;
@@ -241,5 +287,12 @@ function normaliseEntities(text: string): string {
 }
 
 function isValidCodePoint(n: number): boolean {
-  return n === 0x9 || n === 0xa || n === 0xd || (n >= 0x20 && n <= 0xd7ff) || (n >= 0xe000 && n <= 0xfffd) || (n >= 0x10000 && n <= 0x10ffff);
+  return (
+    n === 0x9 ||
+    n === 0xa ||
+    n === 0xd ||
+    (n >= 0x20 && n <= 0xd7ff) ||
+    (n >= 0xe000 && n <= 0xfffd) ||
+    (n >= 0x10000 && n <= 0x10ffff)
+  );
 }

@@ -33,17 +33,21 @@ export const themeSchema: ResourceSchema = {
   title: 'theme',
   type: 'object',
   properties: {
-    stylesheet: { description: 'The theme\'s stylesheet, which identifies it.', type: 'string', readonly: true },
-    template: { description: 'The parent theme\'s stylesheet, or the theme\'s own when it has no parent.', type: 'string', readonly: true },
-    author: rich('The theme\'s author.'),
-    author_uri: rich('The author\'s website.', 'uri'),
+    stylesheet: { description: "The theme's stylesheet, which identifies it.", type: 'string', readonly: true },
+    template: {
+      description: "The parent theme's stylesheet, or the theme's own when it has no parent.",
+      type: 'string',
+      readonly: true,
+    },
+    author: rich("The theme's author."),
+    author_uri: rich("The author's website.", 'uri'),
     description: rich('What the theme is.'),
-    name: rich('The theme\'s name.'),
+    name: rich("The theme's name."),
     requires_php: { description: 'The oldest PHP version the theme works with.', type: 'string', readonly: true },
     requires_wp: { description: 'The oldest WordPress version the theme works with.', type: 'string', readonly: true },
-    screenshot: { description: 'The theme\'s screenshot URL.', type: 'string', format: 'uri', readonly: true },
+    screenshot: { description: "The theme's screenshot URL.", type: 'string', format: 'uri', readonly: true },
     tags: {
-      description: 'The theme\'s tags.',
+      description: "The theme's tags.",
       type: 'object',
       readonly: true,
       properties: {
@@ -51,15 +55,15 @@ export const themeSchema: ResourceSchema = {
         rendered: { description: 'The tags for display.', type: 'string' },
       },
     },
-    textdomain: { description: 'The theme\'s text domain.', type: 'string', readonly: true },
+    textdomain: { description: "The theme's text domain.", type: 'string', readonly: true },
     theme_supports: {
       description: 'The features the theme supports.',
       type: 'object',
       readonly: true,
       properties: Object.fromEntries(THEME_FEATURES.map((feature) => [feature.name, feature.schema])),
     },
-    theme_uri: rich('The theme\'s website.', 'uri'),
-    version: { description: 'The theme\'s version.', type: 'string', readonly: true },
+    theme_uri: rich("The theme's website.", 'uri'),
+    version: { description: "The theme's version.", type: 'string', readonly: true },
     status: { description: 'Whether the theme is the active one.', type: 'string', enum: ['inactive', 'active'] },
   },
 } as unknown as ResourceSchema;
@@ -74,11 +78,28 @@ export const templateSchema: ResourceSchema = {
   type: 'object',
   properties: {
     id: { description: 'Identifier of the template: theme and slug.', type: 'string', context: ALL, readonly: true },
-    slug: { description: 'Slug of the template.', type: 'string', context: ALL, required: true, minLength: 1, pattern: '[a-zA-Z0-9_\\-]+' },
+    slug: {
+      description: 'Slug of the template.',
+      type: 'string',
+      context: ALL,
+      required: true,
+      minLength: 1,
+      pattern: '[a-zA-Z0-9_\\-]+',
+    },
     theme: { description: 'The theme the template belongs to.', type: 'string', context: ALL },
     type: { description: 'The kind of template.', type: 'string', context: ALL },
-    source: { description: 'Where the template comes from: the theme or the site.', type: 'string', context: ALL, readonly: true },
-    origin: { description: 'Where a customised template first came from.', type: 'string', context: ALL, readonly: true },
+    source: {
+      description: 'Where the template comes from: the theme or the site.',
+      type: 'string',
+      context: ALL,
+      readonly: true,
+    },
+    origin: {
+      description: 'Where a customised template first came from.',
+      type: 'string',
+      context: ALL,
+      readonly: true,
+    },
     content: {
       description: 'Content of the template.',
       type: ['object', 'string'],
@@ -86,7 +107,12 @@ export const templateSchema: ResourceSchema = {
       context: ALL,
       properties: {
         raw: { description: 'The content as stored.', type: 'string', context: VIEW_EDIT },
-        block_version: { description: 'Block format version of the content.', type: 'integer', context: ['edit'], readonly: true },
+        block_version: {
+          description: 'Block format version of the content.',
+          type: 'integer',
+          context: ['edit'],
+          readonly: true,
+        },
       },
     },
     title: {
@@ -96,22 +122,54 @@ export const templateSchema: ResourceSchema = {
       context: ALL,
       properties: {
         raw: { description: 'The title as stored.', type: 'string', context: ['view', 'edit', 'embed'] },
-        rendered: { description: 'The title for display.', type: 'string', context: ['view', 'edit', 'embed'], readonly: true },
+        rendered: {
+          description: 'The title for display.',
+          type: 'string',
+          context: ['view', 'edit', 'embed'],
+          readonly: true,
+        },
       },
     },
     description: { description: 'What the template is for.', type: 'string', default: '', context: ALL },
-    status: { description: 'Status of the template.', type: 'string', enum: ['publish', 'future', 'draft', 'pending', 'private'], default: 'publish', context: ALL },
+    status: {
+      description: 'Status of the template.',
+      type: 'string',
+      enum: ['publish', 'future', 'draft', 'pending', 'private'],
+      default: 'publish',
+      context: ALL,
+    },
     wp_id: { description: 'Identifier of the stored template.', type: 'integer', context: ALL, readonly: true },
-    has_theme_file: { description: 'Whether the theme has a file for the template.', type: 'bool', context: ALL, readonly: true },
-    author: { description: 'Identifier of the template\'s author.', type: 'integer', context: ['view', 'edit', 'embed'] },
-    is_custom: { description: 'Whether the template is a custom one rather than one of the template hierarchy.', type: 'bool', context: ALL, readonly: true },
+    has_theme_file: {
+      description: 'Whether the theme has a file for the template.',
+      type: 'bool',
+      context: ALL,
+      readonly: true,
+    },
+    author: {
+      description: "Identifier of the template's author.",
+      type: 'integer',
+      context: ['view', 'edit', 'embed'],
+    },
+    is_custom: {
+      description: 'Whether the template is a custom one rather than one of the template hierarchy.',
+      type: 'bool',
+      context: ALL,
+      readonly: true,
+    },
   },
 } as unknown as ResourceSchema;
 
-const escapeHtml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#039;');
+const escapeHtml = (text: string): string =>
+  text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#039;');
 
 /** Whether the caller may read the active theme: anyone who may edit items of some type (posts, pages, menus, templates). */
-export const mayReadActiveTheme = (actor: Actor | null) => ['edit_posts', 'edit_pages', 'edit_theme_options'].some((cap) => hasCap(actor, cap));
+export const mayReadActiveTheme = (actor: Actor | null) =>
+  ['edit_posts', 'edit_pages', 'edit_theme_options'].some((cap) => hasCap(actor, cap));
 const maySwitchThemes = (actor: Actor | null) => hasCap(actor, 'switch_themes');
 
 /**
@@ -123,18 +181,28 @@ export const TEMPLATE_ID = '[^\\/:<>\\*\\?"\\|]+\\/?[^\\/:<>\\*\\?"\\|]*[\\/\\w-
 
 export function themeRoutes(site: Site, theme: ThemeRecord): RouteDefinition[] {
   const status = (ctx: HandlerContext) => authorizationStatus(ctx.actor?.id ?? null);
-  const cannotView = (ctx: HandlerContext) => restError('rest_cannot_view_themes', 'Sorry, you are not allowed to view themes.', status(ctx));
+  const cannotView = (ctx: HandlerContext) =>
+    restError('rest_cannot_view_themes', 'Sorry, you are not allowed to view themes.', status(ctx));
   const activeTheme = (ctx: HandlerContext): true | RestError =>
-    mayReadActiveTheme(ctx.actor) || restError('rest_cannot_view_active_theme', 'Sorry, you are not allowed to view the active theme.', status(ctx));
+    mayReadActiveTheme(ctx.actor) ||
+    restError('rest_cannot_view_active_theme', 'Sorry, you are not allowed to view the active theme.', status(ctx));
   const templateManagers: PermissionRule = (ctx) =>
-    hasCap(ctx.actor, 'edit_theme_options') || restError('rest_cannot_manage_templates', 'Sorry, you are not allowed to access the templates on this site.', status(ctx));
+    hasCap(ctx.actor, 'edit_theme_options') ||
+    restError(
+      'rest_cannot_manage_templates',
+      'Sorry, you are not allowed to access the templates on this site.',
+      status(ctx),
+    );
 
   const rendered = (raw: string, html = escapeHtml(raw)) => ({ raw, rendered: html });
   const present = async (ctx: HandlerContext) => {
     // The theme's user global styles are made the first time they are pointed at, as WordPress makes them.
     const styles = await ensureUserGlobalStyles(site, theme.stylesheet, ctx.actor, ctx.request.requestId);
     await site.settle(styles.position);
-    const author = theme.authorUri === '' ? escapeHtml(theme.author) : `<a href="${escapeHtml(theme.authorUri)}">${escapeHtml(theme.author)}</a>`;
+    const author =
+      theme.authorUri === ''
+        ? escapeHtml(theme.author)
+        : `<a href="${escapeHtml(theme.authorUri)}">${escapeHtml(theme.author)}</a>`;
     return {
       stylesheet: theme.stylesheet,
       template: theme.template,
@@ -182,7 +250,9 @@ export function themeRoutes(site: Site, theme: ThemeRecord): RouteDefinition[] {
         has_theme_file: false,
         author: 0,
       },
-      (typeof ctx.request.query.context === 'string' && ctx.request.query.context !== '' ? ctx.request.query.context : 'view') as Context,
+      (typeof ctx.request.query.context === 'string' && ctx.request.query.context !== ''
+        ? ctx.request.query.context
+        : 'view') as Context,
     ) as Record<string, unknown>;
     const self = site.apiRoot;
     const links: Record<string, unknown[]> = {
@@ -206,7 +276,11 @@ export function themeRoutes(site: Site, theme: ThemeRecord): RouteDefinition[] {
         {
           methods: ['GET'],
           args: {
-            status: { description: 'Only themes with one of these statuses.', type: 'array', items: { enum: ['active', 'inactive'], type: 'string' } },
+            status: {
+              description: 'Only themes with one of these statuses.',
+              type: 'array',
+              items: { enum: ['active', 'inactive'], type: 'string' },
+            },
           },
           permission: (ctx) => {
             if (maySwitchThemes(ctx.actor)) return true;
@@ -231,14 +305,15 @@ export function themeRoutes(site: Site, theme: ThemeRecord): RouteDefinition[] {
       endpoints: [
         {
           methods: ['GET'],
-          args: { stylesheet: { description: 'The theme\'s stylesheet, which identifies it.', type: 'string' } },
+          args: { stylesheet: { description: "The theme's stylesheet, which identifies it.", type: 'string' } },
           permission: (ctx) => {
             if (maySwitchThemes(ctx.actor)) return true;
             return stylesheetOf(ctx) === theme.stylesheet ? activeTheme(ctx) : cannotView(ctx);
           },
           signedInOnly: true,
           handle: async (ctx) => {
-            if (stylesheetOf(ctx) !== theme.stylesheet) throw restError('rest_theme_not_found', 'Theme not found.', 404);
+            if (stylesheetOf(ctx) !== theme.stylesheet)
+              throw restError('rest_theme_not_found', 'Theme not found.', 404);
             return ok(await present(ctx));
           },
         },
@@ -272,8 +347,14 @@ export function themeRoutes(site: Site, theme: ThemeRecord): RouteDefinition[] {
           methods: ['GET'],
           args: {
             slug: { description: 'Slug of the template to find the fallback of.', type: 'string', required: true },
-            is_custom: { description: 'Whether the template is a custom one rather than one of the template hierarchy.', type: 'boolean' },
-            template_prefix: { description: 'The prefix of a custom template, which names its kind (`taxonomy` of `taxonomy-books`).', type: 'string' },
+            is_custom: {
+              description: 'Whether the template is a custom one rather than one of the template hierarchy.',
+              type: 'boolean',
+            },
+            template_prefix: {
+              description: 'The prefix of a custom template, which names its kind (`taxonomy` of `taxonomy-books`).',
+              type: 'string',
+            },
           },
           permission: templateManagers,
           signedInOnly: true,
@@ -288,7 +369,10 @@ export function themeRoutes(site: Site, theme: ThemeRecord): RouteDefinition[] {
       endpoints: [
         {
           methods: ['GET'],
-          args: { id: { description: 'Identifier of the template: theme and slug.', type: 'string' }, context: contextParam('view') },
+          args: {
+            id: { description: 'Identifier of the template: theme and slug.', type: 'string' },
+            context: contextParam('view'),
+          },
           permission: templateManagers,
           signedInOnly: true,
           handle: () => {

@@ -36,7 +36,8 @@ export const ACTIVE_THEME: ThemeRecord = {
   stylesheet: 'palimpsest',
   template: 'palimpsest',
   name: 'Palimpsest',
-  description: 'The defaults of a palimpsest site: a classic theme without block templates, whose front end is rendered elsewhere.',
+  description:
+    'The defaults of a palimpsest site: a classic theme without block templates, whose front end is rendered elsewhere.',
   author: 'palimpsest',
   authorUri: '',
   themeUri: '',
@@ -99,14 +100,22 @@ export interface ThemeFeature {
   schema: Record<string, unknown>;
 }
 
-const flag = (name: string, description: string): ThemeFeature => ({ name, schema: { description, type: 'boolean', default: false } });
+const flag = (name: string, description: string): ThemeFeature => ({
+  name,
+  schema: { description, type: 'boolean', default: false },
+});
 const options = (name: string, description: string, properties: Record<string, unknown>): ThemeFeature => ({
   name,
   schema: { description, type: ['boolean', 'object'], default: false, properties, additionalProperties: false },
 });
 const presets = (name: string, description: string, properties: Record<string, unknown>): ThemeFeature => ({
   name,
-  schema: { description, type: ['boolean', 'array'], default: false, items: { type: 'object', properties, additionalProperties: false } },
+  schema: {
+    description,
+    type: ['boolean', 'array'],
+    default: false,
+    items: { type: 'object', properties, additionalProperties: false },
+  },
 });
 const text = { type: 'string' };
 const bool = { type: 'boolean' };
@@ -155,23 +164,51 @@ export const THEME_FEATURES: readonly ThemeFeature[] = [
   flag('disable-custom-font-sizes', 'Whether custom font sizes are turned off.'),
   flag('disable-custom-gradients', 'Whether custom gradients are turned off.'),
   flag('disable-layout-styles', 'Whether generated layout styles are turned off.'),
-  presets('editor-color-palette', 'The theme\'s color palette, if it has its own.', { name: text, slug: text, color: text }),
-  presets('editor-font-sizes', 'The theme\'s font sizes, if it has its own.', { name: text, size: { type: 'number' }, slug: text }),
-  presets('editor-gradient-presets', 'The theme\'s gradients, if it has its own.', { name: text, gradient: text, slug: text }),
-  flag('editor-styles', 'Whether the editor loads the theme\'s editor styles.'),
+  presets('editor-color-palette', "The theme's color palette, if it has its own.", {
+    name: text,
+    slug: text,
+    color: text,
+  }),
+  presets('editor-font-sizes', "The theme's font sizes, if it has its own.", {
+    name: text,
+    size: { type: 'number' },
+    slug: text,
+  }),
+  presets('editor-gradient-presets', "The theme's gradients, if it has its own.", {
+    name: text,
+    gradient: text,
+    slug: text,
+  }),
+  flag('editor-styles', "Whether the editor loads the theme's editor styles."),
   {
     name: 'html5',
     schema: {
       description: 'The markup the theme writes as HTML5.',
       type: ['boolean', 'array'],
       default: false,
-      items: { type: 'string', enum: ['search-form', 'comment-form', 'comment-list', 'gallery', 'caption', 'script', 'style'] },
+      items: {
+        type: 'string',
+        enum: ['search-form', 'comment-form', 'comment-list', 'gallery', 'caption', 'script', 'style'],
+      },
     },
   },
-  { name: 'formats', schema: { description: 'The post formats supported.', type: 'array', default: ['standard'], items: { type: 'string', enum: [...POST_FORMATS] } } },
+  {
+    name: 'formats',
+    schema: {
+      description: 'The post formats supported.',
+      type: 'array',
+      default: ['standard'],
+      items: { type: 'string', enum: [...POST_FORMATS] },
+    },
+  },
   {
     name: 'post-thumbnails',
-    schema: { description: 'The post types that take a featured image, or true for all of them.', type: ['boolean', 'array'], default: false, items: text },
+    schema: {
+      description: 'The post types that take a featured image, or true for all of them.',
+      type: ['boolean', 'array'],
+      default: false,
+      items: text,
+    },
   },
   flag('responsive-embeds', 'Whether embedded content is responsive.'),
   flag('title-tag', 'Whether the theme manages the document title.'),
@@ -180,5 +217,10 @@ export const THEME_FEATURES: readonly ThemeFeature[] = [
 
 /** Every feature's value for the theme: what it declares, or the feature's default. */
 export function themeSupports(theme: ThemeRecord): Record<string, unknown> {
-  return Object.fromEntries(THEME_FEATURES.map((feature) => [feature.name, Object.hasOwn(theme.supports, feature.name) ? theme.supports[feature.name] : feature.schema.default]));
+  return Object.fromEntries(
+    THEME_FEATURES.map((feature) => [
+      feature.name,
+      Object.hasOwn(theme.supports, feature.name) ? theme.supports[feature.name] : feature.schema.default,
+    ]),
+  );
 }

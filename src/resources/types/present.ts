@@ -77,6 +77,8 @@ export function presentStatus(status: RegisteredStatus, context: Context, apiRoo
   const posts = `${apiRoot}${NAMESPACE}/posts`;
   return {
     ...filterByContext(statusSchema, item, context),
-    _links: { archives: [{ href: status.slug === 'publish' ? posts : `${posts}?status=${encodeURIComponent(status.slug)}` }] },
+    _links: {
+      archives: [{ href: status.slug === 'publish' ? posts : `${posts}?status=${encodeURIComponent(status.slug)}` }],
+    },
   };
 }

@@ -9,7 +9,14 @@ import type { Actor } from '../../access/capabilities';
 import { hasCap } from '../../access/capabilities';
 import type { ArgSchema } from '../../rest/args/schema';
 import type { RouteDefinition } from '../../rest/route';
-import { HIDDEN_POST_TYPES, HIDDEN_TAXONOMIES, POST_TYPES, STATUSES, TAXONOMIES, registeredStatusFacts } from './catalogue';
+import {
+  HIDDEN_POST_TYPES,
+  HIDDEN_TAXONOMIES,
+  POST_TYPES,
+  STATUSES,
+  TAXONOMIES,
+  registeredStatusFacts,
+} from './catalogue';
 import type { PostTypeFacts, StatusFacts, TaxonomyFacts } from './catalogue';
 
 export const NAMESPACE = 'core/v2';
@@ -52,13 +59,22 @@ export function deriveRegistry(routes: readonly RouteDefinition[]): Registry {
   const servedTaxonomies = TAXONOMIES.filter((t) => collection(t.restBase));
   const types: ServedType[] = POST_TYPES.filter((t) => collection(t.restBase)).map((facts) => {
     const fields = collection(facts.restBase)!.schema?.properties ?? {};
-    return { ...facts, taxonomies: servedTaxonomies.filter((t) => Object.hasOwn(fields, t.restBase)).map((t) => t.slug) };
+    return {
+      ...facts,
+      taxonomies: servedTaxonomies.filter((t) => Object.hasOwn(fields, t.restBase)).map((t) => t.slug),
+    };
   });
   const taxonomies: ServedTaxonomy[] = servedTaxonomies.map((facts) => ({
     ...facts,
     types: types.filter((type) => type.taxonomies.includes(facts.slug)).map((type) => type.slug),
   }));
-  return { types, taxonomies, statuses: statusesOf(byPath.get(POSTS_ROUTE)), hiddenTypes: HIDDEN_POST_TYPES, hiddenTaxonomies: HIDDEN_TAXONOMIES };
+  return {
+    types,
+    taxonomies,
+    statuses: statusesOf(byPath.get(POSTS_ROUTE)),
+    hiddenTypes: HIDDEN_POST_TYPES,
+    hiddenTaxonomies: HIDDEN_TAXONOMIES,
+  };
 }
 
 /**
@@ -68,10 +84,19 @@ export function deriveRegistry(routes: readonly RouteDefinition[]): Registry {
 function statusesOf(posts: RouteDefinition | undefined): RegisteredStatus[] {
   if (!posts) return [];
   const writable = enumOf(posts.schema?.properties.status);
-  const filterable = enumOf(posts.endpoints.find((e) => e.methods.includes('GET'))?.args.status?.items as ArgSchema | undefined).filter((s) => s !== 'any');
+  const filterable = enumOf(
+    posts.endpoints.find((e) => e.methods.includes('GET'))?.args.status?.items as ArgSchema | undefined,
+  ).filter((s) => s !== 'any');
   const shown = [...filterable.filter((s) => writable.includes(s)), TRASH];
-  const status = (slug: string, internal: boolean): RegisteredStatus => ({ slug, internal, facts: STATUSES[slug] ?? registeredStatusFacts(slug) });
-  return [...shown.map((s) => status(s, false)), ...filterable.filter((s) => !shown.includes(s)).map((s) => status(s, true))];
+  const status = (slug: string, internal: boolean): RegisteredStatus => ({
+    slug,
+    internal,
+    facts: STATUSES[slug] ?? registeredStatusFacts(slug),
+  });
+  return [
+    ...shown.map((s) => status(s, false)),
+    ...filterable.filter((s) => !shown.includes(s)).map((s) => status(s, true)),
+  ];
 }
 
 function enumOf(schema: { enum?: readonly unknown[] } | undefined): string[] {

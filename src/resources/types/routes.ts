@@ -17,7 +17,8 @@ import type { Registry, ServedTaxonomy, ServedType } from './registry';
 import { presentStatus, presentTaxonomy, presentType } from './present';
 import { statusSchema, taxonomySchema, typeSchema } from './schema';
 
-const refusal = (actor: Actor | null, code: string, message: string): RestError => restError(code, message, authorizationStatus(actor?.id ?? null));
+const refusal = (actor: Actor | null, code: string, message: string): RestError =>
+  restError(code, message, authorizationStatus(actor?.id ?? null));
 const canEditType = (actor: Actor | null, type: ServedType) => hasCap(actor, type.capabilities.edit_posts!);
 const canAssignTerms = (actor: Actor | null, taxonomy: ServedTaxonomy) => hasCap(actor, taxonomy.assignCapability);
 const contextOf = (ctx: HandlerContext) => ctx.params.context as Context;
@@ -30,7 +31,11 @@ const TAXONOMY_EDIT_REFUSED = 'Sorry, you are not allowed to manage terms in thi
 export function typeRoutes(routes: () => readonly RouteDefinition[], apiRoot: string): RouteDefinition[] {
   let derived: Registry | null = null;
   const registry = () => (derived ??= deriveRegistry(routes()));
-  const get = (args: Record<string, ArgSchema>, permission: PermissionRule, handle: (ctx: HandlerContext) => unknown): Endpoint => ({
+  const get = (
+    args: Record<string, ArgSchema>,
+    permission: PermissionRule,
+    handle: (ctx: HandlerContext) => unknown,
+  ): Endpoint => ({
     methods: ['GET'],
     args,
     cacheable: true,
@@ -53,7 +58,10 @@ export function typeRoutes(routes: () => readonly RouteDefinition[], apiRoot: st
       endpoints: [
         get(
           { context: contextParam('view', typeSchema) },
-          (ctx) => !isEdit(ctx) || canEditSomeType(registry(), ctx.actor) || refusal(ctx.actor, 'rest_cannot_view', TYPE_EDIT_REFUSED),
+          (ctx) =>
+            !isEdit(ctx) ||
+            canEditSomeType(registry(), ctx.actor) ||
+            refusal(ctx.actor, 'rest_cannot_view', TYPE_EDIT_REFUSED),
           // The edit context lists only the types the caller may edit.
           (ctx) =>
             keyed(
@@ -69,16 +77,21 @@ export function typeRoutes(routes: () => readonly RouteDefinition[], apiRoot: st
       schema: typeSchema,
       endpoints: [
         get(
-          { type: { description: 'Identifier of the post type.', type: 'string' }, context: contextParam('view', typeSchema) },
+          {
+            type: { description: 'Identifier of the post type.', type: 'string' },
+            context: contextParam('view', typeSchema),
+          },
           allowEveryone,
           (ctx) => {
             const slug = String(ctx.params.type);
             const type = registry().types.find((t) => t.slug === slug);
             if (!type) {
-              if (registry().hiddenTypes.includes(slug)) throw refusal(ctx.actor, 'rest_cannot_read_type', 'Cannot view post type.');
+              if (registry().hiddenTypes.includes(slug))
+                throw refusal(ctx.actor, 'rest_cannot_read_type', 'Cannot view post type.');
               throw restError('rest_type_invalid', 'Invalid post type.', 404);
             }
-            if (isEdit(ctx) && !canEditType(ctx.actor, type)) throw refusal(ctx.actor, 'rest_forbidden_context', TYPE_EDIT_REFUSED);
+            if (isEdit(ctx) && !canEditType(ctx.actor, type))
+              throw refusal(ctx.actor, 'rest_forbidden_context', TYPE_EDIT_REFUSED);
             return presentType(type, contextOf(ctx), apiRoot);
           },
         ),
@@ -91,7 +104,10 @@ export function typeRoutes(routes: () => readonly RouteDefinition[], apiRoot: st
       endpoints: [
         get(
           { context: contextParam('view', statusSchema) },
-          (ctx) => !isEdit(ctx) || canEditSomeType(registry(), ctx.actor) || refusal(ctx.actor, 'rest_cannot_view', 'Sorry, you are not allowed to manage post statuses.'),
+          (ctx) =>
+            !isEdit(ctx) ||
+            canEditSomeType(registry(), ctx.actor) ||
+            refusal(ctx.actor, 'rest_cannot_view', 'Sorry, you are not allowed to manage post statuses.'),
           (ctx) =>
             keyed(
               registry().statuses.filter((status) => !status.internal && canReadStatus(registry(), ctx.actor, status)),
@@ -106,14 +122,21 @@ export function typeRoutes(routes: () => readonly RouteDefinition[], apiRoot: st
       schema: statusSchema,
       endpoints: [
         get(
-          { status: { description: 'Identifier of the status.', type: 'string' }, context: contextParam('view', statusSchema) },
+          {
+            status: { description: 'Identifier of the status.', type: 'string' },
+            context: contextParam('view', statusSchema),
+          },
           (ctx) => {
             const status = registry().statuses.find((s) => s.slug === ctx.params.status);
             if (!status) return restError('rest_status_invalid', 'Invalid status.', 404);
             // Unlike the list, one status in the edit context takes no more than seeing it.
-            return canReadStatus(registry(), ctx.actor, status) || refusal(ctx.actor, 'rest_cannot_read_status', 'Cannot view status.');
+            return (
+              canReadStatus(registry(), ctx.actor, status) ||
+              refusal(ctx.actor, 'rest_cannot_read_status', 'Cannot view status.')
+            );
           },
-          (ctx) => presentStatus(registry().statuses.find((s) => s.slug === ctx.params.status)!, contextOf(ctx), apiRoot),
+          (ctx) =>
+            presentStatus(registry().statuses.find((s) => s.slug === ctx.params.status)!, contextOf(ctx), apiRoot),
         ),
       ],
     },
@@ -128,7 +151,10 @@ export function typeRoutes(routes: () => readonly RouteDefinition[], apiRoot: st
             type: { description: 'Only the taxonomies of this post type.', type: 'string' },
           },
           // With a type, the edit context needs a taxonomy of that type the caller may assign (none: refused).
-          (ctx) => !isEdit(ctx) || ofType(ctx).some((t) => canAssignTerms(ctx.actor, t)) || refusal(ctx.actor, 'rest_cannot_view', TAXONOMY_EDIT_REFUSED),
+          (ctx) =>
+            !isEdit(ctx) ||
+            ofType(ctx).some((t) => canAssignTerms(ctx.actor, t)) ||
+            refusal(ctx.actor, 'rest_cannot_view', TAXONOMY_EDIT_REFUSED),
           (ctx) => {
             const listed = ofType(ctx).filter((t) => !isEdit(ctx) || canAssignTerms(ctx.actor, t));
             // Keyed by slug, so an empty list is an empty object, as WordPress sends it.
@@ -143,13 +169,17 @@ export function typeRoutes(routes: () => readonly RouteDefinition[], apiRoot: st
       schema: taxonomySchema,
       endpoints: [
         get(
-          { taxonomy: { description: 'Identifier of the taxonomy.', type: 'string' }, context: contextParam('view', taxonomySchema) },
+          {
+            taxonomy: { description: 'Identifier of the taxonomy.', type: 'string' },
+            context: contextParam('view', taxonomySchema),
+          },
           (ctx) => {
             const slug = String(ctx.params.taxonomy);
             // A taxonomy not shown in REST gets the generic refusal; an unknown one passes, to be answered 404.
             if (registry().hiddenTaxonomies.includes(slug)) return false;
             const taxonomy = registry().taxonomies.find((t) => t.slug === slug);
-            if (taxonomy && isEdit(ctx) && !canAssignTerms(ctx.actor, taxonomy)) return refusal(ctx.actor, 'rest_forbidden_context', TAXONOMY_EDIT_REFUSED);
+            if (taxonomy && isEdit(ctx) && !canAssignTerms(ctx.actor, taxonomy))
+              return refusal(ctx.actor, 'rest_forbidden_context', TAXONOMY_EDIT_REFUSED);
             return true;
           },
           (ctx) => {

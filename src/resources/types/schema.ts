@@ -31,8 +31,14 @@ export const typeSchema: ResourceSchema = {
     name: readOnly('Name of the type, for people.', 'string', ALL),
     slug: readOnly('Identifier of the type.', 'string', ALL),
     supports: readOnly('The features the type has, each set to true.', 'object', EDIT),
-    has_archive: readOnly('The archive slug of the type, or false when it has no archive.', ['string', 'boolean'], VIEW_EDIT),
-    taxonomies: readOnly('Taxonomies whose terms items of the type take.', 'array', VIEW_EDIT, { items: { type: 'string' } }),
+    has_archive: readOnly(
+      'The archive slug of the type, or false when it has no archive.',
+      ['string', 'boolean'],
+      VIEW_EDIT,
+    ),
+    taxonomies: readOnly('Taxonomies whose terms items of the type take.', 'array', VIEW_EDIT, {
+      items: { type: 'string' },
+    }),
     rest_base: readOnly('The last segment of the route of its items.', 'string', ALL),
     rest_namespace: readOnly('The namespace of the route of its items.', 'string', ALL),
     visibility: readOnly('Where the type shows in an admin interface.', 'object', EDIT, {
@@ -65,7 +71,10 @@ export const taxonomySchema: ResourceSchema = {
         public: { description: 'Whether it is meant to be used publicly.', type: 'boolean' },
         publicly_queryable: { description: 'Whether its terms can be queried on the site.', type: 'boolean' },
         show_ui: { description: 'Whether an admin interface manages it.', type: 'boolean' },
-        show_admin_column: { description: 'Whether the admin lists of its post types show a column for it.', type: 'boolean' },
+        show_admin_column: {
+          description: 'Whether the admin lists of its post types show a column for it.',
+          type: 'boolean',
+        },
         show_in_nav_menus: { description: 'Whether its terms can be put in navigation menus.', type: 'boolean' },
         show_in_quick_edit: { description: 'Whether quick editing of its post types offers it.', type: 'boolean' },
       },
@@ -83,8 +92,12 @@ export const statusSchema: ResourceSchema = {
     protected: readOnly('Whether only those who may edit an item see it in it.', 'boolean', EDIT),
     public: readOnly('Whether anyone may see items in it.', 'boolean', VIEW_EDIT),
     queryable: readOnly('Whether items in it can be queried on the site.', 'boolean', VIEW_EDIT),
-    show_in_list: readOnly('Whether the admin\'s list of all items includes those in it.', 'boolean', EDIT),
+    show_in_list: readOnly("Whether the admin's list of all items includes those in it.", 'boolean', EDIT),
     slug: readOnly('Identifier of the status.', 'string', ['embed', 'view', 'edit']),
-    date_floating: readOnly('Whether the date of an item in it floats until the item is published.', 'boolean', VIEW_EDIT),
+    date_floating: readOnly(
+      'Whether the date of an item in it floats until the item is published.',
+      'boolean',
+      VIEW_EDIT,
+    ),
   },
 } as ResourceSchema;

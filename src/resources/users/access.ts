@@ -6,7 +6,8 @@
 import type { Actor, Role } from '../../access/capabilities';
 import { ROLES, ROLE_CAPABILITIES, hasCap } from '../../access/capabilities';
 
-export const canEditUser = (actor: Actor | null, userId: number): boolean => actor !== null && (actor.id === userId || hasCap(actor, 'edit_users'));
+export const canEditUser = (actor: Actor | null, userId: number): boolean =>
+  actor !== null && (actor.id === userId || hasCap(actor, 'edit_users'));
 export const canDeleteUser = (actor: Actor | null): boolean => hasCap(actor, 'delete_users');
 export const canPromoteUser = (actor: Actor | null): boolean => hasCap(actor, 'promote_users');
 export const canListUsers = (actor: Actor | null): boolean => hasCap(actor, 'list_users');

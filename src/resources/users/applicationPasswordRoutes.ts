@@ -15,7 +15,12 @@ import { ok } from '../../rest/route';
 import type { HandlerContext, RouteDefinition } from '../../rest/route';
 import type { ApplicationPasswordDoc, UserDoc } from '../../../projections/users';
 import { canEditUser } from './access';
-import { createApplicationPassword, renameApplicationPassword, revokeAllApplicationPasswords, revokeApplicationPassword } from './operations';
+import {
+  createApplicationPassword,
+  renameApplicationPassword,
+  revokeAllApplicationPasswords,
+  revokeApplicationPassword,
+} from './operations';
 import { applicationPasswordUrl, presentApplicationPassword } from './present';
 import { applicationPasswordSchema } from './schema';
 import { userStreamId } from './events';
@@ -26,15 +31,21 @@ const BASE = '/core/v2/users/(?P<user_id>(?:[\\d]+|me))/application-passwords';
 export function applicationPasswordRoutes(site: Site): RouteDefinition[] {
   const schema = applicationPasswordSchema();
   const contextArgs = { context: contextParam('view') };
-  const present = (user: UserDoc, password: ApplicationPasswordDoc, context: Context, extra: { newPassword?: string; links?: boolean } = {}) =>
-    presentApplicationPassword(password, schema, { context, apiRoot: site.apiRoot, userId: user.id, ...extra });
+  const present = (
+    user: UserDoc,
+    password: ApplicationPasswordDoc,
+    context: Context,
+    extra: { newPassword?: string; links?: boolean } = {},
+  ) => presentApplicationPassword(password, schema, { context, apiRoot: site.apiRoot, userId: user.id, ...extra });
 
   /** The permission rule of an endpoint: the user must exist, and the caller may edit them. */
-  const mayManage = (code: string, message: string) => async (ctx: HandlerContext): Promise<true | RestError> => {
-    const user = await targetUser(site, ctx);
-    if (!canEditUser(ctx.actor, user.id)) return restError(code, message, authorizationStatus(ctx.actor?.id ?? null));
-    return true;
-  };
+  const mayManage =
+    (code: string, message: string) =>
+    async (ctx: HandlerContext): Promise<true | RestError> => {
+      const user = await targetUser(site, ctx);
+      if (!canEditUser(ctx.actor, user.id)) return restError(code, message, authorizationStatus(ctx.actor?.id ?? null));
+      return true;
+    };
 
   return [
     {
@@ -45,7 +56,10 @@ export function applicationPasswordRoutes(site: Site): RouteDefinition[] {
         {
           methods: ['GET'],
           args: contextArgs,
-          permission: mayManage('rest_cannot_list_application_passwords', 'Sorry, you are not allowed to list application passwords for this user.'),
+          permission: mayManage(
+            'rest_cannot_list_application_passwords',
+            'Sorry, you are not allowed to list application passwords for this user.',
+          ),
           handle: async (ctx) => {
             const user = await targetUser(site, ctx);
             return ok(user.application_passwords.map((p) => present(user, p, ctx.params.context as Context)));
@@ -54,7 +68,10 @@ export function applicationPasswordRoutes(site: Site): RouteDefinition[] {
         {
           methods: ['POST'],
           args: argsFromSchema(schema, 'create'),
-          permission: mayManage('rest_cannot_create_application_passwords', 'Sorry, you are not allowed to create application passwords for this user.'),
+          permission: mayManage(
+            'rest_cannot_create_application_passwords',
+            'Sorry, you are not allowed to create application passwords for this user.',
+          ),
           // This rule and the other writes' pass only for the user themselves or with a capability: never anonymously.
           signedInOnly: true,
           // The new password is shown once: no answer of this endpoint is kept for a retry.
@@ -63,17 +80,30 @@ export function applicationPasswordRoutes(site: Site): RouteDefinition[] {
             const user = await targetUser(site, ctx);
             const name = typeof ctx.params.name === 'string' ? sanitizeName(ctx.params.name) : '';
             const appId = typeof ctx.params.app_id === 'string' ? ctx.params.app_id : '';
-            const outcome = await createApplicationPassword(site, user.id, { name, appId }, ctx.actor!.id, ctx.request.requestId);
+            const outcome = await createApplicationPassword(
+              site,
+              user.id,
+              { name, appId },
+              ctx.actor!.id,
+              ctx.request.requestId,
+            );
             await site.settle(outcome.position);
             const fresh = await reloadPassword(site, user.id, outcome.uuid);
             const body = present(user, fresh, 'edit', { newPassword: outcome.password });
-            return { status: 201, body, headers: { Location: applicationPasswordUrl(site.apiRoot, user.id, outcome.uuid) } };
+            return {
+              status: 201,
+              body,
+              headers: { Location: applicationPasswordUrl(site.apiRoot, user.id, outcome.uuid) },
+            };
           },
         },
         {
           methods: ['DELETE'],
           args: {},
-          permission: mayManage('rest_cannot_delete_application_passwords', 'Sorry, you are not allowed to delete application passwords for this user.'),
+          permission: mayManage(
+            'rest_cannot_delete_application_passwords',
+            'Sorry, you are not allowed to delete application passwords for this user.',
+          ),
           signedInOnly: true,
           handle: async (ctx) => {
             const user = await targetUser(site, ctx);
@@ -106,9 +136,11 @@ export function applicationPasswordRoutes(site: Site): RouteDefinition[] {
           handle: async (ctx) => {
             const user = await targetUser(site, ctx);
             const uuid = ctx.actor ? applicationPasswordOf(ctx.actor) : null;
-            if (!uuid) throw restError('rest_no_authenticated_app_password', 'Cannot introspect application password.', 404);
+            if (!uuid)
+              throw restError('rest_no_authenticated_app_password', 'Cannot introspect application password.', 404);
             const password = user.application_passwords.find((p) => p.uuid === uuid);
-            if (!password) throw restError('rest_application_password_not_found', 'Application password not found.', 500);
+            if (!password)
+              throw restError('rest_application_password_not_found', 'Application password not found.', 500);
             return ok(present(user, password, ctx.params.context as Context));
           },
         },
@@ -122,7 +154,10 @@ export function applicationPasswordRoutes(site: Site): RouteDefinition[] {
         {
           methods: ['GET'],
           args: contextArgs,
-          permission: mayManage('rest_cannot_read_application_password', 'Sorry, you are not allowed to read this application password.'),
+          permission: mayManage(
+            'rest_cannot_read_application_password',
+            'Sorry, you are not allowed to read this application password.',
+          ),
           handle: async (ctx) => {
             const user = await targetUser(site, ctx);
             return ok(present(user, passwordOf(user, ctx), ctx.params.context as Context));
@@ -131,7 +166,10 @@ export function applicationPasswordRoutes(site: Site): RouteDefinition[] {
         {
           methods: ['POST', 'PUT', 'PATCH'],
           args: argsFromSchema(schema, 'update'),
-          permission: mayManage('rest_cannot_edit_application_password', 'Sorry, you are not allowed to edit this application password.'),
+          permission: mayManage(
+            'rest_cannot_edit_application_password',
+            'Sorry, you are not allowed to edit this application password.',
+          ),
           signedInOnly: true,
           handle: async (ctx) => {
             const user = await targetUser(site, ctx);
@@ -139,7 +177,14 @@ export function applicationPasswordRoutes(site: Site): RouteDefinition[] {
             // Only the name can change; an empty one (after sanitizing) changes nothing, as in WordPress.
             const name = typeof ctx.params.name === 'string' ? sanitizeName(ctx.params.name) : '';
             if (name !== '') {
-              const outcome = await renameApplicationPassword(site, user.id, password.uuid, name, ctx.actor!.id, ctx.request.requestId);
+              const outcome = await renameApplicationPassword(
+                site,
+                user.id,
+                password.uuid,
+                name,
+                ctx.actor!.id,
+                ctx.request.requestId,
+              );
               await site.settle(outcome.position);
             }
             return ok(present(user, await reloadPassword(site, user.id, password.uuid), 'edit'));
@@ -148,13 +193,22 @@ export function applicationPasswordRoutes(site: Site): RouteDefinition[] {
         {
           methods: ['DELETE'],
           args: {},
-          permission: mayManage('rest_cannot_delete_application_password', 'Sorry, you are not allowed to delete this application password.'),
+          permission: mayManage(
+            'rest_cannot_delete_application_password',
+            'Sorry, you are not allowed to delete this application password.',
+          ),
           signedInOnly: true,
           handle: async (ctx) => {
             const user = await targetUser(site, ctx);
             const password = passwordOf(user, ctx);
             const previous = present(user, password, 'edit', { links: false });
-            const outcome = await revokeApplicationPassword(site, user.id, password.uuid, ctx.actor!.id, ctx.request.requestId);
+            const outcome = await revokeApplicationPassword(
+              site,
+              user.id,
+              password.uuid,
+              ctx.actor!.id,
+              ctx.request.requestId,
+            );
             await site.settle(outcome.position);
             return ok({ deleted: true, previous });
           },
@@ -196,7 +250,8 @@ function passwordOf(user: UserDoc, ctx: HandlerContext): ApplicationPasswordDoc 
 }
 
 /** The user as the log has it: while the users projection is rebuilt, folded from its stream (readCurrent). */
-const currentUser = (site: Site, id: number) => readCurrent<UserDoc>(site, { projection: 'users', collection: 'user', id, stream: userStreamId(id) });
+const currentUser = (site: Site, id: number) =>
+  readCurrent<UserDoc>(site, { projection: 'users', collection: 'user', id, stream: userStreamId(id) });
 
 async function reloadPassword(site: Site, userId: number, uuid: string): Promise<ApplicationPasswordDoc> {
   const user = await currentUser(site, userId);

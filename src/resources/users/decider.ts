@@ -52,11 +52,16 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
       case 'UserDeleted':
         return { user: null, deleted: true, applicationPasswords: [] };
       case 'ApplicationPasswordCreated':
-        return { ...state, applicationPasswords: [...state.applicationPasswords, { ...event.data, lastUsed: null, lastIp: null }] };
+        return {
+          ...state,
+          applicationPasswords: [...state.applicationPasswords, { ...event.data, lastUsed: null, lastIp: null }],
+        };
       case 'ApplicationPasswordRenamed':
         return {
           ...state,
-          applicationPasswords: state.applicationPasswords.map((p) => (p.uuid === event.data.uuid ? { ...p, name: event.data.name } : p)),
+          applicationPasswords: state.applicationPasswords.map((p) =>
+            p.uuid === event.data.uuid ? { ...p, name: event.data.name } : p,
+          ),
         };
       case 'ApplicationPasswordRevoked':
         return { ...state, applicationPasswords: state.applicationPasswords.filter((p) => p.uuid !== event.data.uuid) };
@@ -82,13 +87,19 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
         const changes: Record<string, unknown> = {};
         for (const [key, value] of Object.entries(command.changes)) {
           if (value === undefined) continue;
-          if (JSON.stringify((user as unknown as Record<string, unknown>)[key]) !== JSON.stringify(value)) changes[key] = value;
+          if (JSON.stringify((user as unknown as Record<string, unknown>)[key]) !== JSON.stringify(value))
+            changes[key] = value;
         }
-        if (Object.keys(changes).length > 0) events.push({ type: 'UserUpdated', data: { id: command.id, changes: changes as UserChanges } });
+        if (Object.keys(changes).length > 0)
+          events.push({ type: 'UserUpdated', data: { id: command.id, changes: changes as UserChanges } });
         if (command.roles && JSON.stringify(user.roles) !== JSON.stringify(command.roles)) {
-          events.push({ type: 'UserRolesChanged', data: { id: command.id, roles: command.roles, previous: user.roles } });
+          events.push({
+            type: 'UserRolesChanged',
+            data: { id: command.id, roles: command.roles, previous: user.roles },
+          });
         }
-        if (command.passwordHash !== undefined) events.push({ type: 'UserPasswordChanged', data: { id: command.id, passwordHash: command.passwordHash } });
+        if (command.passwordHash !== undefined)
+          events.push({ type: 'UserPasswordChanged', data: { id: command.id, passwordHash: command.passwordHash } });
         return events;
       }
       case 'delete':
@@ -103,19 +114,33 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
         if (!password) throw passwordNotFound();
         // Renaming checks no uniqueness in WordPress 6.1 (only creation does).
         if (password.name === command.name) return [];
-        return [{ type: 'ApplicationPasswordRenamed', data: { userId: command.userId, uuid: command.uuid, name: command.name } }];
+        return [
+          {
+            type: 'ApplicationPasswordRenamed',
+            data: { userId: command.userId, uuid: command.uuid, name: command.name },
+          },
+        ];
       }
       case 'revokeApplicationPassword':
         if (!state.applicationPasswords.some((p) => p.uuid === command.uuid)) throw passwordNotFound();
         return [{ type: 'ApplicationPasswordRevoked', data: { userId: command.userId, uuid: command.uuid } }];
       case 'revokeAllApplicationPasswords':
-        return state.applicationPasswords.map((p) => ({ type: 'ApplicationPasswordRevoked' as const, data: { userId: command.userId, uuid: p.uuid } }));
+        return state.applicationPasswords.map((p) => ({
+          type: 'ApplicationPasswordRevoked' as const,
+          data: { userId: command.userId, uuid: p.uuid },
+        }));
       case 'recordApplicationPasswordUse': {
         const password = state.applicationPasswords.find((p) => p.uuid === command.uuid);
         // Revoked in the meantime, or already recorded today (possibly by another process): nothing to do.
         if (!password) return [];
-        if (password.lastUsed !== null && Date.parse(password.lastUsed) + USAGE_RECORD_INTERVAL_MS > command.now) return [];
-        return [{ type: 'ApplicationPasswordUsed', data: { userId: command.userId, uuid: command.uuid, at: command.at, ip: command.ip } }];
+        if (password.lastUsed !== null && Date.parse(password.lastUsed) + USAGE_RECORD_INTERVAL_MS > command.now)
+          return [];
+        return [
+          {
+            type: 'ApplicationPasswordUsed',
+            data: { userId: command.userId, uuid: command.uuid, at: command.at, ip: command.ip },
+          },
+        ];
       }
     }
   },

@@ -15,7 +15,15 @@ import type { UserAccount, UserState } from './decider';
 import { userStreamId } from './events';
 import type { UserChanges, UserProfileFields } from './events';
 import { hashLoginPassword } from '../../access/loginPassword';
-import { MAX_LOGIN_LENGTH, MAX_NICENAME_LENGTH, MAX_URL_LENGTH, defaultDisplayName, isValidUsername, nicenameCandidates, nicenameFor } from './names';
+import {
+  MAX_LOGIN_LENGTH,
+  MAX_NICENAME_LENGTH,
+  MAX_URL_LENGTH,
+  defaultDisplayName,
+  isValidUsername,
+  nicenameCandidates,
+  nicenameFor,
+} from './names';
 
 /**
  * A failure WordPress's user insertion reports without a status, which its REST server answers as a 500 with `data`
@@ -57,24 +65,46 @@ export interface RegisterUserInput {
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** The CLI's registration: one role, email optional. */
-export async function registerUser(site: Site, input: RegisterUserInput, actorId: number | null, requestId: string): Promise<{ id: number; position: number }> {
+export async function registerUser(
+  site: Site,
+  input: RegisterUserInput,
+  actorId: number | null,
+  requestId: string,
+): Promise<{ id: number; position: number }> {
   const login = input.login.trim();
   if (!isValidUsername(login)) {
-    throw restError('invalid_username', 'This username is invalid because it uses illegal characters. Please enter a valid username.', 400);
+    throw restError(
+      'invalid_username',
+      'This username is invalid because it uses illegal characters. Please enter a valid username.',
+      400,
+    );
   }
   const email = (input.email ?? '').trim();
   if (email !== '' && !EMAIL_PATTERN.test(email)) throw restError('invalid_email', 'Invalid email address.', 400);
-  return createUser(site, { login, email, roles: [input.role], displayName: input.displayName, password: input.password ?? null }, actorId, requestId);
+  return createUser(
+    site,
+    { login, email, roles: [input.role], displayName: input.displayName, password: input.password ?? null },
+    actorId,
+    requestId,
+  );
 }
 
-export async function createUser(site: Site, input: NewUser, actorId: number | null, requestId: string): Promise<{ id: number; position: number }> {
+export async function createUser(
+  site: Site,
+  input: NewUser,
+  actorId: number | null,
+  requestId: string,
+): Promise<{ id: number; position: number }> {
   const login = input.login.trim();
   if (login === '') throw new UserInsertError('empty_user_login', 'Cannot create a user with an empty login name.');
-  if ([...login].length > MAX_LOGIN_LENGTH) throw new UserInsertError('user_login_too_long', 'Username may not be longer than 60 characters.');
+  if ([...login].length > MAX_LOGIN_LENGTH)
+    throw new UserInsertError('user_login_too_long', 'Username may not be longer than 60 characters.');
   const requestedNicename = nicenameFor(login, input.slug);
-  if ([...requestedNicename].length > MAX_NICENAME_LENGTH) throw new UserInsertError('user_nicename_too_long', 'Nicename may not be longer than 50 characters.');
+  if ([...requestedNicename].length > MAX_NICENAME_LENGTH)
+    throw new UserInsertError('user_nicename_too_long', 'Nicename may not be longer than 50 characters.');
   const url = input.url ?? '';
-  if ([...url].length > MAX_URL_LENGTH) throw new UserInsertError('user_url_too_long', 'User URL may not be longer than 100 characters.');
+  if ([...url].length > MAX_URL_LENGTH)
+    throw new UserInsertError('user_url_too_long', 'User URL may not be longer than 100 characters.');
   const email = input.email.trim();
 
   const metadata = site.metadata(actorId, requestId);
@@ -94,7 +124,12 @@ export async function createUser(site: Site, input: NewUser, actorId: number | n
       }
       held.push(['user-email', email.toLowerCase()]);
     }
-    const nicename = await site.claims.claimFirstFree('user-slug', nicenameCandidates(requestedNicename || String(id)), id, metadata);
+    const nicename = await site.claims.claimFirstFree(
+      'user-slug',
+      nicenameCandidates(requestedNicename || String(id)),
+      id,
+      metadata,
+    );
     held.push(['user-slug', nicename]);
     const firstName = input.firstName ?? '';
     const lastName = input.lastName ?? '';
@@ -147,7 +182,13 @@ export interface UserUpdate {
 }
 
 /** Applies an update whose permission and WordPress's pre-checks the caller has done. */
-export async function updateUser(site: Site, id: number, input: UserUpdate, actor: Actor, requestId: string): Promise<{ position: number }> {
+export async function updateUser(
+  site: Site,
+  id: number,
+  input: UserUpdate,
+  actor: Actor,
+  requestId: string,
+): Promise<{ position: number }> {
   if (input.url !== undefined && [...input.url].length > MAX_URL_LENGTH) {
     throw new UserInsertError('user_url_too_long', 'User URL may not be longer than 100 characters.');
   }
@@ -176,13 +217,19 @@ export async function updateUser(site: Site, id: number, input: UserUpdate, acto
     }
     if (email !== undefined) changes.email = email;
     if (input.slug !== undefined && input.slug !== '' && input.slug !== current.nicename) {
-      if (!(await site.claims.claimExact('user-slug', input.slug, id, metadata))) throw restError('rest_user_invalid_slug', 'Invalid slug.', 400);
+      if (!(await site.claims.claimExact('user-slug', input.slug, id, metadata)))
+        throw restError('rest_user_invalid_slug', 'Invalid slug.', 400);
       claimed.push(['user-slug', input.slug]);
       released.push(['user-slug', current.nicename]);
       changes.nicename = input.slug;
     }
     const passwordHash = input.password ? await hashLoginPassword(input.password) : undefined;
-    const result = await site.commands.handle(userStreamId(id), userDecider, { kind: 'update', id, changes, roles: input.roles, passwordHash }, metadata);
+    const result = await site.commands.handle(
+      userStreamId(id),
+      userDecider,
+      { kind: 'update', id, changes, roles: input.roles, passwordHash },
+      metadata,
+    );
     for (const [scope, name] of released) await site.claims.release(scope, name, id, metadata);
     return { position: result.position };
   } catch (error) {
@@ -195,11 +242,25 @@ export async function updateUser(site: Site, id: number, input: UserUpdate, acto
  * Deletes a user: their content goes to `reassignTo` (or to the trash), then the user, then their names are
  * freed. Content first, so an interrupted deletion leaves the user in place and can simply be repeated.
  */
-export async function deleteUser(site: Site, id: number, reassignTo: number | null, actor: Actor, requestId: string): Promise<{ position: number }> {
+export async function deleteUser(
+  site: Site,
+  id: number,
+  reassignTo: number | null,
+  actor: Actor,
+  requestId: string,
+): Promise<{ position: number }> {
   const metadata = site.metadata(actor.id, requestId);
   const current = await loadUser(site, id);
-  const contentPosition = reassignTo !== null ? await reassignContent(site, id, reassignTo, actor, requestId) : await discardContentOf(site, id, actor, requestId);
-  const result = await site.commands.handle(userStreamId(id), userDecider, { kind: 'delete', id, reassignedTo: reassignTo }, metadata);
+  const contentPosition =
+    reassignTo !== null
+      ? await reassignContent(site, id, reassignTo, actor, requestId)
+      : await discardContentOf(site, id, actor, requestId);
+  const result = await site.commands.handle(
+    userStreamId(id),
+    userDecider,
+    { kind: 'delete', id, reassignedTo: reassignTo },
+    metadata,
+  );
   await site.claims.release('user-login', current.login.toLowerCase(), id, metadata);
   if (current.email !== '') await site.claims.release('user-email', current.email.toLowerCase(), id, metadata);
   await site.claims.release('user-slug', current.nicename, id, metadata);
@@ -228,7 +289,11 @@ export async function createApplicationPassword(
 ): Promise<{ password: string; uuid: string; created: string; position: number }> {
   const name = input.name.trim();
   if (name === '') {
-    throw restError('application_password_empty_name', 'An application name is required to create an application password.', 400);
+    throw restError(
+      'application_password_empty_name',
+      'An application name is required to create an application password.',
+      400,
+    );
   }
   const metadata = site.metadata(actorId, requestId);
   const password = generateApplicationPassword();
@@ -252,23 +317,62 @@ export async function createApplicationPassword(
   return { password, uuid, created: metadata.at, position: result.position };
 }
 
-export async function renameApplicationPassword(site: Site, userId: number, uuid: string, name: string, actorId: number | null, requestId: string): Promise<{ position: number }> {
-  const result = await site.commands.handle(userStreamId(userId), userDecider, { kind: 'renameApplicationPassword', userId, uuid, name }, site.metadata(actorId, requestId));
+export async function renameApplicationPassword(
+  site: Site,
+  userId: number,
+  uuid: string,
+  name: string,
+  actorId: number | null,
+  requestId: string,
+): Promise<{ position: number }> {
+  const result = await site.commands.handle(
+    userStreamId(userId),
+    userDecider,
+    { kind: 'renameApplicationPassword', userId, uuid, name },
+    site.metadata(actorId, requestId),
+  );
   return { position: result.position };
 }
 
-export async function revokeApplicationPassword(site: Site, userId: number, uuid: string, actorId: number | null, requestId: string): Promise<{ position: number }> {
-  const result = await site.commands.handle(userStreamId(userId), userDecider, { kind: 'revokeApplicationPassword', userId, uuid }, site.metadata(actorId, requestId));
+export async function revokeApplicationPassword(
+  site: Site,
+  userId: number,
+  uuid: string,
+  actorId: number | null,
+  requestId: string,
+): Promise<{ position: number }> {
+  const result = await site.commands.handle(
+    userStreamId(userId),
+    userDecider,
+    { kind: 'revokeApplicationPassword', userId, uuid },
+    site.metadata(actorId, requestId),
+  );
   return { position: result.position };
 }
 
-export async function revokeAllApplicationPasswords(site: Site, userId: number, actorId: number | null, requestId: string): Promise<{ count: number; position: number }> {
-  const result = await site.commands.handle(userStreamId(userId), userDecider, { kind: 'revokeAllApplicationPasswords', userId }, site.metadata(actorId, requestId));
+export async function revokeAllApplicationPasswords(
+  site: Site,
+  userId: number,
+  actorId: number | null,
+  requestId: string,
+): Promise<{ count: number; position: number }> {
+  const result = await site.commands.handle(
+    userStreamId(userId),
+    userDecider,
+    { kind: 'revokeAllApplicationPasswords', userId },
+    site.metadata(actorId, requestId),
+  );
   return { count: result.events.length, position: result.position };
 }
 
 /** Records that a password was used now from `ip`, unless that was already recorded within the last day. */
-export async function recordApplicationPasswordUse(site: CommandContext, userId: number, uuid: string, ip: string | null, requestId: string): Promise<{ position: number }> {
+export async function recordApplicationPasswordUse(
+  site: CommandContext,
+  userId: number,
+  uuid: string,
+  ip: string | null,
+  requestId: string,
+): Promise<{ position: number }> {
   const metadata = site.metadata(userId, requestId);
   const result = await site.commands.handle(
     userStreamId(userId),

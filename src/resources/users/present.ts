@@ -50,11 +50,16 @@ export function allCapabilities(roles: readonly string[]): Record<string, true> 
 }
 
 /** PHP encodes an empty array as `[]`, which is how WordPress sends empty meta. */
-const phpObject = (value: Record<string, unknown>): Record<string, unknown> | unknown[] => (Object.keys(value).length === 0 ? [] : value);
+const phpObject = (value: Record<string, unknown>): Record<string, unknown> | unknown[] =>
+  Object.keys(value).length === 0 ? [] : value;
 
 export const userLink = (siteUrl: string, slug: string): string => `${siteUrl}/author/${slug}/`;
 
-export function presentUser(doc: UserDoc, schema: ResourceSchema, options: UserPresentOptions): Record<string, unknown> {
+export function presentUser(
+  doc: UserDoc,
+  schema: ResourceSchema,
+  options: UserPresentOptions,
+): Record<string, unknown> {
   const { siteUrl, apiRoot, context } = options;
   const item: Record<string, unknown> = {
     id: doc.id,
@@ -77,7 +82,8 @@ export function presentUser(doc: UserDoc, schema: ResourceSchema, options: UserP
     meta: { persisted_preferences: phpObject(doc.meta?.persisted_preferences ?? {}) },
   };
   const filtered = filterByContext(schema, item, context) as Record<string, unknown>;
-  if (filtered.meta && typeof filtered.meta === 'object' && !Array.isArray(filtered.meta)) filtered.meta = phpObject(filtered.meta as Record<string, unknown>);
+  if (filtered.meta && typeof filtered.meta === 'object' && !Array.isArray(filtered.meta))
+    filtered.meta = phpObject(filtered.meta as Record<string, unknown>);
   filtered._links = {
     self: [{ href: `${apiRoot}core/v2/users/${doc.id}` }],
     collection: [{ href: `${apiRoot}core/v2/users` }],
@@ -98,7 +104,11 @@ export interface ApplicationPasswordPresentOptions {
 export const applicationPasswordUrl = (apiRoot: string, userId: number, uuid: string): string =>
   `${apiRoot}core/v2/users/${userId}/application-passwords/${uuid}`;
 
-export function presentApplicationPassword(password: ApplicationPasswordDoc, schema: ResourceSchema, options: ApplicationPasswordPresentOptions): Record<string, unknown> {
+export function presentApplicationPassword(
+  password: ApplicationPasswordDoc,
+  schema: ResourceSchema,
+  options: ApplicationPasswordPresentOptions,
+): Record<string, unknown> {
   const item: Record<string, unknown> = {
     uuid: password.uuid,
     app_id: password.appId ?? '',
@@ -109,6 +119,7 @@ export function presentApplicationPassword(password: ApplicationPasswordDoc, sch
   };
   if (options.newPassword !== undefined) item.password = chunkPassword(options.newPassword);
   const filtered = filterByContext(schema, item, options.context) as Record<string, unknown>;
-  if (options.links !== false) filtered._links = { self: [{ href: applicationPasswordUrl(options.apiRoot, options.userId, password.uuid) }] };
+  if (options.links !== false)
+    filtered._links = { self: [{ href: applicationPasswordUrl(options.apiRoot, options.userId, password.uuid) }] };
   return filtered;
 }

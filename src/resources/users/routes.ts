@@ -20,7 +20,15 @@ import type { Filter, Order } from '../../ports/readModel';
 import type { UserDoc } from '../../../projections/users';
 import { sanitizeSlug } from '../../text/slug';
 import { AUTHORED_POST_TYPES } from '../content/reassign';
-import { AUTHOR_ROLES, canCreateUsers, canDeleteUser, canEditUser, canListUsers, canPromoteUser, rolesWithAnyCapability } from './access';
+import {
+  AUTHOR_ROLES,
+  canCreateUsers,
+  canDeleteUser,
+  canEditUser,
+  canListUsers,
+  canPromoteUser,
+  rolesWithAnyCapability,
+} from './access';
 import { isValidUsername } from './names';
 import { createUser, deleteUser, updateUser } from './operations';
 import { userStreamId } from './events';
@@ -30,7 +38,16 @@ import { presentUser } from './present';
 import { userSchema } from './schema';
 
 /** The post types WordPress 6.1 shows in REST (the values `has_published_posts` accepts). */
-const REST_POST_TYPES = ['post', 'page', 'attachment', 'nav_menu_item', 'wp_block', 'wp_template', 'wp_template_part', 'wp_navigation'];
+const REST_POST_TYPES = [
+  'post',
+  'page',
+  'attachment',
+  'nav_menu_item',
+  'wp_block',
+  'wp_template',
+  'wp_template_part',
+  'wp_navigation',
+];
 
 export function userRoutes(site: Site): RouteDefinition[] {
   const schema = userSchema();
@@ -58,7 +75,11 @@ export function userRoutes(site: Site): RouteDefinition[] {
       type: 'string',
     },
     slug: { description: 'Only users with one of these slugs.', type: 'array', items: { type: 'string' } },
-    roles: { description: 'Only users with at least one of these roles (a list, or comma-separated).', type: 'array', items: { type: 'string' } },
+    roles: {
+      description: 'Only users with at least one of these roles (a list, or comma-separated).',
+      type: 'array',
+      items: { type: 'string' },
+    },
     capabilities: {
       description: 'Only users with at least one of these capabilities (a list, or comma-separated).',
       type: 'array',
@@ -107,11 +128,20 @@ export function userRoutes(site: Site): RouteDefinition[] {
       path: '/core/v2/users',
       schema,
       endpoints: [
-        { methods: ['GET'], args: listArgs, cacheable: true, permission: listPermission, handle: (ctx) => listUsers(site, ctx) },
+        {
+          methods: ['GET'],
+          args: listArgs,
+          cacheable: true,
+          permission: listPermission,
+          handle: (ctx) => listUsers(site, ctx),
+        },
         {
           methods: ['POST'],
           args: createArgs,
-          permission: (ctx) => (canCreateUsers(ctx.actor) ? true : restError('rest_cannot_create_user', 'Sorry, you are not allowed to create new users.', status(ctx))),
+          permission: (ctx) =>
+            canCreateUsers(ctx.actor)
+              ? true
+              : restError('rest_cannot_create_user', 'Sorry, you are not allowed to create new users.', status(ctx)),
           signedInOnly: true,
           handle: (ctx) => createHandler(site, ctx),
         },
@@ -162,7 +192,11 @@ function withUserChecks(args: Record<string, ArgSchema>): Record<string, ArgSche
 
 function checkUsername(value: unknown): true | RestError {
   if (!isValidUsername(String(value))) {
-    return restError('rest_user_invalid_username', 'This username is invalid because it uses illegal characters. Please enter a valid username.', 400);
+    return restError(
+      'rest_user_invalid_username',
+      'This username is invalid because it uses illegal characters. Please enter a valid username.',
+      400,
+    );
   }
   return true;
 }
@@ -170,13 +204,15 @@ function checkUsername(value: unknown): true | RestError {
 function checkPassword(value: unknown): true | RestError {
   const password = String(value);
   if (password === '') return restError('rest_user_invalid_password', 'Passwords cannot be empty.', 400);
-  if (password.includes('\\')) return restError('rest_user_invalid_password', 'Passwords cannot contain the "\\" character.', 400);
+  if (password.includes('\\'))
+    return restError('rest_user_invalid_password', 'Passwords cannot contain the "\\" character.', 400);
   return true;
 }
 
 /** PHP's is_numeric for what a request can carry. */
 const isNumeric = (value: unknown): boolean =>
-  (typeof value === 'number' && Number.isFinite(value)) || (typeof value === 'string' && /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/.test(value));
+  (typeof value === 'number' && Number.isFinite(value)) ||
+  (typeof value === 'string' && /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/.test(value));
 
 function checkReassign(value: unknown): true | RestError {
   if (isNumeric(value) || value === false || value === '' || value === 'false' || value === 0) return true;
@@ -190,14 +226,21 @@ function reassignTarget(value: unknown): number | null {
   return id === 0 ? null : id;
 }
 
-const textField = (value: unknown): string => sanitizeValue(String(value), { type: 'string', format: 'text-field' }) as string;
+const textField = (value: unknown): string =>
+  sanitizeValue(String(value), { type: 'string', format: 'text-field' }) as string;
 
 // --- permissions -----------------------------------------------------------------------------------------------
 
 const status = (ctx: HandlerContext) => authorizationStatus(ctx.actor?.id ?? null);
 const invalidUser = () => restError('rest_user_invalid_id', 'Invalid user ID.', 404);
 const notEmpty = (value: unknown): boolean =>
-  value !== undefined && value !== null && value !== false && value !== '' && value !== 0 && value !== '0' && !(Array.isArray(value) && value.length === 0);
+  value !== undefined &&
+  value !== null &&
+  value !== false &&
+  value !== '' &&
+  value !== 0 &&
+  value !== '0' &&
+  !(Array.isArray(value) && value.length === 0);
 
 function listPermission(ctx: HandlerContext): true | RestError {
   const { actor, params } = ctx;
@@ -211,7 +254,11 @@ function listPermission(ctx: HandlerContext): true | RestError {
     return restError('rest_forbidden_context', 'Sorry, you are not allowed to edit users.', status(ctx));
   }
   if ((params.orderby === 'email' || params.orderby === 'registered_date') && !canListUsers(actor)) {
-    return restError('rest_forbidden_orderby', 'Sorry, you are not allowed to order users by this parameter.', status(ctx));
+    return restError(
+      'rest_forbidden_orderby',
+      'Sorry, you are not allowed to order users by this parameter.',
+      status(ctx),
+    );
   }
   if (params.who === 'authors' && !hasCap(actor, 'edit_posts') && !hasCap(actor, 'edit_pages')) {
     return restError('rest_forbidden_who', 'Sorry, you are not allowed to query users by this parameter.', status(ctx));
@@ -237,19 +284,24 @@ async function updatePermission(site: Site, ctx: HandlerContext, id: number): Pr
   const doc = await loadUser(site, ctx, id);
   if (!doc) return invalidUser();
   if (notEmpty(ctx.params.roles)) {
-    if (!canPromoteUser(ctx.actor)) return restError('rest_cannot_edit_roles', 'Sorry, you are not allowed to edit roles of this user.', status(ctx));
+    if (!canPromoteUser(ctx.actor))
+      return restError('rest_cannot_edit_roles', 'Sorry, you are not allowed to edit roles of this user.', status(ctx));
     // A request that only changes roles needs nothing more than the right to promote.
-    const keys = Object.keys({ ...ctx.params, id }).filter((key) => ctx.params[key] !== undefined || key === 'id').sort();
+    const keys = Object.keys({ ...ctx.params, id })
+      .filter((key) => ctx.params[key] !== undefined || key === 'id')
+      .sort();
     if (keys.length === 2 && keys[0] === 'id' && keys[1] === 'roles') return true;
   }
-  if (!canEditUser(ctx.actor, doc.id)) return restError('rest_cannot_edit', 'Sorry, you are not allowed to edit this user.', status(ctx));
+  if (!canEditUser(ctx.actor, doc.id))
+    return restError('rest_cannot_edit', 'Sorry, you are not allowed to edit this user.', status(ctx));
   return true;
 }
 
 async function deletePermission(site: Site, ctx: HandlerContext, id: number): Promise<true | RestError> {
   const doc = await loadUser(site, ctx, id);
   if (!doc) return invalidUser();
-  if (!canDeleteUser(ctx.actor)) return restError('rest_user_cannot_delete', 'Sorry, you are not allowed to delete this user.', status(ctx));
+  if (!canDeleteUser(ctx.actor))
+    return restError('rest_user_cannot_delete', 'Sorry, you are not allowed to delete this user.', status(ctx));
   return true;
 }
 
@@ -303,7 +355,11 @@ function checkRoles(actor: Actor | null, targetId: number | null, roles: readonl
   for (const role of roles) {
     if (!isRole(role)) throw restError('rest_user_invalid_role', `The role ${role} does not exist.`, 400);
     if (actor !== null && actor.id === targetId && !ROLE_CAPABILITIES[role].has('edit_users')) {
-      throw restError('rest_user_invalid_role', 'Sorry, you are not allowed to give users that role.', authorizationStatus(actor.id));
+      throw restError(
+        'rest_user_invalid_role',
+        'Sorry, you are not allowed to give users that role.',
+        authorizationStatus(actor.id),
+      );
     }
   }
   return [...new Set(roles)] as Role[];
@@ -320,17 +376,20 @@ async function listUsers(site: Site, ctx: HandlerContext) {
 
   const include = p.include as number[];
   if (include.length > 0) filters.push({ kind: 'any', field: 'id', values: include });
-  else if ((p.exclude as number[]).length > 0) filters.push({ kind: 'none', field: 'id', values: p.exclude as number[] });
+  else if ((p.exclude as number[]).length > 0)
+    filters.push({ kind: 'none', field: 'id', values: p.exclude as number[] });
   const slugs = (p.slug as string[] | undefined) ?? [];
   if (slugs.length > 0) filters.push({ kind: 'any', field: 'slug', values: slugs });
   if (notEmpty(p.roles)) filters.push({ kind: 'any', field: 'role', values: p.roles as string[] });
-  if (notEmpty(p.capabilities)) filters.push({ kind: 'any', field: 'role', values: rolesWithAnyCapability(p.capabilities as string[]) });
+  if (notEmpty(p.capabilities))
+    filters.push({ kind: 'any', field: 'role', values: rolesWithAnyCapability(p.capabilities as string[]) });
 
   // Who cannot list users sees only people with published content (unless asking for authors, which needs edit rights).
   let publishedIn: readonly string[] | null = null;
   if (p.who === 'authors') filters.push({ kind: 'any', field: 'role', values: AUTHOR_ROLES });
   else if (!canListUsers(actor)) publishedIn = REST_POST_TYPES;
-  if (notEmpty(p.has_published_posts)) publishedIn = p.has_published_posts === true ? REST_POST_TYPES : (p.has_published_posts as string[]);
+  if (notEmpty(p.has_published_posts))
+    publishedIn = p.has_published_posts === true ? REST_POST_TYPES : (p.has_published_posts as string[]);
   if (publishedIn) filters.push({ kind: 'any', field: 'id', values: await publishedAuthors(site, publishedIn) });
 
   const search = searchTerm(p.search);
@@ -340,7 +399,10 @@ async function listUsers(site: Site, ctx: HandlerContext) {
   let order: Order;
   switch (p.orderby) {
     case 'include':
-      order = include.length > 0 ? { kind: 'list', field: 'id', values: direction === 'desc' ? [...include].reverse() : include } : { kind: 'field', field: 'login', direction };
+      order =
+        include.length > 0
+          ? { kind: 'list', field: 'id', values: direction === 'desc' ? [...include].reverse() : include }
+          : { kind: 'field', field: 'login', direction };
       break;
     case 'include_slugs':
       order = { kind: 'list', field: 'slug', values: slugs };
@@ -357,7 +419,10 @@ async function listUsers(site: Site, ctx: HandlerContext) {
   const { items, total } = await site.readModel.query('user', { filters, order, offset: start, limit: perPage });
   const context = p.context as Context;
   // The query already holds only the users this caller may see.
-  const body = listableItems(items as UserDoc[], context, { mayRead: () => true, mayEdit: (doc) => canEditUser(actor, doc.id) }).map((doc) => present(site, actor, doc, context));
+  const body = listableItems(items as UserDoc[], context, {
+    mayRead: () => true,
+    mayEdit: (doc) => canEditUser(actor, doc.id),
+  }).map((doc) => present(site, actor, doc, context));
   const page = Math.ceil(offset / perPage + 1);
   return collectionResult(body, { total, page, perPage }, `${site.apiRoot}core/v2/users`, linkQuery(ctx));
 }
@@ -421,7 +486,8 @@ async function updateHandler(site: Site, ctx: HandlerContext, id: number) {
     const owner = items[0] as UserDoc | undefined;
     if (owner && owner.id !== doc.id) throw restError('rest_user_invalid_email', 'Invalid email address.', 400);
   }
-  if (notEmpty(p.username) && p.username !== doc.login) throw restError('rest_user_invalid_argument', 'Username is not editable.', 400);
+  if (notEmpty(p.username) && p.username !== doc.login)
+    throw restError('rest_user_invalid_argument', 'Username is not editable.', 400);
   const fields = profileInput(ctx);
   if (notEmpty(p.slug) && fields.slug !== doc.slug) {
     const { total } = await site.readModel.query('user', {
@@ -484,14 +550,25 @@ function profileInput(ctx: HandlerContext): Omit<UserUpdate, 'email' | 'roles' |
 async function loadUser(site: Site, ctx: HandlerContext, id: number): Promise<UserDoc | null> {
   const key = `user:${id}`;
   if (!ctx.memo.has(key)) {
-    ctx.memo.set(key, Number.isInteger(id) && id > 0 ? await readCurrent<UserDoc>(site, { projection: 'users', collection: 'user', id, stream: userStreamId(id) }) : null);
+    ctx.memo.set(
+      key,
+      Number.isInteger(id) && id > 0
+        ? await readCurrent<UserDoc>(site, { projection: 'users', collection: 'user', id, stream: userStreamId(id) })
+        : null,
+    );
   }
   return ctx.memo.get(key) as UserDoc | null;
 }
 
 /** The user as the write at `position` left it, for the write's answer (also while the users projection rebuilds). */
 async function readUser(site: Site, id: number, position: number): Promise<UserDoc> {
-  const doc = await readWritten<UserDoc>(site, { projection: 'users', collection: 'user', id, stream: userStreamId(id), position });
+  const doc = await readWritten<UserDoc>(site, {
+    projection: 'users',
+    collection: 'user',
+    id,
+    stream: userStreamId(id),
+    position,
+  });
   if (!doc) throw invalidUser();
   return doc;
 }

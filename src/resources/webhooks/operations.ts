@@ -45,17 +45,37 @@ export interface CreateWebhookInput {
   fromPosition?: number;
 }
 
-export async function createWebhook(site: Site, input: CreateWebhookInput, actor: Actor, requestId: string): Promise<Webhook> {
+export async function createWebhook(
+  site: Site,
+  input: CreateWebhookInput,
+  actor: Actor,
+  requestId: string,
+): Promise<Webhook> {
   const metadata = site.metadata(actor.id, requestId);
   const secret = newWebhookSecret();
-  const result = await site.commands.handle(WEBHOOKS_STREAM, webhooksDecider, async () => {
-    const head = await site.store.headPosition();
-    if (input.fromPosition !== undefined && input.fromPosition > head) {
-      throw restError('rest_invalid_param', 'Invalid parameter(s): from_position', 400, { params: { from_position: `from_position is beyond the end of the log (${head}).` } });
-    }
-    if (input.fromPosition !== undefined && input.fromPosition > 0 && input.fromPosition <= head) await mustBeAPosition(site, input.fromPosition);
-    return { kind: 'create' as const, subscription: input.subscription, active: input.active, fromPosition: input.fromPosition ?? head, secret, now: now(site) };
-  }, metadata);
+  const result = await site.commands.handle(
+    WEBHOOKS_STREAM,
+    webhooksDecider,
+    async () => {
+      const head = await site.store.headPosition();
+      if (input.fromPosition !== undefined && input.fromPosition > head) {
+        throw restError('rest_invalid_param', 'Invalid parameter(s): from_position', 400, {
+          params: { from_position: `from_position is beyond the end of the log (${head}).` },
+        });
+      }
+      if (input.fromPosition !== undefined && input.fromPosition > 0 && input.fromPosition <= head)
+        await mustBeAPosition(site, input.fromPosition);
+      return {
+        kind: 'create' as const,
+        subscription: input.subscription,
+        active: input.active,
+        fromPosition: input.fromPosition ?? head,
+        secret,
+        now: now(site),
+      };
+    },
+    metadata,
+  );
   const created = result.events[0]!.data as { id: number };
   return result.state.webhooks.get(created.id)!;
 }
@@ -66,22 +86,51 @@ async function mustBeAPosition(site: Site, position: number): Promise<void> {
     await site.store.readAll({ fromPosition: position, maxCount: 1 });
   } catch (error) {
     if (!(error instanceof PositionNotInLogError)) throw error;
-    throw restError('rest_invalid_param', 'Invalid parameter(s): from_position', 400, { params: { from_position: 'from_position is not a position of the log.' } });
+    throw restError('rest_invalid_param', 'Invalid parameter(s): from_position', 400, {
+      params: { from_position: 'from_position is not a position of the log.' },
+    });
   }
 }
 
-export async function updateWebhook(site: Site, id: number, changes: WebhookChanges, actor: Actor, requestId: string): Promise<Webhook> {
-  const result = await site.commands.handle(WEBHOOKS_STREAM, webhooksDecider, { kind: 'update', id, changes, now: now(site) }, site.metadata(actor.id, requestId));
+export async function updateWebhook(
+  site: Site,
+  id: number,
+  changes: WebhookChanges,
+  actor: Actor,
+  requestId: string,
+): Promise<Webhook> {
+  const result = await site.commands.handle(
+    WEBHOOKS_STREAM,
+    webhooksDecider,
+    { kind: 'update', id, changes, now: now(site) },
+    site.metadata(actor.id, requestId),
+  );
   return result.state.webhooks.get(id)!;
 }
 
 export async function deleteWebhook(site: Site, id: number, actor: Actor, requestId: string): Promise<void> {
-  await site.commands.handle(WEBHOOKS_STREAM, webhooksDecider, { kind: 'delete', id }, site.metadata(actor.id, requestId));
+  await site.commands.handle(
+    WEBHOOKS_STREAM,
+    webhooksDecider,
+    { kind: 'delete', id },
+    site.metadata(actor.id, requestId),
+  );
 }
 
 /** Switches the webhook on again, resuming with its dead-lettered delivery. */
-export async function redeliver(site: Site, id: number, delivery: string, actor: Actor, requestId: string): Promise<Webhook> {
-  const result = await site.commands.handle(WEBHOOKS_STREAM, webhooksDecider, { kind: 'redeliver', id, delivery }, site.metadata(actor.id, requestId));
+export async function redeliver(
+  site: Site,
+  id: number,
+  delivery: string,
+  actor: Actor,
+  requestId: string,
+): Promise<Webhook> {
+  const result = await site.commands.handle(
+    WEBHOOKS_STREAM,
+    webhooksDecider,
+    { kind: 'redeliver', id, delivery },
+    site.metadata(actor.id, requestId),
+  );
   return result.state.webhooks.get(id)!;
 }
 
@@ -94,13 +143,22 @@ const SCAN_MAX = 10_000;
  * read from the end of the stream until the page (and one more, to know whether there is a next) is full, within a
  * bound of records read; `next` tells whether more deliveries follow.
  */
-export async function listDeliveries(site: Site, webhookId: number, page: number, perPage: number): Promise<{ deliveries: DeliverySummary[]; next: boolean }> {
+export async function listDeliveries(
+  site: Site,
+  webhookId: number,
+  page: number,
+  perPage: number,
+): Promise<{ deliveries: DeliverySummary[]; next: boolean }> {
   const stream = deliveriesStreamId(webhookId);
   const wanted = page * perPage + 1;
   const seen = new Map<string, DeliverySummary>();
   let from: number | undefined;
   for (let read = 0; seen.size < wanted && read < SCAN_MAX; ) {
-    const chunk = await site.store.readStream(stream, { direction: 'backwards', maxCount: SCAN_CHUNK, ...(from === undefined ? {} : { fromRevision: from }) });
+    const chunk = await site.store.readStream(stream, {
+      direction: 'backwards',
+      maxCount: SCAN_CHUNK,
+      ...(from === undefined ? {} : { fromRevision: from }),
+    });
     for (const record of chunk) {
       const summary = summarize(record);
       if (summary && !seen.has(summary.id)) seen.set(summary.id, summary);

@@ -17,7 +17,16 @@ import type { Webhook, WebhookChanges } from '../../webhooks/decider';
 import { refusedWebhookUrl } from '../../webhooks/destination';
 import { EVENT_TYPES } from '../../webhooks/eventTypes';
 import type { AllowedHost } from '../../adapters/http/destinations';
-import { createWebhook, deleteWebhook, deliveredPosition, listDeliveries, listWebhooks, readWebhook, redeliver, updateWebhook } from './operations';
+import {
+  createWebhook,
+  deleteWebhook,
+  deliveredPosition,
+  listDeliveries,
+  listWebhooks,
+  readWebhook,
+  redeliver,
+  updateWebhook,
+} from './operations';
 
 export const WEBHOOK_NAMESPACE = 'hooks/v1';
 const BASE = `/${WEBHOOK_NAMESPACE}/webhooks`;
@@ -34,7 +43,8 @@ function webhookSchema(): ResourceSchema {
     properties: {
       id: { description: 'Unique identifier of the webhook.', type: 'integer', context: ALL, readonly: true },
       url: {
-        description: 'Where deliveries are POSTed: an http(s) URL at a public address, or a host WEBHOOK_ALLOWED_HOSTS allows.',
+        description:
+          'Where deliveries are POSTed: an http(s) URL at a public address, or a host WEBHOOK_ALLOWED_HOSTS allows.',
         type: 'string',
         format: 'uri',
         maxLength: 2048,
@@ -52,7 +62,8 @@ function webhookSchema(): ResourceSchema {
         context: ALL,
       },
       streams: {
-        description: 'Only events of streams whose name starts with one of these (content-, attachment-12); empty: every stream.',
+        description:
+          'Only events of streams whose name starts with one of these (content-, attachment-12); empty: every stream.',
         type: 'array',
         items: { type: 'string', pattern: STREAM_PREFIX, maxLength: 200 },
         maxItems: 100,
@@ -60,26 +71,69 @@ function webhookSchema(): ResourceSchema {
         default: [],
         context: ALL,
       },
-      description: { description: 'What the webhook is for, for people.', type: 'string', maxLength: 1000, default: '', context: ALL },
+      description: {
+        description: 'What the webhook is for, for people.',
+        type: 'string',
+        maxLength: 1000,
+        default: '',
+        context: ALL,
+      },
       active: { description: 'Whether events are delivered.', type: 'boolean', default: true, context: ALL },
       from_position: {
-        description: 'Deliveries start after this log position (0: the whole log); the head of the log when not given. Set at creation only.',
+        description:
+          'Deliveries start after this log position (0: the whole log); the head of the log when not given. Set at creation only.',
         type: 'integer',
         minimum: 0,
         context: ALL,
       },
-      delivered_position: { description: 'Every event the webhook takes up to this log position was delivered.', type: 'integer', context: ALL, readonly: true },
-      disabled_reason: { description: 'Why deliveries stopped by themselves ("dead_letter"); null otherwise.', type: ['string', 'null'], context: ALL, readonly: true },
-      dead_letter: { description: 'The delivery that was dead-lettered, while the webhook is stopped by it.', type: ['string', 'null'], context: ALL, readonly: true },
-      created: { description: 'When the webhook was made, ISO 8601 UTC.', type: 'string', format: 'date-time', context: ALL, readonly: true },
-      modified: { description: 'When it was last changed, ISO 8601 UTC.', type: 'string', format: 'date-time', context: ALL, readonly: true },
-      secret: { description: 'The signing secret (whsec_…): in the answer to the creation only.', type: 'string', context: ['edit'], readonly: true },
+      delivered_position: {
+        description: 'Every event the webhook takes up to this log position was delivered.',
+        type: 'integer',
+        context: ALL,
+        readonly: true,
+      },
+      disabled_reason: {
+        description: 'Why deliveries stopped by themselves ("dead_letter"); null otherwise.',
+        type: ['string', 'null'],
+        context: ALL,
+        readonly: true,
+      },
+      dead_letter: {
+        description: 'The delivery that was dead-lettered, while the webhook is stopped by it.',
+        type: ['string', 'null'],
+        context: ALL,
+        readonly: true,
+      },
+      created: {
+        description: 'When the webhook was made, ISO 8601 UTC.',
+        type: 'string',
+        format: 'date-time',
+        context: ALL,
+        readonly: true,
+      },
+      modified: {
+        description: 'When it was last changed, ISO 8601 UTC.',
+        type: 'string',
+        format: 'date-time',
+        context: ALL,
+        readonly: true,
+      },
+      secret: {
+        description: 'The signing secret (whsec_…): in the answer to the creation only.',
+        type: 'string',
+        context: ['edit'],
+        readonly: true,
+      },
     },
   } as ResourceSchema;
 }
 
 /** The write args, with the checks the schema cannot say: known event types, and a destination that may be reached. */
-function writeArgs(schema: ResourceSchema, kind: 'create' | 'update', allowedHosts: readonly AllowedHost[]): Record<string, ArgSchema> {
+function writeArgs(
+  schema: ResourceSchema,
+  kind: 'create' | 'update',
+  allowedHosts: readonly AllowedHost[],
+): Record<string, ArgSchema> {
   const args = argsFromSchema(schema, kind);
   args.url = {
     ...args.url,
@@ -92,7 +146,9 @@ function writeArgs(schema: ResourceSchema, kind: 'create' | 'update', allowedHos
     ...args.events,
     validate: (value) => {
       const unknown = (value as string[]).filter((type) => type !== '*' && !EVENT_TYPES.has(type));
-      return unknown.length === 0 ? true : new SchemaIssue('rest_invalid_param', `events has unknown event types: ${unknown.join(', ')}.`);
+      return unknown.length === 0
+        ? true
+        : new SchemaIssue('rest_invalid_param', `events has unknown event types: ${unknown.join(', ')}.`);
     },
   };
   if (kind === 'update') delete args.from_position;
@@ -151,7 +207,12 @@ export function webhookRoutes(site: Site): RouteDefinition[] {
             const webhook = await createWebhook(
               site,
               {
-                subscription: { url: String(p.url), events: p.events as string[], streams: p.streams as string[], description: String(p.description) },
+                subscription: {
+                  url: String(p.url),
+                  events: p.events as string[],
+                  streams: p.streams as string[],
+                  description: String(p.description),
+                },
                 active: p.active as boolean,
                 fromPosition: typeof p.from_position === 'number' ? p.from_position : undefined,
               },
@@ -188,7 +249,9 @@ export function webhookRoutes(site: Site): RouteDefinition[] {
             if (p.streams !== undefined) changes.streams = p.streams as string[];
             if (p.description !== undefined) changes.description = String(p.description);
             if (p.active !== undefined) changes.active = p.active as boolean;
-            return ok(await present(await updateWebhook(site, itemId(ctx), changes, ctx.actor as Actor, ctx.request.requestId)));
+            return ok(
+              await present(await updateWebhook(site, itemId(ctx), changes, ctx.actor as Actor, ctx.request.requestId)),
+            );
           },
         },
         {
@@ -212,8 +275,20 @@ export function webhookRoutes(site: Site): RouteDefinition[] {
           methods: ['GET'],
           args: {
             id: idArg,
-            page: { description: 'Current page of the collection.', type: 'integer', default: 1, minimum: 1, maximum: 1000 },
-            per_page: { description: 'Maximum number of deliveries to be returned in result set.', type: 'integer', default: 10, minimum: 1, maximum: 100 },
+            page: {
+              description: 'Current page of the collection.',
+              type: 'integer',
+              default: 1,
+              minimum: 1,
+              maximum: 1000,
+            },
+            per_page: {
+              description: 'Maximum number of deliveries to be returned in result set.',
+              type: 'integer',
+              default: 10,
+              minimum: 1,
+              maximum: 100,
+            },
           },
           permission: manageOptions,
           handle: async (ctx) => {
@@ -221,7 +296,8 @@ export function webhookRoutes(site: Site): RouteDefinition[] {
             const page = ctx.params.page as number;
             const { deliveries, next } = await listDeliveries(site, webhook.id, page, ctx.params.per_page as number);
             const headers: Record<string, string> = {};
-            if (next) headers.Link = `<${link(`/${webhook.id}/deliveries?page=${page + 1}&per_page=${String(ctx.params.per_page)}`)}>; rel="next"`;
+            if (next)
+              headers.Link = `<${link(`/${webhook.id}/deliveries?page=${page + 1}&per_page=${String(ctx.params.per_page)}`)}>; rel="next"`;
             return ok(deliveries, headers);
           },
         },
@@ -233,13 +309,22 @@ export function webhookRoutes(site: Site): RouteDefinition[] {
       endpoints: [
         {
           methods: ['POST'],
-          args: { id: idArg, delivery: { description: 'The dead-lettered delivery (its webhook-id).', type: 'string' } },
+          args: {
+            id: idArg,
+            delivery: { description: 'The dead-lettered delivery (its webhook-id).', type: 'string' },
+          },
           permission: manageOptions,
           signedInOnly: true,
           handle: async (ctx) => {
             const id = itemId(ctx);
             await readWebhook(site, id);
-            const webhook = await redeliver(site, id, String(ctx.params.delivery), ctx.actor as Actor, ctx.request.requestId);
+            const webhook = await redeliver(
+              site,
+              id,
+              String(ctx.params.delivery),
+              ctx.actor as Actor,
+              ctx.request.requestId,
+            );
             return { status: 202, body: await present(webhook) };
           },
         },

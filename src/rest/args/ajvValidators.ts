@@ -83,13 +83,17 @@ function toAjvSchema(schema: JsonSchema, flags: { walkerOnly: boolean; formats: 
         const props = value as Record<string, JsonSchema>;
         out.properties = Object.fromEntries(Object.entries(props).map(([name, s]) => [name, sub(s)]));
         if (!Array.isArray(schema.required)) {
-          const required = Object.entries(props).filter(([, s]) => s?.required === true).map(([name]) => name);
+          const required = Object.entries(props)
+            .filter(([, s]) => s?.required === true)
+            .map(([name]) => name);
           if (required.length > 0) out.required = required;
         }
         continue;
       }
       case 'patternProperties':
-        out.patternProperties = Object.fromEntries(Object.entries(value as Record<string, JsonSchema>).map(([p, s]) => [p, sub(s)]));
+        out.patternProperties = Object.fromEntries(
+          Object.entries(value as Record<string, JsonSchema>).map(([p, s]) => [p, sub(s)]),
+        );
         continue;
       case 'items':
         if (isPlainObject(value)) out.items = sub(value as JsonSchema);

@@ -12,7 +12,13 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)
 export function isWpDateTime(value: string): boolean {
   const m = DATE_TIME.exec(value);
   if (!m) return false;
-  const [month, day, hour, minute, second] = [m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number];
+  const [month, day, hour, minute, second] = [m[2], m[3], m[4], m[5], m[6]].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (month > 12 || day > 31 || hour > 24 || minute > 59 || second > 60) return false;
   if (m[7] !== undefined && (Number(m[7]) > 24 || Number(m[8] ?? 0) > 59)) return false;
   return true;
@@ -93,8 +99,28 @@ export function sanitizeTextField(text: string, keepNewlines: boolean): string {
 }
 
 const ALLOWED_PROTOCOLS = new Set([
-  'http', 'https', 'ftp', 'ftps', 'mailto', 'news', 'irc', 'irc6', 'ircs', 'gopher', 'nntp', 'feed', 'telnet', 'mms', 'rtsp',
-  'sms', 'svn', 'tel', 'fax', 'xmpp', 'webcal', 'urn',
+  'http',
+  'https',
+  'ftp',
+  'ftps',
+  'mailto',
+  'news',
+  'irc',
+  'irc6',
+  'ircs',
+  'gopher',
+  'nntp',
+  'feed',
+  'telnet',
+  'mms',
+  'rtsp',
+  'sms',
+  'svn',
+  'tel',
+  'fax',
+  'xmpp',
+  'webcal',
+  'urn',
 ]);
 
 /**
@@ -110,7 +136,8 @@ export function sanitizeUrl(input: string): string {
     while (/%0[ad]/i.test(url)) url = url.replace(/%0[ad]/gi, '');
   }
   url = url.replace(/;\/\//g, '://');
-  if (!url.includes(':') && !['/', '#', '?'].includes(url[0]!) && !/^[a-z0-9-]+?\.php/i.test(url)) url = `http://${url}`;
+  if (!url.includes(':') && !['/', '#', '?'].includes(url[0]!) && !/^[a-z0-9-]+?\.php/i.test(url))
+    url = `http://${url}`;
   if (/[[\]]/.test(url)) {
     // Brackets may stay in an (IPv6) host, not after it.
     const front = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url)?.[0] ?? '';

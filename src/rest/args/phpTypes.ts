@@ -149,7 +149,6 @@ export function allUnique(list: unknown[]): boolean {
   return true;
 }
 
-
 /** A scalar as PHP prints it: true is "1", false is "", floats with 14 significant digits. */
 export function phpString(value: string | number | boolean): string {
   if (typeof value === 'boolean') return value ? '1' : '';

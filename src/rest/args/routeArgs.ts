@@ -14,7 +14,15 @@
 import { RestError, restError } from '../errors';
 import { compiled } from './ajvValidators';
 import { coerce } from './sanitize';
-import { ALLOWED_SET, type ArgContext, type ArgSchema, type ArgsResult, type JsonSchema, SchemaIssue, type ValidateOptions } from './schema';
+import {
+  ALLOWED_SET,
+  type ArgContext,
+  type ArgSchema,
+  type ArgsResult,
+  type JsonSchema,
+  SchemaIssue,
+  type ValidateOptions,
+} from './schema';
 import { explain } from './validate';
 
 /**
@@ -30,9 +38,15 @@ export function validateArgs<R = unknown>(
   const entries = Object.entries(args);
 
   // A null counts as absent, as PHP's isset() makes it; a default satisfies `required`.
-  const missing = entries.filter(([key, arg]) => arg.required === true && isAbsent(input[key]) && !hasDefault(arg)).map(([key]) => key);
+  const missing = entries
+    .filter(([key, arg]) => arg.required === true && isAbsent(input[key]) && !hasDefault(arg))
+    .map(([key]) => key);
   if (missing.length > 0) {
-    return { error: restError('rest_missing_callback_param', `Missing parameter(s): ${missing.join(', ')}`, 400, { params: missing }) };
+    return {
+      error: restError('rest_missing_callback_param', `Missing parameter(s): ${missing.join(', ')}`, 400, {
+        params: missing,
+      }),
+    };
   }
 
   const coerced = new Map<string, unknown>();
@@ -107,7 +121,6 @@ export function compileArgs(args: Record<string, ArgSchema<never>>): void {
   for (const arg of Object.values(args)) compiled(arg.accepts ?? arg);
 }
 
-
 // ---------------------------------------------------------------------------------------------------------------
 // One argument
 
@@ -130,7 +143,8 @@ function checkArg<R>(key: string, arg: ArgSchema<R>, value: unknown, ctx: ArgCon
   if (result instanceof SchemaIssue) return { failure: result, late: true };
   if (arg.validate) {
     const verdict = arg.validate(result, ctx);
-    if (verdict === false || verdict instanceof RestError || verdict instanceof SchemaIssue) return { failure: verdict, late: false };
+    if (verdict === false || verdict instanceof RestError || verdict instanceof SchemaIssue)
+      return { failure: verdict, late: false };
   }
   return { value: result };
 }

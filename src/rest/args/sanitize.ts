@@ -62,7 +62,8 @@ export function coerce(value: unknown, schema: JsonSchema, param: string, final:
         }
         list = out;
       }
-      if (final && schema.uniqueItems && !allUnique(list)) return new SchemaIssue('rest_duplicate_items', `${param} has duplicate items.`);
+      if (final && schema.uniqueItems && !allUnique(list))
+        return new SchemaIssue('rest_duplicate_items', `${param} has duplicate items.`);
       return list;
     }
     case 'object':
@@ -77,7 +78,12 @@ export function coerce(value: unknown, schema: JsonSchema, param: string, final:
       return isBooleanLike(value) ? toBoolean(value) : value;
   }
 
-  if (final && typeof value === 'string' && schema.format !== undefined && (resolved === undefined || resolved === 'string' || !KNOWN_TYPES.has(resolved))) {
+  if (
+    final &&
+    typeof value === 'string' &&
+    schema.format !== undefined &&
+    (resolved === undefined || resolved === 'string' || !KNOWN_TYPES.has(resolved))
+  ) {
     switch (schema.format) {
       case 'hex-color':
         return isWpHexColor(value) ? value : '';
@@ -100,11 +106,16 @@ function coerceObject(value: unknown, schema: JsonSchema, param: string, final: 
   // PHP cannot tell an empty list from an empty object; a non-empty list stays a list, as in WordPress.
   if (value === '' || (Array.isArray(value) && value.length === 0)) value = {};
   const isList = Array.isArray(value);
-  const out: Record<string, unknown> | unknown[] = isList ? [...(value as unknown[])] : { ...(value as Record<string, unknown>) };
+  const out: Record<string, unknown> | unknown[] = isList
+    ? [...(value as unknown[])]
+    : { ...(value as Record<string, unknown>) };
   const target = out as Record<string, unknown>;
   for (const key of Object.keys(out)) {
     const property = schema.properties && Object.hasOwn(schema.properties, key) ? schema.properties[key] : undefined;
-    const sub = property ?? patternSchema(key, schema) ?? (isPlainObject(schema.additionalProperties) ? (schema.additionalProperties as JsonSchema) : undefined);
+    const sub =
+      property ??
+      patternSchema(key, schema) ??
+      (isPlainObject(schema.additionalProperties) ? (schema.additionalProperties as JsonSchema) : undefined);
     if (sub) {
       const coerced = coerce(target[key], sub, `${param}[${key}]`, final);
       if (coerced instanceof SchemaIssue) return coerced;

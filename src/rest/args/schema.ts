@@ -128,4 +128,3 @@ export const ALLOWED_KEYWORDS = [
 
 export const ALLOWED_SET = new Set<string>(ALLOWED_KEYWORDS);
 export const KNOWN_TYPES = new Set<string>(['array', 'object', 'string', 'number', 'integer', 'boolean', 'null']);
-

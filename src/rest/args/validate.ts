@@ -29,7 +29,8 @@ export function validateValue(value: unknown, schema: JsonSchema, param = ''): S
   return explain(value, schema, param);
 }
 
-const typeIssue = (param: string, type: string) => new SchemaIssue('rest_invalid_type', `${param} is not of type ${type}.`, { param });
+const typeIssue = (param: string, type: string) =>
+  new SchemaIssue('rest_invalid_type', `${param} is not of type ${type}.`, { param });
 
 export function explain(value: unknown, schema: JsonSchema, param: string): SchemaIssue | null {
   let type = schema.type;
@@ -68,7 +69,8 @@ export function explain(value: unknown, schema: JsonSchema, param: string): Sche
       break;
     case 'integer':
       // The number checks (bounds included) come first: "1.5" with minimum 2 is out of bounds, not a non-integer.
-      issue = explainNumber(value, schema, param, 'integer') ?? (isIntegerLike(value) ? null : typeIssue(param, 'integer'));
+      issue =
+        explainNumber(value, schema, param, 'integer') ?? (isIntegerLike(value) ? null : typeIssue(param, 'integer'));
       break;
     case 'string':
       issue = explainString(value, schema, param);
@@ -77,7 +79,11 @@ export function explain(value: unknown, schema: JsonSchema, param: string): Sche
   if (issue) return issue;
 
   if (schema.enum && schema.enum.length > 0) {
-    const enumIssue = explainEnum(value, resolved === schema.type ? schema : { ...schema, type: resolved as SchemaType }, param);
+    const enumIssue = explainEnum(
+      value,
+      resolved === schema.type ? schema : { ...schema, type: resolved as SchemaType },
+      param,
+    );
     if (enumIssue) return enumIssue;
   }
 
@@ -85,7 +91,8 @@ export function explain(value: unknown, schema: JsonSchema, param: string): Sche
     const text = typeof value === 'string' ? value : isScalar(value) ? phpString(value) : null;
     switch (schema.format) {
       case 'hex-color':
-        if (text === null || !isWpHexColor(text)) return new SchemaIssue('rest_invalid_hex_color', 'Invalid hex color.');
+        if (text === null || !isWpHexColor(text))
+          return new SchemaIssue('rest_invalid_hex_color', 'Invalid hex color.');
         break;
       case 'date-time':
         if (text === null || !isWpDateTime(text)) return new SchemaIssue('rest_invalid_date', 'Invalid date.');
@@ -94,10 +101,12 @@ export function explain(value: unknown, schema: JsonSchema, param: string): Sche
         if (text === null || !isWpEmail(text)) return new SchemaIssue('rest_invalid_email', 'Invalid email address.');
         break;
       case 'ip':
-        if (text === null || !isWpIp(text)) return new SchemaIssue('rest_invalid_ip', `${param} is not a valid IP address.`);
+        if (text === null || !isWpIp(text))
+          return new SchemaIssue('rest_invalid_ip', `${param} is not a valid IP address.`);
         break;
       case 'uuid':
-        if (typeof value !== 'string' || !isWpUuid(value)) return new SchemaIssue('rest_invalid_uuid', `${param} is not a valid UUID.`);
+        if (typeof value !== 'string' || !isWpUuid(value))
+          return new SchemaIssue('rest_invalid_uuid', `${param} is not a valid UUID.`);
         break;
     }
   }
@@ -141,11 +150,17 @@ function explainObject(value: unknown, schema: JsonSchema, param: string): Schem
 
   if (schema.minProperties != null && entries.length < schema.minProperties) {
     const n = schema.minProperties;
-    return new SchemaIssue('rest_too_few_properties', `${param} must contain at least ${formatCount(n)} ${n === 1 ? 'property' : 'properties'}.`);
+    return new SchemaIssue(
+      'rest_too_few_properties',
+      `${param} must contain at least ${formatCount(n)} ${n === 1 ? 'property' : 'properties'}.`,
+    );
   }
   if (schema.maxProperties != null && entries.length > schema.maxProperties) {
     const n = schema.maxProperties;
-    return new SchemaIssue('rest_too_many_properties', `${param} must contain at most ${formatCount(n)} ${n === 1 ? 'property' : 'properties'}.`);
+    return new SchemaIssue(
+      'rest_too_many_properties',
+      `${param} must contain at most ${formatCount(n)} ${n === 1 ? 'property' : 'properties'}.`,
+    );
   }
   return null;
 }
@@ -161,13 +176,20 @@ function explainArray(value: unknown, schema: JsonSchema, param: string): Schema
   }
   if (schema.minItems != null && list.length < schema.minItems) {
     const n = schema.minItems;
-    return new SchemaIssue('rest_too_few_items', `${param} must contain at least ${formatCount(n)} ${n === 1 ? 'item' : 'items'}.`);
+    return new SchemaIssue(
+      'rest_too_few_items',
+      `${param} must contain at least ${formatCount(n)} ${n === 1 ? 'item' : 'items'}.`,
+    );
   }
   if (schema.maxItems != null && list.length > schema.maxItems) {
     const n = schema.maxItems;
-    return new SchemaIssue('rest_too_many_items', `${param} must contain at most ${formatCount(n)} ${n === 1 ? 'item' : 'items'}.`);
+    return new SchemaIssue(
+      'rest_too_many_items',
+      `${param} must contain at most ${formatCount(n)} ${n === 1 ? 'item' : 'items'}.`,
+    );
   }
-  if (schema.uniqueItems && !allUnique(list)) return new SchemaIssue('rest_duplicate_items', `${param} has duplicate items.`);
+  if (schema.uniqueItems && !allUnique(list))
+    return new SchemaIssue('rest_duplicate_items', `${param} has duplicate items.`);
   return null;
 }
 
@@ -209,11 +231,17 @@ function explainString(value: unknown, schema: JsonSchema, param: string): Schem
     const length = codePointLength(value);
     if (schema.minLength != null && length < schema.minLength) {
       const n = schema.minLength;
-      return new SchemaIssue('rest_too_short', `${param} must be at least ${formatCount(n)} ${n === 1 ? 'character' : 'characters'} long.`);
+      return new SchemaIssue(
+        'rest_too_short',
+        `${param} must be at least ${formatCount(n)} ${n === 1 ? 'character' : 'characters'} long.`,
+      );
     }
     if (schema.maxLength != null && length > schema.maxLength) {
       const n = schema.maxLength;
-      return new SchemaIssue('rest_too_long', `${param} must be at most ${formatCount(n)} ${n === 1 ? 'character' : 'characters'} long.`);
+      return new SchemaIssue(
+        'rest_too_long',
+        `${param} must be at most ${formatCount(n)} ${n === 1 ? 'character' : 'characters'} long.`,
+      );
     }
   }
   if (schema.pattern !== undefined && !patternMatches(schema.pattern, value)) {
@@ -255,7 +283,12 @@ export function findAnyMatch(value: unknown, schema: JsonSchema, param: string):
   return combiningIssue(value, param, errors);
 }
 
-export function findOneMatch(value: unknown, schema: JsonSchema, param: string, stopAtFirst = false): JsonSchema | SchemaIssue {
+export function findOneMatch(
+  value: unknown,
+  schema: JsonSchema,
+  param: string,
+  stopAtFirst = false,
+): JsonSchema | SchemaIssue {
   const matches: { schema: JsonSchema; index: number }[] = [];
   const errors: BranchError[] = [];
   for (const [index, raw] of (schema.oneOf ?? []).entries()) {
@@ -273,9 +306,15 @@ export function findOneMatch(value: unknown, schema: JsonSchema, param: string, 
     const positions = matches.map((m) => m.index);
     const titles = matches.map((m) => m.schema.title).filter((t): t is string => t !== undefined);
     if (titles.length === matches.length) {
-      return new SchemaIssue('rest_one_of_multiple_matches', `${param} matches ${listText(titles)}, but should match only one.`, { positions });
+      return new SchemaIssue(
+        'rest_one_of_multiple_matches',
+        `${param} matches ${listText(titles)}, but should match only one.`,
+        { positions },
+      );
     }
-    return new SchemaIssue('rest_one_of_multiple_matches', `${param} matches more than one of the expected formats.`, { positions });
+    return new SchemaIssue('rest_one_of_multiple_matches', `${param} matches more than one of the expected formats.`, {
+      positions,
+    });
   }
   return matches[0]!.schema;
 }
@@ -290,7 +329,9 @@ export function firstMatchingBranch(value: unknown, schema: JsonSchema, keyword:
 function combiningIssue(value: unknown, param: string, errors: BranchError[]): SchemaIssue {
   if (errors.length === 1) return branchIssue(param, errors[0]!);
   // A type mismatch at this very level says little: prefer the branches that got further.
-  const filtered = errors.filter((e) => e.issue.code !== 'rest_invalid_type' || (e.issue.data?.param !== undefined && e.issue.data.param !== param));
+  const filtered = errors.filter(
+    (e) => e.issue.code !== 'rest_invalid_type' || (e.issue.data?.param !== undefined && e.issue.data.param !== param),
+  );
   if (filtered.length === 1) return branchIssue(param, filtered[0]!);
   if (filtered.length > 1 && filtered[0]!.schema.type === 'object') {
     // Among object branches, the one sharing most property names with the value.
@@ -308,7 +349,8 @@ function combiningIssue(value: unknown, param: string, errors: BranchError[]): S
     if (best) return branchIssue(param, best);
   }
   const titles = errors.map((e) => e.schema.title).filter((t): t is string => t !== undefined);
-  if (titles.length === errors.length) return new SchemaIssue('rest_no_matching_schema', `${param} is not a valid ${listText(titles)}.`);
+  if (titles.length === errors.length)
+    return new SchemaIssue('rest_no_matching_schema', `${param} is not a valid ${listText(titles)}.`);
   return new SchemaIssue('rest_no_matching_schema', `${param} does not match any of the expected formats.`);
 }
 
@@ -316,16 +358,26 @@ function branchIssue(param: string, error: BranchError): SchemaIssue {
   const reason = error.issue.message;
   const data = { position: error.index };
   if (error.schema.title !== undefined) {
-    return new SchemaIssue('rest_no_matching_schema', `${param} is not a valid ${error.schema.title}. Reason: ${reason}`, data);
+    return new SchemaIssue(
+      'rest_no_matching_schema',
+      `${param} is not a valid ${error.schema.title}. Reason: ${reason}`,
+      data,
+    );
   }
-  return new SchemaIssue('rest_no_matching_schema', `${param} does not match the expected format. Reason: ${reason}`, data);
+  return new SchemaIssue(
+    'rest_no_matching_schema',
+    `${param} does not match the expected format. Reason: ${reason}`,
+    data,
+  );
 }
 
 // Wording helpers
 
 /** wp_json_encode's defaults: slashes and non-ASCII characters escaped. */
 function phpJsonEncode(value: unknown): string {
-  return (JSON.stringify(value) ?? 'null').replace(/\//g, '\\/').replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return (JSON.stringify(value) ?? 'null')
+    .replace(/\//g, '\\/')
+    .replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** "a", "a and b", "a, b, and c": WordPress's list wording. */
@@ -337,5 +389,7 @@ function listText(items: readonly string[]): string {
 
 /** number_format_i18n in English: rounded, with thousands separators. */
 function formatCount(n: number): string {
-  return Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return Math.round(n)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }

@@ -33,5 +33,8 @@ export const serverFeaturesGrpc = generated<typeof ServerFeaturesGrpcModule>('se
 export const gossip = generated<typeof GossipModule>('gossip_pb');
 export const gossipGrpc = generated<typeof GossipGrpcModule>('gossip_grpc_pb');
 
-export const googleAny = (requireFromClient('google-protobuf/google/protobuf/any_pb.js') as { Any: typeof AnyMessage }).Any;
-export const googleEmpty = (requireFromClient('google-protobuf/google/protobuf/empty_pb.js') as { Empty: typeof EmptyMessage }).Empty;
+export const googleAny = (requireFromClient('google-protobuf/google/protobuf/any_pb.js') as { Any: typeof AnyMessage })
+  .Any;
+export const googleEmpty = (
+  requireFromClient('google-protobuf/google/protobuf/empty_pb.js') as { Empty: typeof EmptyMessage }
+).Empty;

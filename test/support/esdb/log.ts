@@ -102,8 +102,16 @@ export class TransactionLog {
 
     const createdTicks = (BigInt(Date.now()) * 10_000n).toString();
     for (const event of proposed) {
-      const length = RECORD_OVERHEAD + utf8Length(streamId) + utf8Length(event.type) + event.data.length + event.metadata.length;
-      const stored: StoredEvent = { ...event, streamId, revision: stream.length, position: this.end, end: this.end + length, createdTicks };
+      const length =
+        RECORD_OVERHEAD + utf8Length(streamId) + utf8Length(event.type) + event.data.length + event.metadata.length;
+      const stored: StoredEvent = {
+        ...event,
+        streamId,
+        revision: stream.length,
+        position: this.end,
+        end: this.end + length,
+        createdTicks,
+      };
       this.end = stored.end;
       stream.push(stored);
       this.events.push(stored);
@@ -171,13 +179,15 @@ export class TransactionLog {
 
   /** Appends by the node itself (statistics, settings, projections): `$`-typed events in `$`-streams. */
   appendSystemEvent(streamId: string, type: string, data: object = {}): StoredEvent {
-    const outcome = this.append(streamId, { kind: 'any' }, [{
-      id: randomUUID(),
-      type,
-      contentType: 'application/json',
-      data: Buffer.from(JSON.stringify(data)),
-      metadata: new Uint8Array(),
-    }]);
+    const outcome = this.append(streamId, { kind: 'any' }, [
+      {
+        id: randomUUID(),
+        type,
+        contentType: 'application/json',
+        data: Buffer.from(JSON.stringify(data)),
+        metadata: new Uint8Array(),
+      },
+    ]);
     if (outcome.kind !== 'written') throw new Error('a system append cannot conflict');
     return this.lastEvent()!;
   }

@@ -29,13 +29,27 @@ import {
   type ServerWritableStream,
   type StatusObject,
 } from '@grpc/grpc-js';
-import type { BatchAppendReq, BatchAppendResp, ReadReq, ReadResp, AppendReq, AppendResp } from '@eventstore/db-client/generated/streams_pb';
+import type {
+  BatchAppendReq,
+  BatchAppendResp,
+  ReadReq,
+  ReadResp,
+  AppendReq,
+  AppendResp,
+} from '@eventstore/db-client/generated/streams_pb';
 import type { StreamIdentifier, UUID } from '@eventstore/db-client/generated/shared_pb';
 import type { IStreamsServer } from '@eventstore/db-client/generated/streams_grpc_pb';
 import type { IServerFeaturesServer } from '@eventstore/db-client/generated/serverfeatures_grpc_pb';
 import type { IGossipServer } from '@eventstore/db-client/generated/gossip_grpc_pb';
 import * as pb from './generated';
-import { InvalidPositionError, TransactionLog, type AppendOutcome, type Expected, type ProposedEvent, type StoredEvent } from './log';
+import {
+  InvalidPositionError,
+  TransactionLog,
+  type AppendOutcome,
+  type Expected,
+  type ProposedEvent,
+  type StoredEvent,
+} from './log';
 
 export interface FakeEventStoreDbOptions {
   /** Answer ServerFeatures with UNIMPLEMENTED, as nodes before 21.10 do, so the client appends with Streams.Append. */
@@ -81,7 +95,10 @@ const SERVER_VERSION = '23.10.0-palimpsest-test-server';
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 class RpcError extends Error {
-  constructor(readonly code: GrpcStatus, message: string) {
+  constructor(
+    readonly code: GrpcStatus,
+    message: string,
+  ) {
     super(message);
   }
   toStatus(): Partial<StatusObject> {
@@ -89,11 +106,13 @@ class RpcError extends Error {
   }
 }
 
-const unimplemented = (what: string) => new RpcError(GrpcStatus.UNIMPLEMENTED, `the test EventStoreDB server does not implement ${what}`);
+const unimplemented = (what: string) =>
+  new RpcError(GrpcStatus.UNIMPLEMENTED, `the test EventStoreDB server does not implement ${what}`);
 const invalid = (what: string) => new RpcError(GrpcStatus.INVALID_ARGUMENT, what);
 const asRpcError = (error: unknown): RpcError => {
   if (error instanceof RpcError) return error;
-  if (error instanceof InvalidPositionError) return new RpcError(GrpcStatus.OUT_OF_RANGE, `Invalid position: ${error.message}`);
+  if (error instanceof InvalidPositionError)
+    return new RpcError(GrpcStatus.OUT_OF_RANGE, `Invalid position: ${error.message}`);
   return new RpcError(GrpcStatus.INTERNAL, error instanceof Error ? error.message : String(error));
 };
 
@@ -128,18 +147,31 @@ function uuidMessage(text: string, structured: boolean): UUID {
   if (!structured) return uuid.setString(text);
   const hex = text.replace(/-/g, '');
   const signed = (part: string) => BigInt.asIntN(64, BigInt(`0x${part}`)).toString();
-  return uuid.setStructured(new pb.shared.UUID.Structured()
-    .setMostSignificantBits(signed(hex.slice(0, 16)))
-    .setLeastSignificantBits(signed(hex.slice(16))));
+  return uuid.setStructured(
+    new pb.shared.UUID.Structured()
+      .setMostSignificantBits(signed(hex.slice(0, 16)))
+      .setLeastSignificantBits(signed(hex.slice(16))),
+  );
 }
 
-function proposedEvent(message: { getId(): UUID | undefined; getMetadataMap(): { get(key: string): string | undefined }; getData_asU8(): Uint8Array; getCustomMetadata_asU8(): Uint8Array }): ProposedEvent {
+function proposedEvent(message: {
+  getId(): UUID | undefined;
+  getMetadataMap(): { get(key: string): string | undefined };
+  getData_asU8(): Uint8Array;
+  getCustomMetadata_asU8(): Uint8Array;
+}): ProposedEvent {
   const metadata = message.getMetadataMap();
   const type = metadata.get('type');
   const contentType = metadata.get('content-type');
   if (!type) throw invalid('the "type" metadata property is required');
   if (!contentType) throw invalid('the "content-type" metadata property is required');
-  return { id: uuidText(message.getId()), type, contentType, data: message.getData_asU8(), metadata: message.getCustomMetadata_asU8() };
+  return {
+    id: uuidText(message.getId()),
+    type,
+    contentType,
+    data: message.getData_asU8(),
+    metadata: message.getCustomMetadata_asU8(),
+  };
 }
 
 function eventMessage(event: StoredEvent, structuredIds: boolean): ReadResp {
@@ -151,7 +183,11 @@ function eventMessage(event: StoredEvent, structuredIds: boolean): ReadResp {
     .setPreparePosition(String(event.position))
     .setData(event.data)
     .setCustomMetadata(event.metadata);
-  recorded.getMetadataMap().set('type', event.type).set('content-type', event.contentType).set('created', event.createdTicks);
+  recorded
+    .getMetadataMap()
+    .set('type', event.type)
+    .set('content-type', event.contentType)
+    .set('created', event.createdTicks);
   const read = new pb.streams.ReadResp.ReadEvent().setEvent(recorded).setCommitPosition(String(event.position));
   return new pb.streams.ReadResp().setEvent(read);
 }
@@ -166,7 +202,11 @@ function checkpointMessage(position: number): ReadResp {
 const toNumber = (decimal: string) => Number(decimal);
 
 /** Writes with backpressure: waits for the client to drain before writing more. Resolves early when `signal` aborts. */
-async function send(call: ServerWritableStream<ReadReq, ReadResp>, message: ReadResp, signal: AbortSignal): Promise<void> {
+async function send(
+  call: ServerWritableStream<ReadReq, ReadResp>,
+  message: ReadResp,
+  signal: AbortSignal,
+): Promise<void> {
   if (signal.aborted) return;
   if (call.write(message)) return;
   await new Promise<void>((resolve) => {
@@ -180,7 +220,10 @@ async function send(call: ServerWritableStream<ReadReq, ReadResp>, message: Read
   });
 }
 
-function compileFilter(filter: InstanceType<typeof Options.FilterOptions>): { allows(event: StoredEvent): boolean; checkpointInterval: number } {
+function compileFilter(filter: InstanceType<typeof Options.FilterOptions>): {
+  allows(event: StoredEvent): boolean;
+  checkpointInterval: number;
+} {
   const onStreams = filter.getFilterCase() === Options.FilterOptions.FilterCase.STREAM_IDENTIFIER;
   const expression = onStreams ? filter.getStreamIdentifier() : filter.getEventType();
   if (!expression) throw invalid('a filter needs a stream identifier or event type expression');
@@ -193,7 +236,9 @@ function compileFilter(filter: InstanceType<typeof Options.FilterOptions>): { al
   const multiplier = filter.getCheckpointintervalmultiplier();
   if (multiplier < 1) throw invalid('the checkpoint interval multiplier must be at least 1');
   return {
-    allows: pattern ? (event) => pattern.test(field(event)) : (event) => prefixes.some((prefix) => field(event).startsWith(prefix)),
+    allows: pattern
+      ? (event) => pattern.test(field(event))
+      : (event) => prefixes.some((prefix) => field(event).startsWith(prefix)),
     checkpointInterval: window * multiplier,
   };
 }
@@ -213,7 +258,10 @@ export async function startFakeEventStoreDb(options: FakeEventStoreDbOptions = {
     acknowledgementsToLose -= 1;
     return true;
   };
-  const lostAcknowledgement = { code: GrpcStatus.UNAVAILABLE, details: 'the test server lost the connection after writing' };
+  const lostAcknowledgement = {
+    code: GrpcStatus.UNAVAILABLE,
+    details: 'the test server lost the connection after writing',
+  };
 
   // A fresh node has written events of its own before any client appends.
   log.appendSystemEvent('$settings', '$settings', { $userStreamAcl: { $r: '$all' } });
@@ -223,9 +271,11 @@ export async function startFakeEventStoreDb(options: FakeEventStoreDbOptions = {
     const streamOptions = options.getStream()!;
     const events = log.streamEvents(streamName(streamOptions.getStreamIdentifier()));
     if (!events || events.length === 0) {
-      return [new pb.streams.ReadResp().setStreamNotFound(
-        new pb.streams.ReadResp.StreamNotFound().setStreamIdentifier(streamOptions.getStreamIdentifier()),
-      )];
+      return [
+        new pb.streams.ReadResp().setStreamNotFound(
+          new pb.streams.ReadResp.StreamNotFound().setStreamIdentifier(streamOptions.getStreamIdentifier()),
+        ),
+      ];
     }
     const maxCount = toNumber(options.getCount());
     const last = events.length - 1;
@@ -233,14 +283,20 @@ export async function startFakeEventStoreDb(options: FakeEventStoreDbOptions = {
     const revisionCase = streamOptions.getRevisionOptionCase();
     let selected: readonly StoredEvent[];
     if (options.getReadDirection() === Options.ReadDirection.FORWARDS) {
-      const from = revisionCase === RevisionOptionCase.START ? 0
-        : revisionCase === RevisionOptionCase.END ? last + 1
-        : toNumber(streamOptions.getRevision());
+      const from =
+        revisionCase === RevisionOptionCase.START
+          ? 0
+          : revisionCase === RevisionOptionCase.END
+            ? last + 1
+            : toNumber(streamOptions.getRevision());
       selected = events.slice(from, from + maxCount);
     } else {
-      const from = revisionCase === RevisionOptionCase.START ? 0
-        : revisionCase === RevisionOptionCase.END ? last
-        : Math.min(toNumber(streamOptions.getRevision()), last);
+      const from =
+        revisionCase === RevisionOptionCase.START
+          ? 0
+          : revisionCase === RevisionOptionCase.END
+            ? last
+            : Math.min(toNumber(streamOptions.getRevision()), last);
       selected = events.slice(Math.max(0, from - maxCount + 1), from + 1).reverse();
     }
     return selected.map((event) => eventMessage(event, structuredIds));
@@ -254,24 +310,45 @@ export async function startFakeEventStoreDb(options: FakeEventStoreDbOptions = {
     const position = () => toNumber(allOptions.getPosition()!.getCommitPosition());
     let selected: readonly StoredEvent[];
     if (options.getReadDirection() === Options.ReadDirection.FORWARDS) {
-      const start = allCase === AllOptionCase.START ? 0 : allCase === AllOptionCase.END ? log.events.length : log.forwardStart(position());
+      const start =
+        allCase === AllOptionCase.START
+          ? 0
+          : allCase === AllOptionCase.END
+            ? log.events.length
+            : log.forwardStart(position());
       selected = log.events.slice(start, start + maxCount);
     } else {
-      const end = allCase === AllOptionCase.START ? 0 : allCase === AllOptionCase.END ? log.events.length : log.backwardEnd(position());
+      const end =
+        allCase === AllOptionCase.START
+          ? 0
+          : allCase === AllOptionCase.END
+            ? log.events.length
+            : log.backwardEnd(position());
       selected = log.events.slice(Math.max(0, end - maxCount), end).reverse();
     }
     return selected.map((event) => eventMessage(event, structuredIds));
   }
 
-  async function subscribeToAll(call: ServerWritableStream<ReadReq, ReadResp>, options: InstanceType<typeof Options>, structuredIds: boolean) {
+  async function subscribeToAll(
+    call: ServerWritableStream<ReadReq, ReadResp>,
+    options: InstanceType<typeof Options>,
+    structuredIds: boolean,
+  ) {
     const allOptions = options.getAll()!;
-    const filter = options.getFilterOptionCase() === Options.FilterOptionCase.FILTER ? compileFilter(options.getFilter()!) : undefined;
+    const filter =
+      options.getFilterOptionCase() === Options.FilterOptionCase.FILTER
+        ? compileFilter(options.getFilter()!)
+        : undefined;
     const { AllOptionCase } = Options.AllOptions;
     // Delivery starts after this position (exclusive); -1 is "before the first record".
     let after: number;
     switch (allOptions.getAllOptionCase()) {
-      case AllOptionCase.START: after = -1; break;
-      case AllOptionCase.END: after = log.lastEvent()?.position ?? -1; break;
+      case AllOptionCase.START:
+        after = -1;
+        break;
+      case AllOptionCase.END:
+        after = log.lastEvent()?.position ?? -1;
+        break;
       default: {
         after = toNumber(allOptions.getPosition()!.getCommitPosition());
         const last = log.lastEvent();
@@ -289,9 +366,13 @@ export async function startFakeEventStoreDb(options: FakeEventStoreDbOptions = {
     subscriptions.add(entry);
     call.on('cancelled', () => controller.abort());
     try {
-      await send(call, new pb.streams.ReadResp().setConfirmation(
-        new pb.streams.ReadResp.SubscriptionConfirmation().setSubscriptionId(randomUUID()),
-      ), signal);
+      await send(
+        call,
+        new pb.streams.ReadResp().setConfirmation(
+          new pb.streams.ReadResp.SubscriptionConfirmation().setSubscriptionId(randomUUID()),
+        ),
+        signal,
+      );
       let caughtUp = false;
       let considered = 0;
       let lastConsidered: number | undefined;
@@ -316,7 +397,8 @@ export async function startFakeEventStoreDb(options: FakeEventStoreDbOptions = {
           if (!filter || filter.allows(event)) await send(call, eventMessage(event, structuredIds), signal);
           after = event.position;
           lastConsidered = event.position;
-          if (filter && considered % filter.checkpointInterval === 0) await send(call, checkpointMessage(event.position), signal);
+          if (filter && considered % filter.checkpointInterval === 0)
+            await send(call, checkpointMessage(event.position), signal);
         }
       }
     } finally {
@@ -341,7 +423,10 @@ export async function startFakeEventStoreDb(options: FakeEventStoreDbOptions = {
           return;
         }
         if (isFiltered) throw unimplemented('filtered reads (the client only filters subscriptions)');
-        const messages = streamCase === Options.StreamOptionCase.STREAM ? readStream(options, structuredIds) : readAll(options, structuredIds);
+        const messages =
+          streamCase === Options.StreamOptionCase.STREAM
+            ? readStream(options, structuredIds)
+            : readAll(options, structuredIds);
         const signal = new AbortController().signal;
         (async () => {
           for (const message of messages) await send(call, message, signal);
@@ -355,7 +440,10 @@ export async function startFakeEventStoreDb(options: FakeEventStoreDbOptions = {
     batchAppend(call: ServerDuplexStream<BatchAppendReq, BatchAppendResp>) {
       count('BatchAppend');
       // One call carries many appends, each split over requests that share a correlation id until `is_final`.
-      const pending = new Map<string, { options: InstanceType<typeof pb.streams.BatchAppendReq.Options>; events: ProposedEvent[] }>();
+      const pending = new Map<
+        string,
+        { options: InstanceType<typeof pb.streams.BatchAppendReq.Options>; events: ProposedEvent[] }
+      >();
       call.on('data', (request: BatchAppendReq) => {
         const correlationId = request.getCorrelationId();
         const key = correlationId ? uuidText(correlationId) : '';
@@ -381,9 +469,17 @@ export async function startFakeEventStoreDb(options: FakeEventStoreDbOptions = {
               expected = { kind: 'revision', revision: toNumber(options.getStreamPosition()) };
               response.setStreamPosition(options.getStreamPosition());
               break;
-            case ExpectedStreamPositionCase.NO_STREAM: expected = { kind: 'no_stream' }; response.setNoStream(new pb.googleEmpty()); break;
-            case ExpectedStreamPositionCase.STREAM_EXISTS: expected = { kind: 'stream_exists' }; response.setStreamExists(new pb.googleEmpty()); break;
-            default: expected = { kind: 'any' }; response.setAny(new pb.googleEmpty());
+            case ExpectedStreamPositionCase.NO_STREAM:
+              expected = { kind: 'no_stream' };
+              response.setNoStream(new pb.googleEmpty());
+              break;
+            case ExpectedStreamPositionCase.STREAM_EXISTS:
+              expected = { kind: 'stream_exists' };
+              response.setStreamExists(new pb.googleEmpty());
+              break;
+            default:
+              expected = { kind: 'any' };
+              response.setAny(new pb.googleEmpty());
           }
           const outcome = log.append(name, expected, append.events);
           if (loseThisAcknowledgement(outcome)) {
@@ -400,10 +496,14 @@ export async function startFakeEventStoreDb(options: FakeEventStoreDbOptions = {
             else details.setExpectedAny(new pb.googleEmpty());
             const packed = new pb.googleAny();
             packed.pack(details.serializeBinary(), 'event_store.client.WrongExpectedVersion');
-            response.setError(new pb.status.Status()
-              .setCode(pb.code.Code.FAILED_PRECONDITION)
-              .setMessage(`Append failed due to WrongExpectedVersion. Stream: ${name}, Expected version: ${describe(expected)}, Current version: ${outcome.current}`)
-              .setDetails(packed));
+            response.setError(
+              new pb.status.Status()
+                .setCode(pb.code.Code.FAILED_PRECONDITION)
+                .setMessage(
+                  `Append failed due to WrongExpectedVersion. Stream: ${name}, Expected version: ${describe(expected)}, Current version: ${outcome.current}`,
+                )
+                .setDetails(packed),
+            );
           } else {
             response.setSuccess(batchSuccess(outcome));
           }
@@ -435,10 +535,14 @@ export async function startFakeEventStoreDb(options: FakeEventStoreDbOptions = {
         if (failure || !options) return callback((failure ?? invalid('an append needs options')).toStatus());
         const { ExpectedStreamRevisionCase } = pb.streams.AppendReq.Options;
         const expectedCase = options.getExpectedStreamRevisionCase();
-        const expected: Expected = expectedCase === ExpectedStreamRevisionCase.REVISION ? { kind: 'revision', revision: toNumber(options.getRevision()) }
-          : expectedCase === ExpectedStreamRevisionCase.NO_STREAM ? { kind: 'no_stream' }
-          : expectedCase === ExpectedStreamRevisionCase.STREAM_EXISTS ? { kind: 'stream_exists' }
-          : { kind: 'any' };
+        const expected: Expected =
+          expectedCase === ExpectedStreamRevisionCase.REVISION
+            ? { kind: 'revision', revision: toNumber(options.getRevision()) }
+            : expectedCase === ExpectedStreamRevisionCase.NO_STREAM
+              ? { kind: 'no_stream' }
+              : expectedCase === ExpectedStreamRevisionCase.STREAM_EXISTS
+                ? { kind: 'stream_exists' }
+                : { kind: 'any' };
         let outcome: AppendOutcome;
         try {
           outcome = log.append(streamName(options.getStreamIdentifier()), expected, events);
@@ -459,7 +563,11 @@ export async function startFakeEventStoreDb(options: FakeEventStoreDbOptions = {
         } else {
           const success = new pb.streams.AppendResp.Success().setCurrentRevision(String(outcome.lastRevision));
           if (outcome.kind === 'written') {
-            success.setPosition(new pb.streams.AppendResp.Position().setCommitPosition(String(outcome.position)).setPreparePosition(String(outcome.position)));
+            success.setPosition(
+              new pb.streams.AppendResp.Position()
+                .setCommitPosition(String(outcome.position))
+                .setPreparePosition(String(outcome.position)),
+            );
           } else {
             success.setNoPosition(new pb.shared.Empty());
           }
@@ -480,18 +588,25 @@ export async function startFakeEventStoreDb(options: FakeEventStoreDbOptions = {
   const serverFeaturesService: IServerFeaturesServer = {
     getSupportedMethods(_call, callback) {
       count('GetSupportedMethods');
-      if (options.withoutServerFeatures) return callback({ code: GrpcStatus.UNIMPLEMENTED, details: 'Method not found' });
+      if (options.withoutServerFeatures)
+        return callback({ code: GrpcStatus.UNIMPLEMENTED, details: 'Method not found' });
       const method = (serviceName: string, methodName: string, features: string[] = []) =>
-        new pb.serverFeatures.SupportedMethod().setServiceName(serviceName).setMethodName(methodName).setFeaturesList(features);
-      callback(null, new pb.serverFeatures.SupportedMethods()
-        .setEventStoreServerVersion(SERVER_VERSION)
-        .setMethodsList([
-          method('event_store.client.streams.streams', 'read', ['position', 'events']),
-          method('event_store.client.streams.streams', 'append'),
-          method('event_store.client.streams.streams', 'batchappend'),
-          method('event_store.client.server_features.serverfeatures', 'getsupportedmethods'),
-          method('event_store.client.gossip.gossip', 'read'),
-        ]));
+        new pb.serverFeatures.SupportedMethod()
+          .setServiceName(serviceName)
+          .setMethodName(methodName)
+          .setFeaturesList(features);
+      callback(
+        null,
+        new pb.serverFeatures.SupportedMethods()
+          .setEventStoreServerVersion(SERVER_VERSION)
+          .setMethodsList([
+            method('event_store.client.streams.streams', 'read', ['position', 'events']),
+            method('event_store.client.streams.streams', 'append'),
+            method('event_store.client.streams.streams', 'batchappend'),
+            method('event_store.client.server_features.serverfeatures', 'getsupportedmethods'),
+            method('event_store.client.gossip.gossip', 'read'),
+          ]),
+      );
     },
   };
 
@@ -514,7 +629,9 @@ export async function startFakeEventStoreDb(options: FakeEventStoreDbOptions = {
     next.addService(pb.serverFeaturesGrpc.ServerFeaturesService, serverFeaturesService);
     next.addService(pb.gossipGrpc.GossipService, gossipService);
     port = await new Promise<number>((resolve, reject) => {
-      next.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (error, boundPort) => (error ? reject(error) : resolve(boundPort)));
+      next.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (error, boundPort) =>
+        error ? reject(error) : resolve(boundPort),
+      );
     });
     server = next;
   }
@@ -542,15 +659,24 @@ export async function startFakeEventStoreDb(options: FakeEventStoreDbOptions = {
   };
 
   return {
-    get port() { return port; },
-    get connectionString() { return `esdb://127.0.0.1:${port}?tls=false`; },
-    get discoveryConnectionString() { return `esdb+discover://127.0.0.1:${port}?tls=false`; },
+    get port() {
+      return port;
+    },
+    get connectionString() {
+      return `esdb://127.0.0.1:${port}?tls=false`;
+    },
+    get discoveryConnectionString() {
+      return `esdb+discover://127.0.0.1:${port}?tls=false`;
+    },
     log,
     calls,
     openSubscriptionCount: () => subscriptions.size,
-    loseAcknowledgements: (count) => { acknowledgementsToLose = count; },
+    loseAcknowledgements: (count) => {
+      acknowledgementsToLose = count;
+    },
     dropSubscriptions: () => endSubscriptions(GrpcStatus.UNAVAILABLE, 'the test server dropped the subscription'),
-    appendSystemEvent: (streamId = '$stats-127.0.0.1:2113', type = '$statsCollected') => log.appendSystemEvent(streamId, type, { proc: { cpu: 1 } }),
+    appendSystemEvent: (streamId = '$stats-127.0.0.1:2113', type = '$statsCollected') =>
+      log.appendSystemEvent(streamId, type, { proc: { cpu: 1 } }),
     async restoreBackup(count) {
       await stop();
       log.restoreBackup(count);
@@ -573,7 +699,11 @@ function batchSuccess(outcome: Exclude<AppendOutcome, { kind: 'wrong_expected_ve
   else success.setCurrentRevision(String(outcome.lastRevision));
   // A retried append is acknowledged without a position, as the node does when it recognises the event ids.
   if (outcome.kind === 'written') {
-    success.setPosition(new pb.shared.AllStreamPosition().setCommitPosition(String(outcome.position)).setPreparePosition(String(outcome.position)));
+    success.setPosition(
+      new pb.shared.AllStreamPosition()
+        .setCommitPosition(String(outcome.position))
+        .setPreparePosition(String(outcome.position)),
+    );
   } else {
     success.setNoPosition(new pb.googleEmpty());
   }
