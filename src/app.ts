@@ -4,7 +4,7 @@
  * cacheable routes are answered from the shared response cache when it holds them (src/http/responseCache.ts),
  * before koa makes a context. Tests drive it through `app.callback()`; main.ts listens with it.
  */
-import type Koa from 'koa';
+import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -52,7 +52,6 @@ import { isDependencyUnavailable } from './ports/unavailable';
 import { OUTAGE_HEADERS, outageError } from './http/outage';
 import type { ApiDialect } from './http/dialect';
 import { logger } from './logger';
-import { ServingKoa } from './http/servingKoa';
 
 /** Retry-After while the read model is rebuilt from the log, and while it does not match the log (an operator's matter). */
 const REBUILDING_RETRY_AFTER_SECONDS = 5;
@@ -68,8 +67,7 @@ export interface App {
 
 export function createApp(site: Site): App {
   // Koa never reads X-Forwarded-For itself: ctx.ip believes it only through the trusted proxies.
-  // Koa without its on-finished listener for the answers the middleware writes itself (src/http/servingKoa.ts).
-  const koa = new ServingKoa({ proxy: false });
+  const koa = new Koa({ proxy: false });
   serveClientAddress(koa, compileTrustedProxies(site.settings.trustedProxies ?? []));
   // A client that leaves a streamed answer (an upload, a live feed) before its end is no fault here: not logged.
   // Every other error goes to koa's own handler, as without this listener.

@@ -82,6 +82,9 @@ for (const role of ['projector', 'serve'] as const) {
       PROJECTOR_LEASE_MS: '1500',
       // Long enough that a write waiting for the rebuild would answer only after the switch.
       READ_YOUR_WRITES_TIMEOUT_MS: '120000',
+      // The slow fold holds the thread ~200 ms per batch; on a loaded machine a Redis reply can then wait past the
+      // default 2 s and answer as an outage (503). Outages are tested elsewhere; here a slow reply is only slow.
+      REDIS_COMMAND_TIMEOUT_MS: '15000',
     };
     const v1 = { ...base, PROJECTIONS_DIR: projections(1, 0, null) };
     const v2 = { ...base, PROJECTIONS_DIR: projections(2, 0.2, gate) };
