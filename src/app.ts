@@ -44,8 +44,6 @@ import { OPERATIONAL_PATHS, operationalRoutes, sitePages } from './http/outsideR
 import { compileTrustedProxies, serveClientAddress } from './http/clientAddress';
 import type { ResponseCache, WrittenAnswer } from './http/responseCache';
 import type { Authenticated } from './access/authenticate';
-import { isPromise } from './core/maybeAsync';
-import type { MaybeAsync } from './core/maybeAsync';
 import { CORS_FIXED_HEADERS, corsPolicy } from './http/cors';
 import { Dialects, namespacesOfPaths } from './http/dialect';
 import { isDependencyUnavailable } from './ports/unavailable';
@@ -102,9 +100,8 @@ export function createApp(site: Site): App {
 
   // The operational endpoints (/healthz, /readyz, /metrics) first: answered whatever the read model's state, untimed.
   // Their router is consulted for their paths only: its dispatch on every API request cost several µs of CPU each.
-  // Then the read-model gate, the response cache and request durations by route; an API request is answered here,
-  // with no promise on the common path of a read answered from memory (every step returns at once when it can). A
-  // request for a page outside the API goes on to the pages' router, and one no page answers to the API.
+  // Then the read-model gate, the response cache and request durations by route; an API request is answered here.
+  // A request for a page outside the API goes on to the pages' router, and one no page answers to the API.
   const operational = operationalRoutes(site);
   koa.use((ctx, next) => {
     if (OPERATIONAL_PATHS.includes(ctx.path)) return operational(ctx, async () => served(ctx, performance.now(), next));
@@ -138,8 +135,8 @@ export function createApp(site: Site): App {
   const answeredFromCache = (req: IncomingMessage, res: ServerResponse): boolean => {
     const url = req.url!;
     if (!PLAIN_TARGET.test(url)) return false;
-    const judgement = site.readModelWatch.current();
-    if (isPromise(judgement) || refusalOf(judgement) !== null) return false;
+    const judgement = site.readModelWatch.latest();
+    if (judgement === null || refusalOf(judgement) !== null) return false;
     const started = performance.now();
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
@@ -156,17 +153,14 @@ export function createApp(site: Site): App {
       answeredFromCache(req as IncomingMessage, res as ServerResponse) ? ANSWERED : handle(req, res);
   };
 
-  const served = (ctx: Koa.Context, started: number, next: Koa.Next): MaybeAsync<void> => {
+  const served = async (ctx: Koa.Context, started: number, next: Koa.Next): Promise<void> => {
     // Nothing is answered from a read model that cannot be trusted (unbuilt, wiped, another log's, ahead of the
     // store): not even a cached answer, which may be from before a wipe. Known at once after the first judgement.
-    const judgement = site.readModelWatch.current();
-    // Judged at once, the judgement was the same before koa: answeredFromCache asked the cache when it could.
-    if (isPromise(judgement))
-      return judgement.then((known) =>
-        refusalOf(known) === null ? servedNow(ctx, started, next, false) : refuse(ctx, started, known),
-      );
+    const known = site.readModelWatch.latest();
+    const judgement = known ?? (await site.readModelWatch.current());
     if (refusalOf(judgement) !== null) return refuse(ctx, started, judgement);
-    return servedNow(ctx, started, next, cacheAsked(ctx.url, ctx.path));
+    // Judged before koa, the judgement was the same there: answeredFromCache asked the cache when it could.
+    return servedNow(ctx, started, next, known !== null && cacheAsked(ctx.url, ctx.path));
   };
 
   const refuse = (ctx: Koa.Context, started: number, judgement: Judgement): void => {
@@ -185,7 +179,7 @@ export function createApp(site: Site): App {
     observe(ctx, started, 503);
   };
 
-  const servedNow = (ctx: Koa.Context, started: number, next: Koa.Next, asked: boolean): MaybeAsync<void> => {
+  const servedNow = async (ctx: Koa.Context, started: number, next: Koa.Next, asked: boolean): Promise<void> => {
     const outside = pages.isPage(ctx.path);
     if (!outside && !asked) allowOrigin(ctx);
     if (!asked && responseCache?.serve(ctx.req, ctx.res)) {
@@ -193,8 +187,7 @@ export function createApp(site: Site): App {
       observe(ctx, started, ctx.res.statusCode);
       return;
     }
-    const answered = outside ? next().catch((error: unknown) => outsideFailed(ctx, error)) : serveApi(ctx);
-    if (isPromise(answered)) return answered.then(() => observe(ctx, started, ctx.status));
+    await (outside ? next().catch((error: unknown) => outsideFailed(ctx, error)) : serveApi(ctx));
     observe(ctx, started, ctx.status);
   };
 
@@ -207,7 +200,7 @@ export function createApp(site: Site): App {
     ctx.body = outageError(error, null).toJSON();
   };
 
-  const serveApi = (ctx: Koa.Context): MaybeAsync<void> => {
+  const serveApi = async (ctx: Koa.Context): Promise<void> => {
     // Read before anything of the read model is: an answer is kept only if nothing changed while it was computed.
     const cacheVersion = responseCache?.admit(ctx.req) ?? null;
     const requestId = (ctx.get('x-request-id') || randomUUID()).slice(0, 100);
@@ -226,12 +219,8 @@ export function createApp(site: Site): App {
       logger.error({ requestId, method: ctx.method, url: ctx.url, err: error }, 'request failed');
       return errorResult(restError('internal_server_error', 'There has been a critical error on this site.', 500));
     };
-    const authenticated = (rest: RestRequest, found: Authenticated | null): MaybeAsync<RestResult> => {
-      rest.actor = found?.actor ?? null;
-      state.signedIn = rest.actor !== null;
-      return dispatcher.answer(rest);
-    };
-    const parsed = (rest: RestRequest): MaybeAsync<RestResult | null> => {
+    const parsedAndAnswered = async (): Promise<RestResult | null> => {
+      const rest = await toRestRequest(ctx, requestId, dialects, state, bodies);
       state.method = rest.method;
       state.request = rest;
       if (state.dialect === 'wordpress') dialects.batchPaths(rest);
@@ -242,10 +231,13 @@ export function createApp(site: Site): App {
         return null;
       }
       // A request with a body was authenticated before the body was read (withBody).
-      if (ctx.state.authenticated !== undefined)
-        return authenticated(rest, ctx.state.authenticated as Authenticated | null);
-      const found = authenticateRequest(site, ctx, requestId);
-      return isPromise(found) ? found.then((actor) => authenticated(rest, actor)) : authenticated(rest, found);
+      const found =
+        ctx.state.authenticated !== undefined
+          ? (ctx.state.authenticated as Authenticated | null)
+          : await authenticateRequest(site, ctx, requestId);
+      rest.actor = found?.actor ?? null;
+      state.signedIn = rest.actor !== null;
+      return dispatcher.dispatch(rest);
     };
     const answer = (result: RestResult | null): void => {
       inFlight?.end();
@@ -266,14 +258,12 @@ export function createApp(site: Site): App {
         responseCache!.keep(ctx.req, cacheVersion, written);
       }
     };
-    let result: MaybeAsync<RestResult | null>;
+    let result: RestResult | null;
     try {
-      const rest = toRestRequest(ctx, requestId, dialects, state, bodies);
-      result = isPromise(rest) ? rest.then(parsed) : parsed(rest);
+      result = await parsedAndAnswered();
     } catch (error) {
       result = failed(error);
     }
-    if (isPromise(result)) return result.then(answer, (error: unknown) => answer(failed(error)));
     answer(result);
   };
 
@@ -331,7 +321,7 @@ function toRestRequest(
   dialects: Dialects,
   state: ApiState,
   bodies: BodyEdge,
-): MaybeAsync<RestRequest> {
+): Promise<RestRequest> {
   const query = parseQuery(ctx.querystring);
   // Method override: `?_method=` or the header replace the real method, as WordPress allows.
   const override = (typeof query._method === 'string' ? query._method : '') || ctx.get('x-http-method-override');
@@ -354,7 +344,7 @@ function toRestRequest(
     ip: ctx.ip,
     actor: null,
   };
-  return ctx.method === 'GET' || ctx.method === 'HEAD' ? request : withBody(ctx, request, bodies);
+  return ctx.method === 'GET' || ctx.method === 'HEAD' ? Promise.resolve(request) : withBody(ctx, request, bodies);
 }
 
 /** What reading bodies takes: the routes (which admit anonymous callers), the limits, the gate and the files' directory. */

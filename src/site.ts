@@ -24,7 +24,6 @@ import { Projector } from './projection/runner';
 import { ProjectorService } from './projection/service';
 import { PerVersion, ReadModelVersion } from './projection/readModelVersion';
 import { cacheDocuments } from './projection/documentCache';
-import type { MaybeAsync } from './core/maybeAsync';
 import type { AppliedProgress, Lease } from './ports/coordination';
 import type { Projection } from './projection/projection';
 import { collectProjectorLag, createSiteMetrics, timedStore } from './metrics/siteMetrics';
@@ -179,10 +178,9 @@ export interface Site {
   /**
    * Whether the projection has applied less of the log than the applied position, which leaves out only projections
    * being rebuilt: its documents are then from before the rebuild (src/projection/written.ts, readCurrent). Known per
-   * read-model version, so it costs a look at the applied position and the checkpoint once per change (and is
-   * given at once, without a promise, while the version stands).
+   * read-model version, so it costs a look at the applied position and the checkpoint once per change.
    */
-  projectionBehind(name: string): MaybeAsync<boolean>;
+  projectionBehind(name: string): Promise<boolean>;
   /** Metadata for an event appended on behalf of `userId` while serving `requestId`. */
   metadata(userId: number | null, requestId: string): EventMetadata;
   /**
@@ -407,21 +405,18 @@ function watchOtherProcesses(coordination: Coordination | undefined, version: Re
   };
 }
 
-/** `compute` memoised per read-model version (PerVersion); a kept answer is given at once, without a promise. */
+/** `compute` memoised per read-model version (PerVersion). */
 function knownPerVersion<T>(
   version: ReadModelVersion,
   compute: (key: string) => Promise<T>,
-): (key: string) => MaybeAsync<T> {
+): (key: string) => Promise<T> {
   const memo = new PerVersion<T>(version);
-  const computed = async (key: string, at: number): Promise<T> => {
+  return async (key) => {
+    const kept = memo.kept();
+    if (kept?.has(key)) return kept.get(key)!;
+    const at = version.current();
     const value = await compute(key);
     if (memo.keepable(at)) memo.kept()!.set(key, value);
     return value;
-  };
-  return (key) => {
-    const at = version.current();
-    const kept = memo.kept();
-    if (kept?.has(key)) return kept.get(key)!;
-    return computed(key, at);
   };
 }

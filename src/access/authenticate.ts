@@ -14,7 +14,6 @@ import { retryAfterSeconds, throttleFor } from './throttle';
 import { RestError, restError } from '../rest/errors';
 import type { UserDoc } from '../../projections/users';
 import { readCurrent } from '../projection/written';
-import type { MaybeAsync } from '../core/maybeAsync';
 import { logger } from '../logger';
 
 export interface Authenticated {
@@ -191,16 +190,13 @@ export interface HttpExchange {
  * Authenticates a request as the app does it: throttled (429 with Retry-After, before any password is
  * checked), then HTTP Basic, then the password's use recorded in the background.
  */
-export function authenticateRequest(
+export async function authenticateRequest(
   site: Site,
   http: HttpExchange,
   requestId: string,
-): MaybeAsync<Authenticated | null> {
-  const authorization = http.get('authorization') || undefined;
-  const credentials = parseBasic(authorization);
-  // Anonymous: known at once.
-  if (!credentials) return null;
-  return authenticateCredentials(site, http, requestId, credentials);
+): Promise<Authenticated | null> {
+  const credentials = parseBasic(http.get('authorization') || undefined);
+  return credentials ? authenticateCredentials(site, http, requestId, credentials) : null;
 }
 
 async function authenticateCredentials(

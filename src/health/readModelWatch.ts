@@ -7,7 +7,6 @@
  * requests to meet that outage themselves.
  */
 import type { ReadModelVerdict } from '../projection/epoch';
-import type { MaybeAsync } from '../core/maybeAsync';
 
 export type Judgement = { verdict: ReadModelVerdict; error?: undefined } | { verdict?: undefined; error: string };
 
@@ -23,9 +22,13 @@ export class ReadModelWatch {
   ) {}
 
   /** The last judgement; the first is made when first asked for (and the timer started then). */
-  current(): MaybeAsync<Judgement> {
-    if (this.last !== null) return this.last;
-    return this.refresh();
+  current(): Promise<Judgement> {
+    return this.last !== null ? Promise.resolve(this.last) : this.refresh();
+  }
+
+  /** The last judgement made, or null while none has been. */
+  latest(): Judgement | null {
+    return this.last;
   }
 
   /** Judges again now (one judgement at a time: a call during one gets that one's, then another is made). */

@@ -9,7 +9,6 @@ import type { Site } from '../site';
 import type { Doc, DocId } from '../ports/readModel';
 import type { Projection } from './projection';
 import { deepFreeze } from '../core/deepFreeze';
-import type { MaybeAsync } from '../core/maybeAsync';
 
 export interface Written {
   /** The projection whose documents answer the write. */
@@ -40,25 +39,16 @@ export async function readWritten<D extends Doc>(
  * missing), it is folded from its own stream with the projection's own fold, as for a write's answer, so an item
  * created or changed during the rebuild is found as it is; otherwise it is read from the read model.
  */
-export function readCurrent<D extends Doc>(
+export async function readCurrent<D extends Doc>(
   site: Pick<Site, 'readModel' | 'store' | 'projector' | 'projectionBehind'>,
   target: Omit<Written, 'position'>,
-): MaybeAsync<D | null> {
-  const behind = site.projectionBehind(target.projection);
-  // Known at once not to be behind, and the document at hand (in process, or kept): no promise.
-  if (behind === false) {
+): Promise<D | null> {
+  if (!(await site.projectionBehind(target.projection))) {
+    // The document at hand (in process, or kept) needs no read.
     const doc = site.readModel.peek?.(target.collection, target.id);
     if (doc !== undefined) return doc as D | null;
+    return (await site.readModel.get(target.collection, target.id)) as D | null;
   }
-  return readCurrentLater<D>(site, target, behind);
-}
-
-async function readCurrentLater<D extends Doc>(
-  site: Pick<Site, 'readModel' | 'store' | 'projector'>,
-  target: Omit<Written, 'position'>,
-  behind: MaybeAsync<boolean>,
-): Promise<D | null> {
-  if (!(await behind)) return (await site.readModel.get(target.collection, target.id)) as D | null;
   return foldedOr<D>(site, target, () => site.readModel.get(target.collection, target.id));
 }
 

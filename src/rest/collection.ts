@@ -6,8 +6,6 @@
 import { restError } from './errors';
 import { PHP_INT_LIMIT } from './args/phpTypes';
 import type { HandlerContext, RestResult } from './route';
-import { isPromise } from '../core/maybeAsync';
-import type { MaybeAsync } from '../core/maybeAsync';
 
 export interface Page {
   total: number;
@@ -54,32 +52,21 @@ export function boundedLink(header: string): string | null {
 
 /** Who may have an item of a list: its reader, and (for the edit context) its editor. */
 export interface ListAccess<T> {
-  mayRead(item: T): MaybeAsync<boolean>;
-  mayEdit(item: T): MaybeAsync<boolean>;
+  mayRead(item: T): boolean | Promise<boolean>;
+  mayEdit(item: T): boolean | Promise<boolean>;
 }
 
 /**
  * The items of a list page the caller may have, in order: WordPress leaves out each item the caller may not read and,
  * in the edit context, each item the caller may not edit, since an edit-context item carries what only its editors
  * may see (raw fields, the password). The page's totals stay the query's, counted before this, as WordPress's do.
- * Synchronous when every answer is.
  */
-export function listableItems<T>(
-  items: readonly T[],
-  context: unknown,
-  access: { mayRead(item: T): boolean; mayEdit(item: T): boolean },
-): T[];
-export function listableItems<T>(items: readonly T[], context: unknown, access: ListAccess<T>): MaybeAsync<T[]>;
-export function listableItems<T>(items: readonly T[], context: unknown, access: ListAccess<T>): MaybeAsync<T[]> {
+export async function listableItems<T>(items: readonly T[], context: unknown, access: ListAccess<T>): Promise<T[]> {
   const edit = context === 'edit';
-  const verdicts = items.map((item): MaybeAsync<boolean> => {
-    const readable = access.mayRead(item);
-    if (!edit) return readable;
-    const both = (yes: boolean) => yes && access.mayEdit(item);
-    return isPromise(readable) ? readable.then(both) : both(readable);
-  });
-  const keep = (answers: readonly boolean[]) => items.filter((_, i) => answers[i]);
-  return verdicts.some(isPromise) ? Promise.all(verdicts).then(keep) : keep(verdicts as boolean[]);
+  const verdicts = await Promise.all(
+    items.map(async (item) => (await access.mayRead(item)) && (!edit || (await access.mayEdit(item)))),
+  );
+  return items.filter((_, i) => verdicts[i]);
 }
 
 export function collectionResult(

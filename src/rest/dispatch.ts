@@ -16,8 +16,6 @@ import { RestError, authorizationStatus, restError } from './errors';
 import { answerableError } from './domainErrors';
 import { jsonErrorOf } from './jsonErrors';
 import type { Endpoint, HandlerContext, Method, RestRequest, RestResult, RouteDefinition } from './route';
-import { isPromise } from '../core/maybeAsync';
-import type { MaybeAsync } from '../core/maybeAsync';
 import { deepFreeze } from '../core/deepFreeze';
 
 /**
@@ -28,8 +26,8 @@ import { deepFreeze } from '../core/deepFreeze';
 export type RequestGuard = (
   request: RestRequest,
   endpoint: Endpoint | null,
-  serve: (request: RestRequest) => MaybeAsync<RestResult>,
-) => MaybeAsync<RestResult>;
+  serve: (request: RestRequest) => Promise<RestResult>,
+) => Promise<RestResult>;
 
 interface CompiledRoute {
   definition: RouteDefinition;
@@ -57,17 +55,6 @@ interface JudgedEndpoint {
   endpoint: Endpoint;
   params: Record<string, unknown>;
   memo?: Map<string, unknown>;
-}
-
-/** What the `Allow` header's rules are judged on (Dispatcher.allowFrom), the same for every endpoint of the route. */
-interface AllowJudging {
-  route: RouteDefinition;
-  input: Record<string, unknown>;
-  request: RestRequest;
-  /** A GET or HEAD: it changed nothing the rules look at. */
-  safe: boolean;
-  memo: Map<string, unknown>;
-  matched?: JudgedEndpoint;
 }
 
 /** Validated args kept per endpoint (see Dispatcher.validate); emptied when full. */
@@ -155,8 +142,8 @@ export class Dispatcher {
     return endpoint !== null && endpoint !== undefined && endpoint.signedInOnly !== true;
   }
 
-  /** Everything before the handler: matching, parsing, validation and permission (at once when the rule is). */
-  prepare(request: RestRequest): MaybeAsync<Prepared | RestError> {
+  /** Everything before the handler: matching, parsing, validation and permission. */
+  async prepare(request: RestRequest): Promise<Prepared | RestError> {
     const found = this.match(normalisePath(request.path), request.method);
     if (!found?.endpoint) return noRoute();
     if (request.invalidJson) {
@@ -170,42 +157,26 @@ export class Dispatcher {
     if ('error' in validated && !request.bodyWithheld) return validated.error;
     const params = 'error' in validated ? input : { ...input, ...validated.values };
     const ctx: HandlerContext = { request, params, actor: request.actor, memo: new Map() };
-    const allowed = this.permit(endpoint, ctx);
-    const prepared: Prepared = { matched: found as Matched, ctx, input };
+    const verdict = await this.permit(endpoint, ctx);
+    if (verdict !== true) return verdict;
     // A rule marked signedInOnly never lets an anonymous caller through; were it to, the handler still gets no unread body.
-    const outcome = (verdict: true | RestError) =>
-      verdict !== true ? verdict : request.bodyWithheld ? withheldBodyRefusal() : prepared;
-    if (isPromise(allowed)) return allowed.then(outcome);
-    return outcome(allowed);
+    if (request.bodyWithheld) return withheldBodyRefusal();
+    return { matched: found as Matched, ctx, input };
   }
 
   /**
    * Runs a prepared request's handler, turning thrown refusals (RestErrors, and domain errors as domainErrors.ts
-   * answers them) into error results (at once when the handler answers so).
+   * answers them) into error results.
    */
-  execute(prepared: Prepared): MaybeAsync<RestResult> {
-    let result: MaybeAsync<RestResult>;
+  async execute(prepared: Prepared): Promise<RestResult> {
+    let result: RestResult;
     try {
-      result = prepared.matched.endpoint.handle(prepared.ctx);
+      result = await prepared.matched.endpoint.handle(prepared.ctx);
     } catch (error) {
       const refusal = answerableError(error);
       if (refusal === null) throw error;
       result = errorResult(refusal);
     }
-    if (isPromise(result)) {
-      return result.then(
-        (answered) => this.executed(prepared, answered),
-        (error: unknown) => {
-          const refusal = answerableError(error);
-          if (refusal === null) throw error;
-          return this.executed(prepared, errorResult(refusal));
-        },
-      );
-    }
-    return this.executed(prepared, result);
-  }
-
-  private executed(prepared: Prepared, result: RestResult): MaybeAsync<RestResult> {
     const { route, endpoint } = prepared.matched;
     return this.withAllow(result, route, prepared.input, prepared.ctx.request, {
       endpoint,
@@ -215,10 +186,10 @@ export class Dispatcher {
   }
 
   /** A request refused before its handler. Once a route matched, WordPress still says which methods are allowed. */
-  refused(request: RestRequest, error: RestError): MaybeAsync<RestResult> {
+  refused(request: RestRequest, error: RestError): Promise<RestResult> {
     const result = errorResult(error);
     const found = this.match(normalisePath(request.path), request.method);
-    if (!found?.endpoint) return result;
+    if (!found?.endpoint) return Promise.resolve(result);
     const input: Record<string, unknown> = { ...found.captures, ...request.query, ...request.form, ...request.json };
     return this.withAllow(result, found.route, input, request);
   }
@@ -228,12 +199,7 @@ export class Dispatcher {
    * applied, as served over HTTP. The result is marked `cacheable` when the endpoint that answered is, and so is
    * every endpoint an `_embed` asked (the response-shaping globals are pure functions of the URL).
    */
-  async dispatch(request: RestRequest, options: { embed?: boolean } = {}): Promise<RestResult> {
-    return this.answer(request, options);
-  }
-
-  /** `dispatch`, at once when no step had to wait (a read answered from memory), else a promise of it. */
-  answer(request: RestRequest, options: { embed?: boolean } = {}): MaybeAsync<RestResult> {
+  dispatch(request: RestRequest, options: { embed?: boolean } = {}): Promise<RestResult> {
     if (request.method === 'OPTIONS') return this.options_(request);
     return this.guarded(request, (guarded) => this.answerUnguarded(guarded, options));
   }
@@ -245,38 +211,28 @@ export class Dispatcher {
    */
   guarded(
     request: RestRequest,
-    serve: (request: RestRequest) => MaybeAsync<RestResult>,
+    serve: (request: RestRequest) => Promise<RestResult>,
     batch = false,
-  ): MaybeAsync<RestResult> {
+  ): Promise<RestResult> {
     const guard = this.options.guard;
     if (guard === undefined || request.headers['idempotency-key'] === undefined) return serve(request);
     const endpoint = this.match(normalisePath(request.path), request.method)?.endpoint ?? null;
     return guard(request, batch && endpoint?.allowBatch !== true ? null : endpoint, serve);
   }
 
-  private answerUnguarded(request: RestRequest, options: { embed?: boolean }): MaybeAsync<RestResult> {
-    const prepared = this.prepare(request);
-    if (isPromise(prepared)) return prepared.then((ready) => this.answerPrepared(request, ready, options));
-    return this.answerPrepared(request, prepared, options);
-  }
-
-  private answerPrepared(
-    request: RestRequest,
-    prepared: Prepared | RestError,
-    options: { embed?: boolean },
-  ): MaybeAsync<RestResult> {
-    const result = prepared instanceof RestError ? this.refused(request, prepared) : this.execute(prepared);
-    if (isPromise(result)) return result.then((answered) => this.shaped(request, prepared, answered, options));
+  private async answerUnguarded(request: RestRequest, options: { embed?: boolean }): Promise<RestResult> {
+    const prepared = await this.prepare(request);
+    const result = prepared instanceof RestError ? await this.refused(request, prepared) : await this.execute(prepared);
     return this.shaped(request, prepared, result, options);
   }
 
-  /** The response-shaping globals applied to an answer; waits only for an `_embed`. */
-  private shaped(
+  /** The response-shaping globals applied to an answer. */
+  private async shaped(
     request: RestRequest,
     prepared: Prepared | RestError,
     result: RestResult,
     options: { embed?: boolean },
-  ): MaybeAsync<RestResult> {
+  ): Promise<RestResult> {
     const tally: EmbedTally = {
       cacheable:
         !(prepared instanceof RestError) && prepared.matched.endpoint.cacheable === true && result.cacheable !== false,
@@ -286,9 +242,8 @@ export class Dispatcher {
     if (result.stream) return result;
     const linksBesideFields = !(prepared instanceof RestError) && prepared.matched.endpoint.linksBesideFields === true;
     if (!isError && options.embed !== false && request.query._embed !== undefined) {
-      return this.embed(result.body, request, tally).then((body) =>
-        this.finished(request, { ...result, body }, tally, isError, linksBesideFields),
-      );
+      const body = await this.embed(result.body, request, tally);
+      return this.finished(request, { ...result, body }, tally, isError, linksBesideFields);
     }
     return this.finished(request, result, tally, isError, linksBesideFields);
   }
@@ -394,54 +349,34 @@ export class Dispatcher {
     return reusable;
   }
 
-  /** The endpoint's rule on the request: true, or the refusal. At once when the rule answers at once. */
-  private permit(endpoint: Endpoint, ctx: HandlerContext): MaybeAsync<true | RestError> {
-    let verdict: MaybeAsync<boolean | RestError>;
+  /** The endpoint's rule on the request: true, or the refusal. */
+  private async permit(endpoint: Endpoint, ctx: HandlerContext): Promise<true | RestError> {
     try {
-      verdict = endpoint.permission(ctx);
+      return verdictOf(await endpoint.permission(ctx), ctx);
     } catch (error) {
       const refusal = answerableError(error);
       if (refusal !== null) return refusal;
       throw error;
     }
-    if (isPromise(verdict)) {
-      return verdict.then(
-        (judged) => verdictOf(judged, ctx),
-        (error: unknown) => {
-          const refusal = answerableError(error);
-          if (refusal !== null) return refusal;
-          throw error;
-        },
-      );
-    }
-    return verdictOf(verdict, ctx);
   }
 
   /** Whether the rule lets the request through; any refusal or failure of the rule is a no. */
-  private permitOrFalse(endpoint: Endpoint, ctx: HandlerContext): MaybeAsync<boolean> {
-    let verdict: MaybeAsync<true | RestError>;
+  private async permitOrFalse(endpoint: Endpoint, ctx: HandlerContext): Promise<boolean> {
     try {
-      verdict = this.permit(endpoint, ctx);
+      return (await this.permit(endpoint, ctx)) === true;
     } catch {
       return false;
     }
-    return isPromise(verdict)
-      ? verdict.then(
-          (judged) => judged === true,
-          () => false,
-        )
-      : verdict === true;
   }
 
-  private withAllow(
+  private async withAllow(
     result: RestResult,
     route: RouteDefinition,
     input: Record<string, unknown>,
     request: RestRequest,
     matched?: JudgedEndpoint,
-  ): MaybeAsync<RestResult> {
-    const allow = this.allowHeader(route, input, request, matched);
-    return isPromise(allow) ? allow.then((header) => withAllowHeader(result, header)) : withAllowHeader(result, allow);
+  ): Promise<RestResult> {
+    return withAllowHeader(result, await this.allowHeader(route, input, request, matched));
   }
 
   /**
@@ -449,28 +384,19 @@ export class Dispatcher {
    * included, judged once the request was answered (so an item just deleted allows nothing, and the header is
    * left out). Errors after routing get it too.
    */
-  private allowHeader(
+  private async allowHeader(
     route: RouteDefinition,
     input: Record<string, unknown>,
     request: RestRequest,
     matched?: JudgedEndpoint,
-  ): MaybeAsync<string> {
+  ): Promise<string> {
     // A fresh memo after a write: the handler may have changed what the rules look at. A read changed
     // nothing, so the rules reuse what the request already loaded (on Redis, the item's round trip).
     const safe = request.method === 'GET' || request.method === 'HEAD';
     const memo = safe && matched?.memo ? matched.memo : new Map<string, unknown>();
-    return this.allowFrom(0, [], { route, input, request, safe, memo, matched });
-  }
-
-  /**
-   * The methods allowed, from the route's `from`th endpoint on, added to `methods`: endpoint after endpoint, in
-   * order, at once as long as each rule answers at once; after one that waits, the rest after it.
-   */
-  private allowFrom(from: number, methods: string[], judging: AllowJudging): MaybeAsync<string> {
-    const { route, input, request, safe, memo, matched } = judging;
-    const endpoints = route.endpoints;
-    for (let i = from; i < endpoints.length; i++) {
-      const endpoint = endpoints[i]!;
+    const methods: string[] = [];
+    // Endpoint after endpoint, in order: a rule may rely on what an earlier one put in the memo.
+    for (const endpoint of route.endpoints) {
       // Judging it could only build a refusal (an anonymous reader of a post would pay for the update and delete
       // rules and the validation of their args on every new URL).
       if (request.actor === null && endpoint.signedInOnly === true) continue;
@@ -492,14 +418,7 @@ export class Dispatcher {
           'error' in validated ? input : { ...input, ...(safe ? validated.values : sentOnly(validated.values, input)) };
       }
       const ctx: HandlerContext = { request, params, actor: request.actor, memo };
-      const verdict = this.permitOrFalse(endpoint, ctx);
-      if (isPromise(verdict)) {
-        return verdict.then((allowed) => {
-          if (allowed) methods.push(...endpoint.methods);
-          return this.allowFrom(i + 1, methods, judging);
-        });
-      }
-      if (verdict) methods.push(...endpoint.methods);
+      if (await this.permitOrFalse(endpoint, ctx)) methods.push(...endpoint.methods);
     }
     return methods.join(', ');
   }

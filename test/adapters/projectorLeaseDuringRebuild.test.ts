@@ -69,7 +69,8 @@ test('the holder renews its lease while it rebuilds; the standby stays on standb
     const gated = gate.store;
     const renewals = { first: 0, second: 0 };
     const serviceOn = (connection: Redis, owner: 'first' | 'second') => {
-      const lease = createRedisLease({ redis: connection, prefix, owner, ttlMs: 300 });
+      // Renewed every 400 ms: a loaded machine's stalls of a few hundred milliseconds do not let it lapse.
+      const lease = createRedisLease({ redis: connection, prefix, owner, ttlMs: 1200 });
       const acquire = () => {
         renewals[owner]++;
         return lease.acquire();
@@ -94,9 +95,9 @@ test('the holder renews its lease while it rebuilds; the standby stays on standb
     await until(() => gate.state.held, 'the rebuild began');
     const standby = serviceOn(second, 'second');
     await standby.start();
-    // Several lease lifetimes pass while the rebuild is held.
+    // Three lease lifetimes pass while the rebuild is held.
     const from = renewals.first;
-    await until(() => renewals.first >= from + 10 && renewals.second >= 10, 'ten renewals by each during the rebuild');
+    await until(() => renewals.first >= from + 9 && renewals.second >= 9, 'nine renewals by each during the rebuild');
     assert.is(await redis.get(`${prefix}projector:lease`), 'first', 'the holder kept its lease');
     assert.is(holder.state, 'active');
     assert.is(standby.state, 'standby');

@@ -1,7 +1,6 @@
 /**
  * A failure that is not a RestError (a bug, a broken adapter) is answered with WordPress's critical-error answer:
- * a 500 JSON error with the API's headers, never koa's plain-text 500, whether the step that failed threw at once
- * (src/core/maybeAsync.ts: a read answered from memory takes no promise) or rejected.
+ * a 500 JSON error with the API's headers, never koa's plain-text 500, whether the step that failed threw or rejected.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -12,25 +11,29 @@ import { startTestSite } from '../support/testSite';
 import type { TestSite } from '../support/testSite';
 
 const test = suite('internal errors');
-const BROKEN = 4242;
+/** Post ids whose read throws (`peek`, a synchronous read) and rejects (`get`). */
+const THROWS = 4242;
+const REJECTS = 4243;
 let t: TestSite;
 let logged: unknown[];
 const logError = logger.error;
 
-/** The memory read model, failing to read post BROKEN: `peek` throws at once, `get` rejects. */
+/** The memory read model, failing to read post THROWS (`peek` throws) and post REJECTS (`get` rejects). */
 function brokenReadModel(): ReadModel {
   const inner = createMemoryReadModel();
-  const broken = (collection: string, id: DocId) => collection === 'post' && id === BROKEN;
+  const post = (collection: string, id: DocId, which: number) => collection === 'post' && id === which;
   return new Proxy(inner, {
     get(target, property) {
       if (property === 'peek')
         return (collection: string, id: DocId) => {
-          if (broken(collection, id)) throw new Error('the read model failed at once');
+          if (post(collection, id, THROWS)) throw new Error('the read model threw');
+          // Not at hand: read with `get`.
+          if (post(collection, id, REJECTS)) return undefined;
           return target.peek!(collection, id);
         };
       if (property === 'get')
         return async (collection: string, id: DocId) => {
-          if (broken(collection, id)) throw new Error('the read model failed later');
+          if (post(collection, id, REJECTS)) throw new Error('the read model rejected');
           return target.get(collection, id);
         };
       return Reflect.get(target, property, target);
@@ -49,11 +52,12 @@ test.after.each(async () => {
   await t.close();
 });
 
-test('a read that fails at once or later is a WordPress 500, logged, with the API headers', async () => {
-  // The first read of a version works out whether the projection is behind (a promise) and then reads with `get`;
-  // the second is answered at once and reads with `peek`.
-  for (const when of ['later', 'at once']) {
-    const answer = await t.request('GET', `/core/v2/posts/${BROKEN}`);
+test('a read that throws or rejects is a WordPress 500, logged, with the API headers', async () => {
+  for (const [when, id] of [
+    ['throws', THROWS],
+    ['rejects', REJECTS],
+  ] as const) {
+    const answer = await t.request('GET', `/core/v2/posts/${id}`);
     assert.is(answer.status, 500, when);
     assert.equal(
       answer.body,
@@ -69,7 +73,7 @@ test('a read that fails at once or later is a WordPress 500, logged, with the AP
   }
   assert.equal(
     logged.map((entry) => String((entry as { err: Error }).err.message)),
-    ['the read model failed later', 'the read model failed at once'],
+    ['the read model threw', 'the read model rejected'],
   );
   // Other posts are read as ever.
   assert.is((await t.request('GET', '/core/v2/posts/1')).status, 404);

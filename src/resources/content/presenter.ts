@@ -18,17 +18,14 @@ export interface ContentPresenter {
   readonly schema: ReturnType<typeof contentSchema>;
   /** The REST base of the type, e.g. `core/v2/posts`. */
   readonly restBase: string;
-  /**
-   * The item for this caller: at once when it needs nothing looked up, else once its extras are. `accepted`:
-   * whether protected content is shown.
-   */
+  /** The item for this caller, with the extras it needs looked up. `accepted`: whether protected content is shown. */
   present(
     ctx: HandlerContext,
     doc: ContentDoc,
     context: 'view' | 'edit' | 'embed',
     accepted: boolean,
     options?: { withoutLinks?: boolean },
-  ): Record<string, unknown> | Promise<Record<string, unknown>>;
+  ): Promise<Record<string, unknown>>;
 }
 
 export function contentPresenter(site: Site, postType: PostType): ContentPresenter {
@@ -49,10 +46,9 @@ export function contentPresenter(site: Site, postType: PostType): ContentPresent
     postType,
     schema,
     restBase,
-    present(ctx, doc, context, accepted, options = {}) {
-      const plain = plainItemExtras(doc, context, options);
-      if (plain !== null) return presentWith(doc, context, accepted, plain);
-      return itemExtras(site, ctx, doc, context, options).then((extras) => presentWith(doc, context, accepted, extras));
+    async present(ctx, doc, context, accepted, options = {}) {
+      const extras = plainItemExtras(doc, context, options) ?? (await itemExtras(site, ctx, doc, context, options));
+      return presentWith(doc, context, accepted, extras);
     },
   };
 }

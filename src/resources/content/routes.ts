@@ -16,8 +16,6 @@ import type { RestError } from '../../rest/errors';
 import { collectionResult, linkQuery, listableItems } from '../../rest/collection';
 import { created, ok, uncacheable } from '../../rest/route';
 import type { HandlerContext, RestRequest, RestResult, RouteDefinition } from '../../rest/route';
-import { isPromise } from '../../core/maybeAsync';
-import type { MaybeAsync } from '../../core/maybeAsync';
 import type { ContentDoc } from '../../../projections/content';
 import { contentActionLinks } from './schema';
 import { anyStatuses, buildListPlan, contentListArgs, listPaging, listStatuses } from './listQuery';
@@ -136,12 +134,7 @@ export function contentRoutes(site: Site, presenter: ContentPresenter, deps: Con
           allowBatch: true,
           cacheable: true,
           permission: (ctx) => readPermission(site, ctx, type),
-          handle: (ctx) => {
-            const loaded = loadDoc(site, ctx, type);
-            return isPromise(loaded)
-              ? loaded.then((doc) => readItem(ctx, type, schema, doc!, deps))
-              : readItem(ctx, type, schema, loaded!, deps);
-          },
+          handle: async (ctx) => readItem(ctx, type, schema, (await loadDoc(site, ctx, type))!, deps),
         },
         {
           methods: ['POST', 'PUT', 'PATCH'],
@@ -244,33 +237,25 @@ function createPermission(ctx: HandlerContext, type: TypeInfo): true | RestError
   return true;
 }
 
-/** The item read (its rule passed): at once when the item presents without waiting. */
-function readItem(
+/** The item read (its rule passed). */
+async function readItem(
   ctx: HandlerContext,
   type: TypeInfo,
   schema: ContentPresenter['schema'],
   doc: ContentDoc,
   deps: ContentRouteDeps,
-): MaybeAsync<RestResult> {
+): Promise<RestResult> {
   // Time travel (an extension): the item folded from its stream up to `as_of` (read from the log: not cached).
-  if (ctx.params.as_of !== undefined) return deps.asOf.item(ctx, doc, schema).then(uncacheable);
+  if (ctx.params.as_of !== undefined) return uncacheable(await deps.asOf.item(ctx, doc, schema));
   const context = ctx.params.context as 'view' | 'edit' | 'embed';
-  const accepted = passwordAccepted(ctx, type, doc);
-  const item = type.presenter.present(ctx, doc, context, accepted);
+  const item = await type.presenter.present(ctx, doc, context, passwordAccepted(ctx, type, doc));
   // A reusable block is not viewable: WordPress links no page of it.
-  if (type.postType === 'wp_block') return isPromise(item) ? item.then((body) => ok(body)) : ok(item);
-  return isPromise(item) ? item.then(readResult) : readResult(item);
+  if (type.postType === 'wp_block') return ok(item);
+  return ok(item, { Link: `<${(item.link as string | undefined) ?? ''}>; rel="alternate"; type=text/html` });
 }
 
-const readResult = (item: Record<string, unknown>): RestResult =>
-  ok(item, { Link: `<${(item.link as string | undefined) ?? ''}>; rel="alternate"; type=text/html` });
-
-function readPermission(site: Site, ctx: HandlerContext, type: TypeInfo): MaybeAsync<boolean | RestError> {
-  const loaded = loadDoc(site, ctx, type);
-  return isPromise(loaded) ? loaded.then((doc) => judgeRead(ctx, type, doc)) : judgeRead(ctx, type, loaded);
-}
-
-function judgeRead(ctx: HandlerContext, type: TypeInfo, doc: ContentDoc | null): boolean | RestError {
+async function readPermission(site: Site, ctx: HandlerContext, type: TypeInfo): Promise<boolean | RestError> {
+  const doc = await loadDoc(site, ctx, type);
   if (!doc) return invalidId();
   const status = authorizationStatus(ctx.actor?.id ?? null);
   if (ctx.params.context === 'edit' && !canEditItem(ctx.actor, type.caps, owned(doc))) {
@@ -362,24 +347,14 @@ async function listItems(site: Site, ctx: HandlerContext, type: TypeInfo, deps: 
   const { items, total } = await site.readModel.query(type.postType, plan);
   const paging = listPaging(p, total, items.length);
   const context = p.context as 'view' | 'edit' | 'embed';
-  // Most items present without waiting (see plainItemExtras); the page waits only for those that cannot.
-  const body: (Record<string, unknown> | Promise<Record<string, unknown>>)[] = [];
-  let pending = false;
-  const listable = listableItems(items as ContentDoc[], context, {
+  const listable = await listableItems(items as ContentDoc[], context, {
     mayRead: (doc) => canReadItem(ctx.actor, type.caps, owned(doc)),
     mayEdit: (doc) => canEditItem(ctx.actor, type.caps, owned(doc)),
   });
-  for (const doc of listable) {
-    const item = type.presenter.present(ctx, doc, context, passwordAccepted(ctx, type, doc));
-    if (item instanceof Promise) pending = true;
-    body.push(item);
-  }
-  return collectionResult(
-    pending ? await Promise.all(body) : body,
-    paging,
-    `${site.apiRoot}${type.restBase}`,
-    linkQuery(ctx),
+  const body = await Promise.all(
+    listable.map((doc) => type.presenter.present(ctx, doc, context, passwordAccepted(ctx, type, doc))),
   );
+  return collectionResult(body, paging, `${site.apiRoot}${type.restBase}`, linkQuery(ctx));
 }
 
 /** Turns validated body params into the decider's input, enforcing the rules that need the site. */
@@ -495,20 +470,14 @@ const invalidId = () => restError('rest_post_invalid_id', 'Invalid post ID.', 40
 const owned = (doc: ContentDoc) => ({ author: doc.author, status: doc.status, trashedFrom: doc.trashed_from });
 
 /** The item addressed by `{id}`, loaded once per request (also while content rebuilds); null when absent or of another type. */
-function loadDoc(site: Site, ctx: HandlerContext, type: TypeInfo): MaybeAsync<ContentDoc | null> {
+async function loadDoc(site: Site, ctx: HandlerContext, type: TypeInfo): Promise<ContentDoc | null> {
   const key = type.docKey;
   const memo = ctx.memo;
   if (memo.has(key)) return memo.get(key) as ContentDoc | null;
   const id = Number(ctx.params.id);
-  const found = Number.isInteger(id) && id > 0 ? currentItem(site, type.postType, id) : null;
-  if (!isPromise(found)) {
-    memo.set(key, found);
-    return found;
-  }
-  return found.then((doc) => {
-    memo.set(key, doc);
-    return doc;
-  });
+  const doc = Number.isInteger(id) && id > 0 ? await currentItem(site, type.postType, id) : null;
+  memo.set(key, doc);
+  return doc;
 }
 
 function passwordAccepted(ctx: HandlerContext, type: TypeInfo, doc: ContentDoc): boolean {

@@ -10,7 +10,6 @@ import type { ContentDoc } from '../../../projections/content';
 import type { RevisionsDoc } from '../../../projections/revisions';
 import { contentStreamId } from './events';
 import type { PostType } from './events';
-import type { MaybeAsync } from '../../core/maybeAsync';
 
 export async function writtenItem(site: Site, postType: PostType, id: number, position: number): Promise<ContentDoc> {
   const doc = await readWritten<ContentDoc>(site, {
@@ -25,7 +24,7 @@ export async function writtenItem(site: Site, postType: PostType, id: number, po
 }
 
 /** The post or page `id` as the log has it now, for its item routes (also while the content projection rebuilds). */
-export function currentItem(site: Site, postType: PostType, id: number): MaybeAsync<ContentDoc | null> {
+export function currentItem(site: Site, postType: PostType, id: number): Promise<ContentDoc | null> {
   return readCurrent<ContentDoc>(site, {
     projection: 'content',
     collection: postType,

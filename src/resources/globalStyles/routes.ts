@@ -12,8 +12,6 @@ import { authorizationStatus, restError } from '../../rest/errors';
 import type { RestError } from '../../rest/errors';
 import { ok } from '../../rest/route';
 import type { HandlerContext, PermissionRule, RouteDefinition } from '../../rest/route';
-import { isPromise } from '../../core/maybeAsync';
-import type { MaybeAsync } from '../../core/maybeAsync';
 import { renderTitle } from '../../text/render';
 import type { GlobalStylesDoc } from '../../../projections/globalStyles';
 import { changeGlobalStyles, readGlobalStyles, writtenGlobalStyles } from './operations';
@@ -100,22 +98,18 @@ export function globalStylesRoutes(site: Site, theme: StyledTheme): RouteDefinit
   // Reading takes read_post and changing edit_post of the record: both edit_theme_options.
   const mayManage = (ctx: HandlerContext) => hasCap(ctx.actor, 'edit_theme_options');
 
-  const load = (ctx: HandlerContext): MaybeAsync<GlobalStylesDoc | null> => {
+  const load = async (ctx: HandlerContext): Promise<GlobalStylesDoc | null> => {
     const key = 'global-styles';
     if (ctx.memo.has(key)) return ctx.memo.get(key) as GlobalStylesDoc | null;
     const id = recordId(ctx.params.id);
-    const found = id > 0 ? readGlobalStyles(site, theme.stylesheet, id) : null;
-    if (!isPromise(found)) {
-      ctx.memo.set(key, found);
-      return found;
-    }
-    return found.then((doc) => {
-      ctx.memo.set(key, doc);
-      return doc;
-    });
+    const doc = id > 0 ? await readGlobalStyles(site, theme.stylesheet, id) : null;
+    ctx.memo.set(key, doc);
+    return doc;
   };
-  const judged = <T>(value: MaybeAsync<T>, judge: (value: T) => true | RestError): MaybeAsync<true | RestError> =>
-    isPromise(value) ? value.then(judge) : judge(value);
+  const judged = async (
+    ctx: HandlerContext,
+    judge: (doc: GlobalStylesDoc | null) => true | RestError,
+  ): Promise<true | RestError> => judge(await load(ctx));
 
   const present = (ctx: HandlerContext, doc: GlobalStylesDoc) => {
     const item = filterByContext(
@@ -186,7 +180,7 @@ export function globalStylesRoutes(site: Site, theme: StyledTheme): RouteDefinit
           methods: ['GET'],
           args: { id: { description: 'Identifier of the global styles record.', type: 'string' } },
           permission: (ctx) =>
-            judged(load(ctx), (doc) => {
+            judged(ctx, (doc) => {
               if (!doc) return notFound();
               const status = authorizationStatus(ctx.actor?.id ?? null);
               if (contextOf(ctx) === 'edit' && !mayManage(ctx))
@@ -207,7 +201,7 @@ export function globalStylesRoutes(site: Site, theme: StyledTheme): RouteDefinit
           methods: ['POST', 'PUT', 'PATCH'],
           args: argsFromSchema(globalStylesSchema, 'update'),
           permission: (ctx) =>
-            judged(load(ctx), (doc) => {
+            judged(ctx, (doc) => {
               if (!doc) return notFound();
               return (
                 mayManage(ctx) ||

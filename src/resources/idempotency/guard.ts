@@ -32,7 +32,6 @@ import { restError } from '../../rest/errors';
 import { errorResult } from '../../rest/dispatch';
 import type { Endpoint, RestRequest, RestResult } from '../../rest/route';
 import { serializeBody } from '../../rest/serialized';
-import type { MaybeAsync } from '../../core/maybeAsync';
 import { servingKeyed, uniqueRequestId } from './context';
 import type { KeyedRequest } from './context';
 import {
@@ -112,15 +111,12 @@ export class IdempotencyGuard {
     this.inFlightMs = options.inFlightMs ?? DEFAULT_IN_FLIGHT_MS;
   }
 
-  /**
-   * Runs `serve` for the request, once per key: at once (without a promise) when the request carries no key or its
-   * key is not honoured here.
-   */
-  guard(
+  /** Runs `serve` for the request, once per key; as it is when the request carries no key or its key is not honoured here. */
+  async guard(
     request: RestRequest,
     endpoint: Endpoint | null,
-    serve: (request: RestRequest) => MaybeAsync<RestResult>,
-  ): MaybeAsync<RestResult> {
+    serve: (request: RestRequest) => Promise<RestResult>,
+  ): Promise<RestResult> {
     const header = request.headers['idempotency-key'];
     if (
       header === undefined ||
@@ -139,7 +135,7 @@ export class IdempotencyGuard {
   private async keyed(
     request: RestRequest,
     key: string,
-    serve: (request: RestRequest) => MaybeAsync<RestResult>,
+    serve: (request: RestRequest) => Promise<RestResult>,
   ): Promise<RestResult> {
     const userId = request.actor!.id;
     const scope = idempotencyScope(userId, key);
@@ -196,7 +192,7 @@ export class IdempotencyGuard {
     keyed: KeyedRequest,
     stream: string,
     claimRevision: number,
-    serve: (request: RestRequest) => MaybeAsync<RestResult>,
+    serve: (request: RestRequest) => Promise<RestResult>,
   ): Promise<RestResult> {
     let result: RestResult;
     try {

@@ -419,10 +419,11 @@ async function listUsers(site: Site, ctx: HandlerContext) {
   const { items, total } = await site.readModel.query('user', { filters, order, offset: start, limit: perPage });
   const context = p.context as Context;
   // The query already holds only the users this caller may see.
-  const body = listableItems(items as UserDoc[], context, {
+  const listable = await listableItems(items as UserDoc[], context, {
     mayRead: () => true,
     mayEdit: (doc) => canEditUser(actor, doc.id),
-  }).map((doc) => present(site, actor, doc, context));
+  });
+  const body = listable.map((doc) => present(site, actor, doc, context));
   const page = Math.ceil(offset / perPage + 1);
   return collectionResult(body, { total, page, perPage }, `${site.apiRoot}core/v2/users`, linkQuery(ctx));
 }
