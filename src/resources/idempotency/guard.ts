@@ -35,15 +35,8 @@ import { serializeBody } from '../../rest/serialized';
 import type { MaybeAsync } from '../../core/maybeAsync';
 import { servingKeyed, uniqueRequestId } from './context';
 import type { KeyedRequest } from './context';
-import {
-  IDEMPOTENCY_COLLECTION,
-  foldKeyStream,
-  idempotencyScope,
-  idempotencyStream,
-  KEYED_METHODS,
-  parseIdempotencyKey,
-  requestFingerprint,
-} from './keys';
+import { IDEMPOTENCY_COLLECTION, foldKeyStream, idempotencyScope, idempotencyStream } from './keys';
+import { KEYED_METHODS, parseIdempotencyKey, requestFingerprint } from './header';
 import type {
   IdempotencyKeyClaimed,
   IdempotencyKeyReleased,
