@@ -4,7 +4,7 @@
  */
 import type { Site } from './site';
 import type { RouteDefinition } from './rest/route';
-import { asOfArg, itemAsOf } from './resources/history/operations';
+import { asOfArg, presentItemAsOf } from './resources/history/routes';
 import { featuredMediaToKeep } from './resources/media/featuredMedia';
 import { Dispatcher } from './rest/dispatch';
 import { discoveryRoutes } from './rest/discovery';
@@ -72,7 +72,7 @@ export function buildDispatcher(site: Site): Dispatcher {
       defaultCategory.catch(() => (defaultCategory = null));
       return defaultCategory;
     },
-    asOf: { arg: asOfArg, item: (ctx, current, schema) => itemAsOf(site, ctx, current, schema) },
+    asOf: { arg: asOfArg, item: (ctx, current, schema) => presentItemAsOf(site, ctx, current, schema) },
     featuredMediaToKeep: (requested) => featuredMediaToKeep(site.readModel, requested),
   };
   // One presentation per post type, for every route that answers with a live item.

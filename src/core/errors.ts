@@ -8,6 +8,8 @@
 export type Subject =
   | 'post'
   | 'attachment'
+  | 'attachmentFile'
+  | 'autosave'
   | 'comment'
   | 'term'
   | 'menu'
@@ -28,6 +30,9 @@ export type DomainErrorCode =
   | 'invalid_transition'
   | 'forbidden'
   | 'invalid_value'
+  | 'nothing_changed'
+  | 'cannot_process'
+  | 'not_permitted'
   | 'concurrent_change';
 
 export abstract class DomainError extends Error {
@@ -45,20 +50,28 @@ export abstract class DomainError extends Error {
   }
 }
 
-/** The command names something that does not exist (never did, was deleted, or is of another kind). */
+/**
+ * The command names something that does not exist (never did, was deleted, or is of another kind). `as` says how it
+ * was named: as the subject addressed itself, or as the parent of what is addressed (an item's autosaves).
+ */
 export class NotFound extends DomainError {
   override readonly name = 'NotFound';
   readonly code = 'not_found';
 
-  constructor(readonly subject: Subject) {
-    super(`no such ${subject}`);
+  constructor(
+    readonly subject: Subject,
+    readonly as: 'itself' | 'parent' = 'itself',
+  ) {
+    super(as === 'parent' ? `no such parent ${subject}` : `no such ${subject}`);
   }
 }
 
 /**
  * What the command would create is already there: the same `id` (the stream exists), or another one with the same
- * `name`, `slug` or `content`. `existingId` names the other one when it is known; `value` is the name or slug
- * that clashed; `scope` says where names must be unique (among siblings under one parent, or in a whole taxonomy).
+ * `name`, `slug`, `email` or `content` (a user's name is their login; an attachment file's, every free name tried).
+ * `existingId` names the other one when it is known; `value` is the name or slug that clashed; `scope` says where
+ * names must be unique (among siblings under one parent, or in a whole taxonomy); `operation` says whether a create
+ * or an update was refused, where WordPress answers the two apart (a user's email).
  */
 export class AlreadyExists extends DomainError {
   override readonly name = 'AlreadyExists';
@@ -66,8 +79,13 @@ export class AlreadyExists extends DomainError {
 
   constructor(
     readonly subject: Subject,
-    readonly by: 'id' | 'name' | 'slug' | 'content',
-    readonly details: { existingId?: number; value?: string; scope?: 'parent' | 'taxonomy' } = {},
+    readonly by: 'id' | 'name' | 'slug' | 'email' | 'content',
+    readonly details: {
+      existingId?: number;
+      value?: string;
+      scope?: 'parent' | 'taxonomy';
+      operation?: 'create' | 'update';
+    } = {},
   ) {
     super(`a ${subject} with this ${by} already exists`);
   }
@@ -109,8 +127,11 @@ export class ForbiddenByRule extends DomainError {
  * A value the command carries breaks a rule: `fields` are the ones at fault (in the order they are reported).
  * - `required`, `empty`: missing, or nothing but whitespace;
  * - `tooLong`: longer than the subject keeps;
- * - `unparsable`, `outOfRange`: not a value of its type, or one before the range kept (dates);
+ * - `unparsable`: not a value of its type (a date, an email address, a username of the allowed characters);
+ * - `outOfRange`: outside the range kept (a date before year one, a log position past `details.limit`);
  * - `unknownReference`: names something that does not exist (or not where it must be);
+ * - `unsupportedType`: a file of a type the site does not take (`details.upload` says how it was sent: as a form's
+ *   file or as the whole body);
  * - `conflicting`: the fields sent together exclude each other;
  * - `conflictsWithCurrent`: the field sent is excluded by the subject's current state.
  */
@@ -128,10 +149,60 @@ export class InvalidValue extends DomainError {
       | 'unparsable'
       | 'outOfRange'
       | 'unknownReference'
+      | 'unsupportedType'
       | 'conflicting'
       | 'conflictsWithCurrent',
+    readonly details: { limit?: number; upload?: 'form' | 'body' } = {},
   ) {
     super(`invalid ${subject} ${fields.join(', ')}: ${rule}`);
+  }
+}
+
+/** The command would record nothing new: an autosave of the very text the item holds. */
+export class NothingChanged extends DomainError {
+  override readonly name = 'NothingChanged';
+  readonly code = 'nothing_changed';
+
+  constructor(
+    readonly subject: Subject,
+    readonly change: 'autosave',
+  ) {
+    super(`the ${change} would change nothing of the ${subject}`);
+  }
+}
+
+/**
+ * The subject's content cannot be worked as asked: an image the editor cannot `load` (not an image after all, or
+ * over the pixel limit), or whose `rotate` or `crop` fails.
+ */
+export class CannotProcess extends DomainError {
+  override readonly name = 'CannotProcess';
+  readonly code = 'cannot_process';
+
+  constructor(
+    readonly subject: Subject,
+    readonly step: 'load' | 'rotate' | 'crop',
+  ) {
+    super(`cannot ${step} this ${subject}`);
+  }
+}
+
+/**
+ * The actor lacks the right to `action` the subject: read its history (`postType` names its type), its autosaves or
+ * its revisions, or edit it. `signedIn` tells a caller who signed in and falls short from one who did not sign in
+ * (the edge answers the first as refused, the second as asked to sign in).
+ */
+export class NotPermitted extends DomainError {
+  override readonly name = 'NotPermitted';
+  readonly code = 'not_permitted';
+
+  constructor(
+    readonly subject: Subject,
+    readonly action: 'readHistory' | 'readAutosaves' | 'readRevisions' | 'edit',
+    readonly signedIn: boolean,
+    readonly details: { postType?: string } = {},
+  ) {
+    super(`${signedIn ? 'this user' : 'an anonymous caller'} may not ${action} this ${subject}`);
   }
 }
 

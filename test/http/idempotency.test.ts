@@ -12,7 +12,7 @@ import type { TestSite, TestUser } from '../support/testSite';
 import { createMemoryEventStore } from '../../src/adapters/memory/eventStore';
 import type { EventStore, RecordedEvent } from '../../src/ports/eventStore';
 import { restError } from '../../src/rest/errors';
-import { MAX_KEY_LENGTH, parseIdempotencyKey } from '../../src/resources/idempotency/keys';
+import { MAX_KEY_LENGTH, parseIdempotencyKey } from '../../src/resources/idempotency/header';
 import { DEFAULT_IN_FLIGHT_MS } from '../../src/resources/idempotency/guard';
 
 const test = suite('Idempotency-Key: safe retries');

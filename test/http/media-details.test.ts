@@ -276,9 +276,23 @@ test('as_of: the attachment as it was, for those who may edit it', async () => {
   const before = await t.request('GET', `/core/v2/media/${item.id}?as_of=2000-01-01T00:00:00`, { as: admin });
   assert.equal([before.status, before.body.code], [404, 'rest_post_invalid_id']);
   const anonymous = await t.request('GET', `/core/v2/media/${item.id}?as_of=${createdAt}`);
-  assert.equal([anonymous.status, anonymous.body.code], [401, 'rest_cannot_read']);
+  assert.is(anonymous.status, 401);
+  assert.equal(anonymous.body, {
+    code: 'rest_cannot_read',
+    message: 'Sorry, you are not allowed to view the history of this attachment.',
+    data: { status: 401 },
+  });
   const bad = await t.request('GET', `/core/v2/media/${item.id}?as_of=yesterday`, { as: admin });
   assert.is(bad.status, 400);
+  assert.equal(bad.body, {
+    code: 'rest_invalid_param',
+    message: 'Invalid parameter(s): as_of',
+    data: {
+      status: 400,
+      params: { as_of: 'Invalid date.' },
+      details: { as_of: { code: 'rest_invalid_date', message: 'Invalid date.', data: null } },
+    },
+  });
 });
 
 test.run();

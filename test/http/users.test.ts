@@ -482,6 +482,29 @@ writing('create: refused without create_users; WordPress’s argument and insert
     message: 'Sorry, that email address is already used!',
     data: { status: 400 },
   });
+  // Past the lengths WordPress's users table keeps: its insertion codes, as a 400 too.
+  const longLogin = await w.request('POST', '/core/v2/users', {
+    as: wAdmin,
+    body: { ...body, username: 'n'.repeat(61) },
+  });
+  assert.equal(longLogin.body, {
+    code: 'user_login_too_long',
+    message: 'Username may not be longer than 60 characters.',
+    data: { status: 400 },
+  });
+  const longSlug = await w.request('POST', '/core/v2/users', { as: wAdmin, body: { ...body, slug: 's'.repeat(51) } });
+  assert.equal(longSlug.body, {
+    code: 'user_nicename_too_long',
+    message: 'Nicename may not be longer than 50 characters.',
+    data: { status: 400 },
+  });
+  const longUrl = `https://example.test/${'u'.repeat(80)}`;
+  const withLongUrl = await w.request('POST', '/core/v2/users', { as: wAdmin, body: { ...body, url: longUrl } });
+  assert.equal(withLongUrl.body, {
+    code: 'user_url_too_long',
+    message: 'User URL may not be longer than 100 characters.',
+    data: { status: 400 },
+  });
   // Nothing of the failed attempts was kept: the login is still free.
   assert.is((await w.request('POST', '/core/v2/users', { as: wAdmin, body })).status, 201);
 });

@@ -13,8 +13,7 @@ import { formatGmt } from '../../text/dates';
 import { storedAuthorFields, storedCommentText } from './filters';
 import { phpTrim } from '../../text/phpTrim';
 import { readDiscussionOption } from '../settings/operations';
-import { restError } from '../../rest/errors';
-import type { RestError } from '../../rest/errors';
+import { InvalidValue } from '../../core/errors';
 import { COMMENT_COLLECTION, duplicateKey } from '../../../projections/comments';
 import type { CommentDoc } from '../../../projections/comments';
 import type { ContentDoc } from '../../../projections/content';
@@ -280,8 +279,7 @@ async function authorModerates(site: Site, author: number, actor: Actor | null):
   return user !== null && hasCap({ id: user.id, roles: user.roles }, 'moderate_comments');
 }
 
-export const invalidAuthor = (): RestError =>
-  restError('rest_comment_author_invalid', 'Invalid comment author ID.', 400);
+const invalidAuthor = (): InvalidValue => new InvalidValue('comment', ['author'], 'unknownReference');
 
 export async function updateComment(
   site: Site,

@@ -4,7 +4,7 @@
  * the item's stream; and the item as it is now, for the routes that address it.
  */
 import type { Site } from '../../site';
-import { restError } from '../../rest/errors';
+import { NotFound } from '../../core/errors';
 import { readCurrent, readWritten } from '../../projection/written';
 import type { ContentDoc } from '../../../projections/content';
 import type { RevisionsDoc } from '../../../projections/revisions';
@@ -19,7 +19,7 @@ export async function writtenItem(site: Site, postType: PostType, id: number, po
     stream: contentStreamId(id),
     position,
   });
-  if (!doc) throw restError('rest_post_invalid_id', 'Invalid post ID.', 404);
+  if (!doc) throw new NotFound('post');
   return doc;
 }
 

@@ -5,18 +5,12 @@
 import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
 import { canEditItem, capsOfPostType } from '../../access/capabilities';
-import { authorizationStatus, restError } from '../../rest/errors';
-import type { RestError } from '../../rest/errors';
-import { ok } from '../../rest/route';
-import type { HandlerContext, RestResult } from '../../rest/route';
-import type { ResourceSchema } from '../../rest/schema';
+import { InvalidValue, NotFound, NotPermitted } from '../../core/errors';
 import { parseRestDate } from '../../text/dates';
 import { contentStreamId } from '../content/events';
 import type { PostType } from '../content/events';
 import { updateItem } from '../content/operations';
 import type { WriteOutcome } from '../content/operations';
-import { presentContent, restBaseOf } from '../content/present';
-import { itemExtras } from '../content/extras';
 import type { ContentDoc } from '../../../projections/content';
 import { documentAsOf, historyOf } from './fold';
 import type { HistoryEntry } from './fold';
@@ -29,58 +23,30 @@ export async function itemHistory(site: Site, id: number): Promise<HistoryEntry[
 }
 
 /** Seeing an item's past takes the right to edit it: earlier states may hold text that was never public. */
-export function historyRefusal(actor: Actor | null, doc: ContentDoc): RestError | null {
+export function historyRefusal(actor: Actor | null, doc: ContentDoc): NotPermitted | null {
   const caps = capsOfPostType(doc.type);
   if (canEditItem(actor, caps, { author: doc.author, status: doc.status, trashedFrom: doc.trashed_from })) return null;
-  return restError(
-    'rest_cannot_read',
-    `Sorry, you are not allowed to view the history of this ${doc.type}.`,
-    authorizationStatus(actor?.id ?? null),
-  );
+  return new NotPermitted('post', 'readHistory', actor !== null, { postType: doc.type });
 }
 
-/** The `as_of` argument of a single item: a date-time, in the site's time zone unless it carries an offset. */
-export const asOfArg = {
-  description:
-    'Show the item as it was at this moment (site time zone unless an offset is given). An extension to WordPress.',
-  type: 'string' as const,
-  format: 'date-time',
-};
-
 /**
- * `GET /core/v2/{posts,pages}/{id}?as_of=…`: the item folded from its stream up to that moment, presented
- * like the live item. `current` is the live document the route already found (and checked readable).
+ * The item as it was at `asOf` (a date-time, in the site's time zone unless it carries an offset): folded from its
+ * stream up to that moment. `current` is the live document (found, and readable by `actor`); seeing its past takes
+ * the right to see its history.
  */
 export async function itemAsOf(
   site: Site,
-  ctx: HandlerContext,
+  actor: Actor | null,
   current: ContentDoc,
-  schema: ResourceSchema,
-): Promise<RestResult> {
-  const refusal = historyRefusal(ctx.actor, current);
+  asOf: string,
+): Promise<ContentDoc> {
+  const refusal = historyRefusal(actor, current);
   if (refusal) throw refusal;
-  const asOf = parseRestDate(String(ctx.params.as_of), site.settings.timezone);
-  if (asOf === null) {
-    throw restError('rest_invalid_param', 'Invalid parameter(s): as_of', 400, {
-      params: { as_of: 'Invalid date.' },
-      details: { as_of: { code: 'rest_invalid_date', message: 'Invalid date.', data: null } },
-    });
-  }
-  const doc = documentAsOf(await itemEvents(site, current.id), asOf);
-  if (!doc) throw restError('rest_post_invalid_id', 'Invalid post ID.', 404);
-  const context = ctx.params.context as 'view' | 'edit' | 'embed';
-  // As for the live item: protected text shows in edit context (the caller may edit) or with the password.
-  const accepted = doc.password === '' || context === 'edit' || ctx.params.password === doc.password;
-  const item = presentContent(doc, schema, {
-    context,
-    passwordAccepted: accepted,
-    siteUrl: site.settings.siteUrl,
-    apiRoot: site.apiRoot,
-    timezone: site.settings.timezone,
-    restBase: restBaseOf(doc.type),
-    ...(await itemExtras(site, ctx, doc, context)),
-  });
-  return ok(item, { Link: `<${item.link ?? ''}>; rel="alternate"; type=text/html` });
+  const at = parseRestDate(asOf, site.settings.timezone);
+  if (at === null) throw new InvalidValue('post', ['as_of'], 'unparsable');
+  const doc = documentAsOf(await itemEvents(site, current.id), at);
+  if (!doc) throw new NotFound('post');
+  return doc;
 }
 
 export interface RevisionText {

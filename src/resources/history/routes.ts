@@ -3,16 +3,19 @@
  * the item's stream, oldest first, with who, when and the fields it changed.
  */
 import type { Site } from '../../site';
-import { restError } from '../../rest/errors';
+import { NotFound } from '../../core/errors';
+import { restErrorOf } from '../../rest/domainErrors';
 import { assertPageInRange, collectionResult, linkQuery } from '../../rest/collection';
-import type { RouteDefinition } from '../../rest/route';
+import { ok } from '../../rest/route';
+import type { HandlerContext, RestResult, RouteDefinition } from '../../rest/route';
 import type { ResourceSchema } from '../../rest/schema';
 import type { ArgSchema } from '../../rest/args/schema';
 import { collectionParams } from '../../rest/collectionParams';
 import type { ContentDoc } from '../../../projections/content';
 import type { PostType } from '../content/events';
-import { restBaseOf } from '../content/present';
-import { historyRefusal, itemHistory } from './operations';
+import { presentContent, restBaseOf } from '../content/present';
+import { itemExtras } from '../content/extras';
+import { historyRefusal, itemAsOf, itemHistory } from './operations';
 import type { HistoryEntry } from './fold';
 
 const ALL = ['view', 'edit', 'embed'];
@@ -65,6 +68,40 @@ export const historyEntrySchema: ResourceSchema = {
   },
 } as ResourceSchema;
 
+/** The `as_of` argument of a single item: a date-time, in the site's time zone unless it carries an offset. */
+export const asOfArg = {
+  description:
+    'Show the item as it was at this moment (site time zone unless an offset is given). An extension to WordPress.',
+  type: 'string' as const,
+  format: 'date-time',
+};
+
+/**
+ * `GET /core/v2/{posts,pages}/{id}?as_of=…`: the item folded from its stream up to that moment, presented
+ * like the live item. `current` is the live document the route already found (and checked readable).
+ */
+export async function presentItemAsOf(
+  site: Site,
+  ctx: HandlerContext,
+  current: ContentDoc,
+  schema: ResourceSchema,
+): Promise<RestResult> {
+  const doc = await itemAsOf(site, ctx.actor, current, String(ctx.params.as_of));
+  const context = ctx.params.context as 'view' | 'edit' | 'embed';
+  // As for the live item: protected text shows in edit context (the caller may edit) or with the password.
+  const accepted = doc.password === '' || context === 'edit' || ctx.params.password === doc.password;
+  const item = presentContent(doc, schema, {
+    context,
+    passwordAccepted: accepted,
+    siteUrl: site.settings.siteUrl,
+    apiRoot: site.apiRoot,
+    timezone: site.settings.timezone,
+    restBase: restBaseOf(doc.type),
+    ...(await itemExtras(site, ctx, doc, context)),
+  });
+  return ok(item, { Link: `<${item.link ?? ''}>; rel="alternate"; type=text/html` });
+}
+
 /** The args of a history route: the item, and the page of its events in either order. */
 export const historyArgs = (): Record<string, ArgSchema> => ({
   id: { description: 'Unique identifier of the item.', type: 'integer' },
@@ -114,8 +151,9 @@ export function historyRoutes(site: Site, postType: PostType): RouteDefinition[]
           args: historyArgs(),
           permission: async (ctx) => {
             const doc = await load(ctx.params.id);
-            if (!doc) return restError('rest_post_invalid_id', 'Invalid post ID.', 404);
-            return historyRefusal(ctx.actor, doc) ?? true;
+            if (!doc) return restErrorOf(new NotFound('post'));
+            const refusal = historyRefusal(ctx.actor, doc);
+            return refusal ? restErrorOf(refusal) : true;
           },
           handle: async (ctx) => {
             const id = Number(ctx.params.id);

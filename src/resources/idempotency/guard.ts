@@ -34,15 +34,8 @@ import type { Endpoint, RestRequest, RestResult } from '../../rest/route';
 import { serializeBody } from '../../rest/serialized';
 import { servingKeyed, uniqueRequestId } from './context';
 import type { KeyedRequest } from './context';
-import {
-  IDEMPOTENCY_COLLECTION,
-  foldKeyStream,
-  idempotencyScope,
-  idempotencyStream,
-  KEYED_METHODS,
-  parseIdempotencyKey,
-  requestFingerprint,
-} from './keys';
+import { IDEMPOTENCY_COLLECTION, foldKeyStream, idempotencyScope, idempotencyStream } from './keys';
+import { KEYED_METHODS, parseIdempotencyKey, requestFingerprint } from './header';
 import type {
   IdempotencyKeyClaimed,
   IdempotencyKeyReleased,

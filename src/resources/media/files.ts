@@ -1,17 +1,13 @@
 /**
- * What an upload is and how it is stored: reading the file out of a request (raw body or multipart `file`),
- * WordPress's upload errors, the allowed file types (by extension, as WordPress decides them), unique file
- * names in the month's folder, and the image work (dimensions, sub-sizes, edits) done with sharp.
+ * What an upload is and how it is stored: the allowed file types (by extension, as WordPress decides them), unique
+ * file names in the month's folder, and the image work (dimensions, sub-sizes, edits) done with sharp. Reading the
+ * file out of a request is the HTTP edge's (upload.ts).
  */
-import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import { pipeline } from 'node:stream/promises';
 import { loadSharp } from './sharp';
 import type { BlobBody, BlobStore } from '../../ports/blobStore';
-import { blobSize, isBlobFile } from '../../ports/blobStore';
-import { restError } from '../../rest/errors';
-import type { RestRequest, UploadedFile } from '../../rest/route';
+import { isBlobFile } from '../../ports/blobStore';
+import { AlreadyExists, CannotProcess, InvalidValue } from '../../core/errors';
 import type { ImageSize, MediaDetails } from './events';
 
 export interface UploadedContent {
@@ -20,52 +16,6 @@ export interface UploadedContent {
   /** The file name the client gave, before sanitizing. */
   filename: string;
 }
-
-const header = (request: RestRequest, name: string): string => {
-  const value = request.headers[name];
-  return (Array.isArray(value) ? value[0] : value) ?? '';
-};
-
-/** `attachment; filename="a.jpg"` (quoted or not; `inline` and `form-data` too) → `a.jpg`; null when none. */
-export function filenameFromDisposition(disposition: string): string | null {
-  for (const part of disposition.split(';').slice(1)) {
-    const [rawName, ...rest] = part.split('=');
-    const name = (rawName ?? '').trim().toLowerCase();
-    let value = rest.join('=').trim();
-    if (name === 'filename*') {
-      // RFC 5987: charset'lang'percent-encoded.
-      const encoded = value.split("'").slice(2).join("'");
-      try {
-        value = decodeURIComponent(encoded);
-      } catch {
-        continue;
-      }
-    } else if (name !== 'filename') continue;
-    if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1);
-    if (value !== '') return value;
-  }
-  return null;
-}
-
-async function checkMd5(request: RestRequest, body: BlobBody, md5?: string): Promise<void> {
-  const expected = header(request, 'content-md5').trim().toLowerCase();
-  if (expected !== '' && (md5 ?? (await md5Of(body))) !== expected) {
-    throw restError('rest_upload_hash_mismatch', 'Content hash did not match expected.', 412);
-  }
-}
-
-async function md5Of(body: BlobBody): Promise<string> {
-  const hash = createHash('md5');
-  if (isBlobFile(body)) await pipeline(fs.createReadStream(body.path), hash);
-  else hash.update(body);
-  return hash.digest('hex');
-}
-
-/** An uploaded file: in memory, or the temporary file the edge streamed it to. */
-const bodyOf = (file: UploadedFile | undefined): BlobBody =>
-  !file || file.size === 0
-    ? Buffer.alloc(0)
-    : (file.data ?? (file.filepath !== '' ? { path: file.filepath, size: file.size } : Buffer.alloc(0)));
 
 /** What sharp reads: the bytes, or the file (libvips reads it itself). */
 export const sharpInput = (body: BlobBody): Buffer | string => (isBlobFile(body) ? body.path : body);
@@ -83,50 +33,12 @@ async function headOf(body: BlobBody, length: number): Promise<Buffer> {
   }
 }
 
-/** The uploaded file, from a multipart `file` field or the raw body, with WordPress's errors in its order. */
-export async function uploadedContent(request: RestRequest): Promise<{ content: UploadedContent; multipart: boolean }> {
-  const file = request.files?.file;
-  if (file) {
-    if (file.size === 0) throw restError('rest_upload_no_data', 'No data supplied.', 400);
-    const body = bodyOf(file);
-    await checkMd5(request, body, file.md5);
-    return { content: { body, filename: file.originalFilename ?? '' }, multipart: true };
-  }
-  // A multipart body is read into fields and files (as PHP does): without a file there is no data at all.
-  const multipartBody = /^multipart\/form-data\b/i.test(header(request, 'content-type'));
-  const body = multipartBody
-    ? Buffer.alloc(0)
-    : request.rawFile
-      ? bodyOf(request.rawFile)
-      : (request.rawBody ?? Buffer.alloc(0));
-  if (blobSize(body) === 0) throw restError('rest_upload_no_data', 'No data supplied.', 400);
-  if (header(request, 'content-type').trim() === '')
-    throw restError('rest_upload_no_content_type', 'No Content-Type supplied.', 400);
-  const disposition = header(request, 'content-disposition');
-  if (disposition.trim() === '')
-    throw restError('rest_upload_no_content_disposition', 'No Content-Disposition supplied.', 400);
-  const filename = filenameFromDisposition(disposition);
-  if (!filename) {
-    throw restError(
-      'rest_upload_invalid_disposition',
-      'Invalid Content-Disposition supplied. Content-Disposition needs to be formatted as `attachment; filename="image.png"` or similar.',
-      400,
-    );
-  }
-  await checkMd5(request, body, request.rawFile?.md5);
-  return { content: { body, filename }, multipart: false };
-}
-
 /**
- * WordPress's refusal of a file whose type is not allowed (by its name, or by its content not being the image its
- * name says), under the code of the path the file came by. WordPress answers it 500; it is the client's input, so 400.
+ * The refusal of a file whose type is not allowed (by its name, or by its content not being the image its name says),
+ * with the way it was sent: WordPress reports it under the code of that path.
  */
-export const fileTypeNotAllowed = (multipart: boolean) =>
-  restError(
-    multipart ? 'rest_upload_unknown_error' : 'rest_upload_sideload_error',
-    'Sorry, you are not allowed to upload this file type.',
-    400,
-  );
+export const fileTypeNotAllowed = (multipart: boolean): InvalidValue =>
+  new InvalidValue('attachment', ['file'], 'unsupportedType', { upload: multipart ? 'form' : 'body' });
 
 /** The file types WordPress allows by default, by extension (it decides by the name, not the sent type). */
 const ALLOWED_TYPES: Record<string, string> = {
@@ -288,7 +200,7 @@ export async function storeUnique(blobs: BlobStore, folder: string, name: string
     const key = `${folder}/${n === 0 ? stem : `${stem}-${n}`}${extension}`;
     if (await blobs.putNew(key, body)) return key;
   }
-  throw restError('rest_upload_unknown_error', 'Could not find a free file name.', 500);
+  throw new AlreadyExists('attachmentFile', 'name', { value: name });
 }
 
 /** WordPress's default image sizes, in the order it makes them (medium and large first). */
@@ -500,8 +412,7 @@ export async function applyModifiers(
   const sharp = await loadSharp();
   // As WordPress answers when its editor cannot load the image (too large, or not an image after all).
   const header = await imageDimensions(data);
-  if (!header || !decodable(header, maxPixels))
-    throw restError('rest_unknown_image_file_type', 'Unable to edit this image.', 400);
+  if (!header || !decodable(header, maxPixels)) throw new CannotProcess('attachment', 'load');
   let current = data;
   for (const modifier of modifiers) {
     if (modifier.type === 'rotate') {
@@ -513,24 +424,23 @@ export async function applyModifiers(
           .toFormat(formatOf(mime))
           .toBuffer();
       } catch {
-        throw restError('rest_image_rotation_failed', 'Unable to rotate this image.', 500);
+        throw new CannotProcess('attachment', 'rotate');
       }
     } else {
       const dims = await imageDimensions(current);
-      if (!dims) throw restError('rest_image_crop_failed', 'Unable to crop this image.', 500);
+      if (!dims) throw new CannotProcess('attachment', 'crop');
       const left = Math.round((modifier.args.left / 100) * dims.width);
       const top = Math.round((modifier.args.top / 100) * dims.height);
       const width = Math.min(dims.width - left, Math.round((modifier.args.width / 100) * dims.width));
       const height = Math.min(dims.height - top, Math.round((modifier.args.height / 100) * dims.height));
-      if (width < 1 || height < 1 || left < 0 || top < 0)
-        throw restError('rest_image_crop_failed', 'Unable to crop this image.', 500);
+      if (width < 1 || height < 1 || left < 0 || top < 0) throw new CannotProcess('attachment', 'crop');
       try {
         current = await sharp(current, { limitInputPixels: maxPixels })
           .extract({ left, top, width, height })
           .toFormat(formatOf(mime))
           .toBuffer();
       } catch {
-        throw restError('rest_image_crop_failed', 'Unable to crop this image.', 500);
+        throw new CannotProcess('attachment', 'crop');
       }
     }
   }

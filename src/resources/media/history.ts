@@ -6,7 +6,7 @@
 import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
 import type { RecordedEvent } from '../../ports/eventStore';
-import { authorizationStatus, restError } from '../../rest/errors';
+import { InvalidValue, NotFound, NotPermitted } from '../../core/errors';
 import { collectionResult, linkQuery } from '../../rest/collection';
 import type { HandlerContext, RouteDefinition } from '../../rest/route';
 import type { MediaDoc } from '../../../projections/media';
@@ -60,13 +60,9 @@ export function mediaHistoryRoute(
         args: historyArgs(),
         permission: async (ctx) => {
           const doc = await load(ctx);
-          if (!doc) return restError('rest_post_invalid_id', 'Invalid post ID.', 404);
+          if (!doc) throw new NotFound('attachment');
           if (await canEdit(ctx.actor, doc)) return true;
-          return restError(
-            'rest_cannot_read',
-            'Sorry, you are not allowed to view the history of this attachment.',
-            authorizationStatus(ctx.actor?.id ?? null),
-          );
+          throw historyRefusal(ctx.actor);
         },
         handle: async (ctx) => {
           const id = Number(ctx.params.id);
@@ -103,6 +99,10 @@ export function mediaDocumentAsOf(events: readonly RecordedEvent[], asOfMs: numb
   return doc;
 }
 
+/** Seeing an attachment's past takes the right to edit it, as for posts. */
+const historyRefusal = (actor: Actor | null): NotPermitted =>
+  new NotPermitted('attachment', 'readHistory', actor !== null);
+
 /** The attachment at the `as_of` moment, for one who may edit it (earlier states may never have been public). */
 export async function mediaAsOf(
   site: Site,
@@ -111,20 +111,10 @@ export async function mediaAsOf(
   actor: Actor | null,
   canEdit: boolean,
 ): Promise<MediaDoc> {
-  if (!canEdit)
-    throw restError(
-      'rest_cannot_read',
-      'Sorry, you are not allowed to view the history of this attachment.',
-      authorizationStatus(actor?.id ?? null),
-    );
+  if (!canEdit) throw historyRefusal(actor);
   const ms = parseRestDate(asOf, site.settings.timezone);
-  if (ms === null) {
-    throw restError('rest_invalid_param', 'Invalid parameter(s): as_of', 400, {
-      params: { as_of: 'Invalid date.' },
-      details: { as_of: { code: 'rest_invalid_date', message: 'Invalid date.', data: null } },
-    });
-  }
+  if (ms === null) throw new InvalidValue('attachment', ['as_of'], 'unparsable');
   const doc = mediaDocumentAsOf(await site.store.readStream(attachmentStreamId(id)), ms);
-  if (!doc) throw restError('rest_post_invalid_id', 'Invalid post ID.', 404);
+  if (!doc) throw new NotFound('attachment');
   return doc;
 }

@@ -6,7 +6,7 @@
 import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
 import { canSaveUnfilteredHtml } from '../../access/capabilities';
-import { restError } from '../../rest/errors';
+import { NotFound } from '../../core/errors';
 import { formatLocal } from '../../text/dates';
 import { sanitizeSlug } from '../../text/slug';
 import { filterHtml } from '../../text/sanitizeHtml';
@@ -293,11 +293,11 @@ export async function createMissingSubsizes(
 ): Promise<MediaWriteOutcome> {
   const state = await loadAttachment(site, id);
   const attachment = state.attachment;
-  if (!attachment) throw restError('rest_post_invalid_id', 'Invalid post ID.', 404);
+  if (!attachment) throw new NotFound('attachment');
   const details = attachment.media_details;
   if (!details.width || !details.height) return { id, state, position: 0 };
   const data = await site.blobs.get(details.file);
-  if (!data) throw restError('rest_unknown_attachment', 'Unable to get meta information for file.', 404);
+  if (!data) throw new NotFound('attachmentFile');
   const dims = { width: details.width, height: details.height };
   // An image that cannot be decoded keeps the sizes it has, as WordPress answers it unchanged.
   const rendered = decodable(dims, maxPixelsOf(site))
@@ -327,9 +327,9 @@ export async function editImage(
   requestId: string,
 ): Promise<MediaWriteOutcome> {
   const original = (await loadAttachment(site, id)).attachment;
-  if (!original) throw restError('rest_post_invalid_id', 'Invalid post ID.', 404);
+  if (!original) throw new NotFound('attachment');
   const data = await site.blobs.get(original.media_details.file);
-  if (!data) throw restError('rest_unknown_attachment', 'Unable to get meta information for file.', 404);
+  if (!data) throw new NotFound('attachmentFile');
   const edited = await applyModifiers(data, original.mime_type, modifiers, maxPixelsOf(site));
   const file = original.media_details.file;
   const { stem, extension } = splitExtension(file.slice(file.lastIndexOf('/') + 1));

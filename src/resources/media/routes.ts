@@ -28,7 +28,8 @@ import { writableStatuses } from '../content/schema';
 import { mediaActionLinks, mediaSchema } from './schema';
 import { mediaLink, presentMedia, uploadUrl } from './present';
 import type { AttachmentInput } from './decider';
-import { uploadedContent, EDITABLE_TYPES } from './files';
+import { EDITABLE_TYPES } from './files';
+import { uploadedContent } from './upload';
 import type { Modifier } from './files';
 import {
   MEDIA_SLUG_SCOPE,
@@ -39,7 +40,7 @@ import {
   updateAttachment,
 } from './operations';
 import { mediaAsOf, mediaHistoryRoute } from './history';
-import { asOfArg } from '../history/operations';
+import { asOfArg } from '../history/routes';
 import { attachmentStreamId } from './events';
 import { featuredMediaToKeep } from './featuredMedia';
 import { readCurrent, readWritten } from '../../projection/written';

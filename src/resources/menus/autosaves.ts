@@ -9,8 +9,7 @@ import { canManageMenus } from '../../access/capabilities';
 import type { ArgSchema } from '../../rest/args/schema';
 import { argsFromSchema, contextParam, filterByContext } from '../../rest/schema';
 import type { Context } from '../../rest/schema';
-import { authorizationStatus, restError } from '../../rest/errors';
-import type { RestError } from '../../rest/errors';
+import { NotFound, NotPermitted } from '../../core/errors';
 import { ok } from '../../rest/route';
 import type { HandlerContext, RouteDefinition } from '../../rest/route';
 import { formatGmt, parseRestDate } from '../../text/dates';
@@ -44,16 +43,10 @@ export function menuItemAutosaveRoutes(site: Site): RouteDefinition[] {
   const readRule = async (
     ctx: HandlerContext,
     key: string,
-    what: 'autosaves' | 'revisions',
-  ): Promise<true | RestError> => {
-    if (!(await item(ctx, key))) return restError('rest_post_invalid_parent', 'Invalid post parent ID.', 404);
-    if (!canManageMenus(ctx.actor)) {
-      return restError(
-        'rest_cannot_read',
-        `Sorry, you are not allowed to view ${what} of this post.`,
-        authorizationStatus(ctx.actor?.id ?? null),
-      );
-    }
+    action: 'readAutosaves' | 'readRevisions',
+  ): Promise<true> => {
+    if (!(await item(ctx, key))) throw new NotFound('menuItem', 'parent');
+    if (!canManageMenus(ctx.actor)) throw new NotPermitted('menuItem', action, ctx.actor !== null);
     return true;
   };
 
@@ -120,7 +113,7 @@ export function menuItemAutosaveRoutes(site: Site): RouteDefinition[] {
         {
           methods: ['GET'],
           args: { parent: parentArg, context: contextParam('view') },
-          permission: (ctx) => readRule(ctx, 'id', 'autosaves'),
+          permission: (ctx) => readRule(ctx, 'id', 'readAutosaves'),
           handle: async (ctx) => {
             const parent = (await item(ctx, 'id'))!;
             const entries = [...(parent.autosaves ?? [])].sort(newestFirst);
@@ -132,14 +125,9 @@ export function menuItemAutosaveRoutes(site: Site): RouteDefinition[] {
           // The item's own update args (its `parent` among them), as WordPress takes them; none is stored.
           args: { parent: parentArg, ...argsFromSchema(menuItemSchema, 'update') },
           permission: async (ctx) => {
-            if (!(await item(ctx, 'id'))) return restError('rest_post_invalid_id', 'Invalid post ID.', 404);
-            return canManageMenus(ctx.actor)
-              ? true
-              : restError(
-                  'rest_cannot_edit',
-                  'Sorry, you are not allowed to edit this post.',
-                  authorizationStatus(ctx.actor?.id ?? null),
-                );
+            if (!(await item(ctx, 'id'))) throw new NotFound('menuItem');
+            if (!canManageMenus(ctx.actor)) throw new NotPermitted('menuItem', 'edit', ctx.actor !== null);
+            return true;
           },
           signedInOnly: true,
           handle: async (ctx) => {
@@ -147,10 +135,10 @@ export function menuItemAutosaveRoutes(site: Site): RouteDefinition[] {
             const outcome = await autosaveMenuItem(site, id, ctx.actor!, ctx.request.requestId);
             await site.settle(outcome.position);
             const doc = await readMenuItemDoc(site, id);
-            if (!doc) throw restError('rest_post_invalid_id', 'Invalid post ID.', 404);
+            if (!doc) throw new NotFound('menuItem');
             if (outcome.savedItem) return ok(presentDraft(doc, outcome.itemDates));
             const entry = (doc.autosaves ?? []).find((a) => a.id === outcome.autosaveId);
-            if (!entry) throw restError('rest_post_no_autosave', 'There is no autosave revision for this post.', 404);
+            if (!entry) throw new NotFound('autosave');
             return ok(present(entry, doc, 'edit'));
           },
         },
@@ -169,12 +157,12 @@ export function menuItemAutosaveRoutes(site: Site): RouteDefinition[] {
             context: contextParam('view'),
           },
           // WordPress checks a single autosave with the revisions rule, message included.
-          permission: (ctx) => readRule(ctx, 'parent', 'revisions'),
+          permission: (ctx) => readRule(ctx, 'parent', 'readRevisions'),
           handle: async (ctx) => {
             const parent = (await item(ctx, 'parent'))!;
             // WordPress answers with the item's latest autosave, whatever the id asked for.
             const latest = [...(parent.autosaves ?? [])].sort(newestFirst)[0];
-            if (!latest) throw restError('rest_post_no_autosave', 'There is no autosave revision for this post.', 404);
+            if (!latest) throw new NotFound('autosave');
             return ok(present(latest, parent, ctx.params.context as Context));
           },
         },

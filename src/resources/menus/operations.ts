@@ -6,8 +6,8 @@ import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
 import type { EventMetadata } from '../../ports/eventStore';
 import type { Filter } from '../../ports/readModel';
+import { NothingChanged } from '../../core/errors';
 import { formatGmt, formatLocal } from '../../text/dates';
-import { restError } from '../../rest/errors';
 import { sanitizeSlug } from '../../text/slug';
 import { asciiLower } from '../../../projections/terms';
 import { MENU_COLLECTION } from '../../../projections/menus';
@@ -449,11 +449,7 @@ export async function autosaveMenuItem(
   const result = await site.commands.handle(menuItemStreamId(id), menuItemDecider, prepare, metadata);
   if (result.events.some((event) => event.type === 'MenuItemAutosaveDiscarded')) {
     await site.settle(result.position);
-    throw restError(
-      'rest_autosave_no_changes',
-      'There is nothing to save. The autosave and the post content are the same.',
-      400,
-    );
+    throw new NothingChanged('menuItem', 'autosave');
   }
   const saved = result.events.find((event) => event.type === 'MenuItemAutosaved');
   const itemDates = savedItem ? { savedAt: result.state.savedAt, publishedAt: result.state.publishedAt } : null;

@@ -1,8 +1,7 @@
 /** Autosaving: the author's own draft is saved in place; anyone else's edits become their one autosave. */
 import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
-import type { HandlerContext } from '../../rest/route';
-import { restError } from '../../rest/errors';
+import { NothingChanged } from '../../core/errors';
 import { autosaveUpdatesItem, contentDecider } from '../content/decider';
 import type { ContentCommand, ContentState, PostInput } from '../content/decider';
 import { contentStreamId } from '../content/events';
@@ -16,33 +15,16 @@ export interface AutosaveOutcome {
   autosaveId: number | null;
 }
 
-const text = (value: unknown): string | undefined => {
-  if (typeof value === 'string') return value;
-  if (value && typeof value === 'object' && typeof (value as { raw?: unknown }).raw === 'string')
-    return (value as { raw: string }).raw;
-  return undefined;
-};
-
-/** The fields an autosave carries, from the request body (absent ones are stored empty, as WordPress does). */
-function autosaveInput(ctx: HandlerContext): PostInput {
-  const input: PostInput = {};
-  for (const field of ['title', 'content', 'excerpt'] as const) {
-    const value = text(ctx.params[field]);
-    if (value !== undefined) input[field] = value;
-  }
-  return input;
-}
-
 export async function autosaveItem(
   site: Site,
   postType: PostType,
   id: number,
-  ctx: HandlerContext,
+  sent: PostInput,
   actor: Actor,
   requestId: string,
 ): Promise<AutosaveOutcome> {
   const metadata = site.metadata(actor.id, requestId);
-  const input = filterTextFields(autosaveInput(ctx), actor);
+  const input = filterTextFields(sent, actor);
   let savedItem = false;
   const result = await site.commands.handle(
     contentStreamId(id),
@@ -66,11 +48,7 @@ export async function autosaveItem(
   );
   if (result.events.some((event) => event.type === 'AutosaveDiscarded')) {
     await site.settle(result.position);
-    throw restError(
-      'rest_autosave_no_changes',
-      'There is nothing to save. The autosave and the post content are the same.',
-      400,
-    );
+    throw new NothingChanged('post', 'autosave');
   }
   const saved = result.events.find((event) => event.type === 'PostAutosaved');
   return {

@@ -26,7 +26,25 @@ import { autosaveItem } from './operations';
 import { publishRefusal } from '../content/routes';
 import { currentItem, writtenHistory, writtenItem } from '../content/written';
 import type { PostType } from '../content/events';
+import type { PostInput } from '../content/decider';
 import { renderContent, renderExcerpt, renderTitle } from '../../text/render';
+
+const text = (value: unknown): string | undefined => {
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object' && typeof (value as { raw?: unknown }).raw === 'string')
+    return (value as { raw: string }).raw;
+  return undefined;
+};
+
+/** The fields an autosave carries, from the request body (absent ones are stored empty, as WordPress does). */
+function autosaveInput(ctx: HandlerContext): PostInput {
+  const input: PostInput = {};
+  for (const field of ['title', 'content', 'excerpt'] as const) {
+    const value = text(ctx.params[field]);
+    if (value !== undefined) input[field] = value;
+  }
+  return input;
+}
 
 /** A revision's text: read-only copies, so unlike the item's text fields no write shape. */
 function revisionText(description: string, contexts: string[]) {
@@ -482,7 +500,14 @@ export function revisionRoutes(site: Site, presenter: ContentPresenter): RouteDe
           signedInOnly: true,
           handle: async (ctx) => {
             const parent = (await loadParent(site, ctx, type, 'id'))!;
-            const outcome = await autosaveItem(site, postType, parent.id, ctx, ctx.actor!, ctx.request.requestId);
+            const outcome = await autosaveItem(
+              site,
+              postType,
+              parent.id,
+              autosaveInput(ctx),
+              ctx.actor!,
+              ctx.request.requestId,
+            );
             await site.settle(outcome.position);
             if (outcome.savedItem) {
               // The author's own draft was saved: WordPress answers with the draft in the revision shape.

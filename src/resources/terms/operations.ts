@@ -10,7 +10,7 @@ import type { Actor } from '../../access/capabilities';
 import { IdSequence } from '../../core/ids';
 import { WrongExpectedRevisionError } from '../../ports/eventStore';
 import type { Filter } from '../../ports/readModel';
-import { restError } from '../../rest/errors';
+import { InvalidValue } from '../../core/errors';
 import { sanitizeSlug } from '../../text/slug';
 import { MEMBERSHIP_COLLECTION, TERM_COLLECTION, asciiLower, countedField } from '../../../projections/terms';
 import type { TermDoc } from '../../../projections/terms';
@@ -63,7 +63,7 @@ export interface TermWriteOutcome {
   position: number;
 }
 
-export const parentMissing = () => restError('rest_term_invalid', 'Parent term does not exist.', 400);
+export const parentMissing = (): InvalidValue => new InvalidValue('term', ['parent'], 'unknownReference');
 
 // --- ids -------------------------------------------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ import type { Site } from '../../site';
 import type { CommandContext } from '../../ports/accounts';
 import type { Actor, Role } from '../../access/capabilities';
 import { generateApplicationPassword, hashApplicationPassword } from '../../access/applicationPasswords';
-import { RestError, restError } from '../../rest/errors';
+import { AlreadyExists, InvalidValue, NotFound } from '../../core/errors';
 import { discardContentOf, reassignContent } from '../content/reassign';
 import { userDecider } from './decider';
 import type { UserAccount, UserState } from './decider';
@@ -24,16 +24,6 @@ import {
   nicenameCandidates,
   nicenameFor,
 } from './names';
-
-/**
- * A failure WordPress's user insertion reports without a status, which its REST server answers as a 500 with `data`
- * null. It is bad input, never a server error here: 400, with WordPress's code and message.
- */
-export class UserInsertError extends RestError {
-  constructor(code: string, message: string) {
-    super(code, message, { status: 400 });
-  }
-}
 
 export interface NewUser {
   /** An id chosen by the caller (an import keeping its source's ids, reserved beforehand); else the next one. */
@@ -72,15 +62,9 @@ export async function registerUser(
   requestId: string,
 ): Promise<{ id: number; position: number }> {
   const login = input.login.trim();
-  if (!isValidUsername(login)) {
-    throw restError(
-      'invalid_username',
-      'This username is invalid because it uses illegal characters. Please enter a valid username.',
-      400,
-    );
-  }
+  if (!isValidUsername(login)) throw new InvalidValue('user', ['login'], 'unparsable');
   const email = (input.email ?? '').trim();
-  if (email !== '' && !EMAIL_PATTERN.test(email)) throw restError('invalid_email', 'Invalid email address.', 400);
+  if (email !== '' && !EMAIL_PATTERN.test(email)) throw new InvalidValue('user', ['email'], 'unparsable');
   return createUser(
     site,
     { login, email, roles: [input.role], displayName: input.displayName, password: input.password ?? null },
@@ -96,15 +80,12 @@ export async function createUser(
   requestId: string,
 ): Promise<{ id: number; position: number }> {
   const login = input.login.trim();
-  if (login === '') throw new UserInsertError('empty_user_login', 'Cannot create a user with an empty login name.');
-  if ([...login].length > MAX_LOGIN_LENGTH)
-    throw new UserInsertError('user_login_too_long', 'Username may not be longer than 60 characters.');
+  if (login === '') throw new InvalidValue('user', ['login'], 'empty');
+  if ([...login].length > MAX_LOGIN_LENGTH) throw new InvalidValue('user', ['login'], 'tooLong');
   const requestedNicename = nicenameFor(login, input.slug);
-  if ([...requestedNicename].length > MAX_NICENAME_LENGTH)
-    throw new UserInsertError('user_nicename_too_long', 'Nicename may not be longer than 50 characters.');
+  if ([...requestedNicename].length > MAX_NICENAME_LENGTH) throw new InvalidValue('user', ['slug'], 'tooLong');
   const url = input.url ?? '';
-  if ([...url].length > MAX_URL_LENGTH)
-    throw new UserInsertError('user_url_too_long', 'User URL may not be longer than 100 characters.');
+  if ([...url].length > MAX_URL_LENGTH) throw new InvalidValue('user', ['url'], 'tooLong');
   const email = input.email.trim();
 
   const metadata = site.metadata(actorId, requestId);
@@ -115,12 +96,12 @@ export async function createUser(
   };
   try {
     if (!(await site.claims.claimExact('user-login', login.toLowerCase(), id, metadata))) {
-      throw new UserInsertError('existing_user_login', 'Sorry, that username already exists!');
+      throw new AlreadyExists('user', 'name', { value: login });
     }
     held.push(['user-login', login.toLowerCase()]);
     if (email !== '') {
       if (!(await site.claims.claimExact('user-email', email.toLowerCase(), id, metadata))) {
-        throw new UserInsertError('existing_user_email', 'Sorry, that email address is already used!');
+        throw new AlreadyExists('user', 'email', { value: email, operation: 'create' });
       }
       held.push(['user-email', email.toLowerCase()]);
     }
@@ -189,9 +170,8 @@ export async function updateUser(
   actor: Actor,
   requestId: string,
 ): Promise<{ position: number }> {
-  if (input.url !== undefined && [...input.url].length > MAX_URL_LENGTH) {
-    throw new UserInsertError('user_url_too_long', 'User URL may not be longer than 100 characters.');
-  }
+  if (input.url !== undefined && [...input.url].length > MAX_URL_LENGTH)
+    throw new InvalidValue('user', ['url'], 'tooLong');
   const metadata = site.metadata(actor.id, requestId);
   const current = await loadUser(site, id);
   const claimed: [scope: string, name: string][] = [];
@@ -210,7 +190,7 @@ export async function updateUser(
     const email = input.email?.trim();
     if (email !== undefined && email.toLowerCase() !== current.email.toLowerCase()) {
       if (email !== '' && !(await site.claims.claimExact('user-email', email.toLowerCase(), id, metadata))) {
-        throw restError('rest_user_invalid_email', 'Invalid email address.', 400);
+        throw new AlreadyExists('user', 'email', { value: email, operation: 'update' });
       }
       if (email !== '') claimed.push(['user-email', email.toLowerCase()]);
       if (current.email !== '') released.push(['user-email', current.email.toLowerCase()]);
@@ -218,7 +198,7 @@ export async function updateUser(
     if (email !== undefined) changes.email = email;
     if (input.slug !== undefined && input.slug !== '' && input.slug !== current.nicename) {
       if (!(await site.claims.claimExact('user-slug', input.slug, id, metadata)))
-        throw restError('rest_user_invalid_slug', 'Invalid slug.', 400);
+        throw new AlreadyExists('user', 'slug', { value: input.slug });
       claimed.push(['user-slug', input.slug]);
       released.push(['user-slug', current.nicename]);
       changes.nicename = input.slug;
@@ -274,7 +254,7 @@ export async function loadUserState(site: Site, id: number): Promise<UserState> 
 
 async function loadUser(site: Site, id: number): Promise<UserAccount> {
   const { user } = await loadUserState(site, id);
-  if (!user) throw restError('rest_user_invalid_id', 'Invalid user ID.', 404);
+  if (!user) throw new NotFound('user');
   return user;
 }
 
@@ -288,13 +268,7 @@ export async function createApplicationPassword(
   requestId: string,
 ): Promise<{ password: string; uuid: string; created: string; position: number }> {
   const name = input.name.trim();
-  if (name === '') {
-    throw restError(
-      'application_password_empty_name',
-      'An application name is required to create an application password.',
-      400,
-    );
-  }
+  if (name === '') throw new InvalidValue('applicationPassword', ['name'], 'empty');
   const metadata = site.metadata(actorId, requestId);
   const password = generateApplicationPassword();
   const uuid = randomUUID();

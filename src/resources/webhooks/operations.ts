@@ -7,9 +7,8 @@ import { randomBytes } from 'node:crypto';
 import type { Site } from '../../site';
 import type { Actor } from '../../access/capabilities';
 import { PositionNotInLogError } from '../../ports/eventStore';
-import { restError } from '../../rest/errors';
 import { webhooksDecider } from '../../webhooks/decider';
-import { NotFound } from '../../core/errors';
+import { InvalidValue, NotFound } from '../../core/errors';
 import type { Webhook, WebhookChanges } from '../../webhooks/decider';
 import { WEBHOOKS_STREAM, deliveriesStreamId } from '../../webhooks/events';
 import type { WebhookSubscription } from '../../webhooks/events';
@@ -59,9 +58,7 @@ export async function createWebhook(
     async () => {
       const head = await site.store.headPosition();
       if (input.fromPosition !== undefined && input.fromPosition > head) {
-        throw restError('rest_invalid_param', 'Invalid parameter(s): from_position', 400, {
-          params: { from_position: `from_position is beyond the end of the log (${head}).` },
-        });
+        throw new InvalidValue('webhook', ['from_position'], 'outOfRange', { limit: head });
       }
       if (input.fromPosition !== undefined && input.fromPosition > 0 && input.fromPosition <= head)
         await mustBeAPosition(site, input.fromPosition);
@@ -86,9 +83,7 @@ async function mustBeAPosition(site: Site, position: number): Promise<void> {
     await site.store.readAll({ fromPosition: position, maxCount: 1 });
   } catch (error) {
     if (!(error instanceof PositionNotInLogError)) throw error;
-    throw restError('rest_invalid_param', 'Invalid parameter(s): from_position', 400, {
-      params: { from_position: 'from_position is not a position of the log.' },
-    });
+    throw new InvalidValue('webhook', ['from_position'], 'unknownReference');
   }
 }
 
