@@ -314,7 +314,7 @@ interface ApiState {
 /** The body of a GET or HEAD (never read). */
 const NO_BODY = Buffer.alloc(0);
 
-/** The RestRequest of an API request (its actor still null): at once for a GET or HEAD, once its body is read otherwise. */
+/** The RestRequest of an API request (its actor still null), its body read and parsed for a method that has one. */
 function toRestRequest(
   ctx: Koa.Context,
   requestId: string,

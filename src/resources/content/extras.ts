@@ -19,7 +19,7 @@ const NO_EXTRAS: ItemExtras = Object.freeze({ parentPath: '' });
 
 /**
  * The extras of an item that needs none looked up (not in edit context, not a page under another, with its
- * links), without waiting: lists present most items this way. Null when itemExtras has work to do.
+ * links): most items of a list. Null when itemExtras has work to do.
  */
 export function plainItemExtras(
   doc: ContentDoc,
