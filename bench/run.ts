@@ -17,7 +17,7 @@
  * Options: --posts N (10000) --duration S (10) --warmup S (2) --connections C (10) --scales 1000,10000,100000
  * --seed-concurrency C (10) --redis-url URL (redis://127.0.0.1:6379) --redis-db N (15) --skip-redis
  * --skip-memory (the in-memory server only seeds) --figures single,create,... (only those HTTP figures)
- * --skip-wordpress --no-docs (the result file only; docs/performance.md untouched), --no-response-cache (servers run with RESPONSE_CACHE_ENTRIES=0: the pipeline's own
+ * --skip-wordpress --no-docs (the result file only; docs/performance.md untouched), --no-response-cache (servers run with CACHES_OFF=responses: the pipeline's own
  * figures; by default the shared response cache is on, as the product runs, and each GET figure says how many of
  * its requests it answered), and --profile list,single,create,startup,rebuild,... [--profile-read-model redis]:
  * instead of the table, run those figures on a server started with `node --cpu-prof` and print where its time
@@ -142,9 +142,10 @@ async function startServer(
   delete env.REDIS_URL;
   delete env.EVENTSTORE_URL;
   if (readModel === 'redis') env.REDIS_URL = REDIS_URL;
-  if (RESPONSE_CACHE) delete env.RESPONSE_CACHE_ENTRIES;
-  else env.RESPONSE_CACHE_ENTRIES = '0';
-  delete env.RESPONSE_CACHE_BYTES;
+  // The default cache budget (src/caches/budget.ts), with the response cache alone switched off when asked.
+  delete env.CACHE_MEMORY_MB;
+  if (RESPONSE_CACHE) delete env.CACHES_OFF;
+  else env.CACHES_OFF = 'responses';
   // As `npm start` runs it: the compiled sources on plain node (bin/build.js builds them when they changed).
   const started = startNode(name, 'bin/palimpsest.js', { args: ['serve'], env, nodeArgs });
   const { match, ms } = await waitForLine(started, READY, 600_000);

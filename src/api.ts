@@ -111,7 +111,13 @@ export function buildDispatcher(site: Site): Dispatcher {
     ...blockPatternRoutes(site.settings.blockPatterns ?? EMPTY_LIBRARY),
   );
   resourceRoutes.push(...settingsRoutes(site), ...searchRoutes(site));
-  resourceRoutes.push(...oembedRoutes(site, createRemoteEmbeds({ fetcher: site.http, clock: site.clock })));
+  const remoteEmbeds = createRemoteEmbeds({
+    fetcher: site.http,
+    clock: site.clock,
+    maxEntries: site.caches.budget.entries('remoteEmbeds'),
+  });
+  site.caches.watch('remoteEmbeds', remoteEmbeds.held);
+  resourceRoutes.push(...oembedRoutes(site, remoteEmbeds));
   resourceRoutes.push(...site.instance.routes(site));
   resourceRoutes.push(...userRoutes(site), ...applicationPasswordRoutes(site), ...commentRoutes(site));
   resourceRoutes.push(
@@ -183,8 +189,11 @@ export function buildDispatcher(site: Site): Dispatcher {
   );
   dispatcher = new Dispatcher(all, {
     apiRoot: site.apiRoot,
+    validatedArgsKept: site.caches.budget.entries('validatedArgs'),
     guard: (request, endpoint, serve) => idempotency.guard(request, endpoint, serve),
   });
+  const built = dispatcher;
+  site.caches.watch('validatedArgs', () => built.validatedArgsHeld());
   // A lost answer is made again by reading what the request changed, as its caller, in the edit context.
   idempotency.present = (request, path) =>
     dispatcher!.dispatch({

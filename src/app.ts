@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Site } from './site';
 import { buildDispatcher } from './api';
-import { authenticateRequest, parseBasic } from './access/authenticate';
+import { authenticateRequest, parseBasic, passwordHashesHeld } from './access/authenticate';
 import { RestError, restError } from './rest/errors';
 import { answerableError } from './rest/domainErrors';
 import { errorResult } from './rest/dispatch';
@@ -39,7 +39,7 @@ import {
   removeBodyFiles,
 } from './http/requestBodies';
 import type { BodyLimits } from './http/requestBodies';
-import { DEFAULT_RESPONSE_CACHE_LIMITS, createResponseCache } from './http/responseCache';
+import { createResponseCache } from './http/responseCache';
 import { OPERATIONAL_PATHS, operationalRoutes, sitePages } from './http/outsideRoutes';
 import { compileTrustedProxies, serveClientAddress } from './http/clientAddress';
 import type { ResponseCache, WrittenAnswer } from './http/responseCache';
@@ -85,10 +85,14 @@ export function createApp(site: Site): App {
   const pages = sitePages(site, namespaces);
   const fixedHeaders = apiHeaders(dialects.advertisedRoot);
   const responseCache = createResponseCache(site.readModelVersion, {
-    entries: site.settings.responseCacheEntries ?? DEFAULT_RESPONSE_CACHE_LIMITS.entries,
-    bytes: site.settings.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_LIMITS.bytes,
+    entries: site.caches.budget.entries('responses'),
+    bytes: site.caches.budget.bytes('responses'),
   });
-  if (responseCache) countCacheUse(site, responseCache);
+  if (responseCache) {
+    countCacheUse(site, responseCache);
+    site.caches.watch('responses', () => responseCache.size);
+  }
+  site.caches.watch('passwordHashes', () => passwordHashesHeld(site.readModel));
   const limits: BodyLimits = { ...DEFAULT_BODY_LIMITS, ...site.settings.bodyLimits };
   const bodies: BodyEdge = {
     site,

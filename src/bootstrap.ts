@@ -32,6 +32,9 @@ import builtInProjections from '../projections/index';
 import type { RedisConnections, RedisTimeouts } from './adapters/redis/connections';
 import type { Counter } from 'prom-client';
 import { logger } from './logger';
+import { CacheBudget } from './caches/budget';
+import type { CacheName } from './caches/budget';
+import type { CacheSize } from './caches/meter';
 
 /** What the event store tells the site about itself (a dropped subscription), before the site's metrics exist. */
 export interface StoreEvents {
@@ -72,16 +75,25 @@ export async function openBlobStore(config: Config): Promise<BlobStore> {
 /** The read model, and with Redis the coordination of the processes sharing it (projector lease, applied position). */
 export async function openReadModel(
   config: Config,
-  onRedisState?: (up: boolean) => void,
+  { caches = cacheBudget(config), onRedisState }: { caches?: CacheBudget; onRedisState?: (up: boolean) => void } = {},
 ): Promise<{
   readModel: ReadModel;
   memory?: MemoryReadModel;
   coordination?: Coordination;
   connections?: RedisConnections;
+  /** What the read model's own caches hold, for the site's gauges. */
+  cacheSizes: Partial<Record<CacheName, () => CacheSize>>;
 }> {
   if (!config.redisUrl) {
-    const memory = createMemoryReadModel();
-    return { readModel: memory, memory };
+    const memory = createMemoryReadModel({
+      parsedDocsKept: caches.entries('parsedDocuments'),
+      textMatchesKept: caches.entries('textMatches'),
+    });
+    return {
+      readModel: memory,
+      memory,
+      cacheSizes: { parsedDocuments: memory.parsedDocumentsHeld, textMatches: memory.textMatchesHeld },
+    };
   }
   const [
     { createRedisReadModel },
@@ -105,7 +117,14 @@ export async function openReadModel(
   const { redis, reader, subscriber } = connections;
   const prefix = config.redisPrefix;
   // An outage fails a call with DependencyUnavailableError, which the HTTP edge answers with 503.
-  const readModel = unavailableOnOutage(createRedisReadModel({ redis, subscriber, reader, prefix }));
+  const redisReadModel = createRedisReadModel({
+    redis,
+    subscriber,
+    reader,
+    prefix,
+    parsedDocsKept: caches.entries('parsedDocuments'),
+  });
+  const readModel = unavailableOnOutage(redisReadModel);
   const owner = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const progress = unavailableOnOutage(createRedisAppliedProgress({ redis, subscriber, prefix }));
   const coordination: Coordination = {
@@ -117,8 +136,16 @@ export async function openReadModel(
       await connections.close(config.redisCommandTimeoutMs);
     },
   };
-  return { readModel, coordination, connections };
+  return { readModel, coordination, connections, cacheSizes: { parsedDocuments: redisReadModel.parsedDocumentsHeld } };
 }
+
+/** The caches' budget configured (CACHE_MEMORY_MB, CACHES_OFF), for the read-model engine configured. */
+export const cacheBudget = (config: Config): CacheBudget =>
+  new CacheBudget({
+    engine: config.redisUrl ? 'redis' : 'memory',
+    totalMiB: config.caches.totalMiB ?? undefined,
+    off: config.caches.off,
+  });
 
 export const redisTimeouts = (config: Config): RedisTimeouts => ({
   commandTimeoutMs: config.redisCommandTimeoutMs,
@@ -163,9 +190,10 @@ export async function openSite(config: Config): Promise<Site> {
   // Told to the site's metrics once they exist (the connections are made first).
   let drops: Counter | null = null;
   let redisUp = false;
-  const [store, { readModel, memory, coordination, connections }, blobs] = await Promise.all([
+  const caches = cacheBudget(config);
+  const [store, { readModel, memory, coordination, connections, cacheSizes }, blobs] = await Promise.all([
     openEventStore(config, { onSubscriptionDropped: () => drops?.inc() }),
-    openReadModel(config, (up) => (redisUp = up)),
+    openReadModel(config, { caches, onRedisState: (up) => (redisUp = up) }),
     openBlobStore(config),
   ]);
   const snapshotFile = path.join(config.dataDir, 'read-model.snapshot');
@@ -192,8 +220,7 @@ export async function openSite(config: Config): Promise<Site> {
       readyMaxLagSeconds: config.readyMaxLagSeconds,
       readinessCheckMs: config.readinessCheckMs,
       instance: instanceNamed(config.instance),
-      responseCacheEntries: config.responseCacheEntries,
-      responseCacheBytes: config.responseCacheBytes,
+      caches,
       apiDialect: config.apiDialect,
       corsAllowedOrigins: config.corsAllowedOrigins,
       trustedProxies: config.trustedProxies,
@@ -228,6 +255,7 @@ export async function openSite(config: Config): Promise<Site> {
       webhookHttp: createWebhookHttp({ ...DEFAULT_WEBHOOK_SETTINGS, allowedHosts: config.webhooks.allowedHosts }),
     },
   );
+  for (const [name, size] of Object.entries(cacheSizes)) site.caches.watch(name as CacheName, size);
   const { registry } = site.metrics;
   drops = registry.counter(
     'palimpsest_event_store_subscription_drops_total',

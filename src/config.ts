@@ -16,6 +16,8 @@ import type { BodyLimits } from './http/requestBodies';
 import { DEFAULT_IMAGE_MAX_PIXELS } from './resources/media/sharp';
 import { DEFAULT_COMMENT_FLOOD_SECONDS } from './resources/comments/decider';
 import { LOG_LEVELS } from './logger';
+import { parseCachesOff } from './caches/budget';
+import type { CacheName } from './caches/budget';
 import type { LogLevel } from './logger';
 
 export interface Config {
@@ -60,10 +62,11 @@ export interface Config {
    * writable `ext-disabled` status (docs/second-instance.md).
    */
   instance: SiteInstance;
-  /** Most answers the shared response cache keeps (RESPONSE_CACHE_ENTRIES); 0 disables it. */
-  responseCacheEntries: number;
-  /** Most bytes of answers it keeps (RESPONSE_CACHE_BYTES); 0 disables it. */
-  responseCacheBytes: number;
+  /**
+   * What the read-side caches may take together, in MiB (CACHE_MEMORY_MB; null: the engine's default,
+   * src/caches/budget.ts), and the caches switched off (CACHES_OFF).
+   */
+  caches: { totalMiB: number | null; off: CacheName[] };
   /** Destinations outgoing HTTP may reach besides public addresses (OUTBOUND_ALLOWED_HOSTS). */
   outboundAllowedHosts: AllowedHost[];
   /** The least severe log level written (LOG_LEVEL): fatal, error, warn, info (the default), debug, trace or silent. */
@@ -139,8 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     readyMaxLagSeconds: integer(env.READY_MAX_LAG_SECONDS, 30, 'READY_MAX_LAG_SECONDS'),
     readinessCheckMs: Math.max(50, integer(env.READINESS_CHECK_MS, 1_000, 'READINESS_CHECK_MS')),
     instance: siteInstance(env.SITE_INSTANCE),
-    responseCacheEntries: integer(env.RESPONSE_CACHE_ENTRIES, 2_000, 'RESPONSE_CACHE_ENTRIES'),
-    responseCacheBytes: integer(env.RESPONSE_CACHE_BYTES, 64 * 1024 * 1024, 'RESPONSE_CACHE_BYTES'),
+    caches: caches(env),
     outboundAllowedHosts: allowedHosts(env.OUTBOUND_ALLOWED_HOSTS),
     apiDialect: apiDialect(env.API_DIALECT),
     logLevel: logLevel(env.LOG_LEVEL),
@@ -222,6 +224,27 @@ function integer(value: string | undefined, fallback: number, name: string): num
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${name} must be a non-negative integer, got "${value}"`);
   return n;
+}
+
+/** CACHE_MEMORY_MB and CACHES_OFF; the response cache's own bounds of earlier versions are refused, not ignored. */
+function caches(env: NodeJS.ProcessEnv): Config['caches'] {
+  for (const replaced of ['RESPONSE_CACHE_ENTRIES', 'RESPONSE_CACHE_BYTES'])
+    if (env[replaced] !== undefined && env[replaced] !== '')
+      throw new ConfigError(
+        `${replaced} is no longer read: CACHE_MEMORY_MB bounds every cache, the response cache included, and CACHES_OFF=responses turns it off`,
+      );
+  const value = env.CACHE_MEMORY_MB;
+  let totalMiB: number | null = null;
+  if (value !== undefined && value !== '') {
+    totalMiB = Number(value);
+    if (!Number.isFinite(totalMiB) || totalMiB <= 0)
+      throw new ConfigError(`CACHE_MEMORY_MB must be a positive number of MiB, got "${value}"`);
+  }
+  try {
+    return { totalMiB, off: parseCachesOff(env.CACHES_OFF) };
+  } catch (error) {
+    throw new ConfigError(`CACHES_OFF: ${(error as Error).message}`);
+  }
 }
 
 function allowedHosts(value: string | undefined, name = 'OUTBOUND_ALLOWED_HOSTS'): AllowedHost[] {

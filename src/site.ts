@@ -24,6 +24,10 @@ import { Projector } from './projection/runner';
 import { ProjectorService } from './projection/service';
 import { PerVersion, ReadModelVersion } from './projection/readModelVersion';
 import { cacheDocuments } from './projection/documentCache';
+import { CacheBudget } from './caches/budget';
+import { CacheMeter } from './caches/meter';
+import { boundTimezoneOffsets, timezoneOffsetsHeld } from './text/dates';
+import { boundRenderedText, renderedTextHeld } from './text/render';
 import type { AppliedProgress, Lease } from './ports/coordination';
 import type { Projection } from './projection/projection';
 import { collectProjectorLag, createSiteMetrics, timedStore } from './metrics/siteMetrics';
@@ -57,10 +61,11 @@ export interface SiteSettings {
    * contact-form namespace and the `ext-disabled` status. Default: the first, which adds nothing.
    */
   instance?: InstanceProfile;
-  /** Most answers the shared response cache keeps (src/http/responseCache.ts); 0 disables it. Default 2,000. */
-  responseCacheEntries?: number;
-  /** Most bytes of answers it keeps; 0 disables it. Default 64 MiB. */
-  responseCacheBytes?: number;
+  /**
+   * What every read-side cache may keep (src/caches/budget.ts: CACHE_MEMORY_MB, CACHES_OFF). Default: the default
+   * budget of the read-model engine (Redis with coordination, in memory without).
+   */
+  caches?: CacheBudget;
   /** Which API root the site advertises: `core` (`{siteUrl}/`, the default) or `wordpress` (`{siteUrl}/wp-json/`). */
   apiDialect?: ApiDialect;
   /** Origins whose pages may read answers (CORS); null or absent: any origin, as WordPress. */
@@ -149,6 +154,8 @@ export interface Site {
   /** The projections and their runner; it applies events only in a process that runs the projector. */
   projector: Projector;
   metrics: SiteMetrics;
+  /** The read-side caches' budget, and their sizes on /metrics (src/caches/). */
+  caches: CacheMeter;
   /**
    * Moves on whenever anything a read may see may have changed: this process's commits, changes other processes
    * publish, and writes this process settles (src/projection/readModelVersion.ts). The response cache keys on it.
@@ -219,6 +226,11 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
   const { readModel, clock, coordination } = adapters;
   const metrics = createSiteMetrics();
   const readModelVersion = new ReadModelVersion();
+  const caches = new CacheMeter(
+    settings.caches ?? CacheBudget.defaults(coordination ? 'redis' : 'memory'),
+    metrics.registry,
+  );
+  watchProcessCaches(caches);
   const requests = new RequestTracker(clock);
   // Appends of a request with an Idempotency-Key are counted for it (src/resources/idempotency/context.ts).
   const store = requests.follow(countingKeyedAppends(timedStore(adapters.store, metrics.appendDuration)));
@@ -250,7 +262,8 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
       },
     },
   });
-  const commands = new CommandHandler(store);
+  const commands = new CommandHandler(store, { cacheSize: caches.budget.entries('commandStates') });
+  caches.watch('commandStates', () => commands.held());
   // Webhooks are delivered by the process that runs the projector (with Redis, the lease holder's), one at a time.
   const webhooks = { ...DEFAULT_WEBHOOK_SETTINGS, ...settings.webhooks };
   const deliverer = new WebhookDeliverer({
@@ -294,15 +307,21 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     const checkpoint = await readModel.checkpoint(name);
     return (checkpoint?.position ?? 0) < applied;
   });
+  // A read model in another process (Redis): documents read by id are kept while the version stands, so repeated
+  // reads cost no round trip. In process, reading is already that cheap.
+  let servedReadModel = readModel;
+  if (coordination) {
+    const documents = cacheDocuments(readModel, readModelVersion, caches.budget.entries('documents'));
+    caches.watch('documents', documents.held);
+    servedReadModel = documents.readModel;
+  }
   return {
     settings,
     apiRoot: `${settings.siteUrl}/`,
     instance: settings.instance ?? FIRST_INSTANCE,
     clock,
     store,
-    // A read model in another process (Redis): documents read by id are kept while the version stands, so repeated
-    // reads cost no round trip. In process, reading is already that cheap.
-    readModel: coordination ? cacheDocuments(readModel, readModelVersion) : readModel,
+    readModel: servedReadModel,
     blobs,
     http: adapters.http,
     mailer: adapters.mailer,
@@ -317,6 +336,7 @@ export function createSite(settings: SiteSettings, adapters: SiteAdapters): Site
     claims: new NameClaims(store),
     projector,
     metrics,
+    caches,
     readModelVersion,
     async startProjector(options = {}) {
       projecting = true;
@@ -419,4 +439,15 @@ function knownPerVersion<T>(
     if (memo.keepable(at)) memo.kept()!.set(key, value);
     return value;
   };
+}
+
+/**
+ * The process-wide caches (rendered texts, time-zone offsets) take the bounds of the last site made: one per process
+ * outside tests, whose sites share the default budget.
+ */
+function watchProcessCaches(caches: CacheMeter): void {
+  boundTimezoneOffsets(caches.budget.entries('timezoneOffsets'));
+  boundRenderedText(caches.budget.entries('renderedText'));
+  caches.watch('timezoneOffsets', timezoneOffsetsHeld);
+  caches.watch('renderedText', renderedTextHeld);
 }

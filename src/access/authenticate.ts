@@ -15,6 +15,7 @@ import { RestError, restError } from '../rest/errors';
 import type { UserDoc } from '../../projections/users';
 import { readCurrent } from '../projection/written';
 import { logger } from '../logger';
+import type { CacheSize } from '../caches/meter';
 
 export interface Authenticated {
   actor: Actor;
@@ -124,24 +125,29 @@ interface BasicCredentials {
 /**
  * Per read model (so per site): presented password → its HMAC under the site's secret. The HMAC is a pure
  * function of the two, so a cached one is never stale; whether it opens an account is decided on every request
- * against the user's current password hashes, so a revoked password fails on the next request. Bounded: emptied
- * when full (clients reuse a handful of passwords).
+ * against the user's current password hashes, so a revoked password fails on the next request. Bounded by the
+ * site's cache budget (src/caches/budget.ts, `passwordHashes`): emptied when full (clients reuse a handful of
+ * passwords).
  */
 const presentedHashes = new WeakMap<ReadModel, Map<string, Buffer>>();
-const PRESENTED_HASHES_KEPT = 1024;
 
-function presentedHash(readModel: ReadModel, secret: string, password: string): Buffer {
+function presentedHash(readModel: ReadModel, secret: string, password: string, kept: number): Buffer {
   let cache = presentedHashes.get(readModel);
   if (!cache) presentedHashes.set(readModel, (cache = new Map()));
   const key = `${secret.length}:${secret}\u0000${password}`;
   let hash = cache.get(key);
   if (hash === undefined) {
-    if (cache.size >= PRESENTED_HASHES_KEPT) cache.clear();
     hash = Buffer.from(hashApplicationPassword(secret, password), 'hex');
-    cache.set(key, hash);
+    if (cache.size >= kept) cache.clear();
+    if (kept > 0) cache.set(key, hash);
   }
   return hash;
 }
+
+/** The password hashes kept now for a read model. */
+export const passwordHashesHeld = (readModel: ReadModel): CacheSize => ({
+  entries: presentedHashes.get(readModel)?.size ?? 0,
+});
 
 const hashMatches = (presented: Buffer, storedHash: string): boolean => {
   const stored = Buffer.from(storedHash, 'hex');
@@ -154,6 +160,7 @@ function checkBasic(
   secret: string,
   password: string | null,
   { user, byEmail }: FoundUser,
+  hashesKept: number,
 ): Authenticated {
   if (password === null)
     throw restError('incorrect_password', 'The provided password is an invalid application password.', 401);
@@ -170,7 +177,7 @@ function checkBasic(
           401,
         );
   }
-  const presented = presentedHash(readModel, secret, password);
+  const presented = presentedHash(readModel, secret, password, hashesKept);
   const match = user.application_passwords.find((p) => hashMatches(presented, p.passwordHash));
   if (!match) throw restError('incorrect_password', 'The provided password is an invalid application password.', 401);
   const actor: Actor = { id: user.id, roles: user.roles.filter(isRole) };
@@ -232,7 +239,13 @@ async function authenticateCredentials(
   const { attempt } = admission;
   let authenticated: Authenticated;
   try {
-    authenticated = checkBasic(site.readModel, site.settings.authSecret, credentials.password, found);
+    authenticated = checkBasic(
+      site.readModel,
+      site.settings.authSecret,
+      credentials.password,
+      found,
+      site.caches.budget.entries('passwordHashes'),
+    );
   } catch (error) {
     // A 401 stays counted as the failure it was admitted as; anything else judged nothing.
     if (!(error instanceof RestError && error.status === 401)) attempt.abandoned();

@@ -1,6 +1,8 @@
 import { WrongExpectedRevisionError } from '../ports/eventStore';
 import type { EventMetadata, EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../ports/eventStore';
 import { ConcurrentChange } from './errors';
+import { CacheBudget } from '../caches/budget';
+import type { CacheSize } from '../caches/meter';
 
 /** An event as a decider emits it: what happened, without the envelope the store adds. */
 export interface DomainEvent<Type extends string = string, Data = unknown> {
@@ -27,13 +29,6 @@ export interface HandleResult<State> {
   position: number;
 }
 
-/**
- * Folded states kept by default. A state holds the whole item (a post's content and its latest revision's text,
- * ~2.5 KB for the benchmark's posts): 10,000 of them were ~25 MB of live heap after seeding, for streams that
- * were created once and never written again. A stream not kept is read back from its start, a few events.
- */
-const STATES_KEPT = 1_000;
-
 interface CachedState {
   revision: number;
   state: unknown;
@@ -48,11 +43,28 @@ interface CachedState {
  */
 export class CommandHandler {
   private readonly cache = new Map<string, CachedState>();
+  private readonly statesKept: number;
 
   constructor(
     private readonly store: EventStore,
-    private readonly options: { maxRetries?: number; cacheSize?: number } = {},
-  ) {}
+    private readonly options: {
+      maxRetries?: number;
+      /**
+       * Folded states kept (default: the default cache budget's `commandStates`, src/caches/budget.ts). A state holds
+       * the whole item (a post's content and its latest revision's text, ~2.5 KB for the benchmark's posts): 10,000
+       * of them were ~25 MB of live heap after seeding, for streams created once and never written again. A stream
+       * not kept is read back from its start, a few events.
+       */
+      cacheSize?: number;
+    } = {},
+  ) {
+    this.statesKept = options.cacheSize ?? CacheBudget.defaults('memory').entries('commandStates');
+  }
+
+  /** The folded states kept now. */
+  held(): CacheSize {
+    return { entries: this.cache.size };
+  }
 
   async load<State, Event extends DomainEvent>(
     streamId: string,
@@ -127,7 +139,7 @@ export class CommandHandler {
   }
 
   private remember(streamId: string, entry: CachedState): void {
-    const limit = this.options.cacheSize ?? STATES_KEPT;
+    const limit = this.statesKept;
     this.cache.delete(streamId);
     this.cache.set(streamId, entry);
     if (this.cache.size > limit) {

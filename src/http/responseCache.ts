@@ -18,15 +18,13 @@ import type { ReadModelVersion } from '../projection/readModelVersion';
 import { AdmissionWindow } from '../core/admissionWindow';
 
 export interface ResponseCacheLimits {
-  /** Most answers kept; 0 disables the cache. */
+  /** Most answers kept (the site's cache budget, `responses`: src/caches/budget.ts); 0 disables the cache. */
   entries: number;
   /** Most bytes kept (bodies, header lines and keys); 0 disables the cache. */
   bytes: number;
   /** URLs not kept that are remembered for admission once the cache is full (default: twice `entries`). */
   admissionWindow?: number;
 }
-
-export const DEFAULT_RESPONSE_CACHE_LIMITS: ResponseCacheLimits = { entries: 2_000, bytes: 64 * 1024 * 1024 };
 
 /** An answer as app.ts writes it: `res.writeHead(status, headers)` then `res.end(body)`. */
 export interface WrittenAnswer {

@@ -14,9 +14,8 @@ import type { Doc, DocId, ReadModel } from '../ports/readModel';
 import { AdmissionWindow } from '../core/admissionWindow';
 import { PerVersion } from './readModelVersion';
 import type { ReadModelVersion } from './readModelVersion';
+import type { CacheSize } from '../caches/meter';
 
-/** The default bound: the Redis adapter's parse cache holds as many (src/readModel/redis/readModel.ts). */
-export const DOCUMENTS_KEPT = 20_000;
 /** Once full, a document is kept only when read again among the last this many it did not keep. */
 const ADMISSION_WINDOW = 8_192;
 
@@ -24,16 +23,21 @@ const keyOf = (collection: string, id: DocId) => `${typeof id === 'number' ? 'n'
 
 /**
  * `readModel` with `get`, `getMany` and `peek` answered from documents fetched at the current version, bounded to `entries`
- * (oldest out first; once full, a document joins only on its second read within the admission window, so reads at
- * random over a larger site do not churn it). Everything else is the read model's own.
+ * (the site's cache budget, `documents`; 0 keeps none). Oldest out first; once full, a document joins only on its
+ * second read within the admission window, so reads at random over a larger site do not churn it. Everything else is
+ * the read model's own. `held` tells what it keeps now.
  */
-export function cacheDocuments(readModel: ReadModel, version: ReadModelVersion, entries = DOCUMENTS_KEPT): ReadModel {
+export function cacheDocuments(
+  readModel: ReadModel,
+  version: ReadModelVersion,
+  entries: number,
+): { readModel: ReadModel; held(): CacheSize } {
   const memo = new PerVersion<Doc | null>(version);
   const admission = new AdmissionWindow(ADMISSION_WINDOW);
 
   const keep = (at: number, key: string, doc: Doc | null) => {
     // Moved on (or changing) while fetched: the document may be of either side of the change.
-    if (!memo.keepable(at)) return;
+    if (entries === 0 || !memo.keepable(at)) return;
     const map = memo.kept()!;
     if (map.size >= entries) {
       if (!admission.admits(key)) return;
@@ -76,7 +80,7 @@ export function cacheDocuments(readModel: ReadModel, version: ReadModelVersion, 
     ['get', get],
     ['getMany', getMany],
   ]);
-  return new Proxy(readModel, {
+  const cached = new Proxy(readModel, {
     get(target, property) {
       // Its own first: `peek` is this cache's, whether or not the read model has one.
       if (property === 'peek') return peek;
@@ -87,4 +91,5 @@ export function cacheDocuments(readModel: ReadModel, version: ReadModelVersion, 
       return method;
     },
   });
+  return { readModel: cached, held: () => ({ entries: memo.kept()?.size ?? 0 }) };
 }

@@ -17,6 +17,8 @@ import { answerableError } from './domainErrors';
 import { jsonErrorOf } from './jsonErrors';
 import type { Endpoint, HandlerContext, Method, RestRequest, RestResult, RouteDefinition } from './route';
 import { deepFreeze } from '../core/deepFreeze';
+import { CacheBudget } from '../caches/budget';
+import type { CacheSize } from '../caches/meter';
 
 /**
  * Runs a request's `serve` (the whole pipeline; the guard may give it the request with another request id) or answers
@@ -57,9 +59,6 @@ interface JudgedEndpoint {
   memo?: Map<string, unknown>;
 }
 
-/** Validated args kept per endpoint (see Dispatcher.validate); emptied when full. */
-const VALIDATED_KEPT = 16_384;
-
 /**
  * The validated args an endpoint keeps by path and raw query string. Once they have been emptied for being full, a
  * URL is kept only when seen again within the window: at 100,000 posts read at random, keeping every item URL only
@@ -96,13 +95,25 @@ export class Dispatcher {
   private readonly compiled: CompiledRoute[];
   /** Per endpoint: the validated args of anonymous bodiless requests, by path and raw query string. */
   private readonly validatedArgs = new WeakMap<Endpoint, ValidatedArgsKept>();
+  /** The same, listed, for what they hold (held). */
+  private readonly validatedArgsKept: ValidatedArgsKept[] = [];
+  private readonly validatedArgsBound: number;
   /** Per args object: whether its outcome for an anonymous request depends on the input alone. */
   private readonly reusableArgs = new WeakMap<Record<string, ArgSchema>, boolean>();
 
   constructor(
     readonly routes: readonly RouteDefinition[],
-    private readonly options: { apiRoot: string; guard?: RequestGuard },
+    private readonly options: {
+      apiRoot: string;
+      guard?: RequestGuard;
+      /**
+       * Validated args kept per endpoint (default: the default cache budget's `validatedArgs`, src/caches/budget.ts);
+       * emptied when full, 0 keeps none.
+       */
+      validatedArgsKept?: number;
+    },
   ) {
+    this.validatedArgsBound = options.validatedArgsKept ?? CacheBudget.defaults('memory').entries('validatedArgs');
     this.compiled = routes.map((definition) => ({
       definition,
       pattern: compileRoutePattern(definition.path),
@@ -319,23 +330,31 @@ export class Dispatcher {
       return validateArgs(endpoint.args, input, { request });
     }
     const key = `${request.path}?${request.rawQuery}`;
+    const bound = this.validatedArgsBound;
     let kept = this.validatedArgs.get(endpoint);
-    if (kept === undefined)
-      this.validatedArgs.set(
-        endpoint,
-        (kept = { byUrl: new Map(), full: false, seenOnce: new AdmissionWindow(VALIDATED_KEPT) }),
-      );
+    if (kept === undefined) {
+      kept = { byUrl: new Map(), full: false, seenOnce: new AdmissionWindow(bound) };
+      this.validatedArgs.set(endpoint, kept);
+      this.validatedArgsKept.push(kept);
+    }
     const hit = kept.byUrl.get(key);
     if (hit !== undefined) return { values: hit };
     const validated = validateArgs(endpoint.args, input, { request });
-    if ('values' in validated && (!kept.full || kept.seenOnce.admits(key))) {
-      if (kept.byUrl.size >= VALIDATED_KEPT) {
+    if ('values' in validated && bound > 0 && (!kept.full || kept.seenOnce.admits(key))) {
+      if (kept.byUrl.size >= bound) {
         kept.byUrl.clear();
         kept.full = true;
       }
       kept.byUrl.set(key, deepFreeze(validated.values));
     }
     return validated;
+  }
+
+  /** The validated args kept now, over the endpoints that keep any. */
+  validatedArgsHeld(): CacheSize {
+    let entries = 0;
+    for (const kept of this.validatedArgsKept) entries += kept.byUrl.size;
+    return { entries, instances: this.validatedArgsKept.length };
   }
 
   private argsReusable(args: Record<string, ArgSchema>): boolean {

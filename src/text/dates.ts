@@ -19,6 +19,8 @@
  *    zones east of or at UTC get the second occurrence (standard time, Berlin "02:30" → 01:30 UTC),
  *    zones west of UTC the first (daylight time, New York "01:30" → 05:30 UTC).
  */
+import { CacheBudget } from '../caches/budget';
+import type { CacheSize } from '../caches/meter';
 
 const SECOND = 1000;
 const HOUR = 3_600_000;
@@ -72,8 +74,22 @@ const EARLIEST_OFFSET_PROBE = -62_135_596_800_000 + 2 * 86_400_000; // 0001-01-0
 // Offsets per zone and 6-hour slice of time, kept only for slices whose two ends agree (no zone changes its
 // offset twice within 6 hours), so rendering the same items again needs no Intl call at all.
 const SLICE = 6 * HOUR;
-const MAX_CACHED_SLICES = 50_000;
 const sliceOffsets = new Map<string, Map<number, number>>();
+/** Slices kept per zone: the cache budget's (src/caches/budget.ts), process-wide, set by boundTimezoneOffsets. */
+let slicesKept = CacheBudget.defaults('memory').entries('timezoneOffsets');
+
+/** Sets how many slices are kept per zone (the site's cache budget; 0 keeps none). Process-wide, as the cache is. */
+export function boundTimezoneOffsets(entries: number): void {
+  slicesKept = entries;
+  for (const slices of sliceOffsets.values()) if (slices.size > entries) slices.clear();
+}
+
+/** The slices kept now, over every zone, and the zones they are of. */
+export function timezoneOffsetsHeld(): CacheSize {
+  let entries = 0;
+  for (const slices of sliceOffsets.values()) entries += slices.size;
+  return { entries, instances: sliceOffsets.size };
+}
 
 /** The zone's UTC offset at instant `ms`, in ms (local = UTC + offset). Whole seconds. */
 function offsetAt(zone: string, ms: number): number {
@@ -89,7 +105,10 @@ function offsetAt(zone: string, ms: number): number {
   const atStart = intlOffset(zone, start);
   const atEnd = intlOffset(zone, start + SLICE - SECOND);
   if (atStart !== atEnd) return t === start ? atStart : intlOffset(zone, t);
-  if (slices.size >= MAX_CACHED_SLICES) slices.clear();
+  if (slices.size >= slicesKept) {
+    slices.clear();
+    if (slicesKept === 0) return atStart;
+  }
   slices.set(slice, atStart);
   return atStart;
 }

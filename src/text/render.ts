@@ -28,16 +28,37 @@ import { DEFAULT_SHORTCODES, shortcodesIn, shortcodeUnautop, stripShortcodes } f
 import { replaceAll } from './textPatterns';
 import { texturize } from './texturize';
 import { leadingWordsJoined } from './words';
+import { CacheBudget } from '../caches/budget';
+import type { CacheSize } from '../caches/meter';
 
 // Rendering is deterministic, and the same texts are rendered again (a post's other variants, a post whose
 // other fields changed, its revisions), so results are memoised: one table per kind of rendering and set of
 // options, keyed by the raw text itself. A string keeps its hash once computed, so a text held by a document
 // is hashed once, rather than copied into a longer key and hashed again on every call. Very large inputs are
 // not kept.
-const MEMO_GENERATION = 1000;
 const MEMO_MAX_INPUT = 200_000;
 const MEMO_TABLES = 64;
 const memoTables = new Map<string, RenderMemo>();
+/**
+ * Entries of one generation of a table: half the cache budget's bound per table (src/caches/budget.ts), process-wide,
+ * set by boundRenderedText.
+ */
+let memoGeneration = Math.floor(CacheBudget.defaults('memory').entries('renderedText') / 2);
+
+/** Sets how many rendered texts each table keeps, over its two generations (the site's cache budget; 0 keeps none). */
+export function boundRenderedText(entries: number): void {
+  const generation = Math.floor(entries / 2);
+  if (generation === memoGeneration) return;
+  memoGeneration = generation;
+  memoTables.clear();
+}
+
+/** The rendered texts kept now, over every table, and the tables they are in. */
+export function renderedTextHeld(): CacheSize {
+  let entries = 0;
+  for (const table of memoTables.values()) entries += table.size;
+  return { entries, instances: memoTables.size };
+}
 
 /**
  * A bounded memo in two generations: entries go into the current one; when it is full it becomes the previous
@@ -55,9 +76,13 @@ class RenderMemo {
     return old === undefined ? undefined : this.put(raw, old);
   }
 
+  get size(): number {
+    return this.current.size + this.previous.size;
+  }
+
   put(raw: string, value: string): string {
-    if (raw.length > MEMO_MAX_INPUT) return value;
-    if (this.current.size >= MEMO_GENERATION) {
+    if (raw.length > MEMO_MAX_INPUT || memoGeneration === 0) return value;
+    if (this.current.size >= memoGeneration) {
       this.previous = this.current;
       this.current = new Map();
     }

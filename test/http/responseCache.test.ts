@@ -14,6 +14,7 @@ import { startTestSite } from '../support/testSite';
 import type { TestSite, TestSiteOptions, TestUser } from '../support/testSite';
 import { testRedisReadModel } from '../support/redis';
 import { createItem } from '../../src/resources/content/operations';
+import { CacheBudget, parseCachesOff } from '../../src/caches/budget';
 
 interface RawAnswer {
   statusLine: string;
@@ -319,8 +320,8 @@ bounds.after.each(async () => {
   await site.close();
 });
 
-bounds('RESPONSE_CACHE_ENTRIES=0 turns it off: every answer computed, no counters', async () => {
-  site = await startTestSite({ responseCache: { entries: 0 } });
+bounds('CACHES_OFF=responses turns it off: every answer computed, no counters', async () => {
+  site = await startTestSite({ caches: new CacheBudget({ engine: 'memory', off: parseCachesOff('responses') }) });
   const admin = await site.createUser('boss', 'administrator');
   await site.request('POST', '/core/v2/posts', { as: admin, body: { title: 'Post', status: 'publish' } });
   const first = await raw(site, 'GET', '/core/v2/posts');

@@ -40,8 +40,8 @@ test("a write through node A reaches node B's cached answers", async () => {
   const base = {
     ...sharedRedisEnv(dataDir, prefix, REDIS_URL, 'cache-multi-process-test-secret'),
     READ_YOUR_WRITES_TIMEOUT_MS: '30000',
-    RESPONSE_CACHE_ENTRIES: '',
-    RESPONSE_CACHE_BYTES: '',
+    CACHE_MEMORY_MB: '',
+    CACHES_OFF: '',
   };
   const running: Running[] = [];
   const redis = new Redis(REDIS_URL);

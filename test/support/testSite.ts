@@ -25,6 +25,7 @@ import { userAccounts } from '../../src/resources/users/accounts';
 import { contentReactions } from '../../src/resources/contentReactions';
 import { instanceNamed } from '../../src/instances/index';
 import { DEFAULT_WEBHOOK_SETTINGS, createWebhookHttp } from '../../src/webhooks/settings';
+import { CacheBudget } from '../../src/caches/budget';
 
 export interface TestUser {
   id: number;
@@ -75,8 +76,10 @@ export interface TestSiteOptions {
   instance?: SiteInstance;
   /** Outgoing mail (default: a mailer that accepts and sends nothing). */
   mailer?: Mailer;
-  /** The shared response cache's bounds (default: the site's, 2,000 answers and 64 MiB); 0 disables it. */
+  /** The shared response cache's bounds (default: the cache budget's, src/caches/budget.ts); 0 disables it. */
   responseCache?: { entries?: number; bytes?: number };
+  /** The whole cache budget (default: the engine's default budget, or one with `responseCache`'s bounds). */
+  caches?: CacheBudget;
   /** Which API root the site advertises (default `core`). */
   apiDialect?: 'core' | 'wordpress';
   /** Origins allowed to read answers cross-origin (default: any). */
@@ -152,8 +155,14 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
       idBlockSize: 5,
       readYourWritesTimeoutMs: options.readYourWritesTimeoutMs ?? 5000,
       instance: options.instance && instanceNamed(options.instance),
-      responseCacheEntries: options.responseCache?.entries,
-      responseCacheBytes: options.responseCache?.bytes,
+      caches:
+        options.caches ??
+        (options.responseCache
+          ? new CacheBudget({
+              engine: options.coordination ? 'redis' : 'memory',
+              bounds: { responses: options.responseCache },
+            })
+          : undefined),
       apiDialect: options.apiDialect,
       corsAllowedOrigins: options.corsAllowedOrigins,
       trustedProxies: options.trustedProxies,

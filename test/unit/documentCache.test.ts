@@ -6,6 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 import { cacheDocuments } from '../../src/projection/documentCache';
+import { CacheBudget } from '../../src/caches/budget';
 import { ReadModelVersion } from '../../src/projection/readModelVersion';
 import type { Doc, DocId, ReadModel } from '../../src/ports/readModel';
 
@@ -35,7 +36,11 @@ function setUp(entries?: number) {
       return Reflect.get(target, property, target);
     },
   }) as ReadModel;
-  const cached = cacheDocuments(counting, version, entries);
+  const { readModel: cached, held } = cacheDocuments(
+    counting,
+    version,
+    entries ?? CacheBudget.defaults('redis').entries('documents'),
+  );
   let position = 0;
   const put = (id: DocId, text: string | null) =>
     projector.commit({
@@ -50,7 +55,7 @@ function setUp(entries?: number) {
       release();
     };
   };
-  return { cached, version, asked, put, holdReads };
+  return { cached, held, version, asked, put, holdReads };
 }
 
 const text = (doc: Doc | null) => (doc === null ? null : (doc.text as string));

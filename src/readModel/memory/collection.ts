@@ -74,6 +74,9 @@ export class Collection {
    * set lookup. A few recent searches only; a write empties them all, so none is ever stale.
    */
   readonly textMatches = new Map<string, Set<Row>>();
+
+  /** `textMatchesKept`: the most text matches kept (the cache budget's `textMatches`; 0 keeps none). */
+  constructor(readonly textMatchesKept: number) {}
   /**
    * Bulk loading (ReadModel.beginBulkLoad, a snapshot load): rows are kept up to date but the indexes are not;
    * `indexAll` builds them once, sorting each order instead of inserting into it row by row. Any query builds

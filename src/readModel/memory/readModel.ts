@@ -47,6 +47,8 @@ import { Query } from './query';
 import { NO_VALUES } from './row';
 import type { Layout, Row } from './row';
 import { deepFreeze } from '../../core/deepFreeze';
+import { CacheBudget } from '../../caches/budget';
+import type { CacheSize } from '../../caches/meter';
 
 /** The memory read model, plus what a snapshot of it needs (./snapshot.ts). */
 export interface MemoryReadModel extends ReadModel {
@@ -61,6 +63,10 @@ export interface MemoryReadModel extends ReadModel {
    * Throws, leaving the read model empty, on an invalid row.
    */
   load(checkpoints: [string, Checkpoint][], rows: Iterable<StoredRow>): void;
+  /** The parsed documents kept now (MemoryReadModelOptions.parsedDocsKept). */
+  parsedDocumentsHeld(): CacheSize;
+  /** The text-search matches kept now, over the collections (MemoryReadModelOptions.textMatchesKept). */
+  textMatchesHeld(): CacheSize;
 }
 
 export interface MemoryReadModelOptions {
@@ -70,17 +76,19 @@ export interface MemoryReadModelOptions {
    * as many it did not keep.
    */
   parsedDocsKept?: number;
+  /** Text-search matches kept per collection, until its next write (textSearch.ts); 0 keeps none. */
+  textMatchesKept?: number;
 }
-
-/** The default of MemoryReadModelOptions.parsedDocsKept. */
-export const PARSED_DOCS_KEPT = 2_000;
 
 export function createMemoryReadModel(options: MemoryReadModelOptions = {}): MemoryReadModel {
   const collections = new Map<string, Collection>();
   const checkpoints = new Map<string, Checkpoint>();
   const layouts = new Layouts();
   const entryReader = new EntryReader();
-  const kept = Math.max(0, options.parsedDocsKept ?? PARSED_DOCS_KEPT);
+  // By default the default cache budget's bounds (src/caches/budget.ts); the composition root gives the site's.
+  const defaults = CacheBudget.defaults('memory');
+  const kept = Math.max(0, options.parsedDocsKept ?? defaults.entries('parsedDocuments'));
+  const textMatchesKept = Math.max(0, options.textMatchesKept ?? defaults.entries('textMatches'));
   // Recently read documents, least recently used first. Once full, a document joins only on a second read among
   // the last 2 × kept it did not keep (by row slot): on a site much larger than it read at random, keeping every
   // first read only pushed another document out, and each was promoted to the old generation first.
@@ -145,6 +153,12 @@ export function createMemoryReadModel(options: MemoryReadModelOptions = {}): Mem
   };
 
   return {
+    parsedDocumentsHeld: () => ({ entries: recent.size }),
+    textMatchesHeld() {
+      let entries = 0;
+      for (const c of collections.values()) entries += c.textMatches.size;
+      return { entries, instances: collections.size };
+    },
     async get(collection, id) {
       return lookup(collection, id);
     },
@@ -175,7 +189,7 @@ export function createMemoryReadModel(options: MemoryReadModelOptions = {}): Mem
           c?.delete(write.id, forget);
           continue;
         }
-        if (c === undefined) collections.set(write.collection, (c = new Collection()));
+        if (c === undefined) collections.set(write.collection, (c = new Collection(textMatchesKept)));
         c.put(write, forget);
       }
       checkpoints.set(prepared.name, prepared.checkpoint);
@@ -194,7 +208,7 @@ export function createMemoryReadModel(options: MemoryReadModelOptions = {}): Mem
     beginBulkLoad(names) {
       for (const collection of names) {
         let c = collections.get(collection);
-        if (c === undefined) collections.set(collection, (c = new Collection()));
+        if (c === undefined) collections.set(collection, (c = new Collection(textMatchesKept)));
         // Only an empty collection: its indexes are then built from nothing.
         if (c.rows.size === 0) c.deferred = true;
       }
@@ -248,7 +262,7 @@ export function createMemoryReadModel(options: MemoryReadModelOptions = {}): Mem
             invalid("a stored row's text is not sound");
           let c = collections.get(row.collection);
           if (c === undefined) {
-            collections.set(row.collection, (c = new Collection()));
+            collections.set(row.collection, (c = new Collection(textMatchesKept)));
             c.deferred = true;
           }
           const values = row.values.map(norm);

@@ -5,8 +5,6 @@
 import type { Collection } from './collection';
 import type { Row } from './row';
 
-const TEXT_MATCHES_KEPT = 32;
-
 const ASCII = /^[\x00-\x7f]*$/;
 const ASCII_LETTER = /[a-z]/;
 /** A lone surrogate: UTF-8 cannot hold it. */
@@ -143,8 +141,9 @@ export function rowsMatchingText(
     });
     found = rows ?? new Set(collection.rows.values());
     for (let i = includes.length; i < withTerms.length; i++) for (const row of withTerms[i]!) found.delete(row);
-    if (cache.size >= TEXT_MATCHES_KEPT) cache.delete(cache.keys().next().value!);
-    cache.set(key, found);
+    const kept = collection.textMatchesKept;
+    if (cache.size >= kept) cache.delete(cache.keys().next().value!);
+    if (kept > 0) cache.set(key, found);
   }
   return found;
 }

@@ -105,6 +105,8 @@ import { compileFilters, compileOrder, partitionHint } from './query';
 import { QUERY_SCRIPT, run } from './scripts';
 import type { Token } from './scripts';
 import { deepFreeze } from '../../core/deepFreeze';
+import { CacheBudget } from '../../caches/budget';
+import type { CacheSize } from '../../caches/meter';
 
 export interface RedisReadModelOptions {
   redis: Redis;
@@ -126,13 +128,19 @@ export interface RedisReadModelOptions {
    * sweep (sweep.ts) takes a staged generation whose lease lapsed for abandoned. Default 30 s.
    */
   buildLeaseMs?: number;
-  /** Parsed documents kept by recent use (default 20,000); see `parse` below. */
+  /**
+   * Parsed documents kept by recent use (default: the default cache budget's `parsedDocuments` for Redis,
+   * src/caches/budget.ts); 0 keeps none. See `parse` below.
+   */
   parsedDocsKept?: number;
 }
 
-const PARSED_DOCS_KEPT = 20_000;
+/** The Redis read model, and what its parse cache holds. */
+export interface RedisReadModel extends ReadModel {
+  parsedDocumentsHeld(): CacheSize;
+}
 
-export function createRedisReadModel(options: RedisReadModelOptions): ReadModel {
+export function createRedisReadModel(options: RedisReadModelOptions): RedisReadModel {
   const { redis } = options;
   const keys = new ReadModelKeys(options.prefix);
   const { prefix } = keys;
@@ -154,7 +162,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
   // Once full, a document new to it is kept only when read again within the admission window: at 100,000 posts read
   // at random, keeping every one pushed another out, and each one pushed out (its JSON and its objects) was garbage
   // in the old generation. A document read once is parsed, used and left to the young generation.
-  const parsedDocsKept = options.parsedDocsKept ?? PARSED_DOCS_KEPT;
+  const parsedDocsKept = options.parsedDocsKept ?? CacheBudget.defaults('redis').entries('parsedDocuments');
   const parsedDocs = new Map<string, { json: string; doc: Doc }>();
   const parsedOnce = new AdmissionWindow(2 * parsedDocsKept);
   const parse = (json: string | null): Doc | null => {
@@ -165,7 +173,7 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
     if (kept === undefined || kept.json !== json) {
       const doc = deepFreeze(JSON.parse(json) as Doc);
       if (kept === undefined && parsedDocs.size >= parsedDocsKept) {
-        if (!parsedOnce.admits(key)) return doc;
+        if (parsedDocsKept === 0 || !parsedOnce.admits(key)) return doc;
         parsedDocs.delete(parsedDocs.keys().next().value!);
       }
       kept = { json, doc };
@@ -177,6 +185,8 @@ export function createRedisReadModel(options: RedisReadModelOptions): ReadModel 
   const { liveGeneration } = generations;
 
   return {
+    parsedDocumentsHeld: () => ({ entries: parsedDocs.size }),
+
     async get(collection, id) {
       if (!isScalar(id)) return null;
       return parse(await reader.hget(await docsKey(collection), ord(id)));

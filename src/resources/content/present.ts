@@ -11,6 +11,8 @@ import { keptAsJson, serializedLength } from '../../rest/serialized';
 import { AdmissionWindow } from '../../core/admissionWindow';
 import { permalinkPath } from './decider';
 import { ContextFilter } from './contextFilter';
+import { CacheBudget } from '../../caches/budget';
+import type { CacheSize } from '../../caches/meter';
 
 export interface PresentOptions {
   context: 'view' | 'edit' | 'embed';
@@ -185,7 +187,7 @@ interface Kept {
 }
 
 export interface PresentationCacheLimits {
-  /** Bytes of JSON kept at most, over all documents and variants. */
+  /** Bytes of JSON kept at most, over all documents and variants; 0 keeps none. */
   maxBytes?: number;
   /** Once the cache is full, how many documents presented once (and not kept) are remembered for admission. */
   admissionWindow?: number;
@@ -229,8 +231,9 @@ export class PresentationCache {
     /** Told of every document it starts keeping, so that reads give back that object while it is current. */
     private readonly keepIdentity: (doc: ContentDoc) => void = () => {},
   ) {
-    // 32 MiB: every item of a 10,000-post site of the benchmark's posts (~2.8 KB of JSON each).
-    this.maxBytes = limits.maxBytes ?? 32 * 1024 * 1024;
+    // By default a post type's share of the default cache budget: every item of a 10,000-post site of the
+    // benchmark's posts (~2.8 KB of JSON each).
+    this.maxBytes = limits.maxBytes ?? CacheBudget.defaults('memory').bytes('presentations');
     this.seenOnce = new AdmissionWindow(limits.admissionWindow ?? 8192);
   }
 
@@ -241,7 +244,7 @@ export class PresentationCache {
       this.touch(kept);
       const hit = kept.firstVariant === variant ? kept.firstItem : kept.variants?.get(variant);
       if (hit !== undefined) return hit;
-    } else if (!((!this.full && options.context !== 'edit') || this.seenOnce.admits(doc.id))) {
+    } else if (!((!this.full && options.context !== 'edit') || this.seenOnce.admits(doc.id)) || this.maxBytes === 0) {
       return presentContent(doc, this.schema, options, this.filterFor(options.context), false);
     }
     // Kept as JSON. Answered without rebuilding the item: `link` (a single item's Link header) and `then` (an item
@@ -269,6 +272,11 @@ export class PresentationCache {
   /** The bytes of JSON kept now. */
   get keptBytes(): number {
     return this.bytes;
+  }
+
+  /** The documents and bytes of JSON kept now. */
+  held(): CacheSize {
+    return { entries: this.byDoc.size, bytes: this.bytes };
   }
 
   /** Whether a document is kept now, in any variant. */

@@ -31,7 +31,10 @@ export interface ContentPresenter {
 export function contentPresenter(site: Site, postType: PostType): ContentPresenter {
   const schema = contentSchema(postType, { statuses: writableStatuses(site.instance.statuses) });
   const restBase = restBaseOf(postType);
-  const presented = new PresentationCache(schema, {}, (doc) => site.readModel.keepIdentity?.(doc));
+  const presented = new PresentationCache(schema, { maxBytes: site.caches.budget.bytes('presentations') }, (doc) =>
+    site.readModel.keepIdentity?.(doc),
+  );
+  site.caches.watch('presentations', () => presented.held());
   const presentWith = (doc: ContentDoc, context: 'view' | 'edit' | 'embed', accepted: boolean, extras: ItemExtras) =>
     presented.present(doc, {
       context,

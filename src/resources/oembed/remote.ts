@@ -7,6 +7,7 @@ import type { Clock } from '../../ports/clock';
 import type { HttpFetcher } from '../../ports/httpFetcher';
 import { providerFor, OEMBED_PROVIDERS } from './providers';
 import type { OEmbedProvider } from './providers';
+import type { CacheSize } from '../../caches/meter';
 
 export interface RemoteRequest {
   url: string;
@@ -18,6 +19,8 @@ export interface RemoteRequest {
 export interface RemoteEmbeds {
   /** The provider's data, or null when nothing answered with any. */
   lookup(request: RemoteRequest): Promise<Record<string, unknown> | null>;
+  /** The answers kept now. */
+  held(): CacheSize;
 }
 
 export interface RemoteEmbedOptions {
@@ -26,14 +29,14 @@ export interface RemoteEmbedOptions {
   providers?: readonly OEmbedProvider[];
   /** How long an answer is kept (default a day). */
   ttlMs?: number;
-  /** Answers kept at most; the oldest go first. */
-  maxEntries?: number;
+  /** Answers kept at most (the site's cache budget, `remoteEmbeds`); the oldest go first. */
+  maxEntries: number;
 }
 
 export function createRemoteEmbeds(options: RemoteEmbedOptions): RemoteEmbeds {
   const providers = options.providers ?? OEMBED_PROVIDERS;
   const ttl = options.ttlMs ?? 24 * 60 * 60 * 1000;
-  const maxEntries = options.maxEntries ?? 500;
+  const { maxEntries } = options;
   const cache = new Map<string, { until: number; data: Record<string, unknown> | null }>();
 
   const fetchJson = async (endpoint: string): Promise<Record<string, unknown> | null> => {
@@ -78,6 +81,7 @@ export function createRemoteEmbeds(options: RemoteEmbedOptions): RemoteEmbeds {
   };
 
   return {
+    held: () => ({ entries: cache.size }),
     async lookup(request) {
       const key = JSON.stringify([request.url, request.maxwidth ?? null, request.maxheight ?? null, request.discover]);
       const now = options.clock.now();
