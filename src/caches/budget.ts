@@ -150,10 +150,14 @@ export class CacheBudget {
       const layout = CACHE_LAYOUT[name];
       const share = Math.floor((this.totalBytes * layout.mib[engine]) / defaultMiB);
       const perInstance = off.has(name) ? 0 : Math.floor(share / (layout.instances ?? 1));
-      const bound: CacheBound = {
-        bytes: perInstance,
-        entries: layout.averageEntryBytes === undefined ? Infinity : Math.floor(perInstance / layout.averageEntryBytes),
-      };
+      // A cache bounded by bytes alone holds any number of entries within them (none when off).
+      const entries =
+        layout.averageEntryBytes !== undefined
+          ? Math.floor(perInstance / layout.averageEntryBytes)
+          : perInstance === 0
+            ? 0
+            : Infinity;
+      const bound: CacheBound = { bytes: perInstance, entries };
       const given = options.bounds?.[name];
       this.bounds.set(name, { ...bound, ...given });
     }

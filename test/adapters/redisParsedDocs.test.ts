@@ -9,6 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createRedisReadModel } from '../../src/readModel/redis/readModel';
 import { deleteKeysUnder, REDIS_URL } from '../support/redis';
+import { CacheBudget } from '../../src/caches/budget';
 
 const test = suite('redis read model: parsed documents kept');
 
@@ -38,6 +39,35 @@ test('kept documents keep their identity; once full, a document is kept on its s
     const oneAgain = await get(1);
     assert.is.not(oneAgain, one);
     assert.equal(oneAgain, one);
+    assert.is(readModel.parsedDocumentsHeld().entries, 2);
+  } finally {
+    await deleteKeysUnder(redis, prefix);
+    await redis.quit();
+  }
+});
+
+test('the bound comes from the cache budget; a bound of 0 keeps no document', async () => {
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 2 });
+  const prefix = `test:${randomBytes(6).toString('hex')}:parsed:`;
+  try {
+    const budget = new CacheBudget({ engine: 'redis', totalMiB: 2 });
+    const bound = budget.entries('parsedDocuments');
+    const kept = createRedisReadModel({ redis, prefix, parsedDocsKept: bound });
+    const writes = Array.from({ length: bound + 20 }, (_, i) => ({
+      collection: 'posts',
+      id: i + 1,
+      doc: { id: i + 1 },
+      index: {},
+    }));
+    await kept.commit({ writes, checkpoint: { name: 'p', position: 1, version: 1 } });
+    const ids = writes.map(({ id }) => id);
+    for (let round = 0; round < 2; round++) await kept.getMany('posts', ids);
+    assert.is(kept.parsedDocumentsHeld().entries, bound);
+
+    const none = createRedisReadModel({ redis, prefix, parsedDocsKept: 0 });
+    const first = await none.get('posts', 1);
+    assert.is.not(await none.get('posts', 1), first);
+    assert.is(none.parsedDocumentsHeld().entries, 0);
   } finally {
     await deleteKeysUnder(redis, prefix);
     await redis.quit();

@@ -173,6 +173,20 @@ test('bounded: once full, a document joins on its second read and the oldest goe
   assert.is(asked.length, 5, 'the oldest went to make room');
 });
 
+test('it holds no more documents than its bound, and none when its bound is 0', async () => {
+  const { cached, held, put } = setUp(3);
+  for (let id = 1; id <= 10; id++) await put(id, `note ${id}`);
+  for (let round = 0; round < 3; round++) for (let id = 1; id <= 10; id++) await cached.get('notes', id);
+  assert.is(held().entries, 3);
+
+  const off = setUp(0);
+  await off.put(1, 'one');
+  await off.cached.get('notes', 1);
+  await off.cached.get('notes', 1);
+  assert.is(off.held().entries, 0);
+  assert.is(off.asked.length, 2, 'asked every time');
+});
+
 test('everything else is the read model itself', async () => {
   const { cached, put } = setUp();
   await put(1, 'one');
