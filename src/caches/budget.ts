@@ -11,6 +11,11 @@
  * Some caches exist once per something (a post type, an endpoint, a time zone, a rendering's options, a
  * collection): their share is for the number of them a site is planned with (`instances`), and each one gets that
  * part of it. More of them than planned take more than the share: the gauges (src/caches/meter.ts) show it.
+ *
+ * Not in it, as no traffic grows them past a few hundred KB: the Redis engine's key prefixes (one per collection,
+ * generations.ts), the tables that intern strings (variant keys, present.ts; values rows share, collection.ts), the
+ * admission windows (hashes of keys a cache did not keep, src/core/admissionWindow.ts) and what one request keeps
+ * for itself (a page's ancestors, extras.ts).
  */
 
 export const CACHE_NAMES = [
