@@ -9,7 +9,7 @@ import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import type { Config } from '../config';
 import { openSite } from '../bootstrap';
-import { UsageError } from './index';
+import { UsageError } from './usage';
 import { exportWxr } from '../export/wxr';
 
 /** How long the read model may take to apply the log before the export reads it. */

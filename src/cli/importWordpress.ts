@@ -5,7 +5,7 @@
  */
 import type { Config } from '../config';
 import { openSite } from '../bootstrap';
-import { UsageError } from './index';
+import { UsageError } from './usage';
 import { importWordPress } from '../import/wordpress/import';
 import type { LiveImportReport } from '../import/wordpress/import';
 

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import type { Config } from '../config';
 import { openSite } from '../bootstrap';
-import { UsageError } from './index';
+import { UsageError } from './usage';
 import { importWxr } from '../import/wxr/import';
 import type { ImportReport } from '../import/wxr/import';
 

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config';
 import { openSite } from '../bootstrap';
-import { UsageError } from './index';
+import { UsageError } from './usage';
 import { DISCUSSION_OPTION_DEFAULTS, isDiscussionOption } from '../resources/settings/decider';
 import { loggedDiscussionOption, setDiscussionOption } from '../resources/settings/operations';
 
