@@ -5,7 +5,7 @@
  */
 import { isArrayLike } from './args/phpTypes';
 import { ALLOWED_KEYWORDS } from './args/schema';
-import { firstMatchingBranch } from './args/validate';
+import { firstMatchingBranch } from './args/walkers';
 import type { ArgSchema, Context, JsonSchema } from './args/schema';
 import { phpTrim } from '../text/phpTrim';
 

@@ -2,7 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compileArgs, describeArgs, validateArgs } from '../../src/rest/args/routeArgs';
-import { validateValue } from '../../src/rest/args/validate';
+import { validateValue } from '../../src/rest/args/walkers';
 import type { ArgSchema, ArgsResult, JsonSchema } from '../../src/rest/args/schema';
 import { type RestError, restError } from '../../src/rest/errors';
 

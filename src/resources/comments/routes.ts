@@ -10,7 +10,7 @@ import type { Actor } from '../../access/capabilities';
 import { canEditItem, canReadItem, hasCap, postTypeCaps } from '../../access/capabilities';
 import type { ArgSchema } from '../../rest/args/schema';
 import { SchemaIssue } from '../../rest/args/schema';
-import { validateValue } from '../../rest/args/validate';
+import { validateValue } from '../../rest/args/walkers';
 import { argsFromSchema, contextParam, publicSchema } from '../../rest/schema';
 import type { Context } from '../../rest/schema';
 import { collectionParams, offsetArg, sortArgs } from '../../rest/collectionParams';

@@ -9,7 +9,7 @@
  * The filter below follows WordPress's observable rules (its tag splitting, attribute parsing, entity
  * normalising and URL-scheme check), since clients compare stored text byte for byte.
  */
-import { sanitizeValue } from '../../rest/args/sanitize';
+import { sanitizeValue } from '../../rest/args/walkers';
 import { phpTrim } from '../../text/phpTrim';
 
 /** Elements the basic filter keeps, with the attributes each may keep (lower case). */

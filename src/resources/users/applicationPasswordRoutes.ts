@@ -6,7 +6,7 @@
  */
 import type { Site } from '../../site';
 import { applicationPasswordOf } from '../../access/authenticate';
-import { sanitizeValue } from '../../rest/args/sanitize';
+import { sanitizeValue } from '../../rest/args/walkers';
 import { argsFromSchema, contextParam } from '../../rest/schema';
 import type { Context } from '../../rest/schema';
 import { authorizationStatus, restError } from '../../rest/errors';

@@ -7,7 +7,7 @@ import type { Site } from '../../site';
 import type { Actor, Role } from '../../access/capabilities';
 import { ROLE_CAPABILITIES, hasCap, isRole } from '../../access/capabilities';
 import type { ArgSchema } from '../../rest/args/schema';
-import { sanitizeValue } from '../../rest/args/sanitize';
+import { sanitizeValue } from '../../rest/args/walkers';
 import { argsFromSchema, contextParam } from '../../rest/schema';
 import type { Context } from '../../rest/schema';
 import { collectionParams, offsetArg } from '../../rest/collectionParams';

@@ -1,6 +1,6 @@
 /**
  * ajv: one compiled validator per arg schema object, the fast path for valid input. WordPress's dialect is
- * translated to ajv's; schemas ajv cannot judge as WordPress does are left to the walker (see validate.ts).
+ * translated to ajv's; schemas ajv cannot judge as WordPress does are left to the walker (see walkers.ts).
  */
 import Ajv from 'ajv';
 import type { ValidateFunction } from 'ajv';

@@ -13,7 +13,6 @@
  */
 import { RestError, restError } from '../errors';
 import { compiled } from './ajvValidators';
-import { coerce } from './sanitize';
 import {
   ALLOWED_SET,
   type ArgContext,
@@ -23,7 +22,7 @@ import {
   SchemaIssue,
   type ValidateOptions,
 } from './schema';
-import { explain } from './validate';
+import { coerce, explain } from './walkers';
 
 /**
  * Checks and coerces the merged input against the route's args, in WordPress's order: defaults, then missing
