@@ -19,6 +19,7 @@ import { progressPrinter, rebuildProjections } from './rebuild';
 import { COMMANDS, COMMAND_NAMES, isParseArgsError, parse, USAGE, UsageError } from './usage';
 import type { CommandName } from './usage';
 import { replayLog } from '../projection/replay';
+import { createMemoryReadModel } from '../readModel/memory/readModel';
 import type { ReplayPoint } from '../projection/replay';
 import { redact } from '../resources/audit/log';
 import { localToInstant, parseRestDate } from '../text/dates';
@@ -339,9 +340,13 @@ async function replay(args: string[]): Promise<number> {
   const [projections, store] = await Promise.all([siteProjections(config), openEventStore(config)]);
   try {
     const printer = progressPrinter();
-    const result = await replayLog({ store, projections, point, onProgress: printer.onProgress }).finally(() =>
-      printer.end(),
-    );
+    const result = await replayLog({
+      store,
+      projections,
+      point,
+      readModel: createMemoryReadModel(),
+      onProgress: printer.onProgress,
+    }).finally(() => printer.end());
     // Secrets (password hashes) stay out of exports, as they stay out of the audit log.
     const state = {
       until: { position: result.cutoff.position, time: result.cutoff.time },

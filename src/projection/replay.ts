@@ -5,7 +5,6 @@
  */
 import type { EventStore, RecordedEvent, SubscribeToAllOptions, Subscription } from '../ports/eventStore';
 import type { Doc, ReadModel } from '../ports/readModel';
-import { createMemoryReadModel } from '../readModel/memory/readModel';
 import type { Projection } from './projection';
 import { Projector } from './runner';
 import type { RebuildProgress } from './projectorOptions';
@@ -98,11 +97,12 @@ export async function replayLog(options: {
   store: EventStore;
   projections: readonly Projection[];
   point: ReplayPoint;
-  readModel?: ReadModel;
+  /** An empty read model to fold into, chosen by the caller (the live one stays untouched). */
+  readModel: ReadModel;
   onProgress?: (progress: RebuildProgress) => void;
 }): Promise<ReplayResult> {
   const cutoff = await cutoffOf(options.store, options.point);
-  const readModel = options.readModel ?? createMemoryReadModel();
+  const { readModel } = options;
   const projector = new Projector({
     store: logPrefix(options.store, cutoff.position),
     readModel,

@@ -17,6 +17,7 @@ import { Redis } from 'ioredis';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore';
 import { createRedisReadModel } from '../../src/readModel/redis/readModel';
 import { dumpCollections, replayLog } from '../../src/projection/replay';
+import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 import builtInProjections from '../../projections/index';
 import { REDIS_URL, deleteKeysUnder } from '../support/redis';
 import {
@@ -133,7 +134,12 @@ test('writes through both nodes stay unique and readable everywhere; a second pr
         Number(await redis.get(`${prefix}projector:applied`)) >= head ? true : undefined,
       );
       const live = await dumpCollections(createRedisReadModel({ redis, prefix }), builtInProjections);
-      const rebuilt = await replayLog({ store, projections: builtInProjections, point: { position: head } });
+      const rebuilt = await replayLog({
+        store,
+        projections: builtInProjections,
+        point: { position: head },
+        readModel: createMemoryReadModel(),
+      });
       assert.equal(live, rebuilt.collections);
     } finally {
       await store.close();

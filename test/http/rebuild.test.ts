@@ -205,17 +205,37 @@ test('a second site folding the same log serves identical revision lists, autosa
 
 test('replay to a position or a time gives the site as it was then, leaving the live read model alone', async () => {
   const before = await dumpCollections(t.site.readModel, projections);
-  const byPosition = await replayLog({ store, projections, point: { position: midway.position } });
+  const byPosition = await replayLog({
+    store,
+    projections,
+    point: { position: midway.position },
+    readModel: createMemoryReadModel(),
+  });
   assert.is(byPosition.cutoff.position, midway.position);
   assert.equal(byPosition.collections, midway.collections);
-  const byTime = await replayLog({ store, projections, point: { time: midway.time } });
+  const byTime = await replayLog({
+    store,
+    projections,
+    point: { time: midway.time },
+    readModel: createMemoryReadModel(),
+  });
   assert.is(byTime.cutoff.position, midway.position);
   assert.is(byTime.cutoff.time, new Date(midway.time).toISOString());
   assert.equal(byTime.collections, midway.collections);
-  const nothing = await replayLog({ store, projections, point: { time: Date.parse('2000-01-01T00:00:00Z') } });
+  const nothing = await replayLog({
+    store,
+    projections,
+    point: { time: Date.parse('2000-01-01T00:00:00Z') },
+    readModel: createMemoryReadModel(),
+  });
   assert.equal(nothing.cutoff, { position: 0, time: null });
   assert.ok(Object.values(nothing.collections).every((docs) => docs.length === 0));
-  const everything = await replayLog({ store, projections, point: { position: 1e9 } });
+  const everything = await replayLog({
+    store,
+    projections,
+    point: { position: 1e9 },
+    readModel: createMemoryReadModel(),
+  });
   assert.equal(everything.collections, before);
   assert.equal(await dumpCollections(t.site.readModel, projections), before, 'live read model untouched');
 });
@@ -226,6 +246,7 @@ test('replay reports progress per projection', async () => {
     store,
     projections,
     point: { position: midway.position },
+    readModel: createMemoryReadModel(),
     onProgress: (p) => seen.set(p.projection, p.applied),
   });
   assert.equal(
