@@ -12,7 +12,7 @@ import type { ReadModel } from './ports/readModel';
 import type { BlobStore } from './ports/blobStore';
 import type { HttpFetcher } from './ports/httpFetcher';
 import type { Mailer } from './ports/mailer';
-import type { Accounts } from './ports/accounts';
+import type { Accounts } from './access/accounts';
 import { FIRST_INSTANCE } from './instances/instance';
 import type { InstanceProfile } from './instances/instance';
 import type { Actor } from './access/capabilities';
@@ -144,7 +144,7 @@ export interface Site {
   http: HttpFetcher;
   /** Outgoing mail (contact-form feedback); the production adapter only logs. */
   mailer: Mailer;
-  /** The users slice's accounts, as authentication needs them (src/ports/accounts.ts). */
+  /** The users slice's accounts, as authentication needs them (src/access/accounts.ts). */
   accounts: Accounts;
   /** What other slices do when a content item changes (ContentReactions). */
   contentReactions: ContentReactions;

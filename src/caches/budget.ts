@@ -105,7 +105,7 @@ export const CACHE_LAYOUT: Readonly<Record<CacheName, CacheLayout>> = {
     averageEntryBytes: 40,
   },
   passwordHashes: {
-    what: 'HMACs of presented application passwords (src/access/authenticate.ts)',
+    what: 'HMACs of presented application passwords (src/rest/authenticate.ts)',
     mib: { memory: 1, redis: 1 },
     averageEntryBytes: KIB,
   },

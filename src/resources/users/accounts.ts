@@ -1,5 +1,5 @@
-/** The users slice's side of the Accounts port (src/ports/accounts.ts), handed to the site by the composition root. */
-import type { Accounts } from '../../ports/accounts';
+/** The users slice's side of the Accounts port (src/access/accounts.ts), handed to the site by the composition root. */
+import type { Accounts } from '../../access/accounts';
 import { userStreamId } from './events';
 import { recordApplicationPasswordUse } from './operations';
 

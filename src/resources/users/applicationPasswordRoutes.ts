@@ -5,7 +5,7 @@
  * `edit_users`. Application passwords are always available here (WordPress needs HTTPS or a local site).
  */
 import type { Site } from '../../site';
-import { applicationPasswordOf } from '../../access/authenticate';
+import { applicationPasswordOf } from '../../rest/authenticate';
 import { sanitizeValue } from '../../rest/args/walkers';
 import { argsFromSchema, contextParam } from '../../rest/schema';
 import type { Context } from '../../rest/schema';

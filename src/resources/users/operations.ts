@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Site } from '../../site';
-import type { CommandContext } from '../../ports/accounts';
+import type { CommandContext } from '../../access/accounts';
 import type { Actor, Role } from '../../access/capabilities';
 import { generateApplicationPassword, hashApplicationPassword } from '../../access/applicationPasswords';
 import { AlreadyExists, InvalidValue, NotFound } from '../../core/errors';

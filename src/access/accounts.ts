@@ -1,10 +1,11 @@
 /**
- * What authentication (src/access/authenticate.ts) needs from the users slice, which provides it
- * (src/resources/users/accounts.ts) through the composition root: access does not depend on the users slice, which
- * depends on access for roles and password hashing.
+ * The Accounts port: what authentication (src/rest/authenticate.ts) needs from the users slice, which provides it
+ * (src/resources/users/accounts.ts) through the composition root: authentication does not depend on the users
+ * slice, which depends on access for roles and password hashing. It lives in src/access rather than src/ports
+ * because it speaks of command handling (src/core), which itself depends on src/ports.
  */
-import type { Clock } from './clock';
-import type { EventMetadata } from './eventStore';
+import type { Clock } from '../ports/clock';
+import type { EventMetadata } from '../ports/eventStore';
 import type { CommandHandler } from '../core/commandHandler';
 
 /** What appending a command takes (a Site has it). */

@@ -1,17 +1,17 @@
 /**
  * HTTP Basic with an application password. Runs before routing, so bad credentials get a 401 on every route
  * (WordPress 6.1 would silently treat the caller as anonymous; we tell a client that its password is wrong).
- * Repeated failures are throttled (throttle.ts), and a password's use is recorded (at most daily) after the
+ * Repeated failures are throttled (src/access/throttle.ts), and a password's use is recorded (at most daily) after the
  * request has been let in, off its critical path.
  */
 import type { ReadModel } from '../ports/readModel';
 import type { Site } from '../site';
-import type { Actor } from './capabilities';
-import { isRole } from './capabilities';
-import { USAGE_RECORD_INTERVAL_MS, hashApplicationPassword } from './applicationPasswords';
+import type { Actor } from '../access/capabilities';
+import { isRole } from '../access/capabilities';
+import { USAGE_RECORD_INTERVAL_MS, hashApplicationPassword } from '../access/applicationPasswords';
 import { timingSafeEqual } from 'node:crypto';
-import { retryAfterSeconds, throttleFor } from './throttle';
-import { RestError, restError } from '../rest/errors';
+import { retryAfterSeconds, throttleFor } from '../access/throttle';
+import { RestError, restError } from './errors';
 import type { UserDoc } from '../../projections/users';
 import { readCurrent } from '../projection/written';
 import { logger } from '../logger';
