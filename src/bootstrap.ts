@@ -34,7 +34,7 @@ import type { Counter } from 'prom-client';
 import { logger } from './logger';
 import { CacheBudget } from './caches/budget';
 import type { CacheName } from './caches/budget';
-import type { CacheSize } from './caches/meter';
+import type { CacheSize } from './caches/budget';
 
 /** What the event store tells the site about itself (a dropped subscription), before the site's metrics exist. */
 export interface StoreEvents {

@@ -25,7 +25,7 @@ import { ProjectorService } from './projection/service';
 import { PerVersion, ReadModelVersion } from './projection/readModelVersion';
 import { cacheDocuments } from './projection/documentCache';
 import { CacheBudget } from './caches/budget';
-import { CacheMeter } from './caches/meter';
+import { CacheMeter } from './metrics/cacheMeter';
 import { boundTimezoneOffsets, timezoneOffsetsHeld } from './text/dates';
 import { boundRenderedText, renderedTextHeld } from './text/render';
 import type { AppliedProgress, Lease } from './ports/coordination';

@@ -10,7 +10,7 @@
  *
  * Some caches exist once per something (a post type, an endpoint, a time zone, a rendering's options, a
  * collection): their share is for the number of them a site is planned with (`instances`), and each one gets that
- * part of it. More of them than planned take more than the share: the gauges (src/caches/meter.ts) show it.
+ * part of it. More of them than planned take more than the share: the gauges (src/metrics/cacheMeter.ts) show it.
  *
  * Not in it, as no traffic grows them past a few hundred KB: the Redis engine's key prefixes (one per collection,
  * generations.ts), the tables that intern strings (variant keys, present.ts; values rows share, collection.ts), the
@@ -208,4 +208,11 @@ export function parseCachesOff(value: string | undefined): CacheName[] {
   if (unknown.length > 0)
     throw new RangeError(`no cache is named ${unknown.join(', ')} (the caches: ${CACHE_NAMES.join(', ')}, or all)`);
   return names as CacheName[];
+}
+
+/** What a cache holds now; `bytes` where it counts them; `instances` where one report covers several (default 1). */
+export interface CacheSize {
+  entries: number;
+  bytes?: number;
+  instances?: number;
 }

@@ -2,7 +2,7 @@ import { WrongExpectedRevisionError } from '../ports/eventStore';
 import type { EventMetadata, EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../ports/eventStore';
 import { ConcurrentChange } from './errors';
 import { CacheBudget } from '../caches/budget';
-import type { CacheSize } from '../caches/meter';
+import type { CacheSize } from '../caches/budget';
 
 /** An event as a decider emits it: what happened, without the envelope the store adds. */
 export interface DomainEvent<Type extends string = string, Data = unknown> {

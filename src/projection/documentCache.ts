@@ -14,7 +14,7 @@ import type { Doc, DocId, ReadModel } from '../ports/readModel';
 import { AdmissionWindow } from '../core/admissionWindow';
 import { PerVersion } from './readModelVersion';
 import type { ReadModelVersion } from './readModelVersion';
-import type { CacheSize } from '../caches/meter';
+import type { CacheSize } from '../caches/budget';
 
 /** Once full, a document is kept only when read again among the last this many it did not keep. */
 const ADMISSION_WINDOW = 8_192;

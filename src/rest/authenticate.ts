@@ -15,7 +15,7 @@ import { RestError, restError } from './errors';
 import type { UserDoc } from '../../projections/users';
 import { readCurrent } from '../projection/written';
 import { logger } from '../logger';
-import type { CacheSize } from '../caches/meter';
+import type { CacheSize } from '../caches/budget';
 
 export interface Authenticated {
   actor: Actor;

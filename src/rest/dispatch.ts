@@ -18,7 +18,7 @@ import { jsonErrorOf } from './jsonErrors';
 import type { Endpoint, HandlerContext, Method, RestRequest, RestResult, RouteDefinition } from './route';
 import { deepFreeze } from '../core/deepFreeze';
 import { CacheBudget } from '../caches/budget';
-import type { CacheSize } from '../caches/meter';
+import type { CacheSize } from '../caches/budget';
 
 /**
  * Runs a request's `serve` (the whole pipeline; the guard may give it the request with another request id) or answers

@@ -20,7 +20,7 @@
  *    zones west of UTC the first (daylight time, New York "01:30" → 05:30 UTC).
  */
 import { CacheBudget } from '../caches/budget';
-import type { CacheSize } from '../caches/meter';
+import type { CacheSize } from '../caches/budget';
 
 const SECOND = 1000;
 const HOUR = 3_600_000;

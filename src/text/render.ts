@@ -29,7 +29,7 @@ import { replaceAll } from './textPatterns';
 import { texturize } from './texturize';
 import { leadingWordsJoined } from './words';
 import { CacheBudget } from '../caches/budget';
-import type { CacheSize } from '../caches/meter';
+import type { CacheSize } from '../caches/budget';
 
 // Rendering is deterministic, and the same texts are rendered again (a post's other variants, a post whose
 // other fields changed, its revisions), so results are memoised: one table per kind of rendering and set of

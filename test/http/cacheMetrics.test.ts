@@ -1,6 +1,6 @@
 /**
  * Every read-side cache reports on /metrics what it holds against the bound the cache budget gives it
- * (src/caches/meter.ts), and holds no more than that bound under traffic.
+ * (src/metrics/cacheMeter.ts), and holds no more than that bound under traffic.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -48,7 +48,7 @@ import { NO_VALUES } from './row';
 import type { Layout, Row } from './row';
 import { deepFreeze } from '../../core/deepFreeze';
 import { CacheBudget } from '../../caches/budget';
-import type { CacheSize } from '../../caches/meter';
+import type { CacheSize } from '../../caches/budget';
 
 /** The memory read model, plus what a snapshot of it needs (./snapshot.ts). */
 export interface MemoryReadModel extends ReadModel {

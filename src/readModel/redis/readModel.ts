@@ -106,7 +106,7 @@ import { QUERY_SCRIPT, run } from './scripts';
 import type { Token } from './scripts';
 import { deepFreeze } from '../../core/deepFreeze';
 import { CacheBudget } from '../../caches/budget';
-import type { CacheSize } from '../../caches/meter';
+import type { CacheSize } from '../../caches/budget';
 
 export interface RedisReadModelOptions {
   redis: Redis;

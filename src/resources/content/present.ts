@@ -12,7 +12,7 @@ import { AdmissionWindow } from '../../core/admissionWindow';
 import { permalinkPath } from './decider';
 import { ContextFilter } from './contextFilter';
 import { CacheBudget } from '../../caches/budget';
-import type { CacheSize } from '../../caches/meter';
+import type { CacheSize } from '../../caches/budget';
 
 export interface PresentOptions {
   context: 'view' | 'edit' | 'embed';

@@ -7,7 +7,7 @@ import type { Clock } from '../../ports/clock';
 import type { HttpFetcher } from '../../ports/httpFetcher';
 import { providerFor, OEMBED_PROVIDERS } from './providers';
 import type { OEmbedProvider } from './providers';
-import type { CacheSize } from '../../caches/meter';
+import type { CacheSize } from '../../caches/budget';
 
 export interface RemoteRequest {
   url: string;

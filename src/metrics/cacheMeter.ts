@@ -4,15 +4,8 @@
  * is counted on the hot path). A cache with several instances (one per post type, per endpoint…) is summed, and so
  * is its bound.
  */
-import type { MetricsRegistry } from '../metrics/registry';
-import type { CacheBudget, CacheName } from './budget';
-
-/** What a cache holds now; `bytes` where it counts them; `instances` where one report covers several (default 1). */
-export interface CacheSize {
-  entries: number;
-  bytes?: number;
-  instances?: number;
-}
+import type { MetricsRegistry } from './registry';
+import type { CacheBudget, CacheName, CacheSize } from '../caches/budget';
 
 export class CacheMeter {
   private readonly watched = new Map<CacheName, (() => CacheSize)[]>();
