@@ -17,7 +17,8 @@ import path from 'node:path';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const testDir = path.join(root, 'test');
 const uvuBin = path.join(root, 'node_modules', 'uvu', 'bin.js');
-const pattern = new RegExp(process.argv[2] ?? '\\.test\\.ts$', 'i');
+/** Which test files run: those whose path under test/ matches (all of them by default). */
+const pattern = new RegExp(process.argv[2] ?? '', 'i');
 const workers = workerCount(process.env.TEST_WORKERS);
 /** Batches per worker: more batches balance better, each costs one process start (about a second). */
 const BATCHES_PER_WORKER = 4;
@@ -92,7 +93,7 @@ function testFiles(dir: string, prefix: string): string[] {
     if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
     const name = prefix ? `${prefix}/${entry.name}` : entry.name;
     if (entry.isDirectory()) names.push(...testFiles(path.join(dir, entry.name), name));
-    else if (entry.isFile()) names.push(name);
+    else if (entry.isFile() && name.endsWith('.test.ts')) names.push(name);
   }
   return names.sort();
 }
