@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from '../config';
 import type { Config } from '../config';
 import { openBlobStore, openEventStore, openSite, redisTimeouts, siteProjections } from '../bootstrap';
@@ -30,19 +31,29 @@ import { isDependencyUnavailable } from '../ports/unavailable';
 import { DEFAULT_SWEEP_GRACE_MS, sweepOrphanedFiles } from '../resources/media/sweep';
 
 const HELP = new Set(['help', '--help', '-h']);
+const VERSION = new Set(['--version', '-v']);
 
 export async function main(argv: string[]): Promise<number> {
   let command: CommandName | undefined;
   try {
-    if (argv.length === 0 || HELP.has(argv[0]!)) {
+    // Asked for, the usage is the answer (stdout); without a command it is a usage error (stderr, status 2).
+    if (argv.length === 0) {
       console.error(USAGE);
-      return argv.length === 0 ? 2 : 0;
+      return 2;
+    }
+    if (HELP.has(argv[0]!)) {
+      console.log(USAGE);
+      return 0;
+    }
+    if (VERSION.has(argv[0]!)) {
+      console.log(`palimpsest ${ownVersion()}`);
+      return 0;
     }
     const found = commandOf(argv);
     command = found.command;
     const args = found.args;
     if (args.some((arg) => HELP.has(arg))) {
-      console.error(`usage: ${COMMANDS[command].usage}\n  ${COMMANDS[command].about}`);
+      console.log(`usage: ${COMMANDS[command].usage}\n  ${COMMANDS[command].about}`);
       return 0;
     }
     switch (command) {
@@ -367,5 +378,17 @@ async function replay(args: string[]): Promise<number> {
     return 0;
   } finally {
     await store.close();
+  }
+}
+
+/** The version in the project's package.json, found above this module (run from src/, or from its build in dist/). */
+function ownVersion(): string {
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
+    const file = path.join(dir, 'package.json');
+    if (fs.existsSync(file)) {
+      const found = JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string; version?: string };
+      if (found.name === 'palimpsest' && found.version) return found.version;
+    }
+    if (path.dirname(dir) === dir) return 'unknown';
   }
 }

@@ -144,14 +144,24 @@ test('replay --until takes a date alone', async () => {
   }
 });
 
-test('help lists every command; a command says its usage', async () => {
+test('help lists every command on stdout; a command says its usage; --version; no command is a usage error', async () => {
   const all = await palimpsest(['help'], {});
   assert.is(all.code, 0);
   for (const command of ['serve', 'projector', 'user create', 'projections rebuild', 'projections sweep', 'replay'])
-    assert.match(all.stderr, new RegExp(`palimpsest ${command}`));
-  const one = await palimpsest(['replay', '--help'], {});
-  assert.is(one.code, 0);
-  assert.match(one.stderr, /^usage: palimpsest replay --until DATE\|DATE-TIME\|POSITION \[--out FILE\]/);
+    assert.match(all.stdout, new RegExp(`palimpsest ${command}`));
+  for (const command of ['replay', 'projector']) {
+    const one = await palimpsest([command, '--help'], {});
+    assert.is(one.code, 0);
+    assert.match(one.stdout, new RegExp(`^usage: palimpsest ${command}`));
+  }
+  const version = await palimpsest(['--version'], {});
+  assert.is(version.code, 0);
+  const { version: declared } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  assert.is(version.stdout.trim(), `palimpsest ${declared}`);
+  const none = await palimpsest([], {});
+  assert.is(none.code, 2);
+  assert.is(none.stdout, '');
+  assert.match(none.stderr, /palimpsest serve/);
 });
 
 test.run();
