@@ -9,7 +9,7 @@
  * The filter below follows WordPress's observable rules (its tag splitting, attribute parsing, entity
  * normalising and URL-scheme check), since clients compare stored text byte for byte.
  */
-import { sanitizeValue } from '../../rest/args/walkers';
+import { sanitizeTextField as textField } from '../../text/textField';
 import { phpTrim } from '../../text/phpTrim';
 
 /** Elements the basic filter keeps, with the attributes each may keep (lower case). */
@@ -101,8 +101,7 @@ const WS = '[ \\t\\n\\r\\f\\v]';
 
 /** WordPress's text-field sanitising (the REST `name` and `search` arguments use it). */
 export function sanitizeTextField(text: string): string {
-  const out = sanitizeValue(text, { type: 'string', format: 'text-field' });
-  return typeof out === 'string' ? out : text;
+  return textField(text, false);
 }
 
 /** A term name as WordPress stores it. */

@@ -5,7 +5,8 @@
  * is turned into something valid). They call each other: an enum is compared with the coerced value, and coercion
  * picks its anyOf/oneOf branch by validating, so they share one module.
  */
-import { isWpDateTime, isWpEmail, isWpHexColor, isWpIp, isWpUuid, sanitizeTextField, sanitizeUrl } from './formats';
+import { isWpDateTime, isWpEmail, isWpHexColor, isWpIp, isWpUuid, sanitizeUrl } from './formats';
+import { sanitizeTextField } from '../../text/textField';
 import {
   allUnique,
   bestType,
