@@ -416,7 +416,7 @@ export function renderRun(r: RunResults): string {
 function cacheNote(r: RunResults): string {
   if (r.responseCache === undefined) return '';
   return r.responseCache
-    ? 'Shared response cache on, as the servers run by default (2,000 answers, 64 MiB).'
+    ? "Shared response cache on, as the servers run by default (its share of CACHE_MEMORY_MB: docs/operations.md, 'Caches')."
     : 'Shared response cache off (--no-response-cache): every answer computed by the pipeline.';
 }
 

@@ -3,6 +3,7 @@
  * a Config. With no REDIS_URL / EVENTSTORE_URL the site runs embedded: a SQLite event store in DATA_DIR and
  * an in-process read model.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllowedHosts } from './adapters/http/destinations';
@@ -227,6 +228,9 @@ function integer(value: string | undefined, fallback: number, name: string): num
 }
 
 /** CACHE_MEMORY_MB and CACHES_OFF; the response cache's own bounds of earlier versions are refused, not ignored. */
+/** The smallest cache budget, in MiB: below it some caches would be given no entry at all. */
+const MIN_CACHE_MIB = 8;
+
 function caches(env: NodeJS.ProcessEnv): Config['caches'] {
   for (const replaced of ['RESPONSE_CACHE_ENTRIES', 'RESPONSE_CACHE_BYTES'])
     if (env[replaced] !== undefined && env[replaced] !== '')
@@ -236,9 +240,14 @@ function caches(env: NodeJS.ProcessEnv): Config['caches'] {
   const value = env.CACHE_MEMORY_MB;
   let totalMiB: number | null = null;
   if (value !== undefined && value !== '') {
-    totalMiB = Number(value);
-    if (!Number.isFinite(totalMiB) || totalMiB <= 0)
-      throw new ConfigError(`CACHE_MEMORY_MB must be a positive number of MiB, got "${value}"`);
+    // A whole number of MiB: a byte count given by mistake (268435456) would otherwise leave every cache unbounded,
+    // and a fraction would switch small caches off without a word.
+    const machineMiB = Math.floor(os.totalmem() / (1024 * 1024));
+    totalMiB = /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN;
+    if (!(totalMiB >= MIN_CACHE_MIB && totalMiB <= machineMiB))
+      throw new ConfigError(
+        `CACHE_MEMORY_MB must be a whole number of MiB from ${MIN_CACHE_MIB} to this machine's ${machineMiB}, got "${value}"`,
+      );
   }
   try {
     return { totalMiB, off: parseCachesOff(env.CACHES_OFF) };

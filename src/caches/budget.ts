@@ -8,9 +8,10 @@
  * parsed document saves a round trip and a JSON parse, so far more are kept, and documents read by id are kept per
  * read-model version (src/projection/documentCache.ts); in process, reading a document is already cheap.
  *
- * Some caches exist once per something (a post type, an endpoint, a time zone, a rendering's options, a
- * collection): their share is for the number of them a site is planned with (`instances`), and each one gets that
- * part of it. More of them than planned take more than the share: the gauges (src/metrics/cacheMeter.ts) show it.
+ * Some caches exist once per something. Those per post type, endpoint or rendering's options have their share split
+ * over the number of them a site is planned with (`instances`); those per collection or time zone (text matches,
+ * offsets: a site has one zone and a few searched collections) give each one the whole share. More of them than
+ * planned take more than the share: the gauges (src/metrics/cacheMeter.ts) show it.
  *
  * Not in it, as no traffic grows them past a few hundred KB: the Redis engine's key prefixes (one per collection,
  * generations.ts), the tables that intern strings (variant keys, present.ts; values rows share, collection.ts), the
