@@ -67,11 +67,13 @@ export function createApp(site: Site): App {
   // Koa never reads X-Forwarded-For itself: ctx.ip believes it only through the trusted proxies.
   const koa = new Koa({ proxy: false });
   serveClientAddress(koa, compileTrustedProxies(site.settings.trustedProxies ?? []));
-  // A client that leaves a streamed answer (an upload, a live feed) before its end is no fault here: not logged.
-  // Every other error goes to koa's own handler, as without this listener.
+  // A client that leaves before the end of its answer (a large list, an upload, a live feed) is no fault here: not
+  // logged. Neither are the refusals koa answered itself (404, exposed client errors), as koa's own handler skips
+  // them. Anything else is logged as every other failure is, one JSON line.
   koa.on('error', (error: unknown) => {
-    if ((error as { code?: unknown } | null)?.code === 'ERR_STREAM_PREMATURE_CLOSE') return;
-    koa.onerror(error as Error);
+    const { code, status, expose } = (error ?? {}) as { code?: unknown; status?: unknown; expose?: unknown };
+    if (CLIENT_GONE.has(code as string) || status === 404 || expose === true) return;
+    logger.error({ err: error }, 'koa could not answer a request');
   });
   const dispatcher = buildDispatcher(site);
   // The core and wordpress dialects of the API (src/http/dialect.ts) and CORS (src/http/cors.ts).
@@ -273,6 +275,9 @@ export function createApp(site: Site): App {
 
   return { koa, dispatcher, responseCache, callback };
 }
+
+/** Socket errors of a client that went away before its answer was written. */
+const CLIENT_GONE: ReadonlySet<string> = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 
 /** A request target koa reads at once as path and query (parseurl's fast case): no `#`, no white space. */
 const PLAIN_TARGET = /^\/[^#\s\u00a0\ufeff]*$/;

@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import { createMemoryReadModel } from '../../src/readModel/memory/readModel';
 import type { DocId, ReadModel } from '../../src/ports/readModel';
 import { logger } from '../../src/logger';
+import { createApp } from '../../src/app';
 import { startTestSite } from '../support/testSite';
 import type { TestSite } from '../support/testSite';
 
@@ -77,6 +78,19 @@ test('a read that throws or rejects is a WordPress 500, logged, with the API hea
   );
   // Other posts are read as ever.
   assert.is((await t.request('GET', '/core/v2/posts/1')).status, 404);
+});
+
+test("koa's errors: a client gone and koa's own refusals are not logged; anything else is, as JSON", () => {
+  const { koa } = createApp(t.site);
+  const failure = (props: Record<string, unknown>) => Object.assign(new Error('failed'), props);
+  for (const code of ['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE'])
+    koa.emit('error', failure({ code }));
+  koa.emit('error', failure({ status: 404 }));
+  koa.emit('error', failure({ status: 400, expose: true }));
+  assert.equal(logged, []);
+  const broken = failure({ code: 'EMFILE' });
+  koa.emit('error', broken);
+  assert.equal(logged, [{ err: broken }]);
 });
 
 test.run();
