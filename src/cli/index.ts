@@ -52,7 +52,8 @@ export async function main(argv: string[]): Promise<number> {
     const found = commandOf(argv);
     command = found.command;
     const args = found.args;
-    if (args.some((arg) => HELP.has(arg))) {
+    // Only the options ask for help after a command: a bare `help` there is a value (`user create --login help`).
+    if (args.some((arg) => arg === '--help' || arg === '-h')) {
       console.log(`usage: ${COMMANDS[command].usage}\n  ${COMMANDS[command].about}`);
       return 0;
     }

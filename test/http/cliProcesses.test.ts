@@ -158,6 +158,10 @@ test('help lists every command on stdout; a command says its usage; --version; n
   assert.is(version.code, 0);
   const { version: declared } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
   assert.is(version.stdout.trim(), `palimpsest ${declared}`);
+  // After a command, a bare `help` is a value, not a request for help.
+  const named = await palimpsest(['option', 'get', 'help'], {});
+  assert.is(named.code, 2);
+  assert.match(named.stderr, /unknown option "help"/);
   const none = await palimpsest([], {});
   assert.is(none.code, 2);
   assert.is(none.stdout, '');
