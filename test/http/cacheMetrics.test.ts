@@ -75,17 +75,17 @@ test('each cache shows its entries (and bytes where counted) and keeps within th
 });
 
 test('the read model the composition root opens takes its bounds from CACHE_MEMORY_MB and reports them', async () => {
-  const config = loadConfig({ CACHE_MEMORY_MB: '1' }, '/tmp');
-  const budget = new CacheBudget({ engine: 'memory', totalMiB: 1 });
+  const config = loadConfig({ CACHE_MEMORY_MB: '8' }, '/tmp');
+  const budget = new CacheBudget({ engine: 'memory', totalMiB: 8 });
   const { memory, cacheSizes } = await openReadModel(config);
   await memory!.commit({
-    writes: Array.from({ length: 200 }, (_, i) => ({ collection: 'notes', id: i + 1, doc: { id: i + 1 } })),
+    writes: Array.from({ length: 300 }, (_, i) => ({ collection: 'notes', id: i + 1, doc: { id: i + 1 } })),
     checkpoint: { name: 'notes', position: 1, version: 1 },
   });
-  for (let round = 0; round < 2; round++) for (let id = 1; id <= 200; id++) await memory!.get('notes', id);
-  // 1 MiB of 256: 64 KiB for parsed documents, 8 of 8 KiB each.
-  assert.is(budget.entries('parsedDocuments'), 8);
-  assert.is(cacheSizes.parsedDocuments!().entries, 8);
+  for (let round = 0; round < 2; round++) for (let id = 1; id <= 300; id++) await memory!.get('notes', id);
+  // 8 MiB of 256: 512 KiB for parsed documents, 64 of 8 KiB each.
+  assert.is(budget.entries('parsedDocuments'), 64);
+  assert.is(cacheSizes.parsedDocuments!().entries, 64);
   assert.ok(cacheSizes.textMatches !== undefined);
 });
 
